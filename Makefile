@@ -1,0 +1,79 @@
+# mbsim - one readable Makefile.  `make` builds build/mbsim.
+#   make run      install deps if needed, build, run the default deck
+#   make test     unit tests (cmocka) and deck tests
+#   make asan     the test suite under AddressSanitizer + UBSan
+#   make bench    whole-process timings (not part of test)
+#   make install PREFIX=/usr/local
+
+PREFIX ?= /usr/local
+BUILD ?= build
+CC ?= cc
+PKGS = yaml-0.1 hdf5 muparser cmocka
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs yaml-0.1 hdf5 muparser 2>/dev/null)
+OPT ?= -O2
+CFLAGS ?= $(OPT) -g
+WARN = -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter \
+	-Wstrict-prototypes -Wmissing-prototypes -Werror=implicit-function-declaration
+ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -I/usr/include/suitesparse -Isrc -MMD -MP
+LIBS = $(PKG_LIBS) -lumfpack -lcholmod -lamd -lsuitesparseconfig -llapack -lblas -lm
+VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
+
+LIB_SRC := $(sort $(filter-out src/cli/main.c,$(wildcard src/*/*.c)))
+CLI_SRC := src/cli/main.c
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
+TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
+TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+TEST_HELP := $(BUILD)/tests/testutil.o
+
+.PHONY: all run test unit asan bench install clean study-000
+all: $(BUILD)/mbsim
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DMBSIM_VERSION='"$(VERSION)"' -c $< -o $@
+
+$(BUILD)/libmbsim.a: $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/mbsim: $(CLI_OBJ) $(BUILD)/libmbsim.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/tests/testutil.o: tests/unit/testutil.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/tests/%: tests/unit/%.c $(TEST_HELP) $(BUILD)/libmbsim.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $^ $(LIBS) -lcmocka
+
+run: 
+	tools/install-deps
+	$(MAKE) all
+	$(BUILD)/mbsim run decks/double_pendulum.yaml -o $(BUILD)/double_pendulum.h5
+
+unit: $(TEST_BIN)
+	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
+
+test: all unit
+	MBSIM=$(BUILD)/mbsim sh tests/run-deck-tests.sh
+
+asan:
+	$(MAKE) BUILD=build-asan OPT=-O1 \
+	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  LDFLAGS="-fsanitize=address,undefined" test
+
+bench: all
+	sh bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 755 $(BUILD)/mbsim $(DESTDIR)$(PREFIX)/bin/mbsim
+	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+
+clean:
+	rm -rf build build-asan
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

@@ -1,0 +1,32 @@
+/* cli.h - subcommands and what they share. Exit statuses: */
+#ifndef MBSIM_CLI_H
+#define MBSIM_CLI_H
+
+#include "../model/model.h"
+#include "../model/options.h"
+#include "../util/diag.h"
+
+enum {
+	EXIT_OK = 0,		/* success */
+	EXIT_SIM = 1,		/* simulation failed or was interrupted */
+	EXIT_DECK = 2,		/* invalid deck */
+	EXIT_USAGE = 64,	/* bad command line */
+};
+
+struct deck;
+
+int cmd_run(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+
+/* Print every record of d to stderr; returns d->nerr. */
+int cli_print_diag(const struct diag *d);
+/* Load DECK, apply the --set list, build. Returns 0 or EXIT_DECK (errors
+ * printed). On success *dk and *m are owned by the caller. */
+int cli_load(const char *path, char **sets, int nsets, struct deck **dk,
+	     struct model **m, struct sim_options *o);
+void cli_usage_error(const char *usage, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,104 @@
+/* cmd_misc.c - mbsim check, list, help. */
+#include "cli.h"
+#include "usage.h"
+#include "../deck/deck.h"
+#include "../integ/registry.h"
+#include "../util/xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cmd_check(int argc, char **argv)
+{
+	char **sets = xcalloc((size_t)argc + 1, sizeof(char *));
+	int nsets = 0, ndecks = 0, bad = 0;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--set") == 0 && i + 1 < argc)
+			sets[nsets++] = argv[++i];
+		else if (strcmp(argv[i], "--help") == 0) {
+			printf("usage: %s", USAGE_CHECK);
+			free(sets);
+			return EXIT_OK;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			cli_usage_error(USAGE_CHECK, "unknown option '%s'", argv[i]);
+			free(sets);
+			return EXIT_USAGE;
+		}
+	}
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--set") == 0) {
+			i++;
+			continue;
+		}
+		struct deck *dk = NULL;
+		struct model *m = NULL;
+		struct sim_options o;
+		ndecks++;
+		if (cli_load(argv[i], sets, nsets, &dk, &m, &o)) {
+			bad++;
+			continue;
+		}
+		model_free(&m);
+		deck_free(&dk);
+	}
+	free(sets);
+	if (ndecks == 0) {
+		cli_usage_error(USAGE_CHECK, "no deck given");
+		return EXIT_USAGE;
+	}
+	return bad ? EXIT_DECK : EXIT_OK;
+}
+
+int cmd_list(int argc, char **argv)
+{
+	const char *what = argc > 1 ? argv[1] : "";
+	if (strcmp(what, "integrators") == 0) {
+		for (int i = 0; i < INTEG_COUNT; i++) {
+			const struct integ_info *r = &integ_table[i];
+			printf("%-16s %-16s order %d  %s%s\n", r->name, r->family, r->order,
+			       r->adaptive ? "adaptive, " : "", r->help);
+		}
+	} else if (strcmp(what, "joints") == 0) {
+		for (int i = 0; i < JOINT_NTYPES; i++)
+			printf("%-14s %d rows  %s\n", joint_type_names[i], joint_type_rows[i],
+			       joint_type_help[i]);
+	} else if (strcmp(what, "forces") == 0) {
+		for (int i = 0; i < FORCE_NTYPES; i++)
+			printf("%-10s %s\n", force_type_names[i], force_type_help[i]);
+	} else if (strcmp(what, "keys") == 0) {
+		deck_print_keys(stdout);
+	} else {
+		cli_usage_error(USAGE_LIST, what[0] ? "unknown list '%s'" : "what to list?%s", what);
+		return EXIT_USAGE;
+	}
+	return EXIT_OK;
+}
+
+int cmd_help(int argc, char **argv)
+{
+	const char *c = argc > 1 ? argv[1] : "";
+	if (!c[0]) {
+		printf("usage: %s", USAGE_MBSIM);
+		printf("\ncommands:\n"
+		       "  run       simulate a deck and write an HDF5 file\n"
+		       "  check     validate decks, reporting every error\n"
+		       "  list      list integrators, joints, forces or deck keys\n"
+		       "  help      show a command's synopsis\n"
+		       "\nexit status: 0 success, 1 simulation failed or interrupted, "
+		       "2 invalid deck, 64 usage error\n"
+		       "manuals: mbsim(1), mbsim-run(1), mbsim-deck(5), mbsim-output(5)\n");
+		return EXIT_OK;
+	}
+	struct { const char *n, *u; } t[] = {
+		{ "run", USAGE_RUN }, { "check", USAGE_CHECK }, { "list", USAGE_LIST },
+		{ "help", USAGE_HELP },
+	};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (strcmp(c, t[i].n) == 0) {
+			printf("usage: %s", t[i].u);
+			return EXIT_OK;
+		}
+	fprintf(stderr, "mbsim: error: no help for '%s'\n", c);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,186 @@
+/* cmd_run.c - mbsim run: deck -> simulation -> HDF5. */
+#include "cli.h"
+#include "usage.h"
+#include "../deck/deck.h"
+#include "../sim/sim.h"
+#include "../util/xalloc.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The one piece of process-wide state: set by SIGINT/SIGTERM, polled by
+ * the run loop once per step. */
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+/* build/x/deck.yaml -> deck.h5 in the current directory */
+static char *default_output(const char *deck)
+{
+	const char *base = strrchr(deck, '/');
+	base = base ? base + 1 : deck;
+	char *s = xstrdup(base), *dot = strrchr(s, '.');
+	if (dot && dot != s)
+		*dot = 0;
+	char *o = xasprintf("%s.h5", s);
+	free(s);
+	return o;
+}
+
+static char *join_args(int argc, char **argv)
+{
+	size_t n = 8;
+	for (int i = 0; i < argc; i++)
+		n += strlen(argv[i]) + 1;
+	char *s = xcalloc(n, 1);
+	strcat(s, "mbsim");
+	for (int i = 0; i < argc; i++) {
+		strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+struct run_opts {
+	const char *deck, *out;
+	char **sets;
+	int nsets, quiet, json;
+};
+
+static int parse(int argc, char **argv, struct run_opts *ro)
+{
+	memset(ro, 0, sizeof(*ro));
+	ro->sets = xcalloc((size_t)argc + 1, sizeof(char *));
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+			if (++i >= argc) {
+				cli_usage_error(USAGE_RUN, "%s needs a file name", a);
+				return -1;
+			}
+			ro->out = argv[i];
+		} else if (strcmp(a, "--set") == 0) {
+			if (++i >= argc) {
+				cli_usage_error(USAGE_RUN, "--set needs KEY=VALUE");
+				return -1;
+			}
+			ro->sets[ro->nsets++] = argv[i];
+		} else if (strncmp(a, "--set=", 6) == 0) {
+			ro->sets[ro->nsets++] = argv[i] + 6;
+		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+			ro->quiet = 1;
+		} else if (strcmp(a, "--json") == 0) {
+			ro->json = 1;
+		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			printf("usage: %s", USAGE_RUN);
+			return 1;
+		} else if (a[0] == '-' && a[1]) {
+			cli_usage_error(USAGE_RUN, "unknown option '%s'", a);
+			return -1;
+		} else if (!ro->deck) {
+			ro->deck = a;
+		} else {
+			cli_usage_error(USAGE_RUN, "more than one deck ('%s' and '%s')", ro->deck, a);
+			return -1;
+		}
+	}
+	if (!ro->deck) {
+		cli_usage_error(USAGE_RUN, "no deck given");
+		return -1;
+	}
+	return 0;
+}
+
+static const char *status_word(enum sim_status s)
+{
+	return s == SIM_COMPLETE ? "complete" : s == SIM_INTERRUPTED ? "interrupted" : "failed";
+}
+
+static void summary(const struct run_opts *ro, const char *out, const struct sim_options *o,
+		    const struct sim_result *r)
+{
+	double rel = r->max_kinetic > 0 ? r->max_abs_drift / r->max_kinetic : 0.0;
+	if (ro->json) {
+		printf("{\"status\": \"%s\", \"message\": \"", status_word(r->status));
+		for (const char *p = r->message; *p; p++)
+			if (*p == '"' || *p == '\\')
+				printf("\\%c", *p);
+			else
+				putchar(*p);
+		printf("\", \"integrator\": \"%s\", \"linear_solver\": \"%s\", \"step\": %.17g, "
+		       "\"steps\": %ld, \"samples\": %ld, \"t_end\": %.17g, \"wall_time\": %.6g, "
+		       "\"mean_newton_iterations\": %.6g, \"factorizations\": %ld, "
+		       "\"max_position_residual\": %.6g, \"max_velocity_residual\": %.6g, "
+		       "\"max_acceleration_residual\": %.6g, \"max_energy_drift\": %.6g, "
+		       "\"max_kinetic_energy\": %.6g, \"initial_position_correction\": %.6g, "
+		       "\"initial_velocity_correction\": %.6g, \"output\": \"%s\"}\n",
+		       o->method, r->solver, o->step, r->steps, r->samples, r->t_reached, r->wall,
+		       r->mean_iterations, r->factorizations, r->max_pos_res, r->max_vel_res,
+		       r->max_acc_res, r->max_abs_drift, r->max_kinetic, r->moved_pos,
+		       r->moved_vel, out ? out : "");
+		return;
+	}
+	if (ro->quiet && r->status == SIM_COMPLETE)
+		return;
+	fprintf(stderr, "mbsim: %s: %s, %ld steps of %g s to t = %g in %.3f s; "
+		"max residuals: position %.2g, velocity %.2g, acceleration %.2g; "
+		"energy drift max %.3g J (%.3g%% of max kinetic); %.2f Newton it/step; %s\n",
+		status_word(r->status), o->method, r->steps, o->step, r->t_reached, r->wall,
+		r->max_pos_res, r->max_vel_res, r->max_acc_res, r->max_abs_drift, 100 * rel,
+		r->mean_iterations, out ? out : "no output");
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_opts ro;
+	int rc = parse(argc, argv, &ro);
+	if (rc) {
+		free(ro.sets);
+		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+	}
+	struct deck *dk = NULL;
+	struct model *m = NULL;
+	struct sim_options o;
+	rc = cli_load(ro.deck, ro.sets, ro.nsets, &dk, &m, &o);
+	if (rc) {
+		free(ro.sets);
+		return rc;
+	}
+	char *out = ro.out ? xstrdup(ro.out) : default_output(ro.deck);
+	char *cmdline = join_args(argc, argv);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	struct sim_args a = { m, &o, out, deck_text(dk), cmdline,
+			      !ro.quiet && !ro.json && isatty(2), &stop_flag };
+	struct sim_result r;
+	struct diag d;
+	diag_init(&d);
+	enum sim_status st = sim_run(&a, &r, &d);
+	cli_print_diag(&d);
+	if (d.nerr == 0) {
+		if (!ro.quiet && !ro.json && (r.moved_pos > 1e-9 || r.moved_vel > 1e-9))
+			fprintf(stderr, "mbsim: note: initial conditions made consistent: positions "
+				"moved by up to %.3g (body '%s'), velocities by up to %.3g (body '%s')\n",
+				r.moved_pos, r.moved_pos_body, r.moved_vel, r.moved_vel_body);
+		if (st != SIM_COMPLETE && !ro.json)
+			fprintf(stderr, "mbsim: error: %s\n", r.message);
+		summary(&ro, out, &o, &r);
+	}
+	diag_release(&d);
+	free(out);
+	free(cmdline);
+	free(ro.sets);
+	model_free(&m);
+	deck_free(&dk);
+	return st == SIM_COMPLETE ? EXIT_OK : EXIT_SIM;
+}

@@ -1,0 +1,39 @@
+/* main.c - mbsim's command table. */
+#include "cli.h"
+#include "usage.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+struct cmd {
+	const char *name;
+	int (*fn)(int, char **);
+};
+
+static const struct cmd cmds[] = {
+	{ "run", cmd_run },
+	{ "check", cmd_check },
+	{ "list", cmd_list },
+	{ "help", cmd_help },
+};
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s", USAGE_MBSIM);
+		fprintf(stderr, "commands: run, check, list, help (see 'mbsim help')\n");
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+		printf("mbsim %s\n", MBSIM_VERSION);
+		return EXIT_OK;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+		return cmd_help(1, argv + 1);
+	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+		if (strcmp(argv[1], cmds[i].name) == 0)
+			return cmds[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "mbsim: error: unknown command '%s' (see 'mbsim help')\n", argv[1]);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,354 @@
+/* build.c - deck tree -> model and options: top level, parameters,
+ * run options, and the expansion of repeat blocks. */
+#include "build.h"
+#include "deck.h"
+#include "../integ/registry.h"
+#include "../util/vec.h"
+#include "../util/xalloc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Names the expression language already owns. */
+static const char *const reserved[] = {
+	"pi", "e", "urand", "sin", "cos", "tan", "asin", "acos", "atan",
+	"sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "log2", "log10",
+	"log", "ln", "exp", "sqrt", "sign", "rint", "abs", "min", "max",
+	"sum", "avg", NULL
+};
+
+static int is_reserved(const char *s)
+{
+	for (int i = 0; reserved[i]; i++)
+		if (strcmp(reserved[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+/* parameters: evaluated in file order, each visible to the next. */
+static void build_params(struct bctx *b, const struct dnode *v)
+{
+	if (!v || want_map(b, v, "parameters"))
+		return;
+	for (int i = 0; i < v->n; i++) {
+		const struct dnode *k = v->keys[i];
+		double x = NAN;
+		if (dn_find(v, k->str) < i) {
+			diag_error(b->d, &k->pos, "duplicate key '%s'", k->str);
+			diag_note(b->d, &v->keys[dn_find(v, k->str)]->pos,
+				  "first defined here");
+			continue;
+		}
+		if (!expr_is_ident(k->str)) {
+			diag_error(b->d, &k->pos, "bad parameter name '%s' (letters, digits and _, not starting with a digit)",
+				   k->str);
+			continue;
+		}
+		if (is_reserved(k->str)) {
+			diag_error(b->d, &k->pos, "parameter name '%s' is reserved by the expression language",
+				   k->str);
+			continue;
+		}
+		if (get_num(b, v->items[i], k->str, &x))
+			b->param_failed = 1;
+		expr_define(b->ex, k->str, x);
+	}
+}
+
+static void check_positive(struct bctx *b, const struct dnode *map, const char *key,
+			   const char *sect, double x)
+{
+	if (!(x > 0))
+		diag_error(b->d, &dn_get(map, key)->pos, "%s.%s must be positive, got %g",
+			   sect, key, x);
+}
+
+static void build_method(struct bctx *b, const struct dnode *v, struct sim_options *o)
+{
+	const char *s;
+	if (get_str(b, v, "method", &s))
+		return;
+	o->method_pos = v->pos;
+	if (integ_find(s) && strlen(s) < sizeof o->method) {
+		strcpy(o->method, s);
+		return;
+	}
+	struct suggest sg;
+	char sug[96];
+	suggest_init(&sg, s);
+	for (int i = 0; i < INTEG_COUNT; i++)
+		suggest_add(&sg, integ_table[i].name);
+	diag_error(b->d, &v->pos, "unknown integrator '%s'%s", s,
+		   suggest_text(&sg, sug, sizeof sug));
+}
+
+static void build_integrator(struct bctx *b, const struct dnode *v, struct sim_options *o)
+{
+	static const char *const solvers[] = { "auto", "schur", "umfpack" };
+	const struct dnode *s;
+	long it;
+
+	check_keys(b, v, key_sub(&key_top, "integrator"), 0, NULL);
+	if ((s = dn_get(v, "method")))
+		build_method(b, s, o);
+	if (opt_num(b, v, "step", &o->step) > 0)
+		check_positive(b, v, "step", "integrator", o->step);
+	if (opt_num(b, v, "tolerance", &o->tolerance) > 0)
+		check_positive(b, v, "tolerance", "integrator", o->tolerance);
+	if (opt_int(b, v, "max_iterations", &it) > 0) {
+		if (it < 1 || it > 1000000)
+			diag_error(b->d, &dn_get(v, "max_iterations")->pos,
+				   "integrator.max_iterations must be at least 1, got %ld", it);
+		else
+			o->max_iterations = (int)it;
+	}
+	if ((s = dn_get(v, "linear_solver"))) {
+		int k = pick_name(b, s, "linear solver", solvers, 3);
+		if (k >= 0)
+			strcpy(o->linear_solver, solvers[k]);
+	}
+}
+
+static void build_time(struct bctx *b, const struct dnode *v, struct sim_options *o)
+{
+	check_keys(b, v, key_sub(&key_top, "time"), 0, NULL);
+	int ok = opt_num(b, v, "start", &o->t0) >= 0;
+	ok &= req_num(b, v, "end", "time", &o->t_end) > 0;
+	if (ok && !(o->t_end > o->t0))
+		diag_error(b->d, &dn_get(v, "end")->pos,
+			   "time.end (%g) must be greater than time.start (%g)",
+			   o->t_end, o->t0);
+}
+
+static void build_options(struct bctx *b, const struct dnode *root, struct sim_options *o)
+{
+	const struct dnode *v;
+	long every;
+
+	if ((v = need(b, root, "time", key_top.noun)) && !want_map(b, v, "time"))
+		build_time(b, v, o);
+	if ((v = dn_get(root, "integrator")) && !want_map(b, v, "integrator"))
+		build_integrator(b, v, o);
+	if ((v = dn_get(root, "output")) && !want_map(b, v, "output")) {
+		check_keys(b, v, key_sub(&key_top, "output"), 0, NULL);
+		if (opt_int(b, v, "every", &every) > 0) {
+			if (every < 1 || every > 1000000000)
+				diag_error(b->d, &dn_get(v, "every")->pos,
+					   "output.every must be at least 1, got %ld", every);
+			else
+				o->every = (int)every;
+		}
+	}
+	if ((v = dn_get(root, "initial")) && !want_map(b, v, "initial")) {
+		check_keys(b, v, key_sub(&key_top, "initial"), 0, NULL);
+		opt_bool(b, v, "assemble", &o->assemble);
+		if (opt_num(b, v, "tolerance", &o->assemble_tol) > 0)
+			check_positive(b, v, "tolerance", "initial", o->assemble_tol);
+	}
+}
+
+/* Replace every "{expr}" in s by the integer value of expr. NULL after
+ * reporting at pos. */
+static char *subst_braces(struct bctx *b, const char *s, const struct srcpos *pos)
+{
+	size_t cap = strlen(s) + 32, len = 0;
+	char *out = xmalloc(cap);
+	while (*s) {
+		const char *close;
+		char num[32], *inner;
+		const char *piece = s;
+		size_t n = 1;
+		if (*s == '{') {
+			if (!(close = strchr(s, '}'))) {
+				diag_error(b->d, pos, "unmatched '{' in '%s'", piece);
+				free(out);
+				return NULL;
+			}
+			inner = xasprintf("%.*s", (int)(close - s - 1), s + 1);
+			double x;
+			struct expr_err e;
+			int rc = expr_eval(b->ex, inner, &x, &e);
+			if (rc)
+				diag_error(b->d, pos, "bad expression '{%s}': %s", inner, e.msg);
+			else if (x != floor(x) || fabs(x) > 1e15)
+				diag_error(b->d, pos, "'{%s}' is not an integer (%g)", inner, x);
+			free(inner);
+			if (rc || x != floor(x) || fabs(x) > 1e15) {
+				free(out);
+				return NULL;
+			}
+			snprintf(num, sizeof num, "%.0f", x);
+			piece = num;
+			n = strlen(num);
+			s = close + 1;
+		} else {
+			s++;
+		}
+		if (len + n + 1 > cap)
+			out = xrealloc(out, cap = 2 * (len + n + 1));
+		memcpy(out + len, piece, n);
+		len += n;
+	}
+	out[len] = 0;
+	return out;
+}
+
+/* Substitute braces in every scalar of n (not in keys). -1 on error. */
+static int subst_tree(struct bctx *b, struct dnode *n)
+{
+	if (n->kind == DN_SCALAR) {
+		if (!strchr(n->str, '{'))
+			return 0;
+		char *s = subst_braces(b, n->str, &n->pos);
+		if (!s)
+			return -1;
+		free(n->str);
+		n->str = s;
+		return 0;
+	}
+	for (int i = 0; i < n->n; i++)
+		if (subst_tree(b, n->items[i]))
+			return -1;
+	return 0;
+}
+
+typedef void (*item_fn)(struct bctx *b, const struct dnode *item);
+
+/* Read repeat: {index, from, to}; 0 with the range, or -1. */
+static int repeat_range(struct bctx *b, const struct dnode *rep,
+			const struct key_sect *sect, const char **index,
+			long *from, long *to)
+{
+	const struct dnode *iv;
+	*from = 1;
+	if (want_map(b, rep, "repeat"))
+		return -1;
+	int nerr = check_keys(b, rep, key_sub(sect, "repeat"), 0, NULL);
+	int bad = req_str(b, rep, "index", "repeat", index) < 0;
+	bad |= opt_int(b, rep, "from", from) < 0;
+	const struct dnode *tv = need(b, rep, "to", "repeat");
+	bad |= !tv || get_int(b, tv, "to", to) < 0;
+	if (bad || nerr)
+		return -1;
+	iv = dn_get(rep, "index");
+	if (!expr_is_ident(*index) || is_reserved(*index)) {
+		diag_error(b->d, &iv->pos, "bad repeat index '%s' (expected an identifier)",
+			   *index);
+		return -1;
+	}
+	if (expr_has(b->ex, *index)) {
+		diag_error(b->d, &iv->pos, "repeat index '%s' hides a parameter of the same name",
+			   *index);
+		return -1;
+	}
+	if (*to - *from >= 1000000) {
+		diag_error(b->d, &rep->pos, "repeat of %ld items is too many", *to - *from + 1);
+		return -1;
+	}
+	return 0;
+}
+
+/* Instantiate item once per index value; stop at the first instance with
+ * errors so one mistake is not reported N times. */
+static void build_repeated(struct bctx *b, const struct dnode *item,
+			   const struct key_sect *sect, item_fn fn)
+{
+	const char *index;
+	long from, to;
+	if (repeat_range(b, dn_get(item, "repeat"), sect, &index, &from, &to))
+		return;
+	char *name = xstrdup(index);
+	for (long i = from; i <= to; i++) {
+		int nerr = b->d->nerr;
+		expr_define(b->ex, name, (double)i);
+		struct dnode *copy = dn_copy(item);
+		int r = dn_find(copy, "repeat");
+		dn_free(copy->keys[r]);
+		dn_free(copy->items[r]);
+		memmove(copy->keys + r, copy->keys + r + 1, (size_t)(copy->n - r - 1) * sizeof(*copy->keys));
+		memmove(copy->items + r, copy->items + r + 1, (size_t)(copy->n - r - 1) * sizeof(*copy->items));
+		copy->n--;
+		if (subst_tree(b, copy) == 0)
+			fn(b, copy);
+		dn_free(copy);
+		if (b->d->nerr > nerr)
+			break;
+	}
+	expr_undefine(b->ex, name);
+	free(name);
+}
+
+static void build_list(struct bctx *b, const struct dnode *root, const char *key,
+		       item_fn fn)
+{
+	const struct dnode *v = dn_get(root, key);
+	const struct key_sect *sect = key_sub(&key_top, key);
+	char buf[64];
+	if (!v)
+		return;
+	if (v->kind != DN_SEQ) {
+		diag_error(b->d, &v->pos, "expected a list for '%s', got %s", key,
+			   dn_describe(v, buf, sizeof buf));
+		return;
+	}
+	for (int i = 0; i < v->n; i++) {
+		const struct dnode *item = v->items[i];
+		if (item->kind != DN_MAP)
+			diag_error(b->d, &item->pos, "expected a mapping for %s in '%s', got %s",
+				   sect->noun, key, dn_describe(item, buf, sizeof buf));
+		else if (dn_get(item, "repeat"))
+			build_repeated(b, item, sect, fn);
+		else
+			fn(b, item);
+	}
+}
+
+static void build_top(struct bctx *b, const struct dnode *root, struct sim_options *o)
+{
+	const char *title = NULL;
+	long seed = 1;
+
+	check_keys(b, root, &key_top, 0, NULL);
+	if (opt_int(b, root, "seed", &seed) > 0 && seed < 0)
+		diag_error(b->d, &dn_get(root, "seed")->pos,
+			   "seed must not be negative, got %ld", seed);
+	o->seed = seed < 0 ? 1 : (unsigned long)seed;
+	b->ex = expr_new(o->seed);
+	build_params(b, dn_get(root, "parameters"));
+	build_options(b, root, o);
+	if (opt_str(b, root, "title", &title) > 0)
+		b->m->title = xstrdup(title);
+	v3_set(b->m->gravity, 0, 0, -9.81);
+	opt_vec3(b, root, "gravity", b->m->gravity);
+	build_list(b, root, "bodies", build_body);
+	build_list(b, root, "joints", build_joint);
+	build_list(b, root, "drivers", build_driver);
+	build_list(b, root, "forces", build_force);
+}
+
+int deck_build(struct deck *dk, struct model **m, struct sim_options *o,
+	       struct diag *d)
+{
+	struct bctx b = { .d = d, .root = dk->root };
+	char buf[64];
+	int nerr = d->nerr;
+
+	*m = NULL;
+	sim_options_default(o);
+	if (dk->root->kind != DN_MAP) {
+		diag_error(d, &dk->root->pos, "top level of the deck must be a mapping, got %s",
+			   dn_describe(dk->root, buf, sizeof buf));
+		return -1;
+	}
+	b.m = model_new();
+	build_top(&b, dk->root, o);
+	expr_free(&b.ex);
+	if (d->nerr == nerr && model_finalize(b.m, d) == 0 && d->nerr == nerr) {
+		*m = b.m;
+		return 0;
+	}
+	model_free(&b.m);
+	return -1;
+}

@@ -1,0 +1,88 @@
+/* build.h - shared state and typed accessors of the deck builder.
+ * Internal to deck/.
+ *
+ * Conventions: get_* read a value node and return 0, or -1 after
+ * reporting; opt_* look a key up in a map and return 0 when it is absent
+ * (output untouched), 1 when read, -1 after reporting; req_* report a
+ * missing key and return 1 or -1. `what` names the enclosing element in
+ * messages, e.g. "body 'crank'".
+ */
+#ifndef MBSIM_DECK_BUILD_H
+#define MBSIM_DECK_BUILD_H
+
+#include "../model/model.h"
+#include "../model/options.h"
+#include "../util/diag.h"
+#include "expr.h"
+#include "keys.h"
+#include "tree.h"
+
+/* The loaded deck (deck.c). */
+struct deck {
+	char *path;
+	char *text;		/* file contents, NUL-terminated */
+	struct dnode *root;
+};
+
+struct bctx {
+	struct diag *d;
+	struct expr *ex;
+	struct model *m;
+	struct dnode *root;
+	int param_failed;	/* a parameter failed: silence follow-on errors */
+};
+
+int get_num(struct bctx *b, const struct dnode *v, const char *key, double *out);
+int get_int(struct bctx *b, const struct dnode *v, const char *key, long *out);
+int get_bool(struct bctx *b, const struct dnode *v, const char *key, int *out);
+int get_str(struct bctx *b, const struct dnode *v, const char *key, const char **out);
+int get_vec3(struct bctx *b, const struct dnode *v, const char *key, double out[3]);
+int get_numlist(struct bctx *b, const struct dnode *v, const char *key,
+		double *out, int max, int *n);
+
+int opt_num(struct bctx *b, const struct dnode *map, const char *key, double *out);
+int opt_int(struct bctx *b, const struct dnode *map, const char *key, long *out);
+int opt_bool(struct bctx *b, const struct dnode *map, const char *key, int *out);
+int opt_str(struct bctx *b, const struct dnode *map, const char *key, const char **out);
+int opt_vec3(struct bctx *b, const struct dnode *map, const char *key, double out[3]);
+
+const struct dnode *need(struct bctx *b, const struct dnode *map, const char *key,
+			 const char *what);
+int req_num(struct bctx *b, const struct dnode *map, const char *key,
+	    const char *what, double *out);
+int req_str(struct bctx *b, const struct dnode *map, const char *key,
+	    const char *what, const char **out);
+int req_vec3(struct bctx *b, const struct dnode *map, const char *key,
+	     const char *what, double out[3]);
+
+/* Require v to be a mapping ("expected a mapping for 'key', got ..."). */
+int want_map(struct bctx *b, const struct dnode *v, const char *key);
+/* Report duplicate and unknown keys of map against section s; keys whose
+ * mask excludes typebit (when typebit != 0) are reported as not applying
+ * to `typedesc`. Returns the number of errors. */
+int check_keys(struct bctx *b, const struct dnode *map, const struct key_sect *s,
+	       unsigned typebit, const char *typedesc);
+/* Index of name in names[0..n), or report "unknown <noun> 'x'" with a
+ * suggestion at v and return -1. */
+int pick_name(struct bctx *b, const struct dnode *v, const char *noun,
+	      const char *const *names, int n);
+
+/* Element builders (one per list item, repeat already expanded). */
+void build_body(struct bctx *b, const struct dnode *item);
+void build_joint(struct bctx *b, const struct dnode *item);
+void build_driver(struct bctx *b, const struct dnode *item);
+void build_force(struct bctx *b, const struct dnode *item);
+/* Parse a function mapping into fn (fn->seg malloc'd for piecewise). */
+int build_func(struct bctx *b, const struct dnode *v, const char *key,
+	       const char *what, struct func *fn);
+/* Orientation mapping -> rotation matrix A (body -> global). */
+int build_orientation(struct bctx *b, const struct dnode *v, const char *what,
+		      double A[9]);
+/* Body reference: index, MODEL_GROUND, or -2 after reporting. */
+int resolve_body(struct bctx *b, const struct dnode *v, const char *what);
+int resolve_joint(struct bctx *b, const struct dnode *v, const char *what);
+/* Report a duplicate element name: error at v, note at first. */
+void dup_name(struct bctx *b, const struct dnode *v, const char *noun,
+	      const struct srcpos *first);
+
+#endif

@@ -1,0 +1,253 @@
+/* deck.c - loading a deck file, --set overrides, and the deck's lifetime. */
+#include "deck.h"
+#include "build.h"
+#include "../util/xalloc.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* File name of positions inside --set assignments. */
+static const char set_file[] = "--set";
+
+static char *read_file(const char *path, size_t *len, struct diag *d)
+{
+	FILE *f = fopen(path, "rb");
+	size_t cap = 4096, n = 0, got;
+	if (!f) {
+		diag_error(d, NULL, "cannot open '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	char *buf = xmalloc(cap);
+	while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+		n += got;
+		if (n + 1 == cap)
+			buf = xrealloc(buf, cap *= 2);
+	}
+	if (ferror(f)) {
+		diag_error(d, NULL, "cannot read '%s': %s", path, strerror(errno));
+		fclose(f);
+		free(buf);
+		return NULL;
+	}
+	fclose(f);
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+struct deck *deck_load(const char *path, struct diag *d)
+{
+	size_t len;
+	char *text = read_file(path, &len, d);
+	if (!text)
+		return NULL;
+	struct deck *dk = xcalloc(1, sizeof(*dk));
+	dk->path = xstrdup(path);
+	dk->text = text;
+	int first = d->n;
+	dk->root = dn_parse(text, len, dk->path, 1, 1, d);
+	if (!dk->root) {
+		/* the records must outlive the deck: point them at the
+		 * caller's copy of the path */
+		for (int i = first; i < d->n; i++)
+			if (d->rec[i].pos.file == dk->path)
+				d->rec[i].pos.file = path;
+		deck_free(&dk);
+	}
+	return dk;
+}
+
+const char *deck_text(const struct deck *dk)
+{
+	return dk->text;
+}
+
+const char *deck_path(const struct deck *dk)
+{
+	return dk->path;
+}
+
+void deck_free(struct deck **dkp)
+{
+	struct deck *dk = *dkp;
+	if (!dk)
+		return;
+	dn_free(dk->root);
+	free(dk->text);
+	free(dk->path);
+	free(dk);
+	*dkp = NULL;
+}
+
+void deck_print_keys(FILE *f)
+{
+	keys_print(f, &key_top, "");
+}
+
+/* Where the walk of a --set path stands: a node and what its children
+ * may be. For a map, sect lists its keys (NULL: any identifier, as in
+ * parameters); for a list, sect describes its items (NULL: scalars or
+ * rows). */
+struct setwalk {
+	struct dnode *node;
+	const struct key_sect *sect;
+	const struct key_def *def;	/* key that led here, NULL at the top */
+	const char *a;			/* the whole assignment */
+};
+
+static struct srcpos set_pos(int col)
+{
+	struct srcpos p = { set_file, 1, col };
+	return p;
+}
+
+static int is_scalar_type(const struct key_def *def)
+{
+	return !def || def->type == K_NUM || def->type == K_INT ||
+	       def->type == K_BOOL || def->type == K_STR;
+}
+
+/* Step from a map into key seg; create the key when valid and missing. */
+static int step_map(struct setwalk *w, const char *seg, int col, int last,
+		    struct dnode *val, struct diag *d)
+{
+	const struct key_def *def = NULL;
+	struct srcpos p = set_pos(col);
+	char sug[96];
+
+	if (w->sect && !(def = key_find(w->sect, seg))) {
+		diag_error(d, &p, "unknown key '%s' in %s%s", seg, w->sect->noun,
+			   key_suggest(w->sect, seg, sug, sizeof sug));
+		return -1;
+	}
+	if (!w->sect && (!w->def || w->def->type != K_FREE || !expr_is_ident(seg))) {
+		diag_error(d, &p, "'%s' is not a valid key here", seg);
+		return -1;
+	}
+	int i = dn_find(w->node, seg);
+	if (i < 0) {
+		if (last && !is_scalar_type(def)) {
+			diag_error(d, &p, "'%.*s' is not a scalar", col - 1 + (int)strlen(seg),
+				   w->a);
+			return -1;
+		}
+		if (!last && (!def || def->type != K_MAP)) {
+			diag_error(d, &p, "'%s' is not in the deck", seg);
+			return -1;
+		}
+		struct dnode *child = last ? val : dn_new(DN_MAP, &p);
+		dn_append(w->node, dn_new_scalar(seg, &p), child);
+		i = w->node->n - 1;
+	}
+	w->def = def;
+	w->sect = def ? def->sub : NULL;
+	w->node = w->node->items[i];
+	return 0;
+}
+
+/* Step from a list into the item named seg, or number seg. */
+static int step_list(struct setwalk *w, const char *seg, int col, struct diag *d)
+{
+	struct dnode *n = w->node;
+	struct srcpos p = set_pos(col);
+	for (int i = 0; i < n->n; i++) {
+		const char *name = dn_name(n->items[i]);
+		if (name && strcmp(name, seg) == 0) {
+			w->node = n->items[i];
+			return 0;
+		}
+	}
+	char *end;
+	long k = strtol(seg, &end, 10);
+	if (*seg && isdigit((unsigned char)*seg) && !*end && k < n->n) {
+		w->node = n->items[k];
+		if (w->node->kind != DN_MAP)
+			w->sect = NULL;
+		return 0;
+	}
+	diag_error(d, &p, "no list item named '%s' in '%.*s'", seg, col - 2, w->a);
+	return -1;
+}
+
+/* Replace the scalar the path ends at (or add it); val is consumed. */
+static int set_path(struct deck *dk, const char *a, size_t keylen,
+		    struct dnode *val, struct diag *d)
+{
+	struct setwalk w = { dk->root, &key_top, NULL, a };
+	size_t start = 0;
+	while (start <= keylen) {
+		size_t end = start;
+		while (end < keylen && a[end] != '.')
+			end++;
+		char *seg = xasprintf("%.*s", (int)(end - start), a + start);
+		int col = (int)start + 1, last = end >= keylen, rc;
+		if (!*seg) {
+			struct srcpos p = set_pos(col);
+			diag_error(d, &p, "empty key in '%.*s'", (int)keylen, a);
+			rc = -1;
+		} else if (w.node->kind == DN_MAP) {
+			rc = step_map(&w, seg, col, last, val, d);
+		} else if (w.node->kind == DN_SEQ) {
+			rc = step_list(&w, seg, col, d);
+		} else {
+			struct srcpos p = set_pos(1);
+			diag_error(d, &p, "'%.*s' is not a mapping or list", (int)start - 1, a);
+			rc = -1;
+		}
+		free(seg);
+		if (rc) {
+			dn_free(val);
+			return -1;
+		}
+		if (w.node == val)	/* added as a new key */
+			return 0;
+		start = end + 1;
+	}
+	if (w.node->kind != DN_SCALAR) {
+		struct srcpos p = set_pos(1);
+		diag_error(d, &p, "'%.*s' is not a scalar", (int)keylen, a);
+		dn_free(val);
+		return -1;
+	}
+	free(w.node->str);
+	w.node->str = val->str;
+	w.node->quoted = val->quoted;
+	w.node->pos = val->pos;
+	val->str = NULL;
+	dn_free(val);
+	return 0;
+}
+
+int deck_set(struct deck *dk, const char *a, struct diag *d)
+{
+	const char *eq = strchr(a, '=');
+	struct srcpos p = set_pos(1);
+	if (!eq || eq == a) {
+		diag_error(d, &p, "expected KEY=VALUE, got '%s'", a);
+		return -1;
+	}
+	int vcol = (int)(eq - a) + 2;
+	struct dnode *val;
+	if (!eq[1]) {
+		p.col = vcol;
+		val = dn_new_scalar("", &p);
+	} else if (!(val = dn_parse(eq + 1, strlen(eq + 1), set_file, 1, vcol, d))) {
+		return -1;
+	}
+	if (val->kind != DN_SCALAR) {
+		char buf[64];
+		diag_error(d, &val->pos, "expected a scalar value, got %s",
+			   dn_describe(val, buf, sizeof buf));
+		dn_free(val);
+		return -1;
+	}
+	if (dk->root->kind != DN_MAP) {
+		diag_error(d, &p, "cannot apply --set: the deck is not a mapping");
+		dn_free(val);
+		return -1;
+	}
+	return set_path(dk, a, (size_t)(eq - a), val, d);
+}

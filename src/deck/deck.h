@@ -1,0 +1,44 @@
+/* deck.h - the deck loader: YAML file -> struct model + struct sim_options.
+ *
+ * A deck is read once into a tree whose every node remembers FILE:LINE:COL
+ * (deck_load), may be edited by --set overrides (deck_set), and is then
+ * validated and turned into a model (deck_build). Errors are appended to a
+ * struct diag; the loader never prints. The deck format is documented in
+ * man/mbsim-deck.5 and schema/deck.schema.json.
+ */
+#ifndef MBSIM_DECK_H
+#define MBSIM_DECK_H
+
+#include <stdio.h>
+
+#include "../model/model.h"
+#include "../model/options.h"
+#include "../util/diag.h"
+
+struct deck;
+
+/* Read and parse a YAML deck. NULL (with records in d) on an I/O or YAML
+ * syntax error. */
+struct deck *deck_load(const char *path, struct diag *d);
+
+/* Apply one override "KEY.PATH=VALUE" (the --set option). List items are
+ * selected by their 'name' or by a 0-based index; a missing key that is
+ * valid at that place is added. 0 on success, -1 with a record in d. */
+int deck_set(struct deck *dk, const char *assignment, struct diag *d);
+
+/* Validate the whole deck, reporting every error found, and build the
+ * model (model_finalize included) and the run options. 0 on success; -1
+ * on any error, then *m == NULL. */
+int deck_build(struct deck *dk, struct model **m, struct sim_options *o,
+	       struct diag *d);
+
+/* The original file text, unmodified by deck_set. */
+const char *deck_text(const struct deck *dk);
+const char *deck_path(const struct deck *dk);
+void deck_free(struct deck **dk);
+
+/* Every key path the loader knows, one per line ("integrator.method",
+ * "bodies[].mass", "drivers[].function.rate", "parameters.*"). */
+void deck_print_keys(FILE *f);
+
+#endif

@@ -1,0 +1,217 @@
+/* expr.c - see expr.h */
+#include "expr.h"
+#include "../util/xalloc.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <muParserDLL.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* muparser keeps pointers to variable storage, so each variable lives in
+ * its own heap cell that never moves until it is undefined. */
+struct expr_var {
+	char *name;
+	double value;
+	struct expr_var *next;
+};
+
+struct expr {
+	muParserHandle_t h;
+	unsigned long seed;
+	struct expr_var *vars;	/* most recent first */
+};
+
+static uint64_t splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+double expr_urand(unsigned long seed, long long k)
+{
+	/* Two rounds: the first mixes the seed, the second folds in k, so
+	 * nearby seeds and nearby k give unrelated streams. */
+	uint64_t s = (uint64_t)seed;
+	uint64_t h = splitmix64(&s);
+	s = h ^ (uint64_t)k;
+	h = splitmix64(&s);
+	return (double)(h >> 11) * 0x1.0p-53;
+}
+
+static double urand_cb(void *user, double k)
+{
+	const struct expr *ex = user;
+	return expr_urand(ex->seed, (long long)llround(k));
+}
+
+struct expr *expr_new(unsigned long seed)
+{
+	struct expr *ex = xcalloc(1, sizeof(*ex));
+	ex->seed = seed;
+	ex->h = mupCreate(muBASETYPE_FLOAT);
+	mupDefineConst(ex->h, "pi", 3.14159265358979323846);
+	mupDefineConst(ex->h, "e", 2.71828182845904523536);
+	mupDefineFunUserData1(ex->h, "urand", urand_cb, ex, 0);
+	return ex;
+}
+
+void expr_free(struct expr **exp)
+{
+	struct expr *ex = *exp;
+	if (!ex)
+		return;
+	mupRelease(ex->h);
+	while (ex->vars) {
+		struct expr_var *v = ex->vars;
+		ex->vars = v->next;
+		free(v->name);
+		free(v);
+	}
+	free(ex);
+	*exp = NULL;
+}
+
+static struct expr_var *find_var(const struct expr *ex, const char *name)
+{
+	for (struct expr_var *v = ex->vars; v; v = v->next)
+		if (strcmp(v->name, name) == 0)
+			return v;
+	return NULL;
+}
+
+void expr_define(struct expr *ex, const char *name, double value)
+{
+	struct expr_var *v = find_var(ex, name);
+	if (!v) {
+		v = xcalloc(1, sizeof(*v));
+		v->name = xstrdup(name);
+		v->next = ex->vars;
+		ex->vars = v;
+		mupDefineVar(ex->h, v->name, &v->value);
+		if (mupError(ex->h))
+			mupErrorReset(ex->h);
+	}
+	v->value = value;
+}
+
+void expr_undefine(struct expr *ex, const char *name)
+{
+	for (struct expr_var **pp = &ex->vars; *pp; pp = &(*pp)->next) {
+		struct expr_var *v = *pp;
+		if (strcmp(v->name, name) == 0) {
+			mupRemoveVar(ex->h, name);
+			*pp = v->next;
+			free(v->name);
+			free(v);
+			return;
+		}
+	}
+}
+
+int expr_has(const struct expr *ex, const char *name)
+{
+	return find_var(ex, name) != NULL;
+}
+
+const char *expr_var_name(const struct expr *ex, int i)
+{
+	struct expr_var *v = ex->vars;
+	while (v && i-- > 0)
+		v = v->next;
+	return v ? v->name : NULL;
+}
+
+int expr_is_ident(const char *s)
+{
+	if (!(isalpha((unsigned char)*s) || *s == '_'))
+		return 0;
+	for (s++; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_'))
+			return 0;
+	return 1;
+}
+
+/* muparser's error codes (muParserDef.h, EErrorCodes) in our words. */
+static const char *code_text(int code)
+{
+	switch (code) {
+	case 0: return "unexpected operator";
+	case 1: return "unknown name";
+	case 2: return "unexpected end of expression";
+	case 3: return "unexpected ','";
+	case 4: return "unexpected argument";
+	case 5: return "unexpected value";
+	case 6: return "unexpected variable";
+	case 7: return "unexpected parenthesis";
+	case 11: return "missing parenthesis";
+	case 12: return "unexpected function";
+	case 14: return "too many arguments";
+	case 15: return "too few arguments";
+	case 25: return "empty expression";
+	case 32: return "unexpected '?'";
+	case 33: return "missing ':' after '?'";
+	case 34: return "misplaced ':'";
+	case 38: return "invalid characters";
+	default: return "syntax error";
+	}
+}
+
+static void fill_err(struct expr *ex, const char *s, struct expr_err *err)
+{
+	err->code = mupGetErrorCode(ex->h);
+	err->pos = mupGetErrorPos(ex->h);
+	int len = (int)strlen(s);
+	if (err->pos < 0 || err->pos > len)
+		err->pos = err->pos < 0 ? 0 : len;
+	snprintf(err->tok, sizeof err->tok, "%s", mupGetErrorToken(ex->h));
+	if (err->tok[0] && err->code != 2 && err->code != 11)
+		snprintf(err->msg, sizeof err->msg, "%s '%s'", code_text(err->code),
+			 err->tok);
+	else
+		snprintf(err->msg, sizeof err->msg, "%s", code_text(err->code));
+	mupErrorReset(ex->h);
+}
+
+/* A plain decimal number needs no parser. */
+static int parse_plain(const char *s, double *v)
+{
+	if (!*s || !(isdigit((unsigned char)*s) || strchr("+-.", *s)))
+		return -1;
+	char *end;
+	double x = strtod(s, &end);
+	if (*end || !isfinite(x))
+		return -1;
+	*v = x;
+	return 0;
+}
+
+int expr_eval(struct expr *ex, const char *s, double *v, struct expr_err *err)
+{
+	memset(err, 0, sizeof(*err));
+	if (parse_plain(s, v) == 0)
+		return 0;
+	mupSetExpr(ex->h, s);
+	int n = 0;
+	double *r = mupEvalMulti(ex->h, &n);
+	if (mupError(ex->h)) {
+		fill_err(ex, s, err);
+		return -1;
+	}
+	if (n != 1) {
+		err->code = 3;
+		snprintf(err->msg, sizeof err->msg, "expected one value, got %d", n);
+		return -1;
+	}
+	if (!isfinite(r[0])) {
+		err->code = EXPR_ERR_NOT_FINITE;
+		snprintf(err->msg, sizeof err->msg, "value is not finite");
+		return -1;
+	}
+	*v = r[0];
+	return 0;
+}

@@ -1,0 +1,243 @@
+/* force.c - force elements: spring-damper-actuators, loads, friction. */
+#include "build.h"
+#include "../util/vec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Deck spelling of enum force_type, in enum order. */
+static const char *const force_names[FORCE_NTYPES] = {
+	"tsda", "rsda", "force", "torque", "friction"
+};
+
+/* Force being read. */
+struct fread {
+	const struct dnode *item;
+	struct force f;		/* filled, then copied into the model */
+	const char *what;	/* "force 'spring'" */
+	int bad;
+};
+
+static void nonneg(struct bctx *b, struct fread *fr, const char *key, double x)
+{
+	if (x < 0) {
+		diag_error(b->d, &dn_get(fr->item, key)->pos,
+			   "%s of %s must not be negative, got %g", key, fr->what, x);
+		fr->bad = 1;
+	}
+}
+
+static void opt_nonneg(struct bctx *b, struct fread *fr, const char *key, double *x)
+{
+	int r = opt_num(b, fr->item, key, x);
+	if (r < 0)
+		fr->bad = 1;
+	else if (r > 0)
+		nonneg(b, fr, key, *x);
+}
+
+static int body_of(struct bctx *b, struct fread *fr, const char *key)
+{
+	const struct dnode *v = need(b, fr->item, key, fr->what);
+	int k = v ? resolve_body(b, v, fr->what) : -2;
+	if (k == -2)
+		fr->bad = 1;
+	return k;
+}
+
+/* Point k on body: body-frame key pk or global key ak (default 0 when
+ * optional). */
+static void attach(struct bctx *b, struct fread *fr, int k, const char *pk,
+		   const char *ak, int required)
+{
+	const struct dnode *pv = dn_get(fr->item, pk), *av = dn_get(fr->item, ak);
+	double g[3];
+	if (pv && av) {
+		diag_error(b->d, &av->pos, "%s has both '%s' and '%s'", fr->what, pk, ak);
+		fr->bad = 1;
+	} else if (pv) {
+		fr->bad |= get_vec3(b, pv, pk, fr->f.s[k]) < 0;
+	} else if (av) {
+		if (get_vec3(b, av, ak, g))
+			fr->bad = 1;
+		else if (fr->f.body[k] != -2)
+			model_point_to_body(b->m, fr->f.body[k], g, fr->f.s[k]);
+	} else if (required) {
+		diag_error(b->d, &fr->item->pos, "%s needs '%s' or '%s'", fr->what, pk, ak);
+		fr->bad = 1;
+	}
+}
+
+static void actuator(struct bctx *b, struct fread *fr, const char *key, int unit)
+{
+	const struct dnode *v = dn_get(fr->item, key);
+	if (v) {
+		fr->bad |= build_func(b, v, key, fr->what, &fr->f.act) < 0;
+		fr->f.has_act = 1;
+	} else if (unit) {
+		fr->f.act.type = FUNC_CONSTANT;
+		fr->f.act.c[0] = 1;
+	}
+}
+
+static void force_tsda(struct bctx *b, struct fread *fr)
+{
+	double r[2][3], A[9], p[2][3], d[3];
+	fr->f.body[0] = body_of(b, fr, "body1");
+	fr->f.body[1] = body_of(b, fr, "body2");
+	attach(b, fr, 0, "point1", "at1", 1);
+	attach(b, fr, 1, "point2", "at2", 1);
+	opt_nonneg(b, fr, "stiffness", &fr->f.k);
+	opt_nonneg(b, fr, "damping", &fr->f.c);
+	int given = opt_num(b, fr->item, "free_length", &fr->f.l0);
+	if (given > 0)
+		nonneg(b, fr, "free_length", fr->f.l0);
+	fr->bad |= given < 0;
+	actuator(b, fr, "actuator", 0);
+	if (fr->bad || given)
+		return;
+	for (int k = 0; k < 2; k++) {
+		model_pose0(b->m, fr->f.body[k], r[k], A);
+		m3_mulv(p[k], A, fr->f.s[k]);
+		v3_add(p[k], p[k], r[k]);
+	}
+	v3_sub(d, p[1], p[0]);
+	fr->f.l0 = v3_norm(d);
+}
+
+/* rsda and friction act in a joint of the right type. */
+static void joint_of(struct bctx *b, struct fread *fr, unsigned types, const char *need_txt)
+{
+	const struct dnode *v = need(b, fr->item, "joint", fr->what);
+	int j = v ? resolve_joint(b, v, fr->what) : -2;
+	if (j < 0) {
+		fr->bad = 1;
+		return;
+	}
+	const struct joint *jt = &b->m->joints[j];
+	if (!(types & (1u << jt->type))) {
+		diag_error(b->d, &v->pos, "%s needs a %s joint, '%s' is %s", fr->what,
+			   need_txt, jt->name, joint_type_names[jt->type]);
+		fr->bad = 1;
+		return;
+	}
+	fr->f.joint = j;
+	fr->f.body[0] = jt->body[0];
+	fr->f.body[1] = jt->body[1];
+}
+
+static void force_rsda(struct bctx *b, struct fread *fr)
+{
+	joint_of(b, fr, 1u << JOINT_REVOLUTE | 1u << JOINT_CYLINDRICAL,
+		 "revolute or cylindrical");
+	opt_nonneg(b, fr, "stiffness", &fr->f.k);
+	opt_nonneg(b, fr, "damping", &fr->f.c);
+	fr->bad |= opt_num(b, fr->item, "free_angle", &fr->f.l0) < 0;
+	actuator(b, fr, "actuator", 0);
+}
+
+/* force and torque: a vector on one body, scaled by a function. */
+static void force_load(struct bctx *b, struct fread *fr, int point)
+{
+	static const char *const frames[] = { "global", "body" };
+	const struct dnode *v;
+	int k = body_of(b, fr, "body");
+	if (k == MODEL_GROUND) {
+		diag_error(b->d, &dn_get(fr->item, "body")->pos, "%s cannot act on ground",
+			   fr->what);
+		fr->bad = 1;
+	}
+	fr->f.body[0] = k;
+	if (point)
+		attach(b, fr, 0, "point", "at", 0);
+	fr->bad |= req_vec3(b, fr->item, "vector", fr->what, fr->f.vec) < 0;
+	if ((v = dn_get(fr->item, "frame"))) {
+		int fk = pick_name(b, v, "frame", frames, 2);
+		fr->bad |= fk < 0;
+		fr->f.body_frame = fk == 1;
+	}
+	actuator(b, fr, "function", 1);
+}
+
+static void force_friction(struct bctx *b, struct fread *fr)
+{
+	joint_of(b, fr, 1u << JOINT_TRANSLATIONAL, "translational");
+	if (req_num(b, fr->item, "mu", fr->what, &fr->f.mu) < 0)
+		fr->bad = 1;
+	else
+		nonneg(b, fr, "mu", fr->f.mu);
+	fr->f.v_eps = 1e-5;
+	int r = opt_num(b, fr->item, "velocity_threshold", &fr->f.v_eps);
+	if (r > 0 && !(fr->f.v_eps > 0)) {
+		diag_error(b->d, &dn_get(fr->item, "velocity_threshold")->pos,
+			   "velocity_threshold of %s must be positive, got %g", fr->what,
+			   fr->f.v_eps);
+		fr->bad = 1;
+	}
+	fr->bad |= r < 0;
+}
+
+static int find_force(const struct model *m, const char *name)
+{
+	for (int k = 0; k < m->nforces; k++)
+		if (strcmp(m->forces[k].name, name) == 0)
+			return k;
+	return -2;
+}
+
+/* As elem_name in joint.c: NULL when missing or duplicate. */
+static const char *force_name(struct bctx *b, const struct dnode *item,
+			      const char **shown)
+{
+	const char *name;
+	const struct dnode *nv = need(b, item, "name", "force");
+	*shown = NULL;
+	if (!nv || get_str(b, nv, "name", &name))
+		return NULL;
+	*shown = name;
+	int k = find_force(b->m, name);
+	if (k >= 0) {
+		dup_name(b, nv, "force", &b->m->forces[k].pos);
+		return NULL;
+	}
+	return name;
+}
+
+void build_force(struct bctx *b, const struct dnode *item)
+{
+	struct fread fr = { .item = item };
+	const struct dnode *tv;
+	char what[160], tdesc[200];
+	int t = -1;
+
+	fr.f.body[0] = fr.f.body[1] = MODEL_GROUND;
+	fr.f.joint = -1;
+	const char *shown;
+	const char *name = force_name(b, item, &shown);
+	snprintf(what, sizeof what, shown ? "force '%s'" : "force", shown);
+	fr.what = what;
+	if ((tv = need(b, item, "type", what)))
+		t = pick_name(b, tv, "force type", force_names, FORCE_NTYPES);
+	snprintf(tdesc, sizeof tdesc, "%s %s", t >= 0 ? force_names[t] : "", what);
+	fr.bad = check_keys(b, item, key_sub(&key_top, "forces"), t >= 0 ? 1u << t : 0,
+			    tdesc) > 0;
+	switch (t) {
+	case FORCE_TSDA: force_tsda(b, &fr); break;
+	case FORCE_RSDA: force_rsda(b, &fr); break;
+	case FORCE_POINT: force_load(b, &fr, 1); break;
+	case FORCE_TORQUE: force_load(b, &fr, 0); break;
+	case FORCE_FRICTION: force_friction(b, &fr); break;
+	default: fr.bad = 1; break;
+	}
+	if (!name || fr.bad) {
+		free(fr.f.act.seg);
+		return;
+	}
+	struct force *f = model_add_force(b->m, name, (enum force_type)t);
+	char *keep = f->name;
+	*f = fr.f;
+	f->type = (enum force_type)t;
+	f->name = keep;
+	f->pos = item->pos;
+}

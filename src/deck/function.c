@@ -1,0 +1,111 @@
+/* function.c - time functions of drivers and forces (struct func). */
+#include "build.h"
+#include "../util/xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Deck spelling of enum func_type, in enum order. */
+static const char *const func_names[FUNC_NTYPES] = {
+	"constant", "rate", "polynomial", "harmonic", "cosine_ramp", "piecewise"
+};
+
+/* Required numbers key[i] -> c[i]; returns -1 if any failed. */
+static int req_nums(struct bctx *b, const struct dnode *v, const char *what,
+		    const char *const *keys, int n, double *c)
+{
+	int bad = 0;
+	for (int i = 0; i < n; i++)
+		bad |= req_num(b, v, keys[i], what, &c[i]) < 0;
+	return bad ? -1 : 0;
+}
+
+static int func_piecewise(struct bctx *b, const struct dnode *v, const char *what,
+			  struct func *fn)
+{
+	const struct dnode *sv = need(b, v, "segments", what);
+	char buf[64];
+	if (!sv)
+		return -1;
+	if (sv->kind != DN_SEQ || sv->n == 0) {
+		diag_error(b->d, &sv->pos, "expected a non-empty list for 'segments', got %s",
+			   sv->kind == DN_SEQ ? "an empty list" : dn_describe(sv, buf, sizeof buf));
+		return -1;
+	}
+	fn->seg = xcalloc((size_t)sv->n, sizeof(*fn->seg));
+	fn->nseg = sv->n;
+	int bad = 0;
+	for (int i = 0; i < sv->n; i++) {
+		const struct dnode *s = sv->items[i];
+		struct func_seg *g = &fn->seg[i];
+		if (want_map(b, s, "segments")) {
+			bad = 1;
+			continue;
+		}
+		bad |= check_keys(b, s, key_sub(key_sub(key_sub(&key_top, "drivers"), "function"),
+						"segments"), 0, NULL) > 0;
+		bad |= req_num(b, s, "start", "segment", &g->t0) < 0;
+		const struct dnode *cv = need(b, s, "coefficients", "segment");
+		bad |= !cv || get_numlist(b, cv, "coefficients", g->c, FUNC_MAXC, &g->n) < 0;
+		if (!bad && i > 0 && !(g->t0 > fn->seg[i - 1].t0)) {
+			diag_error(b->d, &dn_get(s, "start")->pos,
+				   "segment starts of %s must be strictly increasing", what);
+			bad = 1;
+		}
+	}
+	return bad ? -1 : 0;
+}
+
+static int func_body(struct bctx *b, const struct dnode *v, const char *what,
+		     struct func *fn)
+{
+	static const char *const ramp[] = { "from", "to", "start", "end" };
+	static const char *const harm[] = { "amplitude", "omega" };
+	const struct dnode *cv;
+
+	switch (fn->type) {
+	case FUNC_CONSTANT:
+		return req_num(b, v, "value", what, &fn->c[0]) < 0 ? -1 : 0;
+	case FUNC_RATE:
+		return (req_num(b, v, "rate", what, &fn->c[1]) < 0) |
+		       (opt_num(b, v, "value", &fn->c[0]) < 0) ? -1 : 0;
+	case FUNC_POLYNOMIAL:
+		cv = need(b, v, "coefficients", what);
+		return !cv || get_numlist(b, cv, "coefficients", fn->c, FUNC_MAXC, &fn->n) ? -1 : 0;
+	case FUNC_HARMONIC:
+		return (req_nums(b, v, what, harm, 2, fn->c + 1) < 0) |
+		       (opt_num(b, v, "offset", &fn->c[0]) < 0) |
+		       (opt_num(b, v, "phase", &fn->c[3]) < 0) ? -1 : 0;
+	case FUNC_COSINE_RAMP:
+		if (req_nums(b, v, what, ramp, 4, fn->c))
+			return -1;
+		if (!(fn->c[3] > fn->c[2])) {
+			diag_error(b->d, &dn_get(v, "end")->pos,
+				   "end of cosine_ramp in %s must be greater than its start", what);
+			return -1;
+		}
+		return 0;
+	default:
+		return func_piecewise(b, v, what, fn);
+	}
+}
+
+int build_func(struct bctx *b, const struct dnode *v, const char *key,
+	       const char *what, struct func *fn)
+{
+	char fwhat[200], tdesc[240];
+	memset(fn, 0, sizeof(*fn));
+	if (want_map(b, v, key))
+		return -1;
+	snprintf(fwhat, sizeof fwhat, "%s of %s", key, what);
+	const struct dnode *tv = need(b, v, "type", fwhat);
+	int t = tv ? pick_name(b, tv, "function type", func_names, FUNC_NTYPES) : -1;
+	snprintf(tdesc, sizeof tdesc, "%s %s", t >= 0 ? func_names[t] : "", fwhat);
+	int nerr = check_keys(b, v, key_sub(key_sub(&key_top, "drivers"), "function"),
+			      t >= 0 ? 1u << t : 0, tdesc);
+	if (t < 0)
+		return -1;
+	fn->type = (enum func_type)t;
+	return func_body(b, v, fwhat, fn) || nerr ? -1 : 0;
+}

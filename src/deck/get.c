@@ -1,0 +1,314 @@
+/* get.c - typed reads of deck nodes with positioned error messages. */
+#include "build.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Column of offset off inside a scalar (quotes shift by one). */
+static struct srcpos at_offset(const struct dnode *v, int off)
+{
+	struct srcpos p = v->pos;
+	p.col += v->quoted + off;
+	return p;
+}
+
+/* "did you mean" among the variables of the scope. */
+static const char *var_suggest(struct bctx *b, const char *word, char *buf,
+			       size_t size)
+{
+	struct suggest sg;
+	suggest_init(&sg, word);
+	const char *name;
+	for (int i = 0; (name = expr_var_name(b->ex, i)); i++)
+		suggest_add(&sg, name);
+	return suggest_text(&sg, buf, size);
+}
+
+/* Turn a failed evaluation into the most helpful message. */
+static void expr_report(struct bctx *b, const struct dnode *v, const char *key,
+			const struct expr_err *e)
+{
+	struct srcpos p = at_offset(v, e->pos);
+	char sug[96];
+
+	if (e->code == EXPR_ERR_NOT_FINITE) {
+		diag_error(b->d, &v->pos, "expression '%s' for '%s' is not a finite number",
+			   v->str, key);
+	} else if (e->code == EXPR_ERR_UNKNOWN_NAME) {
+		var_suggest(b, e->tok, sug, sizeof sug);
+		const char *after = v->str + e->pos + strlen(e->tok);
+		if (*after == '(')
+			diag_error(b->d, &p, "unknown function '%s' in expression '%s'",
+				   e->tok, v->str);
+		else if (strcmp(e->tok, v->str) == 0 && !sug[0])
+			diag_error(b->d, &v->pos, "expected a number for '%s', got '%s'",
+				   key, v->str);
+		else
+			diag_error(b->d, &p, "unknown parameter '%s' in expression '%s'%s",
+				   e->tok, v->str, sug);
+	} else if (e->code == 25) {
+		diag_error(b->d, &v->pos, "expected a number for '%s', got ''", key);
+	} else {
+		diag_error(b->d, &p, "bad expression '%s' for '%s': %s", v->str, key,
+			   e->msg);
+	}
+}
+
+int get_num(struct bctx *b, const struct dnode *v, const char *key, double *out)
+{
+	char buf[64];
+	if (v->kind != DN_SCALAR) {
+		diag_error(b->d, &v->pos, "expected a number for '%s', got %s", key,
+			   dn_describe(v, buf, sizeof buf));
+		return -1;
+	}
+	struct expr_err e;
+	if (expr_eval(b->ex, v->str, out, &e) == 0)
+		return 0;
+	/* a failed parameter evaluates to nan: already reported */
+	if (!(b->param_failed && e.code == EXPR_ERR_NOT_FINITE))
+		expr_report(b, v, key, &e);
+	return -1;
+}
+
+int get_int(struct bctx *b, const struct dnode *v, const char *key, long *out)
+{
+	double x;
+	if (get_num(b, v, key, &x))
+		return -1;
+	if (x != floor(x) || fabs(x) > 1e15) {
+		diag_error(b->d, &v->pos, "expected an integer for '%s', got '%s'",
+			   key, v->str);
+		return -1;
+	}
+	*out = (long)x;
+	return 0;
+}
+
+int get_bool(struct bctx *b, const struct dnode *v, const char *key, int *out)
+{
+	static const char *const yes[] = { "true", "True", "TRUE", "yes", "Yes", "on" };
+	static const char *const no[] = { "false", "False", "FALSE", "no", "No", "off" };
+	char buf[64];
+	if (v->kind == DN_SCALAR && !v->quoted) {
+		for (int i = 0; i < 6; i++) {
+			if (strcmp(v->str, yes[i]) == 0)
+				return *out = 1, 0;
+			if (strcmp(v->str, no[i]) == 0)
+				return *out = 0, 0;
+		}
+	}
+	diag_error(b->d, &v->pos, "expected true or false for '%s', got %s", key,
+		   dn_describe(v, buf, sizeof buf));
+	return -1;
+}
+
+int get_str(struct bctx *b, const struct dnode *v, const char *key, const char **out)
+{
+	char buf[64];
+	if (v->kind != DN_SCALAR) {
+		diag_error(b->d, &v->pos, "expected a string for '%s', got %s", key,
+			   dn_describe(v, buf, sizeof buf));
+		return -1;
+	}
+	*out = v->str;
+	return 0;
+}
+
+int get_numlist(struct bctx *b, const struct dnode *v, const char *key,
+		double *out, int max, int *n)
+{
+	char buf[64];
+	if (v->kind != DN_SEQ) {
+		diag_error(b->d, &v->pos, "expected a list of numbers for '%s', got %s",
+			   key, dn_describe(v, buf, sizeof buf));
+		return -1;
+	}
+	if (v->n > max || v->n == 0) {
+		diag_error(b->d, &v->pos, "expected 1 to %d numbers for '%s', got %d",
+			   max, key, v->n);
+		return -1;
+	}
+	int rc = 0;
+	for (int i = 0; i < v->n; i++)
+		rc |= get_num(b, v->items[i], key, &out[i]);
+	*n = v->n;
+	return rc ? -1 : 0;
+}
+
+int get_vec3(struct bctx *b, const struct dnode *v, const char *key, double out[3])
+{
+	char buf[64];
+	if (v->kind != DN_SEQ || v->n != 3) {
+		if (v->kind == DN_SEQ)
+			snprintf(buf, sizeof buf, "a list of %d", v->n);
+		else
+			dn_describe(v, buf, sizeof buf);
+		diag_error(b->d, &v->pos, "expected a list of 3 numbers for '%s', got %s",
+			   key, buf);
+		return -1;
+	}
+	int rc = 0;
+	for (int i = 0; i < 3; i++)
+		rc |= get_num(b, v->items[i], key, &out[i]);
+	return rc ? -1 : 0;
+}
+
+#define OPT_BODY(getter)					\
+	const struct dnode *v = dn_get(map, key);		\
+	if (!v)							\
+		return 0;					\
+	return getter(b, v, key, out) ? -1 : 1;
+
+int opt_num(struct bctx *b, const struct dnode *map, const char *key, double *out)
+{
+	OPT_BODY(get_num)
+}
+
+int opt_int(struct bctx *b, const struct dnode *map, const char *key, long *out)
+{
+	OPT_BODY(get_int)
+}
+
+int opt_bool(struct bctx *b, const struct dnode *map, const char *key, int *out)
+{
+	OPT_BODY(get_bool)
+}
+
+int opt_str(struct bctx *b, const struct dnode *map, const char *key, const char **out)
+{
+	OPT_BODY(get_str)
+}
+
+int opt_vec3(struct bctx *b, const struct dnode *map, const char *key, double out[3])
+{
+	OPT_BODY(get_vec3)
+}
+
+const struct dnode *need(struct bctx *b, const struct dnode *map, const char *key,
+			 const char *what)
+{
+	const struct dnode *v = dn_get(map, key);
+	if (!v)
+		diag_error(b->d, &map->pos, "missing required key '%s' in %s", key, what);
+	return v;
+}
+
+int req_num(struct bctx *b, const struct dnode *map, const char *key,
+	    const char *what, double *out)
+{
+	const struct dnode *v = need(b, map, key, what);
+	return v && get_num(b, v, key, out) == 0 ? 1 : -1;
+}
+
+int req_str(struct bctx *b, const struct dnode *map, const char *key,
+	    const char *what, const char **out)
+{
+	const struct dnode *v = need(b, map, key, what);
+	return v && get_str(b, v, key, out) == 0 ? 1 : -1;
+}
+
+int req_vec3(struct bctx *b, const struct dnode *map, const char *key,
+	     const char *what, double out[3])
+{
+	const struct dnode *v = need(b, map, key, what);
+	return v && get_vec3(b, v, key, out) == 0 ? 1 : -1;
+}
+
+int want_map(struct bctx *b, const struct dnode *v, const char *key)
+{
+	char buf[64];
+	if (v->kind == DN_MAP)
+		return 0;
+	diag_error(b->d, &v->pos, "expected a mapping for '%s', got %s", key,
+		   dn_describe(v, buf, sizeof buf));
+	return -1;
+}
+
+int check_keys(struct bctx *b, const struct dnode *map, const struct key_sect *s,
+	       unsigned typebit, const char *typedesc)
+{
+	int nerr = b->d->nerr;
+	for (int i = 0; i < map->n; i++) {
+		const struct dnode *k = map->keys[i];
+		int first = dn_find(map, k->str);
+		if (first < i) {
+			diag_error(b->d, &k->pos, "duplicate key '%s'", k->str);
+			diag_note(b->d, &map->keys[first]->pos, "first defined here");
+			continue;
+		}
+		const struct key_def *def = key_find(s, k->str);
+		char sug[96];
+		if (!def)
+			diag_error(b->d, &k->pos, "unknown key '%s' in %s%s", k->str,
+				   s->noun, key_suggest(s, k->str, sug, sizeof sug));
+		else if (typebit && def->mask && !(def->mask & typebit))
+			diag_error(b->d, &k->pos, "key '%s' does not apply to %s",
+				   k->str, typedesc);
+	}
+	return b->d->nerr - nerr;
+}
+
+int pick_name(struct bctx *b, const struct dnode *v, const char *noun,
+	      const char *const *names, int n)
+{
+	const char *s;
+	if (get_str(b, v, noun, &s))
+		return -1;
+	struct suggest sg;
+	suggest_init(&sg, s);
+	for (int i = 0; i < n; i++) {
+		if (strcmp(names[i], s) == 0)
+			return i;
+		suggest_add(&sg, names[i]);
+	}
+	char sug[96];
+	diag_error(b->d, &v->pos, "unknown %s '%s'%s", noun, s,
+		   suggest_text(&sg, sug, sizeof sug));
+	return -1;
+}
+
+int resolve_body(struct bctx *b, const struct dnode *v, const char *what)
+{
+	const char *s;
+	if (get_str(b, v, "body", &s))
+		return -2;
+	int i = model_find_body(b->m, s);
+	if (i != -2)
+		return i;
+	struct suggest sg;
+	suggest_init(&sg, s);
+	suggest_add(&sg, "ground");
+	for (int k = 0; k < b->m->nbodies; k++)
+		suggest_add(&sg, b->m->bodies[k].name);
+	char sug[96];
+	diag_error(b->d, &v->pos, "unknown body '%s' in %s%s", s, what,
+		   suggest_text(&sg, sug, sizeof sug));
+	return -2;
+}
+
+int resolve_joint(struct bctx *b, const struct dnode *v, const char *what)
+{
+	const char *s;
+	if (get_str(b, v, "joint", &s))
+		return -2;
+	int i = model_find_joint(b->m, s);
+	if (i >= 0)
+		return i;
+	struct suggest sg;
+	suggest_init(&sg, s);
+	for (int k = 0; k < b->m->njoints; k++)
+		suggest_add(&sg, b->m->joints[k].name);
+	char sug[96];
+	diag_error(b->d, &v->pos, "unknown joint '%s' in %s%s", s, what,
+		   suggest_text(&sg, sug, sizeof sug));
+	return -2;
+}
+
+void dup_name(struct bctx *b, const struct dnode *v, const char *noun,
+	      const struct srcpos *first)
+{
+	diag_error(b->d, &v->pos, "duplicate %s name '%s'", noun, v->str);
+	diag_note(b->d, first, "first defined here");
+}

@@ -1,0 +1,278 @@
+/* keys.c - the deck's key table, suggestions, and the key listing. */
+#include "keys.h"
+#include "../model/model.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define J(t) (1u << JOINT_##t)
+#define F(t) (1u << FORCE_##t)
+#define FN(t) (1u << FUNC_##t)
+
+#define J_AXIS (J(REVOLUTE) | J(CYLINDRICAL) | J(TRANSLATIONAL) | J(UNIVERSAL) | J(FIXED))
+#define J_NOTDIST (J_AXIS | J(SPHERICAL))
+
+static const struct key_def repeat_keys[] = {
+	{ "index", K_STR, 0, NULL, "name of the index variable (an identifier)" },
+	{ "from", K_INT, 0, NULL, "first index value (default 1)" },
+	{ "to", K_INT, 0, NULL, "last index value; to < from gives no items" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect repeat_sect = { "repeat", repeat_keys };
+
+static const struct key_def time_keys[] = {
+	{ "start", K_NUM, 0, NULL, "initial time in s (default 0)" },
+	{ "end", K_NUM, 0, NULL, "final time in s, greater than start (required)" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect time_sect = { "time", time_keys };
+
+static const struct key_def integ_keys[] = {
+	{ "method", K_STR, 0, NULL, "integration scheme, see `mbsim list integrators` (default hi)" },
+	{ "step", K_NUM, 0, NULL, "step size in s, > 0 (default 1e-3)" },
+	{ "tolerance", K_NUM, 0, NULL, "Newton convergence tolerance, > 0 (default 1e-10)" },
+	{ "max_iterations", K_INT, 0, NULL, "Newton iteration limit per step, >= 1 (default 50)" },
+	{ "linear_solver", K_STR, 0, NULL, "auto, schur or umfpack (default auto)" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect integ_sect = { "integrator", integ_keys };
+
+static const struct key_def output_keys[] = {
+	{ "every", K_INT, 0, NULL, "write every k-th step, >= 1 (default 1)" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect output_sect = { "output", output_keys };
+
+static const struct key_def initial_keys[] = {
+	{ "assemble", K_BOOL, 0, NULL, "make the initial state satisfy the constraints (default true)" },
+	{ "tolerance", K_NUM, 0, NULL, "Newton tolerance of the assembly, > 0 (default 1e-12)" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect initial_sect = { "initial", initial_keys };
+
+static const struct key_def orient_keys[] = {
+	{ "matrix", K_MAT3, 0, NULL, "rows of the body-to-global rotation matrix" },
+	{ "quaternion", K_NUMLIST, 0, NULL, "unit quaternion [w, x, y, z]" },
+	{ "axis", K_VEC3, 0, NULL, "rotation axis (global), nonzero; with angle" },
+	{ "angle", K_NUM, 0, NULL, "rotation angle about axis in rad" },
+	{ "euler", K_VEC3, 0, NULL, "three intrinsic rotation angles in rad" },
+	{ "sequence", K_STR, 0, NULL, "axes of the euler rotations, e.g. zxz (default)" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect orient_sect = { "orientation", orient_keys };
+
+static const struct key_def body_keys[] = {
+	{ "name", K_STR, 0, NULL, "unique body name, not 'ground' (required)" },
+	{ "mass", K_NUM, 0, NULL, "mass in kg, > 0 (required)" },
+	{ "inertia", K_INERTIA, 0, NULL, "centroidal inertia in the body frame: [Ixx, Iyy, Izz] or 3x3 rows, positive definite (required)" },
+	{ "position", K_VEC3, 0, NULL, "initial centroid position, global, m (default 0)" },
+	{ "orientation", K_MAP, 0, &orient_sect, "initial orientation (default identity)" },
+	{ "velocity", K_VEC3, 0, NULL, "initial centroid velocity, global, m/s (default 0)" },
+	{ "angular_velocity", K_VEC3, 0, NULL, "initial angular velocity, body frame, rad/s (default 0)" },
+	{ "repeat", K_MAP, 0, &repeat_sect, "instantiate the item once per index value" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect body_sect = { "body", body_keys };
+
+static const struct key_def joint_keys[] = {
+	{ "name", K_STR, 0, NULL, "unique joint name (required)" },
+	{ "type", K_STR, 0, NULL, "spherical, revolute, universal, cylindrical, translational, fixed or distance (required)" },
+	{ "body1", K_STR, 0, NULL, "first body name or ground (required)" },
+	{ "body2", K_STR, 0, NULL, "second body name or ground (required)" },
+	{ "point", K_VEC3, J_NOTDIST, NULL, "joint point, global, at t0" },
+	{ "point1", K_VEC3, 0, NULL, "joint point on body1, body1 frame" },
+	{ "point2", K_VEC3, 0, NULL, "joint point on body2, body2 frame" },
+	{ "axis", K_VEC3, J_AXIS, NULL, "joint axis, global, at t0 (universal: on body1)" },
+	{ "axis1", K_VEC3, J_AXIS, NULL, "joint axis on body1, body1 frame" },
+	{ "axis2", K_VEC3, J_AXIS, NULL, "joint axis on body2, body2 frame" },
+	{ "cross_axis", K_VEC3, J(UNIVERSAL), NULL, "second universal axis, global at t0, on body2, perpendicular to axis" },
+	{ "at1", K_VEC3, J(DISTANCE), NULL, "distance joint end on body1, global at t0" },
+	{ "at2", K_VEC3, J(DISTANCE), NULL, "distance joint end on body2, global at t0" },
+	{ "length", K_NUM, J(DISTANCE), NULL, "distance in m, > 0 (default: distance at t0)" },
+	{ "repeat", K_MAP, 0, &repeat_sect, "instantiate the item once per index value" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect joint_sect = { "joint", joint_keys };
+
+static const struct key_def seg_keys[] = {
+	{ "start", K_NUM, 0, NULL, "segment start time in s, strictly increasing" },
+	{ "coefficients", K_NUMLIST, 0, NULL, "polynomial in (t - start), c0 first, at most 8" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect seg_sect = { "segment", seg_keys };
+
+static const struct key_def func_keys[] = {
+	{ "type", K_STR, 0, NULL, "constant, rate, polynomial, harmonic, cosine_ramp or piecewise (required)" },
+	{ "value", K_NUM, FN(CONSTANT) | FN(RATE), NULL, "constant value; rate: value at t = 0 (default 0)" },
+	{ "rate", K_NUM, FN(RATE), NULL, "rate of change per s" },
+	{ "coefficients", K_NUMLIST, FN(POLYNOMIAL), NULL, "c0, c1, ... of sum c_i t^i, at most 8" },
+	{ "offset", K_NUM, FN(HARMONIC), NULL, "harmonic offset (default 0)" },
+	{ "amplitude", K_NUM, FN(HARMONIC), NULL, "harmonic amplitude" },
+	{ "omega", K_NUM, FN(HARMONIC), NULL, "harmonic angular frequency in rad/s" },
+	{ "phase", K_NUM, FN(HARMONIC), NULL, "harmonic phase in rad (default 0)" },
+	{ "from", K_NUM, FN(COSINE_RAMP), NULL, "ramp value before start" },
+	{ "to", K_NUM, FN(COSINE_RAMP), NULL, "ramp value after end" },
+	{ "start", K_NUM, FN(COSINE_RAMP), NULL, "ramp start time in s" },
+	{ "end", K_NUM, FN(COSINE_RAMP), NULL, "ramp end time in s, > start" },
+	{ "segments", K_LIST, FN(PIECEWISE), &seg_sect, "polynomial pieces" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect func_sect = { "function", func_keys };
+
+static const struct key_def driver_keys[] = {
+	{ "name", K_STR, 0, NULL, "unique driver name (required)" },
+	{ "joint", K_STR, 0, NULL, "name of the driven joint (required)" },
+	{ "kind", K_STR, 0, NULL, "rotation or translation (default from the joint type)" },
+	{ "relative", K_BOOL, 0, NULL, "function moves the joint from its t0 coordinate (default true)" },
+	{ "function", K_MAP, 0, &func_sect, "the prescribed coordinate as a function of time (required)" },
+	{ "repeat", K_MAP, 0, &repeat_sect, "instantiate the item once per index value" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect driver_sect = { "driver", driver_keys };
+
+static const struct key_def force_keys[] = {
+	{ "name", K_STR, 0, NULL, "unique force name (required)" },
+	{ "type", K_STR, 0, NULL, "tsda, rsda, force, torque or friction (required)" },
+	{ "body1", K_STR, F(TSDA), NULL, "first body (tsda)" },
+	{ "body2", K_STR, F(TSDA), NULL, "second body (tsda)" },
+	{ "body", K_STR, F(POINT) | F(TORQUE), NULL, "loaded body (force, torque)" },
+	{ "joint", K_STR, F(RSDA) | F(FRICTION), NULL, "joint (rsda: revolute or cylindrical; friction: translational)" },
+	{ "point1", K_VEC3, F(TSDA), NULL, "attachment on body1, body frame" },
+	{ "point2", K_VEC3, F(TSDA), NULL, "attachment on body2, body frame" },
+	{ "at1", K_VEC3, F(TSDA), NULL, "attachment on body1, global at t0" },
+	{ "at2", K_VEC3, F(TSDA), NULL, "attachment on body2, global at t0" },
+	{ "point", K_VEC3, F(POINT), NULL, "point of application, body frame (default 0)" },
+	{ "at", K_VEC3, F(POINT), NULL, "point of application, global at t0" },
+	{ "stiffness", K_NUM, F(TSDA) | F(RSDA), NULL, "N/m or N m/rad (default 0)" },
+	{ "damping", K_NUM, F(TSDA) | F(RSDA), NULL, "N s/m or N m s/rad (default 0)" },
+	{ "free_length", K_NUM, F(TSDA), NULL, "m (default: length at t0)" },
+	{ "free_angle", K_NUM, F(RSDA), NULL, "rad (default 0)" },
+	{ "actuator", K_MAP, F(TSDA) | F(RSDA), &func_sect, "actuator force or torque as a function of time" },
+	{ "vector", K_VEC3, F(POINT) | F(TORQUE), NULL, "force (N) or torque (N m) vector (required)" },
+	{ "frame", K_STR, F(POINT) | F(TORQUE), NULL, "frame of vector: global or body (default global)" },
+	{ "function", K_MAP, F(POINT) | F(TORQUE), &func_sect, "multiplier of vector as a function of time (default 1)" },
+	{ "mu", K_NUM, F(FRICTION), NULL, "Coulomb friction coefficient, >= 0 (required)" },
+	{ "velocity_threshold", K_NUM, F(FRICTION), NULL, "m/s, > 0 (default 1e-5)" },
+	{ "repeat", K_MAP, 0, &repeat_sect, "instantiate the item once per index value" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect force_sect = { "force", force_keys };
+
+static const struct key_def top_keys[] = {
+	{ "title", K_STR, 0, NULL, "free text" },
+	{ "seed", K_INT, 0, NULL, "seed of urand() in expressions, >= 0 (default 1)" },
+	{ "parameters", K_FREE, 0, NULL, "name: number or expression, evaluated in order" },
+	{ "gravity", K_VEC3, 0, NULL, "m/s^2, global (default [0, 0, -9.81])" },
+	{ "time", K_MAP, 0, &time_sect, "simulated interval (required)" },
+	{ "integrator", K_MAP, 0, &integ_sect, "integration scheme and its settings" },
+	{ "output", K_MAP, 0, &output_sect, "output sampling" },
+	{ "initial", K_MAP, 0, &initial_sect, "initial assembly" },
+	{ "bodies", K_LIST, 0, &body_sect, "rigid bodies" },
+	{ "joints", K_LIST, 0, &joint_sect, "kinematic joints" },
+	{ "drivers", K_LIST, 0, &driver_sect, "prescribed joint motions" },
+	{ "forces", K_LIST, 0, &force_sect, "force elements" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+const struct key_sect key_top = { "the deck", top_keys };
+
+const struct key_def *key_find(const struct key_sect *s, const char *name)
+{
+	for (const struct key_def *k = s->keys; k->name; k++)
+		if (strcmp(k->name, name) == 0)
+			return k;
+	return NULL;
+}
+
+const struct key_sect *key_sub(const struct key_sect *s, const char *name)
+{
+	const struct key_def *k = key_find(s, name);
+	return k ? k->sub : NULL;
+}
+
+/* Levenshtein distance, two rows; names are short. */
+static int edit_distance(const char *a, const char *b)
+{
+	int la = (int)strlen(a), lb = (int)strlen(b);
+	int *prev = calloc((size_t)lb + 1, sizeof(int));
+	int *cur = calloc((size_t)lb + 1, sizeof(int));
+	if (!prev || !cur) {
+		free(prev);
+		free(cur);
+		return la + lb;
+	}
+	for (int j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (int i = 1; i <= la; i++) {
+		cur[0] = i;
+		for (int j = 1; j <= lb; j++) {
+			int sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			int del = prev[j] + 1, ins = cur[j - 1] + 1;
+			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+		}
+		int *t = prev; prev = cur; cur = t;
+	}
+	int d = prev[lb];
+	free(prev);
+	free(cur);
+	return d;
+}
+
+void suggest_init(struct suggest *sg, const char *word)
+{
+	sg->word = word;
+	sg->best = NULL;
+	sg->dist = 0;
+}
+
+/* Accept distance <= max(2, len/3), but never a rewrite of most of a
+ * short word ("xy" is not a typo of "hi"). */
+void suggest_add(struct suggest *sg, const char *cand)
+{
+	int len = (int)strlen(sg->word);
+	int limit = len / 3 > 2 ? len / 3 : 2;
+	int d = edit_distance(sg->word, cand);
+	if (d == 0 || d > limit || 2 * d > len)
+		return;
+	if (!sg->best || d < sg->dist) {
+		sg->best = cand;
+		sg->dist = d;
+	}
+}
+
+const char *suggest_text(struct suggest *sg, char *buf, size_t size)
+{
+	if (sg->best)
+		snprintf(buf, size, " (did you mean '%s'?)", sg->best);
+	else
+		snprintf(buf, size, "%s", "");
+	return buf;
+}
+
+const char *key_suggest(const struct key_sect *s, const char *word, char *buf,
+			size_t size)
+{
+	struct suggest sg;
+	suggest_init(&sg, word);
+	for (const struct key_def *k = s->keys; k->name; k++)
+		suggest_add(&sg, k->name);
+	return suggest_text(&sg, buf, size);
+}
+
+void keys_print(FILE *f, const struct key_sect *s, const char *prefix)
+{
+	for (const struct key_def *k = s->keys; k->name; k++) {
+		char path[256];
+		snprintf(path, sizeof path, "%s%s", prefix, k->name);
+		if (k->type == K_MAP || k->type == K_LIST) {
+			char sub[260];
+			snprintf(sub, sizeof sub, "%s%s.", path,
+				 k->type == K_LIST ? "[]" : "");
+			keys_print(f, k->sub, sub);
+		} else if (k->type == K_FREE) {
+			fprintf(f, "%s.*\n", path);
+		} else {
+			fprintf(f, "%s\n", path);
+		}
+	}
+}

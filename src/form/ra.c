@@ -1,0 +1,518 @@
+/* ra.c - the absolute-coordinate formulation (ra.h). */
+#include "ra.h"
+#include "../util/vec.h"
+#include "../util/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const double I3[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+static const double Z3[3] = { 0, 0, 0 };
+
+static void inv3(double *B, const double *A)
+{
+	double det = A[0] * (A[4] * A[8] - A[5] * A[7]) -
+		     A[1] * (A[3] * A[8] - A[5] * A[6]) +
+		     A[2] * (A[3] * A[7] - A[4] * A[6]);
+	B[0] = (A[4] * A[8] - A[5] * A[7]) / det;
+	B[1] = (A[2] * A[7] - A[1] * A[8]) / det;
+	B[2] = (A[1] * A[5] - A[2] * A[4]) / det;
+	B[3] = (A[5] * A[6] - A[3] * A[8]) / det;
+	B[4] = (A[0] * A[8] - A[2] * A[6]) / det;
+	B[5] = (A[2] * A[3] - A[0] * A[5]) / det;
+	B[6] = (A[3] * A[7] - A[4] * A[6]) / det;
+	B[7] = (A[1] * A[6] - A[0] * A[7]) / det;
+	B[8] = (A[0] * A[4] - A[1] * A[3]) / det;
+}
+
+struct ra *ra_new(const struct model *m)
+{
+	struct ra *s = xcalloc(1, sizeof(*s));
+	s->m = m;
+	s->nb = m->nbodies;
+	s->nc = m->ncons;
+	s->ng = 6 * s->nb;
+	s->mass = xmalloc((size_t)s->nb * sizeof(double));
+	s->J = xmalloc((size_t)s->nb * 9 * sizeof(double));
+	s->Jinv = xmalloc((size_t)s->nb * 9 * sizeof(double));
+	for (int b = 0; b < s->nb; b++) {
+		s->mass[b] = m->bodies[b].mass;
+		memcpy(s->J + 9 * b, m->bodies[b].J, 9 * sizeof(double));
+		inv3(s->Jinv + 9 * b, m->bodies[b].J);
+	}
+	int nc = s->nc;
+	s->phi = xcalloc((size_t)nc + 1, sizeof(double));
+	s->nu = xcalloc((size_t)nc + 1, sizeof(double));
+	s->gamma = xcalloc((size_t)nc + 1, sizeof(double));
+	s->jac = xcalloc((size_t)nc * 12 + 1, sizeof(double));
+	s->bi = xmalloc(((size_t)nc + 1) * sizeof(int));
+	s->bj = xmalloc(((size_t)nc + 1) * sizeof(int));
+	for (int k = 0; k < nc; k++) {
+		s->bi[k] = m->prims[k].bi;
+		s->bj[k] = m->prims[k].bj;
+	}
+	s->has_ncforce = m->ndrivers > 0;
+	for (int i = 0; i < m->nforces; i++) {
+		const struct force *f = &m->forces[i];
+		if (f->type == FORCE_FRICTION)
+			s->needs_lambda = 1;
+		if (f->type == FORCE_POINT || f->type == FORCE_TORQUE ||
+		    f->type == FORCE_FRICTION || f->c != 0.0 || f->has_act)
+			s->has_ncforce = 1;
+	}
+	return s;
+}
+
+void ra_free(struct ra **ps)
+{
+	struct ra *s = *ps;
+	if (!s)
+		return;
+	free(s->mass);
+	free(s->J);
+	free(s->Jinv);
+	free(s->phi);
+	free(s->nu);
+	free(s->gamma);
+	free(s->jac);
+	free(s->bi);
+	free(s->bj);
+	free(s);
+	*ps = NULL;
+}
+
+void ra_state_init(const struct ra *s, struct ra_state *x)
+{
+	size_t n = (size_t)s->nb;
+	memset(x, 0, sizeof(*x));
+	x->r = xcalloc(3 * n + 1, sizeof(double));
+	x->A = xcalloc(9 * n + 1, sizeof(double));
+	x->v = xcalloc(3 * n + 1, sizeof(double));
+	x->w = xcalloc(3 * n + 1, sizeof(double));
+	x->a = xcalloc(3 * n + 1, sizeof(double));
+	x->wd = xcalloc(3 * n + 1, sizeof(double));
+	x->lam = xcalloc((size_t)s->nc + 1, sizeof(double));
+}
+
+void ra_state_release(struct ra_state *x)
+{
+	free(x->r);
+	free(x->A);
+	free(x->v);
+	free(x->w);
+	free(x->a);
+	free(x->wd);
+	free(x->lam);
+	memset(x, 0, sizeof(*x));
+}
+
+void ra_state_copy(const struct ra *s, struct ra_state *d, const struct ra_state *x)
+{
+	size_t n = (size_t)s->nb * sizeof(double);
+	d->t = x->t;
+	memcpy(d->r, x->r, 3 * n);
+	memcpy(d->A, x->A, 9 * n);
+	memcpy(d->v, x->v, 3 * n);
+	memcpy(d->w, x->w, 3 * n);
+	memcpy(d->a, x->a, 3 * n);
+	memcpy(d->wd, x->wd, 3 * n);
+	memcpy(d->lam, x->lam, (size_t)s->nc * sizeof(double));
+}
+
+void ra_state_from_model(const struct ra *s, struct ra_state *x, double t0)
+{
+	x->t = t0;
+	for (int b = 0; b < s->nb; b++) {
+		const struct body *B = &s->m->bodies[b];
+		v3_copy(x->r + 3 * b, B->r0);
+		memcpy(x->A + 9 * b, B->A0, 9 * sizeof(double));
+		v3_copy(x->v + 3 * b, B->v0);
+		v3_copy(x->w + 3 * b, B->w0);
+	}
+	memset(x->a, 0, 3 * (size_t)s->nb * sizeof(double));
+	memset(x->wd, 0, 3 * (size_t)s->nb * sizeof(double));
+	memset(x->lam, 0, (size_t)s->nc * sizeof(double));
+}
+
+void ra_bstate(const struct ra_state *x, int b, struct bstate *bs)
+{
+	if (b < 0) {
+		bs->r = Z3;
+		bs->A = I3;
+		bs->v = Z3;
+		bs->w = Z3;
+		return;
+	}
+	bs->r = x->r + 3 * b;
+	bs->A = x->A + 9 * b;
+	bs->v = x->v + 3 * b;
+	bs->w = x->w + 3 * b;
+}
+
+void ra_eval(struct ra *s, const struct ra_state *x, double t, unsigned what)
+{
+	const struct prim *P = s->m->prims;
+	for (int k = 0; k < s->nc; k++) {
+		struct bstate bi, bj;
+		struct prim_out o;
+		ra_bstate(x, P[k].bi, &bi);
+		ra_bstate(x, P[k].bj, &bj);
+		prim_eval(&P[k], &bi, &bj, t, what, &o);
+		s->phi[k] = o.phi;
+		s->nu[k] = o.nu;
+		s->gamma[k] = o.gamma;
+		if (what & PRIM_JAC)
+			memcpy(s->jac + 12 * k, o.J, 12 * sizeof(double));
+	}
+}
+
+void ra_jac_mul(const struct ra *s, const double *g, double *y)
+{
+	for (int k = 0; k < s->nc; k++) {
+		const double *J = s->jac + 12 * k;
+		double acc = 0.0;
+		if (s->bi[k] >= 0) {
+			const double *gi = g + 6 * s->bi[k];
+			for (int c = 0; c < 6; c++)
+				acc += J[c] * gi[c];
+		}
+		if (s->bj[k] >= 0) {
+			const double *gj = g + 6 * s->bj[k];
+			for (int c = 0; c < 6; c++)
+				acc += J[6 + c] * gj[c];
+		}
+		y[k] = acc;
+	}
+}
+
+void ra_jac_tmul(const struct ra *s, const double *l, double *y)
+{
+	memset(y, 0, (size_t)s->ng * sizeof(double));
+	for (int k = 0; k < s->nc; k++) {
+		const double *J = s->jac + 12 * k;
+		if (s->bi[k] >= 0) {
+			double *yi = y + 6 * s->bi[k];
+			for (int c = 0; c < 6; c++)
+				yi[c] += J[c] * l[k];
+		}
+		if (s->bj[k] >= 0) {
+			double *yj = y + 6 * s->bj[k];
+			for (int c = 0; c < 6; c++)
+				yj[c] += J[6 + c] * l[k];
+		}
+	}
+}
+
+void ra_rotate(const struct ra *s, double *A, const double *g)
+{
+	for (int b = 0; b < s->nb; b++) {
+		double R[9], T[9];
+		so3_exp(R, g + 6 * b + 3);
+		m3_mul(T, A + 9 * b, R);
+		memcpy(A + 9 * b, T, sizeof(T));
+	}
+}
+
+/* ---- applied forces ---- */
+
+/* Global position and velocity of body point s (body frame) */
+static void point_kin(const struct bstate *b, const double *s, double *p,
+		      double *pv, double *sg)
+{
+	double ws[3];
+	m3_mulv(sg, b->A, s);
+	v3_add(p, b->r, sg);
+	v3_cross(ws, b->w, s);
+	m3_mulv(pv, b->A, ws);
+	v3_add(pv, pv, b->v);
+}
+
+/* Add force Fg (global) acting at body point s of body b to F. */
+static void add_point_force(const struct ra_state *x, int b, const double *s,
+			    const double *Fg, double *F)
+{
+	if (b < 0)
+		return;
+	double Fb[3], n[3];
+	v3_add(F + 6 * b, F + 6 * b, Fg);
+	m3_tmulv(Fb, x->A + 9 * b, Fg);
+	v3_cross(n, s, Fb);
+	v3_add(F + 6 * b + 3, F + 6 * b + 3, n);
+}
+
+/* Add torque Tg (global) to body b. */
+static void add_torque(const struct ra_state *x, int b, const double *Tg, double *F)
+{
+	if (b < 0)
+		return;
+	double Tb[3];
+	m3_tmulv(Tb, x->A + 9 * b, Tg);
+	v3_add(F + 6 * b + 3, F + 6 * b + 3, Tb);
+}
+
+static double act(const struct force *f, double t)
+{
+	double g[3];
+	if (!f->has_act)
+		return 0.0;
+	func_eval(&f->act, t, g);
+	return g[0];
+}
+
+/* TSDA kinematics: unit direction i->j, length, length rate, points */
+struct tsda_kin {
+	double u[3], l, ld;
+};
+
+static void tsda_kin(const struct ra_state *x, const struct force *f, struct tsda_kin *k)
+{
+	struct bstate bi, bj;
+	double pi[3], pj[3], vi[3], vj[3], sg[3], d[3], dv[3];
+	ra_bstate(x, f->body[0], &bi);
+	ra_bstate(x, f->body[1], &bj);
+	point_kin(&bi, f->s[0], pi, vi, sg);
+	point_kin(&bj, f->s[1], pj, vj, sg);
+	v3_sub(d, pj, pi);
+	v3_sub(dv, vj, vi);
+	k->l = v3_norm(d);
+	if (k->l > 0)
+		v3_scale(k->u, 1.0 / k->l, d);
+	else
+		v3_set(k->u, 0, 0, 0);
+	k->ld = v3_dot(k->u, dv);
+}
+
+/* Revolute/cylindrical joint angle (wrapped), rate, and global axis */
+static double rsda_kin(const struct ra *s, const struct ra_state *x,
+		       const struct joint *j, double *rate, double *z)
+{
+	struct bstate b0, b1;
+	ra_bstate(x, j->body[0], &b0);
+	ra_bstate(x, j->body[1], &b1);
+	double zb[3] = { j->F[0][2], j->F[0][5], j->F[0][8] }, w0[3], w1[3];
+	m3_mulv(z, b0.A, zb);
+	m3_mulv(w0, b0.A, b0.w);
+	m3_mulv(w1, b1.A, b1.w);
+	*rate = v3_dot(z, w1) - v3_dot(z, w0);
+	(void)s;
+	return joint_coordinate(j, DRIVER_ROTATION, b0.r, b0.A, b1.r, b1.A);
+}
+
+static double wrap(double a)
+{
+	return a - 2.0 * M_PI * floor((a + M_PI) / (2.0 * M_PI));
+}
+
+/* Friction: normal force from multipliers of the joint's rows. Returns the
+ * force magnitude along the axis on body 1 (signed) and v_rel. */
+static double friction_force(const struct ra *s, const struct ra_state *x,
+			     const struct force *f, const double *lam,
+			     double *z, double *vrel)
+{
+	const struct model *m = s->m;
+	const struct joint *j = &m->joints[f->joint];
+	struct bstate b0, b1;
+	ra_bstate(x, j->body[0], &b0);
+	ra_bstate(x, j->body[1], &b1);
+	double zb[3] = { j->F[0][2], j->F[0][5], j->F[0][8] };
+	double p0[3], v0[3], p1[3], v1[3], sg[3], Fn[3] = { 0, 0, 0 };
+	m3_mulv(z, b0.A, zb);
+	point_kin(&b0, j->s[0], p0, v0, sg);
+	point_kin(&b1, j->s[1], p1, v1, sg);
+	*vrel = v3_dot(z, v1) - v3_dot(z, v0);
+	if (!lam || fabs(*vrel) < f->v_eps)
+		return 0.0;
+	for (int k = j->row0; k < j->row0 + j->nrows; k++) {
+		struct prim_out o;
+		prim_eval(&m->prims[k], &b0, &b1, x->t, PRIM_JAC, &o);
+		v3_axpy(Fn, -lam[k], o.J[2]);
+	}
+	v3_axpy(Fn, -v3_dot(Fn, z), z);
+	double N = v3_norm(Fn);
+	return -f->mu * N * (*vrel > 0 ? 1.0 : -1.0);
+}
+
+void ra_forces(const struct ra *s, const struct ra_state *x, double t,
+	       const double *lam, double *F)
+{
+	const struct model *m = s->m;
+	for (int b = 0; b < s->nb; b++) {
+		double *Fb = F + 6 * b;
+		v3_scale(Fb, s->mass[b], m->gravity);
+		v3_set(Fb + 3, 0, 0, 0);
+	}
+	for (int i = 0; i < m->nforces; i++) {
+		const struct force *f = &m->forces[i];
+		double G[3], z[3], rate, mag, vrel;
+		switch (f->type) {
+		case FORCE_TSDA: {
+			struct tsda_kin k;
+			tsda_kin(x, f, &k);
+			mag = f->k * (k.l - f->l0) + f->c * k.ld + act(f, t);
+			v3_scale(G, mag, k.u);
+			add_point_force(x, f->body[0], f->s[0], G, F);
+			v3_scale(G, -mag, k.u);
+			add_point_force(x, f->body[1], f->s[1], G, F);
+			break;
+		}
+		case FORCE_RSDA: {
+			const struct joint *j = &m->joints[f->joint];
+			double phi = rsda_kin(s, x, j, &rate, z);
+			mag = f->k * wrap(phi - f->l0) + f->c * rate + act(f, t);
+			v3_scale(G, -mag, z);
+			add_torque(x, j->body[1], G, F);
+			v3_scale(G, mag, z);
+			add_torque(x, j->body[0], G, F);
+			break;
+		}
+		case FORCE_POINT:
+		case FORCE_TORQUE: {
+			int b = f->body[0];
+			double g = act(f, t);
+			if (b < 0)
+				break;
+			if (f->body_frame)
+				m3_mulv(G, x->A + 9 * b, f->vec);
+			else
+				v3_copy(G, f->vec);
+			v3_scale(G, g, G);
+			if (f->type == FORCE_POINT)
+				add_point_force(x, b, f->s[0], G, F);
+			else
+				add_torque(x, b, G, F);
+			break;
+		}
+		case FORCE_FRICTION: {
+			const struct joint *j = &m->joints[f->joint];
+			mag = friction_force(s, x, f, lam, z, &vrel);
+			v3_scale(G, mag, z);
+			add_point_force(x, j->body[1], j->s[1], G, F);
+			v3_scale(G, -mag, z);
+			add_point_force(x, j->body[0], j->s[0], G, F);
+			break;
+		}
+		default:
+			break;
+		}
+	}
+}
+
+void ra_energy(const struct ra *s, const struct ra_state *x, double *kin, double *pot)
+{
+	const struct model *m = s->m;
+	double K = 0.0, V = 0.0;
+	for (int b = 0; b < s->nb; b++) {
+		double Jw[3];
+		const double *w = x->w + 3 * b;
+		m3_mulv(Jw, s->J + 9 * b, w);
+		K += 0.5 * (s->mass[b] * v3_dot(x->v + 3 * b, x->v + 3 * b) + v3_dot(w, Jw));
+		V -= s->mass[b] * v3_dot(m->gravity, x->r + 3 * b);
+	}
+	for (int i = 0; i < m->nforces; i++) {
+		const struct force *f = &m->forces[i];
+		if (f->type == FORCE_TSDA && f->k != 0.0) {
+			struct tsda_kin k;
+			tsda_kin(x, f, &k);
+			V += 0.5 * f->k * (k.l - f->l0) * (k.l - f->l0);
+		} else if (f->type == FORCE_RSDA && f->k != 0.0) {
+			double rate, z[3];
+			double e = wrap(rsda_kin(s, x, &m->joints[f->joint], &rate, z) - f->l0);
+			V += 0.5 * f->k * e * e;
+		}
+	}
+	*kin = K;
+	*pot = V;
+}
+
+/* Power of the driver rows' constraint forces, -lam_k (Phi_q,k qdot) */
+static double driver_power(const struct ra *s, const struct ra_state *x)
+{
+	const struct model *m = s->m;
+	double P = 0.0;
+	for (int i = 0; i < m->ndrivers; i++) {
+		int k = m->drivers[i].row0;
+		const struct prim *p = &m->prims[k];
+		struct bstate bi, bj;
+		struct prim_out o;
+		ra_bstate(x, p->bi, &bi);
+		ra_bstate(x, p->bj, &bj);
+		prim_eval(p, &bi, &bj, x->t, PRIM_JAC, &o);
+		double qd = v3_dot(o.J[0], bi.v) + v3_dot(o.J[1], bi.w) +
+			    v3_dot(o.J[2], bj.v) + v3_dot(o.J[3], bj.w);
+		P -= x->lam[k] * qd;
+	}
+	return P;
+}
+
+double ra_ncpower(struct ra *s, const struct ra_state *x)
+{
+	const struct model *m = s->m;
+	double P = driver_power(s, x);
+	for (int i = 0; i < m->nforces; i++) {
+		const struct force *f = &m->forces[i];
+		double z[3], rate, vrel, G[3];
+		switch (f->type) {
+		case FORCE_TSDA: {
+			struct tsda_kin k;
+			tsda_kin(x, f, &k);
+			P -= (f->c * k.ld + act(f, x->t)) * k.ld;
+			break;
+		}
+		case FORCE_RSDA:
+			rsda_kin(s, x, &m->joints[f->joint], &rate, z);
+			P -= (f->c * rate + act(f, x->t)) * rate;
+			break;
+		case FORCE_POINT:
+		case FORCE_TORQUE: {
+			int b = f->body[0];
+			if (b < 0)
+				break;
+			struct bstate bs;
+			double p[3], pv[3], sg[3], wg[3];
+			ra_bstate(x, b, &bs);
+			if (f->body_frame)
+				m3_mulv(G, bs.A, f->vec);
+			else
+				v3_copy(G, f->vec);
+			v3_scale(G, act(f, x->t), G);
+			if (f->type == FORCE_POINT) {
+				point_kin(&bs, f->s[0], p, pv, sg);
+				P += v3_dot(G, pv);
+			} else {
+				m3_mulv(wg, bs.A, bs.w);
+				P += v3_dot(G, wg);
+			}
+			break;
+		}
+		case FORCE_FRICTION:
+			P += friction_force(s, x, f, x->lam, z, &vrel) * vrel;
+			break;
+		default:
+			break;
+		}
+	}
+	return P;
+}
+
+void ra_reaction(const struct ra *s, const struct ra_state *x, int row0, int n,
+		 const double *s1, double F[3], double C[3])
+{
+	double Tb[3] = { 0, 0, 0 }, T[3], sg[3], sxF[3];
+	int b = -1;
+	v3_set(F, 0, 0, 0);
+	for (int k = row0; k < row0 + n; k++) {
+		const double *J = s->jac + 12 * k;
+		v3_axpy(F, -x->lam[k], J + 6);
+		v3_axpy(Tb, -x->lam[k], J + 9);
+		b = s->bj[k];
+	}
+	if (b < 0) {
+		v3_set(C, 0, 0, 0);
+		return;
+	}
+	m3_mulv(T, x->A + 9 * b, Tb);
+	m3_mulv(sg, x->A + 9 * b, s1);
+	v3_cross(sxF, sg, F);
+	v3_sub(C, T, sxF);
+}

@@ -1,0 +1,80 @@
+/* ra.h - the absolute-coordinate formulation "ra" (000 §2).
+ *
+ * Coordinates per body: centroid r (global), rotation A (body -> global),
+ * velocity v = r-dot (global), angular velocity w (body frame).  A
+ * generalized vector (force, correction, acceleration) has 6 entries per
+ * body: [0..2] translational (global), [3..5] rotational (body frame).
+ * Equations of motion (000 eq. 2):
+ *   M r-ddot + Phi_r^T lambda = f,   J w-dot + Pi^T lambda = n - w~ J w,
+ *   Phi(r, A, t) = 0.
+ */
+#ifndef MBSIM_RA_H
+#define MBSIM_RA_H
+
+#include "../model/model.h"
+#include "../model/prim.h"
+
+struct ra_state {
+	double t;
+	double *r, *A, *v, *w;	/* 3n, 9n, 3n, 3n */
+	double *a, *wd;		/* accelerations: 3n global, 3n body frame */
+	double *lam;		/* nc multipliers */
+};
+
+/* The compiled system: sizes, mass data, and constraint work arrays. */
+struct ra {
+	const struct model *m;
+	int nb, nc, ng;		/* bodies, constraint rows, 6 nb */
+	double *mass;		/* nb */
+	double *J, *Jinv;	/* 9 nb each */
+	/* constraint evaluation (ra_eval): */
+	double *phi, *nu, *gamma;	/* nc */
+	double *jac;		/* nc x 12: d phi_k / d(r_i, th_i, r_j, th_j) */
+	int *bi, *bj;		/* nc: body of each row side (-1 ground) */
+	int has_ncforce;	/* model has nonconservative loads or drivers */
+	int needs_lambda;	/* a force depends on multipliers (friction) */
+};
+
+struct ra *ra_new(const struct model *m);
+void ra_free(struct ra **s);
+
+void ra_state_init(const struct ra *s, struct ra_state *x);	/* allocate, zero */
+void ra_state_release(struct ra_state *x);
+void ra_state_copy(const struct ra *s, struct ra_state *dst, const struct ra_state *src);
+/* Initial state from the model (t0, r0, A0, v0, w0; a = wd = lam = 0). */
+void ra_state_from_model(const struct ra *s, struct ra_state *x, double t0);
+
+/* Evaluate constraint quantities (mask of PRIM_*) at x into s->phi, jac,
+ * nu, gamma. */
+void ra_eval(struct ra *s, const struct ra_state *x, double t, unsigned what);
+
+/* y = Phi_q g (g generalized, y nc); y = Phi_q^T l (y generalized). */
+void ra_jac_mul(const struct ra *s, const double *g, double *y);
+void ra_jac_tmul(const struct ra *s, const double *l, double *y);
+
+/* Applied generalized forces at x, time t: gravity, elements, loads,
+ * friction (from multipliers lam, may be NULL).  Rotational part is the
+ * applied torque n in the body frame (without the gyroscopic term). */
+void ra_forces(const struct ra *s, const struct ra_state *x, double t,
+	       const double *lam, double *F);
+
+/* Energies at x: kinetic and potential (gravity relative to r = 0, springs). */
+void ra_energy(const struct ra *s, const struct ra_state *x, double *kin, double *pot);
+/* Power of nonconservative loads (dampers, actuators, friction, loads,
+ * drivers through their multipliers x->lam) at x. */
+double ra_ncpower(struct ra *s, const struct ra_state *x);
+
+/* Update of rotations on the manifold: A <- A exp(th~) per body, where th
+ * is the rotational part of a generalized vector. */
+void ra_rotate(const struct ra *s, double *A, const double *g);
+
+/* Reaction of constraint rows [row0, row0 + n) on body side 1 (body j)
+ * at x: force (global), couple about the marker point s1 (global).
+ * Requires ra_eval(.., PRIM_JAC) at x. */
+void ra_reaction(const struct ra *s, const struct ra_state *x, int row0, int n,
+		 const double *s1, double F[3], double C[3]);
+
+/* bstate views of body b (ground for b < 0). */
+void ra_bstate(const struct ra_state *x, int b, struct bstate *bs);
+
+#endif

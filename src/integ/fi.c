@@ -1,0 +1,139 @@
+/* fi.c - the fully-implicit family (000 §2.3, backward Euler, eqs. 13-14).
+ *
+ * Unknowns: accelerations a = (r-ddot, w-dot)_{n+1} and lambda_{n+1}.
+ * Positions and velocities follow from eq. 14:
+ *   v = v_n + h r-ddot, w = w_n + h w-dot, r = r_n + h v, A = A_n exp(h w~).
+ * Residual (eq. 13, constraints scaled by 1/h^2):
+ *   e1 = M r-ddot + Phi_r^T lambda - f,  e2 = J w-dot + Pi^T lambda - n + w~ J w,
+ *   e3 = Phi / h^2.
+ * Iteration matrix: [[M, 0, Phi_r^T], [0, J + h (w~ J - (J w)~), Pi^T],
+ * [Phi_r, Pi, 0]]; the Jacobians of the reaction forces Phi_q^T lambda
+ * and of the applied forces are dropped (000 §2.3).  The matrix is formed
+ * at the first iteration of a step and again only when the iteration
+ * contracts slowly (rate > 1/4), as a modified Newton method.  The stop
+ * test is the one of the half-implicit scheme in position units:
+ * ||h^2 (da, dlambda)||_2 < tolerance (000 §3.1 uses 1e-10/h^2 on (da, dlambda)).
+ */
+#include "integ.h"
+#include "../util/vec.h"
+
+#include <math.h>
+#include <string.h>
+
+/* y from x and accelerations g (generalized) */
+static void advance(const struct ra *s, const struct ra_state *x, struct ra_state *y,
+		    const double *g, double h)
+{
+	for (int b = 0; b < s->nb; b++) {
+		double R[9], th[3];
+		for (int c = 0; c < 3; c++) {
+			y->v[3 * b + c] = x->v[3 * b + c] + h * g[6 * b + c];
+			y->r[3 * b + c] = x->r[3 * b + c] + h * y->v[3 * b + c];
+			y->w[3 * b + c] = x->w[3 * b + c] + h * g[6 * b + 3 + c];
+			th[c] = h * y->w[3 * b + c];
+		}
+		so3_exp(R, th);
+		m3_mul(y->A + 9 * b, x->A + 9 * b, R);
+	}
+}
+
+/* W = diag(m I, J + h (w~ J - (J w)~)) at y */
+static void gyro_blocks(struct integ *it, const struct ra_state *y, double h)
+{
+	const struct ra *s = it->sys;
+	integ_mass_blocks(it);
+	for (int b = 0; b < s->nb; b++) {
+		const double *w = y->w + 3 * b, *J = s->J + 9 * b;
+		double Jw[3], W1[9], W2[9], T[9];
+		m3_mulv(Jw, J, w);
+		m3_skew(W1, w);
+		m3_mul(T, W1, J);
+		m3_skew(W2, Jw);
+		for (int e = 0; e < 9; e++)
+			it->W[18 * b + 9 + e] += h * (T[e] - W2[e]);
+	}
+}
+
+int fi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
+{
+	struct ra *s = it->sys;
+	int nb = s->nb, nc = s->nc, ng = s->ng;
+	double *g = it->g, *lam = it->lam, *F = it->F, *e = it->rhs, h2 = h * h;
+	double tn1 = x->t + h, prev = 0.0;
+	int refactor = 1, it_n = 0, ok = 0;
+
+	/* predictor: accelerations and multipliers of t_n */
+	for (int b = 0; b < nb; b++) {
+		v3_copy(g + 6 * b, x->a + 3 * b);
+		v3_copy(g + 6 * b + 3, x->wd + 3 * b);
+	}
+	memcpy(lam, x->lam, (size_t)nc * sizeof(double));
+	y->t = tn1;
+
+	while (it_n < it->maxit) {
+		advance(s, x, y, g, h);
+		ra_eval(s, y, tn1, PRIM_PHI | PRIM_JAC);
+		ra_forces(s, y, tn1, x->lam, F);
+		integ_gyro(s, y, F);
+		/* -e1, -e2 */
+		ra_jac_tmul(s, lam, e);
+		for (int b = 0; b < nb; b++) {
+			double Jwd[3];
+			m3_mulv(Jwd, s->J + 9 * b, g + 6 * b + 3);
+			for (int c = 0; c < 3; c++) {
+				e[6 * b + c] = F[6 * b + c] - e[6 * b + c] -
+					       s->mass[b] * g[6 * b + c];
+				e[6 * b + 3 + c] = F[6 * b + 3 + c] - e[6 * b + 3 + c] - Jwd[c];
+			}
+		}
+		for (int k = 0; k < nc; k++)
+			it->dl[k] = -s->phi[k] / h2;
+		if (refactor) {
+			gyro_blocks(it, y, h);
+			if (kkt_factor(it->kkt, it->W, s->jac)) {
+				it->bad_row = kkt_bad_row(it->kkt);
+				it->iters = it_n;
+				return INTEG_SINGULAR;
+			}
+			it->factorizations++;
+			refactor = 0;
+		}
+		double *dl = it->zero + ng;	/* scratch for dlambda */
+		kkt_solve(it->kkt, e, it->dl, it->dg, dl);
+		for (int i = 0; i < ng; i++)
+			g[i] += it->dg[i];
+		for (int k = 0; k < nc; k++)
+			lam[k] += dl[k];
+		it_n++;
+		double nrm = h2 * integ_norm2(it->dg, ng, dl, nc);
+		it->last_norm = nrm;
+		if (!isfinite(nrm)) {
+			integ_note_worst(it);
+			it->iters = it_n;
+			memset(it->zero, 0, (size_t)(ng + nc) * sizeof(double));
+			return INTEG_NONFINITE;
+		}
+		if (nrm < it->tol) {
+			ok = 1;
+			break;
+		}
+		if (it_n > 1 && nrm > 0.25 * prev)
+			refactor = 1;
+		prev = nrm;
+	}
+	memset(it->zero, 0, (size_t)(ng + nc) * sizeof(double));
+	it->iters = it_n;
+	it->total_iters += it_n;
+	if (!ok) {
+		integ_note_worst(it);
+		return INTEG_NEWTON_FAIL;
+	}
+	advance(s, x, y, g, h);
+	for (int b = 0; b < nb; b++) {
+		v3_copy(y->a + 3 * b, g + 6 * b);
+		v3_copy(y->wd + 3 * b, g + 6 * b + 3);
+	}
+	memcpy(y->lam, lam, (size_t)nc * sizeof(double));
+	it->steps++;
+	return INTEG_OK;
+}

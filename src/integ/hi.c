@@ -1,0 +1,121 @@
+/* hi.c - the half-implicit family (000 §2.2).
+ *
+ * Symplectic Euler on the index-3 DAE: velocities explicit (eqs. 4a-b),
+ * positions implicit (4c-d).  Unknowns r_{n+1}, theta_{n+1} = h w_{n+1},
+ * lambda-hat = h^2 lambda_n (eq. 6).  Eqs. 5a-b are linear in them:
+ *
+ *   r_{n+1} = r_n + h v_n + h^2 M^-1 f_n - M^-1 Phi_r,n^T lambda-hat
+ *   theta   = h w_n + h^2 J^-1 (n_n - w~ J w) - J^-1 Pi_n^T lambda-hat
+ *
+ * so with the quasi-Newton matrix of eq. 12 (Jacobians at t_n, formed and
+ * factored once per step) e1 = e2 = 0 after every update, and the
+ * iteration reduces to  S dlambda = Phi(r, A exp(theta~), t_{n+1}),
+ * dq = -W^-1 P^T dlambda  (the kkt solve with a zero right side on top).
+ * Stop when ||(dq, dlambda-hat)||_2 < tolerance (000 §2.2).
+ */
+#include "integ.h"
+#include "../util/vec.h"
+
+#include <math.h>
+#include <string.h>
+
+/* y positions from x and the generalized displacement g */
+static void place(const struct ra *s, const struct ra_state *x, struct ra_state *y,
+		  const double *g)
+{
+	for (int b = 0; b < s->nb; b++) {
+		double R[9];
+		v3_add(y->r + 3 * b, x->r + 3 * b, g + 6 * b);
+		so3_exp(R, g + 6 * b + 3);
+		m3_mul(y->A + 9 * b, x->A + 9 * b, R);
+	}
+}
+
+int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
+{
+	struct ra *s = it->sys;
+	int nb = s->nb, nc = s->nc, ng = s->ng;
+	double *g = it->g, *lh = it->lam, *F = it->F, h2 = h * h;
+
+	/* eq. 12: quasi-Newton matrix at t_n, once per step */
+	ra_eval(s, x, x->t, PRIM_JAC);
+	integ_mass_blocks(it);
+	if (kkt_factor(it->kkt, it->W, s->jac)) {
+		it->bad_row = kkt_bad_row(it->kkt);
+		return INTEG_SINGULAR;
+	}
+	it->factorizations++;
+
+	/* eq. 7: forces at t_n (friction from the last multipliers) */
+	ra_forces(s, x, x->t, x->lam, F);
+	integ_gyro(s, x, F);
+
+	/* start from the last multipliers: g = g0 - W^-1 P^T lambda-hat */
+	for (int k = 0; k < nc; k++)
+		lh[k] = h2 * x->lam[k];
+	ra_jac_tmul(s, lh, it->rhs);
+	for (int b = 0; b < nb; b++) {
+		const double *Fb = F + 6 * b, *Pl = it->rhs + 6 * b;
+		double t[3], u[3];
+		for (int c = 0; c < 3; c++)
+			g[6 * b + c] = h * x->v[3 * b + c] +
+				       (h2 * Fb[c] - Pl[c]) / s->mass[b];
+		for (int c = 0; c < 3; c++)
+			t[c] = h2 * Fb[3 + c] - Pl[3 + c];
+		m3_mulv(u, s->Jinv + 9 * b, t);
+		for (int c = 0; c < 3; c++)
+			g[6 * b + 3 + c] = h * x->w[3 * b + c] + u[c];
+	}
+
+	double tn1 = x->t + h;
+	int it_n = 0, ok = 0;
+	while (it_n < it->maxit) {
+		place(s, x, y, g);
+		ra_eval(s, y, tn1, PRIM_PHI);
+		for (int k = 0; k < nc; k++)
+			it->dl[k] = -s->phi[k];
+		kkt_solve(it->kkt, it->zero, it->dl, it->dg, it->rhs);
+		/* kkt_solve gave dq = -W^-1 P^T y with S y = Phi: y is dlambda */
+		for (int i = 0; i < ng; i++)
+			g[i] += it->dg[i];
+		for (int k = 0; k < nc; k++)
+			lh[k] += it->rhs[k];
+		it_n++;
+		it->last_norm = integ_norm2(it->dg, ng, it->rhs, nc);
+		if (!isfinite(it->last_norm)) {
+			integ_note_worst(it);
+			it->iters = it_n;
+			return INTEG_NONFINITE;
+		}
+		if (it->last_norm < it->tol) {
+			ok = 1;
+			break;
+		}
+	}
+	it->iters = it_n;
+	it->total_iters += it_n;
+	if (!ok) {
+		integ_note_worst(it);
+		return INTEG_NEWTON_FAIL;
+	}
+	place(s, x, y, g);
+
+	/* eqs. 4a-b backwards: v_{n+1}, w_{n+1}, then accelerations at t_n */
+	y->t = tn1;
+	for (int b = 0; b < nb; b++)
+		for (int c = 0; c < 3; c++) {
+			double vn1 = g[6 * b + c] / h, wn1 = g[6 * b + 3 + c] / h;
+			x->a[3 * b + c] = (vn1 - x->v[3 * b + c]) / h;
+			x->wd[3 * b + c] = (wn1 - x->w[3 * b + c]) / h;
+			y->v[3 * b + c] = vn1;
+			y->w[3 * b + c] = wn1;
+		}
+	for (int k = 0; k < nc; k++) {
+		x->lam[k] = lh[k] / h2;
+		y->lam[k] = x->lam[k];	/* guess for the next step */
+	}
+	memcpy(y->a, x->a, 3 * (size_t)nb * sizeof(double));
+	memcpy(y->wd, x->wd, 3 * (size_t)nb * sizeof(double));
+	it->steps++;
+	return INTEG_OK;
+}

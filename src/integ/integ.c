@@ -1,0 +1,134 @@
+/* integ.c - what every integration family shares: set-up, the index-1
+ * acceleration solve, mass blocks, failure detail. */
+#include "integ.h"
+#include "../util/vec.h"
+#include "../util/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static enum kkt_mode solver_mode(const char *name)
+{
+	if (strcmp(name, "umfpack") == 0)
+		return KKT_FULL;
+	return KKT_AUTO;	/* "auto" and "schur" */
+}
+
+struct integ *integ_new(const struct integ_info *info, struct ra *sys,
+			const struct sim_options *o, struct diag *d)
+{
+	struct integ *it = xcalloc(1, sizeof(*it));
+	int ng = sys->ng, nc = sys->nc;
+	it->info = info;
+	it->sys = sys;
+	it->tol = o->tolerance;
+	it->maxit = o->max_iterations;
+	it->kkt = kkt_new(sys->nb, nc, sys->bi, sys->bj, solver_mode(o->linear_solver));
+	it->W = xcalloc((size_t)sys->nb * 18 + 1, sizeof(double));
+	it->g = xcalloc((size_t)ng + 1, sizeof(double));
+	it->dg = xcalloc((size_t)ng + 1, sizeof(double));
+	it->F = xcalloc((size_t)ng + 1, sizeof(double));
+	it->rhs = xcalloc((size_t)ng + 1, sizeof(double));
+	it->zero = xcalloc((size_t)ng + nc + 1, sizeof(double));
+	it->dl = xcalloc((size_t)nc + 1, sizeof(double));
+	it->lam = xcalloc((size_t)nc + 1, sizeof(double));
+	it->bad_row = -1;
+	(void)d;
+	return it;
+}
+
+void integ_free(struct integ **pit)
+{
+	struct integ *it = *pit;
+	if (!it)
+		return;
+	kkt_free(&it->kkt);
+	free(it->W);
+	free(it->g);
+	free(it->dg);
+	free(it->F);
+	free(it->rhs);
+	free(it->zero);
+	free(it->dl);
+	free(it->lam);
+	free(it);
+	*pit = NULL;
+}
+
+void integ_mass_blocks(struct integ *it)
+{
+	const struct ra *s = it->sys;
+	for (int b = 0; b < s->nb; b++) {
+		double *W = it->W + 18 * b;
+		memset(W, 0, 9 * sizeof(double));
+		W[0] = W[4] = W[8] = s->mass[b];
+		memcpy(W + 9, s->J + 9 * b, 9 * sizeof(double));
+	}
+}
+
+void integ_gyro(const struct ra *s, const struct ra_state *x, double *F)
+{
+	for (int b = 0; b < s->nb; b++) {
+		double Jw[3], g[3];
+		const double *w = x->w + 3 * b;
+		m3_mulv(Jw, s->J + 9 * b, w);
+		v3_cross(g, w, Jw);
+		v3_sub(F + 6 * b + 3, F + 6 * b + 3, g);
+	}
+}
+
+void integ_note_worst(struct integ *it)
+{
+	const struct ra *s = it->sys;
+	it->bad_row = -1;
+	it->bad_value = 0.0;
+	for (int k = 0; k < s->nc; k++)
+		if (!(fabs(s->phi[k]) <= fabs(it->bad_value))) {
+			it->bad_value = s->phi[k];
+			it->bad_row = k;
+		}
+}
+
+double integ_norm2(const double *a, int n, const double *b, int m)
+{
+	double s = 0.0;
+	for (int i = 0; i < n; i++)
+		s += a[i] * a[i];
+	for (int i = 0; i < m; i++)
+		s += b[i] * b[i];
+	return sqrt(s);
+}
+
+int integ_accel(struct integ *it, struct ra_state *x)
+{
+	struct ra *s = it->sys;
+	ra_eval(s, x, x->t, PRIM_JAC | PRIM_GAMMA);
+	integ_mass_blocks(it);
+	int rc = kkt_factor(it->kkt, it->W, s->jac);
+	it->factorizations++;
+	if (rc) {
+		it->bad_row = kkt_bad_row(it->kkt);
+		return INTEG_SINGULAR;
+	}
+	ra_forces(s, x, x->t, x->lam, it->F);
+	integ_gyro(s, x, it->F);
+	kkt_solve(it->kkt, it->F, s->gamma, it->g, x->lam);
+	for (int b = 0; b < s->nb; b++) {
+		v3_copy(x->a + 3 * b, it->g + 6 * b);
+		v3_copy(x->wd + 3 * b, it->g + 6 * b + 3);
+	}
+	return INTEG_OK;
+}
+
+int integ_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
+{
+	switch (it->info->id) {
+	case INTEG_HI:
+		return hi_step(it, h, x, y);
+	case INTEG_FI:
+		return fi_step(it, h, x, y);
+	default:
+		return INTEG_NEWTON_FAIL;
+	}
+}

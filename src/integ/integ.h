@@ -1,0 +1,66 @@
+/* integ.h - the integrator interface shared by every family.
+ *
+ * A scheme is a registry row (registry.def); its family kernel advances a
+ * state of the ra formulation by one step:
+ *
+ *   integ_step(it, h, x, y):  x holds t_n, y receives t_{n+1}.
+ *   For schemes with info->lag = 1 (half-implicit) the step also completes
+ *   x: its accelerations and multipliers at t_n become known only then.
+ *   Otherwise y is complete.
+ *
+ * The run loop (sim/) owns the states, the time grid and the output.
+ */
+#ifndef MBSIM_INTEG_H
+#define MBSIM_INTEG_H
+
+#include "../form/ra.h"
+#include "../la/kkt.h"
+#include "../model/options.h"
+#include "registry.h"
+
+enum integ_status {
+	INTEG_OK = 0,
+	INTEG_NEWTON_FAIL = 1,	/* no convergence in max_iterations */
+	INTEG_SINGULAR = 2,	/* iteration matrix singular */
+	INTEG_NONFINITE = 3,	/* NaN or Inf in the iterate */
+};
+
+struct integ {
+	const struct integ_info *info;
+	struct ra *sys;
+	struct kkt *kkt;
+	double tol;
+	int maxit;
+	double *W;		/* nb x 18 iteration-matrix blocks */
+	double *g, *dg, *rhs, *F, *dl, *lam, *zero;	/* scratch */
+	/* statistics of the last step and of the run */
+	int iters;
+	long total_iters, steps, factorizations;
+	/* failure detail of the last step */
+	int bad_row;		/* constraint row with the largest residual, or -1 */
+	double bad_value;	/* its residual */
+	double last_norm;	/* last correction norm */
+};
+
+/* Create for scheme info on system sys; NULL with diag record on failure. */
+struct integ *integ_new(const struct integ_info *info, struct ra *sys,
+			const struct sim_options *o, struct diag *d);
+void integ_free(struct integ **it);
+
+/* Consistent accelerations and multipliers at x (index-1 solve with the
+ * mass matrix): fills x->a, x->wd, x->lam.  Requires nothing evaluated. */
+int integ_accel(struct integ *it, struct ra_state *x);
+
+int integ_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
+
+/* Family kernels */
+int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
+int fi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
+
+/* Shared helpers for kernels */
+void integ_mass_blocks(struct integ *it);	/* W = diag(m I, J) */
+void integ_gyro(const struct ra *s, const struct ra_state *x, double *F);	/* F_rot -= w x J w */
+void integ_note_worst(struct integ *it);	/* bad_row from sys->phi */
+double integ_norm2(const double *a, int n, const double *b, int m);
+
+#endif

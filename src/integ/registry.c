@@ -1,0 +1,19 @@
+/* registry.c - expands registry.def into the integrator table. */
+#include "registry.h"
+
+#include <string.h>
+
+const struct integ_info integ_table[INTEG_COUNT] = {
+#define X(id, name, fam, form, ord, adapt, lag, help) \
+	{ INTEG_##id, name, fam, form, ord, adapt, lag, help },
+#include "registry.def"
+#undef X
+};
+
+const struct integ_info *integ_find(const char *name)
+{
+	for (int i = 0; i < INTEG_COUNT; i++)
+		if (strcmp(integ_table[i].name, name) == 0)
+			return &integ_table[i];
+	return 0;
+}

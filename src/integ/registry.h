@@ -1,0 +1,23 @@
+/* registry.h - the table of integration schemes (registry.def). */
+#ifndef MBSIM_REGISTRY_H
+#define MBSIM_REGISTRY_H
+
+enum integ_id {
+#define X(id, name, fam, form, ord, adapt, lag, help) INTEG_##id,
+#include "registry.def"
+#undef X
+	INTEG_COUNT
+};
+
+struct integ_info {
+	enum integ_id id;
+	const char *name, *family, *formulation;
+	int order, adaptive, lag;
+	const char *help;
+};
+
+extern const struct integ_info integ_table[INTEG_COUNT];
+/* Row by name, or NULL. */
+const struct integ_info *integ_find(const char *name);
+
+#endif

@@ -1,0 +1,182 @@
+/* h5.c - HDF5 time-series writer (h5.h). */
+#include "h5.h"
+#include "../util/xalloc.h"
+
+#include <hdf5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define H5_CHUNK 256	/* rows per chunk and per buffered write */
+
+struct series {
+	hid_t dset;
+	int ncols;		/* 0: 1-D */
+	hsize_t nrows;		/* rows written to the file */
+	int nbuf;		/* rows in buf */
+	double *buf;
+};
+
+struct h5out {
+	hid_t file;
+	struct series *s;
+	int ns;
+};
+
+struct h5out *h5_create(const char *path, char *err, size_t errlen)
+{
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	if (f < 0) {
+		snprintf(err, errlen, "cannot create HDF5 file '%s'", path);
+		return NULL;
+	}
+	struct h5out *o = xcalloc(1, sizeof(*o));
+	o->file = f;
+	return o;
+}
+
+/* Create the groups leading to path (all but its last component). */
+static void make_groups(hid_t file, const char *path)
+{
+	char buf[512];
+	snprintf(buf, sizeof buf, "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (H5Lexists(file, buf, H5P_DEFAULT) <= 0) {
+			hid_t g = H5Gcreate2(file, buf, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+			if (g >= 0)
+				H5Gclose(g);
+		}
+		*p = '/';
+	}
+}
+
+int h5_attr_str(struct h5out *o, const char *path, const char *name, const char *value)
+{
+	hid_t obj = H5Oopen(o->file, path, H5P_DEFAULT);
+	if (obj < 0)
+		return -1;
+	if (H5Aexists(obj, name) > 0)
+		H5Adelete(obj, name);
+	hid_t t = H5Tcopy(H5T_C_S1);
+	H5Tset_size(t, strlen(value) + 1);
+	H5Tset_strpad(t, H5T_STR_NULLTERM);
+	hid_t sp = H5Screate(H5S_SCALAR);
+	hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+	int rc = a >= 0 && H5Awrite(a, t, value) >= 0 ? 0 : -1;
+	if (a >= 0)
+		H5Aclose(a);
+	H5Sclose(sp);
+	H5Tclose(t);
+	H5Oclose(obj);
+	return rc;
+}
+
+int h5_attr_num(struct h5out *o, const char *path, const char *name, double value)
+{
+	hid_t obj = H5Oopen(o->file, path, H5P_DEFAULT);
+	if (obj < 0)
+		return -1;
+	if (H5Aexists(obj, name) > 0)
+		H5Adelete(obj, name);
+	hid_t sp = H5Screate(H5S_SCALAR);
+	hid_t a = H5Acreate2(obj, name, H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT);
+	int rc = a >= 0 && H5Awrite(a, H5T_NATIVE_DOUBLE, &value) >= 0 ? 0 : -1;
+	if (a >= 0)
+		H5Aclose(a);
+	H5Sclose(sp);
+	H5Oclose(obj);
+	return rc;
+}
+
+int h5_series(struct h5out *o, const char *path, int ncols, enum h5_type type,
+	      const char *units, const char *desc)
+{
+	int rank = ncols > 0 ? 2 : 1;
+	hsize_t dims[2] = { 0, (hsize_t)ncols }, maxd[2] = { H5S_UNLIMITED, (hsize_t)ncols };
+	hsize_t chunk[2] = { H5_CHUNK, (hsize_t)(ncols > 0 ? ncols : 1) };
+	make_groups(o->file, path);
+	hid_t sp = H5Screate_simple(rank, dims, maxd);
+	hid_t pl = H5Pcreate(H5P_DATASET_CREATE);
+	H5Pset_chunk(pl, rank, chunk);
+	hid_t ft = type == H5_INT ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE;
+	hid_t d = H5Dcreate2(o->file, path, ft, sp, H5P_DEFAULT, pl, H5P_DEFAULT);
+	H5Pclose(pl);
+	H5Sclose(sp);
+	if (d < 0)
+		return -1;
+	o->s = xrealloc(o->s, (size_t)(o->ns + 1) * sizeof(*o->s));
+	struct series *s = &o->s[o->ns];
+	memset(s, 0, sizeof(*s));
+	s->dset = d;
+	s->ncols = ncols;
+	s->buf = xmalloc((size_t)H5_CHUNK * (size_t)(ncols > 0 ? ncols : 1) * sizeof(double));
+	if (units)
+		h5_attr_str(o, path, "units", units);
+	if (desc)
+		h5_attr_str(o, path, "description", desc);
+	return o->ns++;
+}
+
+static int write_buf(struct series *s)
+{
+	if (s->nbuf == 0)
+		return 0;
+	int w = s->ncols > 0 ? s->ncols : 1, rank = s->ncols > 0 ? 2 : 1;
+	hsize_t dims[2] = { s->nrows + (hsize_t)s->nbuf, (hsize_t)s->ncols };
+	if (H5Dset_extent(s->dset, dims) < 0)
+		return -1;
+	hid_t fs = H5Dget_space(s->dset);
+	hsize_t start[2] = { s->nrows, 0 }, count[2] = { (hsize_t)s->nbuf, (hsize_t)s->ncols };
+	H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+	hid_t ms = H5Screate_simple(rank, count, NULL);
+	herr_t e = H5Dwrite(s->dset, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, s->buf);
+	H5Sclose(ms);
+	H5Sclose(fs);
+	s->nrows += (hsize_t)s->nbuf;
+	s->nbuf = 0;
+	(void)w;
+	return e < 0 ? -1 : 0;
+}
+
+void h5_row(struct h5out *o, int id, const double *row)
+{
+	struct series *s = &o->s[id];
+	int w = s->ncols > 0 ? s->ncols : 1;
+	memcpy(s->buf + (size_t)s->nbuf * (size_t)w, row, (size_t)w * sizeof(double));
+	if (++s->nbuf == H5_CHUNK)
+		write_buf(s);
+}
+
+int h5_flush(struct h5out *o)
+{
+	int rc = 0;
+	for (int i = 0; i < o->ns; i++)
+		rc |= write_buf(&o->s[i]);
+	if (H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0)
+		rc = -1;
+	return rc;
+}
+
+int h5_close(struct h5out **po, const char *status)
+{
+	struct h5out *o = *po;
+	if (!o)
+		return 0;
+	int rc = 0;
+	for (int i = 0; i < o->ns; i++) {
+		rc |= write_buf(&o->s[i]);
+		H5Dclose(o->s[i].dset);
+		free(o->s[i].buf);
+	}
+	rc |= h5_attr_str(o, "/", "status", status);
+	if (H5Fclose(o->file) < 0)
+		rc = -1;
+	free(o->s);
+	free(o);
+	*po = NULL;
+	return rc;
+}

@@ -1,0 +1,33 @@
+/* h5.h - the HDF5 writer: time series of fixed width, appended row by row.
+ *
+ * Knows nothing of mechanics.  A series is a 2-D dataset n x ncols (1-D
+ * when ncols == 0) that grows by one row per h5_row call; rows are
+ * buffered and written in chunks.  h5_close writes the root attribute
+ * "status" and leaves a valid file whatever happened before.
+ */
+#ifndef MBSIM_H5_H
+#define MBSIM_H5_H
+
+#include <stddef.h>
+
+struct h5out;
+
+enum h5_type { H5_DOUBLE, H5_INT };
+
+/* Create (truncate) path; NULL with a message in err on failure. */
+struct h5out *h5_create(const char *path, char *err, size_t errlen);
+/* String / numeric attribute on the object at path ("/" for root). */
+int h5_attr_str(struct h5out *o, const char *path, const char *name, const char *value);
+int h5_attr_num(struct h5out *o, const char *path, const char *name, double value);
+/* New series at path (groups created as needed); returns its id >= 0,
+ * or -1.  units and desc become attributes (may be NULL). */
+int h5_series(struct h5out *o, const char *path, int ncols, enum h5_type type,
+	      const char *units, const char *desc);
+/* Append one row (ncols values, or 1 for a 1-D series). */
+void h5_row(struct h5out *o, int id, const double *row);
+/* Write buffered rows and flush the file to disk. */
+int h5_flush(struct h5out *o);
+/* Flush, set root attribute status, close, free. */
+int h5_close(struct h5out **o, const char *status);
+
+#endif

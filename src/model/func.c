@@ -1,0 +1,103 @@
+/* func.c - time functions with two derivatives (func.h). */
+#include "func.h"
+#include "../util/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const func_type_names[FUNC_NTYPES] = {
+	"constant", "rate", "polynomial", "harmonic", "cosine_ramp", "piecewise"
+};
+
+/* Horner for p, p', p'' of sum c[i] x^i */
+static void poly(const double *c, int n, double x, double f[3])
+{
+	double p = 0, d1 = 0, d2 = 0;
+	for (int i = n - 1; i >= 0; i--) {
+		d2 = d2 * x + 2.0 * d1;
+		d1 = d1 * x + p;
+		p = p * x + c[i];
+	}
+	f[0] = p;
+	f[1] = d1;
+	f[2] = d2;
+}
+
+static void ramp(const double *c, double t, double f[3])
+{
+	double a = c[0], b = c[1], t0 = c[2], t1 = c[3];
+	if (t <= t0 || t1 <= t0) {
+		f[0] = t <= t0 ? a : b;
+		f[1] = f[2] = 0.0;
+		return;
+	}
+	if (t >= t1) {
+		f[0] = b;
+		f[1] = f[2] = 0.0;
+		return;
+	}
+	double w = M_PI / (t1 - t0), s = w * (t - t0);
+	f[0] = a + 0.5 * (b - a) * (1.0 - cos(s));
+	f[1] = 0.5 * (b - a) * w * sin(s);
+	f[2] = 0.5 * (b - a) * w * w * cos(s);
+}
+
+void func_eval(const struct func *fn, double t, double f[3])
+{
+	switch (fn->type) {
+	case FUNC_CONSTANT:
+		f[0] = fn->c[0];
+		f[1] = f[2] = 0.0;
+		return;
+	case FUNC_RATE:
+		f[0] = fn->c[0] + fn->c[1] * t;
+		f[1] = fn->c[1];
+		f[2] = 0.0;
+		return;
+	case FUNC_POLYNOMIAL:
+		poly(fn->c, fn->n, t, f);
+		return;
+	case FUNC_HARMONIC: {
+		double w = fn->c[2], ph = w * t + fn->c[3];
+		f[0] = fn->c[0] + fn->c[1] * sin(ph);
+		f[1] = fn->c[1] * w * cos(ph);
+		f[2] = -fn->c[1] * w * w * sin(ph);
+		return;
+	}
+	case FUNC_COSINE_RAMP:
+		ramp(fn->c, t, f);
+		return;
+	case FUNC_PIECEWISE: {
+		int k = 0;
+		while (k + 1 < fn->nseg && t >= fn->seg[k + 1].t0)
+			k++;
+		if (fn->nseg == 0) {
+			f[0] = f[1] = f[2] = 0.0;
+			return;
+		}
+		poly(fn->seg[k].c, fn->seg[k].n, t - fn->seg[k].t0, f);
+		return;
+	}
+	default:
+		f[0] = f[1] = f[2] = 0.0;
+	}
+}
+
+void func_release(struct func *fn)
+{
+	free(fn->seg);
+	fn->seg = NULL;
+	fn->nseg = 0;
+}
+
+void func_copy(struct func *dst, const struct func *src)
+{
+	*dst = *src;
+	if (src->nseg > 0) {
+		size_t n = (size_t)src->nseg * sizeof(*src->seg);
+		dst->seg = memcpy(xmalloc(n), src->seg, n);
+	} else {
+		dst->seg = NULL;
+	}
+}

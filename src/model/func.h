@@ -1,0 +1,40 @@
+/* func.h - time functions with two derivatives (drivers, actuators, loads). */
+#ifndef MBSIM_FUNC_H
+#define MBSIM_FUNC_H
+
+enum func_type {
+	FUNC_CONSTANT,		/* c[0] */
+	FUNC_RATE,		/* c[0] + c[1] t                       (constant rate) */
+	FUNC_POLYNOMIAL,	/* sum c[i] t^i, i < n                 */
+	FUNC_HARMONIC,		/* c[0] + c[1] sin(c[2] t + c[3])      offset, amplitude, omega, phase */
+	FUNC_COSINE_RAMP,	/* c[0] -> c[1] over [c[2], c[3]], (1 - cos)/2 blend, constant outside */
+	FUNC_PIECEWISE,		/* segments: on [knot[i], knot[i+1]) polynomial seg[i] in (t - knot[i]) */
+	FUNC_NTYPES
+};
+
+#define FUNC_MAXC 8
+
+struct func_seg {
+	double t0;		/* segment start */
+	int n;			/* number of coefficients */
+	double c[FUNC_MAXC];
+};
+
+struct func {
+	enum func_type type;
+	int n;			/* POLYNOMIAL: number of coefficients */
+	double c[FUNC_MAXC];
+	int nseg;		/* PIECEWISE: segments sorted by t0; before the
+				 * first the first applies, after the last the last */
+	struct func_seg *seg;	/* owned */
+};
+
+/* f[0] = value, f[1] = d/dt, f[2] = d2/dt2 at t. */
+void func_eval(const struct func *fn, double t, double f[3]);
+void func_release(struct func *fn);
+/* Deep copy. */
+void func_copy(struct func *dst, const struct func *src);
+
+extern const char *const func_type_names[FUNC_NTYPES];
+
+#endif

@@ -1,0 +1,435 @@
+/* model.c - building the model and expanding joints into primitives. */
+#include "model.h"
+#include "prim.h"
+#include "../util/vec.h"
+#include "../util/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const joint_type_names[JOINT_NTYPES] = {
+	"spherical", "revolute", "universal", "cylindrical", "translational",
+	"fixed", "distance"
+};
+const int joint_type_rows[JOINT_NTYPES] = { 3, 5, 4, 4, 5, 6, 1 };
+const char *const joint_type_help[JOINT_NTYPES] = {
+	"points coincide (3 CD)",
+	"points coincide, axes parallel (3 CD + 2 DP1)",
+	"points coincide, cross axes stay perpendicular (3 CD + 1 DP1)",
+	"axes parallel, point 2 on axis 1 (2 DP1 + 2 DP2)",
+	"cylindrical without rotation about the axis (3 DP1 + 2 DP2)",
+	"frames locked together (3 CD + 3 DP1)",
+	"distance between two points fixed (1 D)",
+};
+const char *const force_type_names[FORCE_NTYPES] = {
+	"tsda", "rsda", "force", "torque", "friction"
+};
+const char *const force_type_help[FORCE_NTYPES] = {
+	"translational spring-damper-actuator between two points",
+	"rotational spring-damper-actuator about a revolute or cylindrical joint",
+	"point force vector * f(t), global or body frame",
+	"torque vector * f(t), global or body frame",
+	"Coulomb friction in a translational joint from the previous step's normal reaction (000 3.4)",
+};
+
+struct model *model_new(void)
+{
+	struct model *m = xcalloc(1, sizeof(*m));
+	v3_set(m->gravity, 0, 0, -9.81);
+	return m;
+}
+
+void model_free(struct model **pm)
+{
+	struct model *m = *pm;
+	if (!m)
+		return;
+	for (int i = 0; i < m->nbodies; i++)
+		free(m->bodies[i].name);
+	for (int i = 0; i < m->njoints; i++)
+		free(m->joints[i].name);
+	for (int i = 0; i < m->ndrivers; i++) {
+		free(m->drivers[i].name);
+		func_release(&m->drivers[i].f);
+	}
+	for (int i = 0; i < m->nforces; i++) {
+		free(m->forces[i].name);
+		func_release(&m->forces[i].act);
+	}
+	free(m->bodies);
+	free(m->joints);
+	free(m->drivers);
+	free(m->forces);
+	free(m->prims);
+	free(m->title);
+	free(m);
+	*pm = NULL;
+}
+
+/* Append one zeroed element of size sz to *arr (count *n). */
+static void *grow(void *parr, int *n, size_t sz)
+{
+	void **arr = parr;
+	*arr = xrealloc(*arr, (size_t)(*n + 1) * sz);
+	char *e = (char *)*arr + (size_t)(*n) * sz;
+	memset(e, 0, sz);
+	(*n)++;
+	return e;
+}
+
+struct body *model_add_body(struct model *m, const char *name)
+{
+	struct body *b = grow(&m->bodies, &m->nbodies, sizeof(*b));
+	b->name = xstrdup(name);
+	m3_identity(b->A0);
+	return b;
+}
+
+struct joint *model_add_joint(struct model *m, const char *name, enum joint_type t)
+{
+	struct joint *j = grow(&m->joints, &m->njoints, sizeof(*j));
+	j->name = xstrdup(name);
+	j->type = t;
+	m3_identity(j->F[0]);
+	m3_identity(j->F[1]);
+	return j;
+}
+
+struct driver *model_add_driver(struct model *m, const char *name)
+{
+	struct driver *d = grow(&m->drivers, &m->ndrivers, sizeof(*d));
+	d->name = xstrdup(name);
+	d->relative = 1;
+	return d;
+}
+
+struct force *model_add_force(struct model *m, const char *name, enum force_type t)
+{
+	struct force *f = grow(&m->forces, &m->nforces, sizeof(*f));
+	f->name = xstrdup(name);
+	f->type = t;
+	f->v_eps = 1e-5;
+	f->act.type = FUNC_CONSTANT;
+	return f;
+}
+
+int model_find_body(const struct model *m, const char *name)
+{
+	if (strcmp(name, "ground") == 0)
+		return MODEL_GROUND;
+	for (int i = 0; i < m->nbodies; i++)
+		if (strcmp(m->bodies[i].name, name) == 0)
+			return i;
+	return -2;
+}
+
+int model_find_joint(const struct model *m, const char *name)
+{
+	for (int i = 0; i < m->njoints; i++)
+		if (strcmp(m->joints[i].name, name) == 0)
+			return i;
+	return -2;
+}
+
+void model_pose0(const struct model *m, int b, double r[3], double A[9])
+{
+	if (b < 0) {
+		v3_set(r, 0, 0, 0);
+		m3_identity(A);
+		return;
+	}
+	v3_copy(r, m->bodies[b].r0);
+	memcpy(A, m->bodies[b].A0, 9 * sizeof(double));
+}
+
+void model_point_to_body(const struct model *m, int b, const double p[3], double s[3])
+{
+	double r[3], A[9], d[3];
+	model_pose0(m, b, r, A);
+	v3_sub(d, p, r);
+	m3_tmulv(s, A, d);
+}
+
+void model_dir_to_body(const struct model *m, int b, const double u[3], double a[3])
+{
+	double r[3], A[9];
+	model_pose0(m, b, r, A);
+	m3_tmulv(a, A, u);
+}
+
+/* Column k of a row-major 3x3 frame */
+static void col(double *v, const double *F, int k)
+{
+	v3_set(v, F[k], F[3 + k], F[6 + k]);
+}
+
+static void set_col(double *F, int k, const double *v)
+{
+	F[k] = v[0];
+	F[3 + k] = v[1];
+	F[6 + k] = v[2];
+}
+
+/* Frame of marker 1: z from z1 (body-1 frame), x = marker 0's x at t0
+ * projected onto the plane normal to z (so the joint angle is 0 at t0). */
+static void frame_follow(struct model *m, struct joint *j, const double z1[3])
+{
+	double r0[3], A0[9], r1[3], A1[9], x0[3], xg[3], x[3], z[3], y[3];
+	model_pose0(m, j->body[0], r0, A0);
+	model_pose0(m, j->body[1], r1, A1);
+	col(x0, j->F[0], 0);
+	m3_mulv(xg, A0, x0);
+	m3_tmulv(x, A1, xg);
+	v3_scale(z, 1.0 / v3_norm(z1), z1);
+	v3_axpy(x, -v3_dot(x, z), z);
+	if (v3_norm(x) < 1e-9) {
+		frame_from_axis(j->F[1], z);
+		return;
+	}
+	v3_scale(x, 1.0 / v3_norm(x), x);
+	v3_cross(y, z, x);
+	set_col(j->F[1], 0, x);
+	set_col(j->F[1], 1, y);
+	set_col(j->F[1], 2, z);
+}
+
+void model_joint_local(struct model *m, struct joint *j, const double s0[3],
+		       const double s1[3], const double z0[3], const double z1[3])
+{
+	v3_copy(j->s[0], s0);
+	v3_copy(j->s[1], s1);
+	frame_from_axis(j->F[0], z0);
+	frame_follow(m, j, z1);
+}
+
+void model_joint_global(struct model *m, struct joint *j, const double p[3],
+			const double axis[3], const double *axis2)
+{
+	double z0[3], z1[3];
+	model_point_to_body(m, j->body[0], p, j->s[0]);
+	model_point_to_body(m, j->body[1], p, j->s[1]);
+	model_dir_to_body(m, j->body[0], axis, z0);
+	model_dir_to_body(m, j->body[1], axis2 ? axis2 : axis, z1);
+	frame_from_axis(j->F[0], z0);
+	frame_follow(m, j, z1);
+}
+
+/* ---- expansion into primitives ---- */
+
+struct emit {
+	struct model *m;
+	int owner;
+};
+
+static struct prim *emit(struct emit *e, enum prim_type t, int bi, int bj)
+{
+	struct model *m = e->m;
+	struct prim *p = grow(&m->prims, &m->nprims, sizeof(*p));
+	p->type = t;
+	p->bi = bi;
+	p->bj = bj;
+	p->owner = e->owner;
+	return p;
+}
+
+static void emit_dp1(struct emit *e, const struct joint *j, int ka, int kb)
+{
+	struct prim *p = emit(e, PRIM_DP1, j->body[0], j->body[1]);
+	col(p->ai, j->F[0], ka);
+	col(p->aj, j->F[1], kb);
+}
+
+static void emit_dp2(struct emit *e, const struct joint *j, int ka)
+{
+	struct prim *p = emit(e, PRIM_DP2, j->body[0], j->body[1]);
+	col(p->ai, j->F[0], ka);
+	v3_copy(p->si, j->s[0]);
+	v3_copy(p->sj, j->s[1]);
+}
+
+static void emit_sph(struct emit *e, const struct joint *j)
+{
+	for (int k = 0; k < 3; k++) {
+		struct prim *p = emit(e, PRIM_CD, j->body[0], j->body[1]);
+		p->c[k] = 1.0;
+		v3_copy(p->si, j->s[0]);
+		v3_copy(p->sj, j->s[1]);
+	}
+}
+
+static void expand_joint(struct emit *e, const struct joint *j)
+{
+	switch (j->type) {
+	case JOINT_SPHERICAL:
+		emit_sph(e, j);
+		break;
+	case JOINT_REVOLUTE:
+		emit_sph(e, j);
+		emit_dp1(e, j, 0, 2);
+		emit_dp1(e, j, 1, 2);
+		break;
+	case JOINT_UNIVERSAL:
+		emit_sph(e, j);
+		emit_dp1(e, j, 2, 2);
+		break;
+	case JOINT_CYLINDRICAL:
+	case JOINT_TRANSLATIONAL:
+		emit_dp1(e, j, 0, 2);
+		emit_dp1(e, j, 1, 2);
+		emit_dp2(e, j, 0);
+		emit_dp2(e, j, 1);
+		if (j->type == JOINT_TRANSLATIONAL)
+			emit_dp1(e, j, 0, 1);
+		break;
+	case JOINT_FIXED:
+		emit_sph(e, j);
+		emit_dp1(e, j, 0, 2);
+		emit_dp1(e, j, 1, 2);
+		emit_dp1(e, j, 0, 1);
+		break;
+	case JOINT_DISTANCE: {
+		struct prim *p = emit(e, PRIM_D, j->body[0], j->body[1]);
+		v3_copy(p->si, j->s[0]);
+		v3_copy(p->sj, j->s[1]);
+		p->f0 = j->length * j->length;
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static int driver_kind_ok(enum joint_type t, enum driver_kind k)
+{
+	if (t == JOINT_CYLINDRICAL)
+		return 1;
+	return (k == DRIVER_ROTATION && t == JOINT_REVOLUTE) ||
+	       (k == DRIVER_TRANSLATION && t == JOINT_TRANSLATIONAL);
+}
+
+double model_joint_coordinate0(const struct model *m, const struct joint *j,
+			       enum driver_kind k)
+{
+	double r[2][3], A[2][9];
+	for (int s = 0; s < 2; s++)
+		model_pose0(m, j->body[s], r[s], A[s]);
+	return joint_coordinate(j, k, r[0], A[0], r[1], A[1]);
+}
+
+double joint_coordinate(const struct joint *j, enum driver_kind k,
+			const double *r0, const double *A0, const double *r1,
+			const double *A1)
+{
+	double x0b[3], y0b[3], z0b[3], x1b[3], x0[3], y0[3], z0[3], x1[3];
+	col(x0b, j->F[0], 0);
+	col(y0b, j->F[0], 1);
+	col(z0b, j->F[0], 2);
+	col(x1b, j->F[1], 0);
+	m3_mulv(x0, A0, x0b);
+	m3_mulv(y0, A0, y0b);
+	m3_mulv(z0, A0, z0b);
+	if (k == DRIVER_ROTATION) {
+		m3_mulv(x1, A1, x1b);
+		return atan2(v3_dot(y0, x1), v3_dot(x0, x1));
+	}
+	double p0[3], p1[3], d[3];
+	m3_mulv(p0, A0, j->s[0]);
+	m3_mulv(p1, A1, j->s[1]);
+	for (int i = 0; i < 3; i++)
+		d[i] = r1[i] + p1[i] - r0[i] - p0[i];
+	return v3_dot(z0, d);
+}
+
+static int expand_driver(struct emit *e, struct driver *dv, struct diag *d)
+{
+	struct model *m = e->m;
+	if (dv->joint < 0 || dv->joint >= m->njoints) {
+		diag_error(d, &dv->pos, "driver '%s' has no joint", dv->name);
+		return -1;
+	}
+	const struct joint *j = &m->joints[dv->joint];
+	if (!driver_kind_ok(j->type, dv->kind)) {
+		diag_error(d, &dv->pos, "a %s driver cannot drive %s joint '%s'",
+			   dv->kind == DRIVER_ROTATION ? "rotation" : "translation",
+			   joint_type_names[j->type], j->name);
+		return -1;
+	}
+	double fv[3];
+	func_eval(&dv->f, 0.0, fv);
+	dv->offset = dv->relative ?
+		model_joint_coordinate0(m, j, dv->kind) - fv[0] : 0.0;
+	struct prim *p;
+	if (dv->kind == DRIVER_ROTATION) {
+		p = emit(e, PRIM_ROT, j->body[0], j->body[1]);
+		col(p->ai, j->F[0], 0);
+		col(p->yi, j->F[0], 1);
+		col(p->aj, j->F[1], 0);
+	} else {
+		p = emit(e, PRIM_DP2, j->body[0], j->body[1]);
+		col(p->ai, j->F[0], 2);
+		v3_copy(p->si, j->s[0]);
+		v3_copy(p->sj, j->s[1]);
+	}
+	p->f0 = dv->offset;
+	p->f = &dv->f;
+	return 0;
+}
+
+static int check_forces(struct model *m, struct diag *d)
+{
+	int rc = 0;
+	for (int i = 0; i < m->nforces; i++) {
+		struct force *f = &m->forces[i];
+		if (f->type != FORCE_RSDA && f->type != FORCE_FRICTION)
+			continue;
+		if (f->joint < 0 || f->joint >= m->njoints) {
+			diag_error(d, &f->pos, "force '%s' has no joint", f->name);
+			rc = -1;
+			continue;
+		}
+		enum joint_type t = m->joints[f->joint].type;
+		if (f->type == FORCE_FRICTION && t != JOINT_TRANSLATIONAL) {
+			diag_error(d, &f->pos, "friction '%s' needs a translational joint, '%s' is %s",
+				   f->name, m->joints[f->joint].name, joint_type_names[t]);
+			rc = -1;
+		}
+		if (f->type == FORCE_RSDA && t != JOINT_REVOLUTE && t != JOINT_CYLINDRICAL) {
+			diag_error(d, &f->pos, "rsda '%s' needs a revolute or cylindrical joint, '%s' is %s",
+				   f->name, m->joints[f->joint].name, joint_type_names[t]);
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+int model_finalize(struct model *m, struct diag *d)
+{
+	struct emit e = { m, 0 };
+	int rc = 0;
+	free(m->prims);
+	m->prims = NULL;
+	m->nprims = 0;
+	for (int i = 0; i < m->njoints; i++) {
+		struct joint *j = &m->joints[i];
+		if (j->body[0] == j->body[1]) {
+			diag_error(d, &j->pos, "joint '%s' connects a body to itself", j->name);
+			rc = -1;
+			continue;
+		}
+		e.owner = i;
+		j->row0 = m->nprims;
+		expand_joint(&e, j);
+		j->nrows = m->nprims - j->row0;
+	}
+	for (int i = 0; i < m->ndrivers; i++) {
+		e.owner = m->njoints + i;
+		m->drivers[i].row0 = m->nprims;
+		if (expand_driver(&e, &m->drivers[i], d))
+			rc = -1;
+	}
+	if (check_forces(m, d))
+		rc = -1;
+	m->ncons = m->nprims;
+	return rc;
+}

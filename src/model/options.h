@@ -1,0 +1,25 @@
+/* options.h - run settings read from the deck (integrator, time, output).
+ * Plain data: deck/ fills it, sim/ and integ/ read it. */
+#ifndef MBSIM_OPTIONS_H
+#define MBSIM_OPTIONS_H
+
+#include "../util/diag.h"
+
+struct sim_options {
+	char method[32];	/* integrator.method, a registry name */
+	double step;		/* integrator.step, s, > 0 */
+	double tolerance;	/* integrator.tolerance: Newton stop on ||dq|| */
+	int max_iterations;	/* integrator.max_iterations */
+	char linear_solver[16];	/* integrator.linear_solver: auto | schur | umfpack */
+	double t0, t_end;	/* time.start, time.end */
+	int every;		/* output.every: write every k-th step */
+	int assemble;		/* initial.assemble: make the initial state consistent */
+	double assemble_tol;	/* initial.tolerance: Newton stop for assembly */
+	unsigned long seed;	/* seed: for urand() in expressions */
+	struct srcpos method_pos;	/* where integrator.method was given */
+};
+
+/* Defaults used when the deck omits a key. */
+void sim_options_default(struct sim_options *o);
+
+#endif

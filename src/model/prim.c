@@ -1,0 +1,196 @@
+/* prim.c - evaluation of the constraint primitives of prim.h.
+ *
+ * Notation: for a body-frame vector s of body b, g = A s (global),
+ * gd = A (w x s) (its rate), gq = A (w x (w x s)) (the part of its second
+ * derivative that does not involve wdot).  The gradient of w . (A s) with
+ * respect to the body-frame rotation theta is s x (A^T w), since
+ * d(A s) = -A s~ dtheta (000 eq. 2; the Pi-bar operator).  gamma collects
+ * everything of Phi-double-dot that is not Phi_q qddot, with a minus sign.
+ */
+#include "prim.h"
+#include "../util/vec.h"
+
+const char *const prim_type_names[PRIM_NTYPES] = { "DP1", "DP2", "D", "CD", "ROT" };
+
+/* g = A s, gd = A (w x s), gq = A (w x (w x s)); gd/gq may be NULL. */
+static void bvec(const struct bstate *b, const double *s, double *g,
+		 double *gd, double *gq)
+{
+	m3_mulv(g, b->A, s);
+	if (!gd)
+		return;
+	double ws[3], wws[3];
+	v3_cross(ws, b->w, s);
+	m3_mulv(gd, b->A, ws);
+	if (!gq)
+		return;
+	v3_cross(wws, b->w, ws);
+	m3_mulv(gq, b->A, wws);
+}
+
+/* out = s x (A^T w): gradient of w . (A s) with respect to theta */
+static void rgrad(double *out, const struct bstate *b, const double *s,
+		  const double *w)
+{
+	double t[3];
+	m3_tmulv(t, b->A, w);
+	v3_cross(out, s, t);
+}
+
+static void target(const struct prim *p, double t, double f[3])
+{
+	f[0] = p->f0;
+	f[1] = f[2] = 0.0;
+	if (p->f) {
+		double g[3];
+		func_eval(p->f, t, g);
+		f[0] += g[0];
+		f[1] = g[1];
+		f[2] = g[2];
+	}
+}
+
+/* d = r_j + A_j s_j - r_i - A_i s_i and its rates */
+static void dvec(const struct prim *p, const struct bstate *bi,
+		 const struct bstate *bj, double *d, double *dd, double *dq,
+		 double *gi, double *gj)
+{
+	double gid[3], giq[3], gjd[3], gjq[3];
+	bvec(bi, p->si, gi, gid, giq);
+	bvec(bj, p->sj, gj, gjd, gjq);
+	for (int k = 0; k < 3; k++) {
+		d[k] = bj->r[k] + gj[k] - bi->r[k] - gi[k];
+		dd[k] = bj->v[k] + gjd[k] - bi->v[k] - gid[k];
+		dq[k] = gjq[k] - giq[k];
+	}
+}
+
+static void eval_dp1(const struct prim *p, const struct bstate *bi,
+		     const struct bstate *bj, const double f[3], unsigned what,
+		     struct prim_out *o)
+{
+	double ai[3], aid[3], aiq[3], aj[3], ajd[3], ajq[3];
+	bvec(bi, p->ai, ai, aid, aiq);
+	bvec(bj, p->aj, aj, ajd, ajq);
+	o->phi = v3_dot(ai, aj) - f[0];
+	if (what & PRIM_JAC) {
+		v3_set(o->J[0], 0, 0, 0);
+		v3_set(o->J[2], 0, 0, 0);
+		rgrad(o->J[1], bi, p->ai, aj);
+		rgrad(o->J[3], bj, p->aj, ai);
+	}
+	o->nu = f[1];
+	o->gamma = f[2] - (v3_dot(aj, aiq) + v3_dot(ai, ajq) + 2.0 * v3_dot(aid, ajd));
+}
+
+static void eval_dp2(const struct prim *p, const struct bstate *bi,
+		     const struct bstate *bj, const double f[3], unsigned what,
+		     struct prim_out *o)
+{
+	double ai[3], aid[3], aiq[3], d[3], dd[3], dq[3], gi[3], gj[3];
+	bvec(bi, p->ai, ai, aid, aiq);
+	dvec(p, bi, bj, d, dd, dq, gi, gj);
+	o->phi = v3_dot(ai, d) - f[0];
+	if (what & PRIM_JAC) {
+		double t[3];
+		v3_scale(o->J[0], -1.0, ai);
+		v3_copy(o->J[2], ai);
+		rgrad(o->J[1], bi, p->ai, d);
+		rgrad(t, bi, p->si, ai);
+		v3_sub(o->J[1], o->J[1], t);
+		rgrad(o->J[3], bj, p->sj, ai);
+	}
+	o->nu = f[1];
+	o->gamma = f[2] - (v3_dot(d, aiq) + 2.0 * v3_dot(aid, dd) + v3_dot(ai, dq));
+}
+
+static void eval_d(const struct prim *p, const struct bstate *bi,
+		   const struct bstate *bj, const double f[3], unsigned what,
+		   struct prim_out *o)
+{
+	double d[3], dd[3], dq[3], gi[3], gj[3];
+	dvec(p, bi, bj, d, dd, dq, gi, gj);
+	o->phi = v3_dot(d, d) - f[0];
+	if (what & PRIM_JAC) {
+		v3_scale(o->J[0], -2.0, d);
+		v3_scale(o->J[2], 2.0, d);
+		rgrad(o->J[1], bi, p->si, d);
+		v3_scale(o->J[1], -2.0, o->J[1]);
+		rgrad(o->J[3], bj, p->sj, d);
+		v3_scale(o->J[3], 2.0, o->J[3]);
+	}
+	o->nu = f[1];
+	o->gamma = f[2] - 2.0 * (v3_dot(dd, dd) + v3_dot(d, dq));
+}
+
+static void eval_cd(const struct prim *p, const struct bstate *bi,
+		    const struct bstate *bj, const double f[3], unsigned what,
+		    struct prim_out *o)
+{
+	double d[3], dd[3], dq[3], gi[3], gj[3];
+	dvec(p, bi, bj, d, dd, dq, gi, gj);
+	o->phi = v3_dot(p->c, d) - f[0];
+	if (what & PRIM_JAC) {
+		v3_scale(o->J[0], -1.0, p->c);
+		v3_copy(o->J[2], p->c);
+		rgrad(o->J[1], bi, p->si, p->c);
+		v3_scale(o->J[1], -1.0, o->J[1]);
+		rgrad(o->J[3], bj, p->sj, p->c);
+	}
+	o->nu = f[1];
+	o->gamma = f[2] - v3_dot(p->c, dq);
+}
+
+/* ROT: u(t) = A_i ub(t), ub = y cos f - x sin f; Phi = u . a_j = sin(angle - f) */
+static void eval_rot(const struct prim *p, const struct bstate *bi,
+		     const struct bstate *bj, const double f[3], unsigned what,
+		     struct prim_out *o)
+{
+	double c = cos(f[0]), s = sin(f[0]);
+	double ub[3], pb[3], ub1[3], ub2[3];
+	for (int k = 0; k < 3; k++) {
+		ub[k] = p->yi[k] * c - p->ai[k] * s;
+		pb[k] = p->yi[k] * s + p->ai[k] * c;
+		ub1[k] = -pb[k] * f[1];
+		ub2[k] = -ub[k] * f[1] * f[1] - pb[k] * f[2];
+	}
+	double u[3], aj[3], ajd[3], ajq[3];
+	bvec(bi, ub, u, 0, 0);
+	bvec(bj, p->aj, aj, ajd, ajq);
+	o->phi = v3_dot(u, aj);
+	if (what & PRIM_JAC) {
+		v3_set(o->J[0], 0, 0, 0);
+		v3_set(o->J[2], 0, 0, 0);
+		rgrad(o->J[1], bi, ub, aj);
+		rgrad(o->J[3], bj, p->aj, u);
+	}
+	/* u-dot = A_i (w x ub + ub'), u-ddot (no wdot) = A_i (w x (w x ub) + 2 w x ub' + ub'') */
+	double wu[3], wwu[3], wu1[3], tmp[3], ud[3], uq[3], u1g[3];
+	v3_cross(wu, bi->w, ub);
+	v3_cross(wwu, bi->w, wu);
+	v3_cross(wu1, bi->w, ub1);
+	m3_mulv(u1g, bi->A, ub1);
+	v3_add(tmp, wu, ub1);
+	m3_mulv(ud, bi->A, tmp);
+	for (int k = 0; k < 3; k++)
+		tmp[k] = wwu[k] + 2.0 * wu1[k] + ub2[k];
+	m3_mulv(uq, bi->A, tmp);
+	o->nu = -v3_dot(u1g, aj);
+	o->gamma = -(v3_dot(uq, aj) + 2.0 * v3_dot(ud, ajd) + v3_dot(u, ajq));
+}
+
+void prim_eval(const struct prim *p, const struct bstate *bi,
+	       const struct bstate *bj, double t, unsigned what,
+	       struct prim_out *o)
+{
+	double f[3];
+	target(p, t, f);
+	switch (p->type) {
+	case PRIM_DP1: eval_dp1(p, bi, bj, f, what, o); break;
+	case PRIM_DP2: eval_dp2(p, bi, bj, f, what, o); break;
+	case PRIM_D: eval_d(p, bi, bj, f, what, o); break;
+	case PRIM_CD: eval_cd(p, bi, bj, f, what, o); break;
+	case PRIM_ROT: eval_rot(p, bi, bj, f, what, o); break;
+	default: break;
+	}
+}

@@ -1,0 +1,59 @@
+/* prim.h - scalar constraint primitives (seed 001 §3; Haug's DP1, DP2, D, CD).
+ *
+ * Each primitive is one constraint row Phi(r_i, A_i, r_j, A_j, t) = 0.
+ * Jacobians are with respect to r (global) and to a virtual rotation
+ * theta in the body frame, A <- A exp(theta~): dA s = -A s~ dtheta, the
+ * Pi-bar of 000 eq. 2b.  Velocity and acceleration equations:
+ *   Phi_q qdot = nu,   Phi_q qddot = gamma,
+ * with qdot = (rdot_i, w_i, rdot_j, w_j), w in body frames.
+ *
+ *   DP1:  a_i . a_j - f(t)                      a = A abar
+ *   DP2:  a_i . d_ij - f(t)                     d_ij = r_j + A_j s_j - r_i - A_i s_i
+ *   D:    d_ij . d_ij - f(t)                    (squared distance)
+ *   CD:   c . d_ij - f(t)                       c global
+ *   ROT:  u(t) . a_j with u = A_i (y_i cos f - x_i sin f): relative angle
+ *         of a_j = x-axis of marker j about z of marker i equals f(t)
+ *         (revolute/cylindrical rotation driver; Phi = sin(angle - f))
+ */
+#ifndef MBSIM_PRIM_H
+#define MBSIM_PRIM_H
+
+#include "func.h"
+
+enum prim_type { PRIM_DP1, PRIM_DP2, PRIM_D, PRIM_CD, PRIM_ROT, PRIM_NTYPES };
+
+struct prim {
+	enum prim_type type;
+	int bi, bj;		/* body indices or -1 (ground) */
+	double ai[3], aj[3];	/* body-frame vectors (ROT: ai = marker x, aj = x of j) */
+	double yi[3];		/* ROT: marker y on body i */
+	double si[3], sj[3];	/* body-frame points */
+	double c[3];		/* CD: global direction */
+	double f0;		/* constant target */
+	const struct func *f;	/* time function added to f0, or NULL */
+	int owner;		/* joint index, or njoints + driver index */
+};
+
+/* Kinematic state of one body seen by a primitive (ground: r = 0, A = I,
+ * v = w = 0). */
+struct bstate {
+	const double *r, *A, *v, *w;
+};
+
+struct prim_out {
+	double phi;		/* Phi */
+	double J[4][3];		/* d Phi / d (r_i, theta_i, r_j, theta_j) */
+	double nu;		/* right side of Phi_q qdot = nu */
+	double gamma;		/* right side of Phi_q qddot = gamma */
+};
+
+enum { PRIM_PHI = 1, PRIM_JAC = 2, PRIM_NU = 4, PRIM_GAMMA = 8, PRIM_ALL = 15 };
+
+/* Evaluate what (a mask of PRIM_*) at time t. */
+void prim_eval(const struct prim *p, const struct bstate *bi,
+	       const struct bstate *bj, double t, unsigned what,
+	       struct prim_out *o);
+
+extern const char *const prim_type_names[PRIM_NTYPES];
+
+#endif

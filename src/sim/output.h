@@ -1,0 +1,35 @@
+/* output.h - the documented HDF5 layout (man/mbsim-output.5) on top of io/h5. */
+#ifndef MBSIM_OUTPUT_H
+#define MBSIM_OUTPUT_H
+
+#include "../form/ra.h"
+#include "../io/h5.h"
+
+struct sample_info {
+	double step;		/* size of the step that produced the sample */
+	int iterations;		/* Newton iterations of that step */
+	int converged;
+	double kinetic, potential, work, total, drift;
+	const double *coord;	/* unwrapped joint coordinates (njoints) */
+};
+
+struct output {
+	struct h5out *h5;
+	const struct model *m;
+	int time, *pos, *vel, *acc, *ori, *angv, *anga;	/* series ids per body */
+	int *jmul, *jforce, *jtorque, *jcoord, *jeffort;	/* per joint then per driver */
+	int pres, vres, ares, pvec, vvec, avec;
+	int ekin, epot, ework, etot, edrift;
+	int hstep, hiter, hconv;
+	double *row, *g, *pv;	/* scratch */
+};
+
+/* Create the file and every series; NULL with message in err. */
+struct output *output_open(const char *path, const struct model *m, char *err, size_t n);
+/* Write one sample; the caller has done ra_eval(PRIM_ALL) at x. Returns
+ * the three residual norms through res[3]. */
+void output_sample(struct output *o, struct ra *s, const struct ra_state *x,
+		   const struct sample_info *si, double res[3]);
+void output_close(struct output **o, const char *status);
+
+#endif

@@ -1,0 +1,46 @@
+/* sim.h - the run loop: assembly, time stepping, monitors, output. */
+#ifndef MBSIM_SIM_H
+#define MBSIM_SIM_H
+
+#include <signal.h>
+
+#include "../model/model.h"
+#include "../model/options.h"
+
+struct sim_args {
+	const struct model *m;
+	const struct sim_options *o;
+	const char *out_path;		/* HDF5 file to write, or NULL for none */
+	const char *deck_text;		/* stored as attribute "deck" */
+	const char *command_line;	/* stored as attribute "command_line" */
+	int progress;			/* draw a progress bar on stderr */
+	volatile sig_atomic_t *stop;	/* set asynchronously to interrupt */
+};
+
+enum sim_status { SIM_COMPLETE = 0, SIM_FAILED = 1, SIM_INTERRUPTED = 2 };
+
+struct sim_result {
+	enum sim_status status;
+	char message[1024];		/* failure reason ("" when complete) */
+	long steps;
+	long samples;
+	double t_reached;
+	double wall;			/* seconds, run loop only */
+	double max_pos_res, max_vel_res, max_acc_res;	/* 2-norms over samples */
+	double max_abs_drift;		/* max |total - total(t0)| */
+	double max_kinetic;
+	double mean_iterations;
+	long factorizations;
+	double moved_pos, moved_vel;	/* initial-condition corrections (max per body) */
+	char moved_pos_body[64], moved_vel_body[64];
+	char solver[16];		/* linear solver used */
+};
+
+/* Run the simulation. Returns the status; details in r.  Set-up errors
+ * (cannot create output) are reported in d and give SIM_FAILED. */
+enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct diag *d);
+
+/* Human name of constraint row k: "joint 'pin' (row 3 of 5, DP1)". */
+void sim_row_name(const struct model *m, int k, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,134 @@
+/* so3.c - exponential and logarithm on SO(3), quaternion conversions.
+ *
+ * The Lie-group update of 000 eq. 4d, A_{n+1} = A_n exp(h w~), uses so3_exp.
+ */
+#include "vec.h"
+
+void so3_exp(double *R, const double *th)
+{
+	double t2 = v3_dot(th, th), t = sqrt(t2), a, b;
+	if (t < 1e-4) {
+		/* Taylor: sin t/t = 1 - t^2/6 + t^4/120, (1-cos t)/t^2 = 1/2 - t^2/24 + t^4/720 */
+		a = 1.0 - t2 / 6.0 + t2 * t2 / 120.0;
+		b = 0.5 - t2 / 24.0 + t2 * t2 / 720.0;
+	} else {
+		a = sin(t) / t;
+		b = (1.0 - cos(t)) / t2;
+	}
+	double x = th[0], y = th[1], z = th[2];
+	R[0] = 1.0 - b * (y * y + z * z);
+	R[1] = -a * z + b * x * y;
+	R[2] = a * y + b * x * z;
+	R[3] = a * z + b * x * y;
+	R[4] = 1.0 - b * (x * x + z * z);
+	R[5] = -a * x + b * y * z;
+	R[6] = -a * y + b * x * z;
+	R[7] = a * x + b * y * z;
+	R[8] = 1.0 - b * (x * x + y * y);
+}
+
+void mat_to_quat(double *q, const double *R)
+{
+	/* Shepperd's method: pick the largest of w, x, y, z to divide by. */
+	double tr = R[0] + R[4] + R[8];
+	double c[4] = { tr, R[0], R[4], R[8] };
+	int k = 0;
+	for (int i = 1; i < 4; i++)
+		if (c[i] > c[k])
+			k = i;
+	double s;
+	switch (k) {
+	case 0:
+		s = 2.0 * sqrt(1.0 + tr);
+		q[0] = 0.25 * s;
+		q[1] = (R[7] - R[5]) / s;
+		q[2] = (R[2] - R[6]) / s;
+		q[3] = (R[3] - R[1]) / s;
+		break;
+	case 1:
+		s = 2.0 * sqrt(1.0 + R[0] - R[4] - R[8]);
+		q[0] = (R[7] - R[5]) / s;
+		q[1] = 0.25 * s;
+		q[2] = (R[1] + R[3]) / s;
+		q[3] = (R[2] + R[6]) / s;
+		break;
+	case 2:
+		s = 2.0 * sqrt(1.0 - R[0] + R[4] - R[8]);
+		q[0] = (R[2] - R[6]) / s;
+		q[1] = (R[1] + R[3]) / s;
+		q[2] = 0.25 * s;
+		q[3] = (R[5] + R[7]) / s;
+		break;
+	default:
+		s = 2.0 * sqrt(1.0 - R[0] - R[4] + R[8]);
+		q[0] = (R[3] - R[1]) / s;
+		q[1] = (R[2] + R[6]) / s;
+		q[2] = (R[5] + R[7]) / s;
+		q[3] = 0.25 * s;
+		break;
+	}
+	if (q[0] < 0)
+		for (int i = 0; i < 4; i++)
+			q[i] = -q[i];
+	double n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+	for (int i = 0; i < 4; i++)
+		q[i] /= n;
+}
+
+void quat_to_mat(double *R, const double *q)
+{
+	double w = q[0], x = q[1], y = q[2], z = q[3];
+	R[0] = 1 - 2 * (y * y + z * z);
+	R[1] = 2 * (x * y - w * z);
+	R[2] = 2 * (x * z + w * y);
+	R[3] = 2 * (x * y + w * z);
+	R[4] = 1 - 2 * (x * x + z * z);
+	R[5] = 2 * (y * z - w * x);
+	R[6] = 2 * (x * z - w * y);
+	R[7] = 2 * (y * z + w * x);
+	R[8] = 1 - 2 * (x * x + y * y);
+}
+
+void so3_log(double *th, const double *R)
+{
+	/* Through the quaternion: robust near 0 and near pi. */
+	double q[4];
+	mat_to_quat(q, R);
+	double s = sqrt(q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+	double ang = 2.0 * atan2(s, q[0]); /* in [0, pi] since q[0] >= 0 */
+	double f = s > 1e-12 ? ang / s : 2.0 / q[0];
+	th[0] = f * q[1];
+	th[1] = f * q[2];
+	th[2] = f * q[3];
+}
+
+void m3_orthonormalize(double *R)
+{
+	double q[4];
+	/* A few Newton steps of the polar decomposition R <- (R + R^-T)/2
+	 * would also do; the quaternion route is enough for inputs within
+	 * 1e-5 of orthonormal, which the deck loader enforces. */
+	mat_to_quat(q, R);
+	quat_to_mat(R, q);
+}
+
+void frame_from_axis(double *F, const double *zin)
+{
+	double z[3], x[3], y[3], n = v3_norm(zin);
+	v3_scale(z, 1.0 / n, zin);
+	/* pick the global axis least aligned with z to start x */
+	double e[3] = { 0, 0, 0 };
+	int k = 0;
+	for (int i = 1; i < 3; i++)
+		if (fabs(z[i]) < fabs(z[k]))
+			k = i;
+	e[k] = 1.0;
+	v3_cross(y, z, e);
+	v3_scale(y, 1.0 / v3_norm(y), y);
+	v3_cross(x, y, z);
+	for (int i = 0; i < 3; i++) {
+		F[3 * i + 0] = x[i];
+		F[3 * i + 1] = y[i];
+		F[3 * i + 2] = z[i];
+	}
+}

@@ -1,0 +1,107 @@
+/* vec.h - small dense kernels on 3-vectors and 3x3 matrices (row-major).
+ *
+ * All inline: these sit in the innermost loops of constraint evaluation.
+ * A 3x3 matrix M is double[9] with M[3*i+j] = row i, column j.
+ */
+#ifndef MBSIM_VEC_H
+#define MBSIM_VEC_H
+
+#include <math.h>
+#include <string.h>
+
+static inline void v3_set(double *y, double a, double b, double c)
+{
+	y[0] = a; y[1] = b; y[2] = c;
+}
+static inline void v3_copy(double *y, const double *x)
+{
+	y[0] = x[0]; y[1] = x[1]; y[2] = x[2];
+}
+static inline double v3_dot(const double *a, const double *b)
+{
+	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+static inline double v3_norm(const double *a)
+{
+	return sqrt(v3_dot(a, a));
+}
+static inline void v3_add(double *y, const double *a, const double *b)
+{
+	y[0] = a[0] + b[0]; y[1] = a[1] + b[1]; y[2] = a[2] + b[2];
+}
+static inline void v3_sub(double *y, const double *a, const double *b)
+{
+	y[0] = a[0] - b[0]; y[1] = a[1] - b[1]; y[2] = a[2] - b[2];
+}
+static inline void v3_scale(double *y, double s, const double *a)
+{
+	y[0] = s * a[0]; y[1] = s * a[1]; y[2] = s * a[2];
+}
+/* y += s a */
+static inline void v3_axpy(double *y, double s, const double *a)
+{
+	y[0] += s * a[0]; y[1] += s * a[1]; y[2] += s * a[2];
+}
+/* y = a x b (y may not alias a or b) */
+static inline void v3_cross(double *y, const double *a, const double *b)
+{
+	y[0] = a[1] * b[2] - a[2] * b[1];
+	y[1] = a[2] * b[0] - a[0] * b[2];
+	y[2] = a[0] * b[1] - a[1] * b[0];
+}
+/* y = M x */
+static inline void m3_mulv(double *y, const double *M, const double *x)
+{
+	y[0] = M[0] * x[0] + M[1] * x[1] + M[2] * x[2];
+	y[1] = M[3] * x[0] + M[4] * x[1] + M[5] * x[2];
+	y[2] = M[6] * x[0] + M[7] * x[1] + M[8] * x[2];
+}
+/* y = M^T x */
+static inline void m3_tmulv(double *y, const double *M, const double *x)
+{
+	y[0] = M[0] * x[0] + M[3] * x[1] + M[6] * x[2];
+	y[1] = M[1] * x[0] + M[4] * x[1] + M[7] * x[2];
+	y[2] = M[2] * x[0] + M[5] * x[1] + M[8] * x[2];
+}
+/* C = A B (C may not alias) */
+static inline void m3_mul(double *C, const double *A, const double *B)
+{
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++)
+			C[3 * i + j] = A[3 * i] * B[j] + A[3 * i + 1] * B[3 + j] +
+				       A[3 * i + 2] * B[6 + j];
+}
+/* C = A^T B */
+static inline void m3_tmul(double *C, const double *A, const double *B)
+{
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++)
+			C[3 * i + j] = A[i] * B[j] + A[3 + i] * B[3 + j] +
+				       A[6 + i] * B[6 + j];
+}
+static inline void m3_identity(double *M)
+{
+	memset(M, 0, 9 * sizeof(double));
+	M[0] = M[4] = M[8] = 1.0;
+}
+/* S = skew(a): S x = a x x */
+static inline void m3_skew(double *S, const double *a)
+{
+	S[0] = 0; S[1] = -a[2]; S[2] = a[1];
+	S[3] = a[2]; S[4] = 0; S[5] = -a[0];
+	S[6] = -a[1]; S[7] = a[0]; S[8] = 0;
+}
+
+/* SO(3) exponential: R = exp(skew(th)) (Rodrigues, series near 0). */
+void so3_exp(double *R, const double *th);
+/* SO(3) logarithm: th with exp(skew(th)) = R, |th| <= pi. */
+void so3_log(double *th, const double *R);
+/* Unit quaternion (w,x,y,z) <-> rotation matrix. */
+void quat_to_mat(double *R, const double *q);
+void mat_to_quat(double *q, const double *R);
+/* Re-orthonormalize a near-rotation (nearest rotation via quaternion). */
+void m3_orthonormalize(double *R);
+/* Orthonormal frame (columns x, y, z) whose third column is unit(z). */
+void frame_from_axis(double *F, const double *z);
+
+#endif

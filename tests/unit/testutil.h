@@ -1,0 +1,20 @@
+/* testutil.h - helpers shared by the cmocka unit tests.
+ * Include after <cmocka.h> (which needs stdarg, stddef, setjmp first). */
+#ifndef MBSIM_TESTUTIL_H
+#define MBSIM_TESTUTIL_H
+
+/* Fail unless |actual - expected| <= atol + rtol |expected|; the message
+ * names both values and what was compared. */
+#define assert_near(actual, expected, rtol, atol) \
+	testutil_near((actual), (expected), (rtol), (atol), #actual, __FILE__, __LINE__)
+
+void testutil_near(double actual, double expected, double rtol, double atol,
+		   const char *what, const char *file, int line);
+
+/* Central finite difference of a scalar function of x (n entries) in
+ * direction e_k with step h: (f(x + h e_k) - f(x - h e_k)) / 2h.  The
+ * callback evaluates f at x; x is restored on return. */
+typedef double (*testutil_fn)(const double *x, void *ctx);
+double testutil_fd(testutil_fn f, double *x, int k, double h, void *ctx);
+
+#endif
