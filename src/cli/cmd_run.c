@@ -168,10 +168,12 @@ int cmd_run(int argc, char **argv)
 	enum sim_status st = sim_run(&a, &r, &d);
 	cli_print_diag(&d);
 	if (d.nerr == 0) {
-		if (!ro.quiet && !ro.json && (r.moved_pos > 1e-9 || r.moved_vel > 1e-9))
-			fprintf(stderr, "mbsim: note: initial conditions made consistent: positions "
-				"moved by up to %.3g (body '%s'), velocities by up to %.3g (body '%s')\n",
-				r.moved_pos, r.moved_pos_body, r.moved_vel, r.moved_vel_body);
+		if (!ro.quiet && !ro.json && r.moved_pos > 1e-9)
+			fprintf(stderr, "mbsim: note: initial positions assembled: moved by up to %.3g "
+				"(body '%s')\n", r.moved_pos, r.moved_pos_body);
+		if (!ro.quiet && !ro.json && r.moved_vel > 1e-9)
+			fprintf(stderr, "mbsim: note: initial velocities projected onto the constraints: "
+				"changed by up to %.3g (body '%s')\n", r.moved_vel, r.moved_vel_body);
 		if (st != SIM_COMPLETE && !ro.json)
 			fprintf(stderr, "mbsim: error: %s\n", r.message);
 		summary(&ro, out, &o, &r);

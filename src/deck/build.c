@@ -154,6 +154,7 @@ static void build_options(struct bctx *b, const struct dnode *root, struct sim_o
 static char *subst_braces(struct bctx *b, const char *s, const struct srcpos *pos)
 {
 	size_t cap = strlen(s) + 32, len = 0;
+	const char *whole = s;
 	char *out = xmalloc(cap);
 	while (*s) {
 		const char *close;
@@ -162,7 +163,7 @@ static char *subst_braces(struct bctx *b, const char *s, const struct srcpos *po
 		size_t n = 1;
 		if (*s == '{') {
 			if (!(close = strchr(s, '}'))) {
-				diag_error(b->d, pos, "unmatched '{' in '%s'", piece);
+				diag_error(b->d, pos, "unmatched '{' in '%s'", whole);
 				free(out);
 				return NULL;
 			}
@@ -171,9 +172,11 @@ static char *subst_braces(struct bctx *b, const char *s, const struct srcpos *po
 			struct expr_err e;
 			int rc = expr_eval(b->ex, inner, &x, &e);
 			if (rc)
-				diag_error(b->d, pos, "bad expression '{%s}': %s", inner, e.msg);
+				diag_error(b->d, pos, "bad expression '{%s}' in '%s': %s", inner,
+					   whole, e.msg);
 			else if (x != floor(x) || fabs(x) > 1e15)
-				diag_error(b->d, pos, "'{%s}' is not an integer (%g)", inner, x);
+				diag_error(b->d, pos, "'{%s}' in '%s' is not an integer (%g)", inner,
+					   whole, x);
 			free(inner);
 			if (rc || x != floor(x) || fabs(x) > 1e15) {
 				free(out);

@@ -1,0 +1,38 @@
+#!/bin/sh
+# Whole-process wall times of the benchmark decks: median, min and max of
+# REPEAT runs after one warm-up, written as CSV to bench/results/.
+# Usage: sh bench/run.sh [REPEAT]   (make bench)
+set -eu
+MBSIM=${MBSIM:-build/mbsim}
+REPEAT=${1:-7}
+mkdir -p bench/results
+out=bench/results/bench-$(date +%Y%m%d-%H%M%S).csv
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+echo "case,steps,median_s,min_s,max_s,per_step_us,mean_newton_iterations,max_position_residual" > "$out"
+bench() {
+	name=$1; shift
+	"$MBSIM" run "$@" -o "$tmp/w.h5" --quiet > /dev/null	# warm-up
+	/usr/bin/python3 - "$name" "$REPEAT" "$MBSIM" "$tmp/w.h5" "$@" >> "$out" <<'PY'
+import json, statistics, subprocess, sys, time
+name, rep, mbsim, h5 = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+args = [mbsim, "run"] + sys.argv[5:] + ["-o", h5, "--json"]
+ts = []
+for _ in range(rep):
+    t0 = time.perf_counter()
+    p = subprocess.run(args, capture_output=True, text=True, check=True)
+    ts.append(time.perf_counter() - t0)
+s = json.loads(p.stdout)
+med = statistics.median(ts)
+print("%s,%d,%.5f,%.5f,%.5f,%.3f,%.3f,%.3g" % (name, s["steps"], med, min(ts), max(ts),
+      1e6 * med / s["steps"], s["mean_newton_iterations"], s["max_position_residual"]))
+PY
+	tail -1 "$out"
+}
+bench slider_crank_hi decks/slider_crank.yaml --set output.every=100
+bench slider_crank_fi decks/slider_crank.yaml --set output.every=100 --set integrator.method=fi
+bench four_link_hi decks/four_link.yaml --set output.every=100
+bench double_pendulum_hi decks/double_pendulum.yaml --set output.every=100
+bench chain32_hi decks/chain.yaml --set output.every=100
+bench chain32_fi decks/chain.yaml --set output.every=100 --set integrator.method=fi
+echo "wrote $out"

@@ -1,0 +1,80 @@
+#!/usr/bin/python3
+"""Checks on whole runs of the repository's decks (issue "mbsim run ...").
+
+usage: check_runs.py DIR    (DIR holds the HDF5 files written by t-regress.sh)
+
+1. Properties the seed paper demonstrates (000 Fig. 3, Fig. 9):
+   - double pendulum, HI: position residual <= 1e-9 at every sample; energy
+     drift within 1 % of the largest kinetic energy; no secular trend (mean of
+     the last quarter minus mean of the first quarter < 0.2 % of that scale);
+   - double pendulum, FI: total energy decreases (backward Euler dissipates);
+   - friction slider-crank: the largest jump of the driving torque grows with mu.
+2. Regression values: tests/regress/*.csv rows "file,dataset,column,time,value,rtol,atol"
+   recorded from mbsim itself (see the header of each file for the commit
+   and why the tolerance); any change beyond round-off fails.
+"""
+import csv
+import glob
+import os
+import sys
+
+import h5py
+import numpy as np
+
+failed = 0
+passed = 0
+
+
+def check(cond, what):
+    global failed, passed
+    if cond:
+        passed += 1
+        print("ok  ", what)
+    else:
+        failed += 1
+        print("FAIL", what)
+
+
+def main(d):
+    f = h5py.File(os.path.join(d, "dp_hi.h5"), "r")
+    check(f.attrs["status"] == b"complete" or f.attrs["status"] == "complete", "dp_hi status complete")
+    pres = f["constraints/position_residual"][:]
+    check(pres.max() <= 1e-9, "dp_hi position residual %.3g <= 1e-9" % pres.max())
+    K = f["energy/kinetic"][:]
+    drift = f["energy/drift"][:]
+    scale = K.max()
+    check(np.abs(drift).max() <= 0.01 * scale,
+          "dp_hi |drift| %.4g <= 1%% of max kinetic %.4g" % (np.abs(drift).max(), scale))
+    n = len(drift)
+    trend = abs(drift[-n // 4:].mean() - drift[: n // 4].mean())
+    check(trend < 0.002 * scale, "dp_hi drift trend %.4g < 0.2%% of %.4g" % (trend, scale))
+    g = h5py.File(os.path.join(d, "dp_fi.h5"), "r")
+    E = g["energy/total"][:]
+    m = len(E)
+    check(E[-m // 4:].mean() < E[: m // 4].mean() - 0.01 * scale,
+          "dp_fi total energy decreases (%.4g -> %.4g)" % (E[: m // 4].mean(), E[-m // 4:].mean()))
+    jumps = []
+    for mu in ("0", "0.2", "0.4"):
+        h = h5py.File(os.path.join(d, "scf_%s.h5" % mu), "r")
+        e = h["joints/motor/effort"][:]
+        jumps.append(np.abs(np.diff(e)).max())
+    check(jumps[0] < jumps[1] < jumps[2],
+          "friction torque jumps grow with mu: %s" % ", ".join("%.4g" % j for j in jumps))
+    for path in sorted(glob.glob(os.path.join(os.path.dirname(__file__), "regress", "*.csv"))):
+        with open(path) as fh:
+            rows = [r for r in csv.reader(fh) if r and not r[0].startswith("#")]
+        for name, ds, col, t, val, rtol, atol in rows:
+            h = h5py.File(os.path.join(d, name), "r")
+            times = h["time"][:]
+            i = int(np.argmin(np.abs(times - float(t))))
+            data = h[ds][:]
+            got = data[i] if data.ndim == 1 else data[i, int(col)]
+            tol = float(atol) + float(rtol) * abs(float(val))
+            check(abs(got - float(val)) <= tol and abs(times[i] - float(t)) < 1e-9,
+                  "%s %s[%s] at t=%s: %.12g vs %s (tol %.2g)" % (name, ds, col, t, got, val, tol))
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

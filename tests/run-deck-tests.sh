@@ -1,0 +1,15 @@
+#!/bin/sh
+# Runs every shell-level test of mbsim: malformed decks, schema, usage
+# synopses, deck regression values, convergence orders.  $MBSIM is the binary.
+set -u
+: "${MBSIM:=build/mbsim}"
+export MBSIM
+fail=0
+for t in tests/run-bad-decks.sh tests/t-usage.sh tests/t-regress.sh tests/t-converge.sh; do
+	[ -f "$t" ] || continue
+	echo "== $t"
+	sh "$t" || fail=1
+done
+echo "== tests/schema_check.py"
+/usr/bin/python3 tests/schema_check.py || fail=1
+exit $fail

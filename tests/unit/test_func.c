@@ -1,0 +1,232 @@
+/* test_func.c - time functions of model/func.h.
+ *
+ * For every function type: values at points where the closed form is known
+ * by hand, and the returned first and second derivatives against central
+ * differences of the returned value and first derivative.
+ *
+ * Finite-difference tolerance.  With step h = 1e-5 the central difference
+ * (g(t+h) - g(t-h)) / 2h has truncation error h^2/6 |g'''| and round-off
+ * about eps |g| / h.  The functions below have |g| <= 10 and third
+ * derivatives <= 10 * 3^3 = 270 (harmonic amplitude 2, omega 3; the ramps
+ * and polynomials are smaller), so the error is below
+ * 1e-10/6 * 270 + 2.2e-16 * 10 / 1e-5 ~ 5e-9 + 2e-10; FD_TOL = 1e-7 leaves
+ * a margin of 20 while a wrong factor (e.g. a missing omega, a sign) is
+ * O(1) and fails.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "testutil.h"
+#include "model/func.h"
+
+#define FD_H 1e-5	/* see the header comment */
+#define FD_TOL 1e-7	/* absolute, and relative to the derivative */
+#define EXACT 1e-14	/* closed-form values: a few ulps of O(1) numbers */
+
+static double fval(const struct func *fn, double t, int k)
+{
+	double f[3];
+	func_eval(fn, t, f);
+	return f[k];
+}
+
+/* f[1] against d f[0]/dt and f[2] against d f[1]/dt at t */
+static void check_derivs(const struct func *fn, double t)
+{
+	double f[3], d1, d2;
+	char what[160];
+	func_eval(fn, t, f);
+	d1 = (fval(fn, t + FD_H, 0) - fval(fn, t - FD_H, 0)) / (2.0 * FD_H);
+	d2 = (fval(fn, t + FD_H, 1) - fval(fn, t - FD_H, 1)) / (2.0 * FD_H);
+	snprintf(what, sizeof what, "%s f'(%g) vs FD", func_type_names[fn->type], t);
+	testutil_near(f[1], d1, FD_TOL, FD_TOL, what, __FILE__, __LINE__);
+	snprintf(what, sizeof what, "%s f''(%g) vs FD", func_type_names[fn->type], t);
+	testutil_near(f[2], d2, FD_TOL, FD_TOL, what, __FILE__, __LINE__);
+}
+
+static void test_constant(void **state)
+{
+	struct func fn = { .type = FUNC_CONSTANT, .c = { 1.75 } };
+	double f[3];
+	/* any t: the constant and zero derivatives */
+	for (double t = -3.0; t <= 3.0; t += 0.75) {
+		func_eval(&fn, t, f);
+		assert_near(f[0], 1.75, 0, 0);
+		assert_near(f[1], 0.0, 0, 0);
+		assert_near(f[2], 0.0, 0, 0);
+		check_derivs(&fn, t);
+	}
+}
+
+static void test_rate(void **state)
+{
+	/* c0 = 0.5 offset, c1 = -2.5 rate: arbitrary non-trivial numbers */
+	struct func fn = { .type = FUNC_RATE, .c = { 0.5, -2.5 } };
+	double f[3];
+	func_eval(&fn, 0.0, f);
+	assert_near(f[0], 0.5, 0, EXACT);	/* c0 at t = 0 */
+	func_eval(&fn, 2.0, f);
+	assert_near(f[0], 0.5 - 5.0, 0, EXACT);	/* c0 + 2 c1 */
+	assert_near(f[1], -2.5, 0, EXACT);
+	assert_near(f[2], 0.0, 0, 0);
+	for (double t = -2.0; t <= 2.0; t += 0.5)
+		check_derivs(&fn, t);
+}
+
+static void test_polynomial(void **state)
+{
+	/* p(t) = 1 - 2 t + 0.5 t^2 + 0.25 t^3 - 0.1 t^4 (arbitrary) */
+	struct func fn = { .type = FUNC_POLYNOMIAL, .n = 5,
+			   .c = { 1.0, -2.0, 0.5, 0.25, -0.1 } };
+	double f[3];
+	func_eval(&fn, 0.0, f);	/* p(0) = c0, p'(0) = c1, p''(0) = 2 c2 */
+	assert_near(f[0], 1.0, 0, EXACT);
+	assert_near(f[1], -2.0, 0, EXACT);
+	assert_near(f[2], 1.0, 0, EXACT);
+	func_eval(&fn, 2.0, f);
+	/* by hand at t = 2: p = 1 - 4 + 2 + 2 - 1.6 = -0.6,
+	 * p' = -2 + 2 + 3 - 3.2 = -0.2 (c1 + 2c2 t + 3c3 t^2 + 4c4 t^3),
+	 * p'' = 1 + 3 - 4.8 = -0.8 (2c2 + 6c3 t + 12c4 t^2) */
+	assert_near(f[0], -0.6, 0, EXACT);
+	assert_near(f[1], -0.2, 0, EXACT);
+	assert_near(f[2], -0.8, 0, EXACT);
+	for (double t = -1.5; t <= 1.5; t += 0.25)
+		check_derivs(&fn, t);
+	/* n = 0 is the zero polynomial */
+	struct func z = { .type = FUNC_POLYNOMIAL, .n = 0 };
+	func_eval(&z, 1.3, f);
+	assert_near(f[0], 0.0, 0, 0);
+	assert_near(f[1], 0.0, 0, 0);
+}
+
+static void test_harmonic(void **state)
+{
+	/* offset 0.5, amplitude 2, omega 3, phase 0.4 (arbitrary; omega 3 sets
+	 * the FD bound in the header comment) */
+	struct func fn = { .type = FUNC_HARMONIC, .c = { 0.5, 2.0, 3.0, 0.4 } };
+	double f[3];
+	func_eval(&fn, 0.0, f);
+	/* t = 0: c0 + c1 sin c3, c1 c2 cos c3, -c1 c2^2 sin c3 */
+	assert_near(f[0], 0.5 + 2.0 * sin(0.4), 0, EXACT);
+	assert_near(f[1], 6.0 * cos(0.4), 0, EXACT);
+	assert_near(f[2], -18.0 * sin(0.4), 0, EXACT);
+	/* t = (pi/2 - 0.4)/3: phase pi/2, value at its maximum c0 + c1 = 2.5 */
+	func_eval(&fn, (M_PI / 2 - 0.4) / 3.0, f);
+	assert_near(f[0], 2.5, 0, EXACT);
+	assert_near(f[1], 0.0, 0, EXACT);
+	assert_near(f[2], -18.0, 0, EXACT);
+	for (double t = -1.0; t <= 2.0; t += 0.15)
+		check_derivs(&fn, t);
+}
+
+static void test_cosine_ramp(void **state)
+{
+	/* from -1 to 3 over [0.5, 2.5] (arbitrary; width 2) */
+	struct func fn = { .type = FUNC_COSINE_RAMP, .c = { -1.0, 3.0, 0.5, 2.5 } };
+	double f[3];
+	func_eval(&fn, 0.0, f);		/* before: a, at rest */
+	assert_near(f[0], -1.0, 0, 0);
+	assert_near(f[1], 0.0, 0, 0);
+	func_eval(&fn, 0.5, f);		/* start point: a */
+	assert_near(f[0], -1.0, 0, EXACT);
+	func_eval(&fn, 2.5, f);		/* end point: b, at rest */
+	assert_near(f[0], 3.0, 0, EXACT);
+	assert_near(f[1], 0.0, 0, EXACT);
+	func_eval(&fn, 4.0, f);		/* after: b */
+	assert_near(f[0], 3.0, 0, 0);
+	assert_near(f[2], 0.0, 0, 0);
+	/* midpoint 1.5: (a+b)/2 = 1, steepest slope (b-a)/2 * pi/(t1-t0) = pi,
+	 * zero curvature */
+	func_eval(&fn, 1.5, f);
+	assert_near(f[0], 1.0, 0, EXACT);
+	assert_near(f[1], M_PI, 0, EXACT);
+	assert_near(f[2], 0.0, 0, EXACT);
+	/* derivatives inside and outside (not at the ends, where f'' jumps) */
+	const double ts[] = { -0.5, 0.2, 0.6, 1.0, 1.4, 1.9, 2.4, 2.8, 5.0 };
+	for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++)
+		check_derivs(&fn, ts[i]);
+	/* degenerate interval t1 <= t0: a step at t0 */
+	struct func st = { .type = FUNC_COSINE_RAMP, .c = { 2.0, 5.0, 1.0, 1.0 } };
+	func_eval(&st, 0.9, f);
+	assert_near(f[0], 2.0, 0, 0);
+	func_eval(&st, 1.1, f);
+	assert_near(f[0], 5.0, 0, 0);
+	assert_near(f[1], 0.0, 0, 0);
+}
+
+static struct func make_piecewise(void)
+{
+	/* three segments, knots 0, 1, 3, deliberately discontinuous:
+	 *   [0,1): 1 + 2x      [1,3): -1 + x^2     [3,..): 4 - x + 0.5 x^3
+	 * with x = t - knot */
+	struct func fn = { .type = FUNC_PIECEWISE, .nseg = 3 };
+	fn.seg = calloc(3, sizeof(*fn.seg));
+	assert_non_null(fn.seg);
+	fn.seg[0] = (struct func_seg){ .t0 = 0.0, .n = 2, .c = { 1.0, 2.0 } };
+	fn.seg[1] = (struct func_seg){ .t0 = 1.0, .n = 3, .c = { -1.0, 0.0, 1.0 } };
+	fn.seg[2] = (struct func_seg){ .t0 = 3.0, .n = 4, .c = { 4.0, -1.0, 0.0, 0.5 } };
+	return fn;
+}
+
+static void test_piecewise(void **state)
+{
+	struct func fn = make_piecewise();
+	double f[3];
+	func_eval(&fn, 0.5, f);		/* seg 0, x = 0.5: 1 + 1 = 2, slope 2 */
+	assert_near(f[0], 2.0, 0, EXACT);
+	assert_near(f[1], 2.0, 0, EXACT);
+	func_eval(&fn, 1.0, f);		/* knot belongs to the segment it starts: seg 1, x = 0 */
+	assert_near(f[0], -1.0, 0, EXACT);
+	func_eval(&fn, nextafter(1.0, 0.0), f);	/* just before the knot: seg 0, ~3 */
+	assert_near(f[0], 3.0, 0, 1e-15);
+	func_eval(&fn, 2.5, f);		/* seg 1, x = 1.5: -1 + 2.25, slope 3, curvature 2 */
+	assert_near(f[0], 1.25, 0, EXACT);
+	assert_near(f[1], 3.0, 0, EXACT);
+	assert_near(f[2], 2.0, 0, EXACT);
+	func_eval(&fn, 3.0, f);		/* seg 2, x = 0 */
+	assert_near(f[0], 4.0, 0, EXACT);
+	assert_near(f[1], -1.0, 0, EXACT);
+	func_eval(&fn, 5.0, f);		/* after the last: seg 2, x = 2: 4 - 2 + 4 = 6, -1 + 6 = 5, 6 */
+	assert_near(f[0], 6.0, 0, EXACT);
+	assert_near(f[1], 5.0, 0, EXACT);
+	assert_near(f[2], 6.0, 0, EXACT);
+	func_eval(&fn, -1.0, f);	/* before the first: seg 0 extrapolated, x = -1 */
+	assert_near(f[0], -1.0, 0, EXACT);
+	/* derivatives inside each segment, away from the knots */
+	const double ts[] = { -0.5, 0.3, 0.7, 1.4, 2.2, 2.9, 3.5, 4.7 };
+	for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++)
+		check_derivs(&fn, ts[i]);
+	/* deep copy: independent of the source */
+	struct func cp;
+	func_copy(&cp, &fn);
+	assert_ptr_not_equal(cp.seg, fn.seg);
+	fn.seg[1].c[0] = 100.0;
+	func_eval(&cp, 1.0, f);
+	assert_near(f[0], -1.0, 0, EXACT);
+	func_release(&cp);
+	func_release(&fn);
+	assert_null(fn.seg);
+	/* no segments: zero */
+	func_eval(&fn, 1.0, f);
+	assert_near(f[0], 0.0, 0, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_constant),
+		cmocka_unit_test(test_rate),
+		cmocka_unit_test(test_polynomial),
+		cmocka_unit_test(test_harmonic),
+		cmocka_unit_test(test_cosine_ramp),
+		cmocka_unit_test(test_piecewise),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

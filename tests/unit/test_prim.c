@@ -1,0 +1,809 @@
+/* test_prim.c - constraint primitives (model/prim.c) and the joints and
+ * drivers built from them (model/model.c).
+ *
+ * Conventions under test (prim.h, 000 §2): A <- A exp(theta~) with theta in
+ * the body frame; qdot = (rdot_i, wbar_i, rdot_j, wbar_j), wbar the
+ * body-frame angular velocity; Phi_q qdot = nu, Phi_q qddot = gamma, i.e.
+ *   dPhi/dt     = J qdot  - nu
+ *   d2Phi/dt2   = J qddot - gamma.
+ * The primitive checks compare prim_eval with Phi itself differentiated
+ * numerically, never with a second copy of the formulas; the joint checks
+ * compare with the motions each joint type should allow (rank and null
+ * space via LAPACK dgesvd), the coordinate and driver checks with poses
+ * built by explicit rigid motions.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "model/func.h"
+#include "model/model.h"
+#include "model/prim.h"
+#include "util/vec.h"
+
+/* ---- random numbers, poses ---- */
+
+static uint64_t rng_state;
+static double urand(void)	/* xorshift64*, uniform in [-1, 1) */
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	uint64_t x = rng_state * 2685821657736338717ULL;
+	return (double)(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+static void rand_vec(double *v, double s)
+{
+	v3_set(v, s * urand(), s * urand(), s * urand());
+}
+
+static void rand_unit(double *u)
+{
+	double n;
+	do {
+		rand_vec(u, 1.0);
+		n = v3_norm(u);
+	} while (n < 0.1 || n > 1.0);
+	v3_scale(u, 1.0 / n, u);
+}
+
+/* exp of a random rotation vector of length up to 3 rad */
+static void rand_rot(double *A)
+{
+	double u[3], th[3];
+	rand_unit(u);
+	v3_scale(th, 3.0 * fabs(urand()), u);
+	so3_exp(A, th);
+}
+
+/* kinematic state of one body: pose, velocity, acceleration */
+struct kin {
+	double r[3], A[9], v[3], w[3], a[3], wd[3];
+};
+
+static struct bstate bst(const struct kin *k)
+{
+	return (struct bstate){ k->r, k->A, k->v, k->w };
+}
+
+static void kin_ground(struct kin *k)
+{
+	memset(k, 0, sizeof *k);
+	m3_identity(k->A);
+}
+
+static void colv(double *v, const double *F, int c)
+{
+	v3_set(v, F[c], F[3 + c], F[6 + c]);
+}
+
+/* ---- time functions used by drivers and primitives ----
+ * Harmonic: offset 0.2, amplitude 0.5, omega 3, phase 0.4; polynomial
+ * 0.1 - 0.3 t + 0.7 t^2 + 0.2 t^3; rate 0.1 + 2 pi t.  All arbitrary,
+ * chosen with second derivatives of O(1..10) so that a missing f' or f''
+ * term shows. */
+static void set_func(struct func *fn, enum func_type t)
+{
+	static const struct func tab[] = {
+		{ .type = FUNC_HARMONIC, .c = { 0.2, 0.5, 3.0, 0.4 } },
+		{ .type = FUNC_POLYNOMIAL, .n = 4, .c = { 0.1, -0.3, 0.7, 0.2 } },
+		{ .type = FUNC_RATE, .c = { 0.1, 2.0 * M_PI } },
+	};
+	for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+		if (tab[i].type == t)
+			*fn = tab[i];
+	assert_int_equal(fn->type, t);
+}
+
+/* A random primitive of the given type; ftype < 0: no time function.
+ * Points within the unit cube, directions unit; ROT's (ai, yi) are the x,
+ * y columns of a random rotation (a marker frame). */
+static void rand_prim(struct prim *p, enum prim_type type, struct func *fn, int ftype)
+{
+	double F[9];
+	memset(p, 0, sizeof *p);
+	p->type = type;
+	p->bi = 0; p->bj = 1;
+	rand_rot(F);
+	colv(p->ai, F, 0); colv(p->yi, F, 1);
+	rand_unit(p->aj); rand_unit(p->c);
+	rand_vec(p->si, 1.0); rand_vec(p->sj, 1.0);
+	p->f0 = 0.3 * urand();
+	if (ftype >= 0) {
+		set_func(fn, (enum func_type)ftype);
+		p->f = fn;
+	}
+}
+
+/* ---- 1. Jacobian against central differences of Phi ----
+ * x = (dr_i, theta_i, dr_j, theta_j): r <- r + dr, A <- A exp(theta).
+ * Step 1e-6: truncation h^2/6 |Phi'''| <= 1e-12/6 * 60 ~ 1e-11 (|Phi| <= 60:
+ * the squared distance of points within a few units), round-off
+ * eps |Phi| / h <= 1.1e-16 * 60 / 1e-6 ~ 7e-9.  Tolerance 1e-7 absolute
+ * plus 1e-7 relative: 15x the worst round-off; a wrong term is O(0.1..1). */
+#define JAC_H 1e-6
+#define JAC_TOL 1e-7
+
+struct jctx {
+	const struct prim *p;
+	const struct kin *ki, *kj;
+	double t;
+};
+
+static void perturb(struct kin *out, const struct kin *in, const double *x)
+{
+	double E[9];
+	*out = *in;
+	v3_add(out->r, in->r, x);
+	so3_exp(E, x + 3);
+	m3_mul(out->A, in->A, E);
+}
+
+static double phi_of_x(const double *x, void *vctx)
+{
+	const struct jctx *c = vctx;
+	struct kin ki, kj;
+	perturb(&ki, c->ki, x);
+	perturb(&kj, c->kj, x + 6);
+	struct bstate bi = bst(&ki), bj = bst(&kj);
+	struct prim_out o;
+	prim_eval(c->p, &bi, &bj, c->t, PRIM_PHI, &o);
+	return o.phi;
+}
+
+static void check_jacobian(const struct prim *p, const struct kin *ki,
+			   const struct kin *kj, double t, const char *label)
+{
+	struct bstate bi = bst(ki), bj = bst(kj);
+	struct prim_out o;
+	prim_eval(p, &bi, &bj, t, PRIM_ALL, &o);
+	struct jctx c = { p, ki, kj, t };
+	double x[12] = { 0 };
+	char what[200];
+	for (int k = 0; k < 12; k++) {
+		double fd = testutil_fd(phi_of_x, x, k, JAC_H, &c);
+		snprintf(what, sizeof what, "%s: J[%d][%d] vs FD", label, k / 3, k % 3);
+		testutil_near(o.J[k / 3][k % 3], fd, JAC_TOL, JAC_TOL, what,
+			      __FILE__, __LINE__);
+	}
+}
+
+/* ---- 2. nu and gamma along a trajectory ----
+ * r(t) = r0 + v0 t + a0 t^2/2,
+ * A(t) = A0 exp(u1 phi1(t)) exp(u2 phi2(t)),  phi_k = c0 + c1 t + c2 t^2/2.
+ * With E2 = exp(u2 phi2), A^T Adot = skew(E2^T u1) phi1' + skew(u2) phi2'
+ * (because E2^T skew(u1) E2 = skew(E2^T u1)), so exactly
+ *   wbar    = E2^T u1 phi1' + u2 phi2'
+ *   wbardot = E2^T u1 phi1'' - phi1' phi2' u2 x (E2^T u1) + u2 phi2''
+ * (d/dt E2^T = -phi2' skew(u2) E2^T).  The axis of wbar turns in the body
+ * frame, so wbardot is not parallel to wbar: every gamma term is exercised.
+ * test_path_formulas checks these expressions against differences of A. */
+struct path {
+	int ground;
+	double r0[3], v0[3], a0[3], A0[9], u1[3], u2[3], c1[3], c2[3];
+};
+
+static void rand_path(struct path *P)
+{
+	memset(P, 0, sizeof *P);
+	rand_vec(P->r0, 1.0);
+	rand_vec(P->v0, 1.0);
+	rand_vec(P->a0, 1.0);
+	rand_rot(P->A0);
+	rand_unit(P->u1);
+	rand_unit(P->u2);
+	/* angle offsets up to pi, rates and accelerations up to 1 (bounds
+	 * |wbar| <= ~3 rad/s on [0, 0.5], used in the FD error estimates) */
+	v3_set(P->c1, M_PI * urand(), urand(), urand());
+	v3_set(P->c2, M_PI * urand(), urand(), urand());
+}
+
+static void path_at(const struct path *P, double t, struct kin *k)
+{
+	if (P->ground) {
+		kin_ground(k);
+		return;
+	}
+	double f1 = P->c1[0] + P->c1[1] * t + 0.5 * P->c1[2] * t * t;
+	double f2 = P->c2[0] + P->c2[1] * t + 0.5 * P->c2[2] * t * t;
+	double d1 = P->c1[1] + P->c1[2] * t, d2 = P->c2[1] + P->c2[2] * t;
+	double dd1 = P->c1[2], dd2 = P->c2[2];
+	double th[3], E1[9], E2[9], T[9], e[3], ue[3];
+	for (int i = 0; i < 3; i++) {
+		k->r[i] = P->r0[i] + P->v0[i] * t + 0.5 * P->a0[i] * t * t;
+		k->v[i] = P->v0[i] + P->a0[i] * t;
+		k->a[i] = P->a0[i];
+	}
+	v3_scale(th, f1, P->u1);
+	so3_exp(E1, th);
+	v3_scale(th, f2, P->u2);
+	so3_exp(E2, th);
+	m3_mul(T, P->A0, E1);
+	m3_mul(k->A, T, E2);
+	m3_tmulv(e, E2, P->u1);		/* E2^T u1 */
+	v3_cross(ue, P->u2, e);
+	for (int i = 0; i < 3; i++) {
+		k->w[i] = e[i] * d1 + P->u2[i] * d2;
+		k->wd[i] = e[i] * dd1 - d1 * d2 * ue[i] + P->u2[i] * dd2;
+	}
+}
+
+static double phi_at(const struct prim *p, const struct path *Pi,
+		     const struct path *Pj, double t)
+{
+	struct kin ki, kj;
+	path_at(Pi, t, &ki);
+	path_at(Pj, t, &kj);
+	struct bstate bi = bst(&ki), bj = bst(&kj);
+	struct prim_out o;
+	prim_eval(p, &bi, &bj, t, PRIM_PHI, &o);
+	return o.phi;
+}
+
+/* Richardson-extrapolated central differences at t:
+ *   Phi'  ~ (4 D1(h/2) - D1(h)) / 3, error h^4 |Phi^(5)| / 480,
+ *   Phi'' ~ (4 D2(h/2) - D2(h)) / 3, error h^4 |Phi^(6)| / 1440,
+ * round-off about 3 eps |Phi| / h and 23 eps |Phi| / h^2.
+ * Size of the derivatives: |wbar| <= 2.8 rad/s on the paths (|phi_k'| <=
+ * 1.4 for t <= 0.37), so a body-fixed vector oscillates at <= 3 rad/s and
+ * a product of two at <= 6; |Phi| <= 60 (squared distance), giving
+ * |Phi^(k)| ~< 60 * 6^k.  ROT adds the driver's rate (<= 2 pi) but has
+ * |Phi| <= 1: ~< 12.3^k.  Hence
+ *   nu:    h = 5e-4:   60 * 6^5 * 6.25e-14 / 480 ~ 6e-11, round-off
+ *          4e-11; NU_TOL = 1e-8 (margin > 50).
+ *   gamma: h = 2.5e-3: 60 * 6^6 * 3.9e-11 / 1440 ~ 8e-8, round-off
+ *          23 * 1.1e-16 * 60 / 6.25e-6 ~ 2.4e-8; GAMMA_TOL = 1e-6
+ *          (margin ~10 on a pessimistic bound; observed errors ~1e-8).
+ * A wrong nu or gamma term is O(0.1..1). */
+#define NU_H 5e-4
+#define NU_TOL 1e-8
+#define GAMMA_H 2.5e-3
+#define GAMMA_TOL 1e-6
+
+static void check_rates(const struct prim *p, const struct path *Pi,
+			const struct path *Pj, double t, const char *label)
+{
+	double d1[2], d2[2], f0 = phi_at(p, Pi, Pj, t);
+	for (int s = 0; s < 2; s++) {
+		double h = NU_H / (1 << s), g = GAMMA_H / (1 << s);
+		d1[s] = (phi_at(p, Pi, Pj, t + h) - phi_at(p, Pi, Pj, t - h)) / (2 * h);
+		d2[s] = (phi_at(p, Pi, Pj, t + g) - 2 * f0 + phi_at(p, Pi, Pj, t - g)) / (g * g);
+	}
+	double dphi = (4 * d1[1] - d1[0]) / 3, ddphi = (4 * d2[1] - d2[0]) / 3;
+
+	struct kin ki, kj;
+	path_at(Pi, t, &ki);
+	path_at(Pj, t, &kj);
+	struct bstate bi = bst(&ki), bj = bst(&kj);
+	struct prim_out o;
+	prim_eval(p, &bi, &bj, t, PRIM_ALL, &o);
+	const double *qd[4] = { ki.v, ki.w, kj.v, kj.w };
+	const double *qdd[4] = { ki.a, ki.wd, kj.a, kj.wd };
+	double jqd = 0, jqdd = 0;
+	for (int b = 0; b < 4; b++) {
+		jqd += v3_dot(o.J[b], qd[b]);
+		jqdd += v3_dot(o.J[b], qdd[b]);
+	}
+	char what[200];
+	snprintf(what, sizeof what, "%s: J qdot - nu vs dPhi/dt", label);
+	testutil_near(jqd - o.nu, dphi, NU_TOL, NU_TOL, what, __FILE__, __LINE__);
+	snprintf(what, sizeof what, "%s: J qddot - gamma vs d2Phi/dt2", label);
+	testutil_near(jqdd - o.gamma, ddphi, GAMMA_TOL, GAMMA_TOL, what, __FILE__, __LINE__);
+}
+
+/* The path's wbar and wbardot against vee(A^T Adot) and d wbar/dt by
+ * central differences (h = 1e-5: truncation ~ h^2 * 3^3 / 6 ~ 5e-9,
+ * round-off eps / h ~ 1e-11; tolerance 1e-7).  Guards the test's own
+ * formulas. */
+static void test_path_formulas(void **state)
+{
+	rng_state = 31;
+	const double h = 1e-5, t = 0.37;
+	for (int rep = 0; rep < 10; rep++) {
+		struct path P;
+		struct kin k, kp, km;
+		rand_path(&P);
+		path_at(&P, t, &k);
+		path_at(&P, t + h, &kp);
+		path_at(&P, t - h, &km);
+		double Ad[9], W[9];
+		for (int i = 0; i < 9; i++)
+			Ad[i] = (kp.A[i] - km.A[i]) / (2 * h);
+		m3_tmul(W, k.A, Ad);	/* skew(wbar) */
+		double wv[3] = { W[7], W[2], W[3] };
+		for (int i = 0; i < 3; i++) {
+			assert_near(k.w[i], wv[i], 0, 1e-7);
+			assert_near(k.wd[i], (kp.w[i] - km.w[i]) / (2 * h), 0, 1e-7);
+			assert_near(k.v[i], (kp.r[i] - km.r[i]) / (2 * h), 0, 1e-7);
+		}
+	}
+}
+
+/* One primitive type with one time function (-1: none): random
+ * primitives, body-body and body-ground in both slots, several times. */
+static void check_prim_type(enum prim_type type, int ftype, uint64_t seed)
+{
+	rng_state = seed;
+	const char *gname[3] = { "body-body", "ground-body", "body-ground" };
+	for (int rep = 0; rep < 6; rep++) {
+		for (int g = 0; g < 3; g++) {
+			struct prim p;
+			struct func fn;
+			struct path Pi, Pj;
+			rand_prim(&p, type, &fn, ftype);
+			rand_path(&Pi);
+			rand_path(&Pj);
+			Pi.ground = g == 1;
+			Pj.ground = g == 2;
+			const double ts[] = { 0.0, 0.37 };	/* t = 0 and an arbitrary t */
+			for (int it = 0; it < 2; it++) {
+				struct kin ki, kj;
+				char label[160];
+				snprintf(label, sizeof label, "%s f=%s %s rep %d t=%g",
+					 prim_type_names[type],
+					 ftype < 0 ? "none" : func_type_names[ftype],
+					 gname[g], rep, ts[it]);
+				path_at(&Pi, ts[it], &ki);
+				path_at(&Pj, ts[it], &kj);
+				check_jacobian(&p, &ki, &kj, ts[it], label);
+				check_rates(&p, &Pi, &Pj, ts[it], label);
+			}
+		}
+	}
+}
+
+/* every primitive, with and without a time function (-1: none); the
+ * seeds are arbitrary and distinct */
+static void test_primitives(void **state)
+{
+	static const struct { enum prim_type t; int f; } cases[] = {
+		{ PRIM_DP1, -1 }, { PRIM_DP1, FUNC_HARMONIC },
+		{ PRIM_DP2, -1 }, { PRIM_DP2, FUNC_POLYNOMIAL },
+		{ PRIM_D, -1 }, { PRIM_D, FUNC_HARMONIC },
+		{ PRIM_CD, -1 }, { PRIM_CD, FUNC_HARMONIC },
+		{ PRIM_ROT, -1 }, { PRIM_ROT, FUNC_HARMONIC }, { PRIM_ROT, FUNC_RATE },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		check_prim_type(cases[i].t, cases[i].f, 1 + i);
+}
+
+/* ---- 3. joints: rank and null space of the assembled Jacobian ---- */
+
+/* LAPACK */
+extern void dgesvd_(const char *jobu, const char *jobvt, const int *m, const int *n,
+		    double *a, const int *lda, double *s, double *u, const int *ldu,
+		    double *vt, const int *ldvt, double *work, const int *lwork, int *info);
+
+/* singular values (descending, min(m, n) of them) of the row-major m x n A */
+static void svals(int m, int n, const double *A, double *s)
+{
+	double a[12 * 12], work[512], dummy = 0;
+	int lwork = 512, info = 0, one = 1;
+	assert_true(m <= 12 && n <= 12);
+	for (int i = 0; i < m; i++)	/* to column-major */
+		for (int j = 0; j < n; j++)
+			a[i + m * j] = A[n * i + j];
+	dgesvd_("N", "N", &m, &n, a, &m, s, &dummy, &one, &dummy, &one, work,
+		&lwork, &info);
+	assert_int_equal(info, 0);
+}
+
+/* a tiny model: one joint between two random bodies (ground: 0 both
+ * bodies, 1 body[0] = ground, 2 body[1] = ground) at a random point */
+struct jmodel {
+	struct model *m;
+	double p[3], axis[3], axis2[3];	/* joint point and axes, global */
+};
+
+static struct joint *jmodel_build(struct jmodel *J, enum joint_type type, int ground)
+{
+	struct model *m = J->m = model_new();
+	int nb = ground ? 1 : 2;
+	for (int b = 0; b < nb; b++) {
+		struct body *B = model_add_body(m, b ? "b1" : "b0");
+		B->mass = 1.0;
+		rand_vec(B->r0, 1.0);
+		rand_rot(B->A0);
+	}
+	rand_vec(J->p, 1.0);
+	rand_unit(J->axis);
+	rand_unit(J->axis2);	/* made perpendicular to axis (universal) */
+	v3_axpy(J->axis2, -v3_dot(J->axis2, J->axis), J->axis);
+	v3_scale(J->axis2, 1.0 / v3_norm(J->axis2), J->axis2);
+	struct joint *j = model_add_joint(m, "j", type);
+	j->body[0] = ground == 1 ? MODEL_GROUND : 0;
+	j->body[1] = ground == 1 ? 0 : ground == 2 ? MODEL_GROUND : 1;
+	model_joint_global(m, j, J->p, J->axis, type == JOINT_UNIVERSAL ? J->axis2 : NULL);
+	if (type == JOINT_DISTANCE) {
+		/* marker 1 at p + 0.8 u, u random: length 0.8 */
+		double q[3], u[3];
+		rand_unit(u);
+		v3_copy(q, J->p);
+		v3_axpy(q, 0.8, u);
+		model_point_to_body(m, j->body[1], q, j->s[1]);
+		j->length = 0.8;
+	}
+	return j;
+}
+
+static void body_kin(const struct model *m, int b, struct kin *k)
+{
+	kin_ground(k);
+	if (b >= 0) {
+		v3_copy(k->r, m->bodies[b].r0);
+		memcpy(k->A, m->bodies[b].A0, sizeof k->A);
+	}
+}
+
+/* global marker point of joint side s at t0 */
+static void marker_point(const struct model *m, const struct joint *j, int s, double *p)
+{
+	struct kin k;
+	body_kin(m, j->body[s], &k);
+	m3_mulv(p, k.A, j->s[s]);
+	v3_add(p, p, k.r);
+}
+
+/* delta (ncol entries, body b at column 6b) += twist (w, v) about point c:
+ * dr = v + w x (r - c), dtheta = A^T w (body frame) */
+static void add_twist(double *delta, const struct model *m, int b,
+		      const double *w, const double *v, const double *c)
+{
+	double rc[3], wr[3], wb[3];
+	v3_sub(rc, m->bodies[b].r0, c);
+	v3_cross(wr, w, rc);
+	m3_tmulv(wb, m->bodies[b].A0, w);
+	for (int i = 0; i < 3; i++) {
+		delta[6 * b + i] += v[i] + wr[i];
+		delta[6 * b + 3 + i] += wb[i];
+	}
+}
+
+/* motions of the moving body mb relative to the other, split into those
+ * the joint allows and those it removes; returns counts via na, nr */
+static void joint_motions(const struct model *m, const struct joint *j,
+			  const struct jmodel *J, int mb, int ncol,
+			  double allow[][12], int *na, double rem[][12], int *nr)
+{
+	double x0[3], y0[3], z0[3], z1[3], n[3], F[9], p[3], zero[3] = { 0 };
+	double d[3], t1[3], t2[3], pa[3], pb[3];	/* distance joint */
+	double e[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
+	struct kin k0, k1;
+	body_kin(m, j->body[0], &k0);
+	body_kin(m, j->body[1], &k1);
+	m3_mul(F, k0.A, j->F[0]);
+	colv(x0, F, 0); colv(y0, F, 1); colv(z0, F, 2);
+	m3_mul(F, k1.A, j->F[1]);
+	colv(z1, F, 2);
+	v3_cross(n, z0, z1);
+	v3_copy(p, J->p);
+	/* (w, v) pairs of allowed and removed relative twists about p */
+	const double *aw[6], *av[6], *rw[6], *rv[6];
+	int a = 0, r = 0;
+#define ALLOW(w, v) (aw[a] = (w), av[a++] = (v))
+#define REMOVE(w, v) (rw[r] = (w), rv[r++] = (v))
+	switch (j->type) {
+	case JOINT_SPHERICAL:
+		for (int i = 0; i < 3; i++) { ALLOW(e[i], zero); REMOVE(zero, e[i]); }
+		break;
+	case JOINT_REVOLUTE:
+		ALLOW(z0, zero);
+		REMOVE(x0, zero); REMOVE(y0, zero);
+		for (int i = 0; i < 3; i++) REMOVE(zero, e[i]);
+		break;
+	case JOINT_UNIVERSAL:
+		ALLOW(z0, zero); ALLOW(z1, zero);
+		REMOVE(n, zero);
+		for (int i = 0; i < 3; i++) REMOVE(zero, e[i]);
+		break;
+	case JOINT_CYLINDRICAL:
+		ALLOW(z0, zero); ALLOW(zero, z0);
+		REMOVE(x0, zero); REMOVE(y0, zero); REMOVE(zero, x0); REMOVE(zero, y0);
+		break;
+	case JOINT_TRANSLATIONAL:
+		ALLOW(zero, z0);
+		REMOVE(x0, zero); REMOVE(y0, zero); REMOVE(z0, zero);
+		REMOVE(zero, x0); REMOVE(zero, y0);
+		break;
+	case JOINT_FIXED:
+		for (int i = 0; i < 3; i++) { REMOVE(e[i], zero); REMOVE(zero, e[i]); }
+		break;
+	case JOINT_DISTANCE:
+		/* rotations about the moving body's own marker point, and
+		 * translations normal to d; translation along d is removed */
+		marker_point(m, j, 0, pa); marker_point(m, j, 1, pb);
+		v3_sub(d, pb, pa);
+		v3_scale(d, 1.0 / v3_norm(d), d);
+		frame_from_axis(F, d);
+		colv(t1, F, 0); colv(t2, F, 1);
+		v3_copy(p, mb == j->body[1] ? pb : pa);
+		for (int i = 0; i < 3; i++) ALLOW(e[i], zero);
+		ALLOW(zero, t1); ALLOW(zero, t2);
+		REMOVE(zero, d);
+		break;
+	default:
+		fail();
+	}
+#undef ALLOW
+#undef REMOVE
+	memset(allow, 0, 12 * 12 * sizeof(double));
+	memset(rem, 0, 6 * 12 * sizeof(double));
+	for (int i = 0; i < a; i++)
+		add_twist(allow[i], m, mb, aw[i], av[i], p);
+	for (int i = 0; i < r; i++)
+		add_twist(rem[i], m, mb, rw[i], rv[i], p);
+	/* two bodies: rigid motions of the pair are allowed too */
+	if (ncol == 12)
+		for (int i = 0; i < 6; i++, a++)
+			for (int b = 0; b < 2; b++)
+				add_twist(allow[a], m, b, i < 3 ? e[i] : zero,
+					  i < 3 ? zero : e[i - 3], zero);
+	*na = a;
+	*nr = r;
+}
+
+static double dotn(const double *a, const double *b, int n)
+{
+	double s = 0;
+	for (int i = 0; i < n; i++)
+		s += a[i] * b[i];
+	return s;
+}
+
+/* rank of J, J N = 0 for the allowed motions N (which span a space of the
+ * size of the null space), J R of full rank for the removed motions R.
+ * Tolerances: entries of J and of the motions are O(1..10) products of
+ * unit-cube data and exact-zero cancellations leave ~1e-14; 1e-12 for
+ * J N.  A removed motion gives |J delta| of O(0.1..1) at random poses;
+ * singular values below 1e-6 would mean a lost constraint.  Rank counts
+ * singular values above 1e-9 sigma_max (gap between ~1e-15 and O(0.1)). */
+static void check_joint(enum joint_type type, int ground, uint64_t seed)
+{
+	rng_state = seed;
+	struct jmodel J;
+	struct diag dg;
+	diag_init(&dg);
+	jmodel_build(&J, type, ground);
+	struct model *m = J.m;
+	assert_int_equal(model_finalize(m, &dg), 0);
+	const struct joint *j = &m->joints[0];
+	int nc = m->ncons, ncol = ground ? 6 : 12;
+	assert_int_equal(nc, joint_type_rows[type]);
+	assert_int_equal(j->nrows, nc);
+
+	double Jm[6 * 12] = { 0 };
+	for (int k = 0; k < nc; k++) {
+		const struct prim *p = &m->prims[k];
+		struct kin ki, kj;
+		body_kin(m, p->bi, &ki);
+		body_kin(m, p->bj, &kj);
+		struct bstate bi = bst(&ki), bj = bst(&kj);
+		struct prim_out o;
+		prim_eval(p, &bi, &bj, 0.0, PRIM_ALL, &o);
+		assert_near(o.phi, 0.0, 0, 1e-13);	/* assembled by construction */
+		const int bs[2] = { p->bi, p->bj };
+		for (int s = 0; s < 2; s++)
+			if (bs[s] >= 0)
+				for (int c = 0; c < 6; c++)
+					Jm[ncol * k + 6 * bs[s] + c] = o.J[2 * s + c / 3][c % 3];
+	}
+	double sv[12];
+	svals(nc, ncol, Jm, sv);
+	int rank = 0;
+	for (int k = 0; k < nc; k++)
+		rank += sv[k] > 1e-9 * sv[0];
+	assert_int_equal(rank, joint_type_rows[type]);
+
+	int mb = j->body[1] >= 0 ? j->body[1] : j->body[0];
+	double allow[12][12], rem[6][12];
+	int na, nr;
+	joint_motions(m, j, &J, mb, ncol, allow, &na, rem, &nr);
+	assert_int_equal(na, ncol - nc);	/* test sanity: dim of null space */
+	assert_int_equal(nr, nc);
+	char what[160];
+	for (int i = 0; i < na; i++)
+		for (int k = 0; k < nc; k++) {
+			double jd = dotn(Jm + ncol * k, allow[i], ncol);
+			snprintf(what, sizeof what, "%s ground=%d: row %d . allowed motion %d",
+				 joint_type_names[type], ground, k, i);
+			testutil_near(jd, 0.0, 0, 1e-12, what, __FILE__, __LINE__);
+		}
+	if (na > 0) {	/* the allowed motions are independent: they span null(J) */
+		double N[12 * 12];
+		for (int i = 0; i < na; i++)
+			for (int c = 0; c < ncol; c++)
+				N[na * c + i] = allow[i][c];
+		svals(ncol, na, N, sv);
+		assert_true(sv[na - 1] > 1e-6);
+	}
+	double JR[6 * 6];
+	for (int k = 0; k < nc; k++)
+		for (int i = 0; i < nr; i++)
+			JR[nr * k + i] = dotn(Jm + ncol * k, rem[i], ncol);
+	/* each removed motion violates Phi, independently of the others
+	 * (sigma_min <= the norm of every column) */
+	svals(nc, nr, JR, sv);
+	if (!(sv[nr - 1] > 1e-6))
+		fail_msg("%s ground=%d: J R singular (%g)", joint_type_names[type],
+			 ground, sv[nr - 1]);
+	model_free(&J.m);
+	diag_release(&dg);
+}
+
+static void test_joint_dofs(void **state)
+{
+	for (int t = 0; t < JOINT_NTYPES; t++)
+		for (int g = 0; g < 3; g++)
+			for (int rep = 0; rep < 4; rep++)
+				check_joint((enum joint_type)t, g, 100 + 10 * t + 3 * g + rep * 1000);
+}
+
+/* ---- 4. joint coordinates ---- */
+
+/* rigid motion of a pose: rotate by R about point c, then translate by s */
+static void move(struct kin *k, const double *R, const double *c, const double *s)
+{
+	double A[9], rc[3], Rrc[3];
+	m3_mul(A, R, k->A);
+	memcpy(k->A, A, sizeof A);
+	v3_sub(rc, k->r, c);
+	m3_mulv(Rrc, R, rc);
+	v3_add(k->r, c, Rrc);
+	v3_add(k->r, k->r, s);
+}
+
+/* poses at t0 with body[1] turned by a about the joint axis through p and
+ * slid by d along it, relative to body[0] (if body[1] is ground, body[0]
+ * gets the inverse motion) */
+static void joint_pose(const struct jmodel *J, const struct joint *j, double a,
+		       double d, struct kin *k0, struct kin *k1)
+{
+	double R[9], th[3], s[3], sg = j->body[1] >= 0 ? 1.0 : -1.0;
+	body_kin(J->m, j->body[0], k0);
+	body_kin(J->m, j->body[1], k1);
+	v3_scale(th, sg * a, J->axis);
+	v3_scale(s, sg * d, J->axis);
+	so3_exp(R, th);
+	move(sg > 0 ? k1 : k0, R, J->p, s);
+}
+
+static void test_joint_coordinate(void **state)
+{
+	/* angles across (-pi, pi]: ends approached to 1e-9 (atan2 of O(1)
+	 * components is accurate to ~1e-16, 1e-12 tolerance) */
+	const double as[] = { -M_PI + 1e-9, -3.0, -2.0, -1.0, -0.5, 0.0, 1e-7,
+			      0.5, 1.0, 2.0, 3.0, M_PI - 1e-9 };
+	const double ds[] = { -1.5, -0.2, 0.0, 0.3, 2.0 };	/* displacements, m */
+	/* the markers, hence the coordinates, are built the same way for the
+	 * three joint types a driver can act on */
+	const enum joint_type jts[] = { JOINT_REVOLUTE, JOINT_CYLINDRICAL, JOINT_TRANSLATIONAL };
+	for (int g = 0; g < 9; g++) {
+		rng_state = 500 + g;
+		struct jmodel J;
+		struct joint *j = jmodel_build(&J, jts[g / 3], g % 3);
+		struct model *m = J.m;
+		assert_near(model_joint_coordinate0(m, j, DRIVER_ROTATION), 0.0, 0, 1e-14);
+		assert_near(model_joint_coordinate0(m, j, DRIVER_TRANSLATION), 0.0, 0, 1e-14);
+		double Q[9], zero[3] = { 0 };	/* a common rigid motion of both */
+		double sq[3];
+		rand_rot(Q);
+		rand_vec(sq, 1.0);
+		for (size_t ia = 0; ia < sizeof as / sizeof as[0]; ia++)
+			for (size_t id = 0; id < sizeof ds / sizeof ds[0]; id++) {
+				struct kin k0, k1;
+				joint_pose(&J, j, as[ia], ds[id], &k0, &k1);
+				if (g % 3 == 0) {	/* both bodies: add a common motion */
+					move(&k0, Q, zero, sq);
+					move(&k1, Q, zero, sq);
+				}
+				double a = joint_coordinate(j, DRIVER_ROTATION, k0.r, k0.A, k1.r, k1.A);
+				double d = joint_coordinate(j, DRIVER_TRANSLATION, k0.r, k0.A, k1.r, k1.A);
+				assert_near(a, as[ia], 0, 1e-12);
+				assert_near(d, ds[id], 0, 1e-12);
+			}
+		model_free(&J.m);
+	}
+}
+
+/* ---- 5. drivers ---- */
+
+/* Build a two-body joint with one driver, return its primitive. */
+static const struct prim *driven(struct jmodel *J, enum joint_type jt,
+				 enum driver_kind kind, enum func_type ft, int relative)
+{
+	struct diag dg;
+	diag_init(&dg);
+	jmodel_build(J, jt, 0);
+	struct driver *dv = model_add_driver(J->m, "drv");
+	dv->joint = 0;
+	dv->kind = kind;
+	dv->relative = relative;
+	set_func(&dv->f, ft);
+	assert_int_equal(model_finalize(J->m, &dg), 0);
+	diag_release(&dg);
+	assert_int_equal(J->m->ncons, joint_type_rows[jt] + 1);
+	return &J->m->prims[J->m->drivers[0].row0];
+}
+
+/* Phi of the driver row after body 1 moved by angle a / slide d about /
+ * along the joint axis, at time t */
+static double driver_phi(const struct jmodel *J, const struct prim *p,
+			 double a, double d, double t)
+{
+	struct kin k0, k1;
+	joint_pose(J, &J->m->joints[0], a, d, &k0, &k1);
+	struct bstate b0 = bst(&k0), b1 = bst(&k1);
+	struct prim_out o;
+	prim_eval(p, &b0, &b1, t, PRIM_PHI, &o);
+	return o.phi;
+}
+
+static void test_rotation_driver(void **state)
+{
+	/* FUNC_RATE f = 0.1 + 2 pi t (set_func): relative target moves the
+	 * joint by f(t) - f(0) = 2 pi t; absolute target is f(t) itself since
+	 * the joint angle is 0 at t0 (frame_follow).  Phi = sin(angle - target)
+	 * (prim.h), so an excess eps gives sin(eps) ~ eps > 0. */
+	const double ts[] = { 0.0, 0.1, 0.37, 0.8 }, eps = 1e-3;
+	for (int rel = 0; rel < 2; rel++) {
+		rng_state = 600 + rel;
+		struct jmodel J;
+		const struct prim *p = driven(&J, JOINT_REVOLUTE, DRIVER_ROTATION,
+					      FUNC_RATE, rel);
+		assert_int_equal(p->type, PRIM_ROT);
+		assert_near(J.m->drivers[0].offset, rel ? -0.1 : 0.0, 0, 1e-14);
+		for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
+			double f = 0.1 + 2 * M_PI * ts[i], tgt = rel ? f - 0.1 : f;
+			/* Phi of O(1) unit-vector products: 1e-13 */
+			assert_near(driver_phi(&J, p, tgt, 0.0, ts[i]), 0.0, 0, 1e-13);
+			assert_near(driver_phi(&J, p, tgt + eps, 0.0, ts[i]), sin(eps), 0, 1e-13);
+			assert_near(driver_phi(&J, p, tgt - eps, 0.0, ts[i]), -sin(eps), 0, 1e-13);
+			/* sliding along the axis does not matter */
+			assert_near(driver_phi(&J, p, tgt, 0.7, ts[i]), 0.0, 0, 1e-13);
+		}
+		model_free(&J.m);
+	}
+}
+
+static void test_translation_driver(void **state)
+{
+	/* harmonic f (set_func), relative: target displacement f(t) - f(0);
+	 * the DP2 row is z0 . d - target, so an excess eps gives +eps */
+	const double ts[] = { 0.0, 0.25, 0.9 }, eps = 1e-3;
+	rng_state = 700;
+	struct jmodel J;
+	const struct prim *p = driven(&J, JOINT_TRANSLATIONAL, DRIVER_TRANSLATION,
+				      FUNC_HARMONIC, 1);
+	assert_int_equal(p->type, PRIM_DP2);
+	for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
+		double f[3], f0[3];
+		func_eval(&J.m->drivers[0].f, ts[i], f);
+		func_eval(&J.m->drivers[0].f, 0.0, f0);
+		double tgt = f[0] - f0[0];
+		assert_near(driver_phi(&J, p, 0.0, tgt, ts[i]), 0.0, 0, 1e-13);
+		assert_near(driver_phi(&J, p, 0.0, tgt + eps, ts[i]), eps, 0, 1e-13);
+	}
+	model_free(&J.m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_path_formulas),
+		cmocka_unit_test(test_primitives),
+		cmocka_unit_test(test_joint_dofs),
+		cmocka_unit_test(test_joint_coordinate),
+		cmocka_unit_test(test_rotation_driver),
+		cmocka_unit_test(test_translation_driver),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
