@@ -84,15 +84,19 @@ int cmd_help(int argc, char **argv)
 		       "  run       simulate a deck and write an HDF5 file\n"
 		       "  check     validate decks, reporting every error\n"
 		       "  list      list integrators, joints, forces or deck keys\n"
+		       "  converge  convergence-order study of a deck over step sizes\n"
+		       "  compare   compare two output files with tolerances\n"
 		       "  help      show a command's synopsis\n"
 		       "\nexit status: 0 success, 1 simulation failed or interrupted, "
 		       "2 invalid deck, 64 usage error\n"
-		       "manuals: mbsim(1), mbsim-run(1), mbsim-deck(5), mbsim-output(5)\n");
+		       "manuals: mbsim(1), mbsim-run(1), mbsim-converge(1), mbsim-compare(1),\n"
+		       "         mbsim-deck(5), mbsim-output(5)\n");
 		return EXIT_OK;
 	}
 	struct { const char *n, *u; } t[] = {
 		{ "run", USAGE_RUN }, { "check", USAGE_CHECK }, { "list", USAGE_LIST },
-		{ "help", USAGE_HELP },
+		{ "help", USAGE_HELP }, { "converge", USAGE_CONVERGE },
+		{ "compare", USAGE_COMPARE },
 	};
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
 		if (strcmp(c, t[i].n) == 0) {

@@ -16,6 +16,8 @@ static const struct cmd cmds[] = {
 	{ "check", cmd_check },
 	{ "list", cmd_list },
 	{ "help", cmd_help },
+	{ "converge", cmd_converge },
+	{ "compare", cmd_compare },
 };
 
 int main(int argc, char **argv)

@@ -12,6 +12,13 @@
 	"mbsim check [--set KEY=VALUE]... DECK...\n"
 #define USAGE_LIST \
 	"mbsim list integrators|joints|forces|keys\n"
+#define USAGE_CONVERGE \
+	"mbsim converge DECK --steps H1,H2,... [--quantity PATH[:x|y|z|w|INDEX]]...\n" \
+	"               [--reference auto|FILE.h5|kinematic] [--set KEY=VALUE]...\n" \
+	"               [--expect-order P[:TOL]] [--json|--csv] [--quiet]\n"
+#define USAGE_COMPARE \
+	"mbsim compare A.h5 B.h5 [--rtol R] [--atol A] [--tol PATH=RTOL:ATOL]...\n" \
+	"              [--quantity PATH]... [--json]\n"
 #define USAGE_HELP \
 	"mbsim help [COMMAND]\n"
 

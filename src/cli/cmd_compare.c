@@ -1,0 +1,406 @@
+/* cmd_compare.c - mbsim compare: two output files within tolerances.
+ *
+ * Every dataset under /bodies, /joints and /energy present in both files
+ * (or the ones named with --quantity) is compared at the sample times
+ * both files share; a value passes when |a - b| <= atol + rtol |b| (B is
+ * the reference).  /time passes when both files cover the same interval.
+ * Constraint residuals are not compared: they are round-off noise.
+ */
+#include "cli.h"
+#include "usage.h"
+#include "../io/h5read.h"
+#include "../util/xalloc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RTOL_DEFAULT 1e-6
+#define ATOL_DEFAULT 1e-9
+
+struct tol {
+	char *path;		/* absolute dataset path or group prefix */
+	double rtol, atol;
+};
+
+struct cmp_opts {
+	const char *a, *b;
+	double rtol, atol;
+	struct tol *tols;
+	int ntols;
+	char **q;
+	int nq, json;
+};
+
+struct result {
+	char *path;
+	double max_abs, max_rel, t_worst, rtol, atol;
+	int pass, missing;	/* missing: 1 only in A, 2 only in B */
+};
+
+static int parse_num(const char *s, double *v)
+{
+	char *end;
+	*v = strtod(s, &end);
+	return end == s || *end || !(*v >= 0);
+}
+
+static char *abs_path(const char *p)
+{
+	return xasprintf("%s%s", p[0] == '/' ? "" : "/", p);
+}
+
+static int parse_tol(const char *s, struct cmp_opts *c)
+{
+	const char *eq = strrchr(s, '=');
+	if (!eq || eq == s) {
+		cli_usage_error(USAGE_COMPARE, "bad --tol '%s' (want PATH=RTOL:ATOL)", s);
+		return -1;
+	}
+	struct tol *t = &c->tols[c->ntols];
+	char *num = xstrdup(eq + 1), *colon = strchr(num, ':');
+	t->rtol = c->rtol;
+	t->atol = c->atol;
+	int bad = 0;
+	if (colon) {
+		*colon = 0;
+		bad = (num[0] && parse_num(num, &t->rtol)) || (colon[1] && parse_num(colon + 1, &t->atol));
+	} else {
+		bad = parse_num(num, &t->rtol);
+	}
+	free(num);
+	if (bad) {
+		cli_usage_error(USAGE_COMPARE, "bad --tol '%s' (want PATH=RTOL:ATOL)", s);
+		return -1;
+	}
+	char *p = xstrdup(s);
+	p[eq - s] = 0;
+	t->path = abs_path(p);
+	free(p);
+	size_t l = strlen(t->path);
+	if (l > 1 && t->path[l - 1] == '/')
+		t->path[l - 1] = 0;
+	c->ntols++;
+	return 0;
+}
+
+static int parse(int argc, char **argv, struct cmp_opts *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->rtol = RTOL_DEFAULT;
+	c->atol = ATOL_DEFAULT;
+	c->tols = xcalloc((size_t)argc + 1, sizeof(struct tol));
+	c->q = xcalloc((size_t)argc + 1, sizeof(char *));
+	const char **tolspec = xcalloc((size_t)argc + 1, sizeof(char *));
+	int nt = 0, rc = 0;
+	for (int i = 1; i < argc && !rc; i++) {
+		const char *a = argv[i];
+		int takes = strcmp(a, "--rtol") == 0 || strcmp(a, "--atol") == 0 ||
+			    strcmp(a, "--tol") == 0 || strcmp(a, "--quantity") == 0;
+		if (takes && i + 1 >= argc) {
+			cli_usage_error(USAGE_COMPARE, "%s needs a value", a);
+			rc = -1;
+		} else if (strcmp(a, "--rtol") == 0) {
+			if (parse_num(argv[++i], &c->rtol)) {
+				cli_usage_error(USAGE_COMPARE, "bad --rtol '%s'", argv[i]);
+				rc = -1;
+			}
+		} else if (strcmp(a, "--atol") == 0) {
+			if (parse_num(argv[++i], &c->atol)) {
+				cli_usage_error(USAGE_COMPARE, "bad --atol '%s'", argv[i]);
+				rc = -1;
+			}
+		} else if (strcmp(a, "--tol") == 0) {
+			tolspec[nt++] = argv[++i];	/* after --rtol/--atol: defaults fill gaps */
+		} else if (strcmp(a, "--quantity") == 0) {
+			c->q[c->nq++] = argv[++i];
+		} else if (strcmp(a, "--json") == 0) {
+			c->json = 1;
+		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			printf("usage: %s", USAGE_COMPARE);
+			rc = 1;
+		} else if (a[0] == '-' && a[1]) {
+			cli_usage_error(USAGE_COMPARE, "unknown option '%s'", a);
+			rc = -1;
+		} else if (!c->a) {
+			c->a = a;
+		} else if (!c->b) {
+			c->b = a;
+		} else {
+			cli_usage_error(USAGE_COMPARE, "more than two files ('%s')", a);
+			rc = -1;
+		}
+	}
+	for (int i = 0; i < nt && !rc; i++)
+		rc = parse_tol(tolspec[i], c);
+	free(tolspec);
+	if (!rc && (!c->a || !c->b)) {
+		cli_usage_error(USAGE_COMPARE, "two files needed");
+		rc = -1;
+	}
+	return rc;
+}
+
+/* Tolerances for path: the longest --tol prefix that matches whole
+ * components, else the global ones. */
+static void tol_for(const struct cmp_opts *c, const char *path, double *rtol, double *atol)
+{
+	size_t best = 0;
+	*rtol = c->rtol;
+	*atol = c->atol;
+	for (int i = 0; i < c->ntols; i++) {
+		const char *p = c->tols[i].path;
+		size_t l = strlen(p);
+		if (strncmp(path, p, l) == 0 && (path[l] == 0 || path[l] == '/') && l > best) {
+			best = l;
+			*rtol = c->tols[i].rtol;
+			*atol = c->tols[i].atol;
+		}
+	}
+}
+
+struct files {
+	struct h5in *f[2];
+	struct h5r_data t[2];
+	long n, *ia, *ib;
+};
+
+static int is_quat(const char *path, int cols)
+{
+	size_t n = strlen(path);
+	return cols == 4 && n >= 12 && strcmp(path + n - 12, "/orientation") == 0;
+}
+
+static void compare_one(const struct cmp_opts *c, struct files *F, struct result *r)
+{
+	struct h5r_data d[2];
+	char err[1024];
+	tol_for(c, r->path, &r->rtol, &r->atol);
+	r->pass = 1;
+	int ok0 = h5r_read(F->f[0], r->path, &d[0], err, sizeof err) == 0;
+	int ok1 = h5r_read(F->f[1], r->path, &d[1], err, sizeof err) == 0;
+	if (!ok0 || !ok1 || d[0].cols != d[1].cols || d[0].rows != F->t[0].rows ||
+	    d[1].rows != F->t[1].rows) {
+		r->missing = 3;
+		r->pass = 0;
+		goto out;
+	}
+	int cols = d[0].cols;
+	for (long k = 0; k < F->n; k++) {
+		const double *x = d[0].v + (size_t)F->ia[k] * (size_t)cols;
+		const double *y = d[1].v + (size_t)F->ib[k] * (size_t)cols;
+		double sg = 1.0;
+		if (is_quat(r->path, cols)) {	/* q and -q: the same rotation */
+			double dot = 0;
+			for (int j = 0; j < 4; j++)
+				dot += x[j] * y[j];
+			sg = dot < 0 ? -1.0 : 1.0;
+		}
+		for (int j = 0; j < cols; j++) {
+			double e = fabs(sg * x[j] - y[j]);
+			double rel = y[j] != 0 ? e / fabs(y[j]) : e > 0 ? INFINITY : 0.0;
+			if (!(e <= r->atol + r->rtol * fabs(y[j])))
+				r->pass = 0;
+			if (!(e <= r->max_abs)) {
+				r->max_abs = e;
+				r->t_worst = F->t[1].v[F->ib[k]];
+			}
+			if (rel > r->max_rel)
+				r->max_rel = rel;
+		}
+	}
+out:
+	if (ok0)
+		h5r_data_release(&d[0]);
+	if (ok1)
+		h5r_data_release(&d[1]);
+}
+
+/* The datasets to compare: named ones, or those under the compared groups
+ * in either file (a dataset in only one file is reported, not failed). */
+static int collect(const struct cmp_opts *c, struct files *F, struct result **pr)
+{
+	static const char *const groups[] = { "/bodies", "/joints", "/energy" };
+	int n = 0, cap = 64;
+	struct result *r = xcalloc((size_t)cap, sizeof(*r));
+	if (c->nq) {
+		for (int i = 0; i < c->nq; i++) {
+			if (n == cap)
+				r = xrealloc(r, (size_t)(cap *= 2) * sizeof(*r));
+			memset(&r[n], 0, sizeof(*r));
+			r[n++].path = abs_path(c->q[i]);
+		}
+		*pr = r;
+		return n;
+	}
+	for (int g = 0; g < 3; g++) {
+		char **na, **nb;
+		int a = h5r_list(F->f[0], groups[g], &na), b = h5r_list(F->f[1], groups[g], &nb);
+		int i = 0, j = 0;
+		while (i < a || j < b) {
+			int s = i >= a ? 1 : j >= b ? -1 : strcmp(na[i], nb[j]);
+			if (n == cap)
+				r = xrealloc(r, (size_t)(cap *= 2) * sizeof(*r));
+			memset(&r[n], 0, sizeof(*r));
+			r[n].path = xstrdup(s <= 0 ? na[i] : nb[j]);
+			r[n].missing = s < 0 ? 1 : s > 0 ? 2 : 0;
+			n++;
+			i += s <= 0;
+			j += s >= 0;
+		}
+		h5r_list_free(&na, a);
+		h5r_list_free(&nb, b);
+	}
+	*pr = r;
+	return n;
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++)
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else
+			putchar(*s);
+	putchar('"');
+}
+
+static void json_num(double x)
+{
+	if (isfinite(x))
+		printf("%.6g", x);
+	else
+		printf("null");
+}
+
+static void report(const struct cmp_opts *c, const struct files *F, const struct result *r,
+		   int n, int time_ok, int nfail)
+{
+	if (c->json) {
+		printf("{\"a\": ");
+		json_str(c->a);
+		printf(", \"b\": ");
+		json_str(c->b);
+		printf(", \"common_samples\": %ld, \"time_pass\": %s, \"datasets\": {", F->n,
+		       time_ok ? "true" : "false");
+		int first = 1;
+		for (int i = 0; i < n; i++) {
+			if (r[i].missing == 1 || r[i].missing == 2)
+				continue;
+			printf("%s", first ? "" : ", ");
+			first = 0;
+			json_str(r[i].path);
+			printf(": {\"max_abs\": ");
+			json_num(r[i].max_abs);
+			printf(", \"max_rel\": ");
+			json_num(r[i].max_rel);
+			printf(", \"rtol\": %g, \"atol\": %g, \"pass\": %s}", r[i].rtol, r[i].atol,
+			       r[i].pass ? "true" : "false");
+		}
+		printf("}, \"only_in_a\": [");
+		first = 1;
+		for (int i = 0; i < n; i++)
+			if (r[i].missing == 1) {
+				printf("%s", first ? "" : ", ");
+				json_str(r[i].path);
+				first = 0;
+			}
+		printf("], \"only_in_b\": [");
+		first = 1;
+		for (int i = 0; i < n; i++)
+			if (r[i].missing == 2) {
+				printf("%s", first ? "" : ", ");
+				json_str(r[i].path);
+				first = 0;
+			}
+		printf("], \"pass\": %s}\n", nfail ? "false" : "true");
+		return;
+	}
+	int w = 8;
+	for (int i = 0; i < n; i++)
+		if ((int)strlen(r[i].path) > w)
+			w = (int)strlen(r[i].path);
+	printf("A: %s (%ld samples)\nB: %s (%ld samples, reference)\n", c->a, F->t[0].rows, c->b,
+	       F->t[1].rows);
+	printf("compared at %ld common sample times; pass when |a - b| <= atol + rtol |b|\n\n", F->n);
+	printf("%-*s  %12s  %12s  %10s  %8s  %8s  %s\n", w, "dataset", "max |a-b|", "max rel",
+	       "at t", "rtol", "atol", "result");
+	printf("%-*s  %12s  %12s  %10s  %8s  %8s  %s\n", w, "/time", "", "", "", "", "",
+	       time_ok ? "ok" : "FAIL (different time intervals)");
+	for (int i = 0; i < n; i++) {
+		if (r[i].missing) {
+			printf("%-*s  %s\n", w, r[i].path,
+			       r[i].missing == 1 ? "only in A (not compared)" :
+			       r[i].missing == 2 ? "only in B (not compared)" :
+			       "FAIL (missing, unreadable or of different shape)");
+			continue;
+		}
+		printf("%-*s  %12.4e  %12.4e  %10.6g  %8.2g  %8.2g  %s\n", w, r[i].path, r[i].max_abs,
+		       r[i].max_rel, r[i].t_worst, r[i].rtol, r[i].atol, r[i].pass ? "ok" : "FAIL");
+	}
+	printf("\n%s: %d of %d datasets differ beyond tolerance\n", nfail ? "FAIL" : "ok", nfail,
+	       n);
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct cmp_opts c;
+	int rc = parse(argc, argv, &c);
+	if (rc) {
+		for (int i = 0; i < c.ntols; i++)
+			free(c.tols[i].path);
+		free(c.tols);
+		free(c.q);
+		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+	}
+	struct files F;
+	memset(&F, 0, sizeof F);
+	const char *name[2] = { c.a, c.b };
+	char err[1024];
+	rc = EXIT_OK;
+	for (int i = 0; i < 2 && rc == EXIT_OK; i++) {
+		F.f[i] = h5r_open(name[i], err, sizeof err);
+		if (!F.f[i] || h5r_read(F.f[i], "/time", &F.t[i], err, sizeof err)) {
+			fprintf(stderr, "mbsim: error: %s%s\n", err, F.f[i] ? " in " : "");
+			if (F.f[i])
+				fprintf(stderr, "mbsim: error: '%s' is not an mbsim output file\n", name[i]);
+			rc = EXIT_DECK;
+		}
+	}
+	struct result *r = NULL;
+	int n = 0, nfail = 0, time_ok = 0;
+	if (rc == EXIT_OK) {
+		long m = F.t[0].rows < F.t[1].rows ? F.t[0].rows : F.t[1].rows;
+		F.ia = xmalloc(((size_t)m + 1) * sizeof(long));
+		F.ib = xmalloc(((size_t)m + 1) * sizeof(long));
+		F.n = h5r_match_times(F.t[0].v, F.t[0].rows, F.t[1].v, F.t[1].rows, F.ia, F.ib);
+		/* same interval: first and last samples are common */
+		time_ok = F.n > 0 && F.ia[0] == 0 && F.ib[0] == 0 &&
+			  F.ia[F.n - 1] == F.t[0].rows - 1 && F.ib[F.n - 1] == F.t[1].rows - 1;
+		nfail += !time_ok;
+		n = collect(&c, &F, &r);
+		for (int i = 0; i < n; i++) {
+			if (!r[i].missing)
+				compare_one(&c, &F, &r[i]);
+			nfail += !r[i].pass && r[i].missing != 1 && r[i].missing != 2;
+		}
+		report(&c, &F, r, n, time_ok, nfail);
+		rc = nfail ? EXIT_SIM : EXIT_OK;
+	}
+	for (int i = 0; i < n; i++)
+		free(r[i].path);
+	free(r);
+	for (int i = 0; i < 2; i++) {
+		h5r_close(&F.f[i]);
+		h5r_data_release(&F.t[i]);
+	}
+	free(F.ia);
+	free(F.ib);
+	for (int i = 0; i < c.ntols; i++)
+		free(c.tols[i].path);
+	free(c.tols);
+	free(c.q);
+	return rc;
+}

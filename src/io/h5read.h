@@ -1,0 +1,50 @@
+/* h5read.h - a small HDF5 reader: numeric datasets and string attributes.
+ *
+ * Knows nothing of mechanics.  Reads 1-D and 2-D datasets of any numeric
+ * type as doubles (converted by the HDF5 library) and lists the datasets
+ * under a group.  The counterpart of h5.h; together they cover the layout
+ * of man/mbsim-output.5.
+ */
+#ifndef MBSIM_H5READ_H
+#define MBSIM_H5READ_H
+
+#include <stddef.h>
+
+struct h5in;
+
+/* A dataset read into memory: rows x cols values, row-major.  A 1-D
+ * dataset has cols = 1 and ndims = 1. */
+struct h5r_data {
+	double *v;
+	long rows;
+	int cols, ndims;
+};
+
+/* Open path read-only; NULL with a message in err on failure. */
+struct h5in *h5r_open(const char *path, char *err, size_t errlen);
+void h5r_close(struct h5in **f);
+
+/* 1 if a dataset exists at path, 0 otherwise. */
+int h5r_exists(struct h5in *f, const char *path);
+
+/* Read the dataset at path into d (d->v malloc'd; free with h5r_data_release).
+ * 0, or -1 with a message in err (missing, not numeric, more than 2-D). */
+int h5r_read(struct h5in *f, const char *path, struct h5r_data *d, char *err, size_t errlen);
+void h5r_data_release(struct h5r_data *d);
+
+/* Every dataset below group (recursively), as absolute paths sorted by
+ * name; *names is a malloc'd array of malloc'd strings.  Returns the count
+ * (0 when the group is missing or empty). */
+int h5r_list(struct h5in *f, const char *group, char ***names);
+void h5r_list_free(char ***names, int n);
+
+/* String attribute name of the object at path ("/" for root) into buf;
+ * 0, or -1 when missing or not a string. */
+int h5r_attr_str(struct h5in *f, const char *path, const char *name, char *buf, size_t n);
+
+/* Common samples of two ascending time series: pairs (ia[k], ib[k]) with
+ * |ta[ia] - tb[ib]| <= 1e-9 max(1, |ta[ia]|).  ia, ib need min(na, nb)
+ * entries.  Returns the number of pairs. */
+long h5r_match_times(const double *ta, long na, const double *tb, long nb, long *ia, long *ib);
+
+#endif

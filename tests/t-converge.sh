@@ -1,0 +1,139 @@
+#!/bin/sh
+# t-converge.sh - observed order of convergence and output comparison.
+#
+#   MBSIM=build/mbsim sh tests/t-converge.sh
+#
+# Runs `mbsim converge --expect-order 1:0.1` on the three seed-000
+# mechanisms with the half-implicit (hi) and fully-implicit (fi) schemes:
+# the double pendulum against the independent minimal-coordinate ODE
+# reference (tools/double_pendulum_ref.py, DOP853), the fully driven
+# slider-crank and four-link against the kinematic analysis.  Then checks
+# the error paths of converge and the verdicts of `mbsim compare`.
+# Steps are chosen so that every study finishes in well under a second.
+# Prints "N passed, N failed"; exits 1 on any failure.
+
+: "${MBSIM:=build/mbsim}"
+case $MBSIM in /*) ;; *) MBSIM=$(pwd)/$MBSIM ;; esac
+top=$(cd "$(dirname "$0")/.." && pwd)
+decks=$top/decks
+PY=/usr/bin/python3
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-converge.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+TMPDIR=$tmp/scratch
+export TMPDIR
+mkdir -p "$TMPDIR"
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; [ -f "$tmp/err" ] && sed 's/^/     /' "$tmp/err"; }
+
+# expect_rc WANT NAME CMD...: run CMD, stdout to $tmp/out, stderr to $tmp/err
+expect_rc() {
+	want=$1 name=$2
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -eq "$want" ]; then ok "$name"; else bad "$name (exit $rc, want $want)"; fi
+}
+
+# --- double pendulum against the independent ODE reference ---
+ref=$tmp/double_pendulum_ref.h5
+if [ -x "$PY" ] && "$PY" -c 'import scipy, h5py' 2>/dev/null; then
+	if "$PY" "$top/tools/double_pendulum_ref.py" -o "$ref" --t-end 8 2>"$tmp/err"; then
+		ok "double pendulum ODE reference (DOP853)"
+	else
+		bad "double pendulum ODE reference (DOP853)"
+	fi
+else
+	echo "skip double pendulum ODE reference: $PY with scipy and h5py not available"
+fi
+dp=$decks/double_pendulum.yaml
+if [ -f "$ref" ]; then
+	# hi over the whole 8 s; positions (hi velocities converge at order 2
+	# against this reference: symplectic Euler, see the report of seed 000)
+	expect_rc 0 "double pendulum hi: order 1 of positions vs ODE" \
+		"$MBSIM" converge "$dp" --steps 4e-3,2e-3,1e-3 --reference "$ref" \
+		--quantity bodies/bar1/position --quantity bodies/bar2/position \
+		--expect-order 1:0.1 --quiet
+	# fi is strongly damped: in the asymptotic range only at smaller h*t_end
+	expect_rc 0 "double pendulum fi: order 1 of positions and velocities vs ODE" \
+		"$MBSIM" converge "$dp" --steps 1e-3,5e-4,2.5e-4 --reference "$ref" \
+		--set integrator.method=fi --set time.end=1 --expect-order 1:0.1 --quiet
+	expect_rc 0 "converge --json names the reference file" \
+		"$MBSIM" converge "$dp" --steps 4e-3,2e-3 --reference "$ref" --json --quiet \
+		--quantity bodies/bar2/position:z
+	grep -q '"reference": "file .*double_pendulum_ref.h5' "$tmp/out" &&
+		grep -q '"bodies/bar2/position:z": {"errors": \[' "$tmp/out" &&
+		grep -q '"slope": ' "$tmp/out" && ok "converge --json layout" ||
+		bad "converge --json layout"
+	expect_rc 1 "--expect-order 3 fails on a first-order scheme" \
+		"$MBSIM" converge "$dp" --steps 4e-3,2e-3 --reference "$ref" \
+		--quantity bodies/bar2/position --expect-order 3:0.5 --quiet
+fi
+
+# --- auto reference ---
+expect_rc 0 "double pendulum hi: auto reference" \
+	"$MBSIM" converge "$dp" --steps 4e-3,2e-3,1e-3 --set time.end=2 \
+	--quantity bodies/bar2/position --expect-order 1:0.15 --csv --quiet
+grep -q '^bodies/bar2/position,0.001,' "$tmp/out" && ok "converge --csv rows" ||
+	bad "converge --csv rows"
+expect_rc 0 "auto reference is said" \
+	"$MBSIM" converge "$dp" --steps 4e-3,2e-3 --set time.end=0.5 --quiet
+grep -q '^reference: same scheme at h/8' "$tmp/out" && ok "table says the reference" ||
+	bad "table says the reference"
+
+# --- fully driven mechanisms against the kinematic analysis ---
+for d in slider_crank four_link; do
+	if [ ! -f "$decks/$d.yaml" ]; then
+		echo "skip $d: decks/$d.yaml not present"
+		continue
+	fi
+	for m in hi fi; do
+		# default quantities: positions are exact to the Newton tolerance
+		# (no order, noted), velocities converge at order 1
+		expect_rc 0 "$d $m: order 1 vs kinematic reference" \
+			"$MBSIM" converge "$decks/$d.yaml" --steps 4e-3,2e-3,1e-3 \
+			--set integrator.method=$m --set time.end=2 --reference kinematic \
+			--expect-order 1:0.1 --quiet
+	done
+done
+
+# --- error paths ---
+expect_rc 2 "kinematic reference refused for a free mechanism" \
+	"$MBSIM" converge "$dp" --steps 4e-3,2e-3 --reference kinematic
+grep -q 'degrees of freedom' "$tmp/err" && ok "refusal names the degrees of freedom" ||
+	bad "refusal names the degrees of freedom"
+expect_rc 64 "unknown quantity" \
+	"$MBSIM" converge "$dp" --steps 4e-3,2e-3 --set time.end=0.1 --quantity bodies/nope/position
+grep -q "unknown quantity 'bodies/nope/position'" "$tmp/err" && ok "unknown quantity named" ||
+	bad "unknown quantity named"
+expect_rc 64 "unknown component" \
+	"$MBSIM" converge "$dp" --steps 4e-3,2e-3 --set time.end=0.1 --quantity bodies/bar1/position:q
+expect_rc 64 "one step is not a study" "$MBSIM" converge "$dp" --steps 1e-3
+expect_rc 64 "missing reference file" \
+	"$MBSIM" converge "$dp" --steps 4e-3,2e-3 --reference "$tmp/none.h5"
+expect_rc 2 "bad deck" "$MBSIM" converge "$tmp/none.yaml" --steps 4e-3,2e-3
+left=$(ls "$TMPDIR" | wc -l)
+[ "$left" -eq 0 ] && ok "temporary run files removed" || bad "temporary run files removed ($left left)"
+
+# --- compare ---
+a=$tmp/a.h5 b=$tmp/b.h5 c=$tmp/c.h5
+"$MBSIM" run "$dp" -o "$a" --quiet --set time.end=1
+"$MBSIM" run "$dp" -o "$b" --quiet --set time.end=1
+"$MBSIM" run "$dp" -o "$c" --quiet --set time.end=1 --set integrator.step=5e-4 --set output.every=2
+expect_rc 0 "compare: two identical runs pass" "$MBSIM" compare "$a" "$b"
+expect_rc 1 "compare: a finer step fails default tolerances" "$MBSIM" compare "$a" "$c"
+# first-order error at h = 1e-3 over 1 s: positions within 3e-3 m, velocities 0.1 m/s
+expect_rc 0 "compare: per-quantity tolerances" \
+	"$MBSIM" compare "$a" "$c" --quantity bodies/bar2/position --quantity bodies/bar2/velocity \
+	--tol bodies/bar2/position=0:3e-3 --tol bodies/bar2/velocity=0:0.1
+expect_rc 1 "compare: a tolerance too tight" \
+	"$MBSIM" compare "$a" "$c" --quantity bodies/bar2/position --atol 1e-6 --rtol 0
+expect_rc 0 "compare --json" "$MBSIM" compare "$a" "$b" --json
+grep -q '"pass": true}$' "$tmp/out" && ok "compare --json verdict" || bad "compare --json verdict"
+expect_rc 2 "compare: unreadable file" "$MBSIM" compare "$a" "$tmp/none.h5"
+expect_rc 64 "compare: one file" "$MBSIM" compare "$a"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
