@@ -1,4 +1,26 @@
-/* kkt.c - saddle-point solvers (kkt.h). */
+/* kkt.c - saddle-point solvers (kkt.h).
+ *
+ * Both Schur paths work from one structure fixed at kkt_new: for each body
+ * block b the list of constraint rows touching it (an "entry" e = (b, row),
+ * rows ascending).  At kkt_factor each entry gets P_e, the row's 6 values on
+ * block b (both sides summed when a row touches b twice), and
+ * Z_e = W_b^-1 P_e^T, so that
+ *   S = P W^-1 P^T,   S(r, l) = sum over blocks b of P_{b,r} . Z_{b,l},
+ * a sum over the pairs of entries of each block's list; rows that share no
+ * block give an exact zero and are never visited.
+ *
+ * Dense path (n <= KKT_DENSE_MAX): when every W block is symmetric, W^-1 is
+ * (inv3 of a symmetric 3x3 is exactly symmetric) and S is symmetric
+ * positive semidefinite: only the lower triangle is formed and factored by
+ * Cholesky.  Otherwise the whole S is formed and factored by LU with partial
+ * pivoting.  Both kernels are written out here rather than called from
+ * LAPACK: at n ~ 20 the call overhead and unblocked reference paths of
+ * dpotrf/dgetrf (dot, axpy, idamax, trsv per column) cost more than the
+ * arithmetic, as SUNDIALS notes for its own small dense kernels
+ * (sundials_dense.c).  A pivot below KKT_PIVOT_TOL times the largest
+ * diagonal entry of S marks the row as linearly dependent on the rows
+ * before it (rank deficiency); kkt_bad_row reports that row.
+ */
 #include "kkt.h"
 #include "../util/xalloc.h"
 
@@ -8,33 +30,35 @@
 #include <string.h>
 #include <umfpack.h>
 
-void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
-void dgetrs_(const char *tr, const int *n, const int *nrhs, const double *a,
-	     const int *lda, const int *ipiv, double *b, const int *ldb, int *info);
-
 /* Above this many rows the Schur complement is kept sparse. */
 #define KKT_DENSE_MAX 64
+/* Relative pivot below which S is taken as singular. */
+#define KKT_PIVOT_TOL 1e-13
 
 struct kkt {
 	enum kkt_mode mode;
 	int nb, nc, n;		/* n: order of the factored matrix */
 	int *bi, *bj;
 	double *Winv;		/* nb x 18 */
-	double *Z;		/* nc x 12: W^-1 P^T by row */
 	const double *jac;	/* borrowed from the last kkt_factor */
-	/* dense */
+	/* block -> rows lists: entries estart[b] .. estart[b + 1] - 1 */
+	int ne, *estart, *erow, *eside;	/* eside: 1 side bi, 2 side bj, 3 both */
+	int *first;		/* envelope: S(r, l) = 0 for l < first[r] */
+	double *PZ;		/* ne x 12: P_e (6), then Z_e = W_b^-1 P_e (6) */
+	/* dense: S row-major; Cholesky L in the lower triangle, or LU */
 	double *S;
 	int *ipiv;
+	int chol;		/* the last dense factorization was Cholesky */
 	/* sparse (S or full KKT) in CSC */
 	int *Ap, *Ai;
 	double *Ax;
 	int nnz;
 	int *map;		/* contribution -> position in Ax */
 	int ncontrib;
-	int *cb, *ck, *cl;	/* contribution: block, row k, row l (Schur) */
+	int *cx, *cy;		/* Schur contribution: entries (row side, column side) */
 	void *Symbolic, *Numeric;
 	double control[UMFPACK_CONTROL], info[UMFPACK_INFO];
-	double *rhs, *sol, *tmp;
+	double *rhs, *sol;
 	int bad_row;
 	char err[160];
 };
@@ -78,7 +102,6 @@ static int trip_cmp(const void *a, const void *b)
 static void build_csc(struct kkt *k, struct trip *t, int nt)
 {
 	struct trip *s = xmalloc((size_t)(nt + 1) * sizeof(*s));
-	int *order = xmalloc((size_t)(nt + 1) * sizeof(int));
 	memcpy(s, t, (size_t)nt * sizeof(*s));
 	qsort(s, (size_t)nt, sizeof(*s), trip_cmp);
 	k->Ap = xcalloc((size_t)k->n + 1, sizeof(int));
@@ -106,7 +129,6 @@ static void build_csc(struct kkt *k, struct trip *t, int nt)
 		}
 		k->map[q] = lo;
 	}
-	free(order);
 	free(s);
 }
 
@@ -123,56 +145,75 @@ static int umf_symbolic(struct kkt *k)
 	return 0;
 }
 
-/* Schur pattern: every pair of rows sharing a block. */
-static void sparse_schur_pattern(struct kkt *k)
+/* Entries: for each block the rows touching it, rows ascending. */
+static void block_entries(struct kkt *k)
 {
 	int nb = k->nb, nc = k->nc;
-	int *cnt = xcalloc((size_t)nb + 1, sizeof(int)), *start, *rows;
+	int *cnt = xcalloc((size_t)nb + 1, sizeof(int));
 	for (int r = 0; r < nc; r++) {
 		if (k->bi[r] >= 0)
 			cnt[k->bi[r]]++;
-		if (k->bj[r] >= 0)
+		if (k->bj[r] >= 0 && k->bj[r] != k->bi[r])
 			cnt[k->bj[r]]++;
 	}
-	start = xcalloc((size_t)nb + 1, sizeof(int));
+	k->estart = xcalloc((size_t)nb + 1, sizeof(int));
 	for (int b = 0; b < nb; b++)
-		start[b + 1] = start[b] + cnt[b];
-	rows = xmalloc((size_t)start[nb] * sizeof(int) + 1);
+		k->estart[b + 1] = k->estart[b] + cnt[b];
+	k->ne = k->estart[nb];
+	k->erow = xmalloc(((size_t)k->ne + 1) * sizeof(int));
+	k->eside = xmalloc(((size_t)k->ne + 1) * sizeof(int));
+	k->PZ = xmalloc(((size_t)k->ne * 12 + 1) * sizeof(double));
+	k->first = xmalloc(((size_t)nc + 1) * sizeof(int));
 	memset(cnt, 0, (size_t)nb * sizeof(int));
 	for (int r = 0; r < nc; r++) {
-		if (k->bi[r] >= 0)
-			rows[start[k->bi[r]] + cnt[k->bi[r]]++] = r;
-		if (k->bj[r] >= 0 && k->bj[r] != k->bi[r])
-			rows[start[k->bj[r]] + cnt[k->bj[r]]++] = r;
+		int b0 = k->bi[r], b1 = k->bj[r];
+		if (b0 >= 0) {
+			int e = k->estart[b0] + cnt[b0]++;
+			k->erow[e] = r;
+			k->eside[e] = b1 == b0 ? 3 : 1;
+		}
+		if (b1 >= 0 && b1 != b0) {
+			int e = k->estart[b1] + cnt[b1]++;
+			k->erow[e] = r;
+			k->eside[e] = 2;
+		}
 	}
-	int nt = 0;
+	/* row r meets no row before the first row of each of its blocks */
+	for (int r = 0; r < nc; r++)
+		k->first[r] = r;
 	for (int b = 0; b < nb; b++)
-		nt += cnt[b] * cnt[b];
-	nt += nc;	/* diagonal always present */
-	struct trip *t = xmalloc((size_t)nt * sizeof(*t));
-	k->cb = xmalloc((size_t)nt * sizeof(int));
-	k->ck = xmalloc((size_t)nt * sizeof(int));
-	k->cl = xmalloc((size_t)nt * sizeof(int));
+		for (int e = k->estart[b]; e < k->estart[b + 1]; e++)
+			if (k->first[k->erow[e]] > k->erow[k->estart[b]])
+				k->first[k->erow[e]] = k->erow[k->estart[b]];
+	free(cnt);
+}
+
+/* Schur pattern: every pair of rows sharing a block, plus the diagonal. */
+static void sparse_schur_pattern(struct kkt *k)
+{
+	int nb = k->nb, nc = k->nc, nt = 0;
+	for (int b = 0; b < nb; b++) {
+		int m = k->estart[b + 1] - k->estart[b];
+		nt += m * m;
+	}
+	struct trip *t = xmalloc(((size_t)nt + nc + 1) * sizeof(*t));
+	k->cx = xmalloc(((size_t)nt + 1) * sizeof(int));
+	k->cy = xmalloc(((size_t)nt + 1) * sizeof(int));
 	int q = 0;
 	for (int b = 0; b < nb; b++)
-		for (int x = 0; x < cnt[b]; x++)
-			for (int y = 0; y < cnt[b]; y++) {
-				t[q].i = rows[start[b] + x];
-				t[q].j = rows[start[b] + y];
-				k->cb[q] = b;
-				k->ck[q] = t[q].i;
-				k->cl[q] = t[q].j;
+		for (int x = k->estart[b]; x < k->estart[b + 1]; x++)
+			for (int y = k->estart[b]; y < k->estart[b + 1]; y++) {
+				t[q].i = k->erow[x];
+				t[q].j = k->erow[y];
+				k->cx[q] = x;
+				k->cy[q] = y;
 				q++;
 			}
 	k->ncontrib = q;
-	for (int r = 0; r < nc; r++, q++) {
+	for (int r = 0; r < nc; r++, q++)
 		t[q].i = t[q].j = r;
-	}
 	build_csc(k, t, q);
 	free(t);
-	free(cnt);
-	free(start);
-	free(rows);
 }
 
 /* Full KKT pattern: W blocks, P, P^T. Contributions are enumerated in the
@@ -226,20 +267,21 @@ struct kkt *kkt_new(int nb, int nc, const int *bi, const int *bj, enum kkt_mode 
 	memcpy(k->bi, bi, (size_t)nc * sizeof(int));
 	memcpy(k->bj, bj, (size_t)nc * sizeof(int));
 	k->Winv = xmalloc(((size_t)nb * 18 + 1) * sizeof(double));
-	k->Z = xmalloc(((size_t)nc * 12 + 1) * sizeof(double));
-	k->tmp = xmalloc(((size_t)6 * nb + nc + 1) * sizeof(double));
-	k->rhs = xmalloc(((size_t)6 * nb + nc + 1) * sizeof(double));
-	k->sol = xmalloc(((size_t)6 * nb + nc + 1) * sizeof(double));
 	if (mode == KKT_DENSE) {
 		k->n = nc;
+		block_entries(k);
 		k->S = xmalloc(((size_t)nc * nc + 1) * sizeof(double));
 		k->ipiv = xmalloc(((size_t)nc + 1) * sizeof(int));
 	} else if (mode == KKT_SPARSE) {
 		k->n = nc;
+		block_entries(k);
 		sparse_schur_pattern(k);
+		k->rhs = xmalloc(((size_t)nc + 1) * sizeof(double));
 	} else {
 		k->n = 6 * nb + nc;
 		full_pattern(k);
+		k->rhs = xmalloc(((size_t)k->n + 1) * sizeof(double));
+		k->sol = xmalloc(((size_t)k->n + 1) * sizeof(double));
 	}
 	if (mode != KKT_DENSE && k->n > 0)
 		umf_symbolic(k);
@@ -258,19 +300,21 @@ void kkt_free(struct kkt **pk)
 	free(k->bi);
 	free(k->bj);
 	free(k->Winv);
-	free(k->Z);
+	free(k->estart);
+	free(k->erow);
+	free(k->eside);
+	free(k->PZ);
+	free(k->first);
 	free(k->S);
 	free(k->ipiv);
 	free(k->Ap);
 	free(k->Ai);
 	free(k->Ax);
 	free(k->map);
-	free(k->cb);
-	free(k->ck);
-	free(k->cl);
+	free(k->cx);
+	free(k->cy);
 	free(k->rhs);
 	free(k->sol);
-	free(k->tmp);
 	free(k);
 	*pk = NULL;
 }
@@ -295,91 +339,255 @@ static int inv3(double *B, const double *A)
 	return 0;
 }
 
+/* y = M x for 3x3 row-major M; y may alias x */
 static inline void mv3(double *y, const double *M, const double *x)
 {
-	y[0] = M[0] * x[0] + M[1] * x[1] + M[2] * x[2];
-	y[1] = M[3] * x[0] + M[4] * x[1] + M[5] * x[2];
-	y[2] = M[6] * x[0] + M[7] * x[1] + M[8] * x[2];
+	double x0 = x[0], x1 = x[1], x2 = x[2];
+	y[0] = M[0] * x0 + M[1] * x1 + M[2] * x2;
+	y[1] = M[3] * x0 + M[4] * x1 + M[5] * x2;
+	y[2] = M[6] * x0 + M[7] * x1 + M[8] * x2;
 }
 
-/* y = W^-1 g for a generalized vector g */
-static void winv_apply(const struct kkt *k, const double *g, double *y)
+/* Sums in index order (so the value is that of the plain loop), unrolled
+ * by hand: at -O2 the loop overhead would be half the instructions. */
+static inline double dot(const double *a, const double *b, int n)
 {
-	for (int b = 0; b < k->nb; b++) {
-		mv3(y + 6 * b, k->Winv + 18 * b, g + 6 * b);
-		mv3(y + 6 * b + 3, k->Winv + 18 * b + 9, g + 6 * b + 3);
-	}
-}
-
-/* Z_k = W^-1 P_k^T per row (12 values, block sides) */
-static void form_z(struct kkt *k, const double *jac)
-{
-	for (int r = 0; r < k->nc; r++) {
-		const double *J = jac + 12 * r;
-		double *Zr = k->Z + 12 * r;
-		int b[2] = { k->bi[r], k->bj[r] };
-		for (int s = 0; s < 2; s++) {
-			if (b[s] < 0) {
-				memset(Zr + 6 * s, 0, 6 * sizeof(double));
-				continue;
-			}
-			mv3(Zr + 6 * s, k->Winv + 18 * b[s], J + 6 * s);
-			mv3(Zr + 6 * s + 3, k->Winv + 18 * b[s] + 9, J + 6 * s + 3);
-		}
-	}
-}
-
-/* (P_r restricted to block b) . (Z_l restricted to block b) */
-static double pz(const struct kkt *k, const double *jac, int r, int l, int b)
-{
-	const double *J = jac + 12 * r, *Zl = k->Z + 12 * l;
 	double acc = 0.0;
-	for (int s = 0; s < 2; s++) {
-		int br = s ? k->bj[r] : k->bi[r];
-		if (br != b)
-			continue;
-		for (int t = 0; t < 2; t++) {
-			int bl = t ? k->bj[l] : k->bi[l];
-			if (bl != b)
-				continue;
-			for (int c = 0; c < 6; c++)
-				acc += J[6 * s + c] * Zl[6 * t + c];
-		}
-	}
+	int i = 0;
+	for (; i + 4 <= n; i += 4)
+		acc = acc + a[i] * b[i] + a[i + 1] * b[i + 1] + a[i + 2] * b[i + 2] +
+		      a[i + 3] * b[i + 3];
+	for (; i < n; i++)
+		acc += a[i] * b[i];
 	return acc;
 }
 
-static int factor_dense(struct kkt *k, const double *jac)
+static inline double dot6(const double *a, const double *b)
 {
-	int n = k->nc, info = 0;
-	for (int l = 0; l < n; l++)
-		for (int r = 0; r < n; r++) {
-			double acc = 0.0;
-			int bl0 = k->bi[l], bl1 = k->bj[l];
-			if (bl0 >= 0 && (bl0 == k->bi[r] || bl0 == k->bj[r]))
-				acc += pz(k, jac, r, l, bl0);
-			if (bl1 >= 0 && bl1 != bl0 && (bl1 == k->bi[r] || bl1 == k->bj[r]))
-				acc += pz(k, jac, r, l, bl1);
-			k->S[(size_t)l * n + r] = acc;	/* column-major */
+	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] +
+	       a[5] * b[5];
+}
+
+static inline void axpy6_neg(double *y, double s, const double *x)
+{
+	y[0] -= s * x[0];
+	y[1] -= s * x[1];
+	y[2] -= s * x[2];
+	y[3] -= s * x[3];
+	y[4] -= s * x[4];
+	y[5] -= s * x[5];
+}
+
+/* y -= s x, n entries */
+static inline void axpy_neg(double *y, double s, const double *x, int n)
+{
+	int i = 0;
+	for (; i + 4 <= n; i += 4) {
+		y[i] -= s * x[i];
+		y[i + 1] -= s * x[i + 1];
+		y[i + 2] -= s * x[i + 2];
+		y[i + 3] -= s * x[i + 3];
+	}
+	for (; i < n; i++)
+		y[i] -= s * x[i];
+}
+
+static inline int sym3(const double *M)
+{
+	return M[1] == M[3] && M[2] == M[6] && M[5] == M[7];
+}
+
+/* every W block exactly symmetric (then so is W^-1, and S) */
+static int w_symmetric(const struct kkt *k, const double *W)
+{
+	for (int b = 0; b < k->nb; b++)
+		if (!sym3(W + 18 * b) || !sym3(W + 18 * b + 9))
+			return 0;
+	return 1;
+}
+
+/* P_e and Z_e = W_b^-1 P_e^T for every entry */
+static void form_pz(struct kkt *k, const double *jac)
+{
+	for (int b = 0; b < k->nb; b++) {
+		const double *Wi = k->Winv + 18 * b;
+		for (int e = k->estart[b]; e < k->estart[b + 1]; e++) {
+			const double *J = jac + 12 * k->erow[e];
+			double *P = k->PZ + 12 * e, *Z = P + 6;
+			if (k->eside[e] == 3)
+				for (int c = 0; c < 6; c++)
+					P[c] = J[c] + J[6 + c];
+			else
+				memcpy(P, J + (k->eside[e] == 2 ? 6 : 0), 6 * sizeof(double));
+			mv3(Z, Wi, P);
+			mv3(Z + 3, Wi + 9, P + 3);
 		}
+	}
+}
+
+/* S(r, l) = sum over blocks of P_r . Z_l, row-major.  lower: only the
+ * envelope of the lower triangle, first[r] <= l <= r (nothing else is read). */
+static void form_schur(struct kkt *k, int lower)
+{
+	int n = k->nc;
+	/* row by row: short memsets are a few vector stores, a long one is
+	 * a string instruction */
+	for (int r = 0; r < n; r++) {
+		int f = lower ? k->first[r] : 0, e = lower ? r + 1 : n;
+		memset(k->S + (size_t)r * n + f, 0, (size_t)(e - f) * sizeof(double));
+	}
+	for (int b = 0; b < k->nb; b++) {
+		int e0 = k->estart[b], e1 = k->estart[b + 1];
+		for (int x = e0; x < e1; x++) {
+			const double *Px = k->PZ + 12 * x;
+			double *Sr = k->S + (size_t)k->erow[x] * n;
+			int yend = lower ? x + 1 : e1;	/* rows ascending in a list */
+			for (int y = e0; y < yend; y++)
+				Sr[k->erow[y]] += dot6(Px, k->PZ + 12 * y + 6);
+		}
+	}
+}
+
+static double diag_max(const double *S, int n)
+{
 	double dmax = 0.0;
 	for (int r = 0; r < n; r++)
-		dmax = fmax(dmax, fabs(k->S[(size_t)r * n + r]));
-	if (n > 0)
-		dgetrf_(&n, &n, k->S, &n, k->ipiv, &info);
-	if (info > 0) {
-		k->bad_row = info - 1;
-		snprintf(k->err, sizeof k->err, "constraint Jacobian is rank deficient (singular Schur complement)");
-		return -1;
-	}
-	for (int r = 0; r < n; r++)
-		if (fabs(k->S[(size_t)r * n + r]) < 1e-13 * dmax) {
-			k->bad_row = r;
-			snprintf(k->err, sizeof k->err, "constraint Jacobian is rank deficient (pivot %.2g)",
-				 fabs(k->S[(size_t)r * n + r]) / dmax);
-			return -1;
+		dmax = fmax(dmax, fabs(S[(size_t)r * n + r]));
+	return dmax;
+}
+
+static int rank_deficient(struct kkt *k, int row, double piv, double dmax)
+{
+	k->bad_row = row;
+	snprintf(k->err, sizeof k->err,
+		 "constraint Jacobian is rank deficient (relative pivot %.2g at row %d)",
+		 dmax > 0 ? fabs(piv) / dmax : 0.0, row);
+	return -1;
+}
+
+/* In-place Cholesky S = L L^T of the lower triangle (row-major).  Pivot d_j
+ * (before the square root) below tol: row j depends on rows 0..j-1.
+ * Returns 0, -1 (singular, row reported), or 1 when a pivot is clearly
+ * negative: S is not positive semidefinite, use LU instead.
+ * L keeps the envelope of S (L(i, j) = 0 for j < first[i], by induction
+ * on j), so every sum starts at the later of the two rows' first columns;
+ * the terms left out are exact zeros, the result is that of the full loop. */
+static int chol_factor(struct kkt *k, double tol, double dmax)
+{
+	int n = k->nc;
+	const int *first = k->first;
+	double *S = k->S;
+	for (int j = 0; j < n; j++) {
+		double *Lj = S + (size_t)j * n;
+		int fj = first[j];
+		double d = Lj[j] - dot(Lj + fj, Lj + fj, j - fj);
+		if (!(d > tol))
+			return d < -tol ? 1 : rank_deficient(k, j, d, dmax);
+		double ljj = sqrt(d);
+		Lj[j] = ljj;
+		for (int i = j + 1; i < n; i++) {
+			if (first[i] > j)
+				continue;
+			double *Li = S + (size_t)i * n;
+			int f = first[i] > fj ? first[i] : fj;
+			Li[j] = (Li[j] - dot(Li + f, Lj + f, j - f)) / ljj;
 		}
+	}
 	return 0;
+}
+
+static void chol_solve(const struct kkt *k, double *y)
+{
+	int n = k->nc;
+	const int *first = k->first;
+	const double *S = k->S;
+	for (int i = 0; i < n; i++) {	/* L z = y */
+		const double *Li = S + (size_t)i * n;
+		int f = first[i];
+		y[i] = (y[i] - dot(Li + f, y + f, i - f)) / Li[i];
+	}
+	for (int i = n - 1; i >= 0; i--) {	/* L^T y = z, by columns of L^T */
+		const double *Li = S + (size_t)i * n;
+		int f = first[i];
+		y[i] /= Li[i];
+		axpy_neg(y + f, y[i], Li + f, i - f);
+	}
+}
+
+/* In-place LU with partial pivoting, row-major (unit L below, U on and
+ * above the diagonal), row swaps in ipiv as LAPACK does.  A pivot below
+ * tol at step j: column j of S depends on columns 0..j-1, and since S has
+ * the pattern of P W^-1 P^T, constraint row j on the rows before it. */
+static int lu_factor(struct kkt *k, double tol, double dmax)
+{
+	int n = k->nc;
+	double *S = k->S;
+	for (int j = 0; j < n; j++) {
+		int p = j;
+		double amax = fabs(S[(size_t)j * n + j]);
+		for (int i = j + 1; i < n; i++)
+			if (fabs(S[(size_t)i * n + j]) > amax) {
+				amax = fabs(S[(size_t)i * n + j]);
+				p = i;
+			}
+		k->ipiv[j] = p;
+		if (!(amax > tol))
+			return rank_deficient(k, j, amax, dmax);
+		double *Uj = S + (size_t)j * n;
+		if (p != j) {
+			double *Sp = S + (size_t)p * n;
+			for (int c = 0; c < n; c++) {
+				double t = Uj[c];
+				Uj[c] = Sp[c];
+				Sp[c] = t;
+			}
+		}
+		for (int i = j + 1; i < n; i++) {
+			double *Si = S + (size_t)i * n;
+			if (Si[j] == 0.0)	/* S is sparse: rows sharing no body */
+				continue;
+			double l = Si[j] / Uj[j];
+			Si[j] = l;
+			axpy_neg(Si + j + 1, l, Uj + j + 1, n - j - 1);
+		}
+	}
+	return 0;
+}
+
+static void lu_solve(const struct kkt *k, double *y)
+{
+	int n = k->nc;
+	const double *S = k->S;
+	for (int j = 0; j < n; j++)
+		if (k->ipiv[j] != j) {
+			double t = y[j];
+			y[j] = y[k->ipiv[j]];
+			y[k->ipiv[j]] = t;
+		}
+	for (int i = 1; i < n; i++)
+		y[i] -= dot(S + (size_t)i * n, y, i);
+	for (int i = n - 1; i >= 0; i--) {
+		const double *Ui = S + (size_t)i * n;
+		y[i] = (y[i] - dot(Ui + i + 1, y + i + 1, n - i - 1)) / Ui[i];
+	}
+}
+
+static int factor_dense(struct kkt *k, const double *W)
+{
+	int n = k->nc;
+	k->chol = w_symmetric(k, W);
+	form_schur(k, k->chol);
+	double dmax = diag_max(k->S, n), tol = KKT_PIVOT_TOL * dmax;
+	if (k->chol) {
+		int rc = chol_factor(k, tol, dmax);
+		if (rc <= 0)
+			return rc;
+		/* indefinite although symmetric (a W block not positive
+		 * definite): the LU below still solves it */
+		k->chol = 0;
+		form_schur(k, 0);
+	}
+	return lu_factor(k, tol, dmax);
 }
 
 static int umf_numeric(struct kkt *k)
@@ -399,11 +607,11 @@ static int umf_numeric(struct kkt *k)
 	return 0;
 }
 
-static int factor_sparse(struct kkt *k, const double *jac)
+static int factor_sparse(struct kkt *k)
 {
 	memset(k->Ax, 0, (size_t)k->nnz * sizeof(double));
 	for (int q = 0; q < k->ncontrib; q++)
-		k->Ax[k->map[q]] += pz(k, jac, k->ck[q], k->cl[q], k->cb[q]);
+		k->Ax[k->map[q]] += dot6(k->PZ + 12 * k->cx[q], k->PZ + 12 * k->cy[q] + 6);
 	return umf_numeric(k);
 }
 
@@ -430,17 +638,17 @@ int kkt_factor(struct kkt *k, const double *W, const double *jac)
 {
 	k->bad_row = -1;
 	k->err[0] = 0;
+	k->jac = jac;
 	for (int b = 0; b < k->nb; b++)
 		if (inv3(k->Winv + 18 * b, W + 18 * b) ||
 		    inv3(k->Winv + 18 * b + 9, W + 18 * b + 9)) {
 			snprintf(k->err, sizeof k->err, "singular mass block of body %d", b);
 			return -2;
 		}
-	k->jac = jac;
 	if (k->mode == KKT_FULL)
 		return factor_full(k, W, jac);
-	form_z(k, jac);
-	return k->mode == KKT_DENSE ? factor_dense(k, jac) : factor_sparse(k, jac);
+	form_pz(k, jac);
+	return k->mode == KKT_DENSE ? factor_dense(k, W) : factor_sparse(k);
 }
 
 int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double *y)
@@ -457,43 +665,42 @@ int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double
 		memcpy(y, k->sol + ng, (size_t)nc * sizeof(double));
 		return 0;
 	}
-	/* y = S^-1 (P W^-1 a - b);  x = W^-1 (a - P^T y) */
+	/* y = S^-1 (P W^-1 a - b);  x = W^-1 a - Z y, with x holding W^-1 a
+	 * meanwhile.  The dense right side is built in y and solved in place
+	 * (y may alias b: b[r] is read before y[r] is written). */
 	const double *jac = k->jac;
-	double *wa = k->tmp;
-	winv_apply(k, a, wa);
+	double *rhs = k->mode == KKT_DENSE ? y : k->rhs;
+	for (int q = 0; q < nb; q++) {
+		mv3(x + 6 * q, k->Winv + 18 * q, a + 6 * q);
+		mv3(x + 6 * q + 3, k->Winv + 18 * q + 9, a + 6 * q + 3);
+	}
 	for (int r = 0; r < nc; r++) {
 		const double *J = jac + 12 * r;
 		double acc = -b[r];
 		if (k->bi[r] >= 0)
-			for (int c = 0; c < 6; c++)
-				acc += J[c] * wa[6 * k->bi[r] + c];
+			acc += dot6(J, x + 6 * k->bi[r]);
 		if (k->bj[r] >= 0)
-			for (int c = 0; c < 6; c++)
-				acc += J[6 + c] * wa[6 * k->bj[r] + c];
-		k->rhs[r] = acc;
+			acc += dot6(J + 6, x + 6 * k->bj[r]);
+		rhs[r] = acc;
 	}
-	if (nc > 0) {
-		if (k->mode == KKT_DENSE) {
-			int one = 1, info = 0;
-			memcpy(y, k->rhs, (size_t)nc * sizeof(double));
-			dgetrs_("N", &nc, &one, k->S, &nc, k->ipiv, y, &nc, &info);
-		} else {
-			int st = umfpack_di_solve(UMFPACK_A, k->Ap, k->Ai, k->Ax, y, k->rhs,
-						  k->Numeric, k->control, k->info);
-			if (st != UMFPACK_OK)
-				return -2;
+	if (k->mode == KKT_DENSE) {
+		if (k->chol)
+			chol_solve(k, y);
+		else
+			lu_solve(k, y);
+	} else if (nc > 0) {
+		int st = umfpack_di_solve(UMFPACK_A, k->Ap, k->Ai, k->Ax, y, rhs,
+					  k->Numeric, k->control, k->info);
+		if (st != UMFPACK_OK)
+			return -2;
+	}
+	for (int q = 0; q < nb; q++) {
+		double *xq = x + 6 * q;
+		for (int e = k->estart[q]; e < k->estart[q + 1]; e++) {
+			const double *Z = k->PZ + 12 * e + 6;
+			double ye = y[k->erow[e]];
+			axpy6_neg(xq, ye, Z);
 		}
-	}
-	/* x = W^-1 a - Z y */
-	memcpy(x, wa, (size_t)ng * sizeof(double));
-	for (int r = 0; r < nc; r++) {
-		const double *Zr = k->Z + 12 * r;
-		if (k->bi[r] >= 0)
-			for (int c = 0; c < 6; c++)
-				x[6 * k->bi[r] + c] -= Zr[c] * y[r];
-		if (k->bj[r] >= 0)
-			for (int c = 0; c < 6; c++)
-				x[6 * k->bj[r] + c] -= Zr[6 + c] * y[r];
 	}
 	return 0;
 }

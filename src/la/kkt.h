@@ -4,7 +4,9 @@
  *   [ P  0   ] [y] = [b]        P: nc rows, each touching at most two bodies
  *
  * (000 eqs. 10, 12, 13).  Three ways, one interface:
- *   KKT_DENSE   Schur complement S = P W^-1 P^T, dense LU (LAPACK dgetrf)
+ *   KKT_DENSE   Schur complement S = P W^-1 P^T, dense: Cholesky when every
+ *               W block is symmetric, else LU with partial pivoting
+ *               (own kernels, n <= 64)
  *   KKT_SPARSE  Schur complement in compressed columns, UMFPACK LU
  *   KKT_FULL    the whole (6 nb + nc) matrix, UMFPACK LU
  * The sparsity pattern is fixed at kkt_new; symbolic analysis is done once,

@@ -6,6 +6,13 @@
  * respect to the body-frame rotation theta is s x (A^T w), since
  * d(A s) = -A s~ dtheta (000 eq. 2; the Pi-bar operator).  gamma collects
  * everything of Phi-double-dot that is not Phi_q qddot, with a minus sign.
+ *
+ * Work follows the mask: Phi is always formed (it costs one A s per body
+ * vector, which every other output needs too); the rates gd, gq only for
+ * PRIM_GAMMA, the gradients only for PRIM_JAC.  The Newton iterations of
+ * the integrators ask for PRIM_PHI alone, so this is the hot path.  An
+ * output not asked for is 0 or its true value, never undefined (ra_eval
+ * copies them all).
  */
 #include "prim.h"
 #include "../util/vec.h"
@@ -50,11 +57,18 @@ static void target(const struct prim *p, double t, double f[3])
 	}
 }
 
-/* d = r_j + A_j s_j - r_i - A_i s_i and its rates */
+/* d = r_j + A_j s_j - r_i - A_i s_i and, when dd is not NULL, its rates */
 static void dvec(const struct prim *p, const struct bstate *bi,
-		 const struct bstate *bj, double *d, double *dd, double *dq,
-		 double *gi, double *gj)
+		 const struct bstate *bj, double *d, double *dd, double *dq)
 {
+	double gi[3], gj[3];
+	if (!dd) {
+		bvec(bi, p->si, gi, 0, 0);
+		bvec(bj, p->sj, gj, 0, 0);
+		for (int k = 0; k < 3; k++)
+			d[k] = bj->r[k] + gj[k] - bi->r[k] - gi[k];
+		return;
+	}
 	double gid[3], giq[3], gjd[3], gjq[3];
 	bvec(bi, p->si, gi, gid, giq);
 	bvec(bj, p->sj, gj, gjd, gjq);
@@ -65,13 +79,17 @@ static void dvec(const struct prim *p, const struct bstate *bi,
 	}
 }
 
+/* rates only when gamma is wanted: RATE(x) is x then, NULL otherwise */
+#define RATE(x) (rates ? (x) : 0)
+
 static void eval_dp1(const struct prim *p, const struct bstate *bi,
 		     const struct bstate *bj, const double f[3], unsigned what,
 		     struct prim_out *o)
 {
+	int rates = (what & PRIM_GAMMA) != 0;
 	double ai[3], aid[3], aiq[3], aj[3], ajd[3], ajq[3];
-	bvec(bi, p->ai, ai, aid, aiq);
-	bvec(bj, p->aj, aj, ajd, ajq);
+	bvec(bi, p->ai, ai, RATE(aid), aiq);
+	bvec(bj, p->aj, aj, RATE(ajd), ajq);
 	o->phi = v3_dot(ai, aj) - f[0];
 	if (what & PRIM_JAC) {
 		v3_set(o->J[0], 0, 0, 0);
@@ -80,16 +98,18 @@ static void eval_dp1(const struct prim *p, const struct bstate *bi,
 		rgrad(o->J[3], bj, p->aj, ai);
 	}
 	o->nu = f[1];
-	o->gamma = f[2] - (v3_dot(aj, aiq) + v3_dot(ai, ajq) + 2.0 * v3_dot(aid, ajd));
+	if (rates)
+		o->gamma = f[2] - (v3_dot(aj, aiq) + v3_dot(ai, ajq) + 2.0 * v3_dot(aid, ajd));
 }
 
 static void eval_dp2(const struct prim *p, const struct bstate *bi,
 		     const struct bstate *bj, const double f[3], unsigned what,
 		     struct prim_out *o)
 {
-	double ai[3], aid[3], aiq[3], d[3], dd[3], dq[3], gi[3], gj[3];
-	bvec(bi, p->ai, ai, aid, aiq);
-	dvec(p, bi, bj, d, dd, dq, gi, gj);
+	int rates = (what & PRIM_GAMMA) != 0;
+	double ai[3], aid[3], aiq[3], d[3], dd[3], dq[3];
+	bvec(bi, p->ai, ai, RATE(aid), aiq);
+	dvec(p, bi, bj, d, RATE(dd), dq);
 	o->phi = v3_dot(ai, d) - f[0];
 	if (what & PRIM_JAC) {
 		double t[3];
@@ -101,15 +121,17 @@ static void eval_dp2(const struct prim *p, const struct bstate *bi,
 		rgrad(o->J[3], bj, p->sj, ai);
 	}
 	o->nu = f[1];
-	o->gamma = f[2] - (v3_dot(d, aiq) + 2.0 * v3_dot(aid, dd) + v3_dot(ai, dq));
+	if (rates)
+		o->gamma = f[2] - (v3_dot(d, aiq) + 2.0 * v3_dot(aid, dd) + v3_dot(ai, dq));
 }
 
 static void eval_d(const struct prim *p, const struct bstate *bi,
 		   const struct bstate *bj, const double f[3], unsigned what,
 		   struct prim_out *o)
 {
-	double d[3], dd[3], dq[3], gi[3], gj[3];
-	dvec(p, bi, bj, d, dd, dq, gi, gj);
+	int rates = (what & PRIM_GAMMA) != 0;
+	double d[3], dd[3], dq[3];
+	dvec(p, bi, bj, d, RATE(dd), dq);
 	o->phi = v3_dot(d, d) - f[0];
 	if (what & PRIM_JAC) {
 		v3_scale(o->J[0], -2.0, d);
@@ -120,15 +142,17 @@ static void eval_d(const struct prim *p, const struct bstate *bi,
 		v3_scale(o->J[3], 2.0, o->J[3]);
 	}
 	o->nu = f[1];
-	o->gamma = f[2] - 2.0 * (v3_dot(dd, dd) + v3_dot(d, dq));
+	if (rates)
+		o->gamma = f[2] - 2.0 * (v3_dot(dd, dd) + v3_dot(d, dq));
 }
 
 static void eval_cd(const struct prim *p, const struct bstate *bi,
 		    const struct bstate *bj, const double f[3], unsigned what,
 		    struct prim_out *o)
 {
-	double d[3], dd[3], dq[3], gi[3], gj[3];
-	dvec(p, bi, bj, d, dd, dq, gi, gj);
+	int rates = (what & PRIM_GAMMA) != 0;
+	double d[3], dd[3], dq[3];
+	dvec(p, bi, bj, d, RATE(dd), dq);
 	o->phi = v3_dot(p->c, d) - f[0];
 	if (what & PRIM_JAC) {
 		v3_scale(o->J[0], -1.0, p->c);
@@ -138,7 +162,8 @@ static void eval_cd(const struct prim *p, const struct bstate *bi,
 		rgrad(o->J[3], bj, p->sj, p->c);
 	}
 	o->nu = f[1];
-	o->gamma = f[2] - v3_dot(p->c, dq);
+	if (rates)
+		o->gamma = f[2] - v3_dot(p->c, dq);
 }
 
 /* ROT: u(t) = A_i ub(t), ub = y cos f - x sin f; Phi = u . a_j = sin(angle - f) */
@@ -146,6 +171,7 @@ static void eval_rot(const struct prim *p, const struct bstate *bi,
 		     const struct bstate *bj, const double f[3], unsigned what,
 		     struct prim_out *o)
 {
+	int rates = (what & PRIM_GAMMA) != 0;
 	double c = cos(f[0]), s = sin(f[0]);
 	double ub[3], pb[3], ub1[3], ub2[3];
 	for (int k = 0; k < 3; k++) {
@@ -156,7 +182,7 @@ static void eval_rot(const struct prim *p, const struct bstate *bi,
 	}
 	double u[3], aj[3], ajd[3], ajq[3];
 	bvec(bi, ub, u, 0, 0);
-	bvec(bj, p->aj, aj, ajd, ajq);
+	bvec(bj, p->aj, aj, RATE(ajd), ajq);
 	o->phi = v3_dot(u, aj);
 	if (what & PRIM_JAC) {
 		v3_set(o->J[0], 0, 0, 0);
@@ -164,20 +190,27 @@ static void eval_rot(const struct prim *p, const struct bstate *bi,
 		rgrad(o->J[1], bi, ub, aj);
 		rgrad(o->J[3], bj, p->aj, u);
 	}
+	if (what & PRIM_NU) {
+		double u1g[3];
+		m3_mulv(u1g, bi->A, ub1);
+		o->nu = -v3_dot(u1g, aj);
+	}
+	if (!rates)
+		return;
 	/* u-dot = A_i (w x ub + ub'), u-ddot (no wdot) = A_i (w x (w x ub) + 2 w x ub' + ub'') */
-	double wu[3], wwu[3], wu1[3], tmp[3], ud[3], uq[3], u1g[3];
+	double wu[3], wwu[3], wu1[3], tmp[3], ud[3], uq[3];
 	v3_cross(wu, bi->w, ub);
 	v3_cross(wwu, bi->w, wu);
 	v3_cross(wu1, bi->w, ub1);
-	m3_mulv(u1g, bi->A, ub1);
 	v3_add(tmp, wu, ub1);
 	m3_mulv(ud, bi->A, tmp);
 	for (int k = 0; k < 3; k++)
 		tmp[k] = wwu[k] + 2.0 * wu1[k] + ub2[k];
 	m3_mulv(uq, bi->A, tmp);
-	o->nu = -v3_dot(u1g, aj);
 	o->gamma = -(v3_dot(uq, aj) + 2.0 * v3_dot(ud, ajd) + v3_dot(u, ajq));
 }
+
+#undef RATE
 
 void prim_eval(const struct prim *p, const struct bstate *bi,
 	       const struct bstate *bj, double t, unsigned what,
@@ -185,6 +218,8 @@ void prim_eval(const struct prim *p, const struct bstate *bi,
 {
 	double f[3];
 	target(p, t, f);
+	o->nu = 0.0;
+	o->gamma = 0.0;
 	switch (p->type) {
 	case PRIM_DP1: eval_dp1(p, bi, bj, f, what, o); break;
 	case PRIM_DP2: eval_dp2(p, bi, bj, f, what, o); break;

@@ -1,0 +1,296 @@
+/* test_kkt.c - saddle-point solvers (la/kkt.c).
+ *
+ *   [ W  P^T ] [x]   [a]
+ *   [ P  0   ] [y] = [b]
+ *
+ * Random block-diagonal W (symmetric positive definite, nonsymmetric, and
+ * symmetric negative definite, which sends the dense path from Cholesky to
+ * LU) and random rows touching random pairs of blocks, some on the ground
+ * (-1).  Each mode is checked against the system itself (residuals), and
+ * the modes against each other; never against a second copy of the
+ * formulas.  A duplicated row must be reported by the dense path.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "la/kkt.h"
+
+/* Residual tolerance, relative to the size of the terms of each equation.
+ * The Schur-complement solve is not backward stable in the strict sense:
+ * its residual is bounded by about cond(S) eps times that size.  W blocks
+ * are diagonally dominant and the rows random, so cond(S) stays modest and
+ * the residuals seen are 1e-16..1e-15; 1e-10 leaves a wide margin for other
+ * seeds and compilers, while any wrong entry of S, a wrong pivot or a
+ * skipped update gives a residual of order 1. */
+#define RES_TOL 1e-10
+/* Modes against each other: all solve the same well-conditioned system, so
+ * they agree to cond(KKT) eps; the same margin. */
+#define AGREE_TOL 1e-9
+
+static uint64_t rng_state;
+static double urand(void)	/* xorshift64*, uniform in [-1, 1) */
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	uint64_t x = rng_state * 2685821657736338717ULL;
+	return (double)(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+enum wkind { W_SPD, W_NONSYM, W_NEGDEF };
+
+struct problem {
+	int nb, nc;
+	int *bi, *bj;
+	double *W, *jac, *a, *b;
+};
+
+/* One 3x3 block: SPD = R R^T + 3 I (exactly symmetric in floating point:
+ * the products commute), NONSYM = 3 I + R/2 (strictly diagonally dominant),
+ * NEGDEF = -(R R^T + 3 I). */
+static void rand_block(double *B, enum wkind kind)
+{
+	double R[9];
+	for (int e = 0; e < 9; e++)
+		R[e] = urand();
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++) {
+			double v;
+			if (kind == W_NONSYM)
+				v = 0.5 * R[3 * i + j];
+			else
+				v = R[3 * i] * R[3 * j] + R[3 * i + 1] * R[3 * j + 1] +
+				    R[3 * i + 2] * R[3 * j + 2];
+			if (i == j)
+				v += 3.0;
+			B[3 * i + j] = kind == W_NEGDEF ? -v : v;
+		}
+}
+
+/* Row r touches block r % nb on side j, so every block has rows, and a
+ * random block or the ground (-1) on side i; sometimes the same block on
+ * both sides.  Ground sides get garbage values that every mode must ignore. */
+static void make_problem(struct problem *p, int nb, int nc, enum wkind kind, uint64_t seed)
+{
+	rng_state = seed;
+	p->nb = nb;
+	p->nc = nc;
+	p->bi = malloc((size_t)nc * sizeof(int));
+	p->bj = malloc((size_t)nc * sizeof(int));
+	p->W = malloc((size_t)nb * 18 * sizeof(double));
+	p->jac = malloc((size_t)nc * 12 * sizeof(double));
+	p->a = malloc((size_t)nb * 6 * sizeof(double));
+	p->b = malloc((size_t)nc * sizeof(double));
+	for (int q = 0; q < nb; q++) {
+		rand_block(p->W + 18 * q, kind);
+		rand_block(p->W + 18 * q + 9, kind);
+	}
+	for (int r = 0; r < nc; r++) {
+		p->bj[r] = r % nb;
+		p->bi[r] = (int)floor((urand() + 1.0) * 0.5 * (nb + 1)) - 1;
+		if (p->bi[r] >= nb)
+			p->bi[r] = nb - 1;
+		for (int c = 0; c < 12; c++)
+			p->jac[12 * r + c] = urand();
+	}
+	for (int i = 0; i < 6 * nb; i++)
+		p->a[i] = urand();
+	for (int r = 0; r < nc; r++)
+		p->b[r] = urand();
+}
+
+static void free_problem(struct problem *p)
+{
+	free(p->bi);
+	free(p->bj);
+	free(p->W);
+	free(p->jac);
+	free(p->a);
+	free(p->b);
+}
+
+static double maxabs(const double *v, int n)
+{
+	double m = 0.0;
+	for (int i = 0; i < n; i++)
+		m = fmax(m, fabs(v[i]));
+	return m;
+}
+
+/* ||W x + P^T y - a||, ||P x - b||, each relative to the largest term of its
+ * equation (sum of absolute values of the products). */
+static void check_residual(const struct problem *p, const double *x, const double *y)
+{
+	int nb = p->nb, nc = p->nc, ng = 6 * nb;
+	double *r1 = calloc((size_t)ng, sizeof(double)), *s1 = calloc((size_t)ng, sizeof(double));
+	for (int q = 0; q < nb; q++)
+		for (int h = 0; h < 2; h++)
+			for (int i = 0; i < 3; i++)
+				for (int j = 0; j < 3; j++) {
+					double t = p->W[18 * q + 9 * h + 3 * i + j] * x[6 * q + 3 * h + j];
+					r1[6 * q + 3 * h + i] += t;
+					s1[6 * q + 3 * h + i] += fabs(t);
+				}
+	double res2 = 0.0, scale2 = maxabs(p->b, nc);
+	for (int r = 0; r < nc; r++) {
+		double acc = -p->b[r], sc = fabs(p->b[r]);
+		int blk[2] = { p->bi[r], p->bj[r] };
+		for (int side = 0; side < 2; side++) {
+			if (blk[side] < 0)
+				continue;
+			for (int c = 0; c < 6; c++) {
+				double J = p->jac[12 * r + 6 * side + c];
+				acc += J * x[6 * blk[side] + c];
+				sc += fabs(J * x[6 * blk[side] + c]);
+				r1[6 * blk[side] + c] += J * y[r];
+				s1[6 * blk[side] + c] += fabs(J * y[r]);
+			}
+		}
+		res2 = fmax(res2, fabs(acc));
+		scale2 = fmax(scale2, sc);
+	}
+	double res1 = 0.0, scale1 = maxabs(p->a, ng);
+	for (int i = 0; i < ng; i++) {
+		res1 = fmax(res1, fabs(r1[i] - p->a[i]));
+		scale1 = fmax(scale1, s1[i]);
+	}
+	assert_near(res1 / scale1, 0.0, 0.0, RES_TOL);
+	assert_near(res2 / scale2, 0.0, 0.0, RES_TOL);
+	free(r1);
+	free(s1);
+}
+
+/* Factor and solve in every mode, twice (the second time with new values on
+ * the same pattern: the symbolic analysis is reused), check residuals and
+ * agreement with the dense solution. */
+static void solve_all_modes(int nb, int nc, enum wkind kind, uint64_t seed)
+{
+	static const enum kkt_mode modes[] = { KKT_DENSE, KKT_SPARSE, KKT_FULL };
+	int ng = 6 * nb;
+	struct problem p;
+	make_problem(&p, nb, nc, kind, seed);
+	struct kkt *k[3];
+	for (int m = 0; m < 3; m++) {
+		k[m] = kkt_new(nb, nc, p.bi, p.bj, modes[m]);
+		assert_int_equal(kkt_mode_of(k[m]), modes[m]);
+	}
+	double *x = malloc((size_t)3 * ng * sizeof(double));
+	double *y = malloc((size_t)3 * nc * sizeof(double));
+	for (int round = 0; round < 2; round++) {
+		if (round == 1) {	/* new values, same pattern */
+			struct problem q;
+			make_problem(&q, nb, nc, kind, seed * 7 + 1);
+			memcpy(q.bi, p.bi, (size_t)nc * sizeof(int));
+			memcpy(q.bj, p.bj, (size_t)nc * sizeof(int));
+			free_problem(&p);
+			p = q;
+		}
+		for (int m = 0; m < 3; m++) {
+			assert_int_equal(kkt_factor(k[m], p.W, p.jac), 0);
+			assert_int_equal(kkt_bad_row(k[m]), -1);
+			assert_int_equal(kkt_solve(k[m], p.a, p.b, x + m * ng, y + m * nc), 0);
+			check_residual(&p, x + m * ng, y + m * nc);
+		}
+		double xs = maxabs(x, ng), ys = maxabs(y, nc);
+		for (int m = 1; m < 3; m++) {
+			for (int i = 0; i < ng; i++)
+				assert_near(x[m * ng + i], x[i], 0.0, AGREE_TOL * xs);
+			for (int r = 0; r < nc; r++)
+				assert_near(y[m * nc + r], y[r], 0.0, AGREE_TOL * ys);
+		}
+	}
+	for (int m = 0; m < 3; m++) {
+		kkt_free(&k[m]);
+		assert_null(k[m]);
+	}
+	free(x);
+	free(y);
+	free_problem(&p);
+}
+
+/* sizes: a few rows; the slider-crank shape (3 bodies, 18 rows); and more
+ * rows than KKT_DENSE_MAX would put on the dense path by default */
+static void test_spd(void **state)
+{
+	(void)state;
+	solve_all_modes(4, 7, W_SPD, 11);
+	solve_all_modes(3, 18, W_SPD, 12);
+	solve_all_modes(8, 30, W_SPD, 13);
+	solve_all_modes(16, 70, W_SPD, 14);
+}
+
+static void test_nonsymmetric(void **state)
+{
+	(void)state;
+	solve_all_modes(4, 7, W_NONSYM, 21);
+	solve_all_modes(3, 18, W_NONSYM, 22);
+	solve_all_modes(8, 30, W_NONSYM, 23);
+	solve_all_modes(16, 70, W_NONSYM, 24);
+}
+
+/* symmetric but not positive definite: the dense Cholesky meets a clearly
+ * negative pivot and must fall back to LU, not report rank deficiency */
+static void test_symmetric_indefinite(void **state)
+{
+	(void)state;
+	solve_all_modes(3, 18, W_NEGDEF, 31);
+	solve_all_modes(8, 30, W_NEGDEF, 32);
+}
+
+/* Row 9 a copy of row 4: S has two equal rows and columns.  Both dense
+ * kernels meet the dependency at row 9 (the later copy): Cholesky because
+ * row 9 of L vanishes once rows 0..8 are eliminated, LU because column 9
+ * of S lies in the span of columns 0..8. */
+static void duplicated_row(enum wkind kind)
+{
+	struct problem p;
+	make_problem(&p, 4, 14, kind, 41);
+	p.bi[9] = p.bi[4];
+	p.bj[9] = p.bj[4];
+	memcpy(p.jac + 12 * 9, p.jac + 12 * 4, 12 * sizeof(double));
+	struct kkt *k = kkt_new(p.nb, p.nc, p.bi, p.bj, KKT_DENSE);
+	assert_int_equal(kkt_factor(k, p.W, p.jac), -1);
+	assert_int_equal(kkt_bad_row(k), 9);
+	assert_non_null(strstr(kkt_error(k), "rank deficient"));
+	/* the same structure with independent values factors again */
+	free_problem(&p);
+	make_problem(&p, 4, 14, kind, 41);
+	p.bi[9] = p.bi[4];
+	p.bj[9] = p.bj[4];
+	assert_int_equal(kkt_factor(k, p.W, p.jac), 0);
+	assert_int_equal(kkt_bad_row(k), -1);
+	kkt_free(&k);
+	free_problem(&p);
+}
+
+static void test_duplicated_row_spd(void **state)
+{
+	(void)state;
+	duplicated_row(W_SPD);
+}
+
+static void test_duplicated_row_nonsym(void **state)
+{
+	(void)state;
+	duplicated_row(W_NONSYM);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_spd),
+		cmocka_unit_test(test_nonsymmetric),
+		cmocka_unit_test(test_symmetric_indefinite),
+		cmocka_unit_test(test_duplicated_row_spd),
+		cmocka_unit_test(test_duplicated_row_nonsym),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
