@@ -28,6 +28,9 @@ int cli_print_diag(const struct diag *d);
  * printed). On success *dk and *m are owned by the caller. */
 int cli_load(const char *path, char **sets, int nsets, struct deck **dk,
 	     struct model **m, struct sim_options *o);
+/* JSON scalars on stdout: a quoted, escaped string; a number or null. */
+void cli_json_str(const char *s);
+void cli_json_num(double x);
 void cli_usage_error(const char *usage, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

@@ -256,33 +256,14 @@ static int collect(const struct cmp_opts *c, struct files *F, struct result **pr
 	return n;
 }
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++)
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else
-			putchar(*s);
-	putchar('"');
-}
-
-static void json_num(double x)
-{
-	if (isfinite(x))
-		printf("%.6g", x);
-	else
-		printf("null");
-}
-
 static void report(const struct cmp_opts *c, const struct files *F, const struct result *r,
 		   int n, int time_ok, int nfail)
 {
 	if (c->json) {
 		printf("{\"a\": ");
-		json_str(c->a);
+		cli_json_str(c->a);
 		printf(", \"b\": ");
-		json_str(c->b);
+		cli_json_str(c->b);
 		printf(", \"common_samples\": %ld, \"time_pass\": %s, \"datasets\": {", F->n,
 		       time_ok ? "true" : "false");
 		int first = 1;
@@ -291,11 +272,11 @@ static void report(const struct cmp_opts *c, const struct files *F, const struct
 				continue;
 			printf("%s", first ? "" : ", ");
 			first = 0;
-			json_str(r[i].path);
+			cli_json_str(r[i].path);
 			printf(": {\"max_abs\": ");
-			json_num(r[i].max_abs);
+			cli_json_num(r[i].max_abs);
 			printf(", \"max_rel\": ");
-			json_num(r[i].max_rel);
+			cli_json_num(r[i].max_rel);
 			printf(", \"rtol\": %g, \"atol\": %g, \"pass\": %s}", r[i].rtol, r[i].atol,
 			       r[i].pass ? "true" : "false");
 		}
@@ -304,7 +285,7 @@ static void report(const struct cmp_opts *c, const struct files *F, const struct
 		for (int i = 0; i < n; i++)
 			if (r[i].missing == 1) {
 				printf("%s", first ? "" : ", ");
-				json_str(r[i].path);
+				cli_json_str(r[i].path);
 				first = 0;
 			}
 		printf("], \"only_in_b\": [");
@@ -312,7 +293,7 @@ static void report(const struct cmp_opts *c, const struct files *F, const struct
 		for (int i = 0; i < n; i++)
 			if (r[i].missing == 2) {
 				printf("%s", first ? "" : ", ");
-				json_str(r[i].path);
+				cli_json_str(r[i].path);
 				first = 0;
 			}
 		printf("], \"pass\": %s}\n", nfail ? "false" : "true");

@@ -487,32 +487,13 @@ static double slope(const double *e, const double *h, int n)
 
 /* ---- output ---- */
 
-static void json_num(double x)
-{
-	if (isfinite(x))
-		printf("%.6g", x);
-	else
-		printf("null");
-}
-
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++)
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else
-			putchar(*s);
-	putchar('"');
-}
-
 static void json_array(const double *v, int n, int orders, const double *h)
 {
 	putchar('[');
 	for (int i = 0; i < (orders ? n - 1 : n); i++) {
 		if (i)
 			printf(", ");
-		json_num(orders ? order(v, h, i) : v[i]);
+		cli_json_num(orders ? order(v, h, i) : v[i]);
 	}
 	putchar(']');
 }
@@ -521,29 +502,29 @@ static void print_json(const struct study *st, const struct qty *q, int nq, long
 {
 	const struct copts *c = st->c;
 	printf("{\"deck\": ");
-	json_str(c->deck);
+	cli_json_str(c->deck);
 	printf(", \"method\": ");
-	json_str(st->o.method);
+	cli_json_str(st->o.method);
 	printf(", \"steps\": ");
 	json_array(c->h, c->nh, 0, NULL);
 	printf(", \"common_samples\": %ld, \"reference\": ", ncommon);
-	json_str(st->refdesc);
+	cli_json_str(st->refdesc);
 	printf(", \"quantities\": {");
 	for (int k = 0; k < nq; k++) {
 		printf("%s", k ? ", " : "");
-		json_str(q[k].spec);
+		cli_json_str(q[k].spec);
 		printf(": {\"errors\": ");
 		json_array(q[k].rms, c->nh, 0, NULL);
 		printf(", \"orders\": ");
 		json_array(q[k].rms, c->nh, 1, c->h);
 		printf(", \"slope\": ");
-		json_num(q[k].slope);
+		cli_json_num(q[k].slope);
 		printf(", \"max_errors\": ");
 		json_array(q[k].max, c->nh, 0, NULL);
 		printf(", \"max_orders\": ");
 		json_array(q[k].max, c->nh, 1, c->h);
 		printf(", \"max_slope\": ");
-		json_num(q[k].max_slope);
+		cli_json_num(q[k].max_slope);
 		printf("}");
 	}
 	printf("}}\n");

@@ -108,13 +108,9 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 {
 	double rel = r->max_kinetic > 0 ? r->max_abs_drift / r->max_kinetic : 0.0;
 	if (ro->json) {
-		printf("{\"status\": \"%s\", \"message\": \"", status_word(r->status));
-		for (const char *p = r->message; *p; p++)
-			if (*p == '"' || *p == '\\')
-				printf("\\%c", *p);
-			else
-				putchar(*p);
-		printf("\", \"integrator\": \"%s\", \"linear_solver\": \"%s\", \"step\": %.17g, "
+		printf("{\"status\": \"%s\", \"message\": ", status_word(r->status));
+		cli_json_str(r->message);
+		printf(", \"integrator\": \"%s\", \"linear_solver\": \"%s\", \"step\": %.17g, "
 		       "\"steps\": %ld, \"samples\": %ld, \"t_end\": %.17g, \"wall_time\": %.6g, "
 		       "\"mean_newton_iterations\": %.6g, \"factorizations\": %ld, "
 		       "\"max_position_residual\": %.6g, \"max_velocity_residual\": %.6g, "

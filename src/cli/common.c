@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "../deck/deck.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,4 +50,23 @@ int cli_load(const char *path, char **sets, int nsets, struct deck **pdk,
 	}
 	*pdk = dk;
 	return EXIT_OK;
+}
+
+void cli_json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++)
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else
+			putchar(*s);
+	putchar('"');
+}
+
+void cli_json_num(double x)
+{
+	if (isfinite(x))
+		printf("%.6g", x);
+	else
+		printf("null");
 }

@@ -98,7 +98,7 @@ int fi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 			it->factorizations++;
 			refactor = 0;
 		}
-		double *dl = it->zero + ng;	/* scratch for dlambda */
+		double *dl = it->dl2;
 		kkt_solve(it->kkt, e, it->dl, it->dg, dl);
 		for (int i = 0; i < ng; i++)
 			g[i] += it->dg[i];
@@ -110,7 +110,6 @@ int fi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 		if (!isfinite(nrm)) {
 			integ_note_worst(it);
 			it->iters = it_n;
-			memset(it->zero, 0, (size_t)(ng + nc) * sizeof(double));
 			return INTEG_NONFINITE;
 		}
 		if (nrm < it->tol) {
@@ -121,7 +120,6 @@ int fi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 			refactor = 1;
 		prev = nrm;
 	}
-	memset(it->zero, 0, (size_t)(ng + nc) * sizeof(double));
 	it->iters = it_n;
 	it->total_iters += it_n;
 	if (!ok) {

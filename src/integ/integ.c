@@ -30,8 +30,9 @@ struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 	it->dg = xcalloc((size_t)ng + 1, sizeof(double));
 	it->F = xcalloc((size_t)ng + 1, sizeof(double));
 	it->rhs = xcalloc((size_t)ng + 1, sizeof(double));
-	it->zero = xcalloc((size_t)ng + nc + 1, sizeof(double));
+	it->zero = xcalloc((size_t)ng + 1, sizeof(double));
 	it->dl = xcalloc((size_t)nc + 1, sizeof(double));
+	it->dl2 = xcalloc((size_t)nc + 1, sizeof(double));
 	it->lam = xcalloc((size_t)nc + 1, sizeof(double));
 	it->bad_row = -1;
 	(void)d;
@@ -51,6 +52,7 @@ void integ_free(struct integ **pit)
 	free(it->rhs);
 	free(it->zero);
 	free(it->dl);
+	free(it->dl2);
 	free(it->lam);
 	free(it);
 	*pit = NULL;

@@ -32,7 +32,7 @@ struct integ {
 	double tol;
 	int maxit;
 	double *W;		/* nb x 18 iteration-matrix blocks */
-	double *g, *dg, *rhs, *F, *dl, *lam, *zero;	/* scratch */
+	double *g, *dg, *rhs, *F, *dl, *dl2, *lam, *zero;	/* scratch */
 	/* statistics of the last step and of the run */
 	int iters;
 	long total_iters, steps, factorizations;
