@@ -21,6 +21,7 @@ int cmd_list(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 int cmd_converge(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_spectral(int argc, char **argv);
 
 /* Print every record of d to stderr; returns d->nerr. */
 int cli_print_diag(const struct diag *d);

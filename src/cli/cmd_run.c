@@ -113,12 +113,12 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 		printf(", \"integrator\": \"%s\", \"linear_solver\": \"%s\", \"step\": %.17g, "
 		       "\"steps\": %ld, \"samples\": %ld, \"t_end\": %.17g, \"wall_time\": %.6g, "
 		       "\"mean_newton_iterations\": %.6g, \"factorizations\": %ld, "
-		       "\"max_position_residual\": %.6g, \"max_velocity_residual\": %.6g, "
+		       "\"rejected_steps\": %ld, \"max_position_residual\": %.6g, \"max_velocity_residual\": %.6g, "
 		       "\"max_acceleration_residual\": %.6g, \"max_energy_drift\": %.6g, "
 		       "\"max_kinetic_energy\": %.6g, \"initial_position_correction\": %.6g, "
 		       "\"initial_velocity_correction\": %.6g, \"output\": \"%s\"}\n",
 		       o->method, r->solver, o->step, r->steps, r->samples, r->t_reached, r->wall,
-		       r->mean_iterations, r->factorizations, r->max_pos_res, r->max_vel_res,
+		       r->mean_iterations, r->factorizations, r->rejected, r->max_pos_res, r->max_vel_res,
 		       r->max_acc_res, r->max_abs_drift, r->max_kinetic, r->moved_pos,
 		       r->moved_vel, out ? out : "");
 		return;

@@ -18,13 +18,14 @@ static const struct cmd cmds[] = {
 	{ "help", cmd_help },
 	{ "converge", cmd_converge },
 	{ "compare", cmd_compare },
+	{ "spectral", cmd_spectral },
 };
 
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		fprintf(stderr, "usage: %s", USAGE_MBSIM);
-		fprintf(stderr, "commands: run, check, list, help (see 'mbsim help')\n");
+		fprintf(stderr, "commands: run, check, list, converge, compare, spectral, help (see 'mbsim help')\n");
 		return EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {

@@ -19,6 +19,9 @@
 #define USAGE_COMPARE \
 	"mbsim compare A.h5 B.h5 [--rtol R] [--atol A] [--tol PATH=RTOL:ATOL]...\n" \
 	"              [--quantity PATH]... [--json]\n"
+#define USAGE_SPECTRAL \
+	"mbsim spectral --method M [--rho R] [--alpha A] [--ratio-range A:B] [--points N]\n" \
+	"               [--json|--csv]\n"
 #define USAGE_HELP \
 	"mbsim help [COMMAND]\n"
 

@@ -84,6 +84,41 @@ static void build_method(struct bctx *b, const struct dnode *v, struct sim_optio
 		   suggest_text(&sg, sug, sizeof sug));
 }
 
+static void check_range(struct bctx *b, const struct dnode *map, const char *key,
+			double x, double lo, double hi)
+{
+	if (!(x >= lo && x <= hi))
+		diag_error(b->d, &dn_get(map, key)->pos,
+			   "integrator.%s must be in [%g, %g], got %g", key, lo, hi, x);
+}
+
+/* Settings of the seed-004 schemes and of the step control (001 eq. 16). */
+static void build_integrator_004(struct bctx *b, const struct dnode *v, struct sim_options *o)
+{
+	static const char *const startups[] = { "trapezoidal", "single_step" };
+	const struct dnode *s;
+	if (opt_num(b, v, "rho_inf", &o->rho_inf) > 0)
+		check_range(b, v, "rho_inf", o->rho_inf, 0.0, 1.0);
+	if (opt_num(b, v, "alpha", &o->alpha) > 0)
+		check_range(b, v, "alpha", o->alpha, -1.0 / 3.0, 0.0);
+	opt_bool(b, v, "adaptive", &o->adaptive);
+	if (opt_num(b, v, "atol", &o->atol) > 0)
+		check_positive(b, v, "atol", "integrator", o->atol);
+	if (opt_num(b, v, "rtol", &o->rtol) > 0)
+		check_range(b, v, "rtol", o->rtol, 0.0, 1.0);
+	if (opt_num(b, v, "safety", &o->safety) > 0)
+		check_range(b, v, "safety", o->safety, 1e-3, 1.0);
+	if (opt_num(b, v, "facmin", &o->facmin) > 0)
+		check_range(b, v, "facmin", o->facmin, 1e-3, 0.999);
+	if (opt_num(b, v, "facmax", &o->facmax) > 0)
+		check_range(b, v, "facmax", o->facmax, 1.001, 1e3);
+	if ((s = dn_get(v, "startup"))) {
+		int k = pick_name(b, s, "start-up", startups, 2);
+		if (k >= 0)
+			o->startup_ss = k;
+	}
+}
+
 static void build_integrator(struct bctx *b, const struct dnode *v, struct sim_options *o)
 {
 	static const char *const solvers[] = { "auto", "schur", "umfpack" };
@@ -109,6 +144,7 @@ static void build_integrator(struct bctx *b, const struct dnode *v, struct sim_o
 		if (k >= 0)
 			strcpy(o->linear_solver, solvers[k]);
 	}
+	build_integrator_004(b, v, o);
 }
 
 static void build_time(struct bctx *b, const struct dnode *v, struct sim_options *o)

@@ -78,6 +78,7 @@ static void actuator(struct bctx *b, struct fread *fr, const char *key, int unit
 	} else if (unit) {
 		fr->f.act.type = FUNC_CONSTANT;
 		fr->f.act.c[0] = 1;
+		fr->f.has_act = 1;	/* the multiplier defaults to 1 (mbsim-deck(5)) */
 	}
 }
 

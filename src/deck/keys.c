@@ -34,6 +34,15 @@ static const struct key_def integ_keys[] = {
 	{ "tolerance", K_NUM, 0, NULL, "Newton convergence tolerance, > 0 (default 1e-10)" },
 	{ "max_iterations", K_INT, 0, NULL, "Newton iteration limit per step, >= 1 (default 50)" },
 	{ "linear_solver", K_STR, 0, NULL, "auto, schur or umfpack (default auto)" },
+	{ "rho_inf", K_NUM, 0, NULL, "spectral radius at infinity of the seed-004 schemes, in [0, 1] (default 0.6)" },
+	{ "alpha", K_NUM, 0, NULL, "HHT alpha in [-1/3, 0] (default from rho_inf: (rho_inf-1)/(rho_inf+1), at least -1/3)" },
+	{ "adaptive", K_BOOL, 0, NULL, "control the step from the error estimate (lms2, esdirk436l2sa2; default false)" },
+	{ "atol", K_NUM, 0, NULL, "absolute error tolerance of the step control, > 0 (default 1e-6)" },
+	{ "rtol", K_NUM, 0, NULL, "relative error tolerance of the step control, >= 0 (default 1e-6)" },
+	{ "safety", K_NUM, 0, NULL, "safety factor of the step control, in (0, 1] (default 0.9)" },
+	{ "facmin", K_NUM, 0, NULL, "smallest step ratio of the step control, in (0, 1) (default 0.2)" },
+	{ "facmax", K_NUM, 0, NULL, "largest step ratio of the step control, > 1 (default 5)" },
+	{ "startup", K_STR, 0, NULL, "start of lms2/3/4: trapezoidal or single_step (default trapezoidal)" },
 	{ NULL, 0, 0, NULL, NULL }
 };
 static const struct key_sect integ_sect = { "integrator", integ_keys };

@@ -516,3 +516,31 @@ void ra_reaction(const struct ra *s, const struct ra_state *x, int row0, int n,
 	v3_cross(sxF, sg, F);
 	v3_sub(C, T, sxF);
 }
+
+void ra_force_blocks(const struct ra *s, const struct ra_state *x, double t,
+		     double cq, double cv, double *W)
+{
+	const struct model *m = s->m;
+	for (int i = 0; i < m->nforces; i++) {
+		const struct force *f = &m->forces[i];
+		if (f->type != FORCE_TSDA || (f->k == 0.0 && f->c == 0.0))
+			continue;
+		struct tsda_kin k;
+		tsda_kin(x, f, &k);
+		double mag = f->k * (k.l - f->l0) + f->c * k.ld + act(f, t);
+		double g = k.l > 0 ? mag / k.l : f->k, B[9];	/* l -> 0: f = -k d */
+		/* d(-mag u)/d p_j = -(k + c d/dt) u u^T - (mag / l) (I - u u^T) */
+		for (int r = 0; r < 3; r++)
+			for (int c = 0; c < 3; c++) {
+				double uu = k.u[r] * k.u[c];
+				B[3 * r + c] = cq * (f->k * uu + g * ((r == c) - uu)) + cv * f->c * uu;
+			}
+		for (int e = 0; e < 2; e++) {
+			int b = f->body[e];
+			if (b < 0)
+				continue;
+			for (int q = 0; q < 9; q++)
+				W[18 * b + q] += B[q];
+		}
+	}
+}

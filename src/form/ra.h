@@ -74,6 +74,14 @@ void ra_rotate(const struct ra *s, double *A, const double *g);
 void ra_reaction(const struct ra *s, const struct ra_state *x, int row0, int n,
 		 const double *s1, double F[3], double C[3]);
 
+/* Body-diagonal translational blocks of the Jacobian of the spring-dampers'
+ * forces, added to the iteration-matrix blocks W (nb x 18): cq K + cv C per
+ * body, K = k u u^T + (f / l)(I - u u^T), C = c u u^T.  Exact for a TSDA
+ * attached at a centroid to ground; the coupling between the two bodies and
+ * the terms of offset attachment points are not included. */
+void ra_force_blocks(const struct ra *s, const struct ra_state *x, double t,
+		     double cq, double cv, double *W);
+
 /* bstate views of body b (ground for b < 0). */
 void ra_bstate(const struct ra_state *x, int b, struct bstate *bs);
 

@@ -1,6 +1,7 @@
 /* integ.c - what every integration family shares: set-up, the index-1
  * acceleration solve, mass blocks, failure detail. */
 #include "integ.h"
+#include "dae3.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -35,7 +36,13 @@ struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 	it->dl2 = xcalloc((size_t)nc + 1, sizeof(double));
 	it->lam = xcalloc((size_t)nc + 1, sizeof(double));
 	it->bad_row = -1;
-	(void)d;
+	it->h_max = o->t_end - o->t0;
+	if (strcmp(info->family, "dae3") == 0 && dae3_init(it, o)) {
+		diag_error(d, NULL, "integrator '%s': its coefficients could not be made for "
+			   "rho_inf = %g", info->name, o->rho_inf);
+		integ_free(&it);
+		return NULL;
+	}
 	return it;
 }
 
@@ -44,6 +51,7 @@ void integ_free(struct integ **pit)
 	struct integ *it = *pit;
 	if (!it)
 		return;
+	dae3_free(it);
 	kkt_free(&it->kkt);
 	free(it->W);
 	free(it->g);
@@ -131,6 +139,6 @@ int integ_step(struct integ *it, double h, struct ra_state *x, struct ra_state *
 	case INTEG_FI:
 		return fi_step(it, h, x, y);
 	default:
-		return INTEG_NEWTON_FAIL;
+		return dae3_step(it, h, x, y);
 	}
 }

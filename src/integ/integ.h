@@ -23,6 +23,7 @@ enum integ_status {
 	INTEG_NEWTON_FAIL = 1,	/* no convergence in max_iterations */
 	INTEG_SINGULAR = 2,	/* iteration matrix singular */
 	INTEG_NONFINITE = 3,	/* NaN or Inf in the iterate */
+	INTEG_STEP_TOO_SMALL = 4,	/* step control went below its floor */
 };
 
 struct integ {
@@ -35,7 +36,9 @@ struct integ {
 	double *g, *dg, *rhs, *F, *dl, *dl2, *lam, *zero;	/* scratch */
 	/* statistics of the last step and of the run */
 	int iters;
-	long total_iters, steps, factorizations;
+	long total_iters, steps, factorizations, rejected;
+	double h_max;		/* largest step the step control may take */
+	void *eng;		/* family state (dae3.c) */
 	/* failure detail of the last step */
 	int bad_row;		/* constraint row with the largest residual, or -1 */
 	double bad_value;	/* its residual */
@@ -56,6 +59,8 @@ int integ_step(struct integ *it, double h, struct ra_state *x, struct ra_state *
 /* Family kernels */
 int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
 int fi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
+
+int dae3_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
 
 /* Shared helpers for kernels */
 void integ_mass_blocks(struct integ *it);	/* W = diag(m I, J) */

@@ -11,6 +11,13 @@ struct sim_options {
 	double tolerance;	/* integrator.tolerance: Newton stop on ||dq|| */
 	int max_iterations;	/* integrator.max_iterations */
 	char linear_solver[16];	/* integrator.linear_solver: auto | schur | umfpack */
+	/* schemes of seed 004 (integ/dae3.c) */
+	double rho_inf;		/* integrator.rho_inf in [0, 1] */
+	double alpha;		/* integrator.alpha (HHT) in [-1/3, 0]; NAN: from rho_inf */
+	int adaptive;		/* integrator.adaptive: control the step (schemes with an estimate) */
+	double atol, rtol;	/* integrator.atol, rtol: error weights (001 eq. 13) */
+	double safety, facmin, facmax;	/* integrator.safety, facmin, facmax (001 eq. 16) */
+	int startup_ss;		/* integrator.startup: 0 trapezoidal, 1 single_step (LMS) */
 	double t0, t_end;	/* time.start, time.end */
 	int every;		/* output.every: write every k-th step */
 	int assemble;		/* initial.assemble: make the initial state consistent */

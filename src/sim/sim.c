@@ -11,6 +11,7 @@
 #include "assemble.h"
 #include "output.h"
 #include "../integ/integ.h"
+#include "../integ/dae3.h"
 #include "../util/xalloc.h"
 
 #include <math.h>
@@ -161,6 +162,12 @@ static void fail_message(struct run *R, int st, double t, long step, double h)
 			 "redundant or degenerate constraints; remove the redundant joint rows "
 			 "or change the geometry", t, step, h, what);
 		break;
+	case INTEG_STEP_TOO_SMALL:
+		snprintf(r->message, sizeof r->message,
+			 "step control failed at t = %.9g (step %ld): the step fell below %g "
+			 "after %ld rejections, largest residual in %s; loosen integrator.atol/rtol "
+			 "or check the model", t, step, h, R->it->rejected, what);
+		break;
 	case INTEG_NONFINITE:
 		snprintf(r->message, sizeof r->message,
 			 "non-finite values at t = %.9g (step %ld, h = %g), largest residual in %s: "
@@ -185,8 +192,15 @@ static int setup(struct run *R, struct ra_state *x, struct diag *d)
 		diag_error(d, NULL, "unknown integrator '%s'", a->o->method);
 		return -1;
 	}
+	if (a->o->adaptive && !info->adaptive) {
+		diag_error(d, NULL, "integrator '%s' has no error estimate: integrator.adaptive "
+			   "needs one of the adaptive schemes of `mbsim list integrators`", info->name);
+		return -1;
+	}
 	R->sys = ra_new(a->m);
 	R->it = integ_new(info, R->sys, a->o, d);
+	if (!R->it)
+		return -1;
 	snprintf(r->solver, sizeof r->solver, "%s", kkt_mode_name(kkt_mode_of(R->it->kkt)));
 	ra_state_init(R->sys, x);
 	ra_state_from_model(R->sys, x, a->o->t0);
@@ -225,9 +239,50 @@ static void finish_attrs(struct run *R)
 	h5_attr_num(h, "/", "steps", (double)r->steps);
 	h5_attr_num(h, "/", "mean_newton_iterations", r->mean_iterations);
 	h5_attr_num(h, "/", "factorizations", (double)r->factorizations);
+	h5_attr_num(h, "/", "rejected_steps", (double)r->rejected);
 	h5_attr_num(h, "/", "initial_position_correction", r->moved_pos);
 	h5_attr_num(h, "/", "initial_velocity_correction", r->moved_vel);
 	h5_attr_num(h, "/", "wall_time", r->wall);
+}
+
+/* Variable steps chosen by the scheme's step control (001 eqs. 13-16). */
+static enum sim_status loop_adaptive(struct run *R, struct ra_state *x, struct ra_state *y)
+{
+	const struct sim_options *o = R->a->o;
+	double h = o->step, T = o->t_end - o->t0;
+	complete(R, x, 0.0, 0, 1, 1);
+	for (long k = 0; x->t < o->t_end; k++) {
+		if (R->a->stop && *R->a->stop) {
+			snprintf(R->r->message, sizeof R->r->message,
+				 "interrupted at t = %.9g (step %ld)", x->t, k);
+			return SIM_INTERRUPTED;
+		}
+		double left = o->t_end - x->t;
+		if (h >= left - 1e-12 * T)
+			h = left;
+		else if (h > 0.5 * left)
+			h = 0.5 * left;	/* no sliver of a last step */
+		int st = integ_step(R->it, h, x, y);
+		if (st) {
+			fail_message(R, st, x->t, k, h);
+			return SIM_FAILED;
+		}
+		int last = o->t_end - y->t <= 1e-12 * T;
+		if (last)
+			y->t = o->t_end;
+		R->r->steps++;
+		R->r->t_reached = y->t;
+		complete(R, y, y->t - x->t, R->it->iters, 1, (k + 1) % o->every == 0 || last);
+		struct ra_state t = *x;
+		*x = *y;
+		*y = t;
+		h = dae3_h_next(R->it);
+		if ((k & 1023) == 0)
+			progress(R, x->t, 0);
+		if (last)
+			break;
+	}
+	return SIM_COMPLETE;
 }
 
 static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *y)
@@ -304,7 +359,10 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 	if (rc == 0) {
 		ra_state_init(R.sys, &y);
 		ra_state_copy(R.sys, &y, &x);
-		r->status = loop(&R, &x, &y);
+		if (R.it->info->adaptive && a->o->adaptive)
+			r->status = loop_adaptive(&R, &x, &y);
+		else
+			r->status = loop(&R, &x, &y);
 		progress(&R, x.t, 1);
 	} else if (rc < 0) {
 		r->status = SIM_FAILED;
@@ -314,6 +372,7 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 	r->wall = now() - w0;
 	if (R.it) {
 		r->factorizations = R.it->factorizations;
+		r->rejected = R.it->rejected;
 		r->mean_iterations = R.it->steps ? (double)R.it->total_iters / (double)R.it->steps : 0.0;
 	}
 	if (R.out) {

@@ -31,6 +31,7 @@ struct sim_result {
 	double max_kinetic;
 	double mean_iterations;
 	long factorizations;
+	long rejected;			/* steps rejected by the step control */
 	double moved_pos, moved_vel;	/* initial-condition corrections (max per body) */
 	char moved_pos_body[64], moved_vel_body[64];
 	char solver[16];		/* linear solver used */

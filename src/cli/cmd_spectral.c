@@ -1,0 +1,287 @@
+/* cmd_spectral.c - `mbsim spectral`: linear analysis of a scheme (004 §4).
+ *
+ * The scheme itself is run on x'' + w^2 x = 0: one free body of unit mass
+ * held by a spring of stiffness w^2 (T = 1 s) and free length 0 to the
+ * origin, whose force -w^2 x is exactly linear.
+ * Its one-step map is linear in the engine's history (positions,
+ * velocities, accelerations of the stored states, auxiliary variables,
+ * pseudo-accelerations: dae3_slots); one step from each unit history
+ * gives the amplification matrix column by column, and its eigenvalues
+ * (LAPACK dgeev) the spectral radius.  The principal root lambda (the
+ * one nearest exp(i w dt)) gives, with ln lambda = dt wbar (-xi + i
+ * sqrt(1 - xi^2)), the amplitude decay xi and the period elongation
+ * w / wbar - 1 (004 §4, in %).  Abscissa: dt / (n T), n = implicit stages
+ * per step.
+ */
+#include "cli.h"
+#include "usage.h"
+#include "../form/ra.h"
+#include "../integ/integ.h"
+#include "../integ/dae3.h"
+#include "../util/xalloc.h"
+
+#include <complex.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void dgeev_(const char *jobvl, const char *jobvr, const int *n, double *a, const int *lda,
+	    double *wr, double *wi, double *vl, const int *ldvl, double *vr, const int *ldvr,
+	    double *work, const int *lwork, int *info);
+
+struct spec_opts {
+	const char *method;
+	double rho, alpha, lo, hi;
+	int points, json, csv;
+};
+
+static int parse(int argc, char **argv, struct spec_opts *so)
+{
+	so->method = NULL;
+	so->rho = 0.6;
+	so->alpha = NAN;
+	so->lo = 1e-3;
+	so->hi = 1e2;
+	so->points = 51;
+	so->json = so->csv = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		char *end;
+		if (strcmp(a, "--json") == 0) {
+			so->json = 1;
+		} else if (strcmp(a, "--csv") == 0) {
+			so->csv = 1;
+		} else if (!v) {
+			cli_usage_error(USAGE_SPECTRAL, "unknown option or missing value: %s", a);
+			return -1;
+		} else if (strcmp(a, "--method") == 0) {
+			so->method = v;
+			i++;
+		} else if (strcmp(a, "--rho") == 0 || strcmp(a, "--alpha") == 0) {
+			double x = strtod(v, &end);
+			int rho = a[2] == 'r';
+			if (*end || !(rho ? (x >= 0 && x <= 1) : (x >= -1.0 / 3.0 && x <= 0))) {
+				cli_usage_error(USAGE_SPECTRAL, "%s must be a number in %s, got '%s'", a,
+						rho ? "[0, 1]" : "[-1/3, 0]", v);
+				return -1;
+			}
+			*(rho ? &so->rho : &so->alpha) = x;
+			i++;
+		} else if (strcmp(a, "--ratio-range") == 0) {
+			so->lo = strtod(v, &end);
+			if (*end != ':' || (so->hi = strtod(end + 1, &end), *end) ||
+			    !(so->lo > 0 && so->hi > so->lo)) {
+				cli_usage_error(USAGE_SPECTRAL, "--ratio-range wants A:B with 0 < A < B, got '%s'", v);
+				return -1;
+			}
+			i++;
+		} else if (strcmp(a, "--points") == 0) {
+			long n = strtol(v, &end, 10);
+			if (*end || n < 1 || n > 100000) {
+				cli_usage_error(USAGE_SPECTRAL, "--points wants an integer in [1, 100000], got '%s'", v);
+				return -1;
+			}
+			so->points = (int)n;
+			i++;
+		} else {
+			cli_usage_error(USAGE_SPECTRAL, "unknown option: %s", a);
+			return -1;
+		}
+	}
+	if (!so->method) {
+		cli_usage_error(USAGE_SPECTRAL, "--method is required");
+		return -1;
+	}
+	if (so->json && so->csv) {
+		cli_usage_error(USAGE_SPECTRAL, "--json and --csv exclude each other");
+		return -1;
+	}
+	return 0;
+}
+
+static struct model *oscillator(double w2)
+{
+	struct model *m = model_new();
+	memset(m->gravity, 0, sizeof m->gravity);
+	struct body *b = model_add_body(m, "mass");
+	static const double I3[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+	b->mass = 1.0;
+	memcpy(b->J, I3, sizeof I3);
+	memcpy(b->A0, I3, sizeof I3);
+	struct force *f = model_add_force(m, "spring", FORCE_TSDA);
+	f->body[0] = MODEL_GROUND;
+	f->body[1] = 0;
+	f->k = w2;	/* free length 0: the force -w^2 x is linear in x */
+	struct diag d;
+	diag_init(&d);
+	model_finalize(m, &d);
+	diag_release(&d);
+	return m;
+}
+
+struct point {
+	double rho, ad, pe;
+};
+
+/* One abscissa: amplification matrix, eigenvalues, principal root. */
+static int analyse(struct integ *it, struct ra_state *x0, struct ra_state *y, double dt,
+		   double w, struct point *p, char *err, size_t nerr)
+{
+	int n = dae3_slots(it, 0), lw = 8 * n + 8, info = 0, one = 1;
+	double *A = xcalloc((size_t)n * n, sizeof(double)), *e = xcalloc((size_t)n, sizeof(double));
+	double *wr = xcalloc((size_t)n, sizeof(double)), *wi = xcalloc((size_t)n, sizeof(double));
+	double *work = xcalloc((size_t)lw, sizeof(double));
+	struct ra_state x;
+	memset(&x, 0, sizeof x);
+	ra_state_init(it->sys, &x);
+	int rc = 0;
+	for (int i = 0; i < n && !rc; i++) {
+		dae3_prime(it, x0, dt);
+		memset(e, 0, (size_t)n * sizeof(double));
+		e[i] = 1.0;
+		dae3_set(it, 0, dt, e);
+		ra_state_copy(it->sys, &x, dae3_last(it));
+		int st = integ_step(it, dt, &x, y);
+		if (st) {
+			snprintf(err, nerr, "the scheme's Newton iteration failed (status %d) at "
+				 "dt = %g on the oscillator", st, dt);
+			rc = -1;
+			break;
+		}
+		dae3_get(it, 0, dt, A + (size_t)i * n);	/* column i (column-major) */
+	}
+	if (!rc) {
+		char N = 'N';
+		dgeev_(&N, &N, &n, A, &n, wr, wi, NULL, &one, NULL, &one, work, &lw, &info);
+		if (info) {
+			snprintf(err, nerr, "dgeev failed (info %d) at dt = %g", info, dt);
+			rc = -1;
+		}
+	}
+	if (!rc) {
+		double complex target = cexp(I * w * dt), best = 0;
+		double dbest = INFINITY;
+		p->rho = 0.0;
+		for (int i = 0; i < n; i++) {
+			double complex l = wr[i] + I * wi[i];
+			p->rho = fmax(p->rho, cabs(l));
+			if (cimag(l) >= 0 && cabs(l - target) < dbest) {
+				dbest = cabs(l - target);
+				best = l;
+			}
+		}
+		double complex L = clog(best);
+		double wbar = cabs(L);
+		p->ad = wbar > 0 ? -100.0 * creal(L) / wbar : NAN;
+		p->pe = wbar > 0 ? 100.0 * (w * dt / wbar - 1.0) : NAN;
+	}
+	ra_state_release(&x);
+	free(A);
+	free(e);
+	free(wr);
+	free(wi);
+	free(work);
+	return rc;
+}
+
+static void json_array(const char *name, const double *v, int n, int last)
+{
+	printf("\"%s\": [", name);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			printf(", ");
+		cli_json_num(v[i]);
+	}
+	printf("]%s", last ? "" : ", ");
+}
+
+int cmd_spectral(int argc, char **argv)
+{
+	struct spec_opts so;
+	if (parse(argc, argv, &so))
+		return EXIT_USAGE;
+	const struct integ_info *info = integ_find(so.method);
+	if (!info || strcmp(info->family, "dae3") != 0) {
+		fprintf(stderr, "mbsim: error: spectral analysis needs a scheme of seed 004 or the "
+			"Newmark family (see `mbsim list integrators`), not '%s'\n", so.method);
+		return EXIT_USAGE;
+	}
+	const double w = 2.0 * M_PI;	/* T = 1 s */
+	struct model *m = oscillator(w * w);
+	struct sim_options o;
+	sim_options_default(&o);
+	snprintf(o.method, sizeof o.method, "%s", so.method);
+	o.rho_inf = so.rho;
+	o.alpha = so.alpha;
+	o.tolerance = 1e-14;
+	o.max_iterations = 20;
+	struct diag d;
+	diag_init(&d);
+	struct ra *sys = ra_new(m);
+	struct integ *it = integ_new(info, sys, &o, &d);
+	if (!it) {
+		cli_print_diag(&d);
+		diag_release(&d);
+		ra_free(&sys);
+		model_free(&m);
+		return EXIT_SIM;
+	}
+	diag_release(&d);
+	struct ra_state x0, y;
+	ra_state_init(sys, &x0);
+	ra_state_init(sys, &y);
+	ra_state_from_model(sys, &x0, 0.0);
+	int ns = dae3_stages(it), np = so.points, rc = EXIT_OK;
+	double *ratio = xcalloc((size_t)np, sizeof(double));
+	double *sr = xcalloc((size_t)np, sizeof(double)), *ad = xcalloc((size_t)np, sizeof(double));
+	double *pe = xcalloc((size_t)np, sizeof(double));
+	char err[256];
+	for (int k = 0; k < np; k++) {
+		double f = np > 1 ? (double)k / (np - 1) : 0.0;
+		ratio[k] = so.lo * pow(so.hi / so.lo, f);
+		struct point p;
+		if (analyse(it, &x0, &y, ratio[k] * ns, w, &p, err, sizeof err)) {
+			fprintf(stderr, "mbsim: error: %s\n", err);
+			rc = EXIT_SIM;
+			np = k;
+			break;
+		}
+		sr[k] = p.rho;
+		ad[k] = p.ad;
+		pe[k] = p.pe;
+	}
+	if (so.json) {
+		printf("{\"method\": \"%s\", \"rho_inf\": ", so.method);
+		cli_json_num(so.rho);
+		printf(", \"stages\": %d, ", ns);
+		json_array("ratio", ratio, np, 0);
+		json_array("spectral_radius", sr, np, 0);
+		json_array("amplitude_decay", ad, np, 0);
+		json_array("period_elongation", pe, np, 1);
+		printf("}\n");
+	} else {
+		if (so.csv)
+			printf("ratio,spectral_radius,amplitude_decay,period_elongation\n");
+		else
+			printf("# %s, rho_inf = %g, %d implicit stage(s) per step; ratio = dt/(nT)\n"
+			       "%-12s %-18s %-14s %-14s\n", so.method, so.rho, ns, "ratio",
+			       "spectral_radius", "AD_%", "PE_%");
+		for (int k = 0; k < np; k++)
+			if (so.csv)
+				printf("%.10g,%.17g,%.10g,%.10g\n", ratio[k], sr[k], ad[k], pe[k]);
+			else
+				printf("%-12.6g %-18.15f %-14.6g %-14.6g\n", ratio[k], sr[k], ad[k], pe[k]);
+	}
+	free(ratio);
+	free(sr);
+	free(ad);
+	free(pe);
+	ra_state_release(&x0);
+	ra_state_release(&y);
+	integ_free(&it);
+	ra_free(&sys);
+	model_free(&m);
+	return rc;
+}

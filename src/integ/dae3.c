@@ -1,0 +1,824 @@
+/* dae3.c - the index-3 residual engine of seed 004 on the ra formulation.
+ *
+ * Coordinates of a step.  Rotations are handled as in 004 §3.1: each step
+ * works in the chart of the last accepted orientation A_{n-1}; a body's
+ * state is y = (r, psi, v, w) with A = A_{n-1} exp(psi~), and its
+ * derivative y' = (v, Jr(psi)^-1 w, a, w-dot) (w body frame, Jr the right
+ * Jacobian of exp).  Older states are brought into the chart by
+ * psi_j = log(A_{n-1}^T A_j).  (004 uses Cayley-Gibbs-Rodrigues parameters;
+ * the rotation vector serves the same purpose here.)
+ *
+ * Every implicit solve of every scheme has the form (004 eqs. 8a-8b)
+ *   y = yhat + c y'            (LMS: c = h b0; SS: c = h P g_{2r-2}; DIRK: c = h gamma)
+ * with yhat known; the unknowns are the accelerations g = (a, w-dot) and
+ * the multipliers, and
+ *   M g + w~ J w + Phi_q^T lambda = f(q, v, t),   Phi(q, t) / c^2 = 0.
+ * Positions: v = vhat + c a, r = rhat + c v, w = what + c w-dot,
+ * psi = psihat + c Jr(psi)^-1 w (a small fixed point per body).  The
+ * Newmark family (HHT, generalized-alpha) uses v = vhat + cv g,
+ * dq = qhat + cq g instead.  Constraint rows are scaled by 1/cq (1/(h b0)^2
+ * on the positions, the scaling of 004 §2 carried to the accelerations).
+ *
+ * Newton: the matrix [[M + cv G + cq K + cv C, Phi_q^T], [Phi_q, 0]] with
+ * G the gyroscopic derivative and K, C the body-diagonal translational
+ * blocks of the spring-damper Jacobians (ra_force_blocks).  Dropped: the
+ * Jacobian of the reaction forces (Phi_q^T lambda)_q, of the other applied
+ * forces, of dexp^-1 in psi, and the coupling blocks between bodies of
+ * the spring-dampers.  It is refactored at the start of each solve and
+ * whenever the iteration contracts slowly (rate > 1/4).  Stop test as FI:
+ * cq ||(dg, dlambda)||_2 < tolerance.
+ *
+ * Predictors (004 §3.1): multistep, second-order Hermite (eq. 12); single
+ * step and Newmark, constant (eq. 15); DIRK stages, constant at stage 1,
+ * second-order from the two previous stages, fourth-order (eq. 16) at the
+ * last stage of MSSTH4/5 and ESDIRK4(3)6L[2]SA2.
+ *
+ * Step control (lms2, esdirk436l2sa2 with integrator.adaptive): 001 eqs.
+ * 13-16 on (r, psi, v, w).  esdirk436l2sa2 estimates with its embedded
+ * third-order weights; lms2 with Milne's device from an explicit
+ * second-order predictor y_P = y_{n-1} + h y'_{n-1} + h^2/2 y''_{n-1}
+ * (y'' from the last two derivatives): err = C/(C - C_P) (y_n - y_P), the
+ * error constants found by applying both formulas to t^3/6.
+ */
+#include "dae3.h"
+#include "coef.h"
+#include <complex.h>
+#include "integ.h"
+#include "../util/vec.h"
+#include "../util/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NH 5			/* stored accepted states */
+
+struct dae3 {
+	struct coef co, ss;	/* scheme; SS_k used to start LMS_k */
+	int adaptive, startup_ss;
+	double atol, rtol, safety, facmin, facmax;
+	int nb, ny;		/* bodies, 12 nb */
+	struct ra_state hist[NH];	/* hist[0] = last accepted */
+	double hstep[NH];	/* hstep[j] = t(hist[j]) - t(hist[j+1]) */
+	int nhist;
+	double *Y[NH], *Yd[NH];	/* history in the chart of hist[0] */
+	double *SY[COEF_MAXS], *SYd[COEF_MAXS];	/* DIRK stage values */
+	double complex *V[3], *Vn[3];	/* SS auxiliary variables, new ones */
+	int aux;		/* the auxiliary variables are kept */
+	double *ap, *apn;	/* generalized-alpha pseudo-accelerations */
+	double *yhat, *g, *lam, *lamf, *psi, *ek, *est, *Ynew, *Ydnew, *tmp;
+	struct ra_state st;	/* a stage */
+	long rejected;
+	double h_next;
+};
+
+static struct dae3 *eng(const struct integ *it)
+{
+	return (struct dae3 *)it->eng;
+}
+
+int dae3_init(struct integ *it, const struct sim_options *o)
+{
+	struct dae3 *E = xcalloc(1, sizeof(*E));
+	const struct ra *s = it->sys;
+	if (coef_make(it->info->name, o->rho_inf, o->alpha, &E->co)) {
+		free(E);
+		return -1;
+	}
+	if (E->co.kind == COEF_LMS) {
+		char nm[8] = "ss2";
+		nm[2] = (char)('0' + E->co.k);
+		coef_make(nm, o->rho_inf, o->alpha, &E->ss);
+	}
+	E->adaptive = o->adaptive && it->info->adaptive;
+	E->startup_ss = o->startup_ss;
+	E->atol = o->atol;
+	E->rtol = o->rtol;
+	E->safety = o->safety;
+	E->facmin = o->facmin;
+	E->facmax = o->facmax;
+	E->nb = s->nb;
+	E->ny = 12 * s->nb;
+	size_t ny = (size_t)E->ny + 1, ng = (size_t)s->ng + 1, nc = (size_t)s->nc + 1;
+	for (int j = 0; j < NH; j++) {
+		ra_state_init(s, &E->hist[j]);
+		E->Y[j] = xcalloc(ny, sizeof(double));
+		E->Yd[j] = xcalloc(ny, sizeof(double));
+	}
+	for (int i = 0; i < COEF_MAXS; i++) {
+		E->SY[i] = xcalloc(ny, sizeof(double));
+		E->SYd[i] = xcalloc(ny, sizeof(double));
+	}
+	for (int k = 0; k < 3; k++) {
+		E->V[k] = xcalloc(ny, sizeof(double complex));
+		E->Vn[k] = xcalloc(ny, sizeof(double complex));
+	}
+	E->ap = xcalloc(ng, sizeof(double));
+	E->apn = xcalloc(ng, sizeof(double));
+	E->yhat = xcalloc(ny, sizeof(double));
+	E->Ynew = xcalloc(ny, sizeof(double));
+	E->Ydnew = xcalloc(ny, sizeof(double));
+	E->est = xcalloc(ny, sizeof(double));
+	E->tmp = xcalloc(ny, sizeof(double));
+	E->g = xcalloc(ng, sizeof(double));
+	E->ek = xcalloc(ng, sizeof(double));
+	E->psi = xcalloc((size_t)3 * s->nb + 1, sizeof(double));
+	E->lam = xcalloc(nc, sizeof(double));
+	E->lamf = xcalloc(nc, sizeof(double));
+	ra_state_init(s, &E->st);
+	E->h_next = o->step;
+	it->eng = E;
+	return 0;
+}
+
+void dae3_free(struct integ *it)
+{
+	struct dae3 *E = eng(it);
+	if (!E)
+		return;
+	for (int j = 0; j < NH; j++) {
+		ra_state_release(&E->hist[j]);
+		free(E->Y[j]);
+		free(E->Yd[j]);
+	}
+	for (int i = 0; i < COEF_MAXS; i++) {
+		free(E->SY[i]);
+		free(E->SYd[i]);
+	}
+	for (int k = 0; k < 3; k++) {
+		free(E->V[k]);
+		free(E->Vn[k]);
+	}
+	free(E->ap);
+	free(E->apn);
+	free(E->yhat);
+	free(E->Ynew);
+	free(E->Ydnew);
+	free(E->est);
+	free(E->tmp);
+	free(E->g);
+	free(E->ek);
+	free(E->psi);
+	free(E->lam);
+	free(E->lamf);
+	ra_state_release(&E->st);
+	free(E);
+	it->eng = NULL;
+}
+
+void dae3_reset(struct integ *it)
+{
+	eng(it)->nhist = 0;
+}
+
+int dae3_stages(const struct integ *it)
+{
+	const struct dae3 *E = eng(it);
+	return E->co.kind == COEF_DIRK ? E->co.s - 1 : 1;
+}
+
+/* y, y' of state x in the chart of orientations Aref */
+static void chart(const struct dae3 *E, const struct ra_state *x, const double *Aref,
+		  double *Y, double *Yd)
+{
+	for (int b = 0; b < E->nb; b++) {
+		double R[9], psi[3], Ji[9], *y = Y + 12 * b, *yd = Yd + 12 * b;
+		m3_tmul(R, Aref + 9 * b, x->A + 9 * b);
+		so3_log(psi, R);
+		so3_jrinv(Ji, psi);
+		v3_copy(y, x->r + 3 * b);
+		v3_copy(y + 3, psi);
+		v3_copy(y + 6, x->v + 3 * b);
+		v3_copy(y + 9, x->w + 3 * b);
+		v3_copy(yd, x->v + 3 * b);
+		m3_mulv(yd + 3, Ji, x->w + 3 * b);
+		v3_copy(yd + 6, x->a + 3 * b);
+		v3_copy(yd + 9, x->wd + 3 * b);
+	}
+}
+
+/* The map from accelerations g to the state y (see the header). */
+struct solve_in {
+	double t, cv, cq, theta;
+	int newmark;
+	const double *yhat;	/* DIRK: 12 nb; Newmark: (qhat, vhat) 12 nb */
+	const double *ek;	/* known part of the residual, or NULL */
+	const struct ra_state *ref;	/* chart origin */
+};
+
+static void kin(struct dae3 *E, const struct solve_in *in, const double *g, struct ra_state *y)
+{
+	const double *Aref = in->ref->A;
+	for (int b = 0; b < E->nb; b++) {
+		const double *yh = in->yhat + 12 * b, *gb = g + 6 * b;
+		double *r = y->r + 3 * b, *v = y->v + 3 * b, *w = y->w + 3 * b;
+		double *psi = E->psi + 3 * b, R[9];
+		if (in->newmark) {
+			for (int c = 0; c < 3; c++) {
+				r[c] = in->ref->r[3 * b + c] + yh[c] + in->cq * gb[c];
+				psi[c] = yh[3 + c] + in->cq * gb[3 + c];
+				v[c] = yh[6 + c] + in->cv * gb[c];
+				w[c] = yh[9 + c] + in->cv * gb[3 + c];
+			}
+		} else {
+			double c0 = in->cv;
+			for (int c = 0; c < 3; c++) {
+				v[c] = yh[6 + c] + c0 * gb[c];
+				r[c] = yh[c] + c0 * v[c];
+				w[c] = yh[9 + c] + c0 * gb[3 + c];
+			}
+			/* psi = psihat + c Jr(psi)^-1 w: contraction of rate ~ c |w| / 2 */
+			for (int k = 0; k < 30; k++) {
+				double Ji[9], d[3], old[3];
+				v3_copy(old, psi);
+				so3_jrinv(Ji, psi);
+				m3_mulv(d, Ji, w);
+				for (int c = 0; c < 3; c++)
+					psi[c] = yh[3 + c] + c0 * d[c];
+				double ch = fabs(psi[0] - old[0]) + fabs(psi[1] - old[1]) +
+					    fabs(psi[2] - old[2]);
+				if (ch <= 1e-16 * (fabs(psi[0]) + fabs(psi[1]) + fabs(psi[2])) + 1e-300)
+					break;
+			}
+		}
+		so3_exp(R, psi);
+		m3_mul(y->A + 9 * b, Aref + 9 * b, R);
+	}
+}
+
+/* W = diag(m I, J) + theta cv (w~ J - (J w)~) + spring-damper blocks */
+static void blocks(struct integ *it, const struct ra_state *y, double t, const struct solve_in *in)
+{
+	const struct ra *s = it->sys;
+	integ_mass_blocks(it);
+	double f = in->theta * in->cv;
+	for (int b = 0; b < s->nb; b++) {
+		const double *w = y->w + 3 * b, *J = s->J + 9 * b;
+		double Jw[3], W1[9], W2[9], T[9];
+		m3_mulv(Jw, J, w);
+		m3_skew(W1, w);
+		m3_mul(T, W1, J);
+		m3_skew(W2, Jw);
+		for (int e = 0; e < 9; e++)
+			it->W[18 * b + 9 + e] += f * (T[e] - W2[e]);
+	}
+	ra_force_blocks(s, y, t, in->theta * in->cq, f, it->W);
+}
+
+/* Newton on one implicit solve: g, lam hold the guess and receive the
+ * solution; y receives the state. */
+static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, struct ra_state *y)
+{
+	struct ra *s = it->sys;
+	int nb = s->nb, nc = s->nc, ng = s->ng, it_n = 0, refactor = 1, ok = 0;
+	double *g = E->g, *lam = E->lam, *F = it->F, *e = it->rhs, prev = 0.0;
+	for (int b = 0; b < nb; b++)	/* fixed-point start for psi */
+		v3_copy(E->psi + 3 * b, in->yhat + 12 * b + 3);
+	while (it_n < it->maxit) {
+		kin(E, in, g, y);
+		ra_eval(s, y, in->t, PRIM_PHI | PRIM_JAC);
+		ra_forces(s, y, in->t, E->lamf, F);
+		integ_gyro(s, y, F);
+		ra_jac_tmul(s, lam, e);
+		for (int b = 0; b < nb; b++) {
+			double Jwd[3];
+			m3_mulv(Jwd, s->J + 9 * b, g + 6 * b + 3);
+			for (int c = 0; c < 3; c++) {
+				int i = 6 * b + c;
+				e[i] = in->theta * F[i] - e[i] - s->mass[b] * g[i];
+				e[i + 3] = in->theta * F[i + 3] - e[i + 3] - Jwd[c];
+			}
+		}
+		if (in->ek)
+			for (int i = 0; i < ng; i++)
+				e[i] += in->ek[i];
+		for (int k = 0; k < nc; k++)
+			it->dl[k] = -s->phi[k] / in->cq;
+		if (refactor) {
+			blocks(it, y, in->t, in);
+			if (kkt_factor(it->kkt, it->W, s->jac)) {
+				it->bad_row = kkt_bad_row(it->kkt);
+				it->iters += it_n;
+				return INTEG_SINGULAR;
+			}
+			it->factorizations++;
+			refactor = 0;
+		}
+		kkt_solve(it->kkt, e, it->dl, it->dg, it->dl2);
+		for (int i = 0; i < ng; i++)
+			g[i] += it->dg[i];
+		for (int k = 0; k < nc; k++)
+			lam[k] += it->dl2[k];
+		it_n++;
+		double nrm = in->cq * integ_norm2(it->dg, ng, it->dl2, nc);
+		it->last_norm = nrm;
+		if (!isfinite(nrm)) {
+			integ_note_worst(it);
+			it->iters += it_n;
+			return INTEG_NONFINITE;
+		}
+		/* converged, or the correction is at the round-off of the iterate */
+		if (nrm < it->tol ||
+		    integ_norm2(it->dg, ng, it->dl2, nc) <= 1e-14 * integ_norm2(g, ng, lam, nc)) {
+			ok = 1;
+			break;
+		}
+		if (it_n > 1 && nrm > 0.25 * prev)
+			refactor = 1;
+		prev = nrm;
+	}
+	it->iters += it_n;
+	if (!ok) {
+		integ_note_worst(it);
+		return INTEG_NEWTON_FAIL;
+	}
+	kin(E, in, g, y);
+	y->t = in->t;
+	for (int b = 0; b < nb; b++) {
+		v3_copy(y->a + 3 * b, g + 6 * b);
+		v3_copy(y->wd + 3 * b, g + 6 * b + 3);
+	}
+	for (int k = 0; k < nc; k++)
+		y->lam[k] = lam[k] / in->theta;
+	return INTEG_OK;
+}
+
+/* g (accelerations) part of a 12-per-body vector: entries 6..11 */
+static void upart(const struct dae3 *E, const double *Y, double f, double *g, int add)
+{
+	for (int b = 0; b < E->nb; b++)
+		for (int c = 0; c < 6; c++)
+			g[6 * b + c] = (add ? g[6 * b + c] : 0.0) + f * Y[12 * b + 6 + c];
+}
+
+/* Second/fourth-order derivative predictors from points (Y, Yd) at times tp[] */
+static void predict(struct dae3 *E, int npts, double *const *Ys, double *const *Yds,
+		    const double *tp, double tN)
+{
+	double m[3], n[3], hn = tN - tp[0];
+	if (npts >= 3) {
+		coef_pred4(hn, hn / (tp[0] - tp[1]), hn / (tp[1] - tp[2]), m, n);
+	} else if (npts == 2) {
+		coef_pred2(hn, hn / (tp[0] - tp[1]), m, n);
+	} else {
+		upart(E, Yds[0], 1.0, E->g, 0);
+		return;
+	}
+	for (int j = 0; j < npts; j++) {
+		upart(E, Ys[j], m[j], E->g, j > 0);
+		upart(E, Yds[j], n[j], E->g, 1);
+	}
+}
+
+static void copy_lam(const struct ra *s, double *dst, const double *src)
+{
+	memcpy(dst, src, (size_t)s->nc * sizeof(double));
+}
+
+/* y (12 nb) of the solved state in the chart of ref, for histories */
+static void finish(struct dae3 *E, const struct ra_state *y, const struct ra_state *ref)
+{
+	chart(E, y, ref->A, E->Ynew, E->Ydnew);
+}
+
+/* --- the schemes: one step from hist[0] with h; y receives t + h. ---- */
+
+static int step_lms_const(struct integ *it, struct dae3 *E, const struct coef *co, double h,
+			  struct ra_state *y, int variable)
+{
+	const struct ra_state *x = &E->hist[0];
+	int k = co->k, ny = E->ny;
+	double a[5], hb[5];
+	if (variable) {
+		coef_lms2_var(co->rho, h / E->hstep[0], E->hstep[0], a, hb);
+	} else {
+		for (int j = 0; j <= k; j++) {
+			a[j] = co->a[j];
+			hb[j] = h * co->b[j];
+		}
+	}
+	for (int j = 0; j < k; j++)
+		chart(E, &E->hist[j], x->A, E->Y[j], E->Yd[j]);
+	for (int i = 0; i < ny; i++) {
+		double v = 0.0;
+		for (int j = 1; j <= k; j++)
+			v += a[j] * E->Y[j - 1][i] + hb[j] * E->Yd[j - 1][i];
+		E->yhat[i] = v;
+	}
+	double tp[2] = { x->t, E->hist[1].t };
+	predict(E, 2, E->Y, E->Yd, tp, x->t + h);
+	copy_lam(it->sys, E->lam, x->lam);
+	struct solve_in in = { x->t + h, hb[0], hb[0] * hb[0], 1.0, 0, E->yhat, NULL, x };
+	return solve(it, E, &in, y);
+}
+
+static int step_trap(struct integ *it, struct dae3 *E, double h, struct ra_state *y)
+{
+	const struct ra_state *x = &E->hist[0];
+	chart(E, x, x->A, E->Y[0], E->Yd[0]);
+	for (int i = 0; i < E->ny; i++)
+		E->yhat[i] = E->Y[0][i] + 0.5 * h * E->Yd[0][i];
+	upart(E, E->Yd[0], 1.0, E->g, 0);
+	copy_lam(it->sys, E->lam, x->lam);
+	struct solve_in in = { x->t + h, 0.5 * h, 0.25 * h * h, 1.0, 0, E->yhat, NULL, x };
+	return solve(it, E, &in, y);
+}
+
+/* SS_r (reference §C; 004 eqs. 4, 9-11) */
+static int step_ss(struct integ *it, struct dae3 *E, const struct coef *co, double h,
+		   struct ra_state *y)
+{
+	const struct ra_state *x = &E->hist[0];
+	int r = co->r, ny = E->ny;
+	const double complex *gm = co->g;
+	double complex P[5];
+	P[0] = 1.0;
+	for (int k = 1; k < r; k++)
+		P[k] = P[k - 1] * gm[2 * k - 2] / gm[2 * k - 1];
+	double c = creal(P[r - 1] * gm[2 * r - 2]);
+	double complex w0 = P[r - 1] * (1.0 - gm[2 * r - 2]), wk[4];
+	for (int k = 1; k < r; k++)
+		wk[k] = P[k - 1] * (1.0 - gm[2 * k - 2] / gm[2 * k - 1]);
+	chart(E, x, x->A, E->Y[0], E->Yd[0]);
+	for (int i = 0; i < ny; i++) {
+		double v = creal(w0) * E->Yd[0][i];
+		for (int k = 1; k < r; k++)
+			v += creal(wk[k] * E->V[k - 1][i]);
+		E->yhat[i] = E->Y[0][i] + h * v;
+	}
+	upart(E, E->Yd[0], 1.0, E->g, 0);
+	copy_lam(it->sys, E->lam, x->lam);
+	struct solve_in in = { x->t + h, h * c, h * c * h * c, 1.0, 0, E->yhat, NULL, x };
+	int st = solve(it, E, &in, y);
+	if (st)
+		return st;
+	/* new auxiliary variables, innermost first (reference §C "update") */
+	finish(E, y, x);
+	for (int k = r - 1; k >= 1; k--) {
+		double complex g1 = gm[2 * k - 1], g2 = gm[2 * k];
+		double complex A1 = -(1.0 - g1) / g1, A2 = g2 / g1, A3 = (1.0 - g2) / g1;
+		for (int i = 0; i < ny; i++) {
+			double complex nxt = k + 1 == r ? E->Ydnew[i] : E->Vn[k][i];
+			double complex old = k + 1 == r ? E->Yd[0][i] : E->V[k][i];
+			E->Vn[k - 1][i] = A1 * E->V[k - 1][i] + A2 * nxt + A3 * old;
+		}
+	}
+	/* into the chart of the new state: psi' -> Jr(psi_n) psi' */
+	for (int b = 0; b < E->nb; b++) {
+		double J[9];
+		so3_jr(J, E->Ynew + 12 * b + 3);
+		for (int k = 0; k < r - 1; k++) {
+			double complex *v = E->Vn[k] + 12 * b + 3, o[3] = { v[0], v[1], v[2] };
+			for (int i = 0; i < 3; i++)
+				v[i] = J[3 * i] * o[0] + J[3 * i + 1] * o[1] + J[3 * i + 2] * o[2];
+		}
+	}
+	return INTEG_OK;
+}
+
+/* DIRK / composite (reference §D; 004 eqs. 5-6) */
+static int step_dirk(struct integ *it, struct dae3 *E, double h, struct ra_state *y)
+{
+	const struct ra_state *x = &E->hist[0];
+	const struct coef *co = &E->co;
+	int s = co->s, ny = E->ny;
+	chart(E, x, x->A, E->SY[0], E->SYd[0]);
+	copy_lam(it->sys, E->lam, x->lam);
+	for (int i = 1; i < s; i++) {
+		for (int q = 0; q < ny; q++) {
+			double v = 0.0;
+			for (int j = 0; j < i; j++)
+				v += co->A[i][j] * E->SYd[j][q];
+			E->yhat[q] = E->SY[0][q] + h * v;
+		}
+		double tp[3], ti = x->t + co->c[i] * h;
+		double *Ys[3], *Yds[3];
+		int np = (i == s - 1 && co->pred4_last && i >= 3) ? 3 : (i >= 2 ? 2 : 1);
+		for (int j = 0; j < np; j++) {
+			tp[j] = x->t + co->c[i - 1 - j] * h;
+			Ys[j] = E->SY[i - 1 - j];
+			Yds[j] = E->SYd[i - 1 - j];
+		}
+		/* nodes too close for a stable Hermite extrapolation: constant */
+		for (int j = 0; j + 1 < np; j++)
+			if (fabs(tp[j] - tp[j + 1]) < 1e-2 * h)
+				np = 1;
+		predict(E, np, Ys, Yds, tp, ti);
+		double c = h * co->A[i][i];
+		struct solve_in in = { ti, c, c * c, 1.0, 0, E->yhat, NULL, x };
+		int st = solve(it, E, &in, y);
+		if (st)
+			return st;
+		chart(E, y, x->A, E->SY[i], E->SYd[i]);
+	}
+	if (co->has_bhat)
+		for (int q = 0; q < ny; q++) {
+			double v = 0.0;
+			for (int j = 0; j < s; j++)
+				v += (co->A[s - 1][j] - co->bhat[j]) * E->SYd[j][q];
+			E->est[q] = h * v;
+		}
+	return INTEG_OK;
+}
+
+/* HHT-alpha (index-3 form, Negrut et al.) and generalized-alpha (Arnold &
+ * Brüls), both as a Newmark update on the chart of A_n:
+ *   (1 - am) a_{n+1} + am a_n = (1 - af) g_{n+1} + af g_n,
+ *   v_{n+1} = v_n + h (1 - gam) a_n + h gam a_{n+1},
+ *   dq = h v_n + h^2 (1/2 - beta) a_n + h^2 beta a_{n+1};
+ * HHT: am = af = 0, forces blended (1 + alpha) Q_{n+1} - alpha Q_n. */
+static int step_newmark(struct integ *it, struct dae3 *E, double h, struct ra_state *y)
+{
+	struct ra *s = it->sys;
+	const struct ra_state *x = &E->hist[0];
+	const struct coef *co = &E->co;
+	double am = co->alpha_m, af = co->alpha_f, be = co->beta, ga = co->gam;
+	double theta = 1.0 + co->alpha_hht;
+	for (int b = 0; b < E->nb; b++)
+		for (int c = 0; c < 6; c++) {
+			int i = 6 * b + c;
+			double gn = c < 3 ? x->a[3 * b + c] : x->wd[3 * b + c - 3];
+			double un = c < 3 ? x->v[3 * b + c] : x->w[3 * b + c - 3];
+			double an = E->ap[i], k1 = (af * gn - am * an) / (1.0 - am);
+			double *yh = E->yhat + 12 * b;
+			yh[c] = h * un + h * h * ((0.5 - be) * an + be * k1);
+			yh[6 + c] = un + h * ((1.0 - ga) * an + ga * k1);
+			E->g[i] = gn;
+		}
+	const double *ek = NULL;
+	if (co->alpha_hht != 0.0) {
+		/* ek = alpha (Phi_q^T lambda - Q)_n */
+		ra_eval(s, x, x->t, PRIM_JAC);
+		ra_forces(s, x, x->t, E->lamf, E->ek);
+		integ_gyro(s, x, E->ek);
+		ra_jac_tmul(s, x->lam, it->rhs);
+		for (int i = 0; i < s->ng; i++)
+			E->ek[i] = co->alpha_hht * (it->rhs[i] - E->ek[i]);
+		ek = E->ek;
+	}
+	copy_lam(s, E->lam, x->lam);
+	for (int k = 0; k < s->nc; k++)
+		E->lam[k] *= theta;
+	double f = (1.0 - af) / (1.0 - am);
+	struct solve_in in = { x->t + h, h * ga * f, h * h * be * f, theta, 1, E->yhat, ek, x };
+	int st = solve(it, E, &in, y);
+	if (st)
+		return st;
+	for (int b = 0; b < E->nb; b++)
+		for (int c = 0; c < 6; c++) {
+			int i = 6 * b + c;
+			double gn = c < 3 ? x->a[3 * b + c] : x->wd[3 * b + c - 3];
+			E->apn[i] = (af * gn - am * E->ap[i]) / (1.0 - am) + f * E->g[i];
+		}
+	return INTEG_OK;
+}
+
+/* --- history ---------------------------------------------------------- */
+
+static void start(struct integ *it, struct dae3 *E, const struct ra_state *x)
+{
+	const struct ra *s = it->sys;
+	ra_state_copy(s, &E->hist[0], x);
+	E->nhist = 1;
+	chart(E, x, x->A, E->Y[0], E->Yd[0]);
+	for (int k = 0; k < 3; k++)
+		for (int i = 0; i < E->ny; i++)
+			E->V[k][i] = E->Yd[0][i];
+	for (int b = 0; b < E->nb; b++)
+		for (int c = 0; c < 3; c++) {
+			E->ap[6 * b + c] = x->a[3 * b + c];
+			E->ap[6 * b + 3 + c] = x->wd[3 * b + c];
+		}
+	copy_lam(s, E->lamf, x->lam);
+}
+
+static void push(struct integ *it, struct dae3 *E, const struct ra_state *y)
+{
+	struct ra_state last = E->hist[NH - 1];
+	for (int j = NH - 1; j > 0; j--) {
+		E->hist[j] = E->hist[j - 1];
+		E->hstep[j] = E->hstep[j - 1];
+	}
+	E->hist[0] = last;
+	ra_state_copy(it->sys, &E->hist[0], y);
+	E->hstep[0] = y->t - E->hist[1].t;
+	if (E->nhist < NH)
+		E->nhist++;
+	if (E->aux)
+		for (int k = 0; k < 3; k++) {
+			double complex *t = E->V[k];
+			E->V[k] = E->Vn[k];
+			E->Vn[k] = t;
+		}
+	double *t = E->ap;
+	E->ap = E->apn;
+	E->apn = t;
+	copy_lam(it->sys, E->lamf, y->lam);
+}
+
+static int same_steps(const struct dae3 *E, int k, double h)
+{
+	for (int j = 0; j < k - 1; j++)
+		if (fabs(E->hstep[j] - h) > 1e-10 * h)
+			return 0;
+	return 1;
+}
+
+/* One step of the scheme; est filled when an estimate exists (returns 1 in *has). */
+static int step_once(struct integ *it, struct dae3 *E, double h, struct ra_state *y, int *has)
+{
+	const struct coef *co = &E->co;
+	*has = 0;
+	E->aux = 0;
+	switch (co->kind) {
+	case COEF_LMS:
+		if (E->nhist < co->k) {
+			if (E->startup_ss) {
+				E->aux = 1;
+				return step_ss(it, E, &E->ss, h, y);
+			}
+			return step_trap(it, E, h, y);
+		}
+		if (same_steps(E, co->k, h))
+			return step_lms_const(it, E, co, h, y, 0);
+		if (co->k == 2) {
+			int st = step_lms_const(it, E, co, h, y, 1);
+			if (st == INTEG_OK && E->adaptive) {
+				/* Milne's device with y_P = y0 + h y0' + h^2/2 (y0' - y1')/h1 */
+				const struct ra_state *x = &E->hist[0];
+				double h1 = E->hstep[0], a[3], hb[3], t1 = -h, t2 = -h - h1;
+				coef_lms2_var(co->rho, h / h1, h1, a, hb);
+				double dc = -(a[1] * t1 * t1 * t1 / 6 + a[2] * t2 * t2 * t2 / 6 +
+					      hb[1] * t1 * t1 / 2 + hb[2] * t2 * t2 / 2);
+				double dp = -(t1 * t1 * t1 / 6 + h * t1 * t1 / 2 +
+					      h * h / 2 * (t1 * t1 / 2 - t2 * t2 / 2) / h1);
+				finish(E, y, x);
+				for (int i = 0; i < E->ny; i++) {
+					double yp = E->Y[0][i] + h * E->Yd[0][i] +
+						    0.5 * h * h * (E->Yd[0][i] - E->Yd[1][i]) / h1;
+					E->est[i] = dc / (dc - dp) * (E->Ynew[i] - yp);
+				}
+				*has = 1;
+			}
+			return st;
+		}
+		return step_trap(it, E, h, y);
+	case COEF_SS:
+		E->aux = 1;
+		return step_ss(it, E, co, h, y);
+	case COEF_DIRK: {
+		int st = step_dirk(it, E, h, y);
+		*has = co->has_bhat && E->adaptive;
+		return st;
+	}
+	case COEF_NEWMARK:
+		return step_newmark(it, E, h, y);
+	}
+	return INTEG_NEWTON_FAIL;
+}
+
+/* 001 eq. 14 */
+static double err_norm(const struct dae3 *E, const struct ra_state *y)
+{
+	double s = 0.0;
+	chart(E, y, E->hist[0].A, E->Ynew, E->Ydnew);
+	for (int i = 0; i < E->ny; i++) {
+		double sc = E->atol + E->rtol * fmax(fabs(E->Y[0][i]), fabs(E->Ynew[i]));
+		s += (E->est[i] / sc) * (E->est[i] / sc);
+	}
+	return sqrt(s / (E->ny ? E->ny : 1));
+}
+
+int dae3_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
+{
+	struct dae3 *E = eng(it);
+	if (E->nhist == 0 || E->hist[0].t != x->t)
+		start(it, E, x);
+	it->iters = 0;
+	if (!E->adaptive) {
+		int has, st = step_once(it, E, h, y, &has);
+		if (st)
+			return st;
+		push(it, E, y);
+		it->total_iters += it->iters;
+		it->steps++;
+		return INTEG_OK;
+	}
+	int q = E->co.kind == COEF_LMS ? 2 : 3;	/* order of the estimate's error - 1 */
+	double hmin = 1e-12 * fmax(1.0, fabs(x->t)), hmax = it->h_max > 0 ? it->h_max : h;
+	for (;;) {
+		int has, st;
+		double err = 0.0;
+		chart(E, &E->hist[0], E->hist[0].A, E->Y[0], E->Yd[0]);
+		st = step_once(it, E, h, y, &has);
+		if (st == INTEG_OK && has)
+			err = err_norm(E, y);
+		if (st == INTEG_OK && err <= 1.0) {
+			push(it, E, y);
+			double fac = err > 0 ? E->safety * pow(1.0 / err, 1.0 / (q + 1)) : E->facmax;
+			E->h_next = h * fmin(E->facmax, fmax(E->facmin, fac));
+			if (E->h_next > hmax)
+				E->h_next = hmax;
+			it->total_iters += it->iters;
+			it->steps++;
+			return INTEG_OK;
+		}
+		E->rejected++;
+		it->rejected++;
+		if (st == INTEG_OK)
+			h *= fmax(E->facmin, E->safety * pow(1.0 / err, 1.0 / (q + 1)));
+		else
+			h *= 0.25;
+		if (h < hmin)
+			return st ? st : INTEG_STEP_TOO_SMALL;
+	}
+}
+
+double dae3_h_next(const struct integ *it)
+{
+	return eng(it)->h_next;
+}
+
+/* --- linear analysis -------------------------------------------------- */
+
+static int nstore(const struct dae3 *E)
+{
+	return E->co.kind == COEF_LMS ? E->co.k : 1;
+}
+
+static int naux(const struct dae3 *E)
+{
+	if (E->co.kind == COEF_SS)
+		return E->co.r - 1;
+	return 0;
+}
+
+int dae3_slots(struct integ *it, int comp)
+{
+	const struct dae3 *E = eng(it);
+	(void)comp;
+	return 3 * nstore(E) + 4 * naux(E) + (E->co.kind == COEF_NEWMARK ? 1 : 0);
+}
+
+/* Slots in the units of positions: velocities times dt, accelerations
+ * times dt^2 (keeps the columns of the amplification matrix of one size). */
+static void slots_io(struct integ *it, int comp, double dt, double *v, int set)
+{
+	struct dae3 *E = eng(it);
+	int n = 0;
+	double sc[3] = { 1.0, dt, dt * dt };
+	for (int j = 0; j < nstore(E); j++) {
+		double *p[3] = { &E->hist[j].r[comp], &E->hist[j].v[comp], &E->hist[j].a[comp] };
+		for (int q = 0; q < 3; q++, n++)
+			if (set)
+				*p[q] = v[n] / sc[q];
+			else
+				v[n] = *p[q] * sc[q];
+	}
+	for (int k = 0; k < naux(E); k++)
+		for (int part = 0; part < 2; part++) {
+			double complex *z = &E->V[k][part ? 6 + comp : comp];
+			double f = sc[1 + part];
+			if (set) {
+				*z = (v[n] + I * v[n + 1]) / f;
+			} else {
+				v[n] = creal(*z) * f;
+				v[n + 1] = cimag(*z) * f;
+			}
+			n += 2;
+		}
+	if (E->co.kind == COEF_NEWMARK) {
+		if (set)
+			E->ap[comp] = v[n] / sc[2];
+		else
+			v[n] = E->ap[comp] * sc[2];
+	}
+}
+
+void dae3_get(struct integ *it, int comp, double dt, double *v)
+{
+	slots_io(it, comp, dt, v, 0);
+}
+
+void dae3_set(struct integ *it, int comp, double dt, const double *v)
+{
+	slots_io(it, comp, dt, (double *)v, 1);
+}
+
+void dae3_prime(struct integ *it, const struct ra_state *x, double h)
+{
+	struct dae3 *E = eng(it);
+	start(it, E, x);
+	for (int j = 1; j < NH; j++) {
+		ra_state_copy(it->sys, &E->hist[j], x);
+		E->hist[j].t = x->t - j * h;
+	}
+	for (int j = 0; j < NH; j++)
+		E->hstep[j] = h;
+	E->nhist = NH;
+}
+
+const struct ra_state *dae3_last(const struct integ *it)
+{
+	return &eng(it)->hist[0];
+}

@@ -1,0 +1,43 @@
+/* dae3.h - the index-3 residual engine of the seed-004 schemes (dae3.c).
+ *
+ * One engine steps every scheme of seed 004 (LMS, SS, Bathe, MSSTC, MSSTH,
+ * ESDIRK) and the Newmark family (HHT-alpha, generalized-alpha) on the ra
+ * formulation.  Its history (past accepted states, the auxiliary variables
+ * of SS_r, the pseudo-accelerations of generalized-alpha) is kept here; the
+ * run loop only hands it the last accepted state.
+ */
+#ifndef MBSIM_DAE3_H
+#define MBSIM_DAE3_H
+
+
+
+struct integ;
+struct sim_options;
+struct ra_state;
+
+int dae3_init(struct integ *it, const struct sim_options *o);
+void dae3_free(struct integ *it);
+int dae3_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
+/* Step the run loop should try next (adaptive schemes). */
+double dae3_h_next(const struct integ *it);
+/* The last accepted state. */
+const struct ra_state *dae3_last(const struct integ *it);
+/* Forget the history: the next step starts the scheme afresh from x. */
+void dae3_reset(struct integ *it);
+
+/* Linear analysis (mbsim spectral): the engine's history as real numbers.
+ * A "slot" is one scalar of the history that belongs to coordinate `comp`
+ * (0..5 of body 0: x y z, rotation x y z) in positions, velocities and
+ * accelerations of every stored state and in the auxiliary variables.
+ * dae3_slots returns how many there are; get/set read and write them
+ * (velocities scaled by dt, accelerations by dt^2). */
+int dae3_slots(struct integ *it, int comp);
+void dae3_get(struct integ *it, int comp, double dt, double *v);
+void dae3_set(struct integ *it, int comp, double dt, const double *v);
+/* Fill the history as if the run had already taken enough constant steps h
+ * from zero state x (so that dae3_step takes the scheme's own step). */
+void dae3_prime(struct integ *it, const struct ra_state *x, double h);
+/* Implicit stages per step (1 for multistep and Newmark, s - 1 for DIRK). */
+int dae3_stages(const struct integ *it);
+
+#endif
