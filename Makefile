@@ -3,6 +3,7 @@
 #   make test     unit tests (cmocka) and deck tests
 #   make asan     the test suite under AddressSanitizer + UBSan
 #   make bench    whole-process timings (not part of test)
+#   make study-000  regenerate docs/results/000 (seed 000 figures; not part of test)
 #   make install PREFIX=/usr/local
 
 PREFIX ?= /usr/local
@@ -66,6 +67,11 @@ asan:
 
 bench: all
 	sh bench/run.sh
+
+# Regenerate docs/results/000 (seed 000 §3, Figs. 2-9) with the mbsim CLI;
+# a few minutes, not part of test.  STUDY_ARGS e.g. "--reps 3 --chain-max 256".
+study-000: all
+	/usr/bin/python3 tools/study000.py --mbsim $(BUILD)/mbsim --out docs/results/000 $(STUDY_ARGS)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5

@@ -35,4 +35,8 @@ bench four_link_hi decks/four_link.yaml --set output.every=100
 bench double_pendulum_hi decks/double_pendulum.yaml --set output.every=100
 bench chain32_hi decks/chain.yaml --set output.every=100
 bench chain32_fi decks/chain.yaml --set output.every=100 --set integrator.method=fi
+# large N (issue 3): per body-step cost = per_step_us / N
+bench chain256_hi decks/chain.yaml --set parameters.N=256 --set time.end=0.3 --set output.every=100
+bench chain1024_fi decks/chain.yaml --set parameters.N=1024 --set time.end=0.3 --set output.every=100 --set integrator.method=fi
+bench chain1024_hi decks/chain.yaml --set parameters.N=1024 --set time.end=0.1 --set integrator.step=2.5e-4 --set output.every=100
 echo "wrote $out"

@@ -9,6 +9,12 @@ usage: check_runs.py DIR    (DIR holds the HDF5 files written by t-regress.sh)
      the last quarter minus mean of the first quarter < 0.2 % of that scale);
    - double pendulum, FI: total energy decreases (backward Euler dissipates);
    - friction slider-crank: the largest jump of the driving torque grows with mu.
+   - Andrews' squeezer (h = 1e-5): the seven joint angles at t = 0.03, plus
+     their initial values, agree with the Test Set's published reference
+     solution within the first-order error of the step (|err| <= 1e-2 rad for
+     beta and theta, which turn ~2.5 times; HI gives 6e-3, see
+     tools/andrews_ref.py); HI energy balance (seed 004 eq. 23) within 0.2 %
+     of the largest kinetic energy; FI loses energy.
 2. Regression values: tests/regress/*.csv rows "file,dataset,column,time,value,rtol,atol"
    recorded from mbsim itself (see the header of each file for the commit
    and why the tolerance); any change beyond round-off fails.
@@ -33,6 +39,35 @@ def check(cond, what):
     else:
         failed += 1
         print("FAIL", what)
+
+
+# Test Set "andrews": initial angles and the reference solution at t = 0.03
+# (benchmark-problems.md §1.3; the Test Set's SOLN routine, PSIDE at 1e-14).
+ANDREWS_Q0 = [-0.0617138900142764496358948458001, 0.0, 0.455279819163070380255912382449,
+              0.222668390165885884674473185609, 0.487364979543842550225598953530,
+              -0.222668390165885884674473185609, 1.23054744454982119249735015568]
+ANDREWS_Q03 = [15.81077119629904, -15.75637105984298, 0.04082224013073101,
+               -0.5347301163226948, 0.5244099658805304, 0.5347301163226948,
+               1.048080741042263]
+ANDREWS_JOINTS = ["beta", "theta", "gamma", "phi", "delta", "omega", "epsilon"]
+
+
+def andrews(d):
+    f = h5py.File(os.path.join(d, "as_hi.h5"), "r")
+    t = f["time"][:]
+    check(abs(t[-1] - 0.03) < 1e-12, "as_hi ends at t = 0.03")
+    for k, name in enumerate(ANDREWS_JOINTS):
+        q = f["joints/%s/coordinate" % name][-1] + ANDREWS_Q0[k]
+        tol = 1e-2 if k < 2 else 1e-3
+        check(abs(q - ANDREWS_Q03[k]) <= tol,
+              "as_hi %s(0.03) = %.6f vs Test Set %.6f (tol %g)" % (name, q, ANDREWS_Q03[k], tol))
+    K = f["energy/kinetic"][:]
+    drift = f["energy/drift"][:]
+    check(np.abs(drift).max() <= 0.002 * K.max(),
+          "as_hi |drift| %.3g <= 0.2%% of max kinetic %.4g" % (np.abs(drift).max(), K.max()))
+    g = h5py.File(os.path.join(d, "as_fi.h5"), "r")
+    E = g["energy/drift"][:]
+    check(E[-1] < -0.01 * K.max(), "as_fi energy decreases (drift %.3g J at 0.03)" % E[-1])
 
 
 def main(d):
@@ -60,6 +95,7 @@ def main(d):
         jumps.append(np.abs(np.diff(e)).max())
     check(jumps[0] < jumps[1] < jumps[2],
           "friction torque jumps grow with mu: %s" % ", ".join("%.4g" % j for j in jumps))
+    andrews(d)
     for path in sorted(glob.glob(os.path.join(os.path.dirname(__file__), "regress", "*.csv"))):
         with open(path) as fh:
             rows = [r for r in csv.reader(fh) if r and not r[0].startswith("#")]

@@ -16,4 +16,6 @@ run chain8.h5 decks/chain.yaml --set parameters.N=8 --set time.end=1 --set outpu
 for mu in 0 0.2 0.4; do
 	run scf_$mu.h5 decks/slider_crank_friction.yaml --set parameters.mu=$mu
 done
+run as_hi.h5 decks/andrews_squeezer.yaml --set output.every=100
+run as_fi.h5 decks/andrews_squeezer.yaml --set output.every=100 --set integrator.method=fi
 /usr/bin/python3 tests/check_runs.py "$d"

@@ -167,6 +167,35 @@ void ra_eval(struct ra *s, const struct ra_state *x, double t, unsigned what)
 	}
 }
 
+static void geo_side(int b, const double *K, double kr, double scale, double *W)
+{
+	if (b < 0)
+		return;
+	double *Wb = W + 18 * b;
+	Wb[0] += scale * kr;
+	Wb[4] += scale * kr;
+	Wb[8] += scale * kr;
+	for (int e = 0; e < 9; e++)
+		Wb[9 + e] += scale * K[e];
+}
+
+void ra_geo(const struct ra *s, const struct ra_state *x, double t, const double *lam,
+	    double scale, double *W)
+{
+	const struct prim *P = s->m->prims;
+	for (int k = 0; k < s->nc; k++) {
+		struct bstate bi, bj;
+		double Ki[9], Kj[9], kri, krj;
+		if (lam[k] == 0.0)
+			continue;
+		ra_bstate(x, P[k].bi, &bi);
+		ra_bstate(x, P[k].bj, &bj);
+		prim_hess(&P[k], &bi, &bj, t, lam[k], Ki, Kj, &kri, &krj);
+		geo_side(P[k].bi, Ki, kri, scale, W);
+		geo_side(P[k].bj, Kj, krj, scale, W);
+	}
+}
+
 void ra_jac_mul(const struct ra *s, const double *g, double *y)
 {
 	for (int k = 0; k < s->nc; k++) {

@@ -48,6 +48,13 @@ void ra_state_from_model(const struct ra *s, struct ra_state *x, double t0);
  * nu, gamma. */
 void ra_eval(struct ra *s, const struct ra_state *x, double t, unsigned what);
 
+/* W += scale d(Phi_q^T lam)/dq, the part local to one body (prim_hess):
+ * per body the rotational block (body-frame theta, A <- A exp(theta~))
+ * and a multiple of I on the translational block.  W: nb x 18 as in kkt.h.
+ * Couplings between bodies and between r and theta are left out. */
+void ra_geo(const struct ra *s, const struct ra_state *x, double t, const double *lam,
+	    double scale, double *W);
+
 /* y = Phi_q g (g generalized, y nc); y = Phi_q^T l (y generalized). */
 void ra_jac_mul(const struct ra *s, const double *g, double *y);
 void ra_jac_tmul(const struct ra *s, const double *l, double *y);

@@ -6,9 +6,19 @@
  * Residual (eq. 13, constraints scaled by 1/h^2):
  *   e1 = M r-ddot + Phi_r^T lambda - f,  e2 = J w-dot + Pi^T lambda - n + w~ J w,
  *   e3 = Phi / h^2.
- * Iteration matrix: [[M, 0, Phi_r^T], [0, J + h (w~ J - (J w)~), Pi^T],
- * [Phi_r, Pi, 0]]; the Jacobians of the reaction forces Phi_q^T lambda
- * and of the applied forces are dropped (000 §2.3).  The matrix is formed
+ * Iteration matrix: [[M + h^2 k I, 0, Phi_r^T], [0, J + h (w~ J - (J w)~)
+ * + h^2 K Jr(h w), Pi^T], [Phi_r, Pi, 0]], all at the iterate.  000 §2.3
+ * drops the Jacobian of the reaction forces Phi_q^T lambda; here its part
+ * local to one body is kept (k, K from ra_geo/prim_hess: the theta-theta
+ * block of every primitive on each of its bodies, and the r-r block 2 lambda I
+ * of D).  Without it long chains fail: the tension of an N-link chain
+ * grows like N^2 in chain.yaml, and h^2 lambda |s| (~80 at N = 1024) then
+ * dwarfs the transverse inertia of a bar (13) and Newton stalls at step 0
+ * for N >= 512.  Still dropped: the couplings of that Jacobian between
+ * the two bodies of a joint and between r and theta of one body (they
+ * would break the block-diagonal W of la/kkt), Jr in the constraint rows
+ * (Pi instead of Pi Jr(h w), an O(h |w|) relative error), and the
+ * Jacobian of the applied forces.  The matrix is formed
  * at the first iteration of a step and again only when the iteration
  * contracts slowly (rate > 1/4), as a modified Newton method.  The stop
  * test is the one of the half-implicit scheme in position units:
@@ -37,20 +47,33 @@ static void advance(const struct ra *s, const struct ra_state *x, struct ra_stat
 	}
 }
 
-/* W = diag(m I, J + h (w~ J - (J w)~)) at y */
-static void gyro_blocks(struct integ *it, const struct ra_state *y, double h)
+/* Newton matrix blocks at y for the multipliers lam:
+ *   W = diag(m I + h^2 k I,  J + h (w~ J - (J w)~) + h^2 K Jr(h w))
+ * with k, K the local geometric stiffness d(Phi_q^T lam)/dq of each body
+ * (ra_geo) and Jr the right Jacobian of exp: d theta_{n+1} = h^2 Jr dw-dot
+ * in the sense of A_{n+1} = A_n exp(theta~). */
+static void newton_blocks(struct integ *it, const struct ra_state *y, const double *lam,
+			  double h)
 {
 	const struct ra *s = it->sys;
-	integ_mass_blocks(it);
+	memset(it->W, 0, (size_t)s->nb * 18 * sizeof(double));
+	ra_geo(s, y, y->t, lam, h * h, it->W);
 	for (int b = 0; b < s->nb; b++) {
 		const double *w = y->w + 3 * b, *J = s->J + 9 * b;
-		double Jw[3], W1[9], W2[9], T[9];
+		double *Wb = it->W + 18 * b;
+		double Jw[3], W1[9], W2[9], T[9], K[9], Jr[9], th[3];
+		v3_scale(th, h, w);
+		so3_jr(Jr, th);
+		memcpy(K, Wb + 9, sizeof K);
+		m3_mul(Wb + 9, K, Jr);
 		m3_mulv(Jw, J, w);
 		m3_skew(W1, w);
 		m3_mul(T, W1, J);
 		m3_skew(W2, Jw);
 		for (int e = 0; e < 9; e++)
-			it->W[18 * b + 9 + e] += h * (T[e] - W2[e]);
+			Wb[9 + e] += J[e] + h * (T[e] - W2[e]);
+		for (int c = 0; c < 3; c++)
+			Wb[4 * c] += s->mass[b];
 	}
 }
 
@@ -89,7 +112,7 @@ int fi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 		for (int k = 0; k < nc; k++)
 			it->dl[k] = -s->phi[k] / h2;
 		if (refactor) {
-			gyro_blocks(it, y, h);
+			newton_blocks(it, y, lam, h);
 			if (kkt_factor(it->kkt, it->W, s->jac)) {
 				it->bad_row = kkt_bad_row(it->kkt);
 				it->iters = it_n;

@@ -22,6 +22,7 @@
  * before it (rank deficiency); kkt_bad_row reports that row.
  */
 #include "kkt.h"
+#include "spf.h"
 #include "../util/xalloc.h"
 
 #include <math.h>
@@ -34,6 +35,12 @@
 #define KKT_DENSE_MAX 64
 /* Relative pivot below which S is taken as singular. */
 #define KKT_PIVOT_TOL 1e-13
+/* Pivot of the sparse elimination without pivoting, relative to its
+ * diagonal entry, below which UMFPACK takes over: far above round-off
+ * (so a rank-deficient S always goes to UMFPACK, which says so), far
+ * below the pivots of the well-posed Schur complements seen in practice
+ * (a chain's S: about 1/k at step k). */
+#define KKT_SPF_TOL 1e-8
 
 struct kkt {
 	enum kkt_mode mode;
@@ -57,6 +64,8 @@ struct kkt {
 	int ncontrib;
 	int *cx, *cy;		/* Schur contribution: entries (row side, column side) */
 	void *Symbolic, *Numeric;
+	struct spf *spf;	/* sparse Schur: LU without pivoting (spf.h) */
+	int use_spf;		/* the last factorization is spf's */
 	double control[UMFPACK_CONTROL], info[UMFPACK_INFO];
 	double *rhs, *sol;
 	int bad_row;
@@ -283,8 +292,10 @@ struct kkt *kkt_new(int nb, int nc, const int *bi, const int *bj, enum kkt_mode 
 		k->rhs = xmalloc(((size_t)k->n + 1) * sizeof(double));
 		k->sol = xmalloc(((size_t)k->n + 1) * sizeof(double));
 	}
-	if (mode != KKT_DENSE && k->n > 0)
-		umf_symbolic(k);
+	if (mode == KKT_SPARSE && k->n > 0)
+		k->spf = spf_new(k->n, k->Ap, k->Ai);
+	if (mode == KKT_FULL && k->n > 0)
+		umf_symbolic(k);	/* KKT_SPARSE: on the first fallback */
 	return k;
 }
 
@@ -297,6 +308,7 @@ void kkt_free(struct kkt **pk)
 		umfpack_di_free_numeric(&k->Numeric);
 	if (k->Symbolic)
 		umfpack_di_free_symbolic(&k->Symbolic);
+	spf_free(&k->spf);
 	free(k->bi);
 	free(k->bj);
 	free(k->Winv);
@@ -607,11 +619,19 @@ static int umf_numeric(struct kkt *k)
 	return 0;
 }
 
-static int factor_sparse(struct kkt *k)
+/* Sparse Schur complement: elimination without pivoting (spf) when every
+ * pivot stays clear of zero, else UMFPACK with its pivoting (which also
+ * tells rank deficiency). */
+static int factor_sparse(struct kkt *k, const double *W)
 {
 	memset(k->Ax, 0, (size_t)k->nnz * sizeof(double));
 	for (int q = 0; q < k->ncontrib; q++)
 		k->Ax[k->map[q]] += dot6(k->PZ + 12 * k->cx[q], k->PZ + 12 * k->cy[q] + 6);
+	k->use_spf = k->spf && spf_factor(k->spf, k->Ax, w_symmetric(k, W), KKT_SPF_TOL) == 0;
+	if (k->use_spf)
+		return 0;
+	if (!k->Symbolic && umf_symbolic(k))
+		return -2;
 	return umf_numeric(k);
 }
 
@@ -648,7 +668,7 @@ int kkt_factor(struct kkt *k, const double *W, const double *jac)
 	if (k->mode == KKT_FULL)
 		return factor_full(k, W, jac);
 	form_pz(k, jac);
-	return k->mode == KKT_DENSE ? factor_dense(k, W) : factor_sparse(k);
+	return k->mode == KKT_DENSE ? factor_dense(k, W) : factor_sparse(k, W);
 }
 
 int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double *y)
@@ -688,6 +708,8 @@ int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double
 			chol_solve(k, y);
 		else
 			lu_solve(k, y);
+	} else if (k->use_spf) {
+		spf_solve(k->spf, rhs, y);
 	} else if (nc > 0) {
 		int st = umfpack_di_solve(UMFPACK_A, k->Ap, k->Ai, k->Ax, y, rhs,
 					  k->Numeric, k->control, k->info);

@@ -7,7 +7,9 @@
  *   KKT_DENSE   Schur complement S = P W^-1 P^T, dense: Cholesky when every
  *               W block is symmetric, else LU with partial pivoting
  *               (own kernels, n <= 64)
- *   KKT_SPARSE  Schur complement in compressed columns, UMFPACK LU
+ *   KKT_SPARSE  Schur complement in compressed columns: elimination in
+ *               AMD order without pivoting (spf.h, pattern work once),
+ *               UMFPACK LU when a pivot comes close to zero
  *   KKT_FULL    the whole (6 nb + nc) matrix, UMFPACK LU
  * The sparsity pattern is fixed at kkt_new; symbolic analysis is done once,
  * numeric factorization at each kkt_factor.  This module knows nothing of

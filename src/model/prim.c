@@ -17,6 +17,9 @@
 #include "prim.h"
 #include "../util/vec.h"
 
+#include <math.h>
+#include <string.h>
+
 const char *const prim_type_names[PRIM_NTYPES] = { "DP1", "DP2", "D", "CD", "ROT" };
 
 /* g = A s, gd = A (w x s), gq = A (w x (w x s)); gd/gq may be NULL. */
@@ -227,5 +230,79 @@ void prim_eval(const struct prim *p, const struct bstate *bi,
 	case PRIM_CD: eval_cd(p, bi, bj, f, what, o); break;
 	case PRIM_ROT: eval_rot(p, bi, bj, f, what, o); break;
 	default: break;
+	}
+}
+
+/* K += lam s~ (A^T u)~: the theta-derivative of lam s x (A^T u) for fixed u
+ * (d(A^T u) = (A^T u)~ dtheta since A^T <- exp(-theta~) A^T) */
+static void hess_add(double *K, double lam, const double *s, const struct bstate *b,
+		     const double *u)
+{
+	double au[3], S[9], U[9], T[9];
+	m3_tmulv(au, b->A, u);
+	m3_skew(S, s);
+	m3_skew(U, au);
+	m3_mul(T, S, U);
+	for (int e = 0; e < 9; e++)
+		K[e] += lam * T[e];
+}
+
+/* Derivations (notation of the file header): for CD, grad_theta_i Phi =
+ * -s_i x (A_i^T c), c fixed; for DP1 a_i x (A_i^T a_j), a_j fixed for
+ * theta_i; for D, -2 s_i x (A_i^T d) with A_i^T d = A_i^T w - s_i,
+ * w = r_j + A_j s_j - r_i free of theta_i, so u = w = d + A_i s_i; on side j
+ * A_j^T d = A_j^T w' + s_j, u = d - A_j s_j; for DP2 the a_i x (A_i^T d)
+ * part as for D (the s_i x a-bar_i part is constant). */
+void prim_hess(const struct prim *p, const struct bstate *bi, const struct bstate *bj,
+	       double t, double lam, double Ki[9], double Kj[9], double *kri, double *krj)
+{
+	double f[3], u[3], g[3], d[3];
+	memset(Ki, 0, 9 * sizeof(double));
+	memset(Kj, 0, 9 * sizeof(double));
+	*kri = *krj = 0.0;
+	switch (p->type) {
+	case PRIM_CD:
+		hess_add(Ki, -lam, p->si, bi, p->c);
+		hess_add(Kj, lam, p->sj, bj, p->c);
+		break;
+	case PRIM_DP1:
+		m3_mulv(u, bj->A, p->aj);
+		hess_add(Ki, lam, p->ai, bi, u);
+		m3_mulv(u, bi->A, p->ai);
+		hess_add(Kj, lam, p->aj, bj, u);
+		break;
+	case PRIM_ROT: {
+		double c, sn, ub[3];
+		target(p, t, f);
+		c = cos(f[0]);
+		sn = sin(f[0]);
+		for (int k = 0; k < 3; k++)
+			ub[k] = p->yi[k] * c - p->ai[k] * sn;
+		m3_mulv(u, bj->A, p->aj);
+		hess_add(Ki, lam, ub, bi, u);
+		m3_mulv(u, bi->A, ub);
+		hess_add(Kj, lam, p->aj, bj, u);
+		break;
+	}
+	case PRIM_D:
+		dvec(p, bi, bj, d, 0, 0);
+		m3_mulv(g, bi->A, p->si);
+		v3_add(u, d, g);
+		hess_add(Ki, -2.0 * lam, p->si, bi, u);
+		m3_mulv(g, bj->A, p->sj);
+		v3_sub(u, d, g);
+		hess_add(Kj, 2.0 * lam, p->sj, bj, u);
+		*kri = *krj = 2.0 * lam;
+		break;
+	case PRIM_DP2:
+		dvec(p, bi, bj, d, 0, 0);
+		m3_mulv(g, bi->A, p->si);
+		v3_add(u, d, g);
+		hess_add(Ki, lam, p->ai, bi, u);
+		m3_mulv(u, bi->A, p->ai);
+		hess_add(Kj, lam, p->sj, bj, u);
+		break;
+	default:
+		break;
 	}
 }

@@ -54,6 +54,16 @@ void prim_eval(const struct prim *p, const struct bstate *bi,
 	       const struct bstate *bj, double t, unsigned what,
 	       struct prim_out *o);
 
+/* Local second derivatives of lam Phi (geometric stiffness), one body at a
+ * time: Ki = d(lam grad_theta_i Phi)/d theta_i and likewise Kj (3x3 row-major,
+ * K[a][b] = d g_a / d theta_b, theta the body-frame rotation of A <- A
+ * exp(theta~)), and kri, krj with d(lam grad_r Phi)/dr = k I on each side.
+ * Left out: couplings between r and theta of one body and between the two
+ * bodies of the row (DP2, D), and between sides when bi == bj.  Ground
+ * sides are returned but meaningless. */
+void prim_hess(const struct prim *p, const struct bstate *bi, const struct bstate *bj,
+	       double t, double lam, double Ki[9], double Kj[9], double *kri, double *krj);
+
 extern const char *const prim_type_names[PRIM_NTYPES];
 
 #endif

@@ -27,6 +27,23 @@ void so3_exp(double *R, const double *th)
 	R[8] = 1.0 - b * (x * x + y * y);
 }
 
+void so3_jr(double *Jr, const double *th)
+{
+	double t2 = v3_dot(th, th), t = sqrt(t2), b, c;
+	if (t < 1e-4) {
+		b = 0.5 - t2 / 24.0 + t2 * t2 / 720.0;	/* (1 - cos t)/t^2 */
+		c = 1.0 / 6.0 - t2 / 120.0 + t2 * t2 / 5040.0;	/* (t - sin t)/t^3 */
+	} else {
+		b = (1.0 - cos(t)) / t2;
+		c = (t - sin(t)) / (t2 * t);
+	}
+	double S[9], S2[9];
+	m3_skew(S, th);
+	m3_mul(S2, S, S);
+	for (int e = 0; e < 9; e++)
+		Jr[e] = (e % 4 == 0 ? 1.0 : 0.0) - b * S[e] + c * S2[e];
+}
+
 void mat_to_quat(double *q, const double *R)
 {
 	/* Shepperd's method: pick the largest of w, x, y, z to divide by. */

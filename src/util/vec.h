@@ -94,6 +94,9 @@ static inline void m3_skew(double *S, const double *a)
 
 /* SO(3) exponential: R = exp(skew(th)) (Rodrigues, series near 0). */
 void so3_exp(double *R, const double *th);
+/* Right Jacobian of the exponential: exp((th + d)~) = exp(th~) exp((Jr d)~)
+ * to first order in d; Jr = I - (1 - cos t)/t^2 th~ + (t - sin t)/t^3 th~^2. */
+void so3_jr(double *Jr, const double *th);
 /* SO(3) logarithm: th with exp(skew(th)) = R, |th| <= pi. */
 void so3_log(double *th, const double *R);
 /* Right Jacobian of exp and its inverse (body-frame rates of A exp(psi~)). */

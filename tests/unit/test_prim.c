@@ -177,6 +177,63 @@ static void check_jacobian(const struct prim *p, const struct kin *ki,
 	}
 }
 
+/* ---- 1b. local second derivatives (prim_hess) against central
+ * differences of the Jacobian: d J[side][a] / d x_b for x the r or theta of
+ * the same body (perturbed as in perturb).  Step 1e-5: truncation
+ * h^2/6 |third derivative| ~ 1e-10 * 60, round-off eps 60 / 1e-5 ~ 7e-10;
+ * tolerance JAC_TOL.  Only the blocks prim_hess claims: theta-theta of
+ * each body, and r-r as a multiple of I. */
+#define HESS_H 1e-5
+
+struct hctx {
+	int row, a;		/* J[row][a] */
+	struct jctx c;
+};
+
+static double jac_of_x(const double *x, void *vctx)
+{
+	const struct hctx *h = vctx;
+	struct kin ki, kj;
+	perturb(&ki, h->c.ki, x);
+	perturb(&kj, h->c.kj, x + 6);
+	struct bstate bi = bst(&ki), bj = bst(&kj);
+	struct prim_out o;
+	prim_eval(h->c.p, &bi, &bj, h->c.t, PRIM_JAC, &o);
+	return o.J[h->row][h->a];
+}
+
+static void check_hessian(const struct prim *p, const struct kin *ki, const struct kin *kj,
+			  int gi, int gj, double t, const char *label)
+{
+	struct bstate bi = bst(ki), bj = bst(kj);
+	const double lam = 1.3;	/* arbitrary */
+	double K[2][9], kr[2];
+	prim_hess(p, &bi, &bj, t, lam, K[0], K[1], &kr[0], &kr[1]);
+	struct hctx h = { 0, 0, { p, ki, kj, t } };
+	double x[12] = { 0 };
+	char what[200];
+	for (int side = 0; side < 2; side++) {
+		if (side ? gj : gi)
+			continue;
+		for (int a = 0; a < 3; a++)
+			for (int b = 0; b < 3; b++) {
+				h.a = a;
+				h.row = 1 + 2 * side;	/* d grad_theta / d theta */
+				double fd = lam * testutil_fd(jac_of_x, x, 6 * side + 3 + b, HESS_H, &h);
+				snprintf(what, sizeof what, "%s: K%c[%d][%d] vs FD", label,
+					 side ? 'j' : 'i', a, b);
+				testutil_near(K[side][3 * a + b], fd, JAC_TOL, JAC_TOL, what,
+					      __FILE__, __LINE__);
+				h.row = 2 * side;	/* d grad_r / d r */
+				fd = lam * testutil_fd(jac_of_x, x, 6 * side + b, HESS_H, &h);
+				snprintf(what, sizeof what, "%s: kr%c[%d][%d] vs FD", label,
+					 side ? 'j' : 'i', a, b);
+				testutil_near(a == b ? kr[side] : 0.0, fd, JAC_TOL, JAC_TOL, what,
+					      __FILE__, __LINE__);
+			}
+	}
+}
+
 /* ---- 2. nu and gamma along a trajectory ----
  * r(t) = r0 + v0 t + a0 t^2/2,
  * A(t) = A0 exp(u1 phi1(t)) exp(u2 phi2(t)),  phi_k = c0 + c1 t + c2 t^2/2.
@@ -355,6 +412,7 @@ static void check_prim_type(enum prim_type type, int ftype, uint64_t seed)
 				path_at(&Pi, ts[it], &ki);
 				path_at(&Pj, ts[it], &kj);
 				check_jacobian(&p, &ki, &kj, ts[it], label);
+				check_hessian(&p, &ki, &kj, Pi.ground, Pj.ground, ts[it], label);
 				check_rates(&p, &Pi, &Pj, ts[it], label);
 			}
 		}

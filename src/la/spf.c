@@ -1,0 +1,295 @@
+/* spf.c - sparse LU without pivoting on a symmetric pattern (spf.h).
+ *
+ * Up-looking elimination (the LU form of CSparse's cs_chol, T. Davis,
+ * "Direct Methods for Sparse Linear Systems", SIAM 2006, §4.2 and §6.1)
+ * on C = A(p, p), p the AMD order.  Step k computes row k of L and column
+ * k of U from two sparse triangular solves whose pattern is the reach of
+ * row k in the elimination tree (cs_ereach):
+ *   L(0:k, 0:k) u = C(0:k, k),   U(0:k, 0:k)^T l = C(k, 0:k)^T,
+ *   D(k) = C(k, k) - l . u,
+ * L unit lower, U = D + strictly upper.  The pattern of L equals that of
+ * U^T, so one index structure (columns of L, rows of U) serves both:
+ * entry t of column j holds L(i, j) in Lx[t] and U(j, i) in Ux[t].  With
+ * symmetric values U = D L^T and Ux is not used.  All of the pattern work
+ * (reaches, positions of the new entries, positions of C's entries in the
+ * caller's Ax) is done once in spf_new.
+ */
+#include "spf.h"
+#include "../util/xalloc.h"
+
+#include <amd.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct spf {
+	int n;
+	int *perm;		/* new k -> old perm[k] */
+	/* C's entries above the diagonal by column k: row i < k, and the
+	 * positions in Ax of C(i, k) and of C(k, i) */
+	int *cp, *ci, *cqu, *cql, *dq;
+	/* reaches: row k of L is R[Rp[k] .. Rp[k+1]-1] in topological order;
+	 * Rt[t] is where L(k, R[t]) goes in Lx */
+	int *Rp, *R, *Rt;
+	/* L by columns (strictly lower) */
+	int *Lp, *Li;
+	double *Lx, *Ux, *D;
+	double *x, *y;		/* work, kept zero between uses */
+	int sym;		/* the last factorization had symmetric values */
+};
+
+void spf_free(struct spf **pf)
+{
+	struct spf *f = *pf;
+	if (!f)
+		return;
+	free(f->perm);
+	free(f->cp);
+	free(f->ci);
+	free(f->cqu);
+	free(f->cql);
+	free(f->dq);
+	free(f->Rp);
+	free(f->R);
+	free(f->Rt);
+	free(f->Lp);
+	free(f->Li);
+	free(f->Lx);
+	free(f->Ux);
+	free(f->D);
+	free(f->x);
+	free(f->y);
+	free(f);
+	*pf = NULL;
+}
+
+/* position of row r in column c of (Ap, Ai), sorted; -1 if absent */
+static int find(const int *Ap, const int *Ai, int c, int r)
+{
+	int lo = Ap[c], hi = Ap[c + 1] - 1;
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+		if (Ai[mid] < r)
+			lo = mid + 1;
+		else if (Ai[mid] > r)
+			hi = mid - 1;
+		else
+			return mid;
+	}
+	return -1;
+}
+
+/* C's upper entries per column, with their positions in Ax */
+static int upper_entries(struct spf *f, const int *Ap, const int *Ai, const int *pinv)
+{
+	int n = f->n;
+	f->cp = xcalloc((size_t)n + 1, sizeof(int));
+	f->dq = xmalloc(((size_t)n + 1) * sizeof(int));
+	for (int k = 0; k < n; k++) {
+		int c = f->perm[k];
+		f->cp[k + 1] = f->cp[k];
+		for (int q = Ap[c]; q < Ap[c + 1]; q++)
+			f->cp[k + 1] += pinv[Ai[q]] < k;
+	}
+	int m = f->cp[n];
+	f->ci = xmalloc(((size_t)m + 1) * sizeof(int));
+	f->cqu = xmalloc(((size_t)m + 1) * sizeof(int));
+	f->cql = xmalloc(((size_t)m + 1) * sizeof(int));
+	for (int k = 0; k < n; k++) {
+		int c = f->perm[k], t = f->cp[k];
+		f->dq[k] = find(Ap, Ai, c, c);
+		if (f->dq[k] < 0)
+			return -1;
+		for (int q = Ap[c]; q < Ap[c + 1]; q++) {
+			int i = pinv[Ai[q]];
+			if (i >= k)
+				continue;
+			f->ci[t] = i;
+			f->cqu[t] = q;
+			f->cql[t] = find(Ap, Ai, Ai[q], c);
+			if (f->cql[t] < 0)
+				return -1;	/* pattern not symmetric */
+			t++;
+		}
+	}
+	return 0;
+}
+
+/* elimination tree of C (cs_etree on the upper part) */
+static void etree(const struct spf *f, int *parent)
+{
+	int n = f->n, *anc = xmalloc(((size_t)n + 1) * sizeof(int));
+	for (int k = 0; k < n; k++) {
+		parent[k] = anc[k] = -1;
+		for (int t = f->cp[k]; t < f->cp[k + 1]; t++)
+			for (int i = f->ci[t], next; i != -1 && i < k; i = next) {
+				next = anc[i];
+				anc[i] = k;
+				if (next == -1)
+					parent[i] = k;
+			}
+	}
+	free(anc);
+}
+
+/* reaches of every row (cs_ereach), the column counts and positions of L */
+static void symbolic(struct spf *f)
+{
+	int n = f->n;
+	int *parent = xmalloc(((size_t)n + 1) * sizeof(int));
+	int *w = xmalloc(((size_t)n + 1) * sizeof(int));
+	int *s = xmalloc(((size_t)n + 1) * sizeof(int));
+	etree(f, parent);
+	f->Rp = xcalloc((size_t)n + 1, sizeof(int));
+	size_t cap = (size_t)f->cp[n] + (size_t)n + 1, len = 0;
+	f->R = xmalloc(cap * sizeof(int));
+	for (int k = 0; k < n; k++)
+		w[k] = -1;
+	for (int k = 0; k < n; k++) {
+		int top = n;
+		w[k] = k;
+		for (int t = f->cp[k]; t < f->cp[k + 1]; t++) {
+			int i = f->ci[t], l = 0;
+			for (; w[i] != k; i = parent[i]) {
+				s[l++] = i;
+				w[i] = k;
+			}
+			while (l > 0)
+				s[--top] = s[--l];
+		}
+		if (len + (size_t)(n - top) > cap) {
+			cap = 2 * cap + (size_t)(n - top);
+			f->R = xrealloc(f->R, cap * sizeof(int));
+		}
+		memcpy(f->R + len, s + top, (size_t)(n - top) * sizeof(int));
+		len += (size_t)(n - top);
+		f->Rp[k + 1] = (int)len;
+	}
+	/* column j of L gets row k for every reach holding j, k ascending */
+	f->Lp = xcalloc((size_t)n + 1, sizeof(int));
+	for (size_t t = 0; t < len; t++)
+		f->Lp[f->R[t] + 1]++;
+	for (int j = 0; j < n; j++)
+		f->Lp[j + 1] += f->Lp[j];
+	f->Li = xmalloc((len + 1) * sizeof(int));
+	f->Rt = xmalloc((len + 1) * sizeof(int));
+	memcpy(w, f->Lp, (size_t)n * sizeof(int));
+	for (int k = 0; k < n; k++)
+		for (int t = f->Rp[k]; t < f->Rp[k + 1]; t++) {
+			int pos = w[f->R[t]]++;
+			f->Li[pos] = k;
+			f->Rt[t] = pos;
+		}
+	f->Lx = xcalloc(len + 1, sizeof(double));
+	f->Ux = xcalloc(len + 1, sizeof(double));
+	free(parent);
+	free(w);
+	free(s);
+}
+
+struct spf *spf_new(int n, const int *Ap, const int *Ai)
+{
+	struct spf *f = xcalloc(1, sizeof(*f));
+	int *pinv = xmalloc(((size_t)n + 1) * sizeof(int));
+	double info[AMD_INFO];
+	f->n = n;
+	f->perm = xmalloc(((size_t)n + 1) * sizeof(int));
+	int st = amd_order(n, Ap, Ai, f->perm, NULL, info);
+	if (st != AMD_OK && st != AMD_OK_BUT_JUMBLED) {
+		free(pinv);
+		spf_free(&f);
+		return NULL;
+	}
+	for (int k = 0; k < n; k++)
+		pinv[f->perm[k]] = k;
+	if (upper_entries(f, Ap, Ai, pinv)) {
+		free(pinv);
+		spf_free(&f);
+		return NULL;
+	}
+	free(pinv);
+	symbolic(f);
+	f->D = xcalloc((size_t)n + 1, sizeof(double));
+	f->x = xcalloc((size_t)n + 1, sizeof(double));
+	f->y = xcalloc((size_t)n + 1, sizeof(double));
+	return f;
+}
+
+long spf_nnz(const struct spf *f)
+{
+	return f->Lp[f->n];
+}
+
+int spf_factor(struct spf *f, const double *Ax, int sym, double tol)
+{
+	double *x = f->x, *y = f->y;
+	const int *Lp = f->Lp, *Li = f->Li;
+	double *Lx = f->Lx, *Ux = f->Ux;
+	f->sym = sym;
+	for (int k = 0; k < f->n; k++) {
+		for (int t = f->cp[k]; t < f->cp[k + 1]; t++) {
+			x[f->ci[t]] = Ax[f->cqu[t]];
+			y[f->ci[t]] = Ax[f->cql[t]];
+		}
+		double akk = Ax[f->dq[k]], d = akk;
+		for (int t = f->Rp[k]; t < f->Rp[k + 1]; t++) {
+			int j = f->R[t], end = f->Rt[t];
+			double u = x[j], l;
+			x[j] = 0.0;
+			if (sym) {
+				l = u / f->D[j];
+				for (int p = Lp[j]; p < end; p++)
+					x[Li[p]] -= Lx[p] * u;
+			} else {
+				l = y[j] / f->D[j];
+				for (int p = Lp[j]; p < end; p++) {
+					x[Li[p]] -= Lx[p] * u;
+					y[Li[p]] -= Ux[p] * l;
+				}
+				Ux[end] = u;
+			}
+			y[j] = 0.0;
+			Lx[end] = l;
+			d -= l * u;
+		}
+		f->D[k] = d;
+		if (!(fabs(d) > tol * fabs(akk)) || !isfinite(d)) {
+			/* leave the work vectors zero for the next call */
+			memset(x, 0, (size_t)f->n * sizeof(double));
+			memset(y, 0, (size_t)f->n * sizeof(double));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void spf_solve(const struct spf *f, const double *b, double *xout)
+{
+	int n = f->n;
+	double *z = f->x;	/* zero on entry, zeroed on exit */
+	const int *Lp = f->Lp, *Li = f->Li;
+	for (int k = 0; k < n; k++)
+		z[k] = b[f->perm[k]];
+	for (int j = 0; j < n; j++) {	/* L z = b */
+		double zj = z[j];
+		if (zj != 0.0)
+			for (int p = Lp[j]; p < Lp[j + 1]; p++)
+				z[Li[p]] -= f->Lx[p] * zj;
+	}
+	for (int j = n - 1; j >= 0; j--) {	/* U x = z */
+		double acc = 0.0;
+		if (f->sym) {	/* U(j, i) = D(j) L(i, j) */
+			for (int p = Lp[j]; p < Lp[j + 1]; p++)
+				acc += f->Lx[p] * z[Li[p]];
+			z[j] = z[j] / f->D[j] - acc;
+		} else {
+			for (int p = Lp[j]; p < Lp[j + 1]; p++)
+				acc += f->Ux[p] * z[Li[p]];
+			z[j] = (z[j] - acc) / f->D[j];
+		}
+	}
+	for (int k = 0; k < n; k++) {
+		xout[f->perm[k]] = z[k];
+		z[k] = 0.0;
+	}
+}
