@@ -150,26 +150,9 @@ void frame_from_axis(double *F, const double *zin)
 	}
 }
 
-/* Right Jacobian of exp at psi: exp(psi + d) ~ exp(psi) exp((Jr d)~), so
- * the body-frame angular velocity of A_ref exp(psi(t)) is Jr(psi) psi'.
- *   Jr = I - (1 - cos t)/t^2 psi~ + (t - sin t)/t^3 psi~^2,  t = |psi|. */
-void so3_jr(double *J, const double *psi)
-{
-	double t2 = v3_dot(psi, psi), t = sqrt(t2), a, b, S[9], S2[9];
-	if (t < 1e-4) {
-		a = 0.5 - t2 / 24.0 + t2 * t2 / 720.0;
-		b = 1.0 / 6.0 - t2 / 120.0 + t2 * t2 / 5040.0;
-	} else {
-		a = (1.0 - cos(t)) / t2;
-		b = (t - sin(t)) / (t2 * t);
-	}
-	m3_skew(S, psi);
-	m3_mul(S2, S, S);
-	for (int i = 0; i < 9; i++)
-		J[i] = (i % 4 == 0 ? 1.0 : 0.0) - a * S[i] + b * S2[i];
-}
-
-/* Its inverse: Jr^-1 = I + psi~/2 + (1/t^2 - (1 + cos t)/(2 t sin t)) psi~^2. */
+/* Inverse of so3_jr: the rates psi' of A_ref exp(psi~) from the body-frame
+ * angular velocity.
+ * Jr^-1 = I + psi~/2 + (1/t^2 - (1 + cos t)/(2 t sin t)) psi~^2. */
 void so3_jrinv(double *J, const double *psi)
 {
 	double t2 = v3_dot(psi, psi), t = sqrt(t2), c, S[9], S2[9];

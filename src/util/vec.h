@@ -99,8 +99,7 @@ void so3_exp(double *R, const double *th);
 void so3_jr(double *Jr, const double *th);
 /* SO(3) logarithm: th with exp(skew(th)) = R, |th| <= pi. */
 void so3_log(double *th, const double *R);
-/* Right Jacobian of exp and its inverse (body-frame rates of A exp(psi~)). */
-void so3_jr(double *J, const double *psi);
+/* Inverse of so3_jr. */
 void so3_jrinv(double *J, const double *psi);
 /* Unit quaternion (w,x,y,z) <-> rotation matrix. */
 void quat_to_mat(double *R, const double *q);
