@@ -9,7 +9,7 @@ mkdir -p bench/results
 out=bench/results/bench-$(date +%Y%m%d-%H%M%S).csv
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-echo "case,steps,median_s,min_s,max_s,per_step_us,mean_newton_iterations,max_position_residual" > "$out"
+echo "case,steps,median_s,min_s,max_s,per_step_us,loop_per_step_us,mean_newton_iterations,max_position_residual" > "$out"
 bench() {
 	name=$1; shift
 	"$MBSIM" run "$@" -o "$tmp/w.h5" --quiet > /dev/null	# warm-up
@@ -17,15 +17,17 @@ bench() {
 import json, statistics, subprocess, sys, time
 name, rep, mbsim, h5 = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 args = [mbsim, "run"] + sys.argv[5:] + ["-o", h5, "--json"]
-ts = []
+ts, loop = [], []
 for _ in range(rep):
     t0 = time.perf_counter()
     p = subprocess.run(args, capture_output=True, text=True, check=True)
     ts.append(time.perf_counter() - t0)
+    loop.append(json.loads(p.stdout)["wall_time"])
 s = json.loads(p.stdout)
 med = statistics.median(ts)
-print("%s,%d,%.5f,%.5f,%.5f,%.3f,%.3f,%.3g" % (name, s["steps"], med, min(ts), max(ts),
-      1e6 * med / s["steps"], s["mean_newton_iterations"], s["max_position_residual"]))
+print("%s,%d,%.5f,%.5f,%.5f,%.3f,%.3f,%.3f,%.3g" % (name, s["steps"], med, min(ts), max(ts),
+      1e6 * med / s["steps"], 1e6 * statistics.median(loop) / s["steps"],
+      s["mean_newton_iterations"], s["max_position_residual"]))
 PY
 	tail -1 "$out"
 }
@@ -39,4 +41,9 @@ bench chain32_fi decks/chain.yaml --set output.every=100 --set integrator.method
 bench chain256_hi decks/chain.yaml --set parameters.N=256 --set time.end=0.3 --set output.every=100
 bench chain1024_fi decks/chain.yaml --set parameters.N=1024 --set time.end=0.3 --set output.every=100 --set integrator.method=fi
 bench chain1024_hi decks/chain.yaml --set parameters.N=1024 --set time.end=0.1 --set integrator.step=2.5e-4 --set output.every=100
+# seed-004 schemes (issue 4): one-body pendulum with lms2 (MBDyn: 27 us/step),
+# the 32-link chain with lms2 against hi, Andrews' squeezer with esdirk436l2sa2
+bench pendulum_lms2 decks/pendulum.yaml
+bench chain32_lms2 decks/chain.yaml --set output.every=100 --set integrator.method=lms2
+bench andrews_esdirk436 decks/andrews_squeezer.yaml --set integrator.method=esdirk436l2sa2 --set integrator.step=1e-6 --set output.every=1000
 echo "wrote $out"
