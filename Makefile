@@ -4,6 +4,7 @@
 #   make asan     the test suite under AddressSanitizer + UBSan
 #   make bench    whole-process timings (not part of test)
 #   make study-000  regenerate docs/results/000 (seed 000 figures; not part of test)
+#   make study-004  regenerate docs/results/004 (seed 004 §4 spectral figures; not part of test)
 #   make install PREFIX=/usr/local
 
 PREFIX ?= /usr/local
@@ -28,7 +29,7 @@ TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_HELP := $(BUILD)/tests/testutil.o
 
-.PHONY: all run test unit asan bench install clean study-000
+.PHONY: all run test unit asan bench install clean study-000 study-004
 all: $(BUILD)/mbsim
 
 $(BUILD)/%.o: %.c
@@ -72,6 +73,9 @@ bench: all
 # a few minutes, not part of test.  STUDY_ARGS e.g. "--reps 3 --chain-max 256".
 study-000: all
 	/usr/bin/python3 tools/study000.py --mbsim $(BUILD)/mbsim --out docs/results/000 $(STUDY_ARGS)
+
+study-004: all
+	/usr/bin/python3 tools/spectral_plots.py --mbsim $(BUILD)/mbsim --out docs/results/004 $(STUDY_ARGS)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
