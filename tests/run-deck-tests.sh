@@ -1,11 +1,13 @@
 #!/bin/sh
 # Runs every shell-level test of mbsim: malformed decks, schema, usage
-# synopses, deck regression values, convergence orders.  $MBSIM is the binary.
+# synopses, deck regression values, convergence orders, the seed-004
+# schemes (t-dae3.sh).  $MBSIM is the binary.
 set -u
 : "${MBSIM:=build/mbsim}"
 export MBSIM
 fail=0
-for t in tests/run-bad-decks.sh tests/t-usage.sh tests/t-regress.sh tests/t-converge.sh; do
+for t in tests/run-bad-decks.sh tests/t-usage.sh tests/t-regress.sh tests/t-converge.sh \
+	tests/t-dae3.sh; do
 	[ -f "$t" ] || continue
 	echo "== $t"
 	sh "$t" || fail=1

@@ -38,7 +38,9 @@
  * third-order weights; lms2 with Milne's device from an explicit
  * second-order predictor y_P = y_{n-1} + h y'_{n-1} + h^2/2 y''_{n-1}
  * (y'' from the last two derivatives): err = C/(C - C_P) (y_n - y_P), the
- * error constants found by applying both formulas to t^3/6.
+ * error constants found by applying both formulas to t^3/6; its velocity
+ * components are scaled by h (index-2 variables of the index-3 DAE: without
+ * the scaling their step-change perturbations reject every step).
  */
 #include "dae3.h"
 #include "coef.h"
@@ -639,30 +641,30 @@ static int step_once(struct integ *it, struct dae3 *E, double h, struct ra_state
 			}
 			return step_trap(it, E, h, y);
 		}
-		if (same_steps(E, co->k, h))
-			return step_lms_const(it, E, co, h, y, 0);
-		if (co->k == 2) {
-			int st = step_lms_const(it, E, co, h, y, 1);
-			if (st == INTEG_OK && E->adaptive) {
-				/* Milne's device with y_P = y0 + h y0' + h^2/2 (y0' - y1')/h1 */
-				const struct ra_state *x = &E->hist[0];
-				double h1 = E->hstep[0], a[3], hb[3], t1 = -h, t2 = -h - h1;
-				coef_lms2_var(co->rho, h / h1, h1, a, hb);
-				double dc = -(a[1] * t1 * t1 * t1 / 6 + a[2] * t2 * t2 * t2 / 6 +
-					      hb[1] * t1 * t1 / 2 + hb[2] * t2 * t2 / 2);
-				double dp = -(t1 * t1 * t1 / 6 + h * t1 * t1 / 2 +
-					      h * h / 2 * (t1 * t1 / 2 - t2 * t2 / 2) / h1);
-				finish(E, y, x);
-				for (int i = 0; i < E->ny; i++) {
-					double yp = E->Y[0][i] + h * E->Yd[0][i] +
-						    0.5 * h * h * (E->Yd[0][i] - E->Yd[1][i]) / h1;
-					E->est[i] = dc / (dc - dp) * (E->Ynew[i] - yp);
-				}
-				*has = 1;
+		int same = same_steps(E, co->k, h);
+		if (!same && co->k != 2)
+			return step_trap(it, E, h, y);
+		int sl = step_lms_const(it, E, co, h, y, !same);
+		if (sl == INTEG_OK && E->adaptive && co->k == 2) {
+			/* Milne's device with y_P = y0 + h y0' + h^2/2 (y0' - y1')/h1 */
+			const struct ra_state *x = &E->hist[0];
+			double h1 = E->hstep[0], a[3], hb[3], t1 = -h, t2 = -h - h1;
+			coef_lms2_var(co->rho, h / h1, h1, a, hb);
+			double dc = -(a[1] * t1 * t1 * t1 / 6 + a[2] * t2 * t2 * t2 / 6 +
+				      hb[1] * t1 * t1 / 2 + hb[2] * t2 * t2 / 2);
+			double dp = -(t1 * t1 * t1 / 6 + h * t1 * t1 / 2 +
+				      h * h / 2 * (t1 * t1 / 2 - t2 * t2 / 2) / h1);
+			finish(E, y, x);
+			for (int i = 0; i < E->ny; i++) {
+				double yp = E->Y[0][i] + h * E->Yd[0][i] +
+					    0.5 * h * h * (E->Yd[0][i] - E->Yd[1][i]) / h1;
+				E->est[i] = dc / (dc - dp) * (E->Ynew[i] - yp);
+				if (i % 12 >= 6)	/* index-2 velocities: scaled by h */
+					E->est[i] *= h;
 			}
-			return st;
+			*has = 1;
 		}
-		return step_trap(it, E, h, y);
+		return sl;
 	case COEF_SS:
 		E->aux = 1;
 		return step_ss(it, E, co, h, y);

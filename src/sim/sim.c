@@ -164,9 +164,10 @@ static void fail_message(struct run *R, int st, double t, long step, double h)
 		break;
 	case INTEG_STEP_TOO_SMALL:
 		snprintf(r->message, sizeof r->message,
-			 "step control failed at t = %.9g (step %ld): the step fell below %g "
-			 "after %ld rejections, largest residual in %s; loosen integrator.atol/rtol "
-			 "or check the model", t, step, h, R->it->rejected, what);
+			 "step control failed at t = %.9g (step %ld, tried from h = %g): the error "
+			 "estimate kept rejecting until the step fell below 1e-12 (%ld rejections "
+			 "in the run); loosen integrator.atol/rtol or check the model",
+			 t, step, h, R->it->rejected);
 		break;
 	case INTEG_NONFINITE:
 		snprintf(r->message, sizeof r->message,
