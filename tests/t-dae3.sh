@@ -481,6 +481,6 @@ andrews 1e-6 1000 1e-7
 
 left=$(ls "$TMPDIR" | wc -l)
 [ "$left" -eq 0 ] && ok "temporary run files removed" || bad "temporary run files removed ($left left)"
-[ "$xfail" -gt 0 ] && echo "$xfail expected failures (known bugs, reported)"
+[ "$xfail" -gt 0 ] && echo "$xfail listed known limitations (XFAIL, see the comments)"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -22,9 +22,9 @@
  * Newton: the matrix [[M + cv G + cq K + cv C, Phi_q^T], [Phi_q, 0]] with
  * G the gyroscopic derivative and K, C the body-diagonal translational
  * blocks of the spring-damper Jacobians (ra_force_blocks).  Dropped: the
- * Jacobian of the reaction forces (Phi_q^T lambda)_q, of the other applied
- * forces, of dexp^-1 in psi, and the coupling blocks between bodies of
- * the spring-dampers.  It is refactored at the start of each solve and
+ * Jacobian of the reaction forces (Phi_q^T lambda)_q (see blocks()), of the
+ * other applied forces, of dexp^-1 in psi, and the coupling blocks between
+ * bodies of the spring-dampers.  It is refactored at the start of each solve and
  * whenever the iteration contracts slowly (rate > 1/4).  Stop test as FI:
  * cq ||(dg, dlambda)||_2 < tolerance.
  *
@@ -38,9 +38,8 @@
  * third-order weights; lms2 with Milne's device from an explicit
  * second-order predictor y_P = y_{n-1} + h y'_{n-1} + h^2/2 y''_{n-1}
  * (y'' from the last two derivatives): err = C/(C - C_P) (y_n - y_P), the
- * error constants found by applying both formulas to t^3/6; its velocity
- * components are scaled by h (index-2 variables of the index-3 DAE: without
- * the scaling their step-change perturbations reject every step).
+ * error constants found by applying both formulas to t^3/6.  In the norm
+ * (err_norm) velocity estimates are scaled by h, for both schemes.
  */
 #include "dae3.h"
 #include "coef.h"
@@ -248,23 +247,15 @@ static void kin(struct dae3 *E, const struct solve_in *in, const double *g, stru
 	}
 }
 
-/* W = diag(m I, J) + theta cv (w~ J - (J w)~) + spring-damper blocks */
+/* W = diag(m I, J) + theta cv (w~ J - (J w)~) + spring-damper blocks.
+ * The reactions' body-local stiffness (ra_geo, kept by fi.c) is left out:
+ * with it lms2 failed on the 512-link chain at h = 1e-3 (singular
+ * iteration matrix at step 1), without it the run completes. */
 static void blocks(struct integ *it, const struct ra_state *y, double t, const struct solve_in *in)
 {
-	const struct ra *s = it->sys;
 	integ_mass_blocks(it);
-	double f = in->theta * in->cv;
-	for (int b = 0; b < s->nb; b++) {
-		const double *w = y->w + 3 * b, *J = s->J + 9 * b;
-		double Jw[3], W1[9], W2[9], T[9];
-		m3_mulv(Jw, J, w);
-		m3_skew(W1, w);
-		m3_mul(T, W1, J);
-		m3_skew(W2, Jw);
-		for (int e = 0; e < 9; e++)
-			it->W[18 * b + 9 + e] += f * (T[e] - W2[e]);
-	}
-	ra_force_blocks(s, y, t, in->theta * in->cq, f, it->W);
+	integ_gyro_blocks(it, y, in->theta * in->cv);
+	ra_force_blocks(it->sys, y, t, in->theta * in->cq, in->theta * in->cv, it->W);
 }
 
 /* Newton on one implicit solve: g, lam hold the guess and receive the
@@ -312,7 +303,7 @@ static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, st
 		for (int k = 0; k < nc; k++)
 			lam[k] += it->dl2[k];
 		it_n++;
-		double nrm = in->cq * integ_norm2(it->dg, ng, it->dl2, nc);
+		double dn = integ_norm2(it->dg, ng, it->dl2, nc), nrm = in->cq * dn;
 		it->last_norm = nrm;
 		if (!isfinite(nrm)) {
 			integ_note_worst(it);
@@ -320,8 +311,7 @@ static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, st
 			return INTEG_NONFINITE;
 		}
 		/* converged, or the correction is at the round-off of the iterate */
-		if (nrm < it->tol ||
-		    integ_norm2(it->dg, ng, it->dl2, nc) <= 1e-14 * integ_norm2(g, ng, lam, nc)) {
+		if (nrm < it->tol || dn <= 1e-14 * integ_norm2(g, ng, lam, nc)) {
 			ok = 1;
 			break;
 		}
@@ -375,12 +365,6 @@ static void predict(struct dae3 *E, int npts, double *const *Ys, double *const *
 static void copy_lam(const struct ra *s, double *dst, const double *src)
 {
 	memcpy(dst, src, (size_t)s->nc * sizeof(double));
-}
-
-/* y (12 nb) of the solved state in the chart of ref, for histories */
-static void finish(struct dae3 *E, const struct ra_state *y, const struct ra_state *ref)
-{
-	chart(E, y, ref->A, E->Ynew, E->Ydnew);
 }
 
 /* --- the schemes: one step from hist[0] with h; y receives t + h. ---- */
@@ -455,7 +439,7 @@ static int step_ss(struct integ *it, struct dae3 *E, const struct coef *co, doub
 	if (st)
 		return st;
 	/* new auxiliary variables, innermost first (reference §C "update") */
-	finish(E, y, x);
+	chart(E, y, x->A, E->Ynew, E->Ydnew);
 	for (int k = r - 1; k >= 1; k--) {
 		double complex g1 = gm[2 * k - 1], g2 = gm[2 * k];
 		double complex A1 = -(1.0 - g1) / g1, A2 = g2 / g1, A3 = (1.0 - g2) / g1;
@@ -654,13 +638,11 @@ static int step_once(struct integ *it, struct dae3 *E, double h, struct ra_state
 				      hb[1] * t1 * t1 / 2 + hb[2] * t2 * t2 / 2);
 			double dp = -(t1 * t1 * t1 / 6 + h * t1 * t1 / 2 +
 				      h * h / 2 * (t1 * t1 / 2 - t2 * t2 / 2) / h1);
-			finish(E, y, x);
+			chart(E, y, x->A, E->Ynew, E->Ydnew);
 			for (int i = 0; i < E->ny; i++) {
 				double yp = E->Y[0][i] + h * E->Yd[0][i] +
 					    0.5 * h * h * (E->Yd[0][i] - E->Yd[1][i]) / h1;
 				E->est[i] = dc / (dc - dp) * (E->Ynew[i] - yp);
-				if (i % 12 >= 6)	/* index-2 velocities: scaled by h */
-					E->est[i] *= h;
 			}
 			*has = 1;
 		}
@@ -679,14 +661,18 @@ static int step_once(struct integ *it, struct dae3 *E, double h, struct ra_state
 	return INTEG_NEWTON_FAIL;
 }
 
-/* 001 eq. 14 */
-static double err_norm(const struct dae3 *E, const struct ra_state *y)
+/* 001 eqs. 13-14 on y = (r, psi, v, w) between Y0 (t_{n-1}) and Yn (t_n).
+ * Velocities are index-2 variables of the index-3 DAE: their estimate is
+ * scaled by h (as in index-aware DAE codes); unscaled, the O(1) change of
+ * the velocity error at a change of step makes the control reject every
+ * step of a constrained model. */
+static double err_norm(const struct dae3 *E, const double *Y0, const double *Yn, double h)
 {
 	double s = 0.0;
-	chart(E, y, E->hist[0].A, E->Ynew, E->Ydnew);
 	for (int i = 0; i < E->ny; i++) {
-		double sc = E->atol + E->rtol * fmax(fabs(E->Y[0][i]), fabs(E->Ynew[i]));
-		s += (E->est[i] / sc) * (E->est[i] / sc);
+		double sc = E->atol + E->rtol * fmax(fabs(Y0[i]), fabs(Yn[i]));
+		double e = (i % 12 >= 6 ? h : 1.0) * E->est[i] / sc;
+		s += e * e;
 	}
 	return sqrt(s / (E->ny ? E->ny : 1));
 }
@@ -711,10 +697,12 @@ int dae3_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y
 	for (;;) {
 		int has, st;
 		double err = 0.0;
-		chart(E, &E->hist[0], E->hist[0].A, E->Y[0], E->Yd[0]);
 		st = step_once(it, E, h, y, &has);
-		if (st == INTEG_OK && has)
-			err = err_norm(E, y);
+		if (st == INTEG_OK && has) {
+			int dirk = E->co.kind == COEF_DIRK;
+			err = err_norm(E, dirk ? E->SY[0] : E->Y[0],
+				       dirk ? E->SY[E->co.s - 1] : E->Ynew, h);
+		}
 		if (st == INTEG_OK && err <= 1.0) {
 			push(it, E, y);
 			double fac = err > 0 ? E->safety * pow(1.0 / err, 1.0 / (q + 1)) : E->facmax;

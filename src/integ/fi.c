@@ -59,22 +59,18 @@ static void newton_blocks(struct integ *it, const struct ra_state *y, const doub
 	memset(it->W, 0, (size_t)s->nb * 18 * sizeof(double));
 	ra_geo(s, y, y->t, lam, h * h, it->W);
 	for (int b = 0; b < s->nb; b++) {
-		const double *w = y->w + 3 * b, *J = s->J + 9 * b;
 		double *Wb = it->W + 18 * b;
-		double Jw[3], W1[9], W2[9], T[9], K[9], Jr[9], th[3];
-		v3_scale(th, h, w);
+		double K[9], Jr[9], th[3];
+		v3_scale(th, h, y->w + 3 * b);
 		so3_jr(Jr, th);
 		memcpy(K, Wb + 9, sizeof K);
 		m3_mul(Wb + 9, K, Jr);
-		m3_mulv(Jw, J, w);
-		m3_skew(W1, w);
-		m3_mul(T, W1, J);
-		m3_skew(W2, Jw);
 		for (int e = 0; e < 9; e++)
-			Wb[9 + e] += J[e] + h * (T[e] - W2[e]);
+			Wb[9 + e] += s->J[9 * b + e];
 		for (int c = 0; c < 3; c++)
 			Wb[4 * c] += s->mass[b];
 	}
+	integ_gyro_blocks(it, y, h);
 }
 
 int fi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)

@@ -88,6 +88,21 @@ void integ_gyro(const struct ra *s, const struct ra_state *x, double *F)
 	}
 }
 
+void integ_gyro_blocks(struct integ *it, const struct ra_state *y, double f)
+{
+	const struct ra *s = it->sys;
+	for (int b = 0; b < s->nb; b++) {
+		const double *w = y->w + 3 * b, *J = s->J + 9 * b;
+		double Jw[3], W1[9], W2[9], T[9];
+		m3_mulv(Jw, J, w);
+		m3_skew(W1, w);
+		m3_mul(T, W1, J);
+		m3_skew(W2, Jw);
+		for (int e = 0; e < 9; e++)
+			it->W[18 * b + 9 + e] += f * (T[e] - W2[e]);
+	}
+}
+
 void integ_note_worst(struct integ *it)
 {
 	const struct ra *s = it->sys;

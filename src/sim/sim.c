@@ -14,6 +14,7 @@
 #include "../integ/dae3.h"
 #include "../util/xalloc.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,52 +247,27 @@ static void finish_attrs(struct run *R)
 	h5_attr_num(h, "/", "wall_time", r->wall);
 }
 
-/* Variable steps chosen by the scheme's step control (001 eqs. 13-16). */
-static enum sim_status loop_adaptive(struct run *R, struct ra_state *x, struct ra_state *y)
+/* Step size from t to t_end: the fixed grid t0 + k h, or (adaptive) the
+ * scheme's proposal h, shortened to land on t_end without a sliver. */
+static double step_to(const struct sim_options *o, int adaptive, long k, long N, double t,
+		      double h)
 {
-	const struct sim_options *o = R->a->o;
-	double h = o->step, T = o->t_end - o->t0;
-	complete(R, x, 0.0, 0, 1, 1);
-	for (long k = 0; x->t < o->t_end; k++) {
-		if (R->a->stop && *R->a->stop) {
-			snprintf(R->r->message, sizeof R->r->message,
-				 "interrupted at t = %.9g (step %ld)", x->t, k);
-			return SIM_INTERRUPTED;
-		}
-		double left = o->t_end - x->t;
-		if (h >= left - 1e-12 * T)
-			h = left;
-		else if (h > 0.5 * left)
-			h = 0.5 * left;	/* no sliver of a last step */
-		int st = integ_step(R->it, h, x, y);
-		if (st) {
-			fail_message(R, st, x->t, k, h);
-			return SIM_FAILED;
-		}
-		int last = o->t_end - y->t <= 1e-12 * T;
-		if (last)
-			y->t = o->t_end;
-		R->r->steps++;
-		R->r->t_reached = y->t;
-		complete(R, y, y->t - x->t, R->it->iters, 1, (k + 1) % o->every == 0 || last);
-		struct ra_state t = *x;
-		*x = *y;
-		*y = t;
-		h = dae3_h_next(R->it);
-		if ((k & 1023) == 0)
-			progress(R, x->t, 0);
-		if (last)
-			break;
-	}
-	return SIM_COMPLETE;
+	double T = o->t_end - o->t0, left = o->t_end - t;
+	if (!adaptive)
+		return (k + 1 == N ? o->t_end : o->t0 + (double)(k + 1) * h) - t;
+	if (h >= left - 1e-12 * T)
+		return left;
+	return h > 0.5 * left ? 0.5 * left : h;
 }
 
+/* Fixed steps, or variable steps chosen by the scheme's step control (001
+ * eqs. 13-16) when integrator.adaptive is set. */
 static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *y)
 {
 	const struct sim_options *o = R->a->o;
-	int lag = R->it->info->lag;
+	int lag = R->it->info->lag, adaptive = R->it->info->adaptive && o->adaptive;
 	double T = o->t_end - o->t0, h = o->step;
-	long N = (long)ceil(T / h - 1e-9);
+	long N = adaptive ? LONG_MAX : (long)ceil(T / h - 1e-9);
 	if (N < 1)
 		N = 1;
 	if (!lag)
@@ -302,26 +278,31 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 				 "interrupted at t = %.9g (step %ld)", x->t, k);
 			return SIM_INTERRUPTED;
 		}
-		double tk1 = k + 1 == N ? o->t_end : o->t0 + (double)(k + 1) * h;
-		double hk = tk1 - x->t;
+		double hk = step_to(o, adaptive, k, N, x->t, h);
 		int st = integ_step(R->it, hk, x, y);
 		if (st) {
 			fail_message(R, st, x->t, k, hk);
 			return SIM_FAILED;
 		}
-		y->t = tk1;
+		/* the adaptive step may have been shortened by rejections */
+		int last = adaptive ? o->t_end - y->t <= 1e-12 * T : k + 1 == N;
+		y->t = last ? o->t_end : adaptive ? y->t : o->t0 + (double)(k + 1) * h;
+		hk = y->t - x->t;
 		R->r->steps++;
-		R->r->t_reached = tk1;
-		int write = (k + 1) % o->every == 0 || k + 1 == N;
+		R->r->t_reached = y->t;
 		if (lag)
 			complete(R, x, hk, R->it->iters, 1, k % o->every == 0);
 		else
-			complete(R, y, hk, R->it->iters, 1, write);
+			complete(R, y, hk, R->it->iters, 1, (k + 1) % o->every == 0 || last);
 		struct ra_state t = *x;
 		*x = *y;
 		*y = t;
+		if (adaptive)
+			h = dae3_h_next(R->it);
 		if ((k & 1023) == 0)
 			progress(R, x->t, 0);
+		if (last)
+			break;
 	}
 	if (lag) {
 		int st = integ_accel(R->it, x);
@@ -360,10 +341,7 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 	if (rc == 0) {
 		ra_state_init(R.sys, &y);
 		ra_state_copy(R.sys, &y, &x);
-		if (R.it->info->adaptive && a->o->adaptive)
-			r->status = loop_adaptive(&R, &x, &y);
-		else
-			r->status = loop(&R, &x, &y);
+		r->status = loop(&R, &x, &y);
 		progress(&R, x.t, 1);
 	} else if (rc < 0) {
 		r->status = SIM_FAILED;
