@@ -10,6 +10,9 @@ run dp_hi.h5 decks/double_pendulum.yaml
 run dp_fi.h5 decks/double_pendulum.yaml --set integrator.method=fi
 run sc_hi.h5 decks/slider_crank.yaml --set output.every=100
 run sc_fi.h5 decks/slider_crank.yaml --set output.every=100 --set integrator.method=fi
+run sc_hi_last.h5 decks/slider_crank.yaml --set output.every=100 --set integrator.predictor=last
+run sc_fi_last.h5 decks/slider_crank.yaml --set output.every=100 --set integrator.method=fi \
+	--set integrator.predictor=last
 run fl_hi.h5 decks/four_link.yaml --set output.every=100
 run fl_fi.h5 decks/four_link.yaml --set output.every=100 --set integrator.method=fi
 run chain8.h5 decks/chain.yaml --set parameters.N=8 --set time.end=1 --set output.every=100

@@ -96,6 +96,7 @@ static void check_range(struct bctx *b, const struct dnode *map, const char *key
 static void build_integrator_004(struct bctx *b, const struct dnode *v, struct sim_options *o)
 {
 	static const char *const startups[] = { "trapezoidal", "single_step" };
+	static const char *const predictors[] = { "last", "extrapolate" };
 	const struct dnode *s;
 	if (opt_num(b, v, "rho_inf", &o->rho_inf) > 0)
 		check_range(b, v, "rho_inf", o->rho_inf, 0.0, 1.0);
@@ -116,6 +117,11 @@ static void build_integrator_004(struct bctx *b, const struct dnode *v, struct s
 		int k = pick_name(b, s, "start-up", startups, 2);
 		if (k >= 0)
 			o->startup_ss = k;
+	}
+	if ((s = dn_get(v, "predictor"))) {
+		int k = pick_name(b, s, "predictor", predictors, 2);
+		if (k >= 0)
+			o->predictor = k ? INTEG_PREDICTOR_POINTS : 1;
 	}
 }
 

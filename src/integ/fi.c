@@ -73,22 +73,17 @@ static void newton_blocks(struct integ *it, const struct ra_state *y, const doub
 	integ_gyro_blocks(it, y, h);
 }
 
-int fi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
+/* Newton iteration from the accelerations it->g and multipliers it->lam;
+ * on INTEG_OK they hold the solution, it->iters the count. */
+static int newton(struct integ *it, const struct ra_state *x, struct ra_state *y, double h)
 {
 	struct ra *s = it->sys;
 	int nb = s->nb, nc = s->nc, ng = s->ng;
 	double *g = it->g, *lam = it->lam, *F = it->F, *e = it->rhs, h2 = h * h;
 	double tn1 = x->t + h, prev = 0.0;
-	int refactor = 1, it_n = 0, ok = 0;
+	int refactor = 1, it_n = 0;
 
-	/* predictor: accelerations and multipliers of t_n */
-	for (int b = 0; b < nb; b++) {
-		v3_copy(g + 6 * b, x->a + 3 * b);
-		v3_copy(g + 6 * b + 3, x->wd + 3 * b);
-	}
-	memcpy(lam, x->lam, (size_t)nc * sizeof(double));
-	y->t = tn1;
-
+	it->iters = 0;
 	while (it_n < it->maxit) {
 		advance(s, x, y, g, h);
 		ra_eval(s, y, tn1, PRIM_PHI | PRIM_JAC);
@@ -111,7 +106,6 @@ int fi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 			newton_blocks(it, y, lam, h);
 			if (kkt_factor(it->kkt, it->W, s->jac)) {
 				it->bad_row = kkt_bad_row(it->kkt);
-				it->iters = it_n;
 				return INTEG_SINGULAR;
 			}
 			it->factorizations++;
@@ -123,34 +117,60 @@ int fi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 			g[i] += it->dg[i];
 		for (int k = 0; k < nc; k++)
 			lam[k] += dl[k];
-		it_n++;
+		it->iters = ++it_n;
 		double nrm = h2 * integ_norm2(it->dg, ng, dl, nc);
 		it->last_norm = nrm;
 		if (!isfinite(nrm)) {
 			integ_note_worst(it);
-			it->iters = it_n;
 			return INTEG_NONFINITE;
 		}
-		if (nrm < it->tol) {
-			ok = 1;
-			break;
-		}
+		if (nrm < it->tol)
+			return INTEG_OK;
 		if (it_n > 1 && nrm > 0.25 * prev)
 			refactor = 1;
 		prev = nrm;
 	}
-	it->iters = it_n;
-	it->total_iters += it_n;
-	if (!ok) {
-		integ_note_worst(it);
-		return INTEG_NEWTON_FAIL;
+	integ_note_worst(it);
+	return INTEG_NEWTON_FAIL;
+}
+
+int fi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
+{
+	struct ra *s = it->sys;
+	int nb = s->nb, nc = s->nc, ng = s->ng;
+	double *g = it->g, *lam = it->lam, *p = it->hist.tmp;
+	double tn1 = x->t + h;
+
+	/* first iterate: accelerations and multipliers of t_{n+1} extrapolated
+	 * from the last steps (integrator.predictor), else those of t_n; should
+	 * Newton fail from an extrapolation, once more from those of t_n */
+	for (int b = 0; b < nb; b++) {
+		v3_copy(p + 6 * b, x->a + 3 * b);
+		v3_copy(p + 6 * b + 3, x->wd + 3 * b);
 	}
+	memcpy(p + ng, x->lam, (size_t)nc * sizeof(double));
+	int pred = integ_hist_predict(it, tn1, p, g), rc, total = 0;
+	memcpy(lam, g + ng, (size_t)nc * sizeof(double));
+	y->t = tn1;
+	while ((rc = newton(it, x, y, h)) != INTEG_OK && pred > 0) {
+		total += it->iters;
+		pred = 0;
+		integ_hist_reset(it);
+		memcpy(g, p, (size_t)ng * sizeof(double));
+		memcpy(lam, p + ng, (size_t)nc * sizeof(double));
+	}
+	it->iters += total;
+	it->total_iters += it->iters;
+	if (rc != INTEG_OK)
+		return rc;
 	advance(s, x, y, g, h);
 	for (int b = 0; b < nb; b++) {
 		v3_copy(y->a + 3 * b, g + 6 * b);
 		v3_copy(y->wd + 3 * b, g + 6 * b + 3);
 	}
 	memcpy(y->lam, lam, (size_t)nc * sizeof(double));
+	memcpy(g + ng, lam, (size_t)nc * sizeof(double));
+	integ_hist_push(it, tn1, g);
 	it->steps++;
 	return INTEG_OK;
 }

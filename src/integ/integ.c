@@ -27,7 +27,7 @@ struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 	it->maxit = o->max_iterations;
 	it->kkt = kkt_new(sys->nb, nc, sys->bi, sys->bj, solver_mode(o->linear_solver));
 	it->W = xcalloc((size_t)sys->nb * 18 + 1, sizeof(double));
-	it->g = xcalloc((size_t)ng + 1, sizeof(double));
+	it->g = xcalloc((size_t)ng + (size_t)nc + 1, sizeof(double));	/* fi packs (g, lambda) */
 	it->dg = xcalloc((size_t)ng + 1, sizeof(double));
 	it->F = xcalloc((size_t)ng + 1, sizeof(double));
 	it->rhs = xcalloc((size_t)ng + 1, sizeof(double));
@@ -36,6 +36,13 @@ struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 	it->dl2 = xcalloc((size_t)nc + 1, sizeof(double));
 	it->lam = xcalloc((size_t)nc + 1, sizeof(double));
 	it->bad_row = -1;
+	int hi = strcmp(info->family, "half_implicit") == 0;
+	if (hi || strcmp(info->family, "fully_implicit") == 0) {
+		it->hist.n = hi ? nc : ng + nc;
+		it->hist.cap = o->predictor > 1 ? o->predictor : 0;
+		it->hist.v = xcalloc((size_t)it->hist.cap * (size_t)it->hist.n + 1, sizeof(double));
+		it->hist.tmp = xcalloc((size_t)it->hist.n + 1, sizeof(double));
+	}
 	it->h_max = o->t_end - o->t0;
 	if (strcmp(info->family, "dae3") == 0 && dae3_init(it, o)) {
 		diag_error(d, NULL, "integrator '%s': its coefficients could not be made for "
@@ -62,6 +69,8 @@ void integ_free(struct integ **pit)
 	free(it->dl);
 	free(it->dl2);
 	free(it->lam);
+	free(it->hist.v);
+	free(it->hist.tmp);
 	free(it);
 	*pit = NULL;
 }
@@ -101,6 +110,65 @@ void integ_gyro_blocks(struct integ *it, const struct ra_state *y, double f)
 		for (int e = 0; e < 9; e++)
 			it->W[18 * b + 9 + e] += f * (T[e] - W2[e]);
 	}
+}
+
+/* Rows are kept while they lie on one grid of spacing hist.h; a row off
+ * it (a step of another size, e.g. the last one shortened to land on
+ * time.end) starts the history again. */
+static int same(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * fabs(b);
+}
+
+void integ_hist_reset(struct integ *it)
+{
+	it->hist.rows = 0;
+}
+
+void integ_hist_push(struct integ *it, double t, const double *v)
+{
+	struct integ_hist *H = &it->hist;
+	if (H->cap == 0)
+		return;
+	if (H->rows > 0) {
+		double d = t - H->t;
+		if (!(d > 0.0) || (H->rows > 1 && !same(d, H->h)))
+			H->rows = 0;
+		else
+			H->h = d;
+	}
+	size_t n = (size_t)H->n;
+	memmove(H->v + n, H->v, (size_t)(H->cap - 1) * n * sizeof(double));
+	memcpy(H->v, v, n * sizeof(double));
+	if (H->rows < H->cap)
+		H->rows++;
+	H->t = t;
+}
+
+int integ_hist_predict(const struct integ *it, double t, const double *fallback, double *out)
+{
+	/* Newton's backward-difference extrapolation to the next grid point:
+	 * the polynomial through the newest q rows, at t, is
+	 * sum_j (-1)^j binom(q, j + 1) v_j */
+	static const double w[5][4] = {
+		{ 0, 0, 0, 0 }, { 1, 0, 0, 0 }, { 2, -1, 0, 0 }, { 3, -3, 1, 0 }, { 4, -6, 4, -1 }
+	};
+	const struct integ_hist *H = &it->hist;
+	int q = H->rows, n = H->n;
+	if (q > 1 && !same(t - H->t, H->h))
+		q = 0;
+	if (q == 0) {
+		if (out != fallback)
+			memcpy(out, fallback, (size_t)n * sizeof(double));
+		return 0;
+	}
+	for (int i = 0; i < n; i++) {
+		double s = 0.0;
+		for (int j = 0; j < q; j++)
+			s += w[q][j] * H->v[(size_t)j * (size_t)n + (size_t)i];
+		out[i] = s;
+	}
+	return q;
 }
 
 void integ_note_worst(struct integ *it)

@@ -26,6 +26,16 @@ enum integ_status {
 	INTEG_STEP_TOO_SMALL = 4,	/* step control went below its floor */
 };
 
+/* Values of a step's unknowns at the last few steps of equal size, newest
+ * first, for the predictor of hi and fi (integ_hist_*). */
+struct integ_hist {
+	int n;			/* length of one row */
+	int cap, rows;		/* rows kept at most, rows valid */
+	double *v;		/* cap x n */
+	double *tmp;		/* n: scratch of the families */
+	double t, h;		/* time of the newest row, step between rows */
+};
+
 struct integ {
 	const struct integ_info *info;
 	struct ra *sys;
@@ -43,6 +53,7 @@ struct integ {
 	int bad_row;		/* constraint row with the largest residual, or -1 */
 	double bad_value;	/* its residual */
 	double last_norm;	/* last correction norm */
+	struct integ_hist hist;	/* predictor of hi and fi */
 };
 
 /* Create for scheme info on system sys; NULL with diag record on failure. */
@@ -55,6 +66,16 @@ void integ_free(struct integ **it);
 int integ_accel(struct integ *it, struct ra_state *x);
 
 int integ_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
+
+/* Predictor (integrator.predictor).  integ_hist_push records the solved
+ * unknowns v of time t; integ_hist_predict writes to out the first iterate
+ * for time t: the polynomial through the kept rows (at most hist.cap of
+ * them, equally spaced) when t is the next point of their grid, else a
+ * copy of fallback.  Returns the number of rows used (0: the fallback).
+ * integ_hist_reset forgets them all. */
+void integ_hist_push(struct integ *it, double t, const double *v);
+int integ_hist_predict(const struct integ *it, double t, const double *fallback, double *out);
+void integ_hist_reset(struct integ *it);
 
 /* Family kernels */
 int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);

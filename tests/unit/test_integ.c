@@ -161,6 +161,73 @@ static void test_spin_fi(void **st)
 	check_spin("fi");
 }
 
+/* 3. The predictor's history (integ_hist_*): four rows on a grid
+ *    reproduce a cubic at the next grid point (the cubic through them is
+ *    the cubic itself), fewer rows the polynomial of their degree; a time
+ *    off the grid, or a row pushed at another spacing, falls back. */
+static double cubic(double t)
+{
+	return 1.5 - 2.0 * t + 0.25 * t * t - 3.0 * t * t * t;
+}
+
+static void test_predictor(void **st)
+{
+	(void)st;
+	struct model *m = incline();
+	struct ra *s = ra_new(m);
+	struct sim_options o;
+	struct diag d;
+	sim_options_default(&o);
+	diag_init(&d);
+	struct integ *it = integ_new(integ_find("hi"), s, &o, &d);
+	assert_non_null(it);
+	assert_int_equal(it->hist.n, s->nc);
+	double h = 0.1, v[8], fb[8], out[8];
+	for (int i = 0; i < s->nc; i++)
+		fb[i] = -7.0;
+	/* nothing kept yet: the fallback */
+	assert_int_equal(integ_hist_predict(it, 0.0, fb, out), 0);
+	assert_true(out[0] == -7.0);
+	for (int k = 0; k < 4; k++) {
+		for (int i = 0; i < s->nc; i++)
+			v[i] = (i + 1) * cubic(k * h);
+		integ_hist_push(it, k * h, v);
+		/* k + 1 rows: exact for the polynomial of degree k; check at
+		 * degree 3 with the cubic, below with a constant */
+	}
+	assert_int_equal(integ_hist_predict(it, 4 * h, fb, out), 4);
+	for (int i = 0; i < s->nc; i++)	/* sums of O(1) terms: round-off */
+		assert_near(out[i], (i + 1) * cubic(4 * h), 1e-13, 1e-13);
+	/* a time off the grid: fallback */
+	assert_int_equal(integ_hist_predict(it, 4.5 * h, fb, out), 0);
+	assert_true(out[0] == -7.0);
+	/* a row at another spacing starts the history again: one row, the
+	 * constant through it */
+	for (int i = 0; i < s->nc; i++)
+		v[i] = 2.0 * (i + 1);
+	integ_hist_push(it, 3 * h + 0.05, v);
+	assert_int_equal(integ_hist_predict(it, 3 * h + 0.1, fb, out), 1);
+	assert_true(out[0] == 2.0);
+	/* two rows: the line through them */
+	for (int i = 0; i < s->nc; i++)
+		v[i] = 3.0 * (i + 1);
+	integ_hist_push(it, 3 * h + 0.15, v);
+	assert_int_equal(integ_hist_predict(it, 3 * h + 0.25, fb, out), 2);
+	assert_near(out[0], 4.0, 1e-14, 1e-14);
+	integ_hist_reset(it);
+	assert_int_equal(integ_hist_predict(it, 3 * h + 0.25, fb, out), 0);
+	/* predictor: last keeps no history */
+	integ_free(&it);
+	o.predictor = 1;
+	it = integ_new(integ_find("fi"), s, &o, &d);
+	integ_hist_push(it, 0.0, v);
+	assert_int_equal(integ_hist_predict(it, h, fb, out), 0);
+	integ_free(&it);
+	diag_release(&d);
+	ra_free(&s);
+	model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_incline_fi),
 		cmocka_unit_test(test_spin_hi),
 		cmocka_unit_test(test_spin_fi),
+		cmocka_unit_test(test_predictor),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
