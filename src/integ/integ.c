@@ -40,7 +40,11 @@ struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 	if (hi || strcmp(info->family, "fully_implicit") == 0) {
 		it->hist.n = hi ? nc : ng + nc;
 		it->hist.cap = o->predictor > 1 ? o->predictor : 0;
+		if (it->hist.cap > INTEG_HIST_MAX)
+			it->hist.cap = INTEG_HIST_MAX;
 		it->hist.v = xcalloc((size_t)it->hist.cap * (size_t)it->hist.n + 1, sizeof(double));
+		it->hist.pe = xcalloc((size_t)it->hist.n + 1, sizeof(double));
+		it->hist.q = it->hist.cap;
 		it->hist.tmp = xcalloc((size_t)it->hist.n + 1, sizeof(double));
 	}
 	it->h_max = o->t_end - o->t0;
@@ -71,6 +75,7 @@ void integ_free(struct integ **pit)
 	free(it->lam);
 	free(it->hist.v);
 	free(it->hist.tmp);
+	free(it->hist.pe);
 	free(it);
 	*pit = NULL;
 }
@@ -125,6 +130,25 @@ void integ_hist_reset(struct integ *it)
 	it->hist.rows = 0;
 }
 
+/* Newton's backward-difference extrapolation to the next grid point: the
+ * polynomial through the newest q rows, at the next point, is
+ * sum_j (-1)^j binom(q, j + 1) v_j. */
+static const double extrap_w[INTEG_HIST_MAX + 1][INTEG_HIST_MAX] = {
+	{ 0 }, { 1 }, { 2, -1 }, { 3, -3, 1 }, { 4, -6, 4, -1 }, { 5, -10, 10, -5, 1 },
+	{ 6, -15, 20, -15, 6, -1 }
+};
+
+static void extrap(const struct integ_hist *H, int q, double *out)
+{
+	size_t n = (size_t)H->n;
+	for (size_t i = 0; i < n; i++) {
+		double s = 0.0;
+		for (int j = 0; j < q; j++)
+			s += extrap_w[q][j] * H->v[(size_t)j * n + i];
+		out[i] = s;
+	}
+}
+
 void integ_hist_push(struct integ *it, double t, const double *v)
 {
 	struct integ_hist *H = &it->hist;
@@ -138,6 +162,22 @@ void integ_hist_push(struct integ *it, double t, const double *v)
 			H->h = d;
 	}
 	size_t n = (size_t)H->n;
+	/* order for the next step: the degree whose prediction of v from
+	 * the rows kept was closest (a smooth solution favours high degree,
+	 * noise of the Newton tolerance low degree) */
+	if (H->rows > 0) {
+		double best = INFINITY;
+		for (int q = 1; q <= H->rows; q++) {
+			extrap(H, q, H->pe);
+			double e = 0.0;
+			for (size_t i = 0; i < n; i++)
+				e += (H->pe[i] - v[i]) * (H->pe[i] - v[i]);
+			if (e < best) {
+				best = e;
+				H->q = q;
+			}
+		}
+	}
 	memmove(H->v + n, H->v, (size_t)(H->cap - 1) * n * sizeof(double));
 	memcpy(H->v, v, n * sizeof(double));
 	if (H->rows < H->cap)
@@ -147,14 +187,10 @@ void integ_hist_push(struct integ *it, double t, const double *v)
 
 int integ_hist_predict(const struct integ *it, double t, const double *fallback, double *out)
 {
-	/* Newton's backward-difference extrapolation to the next grid point:
-	 * the polynomial through the newest q rows, at t, is
-	 * sum_j (-1)^j binom(q, j + 1) v_j */
-	static const double w[5][4] = {
-		{ 0, 0, 0, 0 }, { 1, 0, 0, 0 }, { 2, -1, 0, 0 }, { 3, -3, 1, 0 }, { 4, -6, 4, -1 }
-	};
 	const struct integ_hist *H = &it->hist;
 	int q = H->rows, n = H->n;
+	if (q > H->q)
+		q = H->q;
 	if (q > 1 && !same(t - H->t, H->h))
 		q = 0;
 	if (q == 0) {
@@ -162,12 +198,7 @@ int integ_hist_predict(const struct integ *it, double t, const double *fallback,
 			memcpy(out, fallback, (size_t)n * sizeof(double));
 		return 0;
 	}
-	for (int i = 0; i < n; i++) {
-		double s = 0.0;
-		for (int j = 0; j < q; j++)
-			s += w[q][j] * H->v[(size_t)j * (size_t)n + (size_t)i];
-		out[i] = s;
-	}
+	extrap(H, q, out);
 	return q;
 }
 

@@ -28,11 +28,15 @@ enum integ_status {
 
 /* Values of a step's unknowns at the last few steps of equal size, newest
  * first, for the predictor of hi and fi (integ_hist_*). */
+#define INTEG_HIST_MAX 6		/* rows integ_hist can extrapolate from */
+
 struct integ_hist {
 	int n;			/* length of one row */
 	int cap, rows;		/* rows kept at most, rows valid */
 	double *v;		/* cap x n */
 	double *tmp;		/* n: scratch of the families */
+	double *pe;		/* n: scratch of integ_hist_push */
+	int q;			/* rows the next prediction uses */
 	double t, h;		/* time of the newest row, step between rows */
 };
 
@@ -69,10 +73,13 @@ int integ_step(struct integ *it, double h, struct ra_state *x, struct ra_state *
 
 /* Predictor (integrator.predictor).  integ_hist_push records the solved
  * unknowns v of time t; integ_hist_predict writes to out the first iterate
- * for time t: the polynomial through the kept rows (at most hist.cap of
- * them, equally spaced) when t is the next point of their grid, else a
- * copy of fallback.  Returns the number of rows used (0: the fallback).
- * integ_hist_reset forgets them all. */
+ * for time t: the polynomial through the newest q kept rows (equally
+ * spaced, t the next point of their grid), else a copy of fallback.  q
+ * (at most hist.cap) is the one whose prediction of the last pushed row
+ * was best, as multistep codes pick an order: a smooth solution favours
+ * a high degree, the noise of the Newton tolerance a low one.  Returns
+ * the number of rows used (0: the fallback).  integ_hist_reset forgets
+ * them all. */
 void integ_hist_push(struct integ *it, double t, const double *v);
 int integ_hist_predict(const struct integ *it, double t, const double *fallback, double *out);
 void integ_hist_reset(struct integ *it);

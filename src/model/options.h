@@ -6,8 +6,8 @@
 #include "../util/diag.h"
 
 /* integrator.predictor: extrapolate: the first Newton iterate of hi and fi
- * is the cubic through the last four steps' unknowns (integ.c) */
-#define INTEG_PREDICTOR_POINTS 4
+ * is a polynomial through up to the last six steps' unknowns (integ.c) */
+#define INTEG_PREDICTOR_POINTS 6
 
 struct sim_options {
 	char method[32];	/* integrator.method, a registry name */

@@ -161,10 +161,10 @@ static void test_spin_fi(void **st)
 	check_spin("fi");
 }
 
-/* 3. The predictor's history (integ_hist_*): four rows on a grid
- *    reproduce a cubic at the next grid point (the cubic through them is
- *    the cubic itself), fewer rows the polynomial of their degree; a time
- *    off the grid, or a row pushed at another spacing, falls back. */
+/* 3. The predictor's history (integ_hist_*): rows of a cubic on a grid
+ *    make it choose the cubic (which predicted the last row exactly) and
+ *    reproduce the cubic at the next grid point; rows on a line, the line;
+ *    a time off the grid, or a row pushed at another spacing, falls back. */
 static double cubic(double t)
 {
 	return 1.5 - 2.0 * t + 0.25 * t * t - 3.0 * t * t * t;
@@ -182,40 +182,43 @@ static void test_predictor(void **st)
 	struct integ *it = integ_new(integ_find("hi"), s, &o, &d);
 	assert_non_null(it);
 	assert_int_equal(it->hist.n, s->nc);
-	double h = 0.1, v[8], fb[8], out[8];
-	for (int i = 0; i < s->nc; i++)
-		fb[i] = -7.0;
+	double h = 0.1, v[16], fb[16], out[16];	/* fi: 6 + 5 unknowns */
+	for (int i = 0; i < 16; i++)
+		v[i] = fb[i] = -7.0;
 	/* nothing kept yet: the fallback */
 	assert_int_equal(integ_hist_predict(it, 0.0, fb, out), 0);
 	assert_true(out[0] == -7.0);
-	for (int k = 0; k < 4; k++) {
+	for (int k = 0; k < 5; k++) {
 		for (int i = 0; i < s->nc; i++)
 			v[i] = (i + 1) * cubic(k * h);
 		integ_hist_push(it, k * h, v);
-		/* k + 1 rows: exact for the polynomial of degree k; check at
-		 * degree 3 with the cubic, below with a constant */
 	}
-	assert_int_equal(integ_hist_predict(it, 4 * h, fb, out), 4);
+	/* the fifth row was predicted exactly by the cubic through the four
+	 * before it (and by no lower degree): the next prediction is cubic */
+	assert_int_equal(integ_hist_predict(it, 5 * h, fb, out), 4);
 	for (int i = 0; i < s->nc; i++)	/* sums of O(1) terms: round-off */
-		assert_near(out[i], (i + 1) * cubic(4 * h), 1e-13, 1e-13);
+		assert_near(out[i], (i + 1) * cubic(5 * h), 1e-13, 1e-13);
 	/* a time off the grid: fallback */
-	assert_int_equal(integ_hist_predict(it, 4.5 * h, fb, out), 0);
+	assert_int_equal(integ_hist_predict(it, 5.5 * h, fb, out), 0);
 	assert_true(out[0] == -7.0);
 	/* a row at another spacing starts the history again: one row, the
 	 * constant through it */
 	for (int i = 0; i < s->nc; i++)
 		v[i] = 2.0 * (i + 1);
-	integ_hist_push(it, 3 * h + 0.05, v);
-	assert_int_equal(integ_hist_predict(it, 3 * h + 0.1, fb, out), 1);
+	integ_hist_push(it, 4 * h + 0.05, v);
+	assert_int_equal(integ_hist_predict(it, 4 * h + 0.1, fb, out), 1);
 	assert_true(out[0] == 2.0);
-	/* two rows: the line through them */
-	for (int i = 0; i < s->nc; i++)
-		v[i] = 3.0 * (i + 1);
-	integ_hist_push(it, 3 * h + 0.15, v);
-	assert_int_equal(integ_hist_predict(it, 3 * h + 0.25, fb, out), 2);
-	assert_near(out[0], 4.0, 1e-14, 1e-14);
+	/* rows on a line (2, 3, 4, ... times i + 1): after the third the
+	 * line predicted best, so the next value is 5 */
+	for (int k = 1; k <= 2; k++) {
+		for (int i = 0; i < s->nc; i++)
+			v[i] = (2.0 + k) * (i + 1);
+		integ_hist_push(it, 4 * h + 0.05 + 0.05 * k, v);
+	}
+	assert_int_equal(integ_hist_predict(it, 4 * h + 0.2, fb, out), 2);
+	assert_near(out[0], 5.0, 1e-14, 1e-14);
 	integ_hist_reset(it);
-	assert_int_equal(integ_hist_predict(it, 3 * h + 0.25, fb, out), 0);
+	assert_int_equal(integ_hist_predict(it, 4 * h + 0.2, fb, out), 0);
 	/* predictor: last keeps no history */
 	integ_free(&it);
 	o.predictor = 1;
