@@ -19,6 +19,24 @@ WARN = -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter \
 	-Wstrict-prototypes -Wmissing-prototypes -Werror=implicit-function-declaration
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -I/usr/include/suitesparse -Isrc -MMD -MP
 LIBS = $(PKG_LIBS) -lumfpack -lcholmod -lamd -lsuitesparseconfig -llapack -lblas -lm
+# The mbsim binary links HDF5, libyaml, SuiteSparse and the single-threaded
+# OpenBLAS statically when Debian's static archives are there (STATIC=0 to
+# link all dynamically).  Dynamic, the process spends ~10 ms of a short
+# run loading 55 shared objects (HDF5 brings libcurl and its TLS stack),
+# and OpenBLAS's pthread build starts a thread that spins on the second core.
+# Static, only the objects referenced are linked: no libcurl.
+LIBDIR := /usr/lib/x86_64-linux-gnu
+STATIC_A := $(LIBDIR)/hdf5/serial/libhdf5.a $(LIBDIR)/libsz.a $(LIBDIR)/libaec.a $(LIBDIR)/libz.a \
+	$(LIBDIR)/libyaml.a $(LIBDIR)/libumfpack.a $(LIBDIR)/libcholmod.a $(LIBDIR)/libamd.a \
+	$(LIBDIR)/libcolamd.a $(LIBDIR)/libcamd.a $(LIBDIR)/libccolamd.a \
+	$(LIBDIR)/libsuitesparseconfig.a $(LIBDIR)/openblas-serial/libopenblas.a \
+	$(shell $(CC) -print-file-name=libgfortran.a) $(shell $(CC) -print-file-name=libquadmath.a)
+STATIC ?= $(if $(filter-out $(wildcard $(STATIC_A)),$(STATIC_A)),0,1)
+ifeq ($(STATIC),1)
+BIN_LIBS = $(STATIC_A) -lmuparser $(LIBDIR)/libmetis.so.5 -lgomp -lm -lpthread
+else
+BIN_LIBS = $(LIBS)
+endif
 VERSION := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 
 LIB_SRC := $(sort $(filter-out src/cli/main.c,$(wildcard src/*/*.c)))
@@ -40,7 +58,7 @@ $(BUILD)/libmbsim.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/mbsim: $(CLI_OBJ) $(BUILD)/libmbsim.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(BIN_LIBS)
 
 $(BUILD)/tests/testutil.o: tests/unit/testutil.c
 	@mkdir -p $(dir $@)
