@@ -21,4 +21,14 @@ for mu in 0 0.2 0.4; do
 done
 run as_hi.h5 decks/andrews_squeezer.yaml --set output.every=100
 run as_fi.h5 decks/andrews_squeezer.yaml --set output.every=100 --set integrator.method=fi
+# Output into an existing file replaces it; through a symbolic link, the
+# link stays and its target is written (h5.c removes regular files only).
+run again.h5 decks/pendulum.yaml --set time.end=0.01
+run again.h5 decks/pendulum.yaml --set time.end=0.02
+ln -s again.h5 "$d/link.h5"
+run link.h5 decks/pendulum.yaml --set time.end=0.03
+[ -L "$d/link.h5" ] || { echo "FAIL output through a symbolic link replaced the link"; exit 1; }
+/usr/bin/python3 -c 'import h5py, sys; t = h5py.File(sys.argv[1], "r")["time"][-1]; sys.exit(int(abs(t - 0.03) > 1e-12))' \
+	"$d/again.h5" || { echo "FAIL the link's target does not hold the last run"; exit 1; }
+echo "ok   output replaces an existing file and writes through a symbolic link"
 /usr/bin/python3 tests/check_runs.py "$d"

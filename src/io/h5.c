@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define H5_CHUNK 256	/* rows per chunk and per buffered write */
 
@@ -26,6 +28,14 @@ struct h5out {
 struct h5out *h5_create(const char *path, char *err, size_t errlen)
 {
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	/* A regular file at path is removed rather than truncated, as linkers
+	 * do with their output: truncating a file that was just written makes
+	 * ext4 write its old blocks out first (auto_da_alloc), ~3 ms for a
+	 * 0.5 MB result when a run is repeated.  A symbolic link is written
+	 * through, and a file that cannot be removed is truncated. */
+	struct stat st;
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+		unlink(path);
 	hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
 	if (f < 0) {
 		snprintf(err, errlen, "cannot create HDF5 file '%s'", path);
@@ -54,11 +64,9 @@ static void make_groups(hid_t file, const char *path)
 	}
 }
 
-int h5_attr_str(struct h5out *o, const char *path, const char *name, const char *value)
+/* string attribute on the open object obj (replaced when it exists) */
+static int attr_str(hid_t obj, const char *name, const char *value)
 {
-	hid_t obj = H5Oopen(o->file, path, H5P_DEFAULT);
-	if (obj < 0)
-		return -1;
 	if (H5Aexists(obj, name) > 0)
 		H5Adelete(obj, name);
 	hid_t t = H5Tcopy(H5T_C_S1);
@@ -71,6 +79,15 @@ int h5_attr_str(struct h5out *o, const char *path, const char *name, const char 
 		H5Aclose(a);
 	H5Sclose(sp);
 	H5Tclose(t);
+	return rc;
+}
+
+int h5_attr_str(struct h5out *o, const char *path, const char *name, const char *value)
+{
+	hid_t obj = H5Oopen(o->file, path, H5P_DEFAULT);
+	if (obj < 0)
+		return -1;
+	int rc = attr_str(obj, name, value);
 	H5Oclose(obj);
 	return rc;
 }
@@ -115,9 +132,9 @@ int h5_series(struct h5out *o, const char *path, int ncols, enum h5_type type,
 	s->ncols = ncols;
 	s->buf = xmalloc((size_t)H5_CHUNK * (size_t)(ncols > 0 ? ncols : 1) * sizeof(double));
 	if (units)
-		h5_attr_str(o, path, "units", units);
+		attr_str(d, "units", units);
 	if (desc)
-		h5_attr_str(o, path, "description", desc);
+		attr_str(d, "description", desc);
 	return o->ns++;
 }
 
