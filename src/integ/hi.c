@@ -78,7 +78,7 @@ static int newton(struct integ *it, const struct ra_state *x, struct ra_state *y
 		ra_eval(s, y, tn1, PRIM_PHI);
 		for (int k = 0; k < nc; k++)
 			it->dl[k] = -s->phi[k];
-		kkt_solve(it->kkt, it->zero, it->dl, it->dg, it->rhs);
+		kkt_solve(it->kkt, NULL, it->dl, it->dg, it->rhs);
 		/* kkt_solve gave dq = -W^-1 P^T y with S y = Phi: y is dlambda */
 		for (int i = 0; i < ng; i++)
 			g[i] += it->dg[i];

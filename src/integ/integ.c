@@ -162,12 +162,15 @@ void integ_hist_push(struct integ *it, double t, const double *v)
 			H->h = d;
 	}
 	size_t n = (size_t)H->n;
-	/* order for the next step: the degree whose prediction of v from
-	 * the rows kept was closest (a smooth solution favours high degree,
-	 * noise of the Newton tolerance low degree) */
+	/* order for the next step: of q - 1, q, q + 1 rows, the one whose
+	 * prediction of v was closest (a smooth solution favours a high
+	 * degree, noise of the Newton tolerance a low one), as multistep codes
+	 * move their order by one at a time */
 	if (H->rows > 0) {
 		double best = INFINITY;
-		for (int q = 1; q <= H->rows; q++) {
+		int qc = H->q < H->rows ? H->q : H->rows;
+		int q0 = qc > 1 ? qc - 1 : 1, q1 = qc < H->rows ? qc + 1 : H->rows;
+		for (int q = q0; q <= q1; q++) {
 			extrap(H, q, H->pe);
 			double e = 0.0;
 			for (size_t i = 0; i < n; i++)

@@ -683,7 +683,10 @@ int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double
 {
 	int nb = k->nb, nc = k->nc, ng = 6 * nb;
 	if (k->mode == KKT_FULL) {
-		memcpy(k->rhs, a, (size_t)ng * sizeof(double));
+		if (a)
+			memcpy(k->rhs, a, (size_t)ng * sizeof(double));
+		else
+			memset(k->rhs, 0, (size_t)ng * sizeof(double));
 		memcpy(k->rhs + ng, b, (size_t)nc * sizeof(double));
 		int st = umfpack_di_solve(UMFPACK_A, k->Ap, k->Ai, k->Ax, k->sol, k->rhs,
 					  k->Numeric, k->control, k->info);
@@ -698,11 +701,16 @@ int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double
 	 * (y may alias b: b[r] is read before y[r] is written). */
 	const double *jac = k->jac;
 	double *rhs = k->mode == KKT_DENSE ? y : k->rhs;
-	for (int q = 0; q < nb; q++) {
+	if (!a) {	/* the constraint-only solves of Newton: x = -Z y */
+		memset(x, 0, (size_t)ng * sizeof(double));
+		for (int r = 0; r < nc; r++)
+			rhs[r] = -b[r];
+	}
+	for (int q = 0; a && q < nb; q++) {
 		mv3(x + 6 * q, k->Winv + 18 * q, a + 6 * q);
 		mv3(x + 6 * q + 3, k->Winv + 18 * q + 9, a + 6 * q + 3);
 	}
-	for (int r = 0; r < nc; r++) {
+	for (int r = 0; a && r < nc; r++) {
 		const double *J = jac + 12 * r;
 		double acc = -b[r];
 		if (k->bi[r] >= 0)

@@ -31,7 +31,7 @@ void kkt_free(struct kkt **k);
  * Returns 0, or -1 when the matrix is singular (kkt_bad_row tells the
  * constraint row when known), -2 on another solver failure. */
 int kkt_factor(struct kkt *k, const double *W, const double *jac);
-/* Solve with the last factorization. a: 6 nb, b: nc; x: 6 nb, y: nc. */
+/* Solve with the last factorization. a: 6 nb (NULL: zero), b: nc; x: 6 nb, y: nc. */
 int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double *y);
 
 int kkt_bad_row(const struct kkt *k);
