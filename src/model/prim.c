@@ -233,6 +233,43 @@ void prim_eval(const struct prim *p, const struct bstate *bi,
 	}
 }
 
+double prim_phi(const struct prim *p, const struct bstate *bi, const struct bstate *bj,
+		double t)
+{
+	double f0 = p->f0, a[3], b[3], d[3];
+	if (p->f) {
+		double f[3];
+		target(p, t, f);
+		f0 = f[0];
+	}
+	switch (p->type) {
+	case PRIM_DP1:
+		bvec(bi, p->ai, a, 0, 0);
+		bvec(bj, p->aj, b, 0, 0);
+		return v3_dot(a, b) - f0;
+	case PRIM_DP2:
+		bvec(bi, p->ai, a, 0, 0);
+		dvec(p, bi, bj, d, 0, 0);
+		return v3_dot(a, d) - f0;
+	case PRIM_D:
+		dvec(p, bi, bj, d, 0, 0);
+		return v3_dot(d, d) - f0;
+	case PRIM_CD:
+		dvec(p, bi, bj, d, 0, 0);
+		return v3_dot(p->c, d) - f0;
+	case PRIM_ROT: {
+		double c = cos(f0), s = sin(f0), ub[3];
+		for (int k = 0; k < 3; k++)
+			ub[k] = p->yi[k] * c - p->ai[k] * s;
+		bvec(bi, ub, a, 0, 0);
+		bvec(bj, p->aj, b, 0, 0);
+		return v3_dot(a, b);
+	}
+	default:
+		return 0.0;
+	}
+}
+
 /* K += lam s~ (A^T u)~: the theta-derivative of lam s x (A^T u) for fixed u
  * (d(A^T u) = (A^T u)~ dtheta since A^T <- exp(-theta~) A^T) */
 static void hess_add(double *K, double lam, const double *s, const struct bstate *b,

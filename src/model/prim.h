@@ -53,6 +53,9 @@ enum { PRIM_PHI = 1, PRIM_JAC = 2, PRIM_NU = 4, PRIM_GAMMA = 8, PRIM_ALL = 15 };
 void prim_eval(const struct prim *p, const struct bstate *bi,
 	       const struct bstate *bj, double t, unsigned what,
 	       struct prim_out *o);
+/* Phi alone, the value prim_eval gives (the Newton iterations' path). */
+double prim_phi(const struct prim *p, const struct bstate *bi, const struct bstate *bj,
+		double t);
 
 /* Local second derivatives of lam Phi (geometric stiffness), one body at a
  * time: Ki = d(lam grad_theta_i Phi)/d theta_i and likewise Kj (3x3 row-major,

@@ -166,6 +166,8 @@ static void check_jacobian(const struct prim *p, const struct kin *ki,
 	struct bstate bi = bst(ki), bj = bst(kj);
 	struct prim_out o;
 	prim_eval(p, &bi, &bj, t, PRIM_ALL, &o);
+	/* the Newton iterations' path gives the same Phi, to the bit */
+	assert_true(prim_phi(p, &bi, &bj, t) == o.phi);
 	struct jctx c = { p, ki, kj, t };
 	double x[12] = { 0 };
 	char what[200];
