@@ -25,6 +25,7 @@
  */
 #include "kkt.h"
 #include "spf.h"
+#include "../util/vec.h"
 #include "../util/xalloc.h"
 
 #include <math.h>
@@ -49,9 +50,8 @@ struct kkt {
 	int nb, nc, n;		/* n: order of the factored matrix */
 	int *bi, *bj;
 	double *Winv;		/* nb x 18 */
-	const double *jac;	/* borrowed from the last kkt_factor */
 	/* block -> rows lists: entries estart[b] .. estart[b + 1] - 1 */
-	int ne, *estart, *erow, *eside;	/* eside: 1 side bi, 2 side bj, 3 both */
+	int *estart, *erow, *eside;	/* eside: 1 side bi, 2 side bj, 3 both */
 	int *first;		/* envelope: S(r, l) = 0 for l < first[r] */
 	double *PZ;		/* ne x 12: P_e (6), then Z_e = W_b^-1 P_e (6) */
 	/* dense: S row-major; Cholesky L in the lower triangle, or LU */
@@ -171,11 +171,10 @@ static void block_entries(struct kkt *k)
 	k->estart = xcalloc((size_t)nb + 1, sizeof(int));
 	for (int b = 0; b < nb; b++)
 		k->estart[b + 1] = k->estart[b] + cnt[b];
-	k->ne = k->estart[nb];
-	k->erow = xmalloc(((size_t)k->ne + 1) * sizeof(int));
-	k->eside = xmalloc(((size_t)k->ne + 1) * sizeof(int));
-	k->PZ = xmalloc(((size_t)k->ne * 12 + 1) * sizeof(double));
-	k->first = xmalloc(((size_t)nc + 1) * sizeof(int));
+	size_t ne = (size_t)k->estart[nb];
+	k->erow = xmalloc((ne + 1) * sizeof(int));
+	k->eside = xmalloc((ne + 1) * sizeof(int));
+	k->PZ = xmalloc((ne * 12 + 1) * sizeof(double));
 	memset(cnt, 0, (size_t)nb * sizeof(int));
 	for (int r = 0; r < nc; r++) {
 		int b0 = k->bi[r], b1 = k->bj[r];
@@ -190,14 +189,18 @@ static void block_entries(struct kkt *k)
 			k->eside[e] = 2;
 		}
 	}
-	/* row r meets no row before the first row of each of its blocks */
+	free(cnt);
+	if (k->mode != KKT_DENSE)
+		return;
+	/* the dense envelope: row r meets no row before the first row of
+	 * each of its blocks */
+	k->first = xmalloc(((size_t)nc + 1) * sizeof(int));
 	for (int r = 0; r < nc; r++)
 		k->first[r] = r;
 	for (int b = 0; b < nb; b++)
 		for (int e = k->estart[b]; e < k->estart[b + 1]; e++)
 			if (k->first[k->erow[e]] > k->erow[k->estart[b]])
 				k->first[k->erow[e]] = k->erow[k->estart[b]];
-	free(cnt);
 }
 
 /* Schur pattern: every pair of rows sharing a block, plus the diagonal. */
@@ -356,15 +359,6 @@ static int inv3(double *B, const double *A)
 	return 0;
 }
 
-/* y = M x for 3x3 row-major M; y may alias x */
-static inline void mv3(double *y, const double *M, const double *x)
-{
-	double x0 = x[0], x1 = x[1], x2 = x[2];
-	y[0] = M[0] * x0 + M[1] * x1 + M[2] * x2;
-	y[1] = M[3] * x0 + M[4] * x1 + M[5] * x2;
-	y[2] = M[6] * x0 + M[7] * x1 + M[8] * x2;
-}
-
 /* Sums in index order (so the value is that of the plain loop), unrolled
  * by hand: at -O2 the loop overhead would be half the instructions. */
 static inline double dot(const double *a, const double *b, int n)
@@ -436,8 +430,8 @@ static void form_pz(struct kkt *k, const double *jac)
 					P[c] = J[c] + J[6 + c];
 			else
 				memcpy(P, J + (k->eside[e] == 2 ? 6 : 0), 6 * sizeof(double));
-			mv3(Z, Wi, P);
-			mv3(Z + 3, Wi + 9, P + 3);
+			m3_mulv(Z, Wi, P);
+			m3_mulv(Z + 3, Wi + 9, P + 3);
 		}
 	}
 }
@@ -666,7 +660,6 @@ int kkt_factor(struct kkt *k, const double *W, const double *jac)
 {
 	k->bad_row = -1;
 	k->err[0] = 0;
-	k->jac = jac;
 	for (int b = 0; b < k->nb; b++)
 		if (inv3(k->Winv + 18 * b, W + 18 * b) ||
 		    inv3(k->Winv + 18 * b + 9, W + 18 * b + 9)) {
@@ -697,27 +690,22 @@ int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double
 		return 0;
 	}
 	/* y = S^-1 (P W^-1 a - b);  x = W^-1 a - Z y, with x holding W^-1 a
-	 * meanwhile.  The dense right side is built in y and solved in place
-	 * (y may alias b: b[r] is read before y[r] is written). */
-	const double *jac = k->jac;
+	 * meanwhile.  P is the one factored (P_e of the entries): a modified
+	 * Newton method that refactors now and then must solve with one
+	 * matrix, not the caller's newer Jacobian against an older S.  The
+	 * dense right side is built in y and solved in place (y may alias b:
+	 * every b[r] is read before anything is added to y). */
 	double *rhs = k->mode == KKT_DENSE ? y : k->rhs;
-	if (!a) {	/* the constraint-only solves of Newton: x = -Z y */
+	for (int r = 0; r < nc; r++)
+		rhs[r] = -b[r];
+	if (!a)		/* the constraint-only solves of Newton: x = -Z y */
 		memset(x, 0, (size_t)ng * sizeof(double));
-		for (int r = 0; r < nc; r++)
-			rhs[r] = -b[r];
-	}
 	for (int q = 0; a && q < nb; q++) {
-		mv3(x + 6 * q, k->Winv + 18 * q, a + 6 * q);
-		mv3(x + 6 * q + 3, k->Winv + 18 * q + 9, a + 6 * q + 3);
-	}
-	for (int r = 0; a && r < nc; r++) {
-		const double *J = jac + 12 * r;
-		double acc = -b[r];
-		if (k->bi[r] >= 0)
-			acc += dot6(J, x + 6 * k->bi[r]);
-		if (k->bj[r] >= 0)
-			acc += dot6(J + 6, x + 6 * k->bj[r]);
-		rhs[r] = acc;
+		double *xq = x + 6 * q;
+		m3_mulv(xq, k->Winv + 18 * q, a + 6 * q);
+		m3_mulv(xq + 3, k->Winv + 18 * q + 9, a + 6 * q + 3);
+		for (int e = k->estart[q]; e < k->estart[q + 1]; e++)
+			rhs[k->erow[e]] += dot6(k->PZ + 12 * e, xq);
 	}
 	if (k->mode == KKT_DENSE) {
 		if (k->chol)

@@ -215,11 +215,6 @@ struct spf *spf_new(int n, const int *Ap, const int *Ai)
 	return f;
 }
 
-long spf_nnz(const struct spf *f)
-{
-	return f->Lp[f->n];
-}
-
 int spf_factor(struct spf *f, const double *Ax, int sym, double tol)
 {
 	double *x = f->x, *y = f->y;
@@ -229,7 +224,8 @@ int spf_factor(struct spf *f, const double *Ax, int sym, double tol)
 	for (int k = 0; k < f->n; k++) {
 		for (int t = f->cp[k]; t < f->cp[k + 1]; t++) {
 			x[f->ci[t]] = Ax[f->cqu[t]];
-			y[f->ci[t]] = Ax[f->cql[t]];
+			if (!sym)	/* symmetric: L from the upper values */
+				y[f->ci[t]] = Ax[f->cql[t]];
 		}
 		double akk = Ax[f->dq[k]], d = akk;
 		for (int t = f->Rp[k]; t < f->Rp[k + 1]; t++) {
@@ -247,8 +243,8 @@ int spf_factor(struct spf *f, const double *Ax, int sym, double tol)
 					y[Li[p]] -= Ux[p] * l;
 				}
 				Ux[end] = u;
+				y[j] = 0.0;
 			}
-			y[j] = 0.0;
 			Lx[end] = l;
 			d -= l * u;
 		}

@@ -29,7 +29,5 @@ void spf_free(struct spf **f);
 int spf_factor(struct spf *f, const double *Ax, int sym, double tol);
 /* x = S^-1 b with the last successful factorization; x may alias b. */
 void spf_solve(const struct spf *f, const double *b, double *x);
-/* Entries of L (strictly lower), for reports. */
-long spf_nnz(const struct spf *f);
 
 #endif
