@@ -121,7 +121,7 @@ static void build_integrator_004(struct bctx *b, const struct dnode *v, struct s
 	if ((s = dn_get(v, "predictor"))) {
 		int k = pick_name(b, s, "predictor", predictors, 2);
 		if (k >= 0)
-			o->predictor = k ? INTEG_PREDICTOR_POINTS : 1;
+			o->predictor = k;
 	}
 }
 

@@ -48,6 +48,7 @@
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,10 +68,8 @@ struct dae3 {
 	double complex *V[3], *Vn[3];	/* SS auxiliary variables, new ones */
 	int aux;		/* the auxiliary variables are kept */
 	double *ap, *apn;	/* generalized-alpha pseudo-accelerations */
-	double *yhat, *g, *lam, *lamf, *psi, *ek, *est, *Ynew, *Ydnew, *tmp;
-	struct ra_state st;	/* a stage */
-	long rejected;
-	double h_next;
+	double *yhat, *g, *lam, *lamf, *psi, *ek, *est, *Ynew, *Ydnew;
+	double h_max;		/* largest step the step control may take */
 };
 
 static struct dae3 *eng(const struct integ *it)
@@ -120,14 +119,12 @@ int dae3_init(struct integ *it, const struct sim_options *o)
 	E->Ynew = xcalloc(ny, sizeof(double));
 	E->Ydnew = xcalloc(ny, sizeof(double));
 	E->est = xcalloc(ny, sizeof(double));
-	E->tmp = xcalloc(ny, sizeof(double));
 	E->g = xcalloc(ng, sizeof(double));
 	E->ek = xcalloc(ng, sizeof(double));
 	E->psi = xcalloc((size_t)3 * s->nb + 1, sizeof(double));
 	E->lam = xcalloc(nc, sizeof(double));
 	E->lamf = xcalloc(nc, sizeof(double));
-	ra_state_init(s, &E->st);
-	E->h_next = o->step;
+	E->h_max = o->t_end - o->t0;
 	it->eng = E;
 	return 0;
 }
@@ -156,20 +153,13 @@ void dae3_free(struct integ *it)
 	free(E->Ynew);
 	free(E->Ydnew);
 	free(E->est);
-	free(E->tmp);
 	free(E->g);
 	free(E->ek);
 	free(E->psi);
 	free(E->lam);
 	free(E->lamf);
-	ra_state_release(&E->st);
 	free(E);
 	it->eng = NULL;
-}
-
-void dae3_reset(struct integ *it)
-{
-	eng(it)->nhist = 0;
 }
 
 int dae3_stages(const struct integ *it)
@@ -238,7 +228,10 @@ static void kin(struct dae3 *E, const struct solve_in *in, const double *g, stru
 					psi[c] = yh[3 + c] + c0 * d[c];
 				double ch = fabs(psi[0] - old[0]) + fabs(psi[1] - old[1]) +
 					    fabs(psi[2] - old[2]);
-				if (ch <= 1e-16 * (fabs(psi[0]) + fabs(psi[1]) + fabs(psi[2])) + 1e-300)
+				/* two ulps: a bound of one ulp or less is missed by
+				 * round-off 2-cycles, which then ran to the cap */
+				if (ch <= 2.0 * DBL_EPSILON * (fabs(psi[0]) + fabs(psi[1]) + fabs(psi[2])) +
+					  1e-300)
 					break;
 			}
 		}
@@ -264,29 +257,15 @@ static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, st
 {
 	struct ra *s = it->sys;
 	int nb = s->nb, nc = s->nc, ng = s->ng, it_n = 0, refactor = 1, ok = 0;
-	double *g = E->g, *lam = E->lam, *F = it->F, *e = it->rhs, prev = 0.0;
+	double *g = E->g, *lam = E->lam, *e = it->rhs, prev = 0.0;
 	for (int b = 0; b < nb; b++)	/* fixed-point start for psi */
 		v3_copy(E->psi + 3 * b, in->yhat + 12 * b + 3);
 	while (it_n < it->maxit) {
 		kin(E, in, g, y);
-		ra_eval(s, y, in->t, PRIM_PHI | PRIM_JAC);
-		ra_forces(s, y, in->t, E->lamf, F);
-		integ_gyro(s, y, F);
-		ra_jac_tmul(s, lam, e);
-		for (int b = 0; b < nb; b++) {
-			double Jwd[3];
-			m3_mulv(Jwd, s->J + 9 * b, g + 6 * b + 3);
-			for (int c = 0; c < 3; c++) {
-				int i = 6 * b + c;
-				e[i] = in->theta * F[i] - e[i] - s->mass[b] * g[i];
-				e[i + 3] = in->theta * F[i + 3] - e[i + 3] - Jwd[c];
-			}
-		}
+		integ_residual(it, y, in->t, E->lamf, g, lam, in->theta, in->cq);
 		if (in->ek)
 			for (int i = 0; i < ng; i++)
 				e[i] += in->ek[i];
-		for (int k = 0; k < nc; k++)
-			it->dl[k] = -s->phi[k] / in->cq;
 		if (refactor) {
 			blocks(it, y, in->t, in);
 			if (kkt_factor(it->kkt, it->W, s->jac)) {
@@ -497,7 +476,7 @@ static int step_dirk(struct integ *it, struct dae3 *E, double h, struct ra_state
 			return st;
 		chart(E, y, x->A, E->SY[i], E->SYd[i]);
 	}
-	if (co->has_bhat)
+	if (co->has_bhat && E->adaptive)	/* the estimate serves the step control */
 		for (int q = 0; q < ny; q++) {
 			double v = 0.0;
 			for (int j = 0; j < s; j++)
@@ -693,7 +672,7 @@ int dae3_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y
 		return INTEG_OK;
 	}
 	int q = E->co.kind == COEF_LMS ? 2 : 3;	/* order of the estimate's error - 1 */
-	double hmin = 1e-12 * fmax(1.0, fabs(x->t)), hmax = it->h_max > 0 ? it->h_max : h;
+	double hmin = 1e-12 * fmax(1.0, fabs(x->t)), hmax = E->h_max > 0 ? E->h_max : h;
 	for (;;) {
 		int has, st;
 		double err = 0.0;
@@ -706,14 +685,11 @@ int dae3_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y
 		if (st == INTEG_OK && err <= 1.0) {
 			push(it, E, y);
 			double fac = err > 0 ? E->safety * pow(1.0 / err, 1.0 / (q + 1)) : E->facmax;
-			E->h_next = h * fmin(E->facmax, fmax(E->facmin, fac));
-			if (E->h_next > hmax)
-				E->h_next = hmax;
+			it->h_next = fmin(hmax, h * fmin(E->facmax, fmax(E->facmin, fac)));
 			it->total_iters += it->iters;
 			it->steps++;
 			return INTEG_OK;
 		}
-		E->rejected++;
 		it->rejected++;
 		if (st == INTEG_OK)
 			h *= fmax(E->facmin, E->safety * pow(1.0 / err, 1.0 / (q + 1)));
@@ -722,11 +698,6 @@ int dae3_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y
 		if (h < hmin)
 			return st ? st : INTEG_STEP_TOO_SMALL;
 	}
-}
-
-double dae3_h_next(const struct integ *it)
-{
-	return eng(it)->h_next;
 }
 
 /* --- linear analysis -------------------------------------------------- */

@@ -18,12 +18,8 @@ struct ra_state;
 int dae3_init(struct integ *it, const struct sim_options *o);
 void dae3_free(struct integ *it);
 int dae3_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
-/* Step the run loop should try next (adaptive schemes). */
-double dae3_h_next(const struct integ *it);
 /* The last accepted state. */
 const struct ra_state *dae3_last(const struct integ *it);
-/* Forget the history: the next step starts the scheme afresh from x. */
-void dae3_reset(struct integ *it);
 
 /* Linear analysis (mbsim spectral): the engine's history as real numbers.
  * A "slot" is one scalar of the history that belongs to coordinate `comp`

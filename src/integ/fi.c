@@ -78,30 +78,15 @@ static void newton_blocks(struct integ *it, const struct ra_state *y, const doub
 static int newton(struct integ *it, const struct ra_state *x, struct ra_state *y, double h)
 {
 	struct ra *s = it->sys;
-	int nb = s->nb, nc = s->nc, ng = s->ng;
-	double *g = it->g, *lam = it->lam, *F = it->F, *e = it->rhs, h2 = h * h;
+	int nc = s->nc, ng = s->ng;
+	double *g = it->g, *lam = g + ng, *e = it->rhs, h2 = h * h;
 	double tn1 = x->t + h, prev = 0.0;
 	int refactor = 1, it_n = 0;
 
 	it->iters = 0;
 	while (it_n < it->maxit) {
 		advance(s, x, y, g, h);
-		ra_eval(s, y, tn1, PRIM_PHI | PRIM_JAC);
-		ra_forces(s, y, tn1, x->lam, F);
-		integ_gyro(s, y, F);
-		/* -e1, -e2 */
-		ra_jac_tmul(s, lam, e);
-		for (int b = 0; b < nb; b++) {
-			double Jwd[3];
-			m3_mulv(Jwd, s->J + 9 * b, g + 6 * b + 3);
-			for (int c = 0; c < 3; c++) {
-				e[6 * b + c] = F[6 * b + c] - e[6 * b + c] -
-					       s->mass[b] * g[6 * b + c];
-				e[6 * b + 3 + c] = F[6 * b + 3 + c] - e[6 * b + 3 + c] - Jwd[c];
-			}
-		}
-		for (int k = 0; k < nc; k++)
-			it->dl[k] = -s->phi[k] / h2;
+		integ_residual(it, y, tn1, x->lam, g, lam, 1.0, h2);	/* -e1, -e2; -e3 */
 		if (refactor) {
 			newton_blocks(it, y, lam, h);
 			if (kkt_factor(it->kkt, it->W, s->jac)) {
@@ -134,30 +119,35 @@ static int newton(struct integ *it, const struct ra_state *x, struct ra_state *y
 	return INTEG_NEWTON_FAIL;
 }
 
+/* The unknowns (accelerations, multipliers) of t_n: the first iterate
+ * when there is nothing to extrapolate. */
+static void last_values(const struct ra *s, const struct ra_state *x, double *g)
+{
+	for (int b = 0; b < s->nb; b++) {
+		v3_copy(g + 6 * b, x->a + 3 * b);
+		v3_copy(g + 6 * b + 3, x->wd + 3 * b);
+	}
+	memcpy(g + s->ng, x->lam, (size_t)s->nc * sizeof(double));
+}
+
 int fi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 {
 	struct ra *s = it->sys;
 	int nb = s->nb, nc = s->nc, ng = s->ng;
-	double *g = it->g, *lam = it->lam, *p = it->hist.tmp;
-	double tn1 = x->t + h;
+	double *g = it->g;	/* accelerations, then multipliers */
 
 	/* first iterate: accelerations and multipliers of t_{n+1} extrapolated
 	 * from the last steps (integrator.predictor), else those of t_n; should
 	 * Newton fail from an extrapolation, once more from those of t_n */
-	for (int b = 0; b < nb; b++) {
-		v3_copy(p + 6 * b, x->a + 3 * b);
-		v3_copy(p + 6 * b + 3, x->wd + 3 * b);
-	}
-	memcpy(p + ng, x->lam, (size_t)nc * sizeof(double));
-	int pred = integ_hist_predict(it, tn1, p, g), rc, total = 0;
-	memcpy(lam, g + ng, (size_t)nc * sizeof(double));
-	y->t = tn1;
-	while ((rc = newton(it, x, y, h)) != INTEG_OK && pred > 0) {
+	int pred = integ_hist_predict(it, x->t + h, g), rc, total = 0;
+	if (!pred)
+		last_values(s, x, g);
+	y->t = x->t + h;
+	while ((rc = newton(it, x, y, h)) != INTEG_OK && pred) {
 		total += it->iters;
 		pred = 0;
 		integ_hist_reset(it);
-		memcpy(g, p, (size_t)ng * sizeof(double));
-		memcpy(lam, p + ng, (size_t)nc * sizeof(double));
+		last_values(s, x, g);
 	}
 	it->iters += total;
 	it->total_iters += it->iters;
@@ -168,9 +158,8 @@ int fi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 		v3_copy(y->a + 3 * b, g + 6 * b);
 		v3_copy(y->wd + 3 * b, g + 6 * b + 3);
 	}
-	memcpy(y->lam, lam, (size_t)nc * sizeof(double));
-	memcpy(g + ng, lam, (size_t)nc * sizeof(double));
-	integ_hist_push(it, tn1, g);
+	memcpy(y->lam, g + ng, (size_t)nc * sizeof(double));
+	integ_hist_push(it, y->t, g);
 	it->steps++;
 	return INTEG_OK;
 }

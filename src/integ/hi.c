@@ -121,11 +121,10 @@ int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 	 * (integrator.predictor), else lambda_{n-1}.  Should Newton fail from
 	 * an extrapolation (a kink in lambda: stick-slip, a driver switching),
 	 * it starts once more from lambda_{n-1}. */
-	int pred = integ_hist_predict(it, x->t, x->lam, lh), rc;
+	int pred = integ_hist_predict(it, x->t, lh), rc, total = 0;
 	for (int k = 0; k < nc; k++)
-		lh[k] *= h2;
-	int total = 0;
-	while ((rc = newton(it, x, y, h, F)) != INTEG_OK && pred > 0) {
+		lh[k] = h2 * (pred ? lh[k] : x->lam[k]);
+	while ((rc = newton(it, x, y, h, F)) != INTEG_OK && pred) {
 		total += it->iters;
 		pred = 0;
 		integ_hist_reset(it);

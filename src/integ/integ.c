@@ -31,7 +31,6 @@ struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 	it->dg = xcalloc((size_t)ng + 1, sizeof(double));
 	it->F = xcalloc((size_t)ng + 1, sizeof(double));
 	it->rhs = xcalloc((size_t)ng + 1, sizeof(double));
-	it->zero = xcalloc((size_t)ng + 1, sizeof(double));
 	it->dl = xcalloc((size_t)nc + 1, sizeof(double));
 	it->dl2 = xcalloc((size_t)nc + 1, sizeof(double));
 	it->lam = xcalloc((size_t)nc + 1, sizeof(double));
@@ -39,15 +38,12 @@ struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 	int hi = strcmp(info->family, "half_implicit") == 0;
 	if (hi || strcmp(info->family, "fully_implicit") == 0) {
 		it->hist.n = hi ? nc : ng + nc;
-		it->hist.cap = o->predictor > 1 ? o->predictor : 0;
-		if (it->hist.cap > INTEG_HIST_MAX)
-			it->hist.cap = INTEG_HIST_MAX;
+		it->hist.cap = o->predictor ? INTEG_HIST_MAX : 0;
 		it->hist.v = xcalloc((size_t)it->hist.cap * (size_t)it->hist.n + 1, sizeof(double));
 		it->hist.pe = xcalloc((size_t)it->hist.n + 1, sizeof(double));
 		it->hist.q = it->hist.cap;
-		it->hist.tmp = xcalloc((size_t)it->hist.n + 1, sizeof(double));
 	}
-	it->h_max = o->t_end - o->t0;
+	it->h_next = o->step;
 	if (strcmp(info->family, "dae3") == 0 && dae3_init(it, o)) {
 		diag_error(d, NULL, "integrator '%s': its coefficients could not be made for "
 			   "rho_inf = %g", info->name, o->rho_inf);
@@ -69,12 +65,10 @@ void integ_free(struct integ **pit)
 	free(it->dg);
 	free(it->F);
 	free(it->rhs);
-	free(it->zero);
 	free(it->dl);
 	free(it->dl2);
 	free(it->lam);
 	free(it->hist.v);
-	free(it->hist.tmp);
 	free(it->hist.pe);
 	free(it);
 	*pit = NULL;
@@ -115,6 +109,28 @@ void integ_gyro_blocks(struct integ *it, const struct ra_state *y, double f)
 		for (int e = 0; e < 9; e++)
 			it->W[18 * b + 9 + e] += f * (T[e] - W2[e]);
 	}
+}
+
+void integ_residual(struct integ *it, const struct ra_state *y, double t, const double *lamf,
+		    const double *g, const double *lam, double theta, double cq)
+{
+	struct ra *s = it->sys;
+	double *F = it->F, *e = it->rhs;
+	ra_eval(s, y, t, PRIM_PHI | PRIM_JAC);
+	ra_forces(s, y, t, lamf, F);
+	integ_gyro(s, y, F);
+	ra_jac_tmul(s, lam, e);
+	for (int b = 0; b < s->nb; b++) {
+		double Jwd[3];
+		m3_mulv(Jwd, s->J + 9 * b, g + 6 * b + 3);
+		for (int c = 0; c < 3; c++) {
+			int i = 6 * b + c;
+			e[i] = theta * F[i] - e[i] - s->mass[b] * g[i];
+			e[i + 3] = theta * F[i + 3] - e[i + 3] - Jwd[c];
+		}
+	}
+	for (int k = 0; k < s->nc; k++)
+		it->dl[k] = -s->phi[k] / cq;
 }
 
 /* Rows are kept while they lie on one grid of spacing hist.h; a row off
@@ -188,19 +204,13 @@ void integ_hist_push(struct integ *it, double t, const double *v)
 	H->t = t;
 }
 
-int integ_hist_predict(const struct integ *it, double t, const double *fallback, double *out)
+int integ_hist_predict(const struct integ *it, double t, double *out)
 {
 	const struct integ_hist *H = &it->hist;
-	int q = H->rows, n = H->n;
-	if (q > H->q)
-		q = H->q;
-	if (q > 1 && !same(t - H->t, H->h))
-		q = 0;
-	if (q == 0) {
-		if (out != fallback)
-			memcpy(out, fallback, (size_t)n * sizeof(double));
+	int q = H->rows < H->q ? H->rows : H->q;
+	/* one row is the last step's values, which the caller has anyway */
+	if (q < 2 || !same(t - H->t, H->h))
 		return 0;
-	}
 	extrap(H, q, out);
 	return q;
 }

@@ -34,7 +34,6 @@ struct integ_hist {
 	int n;			/* length of one row */
 	int cap, rows;		/* rows kept at most, rows valid */
 	double *v;		/* cap x n */
-	double *tmp;		/* n: scratch of the families */
 	double *pe;		/* n: scratch of integ_hist_push */
 	int q;			/* rows the next prediction uses */
 	double t, h;		/* time of the newest row, step between rows */
@@ -47,11 +46,11 @@ struct integ {
 	double tol;
 	int maxit;
 	double *W;		/* nb x 18 iteration-matrix blocks */
-	double *g, *dg, *rhs, *F, *dl, *dl2, *lam, *zero;	/* scratch */
+	double *g, *dg, *rhs, *F, *dl, *dl2, *lam;	/* scratch */
 	/* statistics of the last step and of the run */
 	int iters;
 	long total_iters, steps, factorizations, rejected;
-	double h_max;		/* largest step the step control may take */
+	double h_next;		/* step the step control proposes next (adaptive schemes) */
 	void *eng;		/* family state (dae3.c) */
 	/* failure detail of the last step */
 	int bad_row;		/* constraint row with the largest residual, or -1 */
@@ -71,17 +70,25 @@ int integ_accel(struct integ *it, struct ra_state *x);
 
 int integ_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
 
+/* Residual of the implicit solves of fi and dae3 at y (time t) for the
+ * accelerations g = (r-ddot, w-dot) and multipliers lam: it->rhs = theta F
+ * - P^T lam - (M r-ddot, J w-dot), F the applied forces (friction from
+ * lamf) less w x J w, and it->dl = -Phi / cq.  Leaves Phi and its
+ * Jacobian at y evaluated in it->sys. */
+void integ_residual(struct integ *it, const struct ra_state *y, double t, const double *lamf,
+		    const double *g, const double *lam, double theta, double cq);
+
 /* Predictor (integrator.predictor).  integ_hist_push records the solved
  * unknowns v of time t; integ_hist_predict writes to out the first iterate
  * for time t: the polynomial through the newest q kept rows (equally
- * spaced, t the next point of their grid), else a copy of fallback.  q
- * (at most hist.cap) is the one whose prediction of the last pushed row
- * was best, as multistep codes pick an order: a smooth solution favours
- * a high degree, the noise of the Newton tolerance a low one.  Returns
- * the number of rows used (0: the fallback).  integ_hist_reset forgets
- * them all. */
+ * spaced, t the next point of their grid).  q (2 to hist.cap) is the one
+ * whose prediction of the last pushed row was best, as multistep codes
+ * pick an order: a smooth solution favours a high degree, the noise of
+ * the Newton tolerance a low one.  Returns q, or 0 with out untouched
+ * when there is nothing to extrapolate (the caller starts from the last
+ * step's values).  integ_hist_reset forgets them all. */
 void integ_hist_push(struct integ *it, double t, const double *v);
-int integ_hist_predict(const struct integ *it, double t, const double *fallback, double *out);
+int integ_hist_predict(const struct integ *it, double t, double *out);
 void integ_hist_reset(struct integ *it);
 
 /* Family kernels */

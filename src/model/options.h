@@ -5,10 +5,6 @@
 
 #include "../util/diag.h"
 
-/* integrator.predictor: extrapolate: the first Newton iterate of hi and fi
- * is a polynomial through up to the last six steps' unknowns (integ.c) */
-#define INTEG_PREDICTOR_POINTS 6
-
 struct sim_options {
 	char method[32];	/* integrator.method, a registry name */
 	double step;		/* integrator.step, s, > 0 */
@@ -22,7 +18,7 @@ struct sim_options {
 	double atol, rtol;	/* integrator.atol, rtol: error weights (001 eq. 13) */
 	double safety, facmin, facmax;	/* integrator.safety, facmin, facmax (001 eq. 16) */
 	int startup_ss;		/* integrator.startup: 0 trapezoidal, 1 single_step (LMS) */
-	int predictor;		/* integrator.predictor (hi, fi): points of the extrapolation, 1 = last step */
+	int predictor;		/* integrator.predictor (hi, fi): 1 extrapolate, 0 last */
 	double t0, t_end;	/* time.start, time.end */
 	int every;		/* output.every: write every k-th step */
 	int assemble;		/* initial.assemble: make the initial state consistent */

@@ -11,7 +11,6 @@
 #include "assemble.h"
 #include "output.h"
 #include "../integ/integ.h"
-#include "../integ/dae3.h"
 #include "../util/xalloc.h"
 
 #include <limits.h>
@@ -265,7 +264,7 @@ static double step_to(const struct sim_options *o, int adaptive, long k, long N,
 static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *y)
 {
 	const struct sim_options *o = R->a->o;
-	int lag = R->it->info->lag, adaptive = R->it->info->adaptive && o->adaptive;
+	int lag = R->it->info->lag, adaptive = o->adaptive;	/* set-up refused it for others */
 	double T = o->t_end - o->t0, h = o->step;
 	long N = adaptive ? LONG_MAX : (long)ceil(T / h - 1e-9);
 	if (N < 1)
@@ -298,7 +297,7 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 		*x = *y;
 		*y = t;
 		if (adaptive)
-			h = dae3_h_next(R->it);
+			h = R->it->h_next;
 		if ((k & 1023) == 0)
 			progress(R, x->t, 0);
 		if (last)
