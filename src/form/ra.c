@@ -304,6 +304,12 @@ struct tsda_kin {
 	double u[3], l, ld;
 };
 
+/* tension of a TSDA: spring, damper and actuator */
+static double tsda_mag(const struct force *f, const struct tsda_kin *k, double t)
+{
+	return f->k * (k->l - f->l0) + f->c * k->ld + act(f, t);
+}
+
 static void tsda_kin(const struct ra_state *x, const struct force *f, struct tsda_kin *k)
 {
 	struct bstate bi, bj;
@@ -388,7 +394,7 @@ void ra_forces(const struct ra *s, const struct ra_state *x, double t,
 		case FORCE_TSDA: {
 			struct tsda_kin k;
 			tsda_kin(x, f, &k);
-			mag = f->k * (k.l - f->l0) + f->c * k.ld + act(f, t);
+			mag = tsda_mag(f, &k, t);
 			v3_scale(G, mag, k.u);
 			add_point_force(x, f->body[0], f->s[0], G, F);
 			v3_scale(G, -mag, k.u);
@@ -562,11 +568,12 @@ void ra_force_blocks(const struct ra *s, const struct ra_state *x, double t,
 	const struct model *m = s->m;
 	for (int i = 0; i < m->nforces; i++) {
 		const struct force *f = &m->forces[i];
-		if (f->type != FORCE_TSDA || (f->k == 0.0 && f->c == 0.0))
+		/* an actuator alone still turns its force with u: (mag / l) term */
+		if (f->type != FORCE_TSDA || (f->k == 0.0 && f->c == 0.0 && !f->has_act))
 			continue;
 		struct tsda_kin k;
 		tsda_kin(x, f, &k);
-		double mag = f->k * (k.l - f->l0) + f->c * k.ld + act(f, t);
+		double mag = tsda_mag(f, &k, t);
 		double g = k.l > 0 ? mag / k.l : f->k, B[9];	/* l -> 0: f = -k d */
 		/* d(-mag u)/d p_j = -(k + c d/dt) u u^T - (mag / l) (I - u u^T) */
 		for (int r = 0; r < 3; r++)

@@ -9,10 +9,10 @@
  *
  * Work follows the mask: Phi is always formed (it costs one A s per body
  * vector, which every other output needs too); the rates gd, gq only for
- * PRIM_GAMMA, the gradients only for PRIM_JAC.  The Newton iterations of
- * the integrators ask for PRIM_PHI alone, so this is the hot path.  An
- * output not asked for is 0 or its true value, never undefined (ra_eval
- * copies them all).
+ * PRIM_GAMMA, the gradients only for PRIM_JAC.  An output not asked for
+ * is 0 or its true value, never undefined (ra_eval copies them all).  The
+ * Newton iterations want Phi alone, the hot path: prim_phi gives it
+ * without the output record.
  */
 #include "prim.h"
 #include "../util/vec.h"
@@ -169,17 +169,27 @@ static void eval_cd(const struct prim *p, const struct bstate *bi,
 		o->gamma = f[2] - v3_dot(p->c, dq);
 }
 
+/* ROT's marker in body i: ub = y cos f - x sin f and, when pb is not
+ * NULL, pb = y sin f + x cos f (so d ub / df = -pb) */
+static void rot_ub(const struct prim *p, double f, double ub[3], double pb[3])
+{
+	double c = cos(f), s = sin(f);
+	for (int k = 0; k < 3; k++) {
+		ub[k] = p->yi[k] * c - p->ai[k] * s;
+		if (pb)
+			pb[k] = p->yi[k] * s + p->ai[k] * c;
+	}
+}
+
 /* ROT: u(t) = A_i ub(t), ub = y cos f - x sin f; Phi = u . a_j = sin(angle - f) */
 static void eval_rot(const struct prim *p, const struct bstate *bi,
 		     const struct bstate *bj, const double f[3], unsigned what,
 		     struct prim_out *o)
 {
 	int rates = (what & PRIM_GAMMA) != 0;
-	double c = cos(f[0]), s = sin(f[0]);
 	double ub[3], pb[3], ub1[3], ub2[3];
+	rot_ub(p, f[0], ub, pb);
 	for (int k = 0; k < 3; k++) {
-		ub[k] = p->yi[k] * c - p->ai[k] * s;
-		pb[k] = p->yi[k] * s + p->ai[k] * c;
 		ub1[k] = -pb[k] * f[1];
 		ub2[k] = -ub[k] * f[1] * f[1] - pb[k] * f[2];
 	}
@@ -236,12 +246,9 @@ void prim_eval(const struct prim *p, const struct bstate *bi,
 double prim_phi(const struct prim *p, const struct bstate *bi, const struct bstate *bj,
 		double t)
 {
-	double f0 = p->f0, a[3], b[3], d[3];
-	if (p->f) {
-		double f[3];
-		target(p, t, f);
-		f0 = f[0];
-	}
+	double f[3], a[3], b[3], d[3], ub[3];
+	target(p, t, f);
+	double f0 = f[0];
 	switch (p->type) {
 	case PRIM_DP1:
 		bvec(bi, p->ai, a, 0, 0);
@@ -257,14 +264,11 @@ double prim_phi(const struct prim *p, const struct bstate *bi, const struct bsta
 	case PRIM_CD:
 		dvec(p, bi, bj, d, 0, 0);
 		return v3_dot(p->c, d) - f0;
-	case PRIM_ROT: {
-		double c = cos(f0), s = sin(f0), ub[3];
-		for (int k = 0; k < 3; k++)
-			ub[k] = p->yi[k] * c - p->ai[k] * s;
+	case PRIM_ROT:
+		rot_ub(p, f0, ub, NULL);
 		bvec(bi, ub, a, 0, 0);
 		bvec(bj, p->aj, b, 0, 0);
 		return v3_dot(a, b);
-	}
 	default:
 		return 0.0;
 	}
@@ -309,12 +313,9 @@ void prim_hess(const struct prim *p, const struct bstate *bi, const struct bstat
 		hess_add(Kj, lam, p->aj, bj, u);
 		break;
 	case PRIM_ROT: {
-		double c, sn, ub[3];
+		double ub[3];
 		target(p, t, f);
-		c = cos(f[0]);
-		sn = sin(f[0]);
-		for (int k = 0; k < 3; k++)
-			ub[k] = p->yi[k] * c - p->ai[k] * sn;
+		rot_ub(p, f[0], ub, NULL);
 		m3_mulv(u, bj->A, p->aj);
 		hess_add(Ki, lam, ub, bi, u);
 		m3_mulv(u, bi->A, ub);
