@@ -25,15 +25,17 @@ LIBS = $(PKG_LIBS) -lumfpack -lcholmod -lamd -lsuitesparseconfig -llapack -lblas
 # run loading 55 shared objects (HDF5 brings libcurl and its TLS stack),
 # and OpenBLAS's pthread build starts a thread that spins on the second core.
 # Static, only the objects referenced are linked: no libcurl.
-LIBDIR := /usr/lib/x86_64-linux-gnu
+LIBDIR := /usr/lib/$(shell $(CC) -print-multiarch)
 STATIC_A := $(LIBDIR)/hdf5/serial/libhdf5.a $(LIBDIR)/libsz.a $(LIBDIR)/libaec.a $(LIBDIR)/libz.a \
 	$(LIBDIR)/libyaml.a $(LIBDIR)/libumfpack.a $(LIBDIR)/libcholmod.a $(LIBDIR)/libamd.a \
 	$(LIBDIR)/libcolamd.a $(LIBDIR)/libcamd.a $(LIBDIR)/libccolamd.a \
 	$(LIBDIR)/libsuitesparseconfig.a $(LIBDIR)/openblas-serial/libopenblas.a \
 	$(shell $(CC) -print-file-name=libgfortran.a) $(shell $(CC) -print-file-name=libquadmath.a)
-STATIC ?= $(if $(filter-out $(wildcard $(STATIC_A)),$(STATIC_A)),0,1)
+# CHOLMOD's METIS has no static archive in Debian: its shared object by name
+STATIC_SO := $(LIBDIR)/libmetis.so.5
+STATIC ?= $(if $(filter-out $(wildcard $(STATIC_A) $(STATIC_SO)),$(STATIC_A) $(STATIC_SO)),0,1)
 ifeq ($(STATIC),1)
-BIN_LIBS = $(STATIC_A) -lmuparser $(LIBDIR)/libmetis.so.5 -lgomp -lm -lpthread
+BIN_LIBS = $(STATIC_A) -lmuparser $(STATIC_SO) -lgomp -lm -lpthread
 else
 BIN_LIBS = $(LIBS)
 endif

@@ -39,9 +39,9 @@ static const struct key_def integ_keys[] = {
 	{ "adaptive", K_BOOL, 0, NULL, "control the step from the error estimate (lms2, esdirk436l2sa2; default false)" },
 	{ "atol", K_NUM, 0, NULL, "absolute error tolerance of the step control, > 0 (default 1e-6)" },
 	{ "rtol", K_NUM, 0, NULL, "relative error tolerance of the step control, >= 0 (default 1e-6)" },
-	{ "safety", K_NUM, 0, NULL, "safety factor of the step control, in (0, 1] (default 0.9)" },
-	{ "facmin", K_NUM, 0, NULL, "smallest step ratio of the step control, in (0, 1) (default 0.2)" },
-	{ "facmax", K_NUM, 0, NULL, "largest step ratio of the step control, > 1 (default 5)" },
+	{ "safety", K_NUM, 0, NULL, "safety factor of the step control, in [0.001, 1] (default 0.9)" },
+	{ "facmin", K_NUM, 0, NULL, "smallest step ratio of the step control, in [0.001, 0.999] (default 0.2)" },
+	{ "facmax", K_NUM, 0, NULL, "largest step ratio of the step control, in [1.001, 1000] (default 5)" },
 	{ "startup", K_STR, 0, NULL, "start of lms2/3/4: trapezoidal or single_step (default trapezoidal)" },
 	{ "predictor", K_STR, 0, NULL, "first Newton iterate of hi and fi: extrapolate (a polynomial through up to the last six steps, of the degree that predicted the last step best) or last (the last step's values) (default extrapolate)" },
 	{ NULL, 0, 0, NULL, NULL }
