@@ -2,6 +2,8 @@
 #ifndef MBSIM_CLI_H
 #define MBSIM_CLI_H
 
+#include <signal.h>
+
 #include "../model/model.h"
 #include "../model/options.h"
 #include "../util/diag.h"
@@ -29,10 +31,28 @@ int cli_print_diag(const struct diag *d);
  * printed). On success *dk and *m are owned by the caller. */
 int cli_load(const char *path, char **sets, int nsets, struct deck **dk,
 	     struct model **m, struct sim_options *o);
-/* JSON scalars on stdout: a quoted, escaped string; a number or null. */
+/* JSON on stdout: a quoted, escaped string; a number or null; an array
+ * of n numbers. */
 void cli_json_str(const char *s);
 void cli_json_num(double x);
+void cli_json_array(const double *v, int n);
 void cli_usage_error(const char *usage, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The value of option argv[*i] when it is name: "--name VALUE" (advances
+ * *i) or "--name=VALUE".  NULL when argv[*i] is another option, or when
+ * the value is missing: then *err = 1 and the usage error is printed. */
+const char *cli_optval(int argc, char **argv, int *i, const char *name, const char *usage,
+		       int *err);
+
+/* Catch SIGINT and SIGTERM for the runs of a command: returns the flag
+ * they set, for sim_args.stop (the run loop polls it once per step and
+ * ends with status "interrupted"). */
+volatile sig_atomic_t *cli_catch_signals(void);
+/* "mbsim ARG..." for the files' command_line attribute (malloc'd). */
+char *cli_join_args(int argc, char **argv);
+
+/* 1 when a dataset of cols columns at path is an orientation quaternion,
+ * whose q and -q are the same rotation (compare them up to sign). */
+int cli_is_quat(const char *path, int cols);
 
 #endif

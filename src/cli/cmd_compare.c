@@ -29,7 +29,7 @@ struct cmp_opts {
 	double rtol, atol;
 	struct tol *tols;
 	int ntols;
-	char **q;
+	const char **q;
 	int nq, json;
 };
 
@@ -95,26 +95,24 @@ static int parse(int argc, char **argv, struct cmp_opts *c)
 	const char **tolspec = xcalloc((size_t)argc + 1, sizeof(char *));
 	int nt = 0, rc = 0;
 	for (int i = 1; i < argc && !rc; i++) {
-		const char *a = argv[i];
-		int takes = strcmp(a, "--rtol") == 0 || strcmp(a, "--atol") == 0 ||
-			    strcmp(a, "--tol") == 0 || strcmp(a, "--quantity") == 0;
-		if (takes && i + 1 >= argc) {
-			cli_usage_error(USAGE_COMPARE, "%s needs a value", a);
+		const char *a = argv[i], *v;
+		int err = 0;
+		if ((v = cli_optval(argc, argv, &i, "--rtol", USAGE_COMPARE, &err))) {
+			if (parse_num(v, &c->rtol)) {
+				cli_usage_error(USAGE_COMPARE, "bad --rtol '%s'", v);
+				rc = -1;
+			}
+		} else if ((v = cli_optval(argc, argv, &i, "--atol", USAGE_COMPARE, &err))) {
+			if (parse_num(v, &c->atol)) {
+				cli_usage_error(USAGE_COMPARE, "bad --atol '%s'", v);
+				rc = -1;
+			}
+		} else if ((v = cli_optval(argc, argv, &i, "--tol", USAGE_COMPARE, &err))) {
+			tolspec[nt++] = v;	/* after --rtol/--atol: defaults fill gaps */
+		} else if ((v = cli_optval(argc, argv, &i, "--quantity", USAGE_COMPARE, &err))) {
+			c->q[c->nq++] = v;
+		} else if (err) {
 			rc = -1;
-		} else if (strcmp(a, "--rtol") == 0) {
-			if (parse_num(argv[++i], &c->rtol)) {
-				cli_usage_error(USAGE_COMPARE, "bad --rtol '%s'", argv[i]);
-				rc = -1;
-			}
-		} else if (strcmp(a, "--atol") == 0) {
-			if (parse_num(argv[++i], &c->atol)) {
-				cli_usage_error(USAGE_COMPARE, "bad --atol '%s'", argv[i]);
-				rc = -1;
-			}
-		} else if (strcmp(a, "--tol") == 0) {
-			tolspec[nt++] = argv[++i];	/* after --rtol/--atol: defaults fill gaps */
-		} else if (strcmp(a, "--quantity") == 0) {
-			c->q[c->nq++] = argv[++i];
 		} else if (strcmp(a, "--json") == 0) {
 			c->json = 1;
 		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -166,12 +164,6 @@ struct files {
 	long n, *ia, *ib;
 };
 
-static int is_quat(const char *path, int cols)
-{
-	size_t n = strlen(path);
-	return cols == 4 && n >= 12 && strcmp(path + n - 12, "/orientation") == 0;
-}
-
 static void compare_one(const struct cmp_opts *c, struct files *F, struct result *r)
 {
 	struct h5r_data d[2];
@@ -186,12 +178,12 @@ static void compare_one(const struct cmp_opts *c, struct files *F, struct result
 		r->pass = 0;
 		goto out;
 	}
-	int cols = d[0].cols;
+	int cols = d[0].cols, quat = cli_is_quat(r->path, cols);
 	for (long k = 0; k < F->n; k++) {
 		const double *x = d[0].v + (size_t)F->ia[k] * (size_t)cols;
 		const double *y = d[1].v + (size_t)F->ib[k] * (size_t)cols;
 		double sg = 1.0;
-		if (is_quat(r->path, cols)) {	/* q and -q: the same rotation */
+		if (quat) {	/* q and -q: the same rotation */
 			double dot = 0;
 			for (int j = 0; j < 4; j++)
 				dot += x[j] * y[j];

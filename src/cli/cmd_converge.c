@@ -20,7 +20,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,19 +27,11 @@
 
 #define AUTO_FACTOR 8	/* auto reference: finest step / AUTO_FACTOR */
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
 struct qty {
 	char *spec;		/* as given, for messages and output keys */
 	char *path;		/* absolute dataset path */
-	const char *comp;	/* component word after ':' or NULL */
-	int col;		/* selected column, -1 = all */
+	const char *comp;	/* component word after ':' (in spec) or NULL */
+	int col;		/* selected column, -1 = all (check_quantities) */
 	double *rms, *max;	/* per step */
 	double slope, max_slope;
 	double scale;		/* largest |z_ref| compared */
@@ -100,26 +91,6 @@ static int parse_expect(const char *s, struct copts *c)
 	return 0;
 }
 
-/* Value of option a (--opt VALUE or --opt=VALUE), advancing *i; NULL if a
- * is not that option. */
-static const char *optval(int argc, char **argv, int *i, const char *name, int *err)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(name);
-	if (strncmp(a, name, n) != 0)
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n])
-		return NULL;
-	if (*i + 1 >= argc) {
-		cli_usage_error(USAGE_CONVERGE, "%s needs a value", name);
-		*err = 1;
-		return NULL;
-	}
-	return argv[++*i];
-}
-
 static int parse(int argc, char **argv, struct copts *c)
 {
 	memset(c, 0, sizeof(*c));
@@ -129,16 +100,16 @@ static int parse(int argc, char **argv, struct copts *c)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
 		int err = 0;
-		if ((v = optval(argc, argv, &i, "--steps", &err))) {
+		if ((v = cli_optval(argc, argv, &i, "--steps", USAGE_CONVERGE, &err))) {
 			if (parse_steps(v, c))
 				return -1;
-		} else if ((v = optval(argc, argv, &i, "--quantity", &err))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--quantity", USAGE_CONVERGE, &err))) {
 			c->qspecs[c->nq++] = (char *)v;
-		} else if ((v = optval(argc, argv, &i, "--reference", &err))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--reference", USAGE_CONVERGE, &err))) {
 			c->ref = v;
-		} else if ((v = optval(argc, argv, &i, "--set", &err))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--set", USAGE_CONVERGE, &err))) {
 			c->sets[c->nsets++] = (char *)v;
-		} else if ((v = optval(argc, argv, &i, "--expect-order", &err))) {
+		} else if ((v = cli_optval(argc, argv, &i, "--expect-order", USAGE_CONVERGE, &err))) {
 			if (parse_expect(v, c))
 				return -1;
 		} else if (err) {
@@ -185,20 +156,28 @@ static int cmp_desc(const void *a, const void *b)
 
 /* ---- quantities ---- */
 
-/* "bodies/b/position:z" -> path "/bodies/b/position", comp "z". */
-static void qty_init(struct qty *q, const char *spec, int nh)
+/* Quantity spec: every column of the dataset at path (absolute, taken over). */
+static void qty_init(struct qty *q, const char *spec, char *path, int nh)
 {
 	memset(q, 0, sizeof(*q));
 	q->spec = xstrdup(spec);
-	q->path = xasprintf("%s%s", spec[0] == '/' ? "" : "/", spec);
-	char *colon = strrchr(q->path, ':');
-	if (colon) {
-		*colon = 0;
-		q->comp = spec + (strrchr(spec, ':') - spec) + 1;
-	}
+	q->path = path;
 	q->col = -1;
 	q->rms = xcalloc((size_t)nh, sizeof(double));
 	q->max = xcalloc((size_t)nh, sizeof(double));
+}
+
+/* --quantity "bodies/b/position:z" -> path "/bodies/b/position", comp "z".
+ * The component is the word after the last ':' when it holds no '/': a
+ * ':' in a body or joint name ("bodies/b:1/position") is part of the path. */
+static void qty_parse(struct qty *q, const char *spec, int nh)
+{
+	qty_init(q, spec, xasprintf("%s%s", spec[0] == '/' ? "" : "/", spec), nh);
+	char *colon = strrchr(q->path, ':');
+	if (colon && !strchr(colon, '/')) {
+		*colon = 0;
+		q->comp = strrchr(q->spec, ':') + 1;
+	}
 }
 
 static void qty_release(struct qty *q)
@@ -238,10 +217,9 @@ struct study {
 	struct sim_options o;
 	char dir[256];
 	char **files;		/* nh runs, then the reference */
-	int *made;		/* 1 when we wrote files[i] (and remove it) */
-	double sample;		/* common sampling interval */
 	char refdesc[512];
 	char *cmdline;
+	volatile sig_atomic_t *stop;	/* cli_catch_signals */
 };
 
 static int every_for(double h, double S)
@@ -252,14 +230,16 @@ static int every_for(double h, double S)
 	return 1;
 }
 
+/* Every run samples at the coarsest step c->h[0] (sorted descending), so
+ * that all of them share those sample times. */
 static int run_one(struct study *st, double h, const char *method, const char *path)
 {
 	struct sim_options o = st->o;
 	o.step = h;
-	o.every = every_for(h, st->sample);
+	o.every = every_for(h, st->c->h[0]);
 	if (method)
 		snprintf(o.method, sizeof o.method, "%s", method);
-	struct sim_args a = { st->m, &o, path, deck_text(st->dk), st->cmdline, 0, &stop_flag };
+	struct sim_args a = { st->m, &o, path, deck_text(st->dk), st->cmdline, 0, st->stop };
 	struct sim_result r;
 	struct diag d;
 	diag_init(&d);
@@ -371,7 +351,7 @@ static int open_all(struct study *st, struct series_set *S)
 	if (n == 0) {
 		fprintf(stderr, "mbsim: error: converge: the runs and the reference share no sample "
 			"times (compared within 1e-9 max(1,|t|)); the reference must contain samples "
-			"at multiples of %g s\n", st->sample);
+			"at multiples of %g s\n", st->c->h[0]);
 		return -1;
 	}
 	return 0;
@@ -387,12 +367,6 @@ static void close_all(struct series_set *S)
 	free(S->f);
 	free(S->time);
 	free(S->idx);
-}
-
-static int is_quat(const struct qty *q, int cols)
-{
-	size_t n = strlen(q->path);
-	return cols == 4 && n >= 12 && strcmp(q->path + n - 12, "/orientation") == 0;
 }
 
 /* Errors of quantity q in every run. 0, or -1 (message printed). */
@@ -415,24 +389,23 @@ static int measure(struct study *st, struct series_set *S, struct qty *q)
 			goto out;
 		}
 	}
-	int cols = d[0].cols;
-	q->col = comp_col(q->comp, cols);
-	if (q->col == -2 || q->col >= cols) {
-		fprintf(stderr, "mbsim: error: unknown quantity '%s': component '%s' of a dataset "
-			"with %d column%s (use x, y, z%s or an index 0..%d)\n", q->spec, q->comp, cols,
-			cols == 1 ? "" : "s", cols == 4 ? ", w" : "", cols - 1);
-		goto out;
-	}
+	/* q->col was checked on run 0 (check_quantities), whose shape every
+	 * file has */
+	int cols = d[0].cols, quat = cli_is_quat(q->path, cols);
 	int c0 = q->col < 0 ? 0 : q->col, c1 = q->col < 0 ? cols : q->col + 1;
 	const struct h5r_data *R = &d[nf - 1];
+	const long *ir = S->idx[nf - 1];
+	for (long j = 0; j < S->ncommon; j++)	/* the largest |z_ref| compared */
+		for (int k = c0; k < c1; k++)
+			q->scale = fmax(q->scale, fabs(R->v[(size_t)ir[j] * (size_t)cols + k]));
 	for (int i = 0; i < nf - 1; i++) {
 		double sum = 0.0, mx = 0.0;
 		long n = 0;
 		for (long j = 0; j < S->ncommon; j++) {
 			const double *z = d[i].v + (size_t)S->idx[i][j] * (size_t)cols;
-			const double *zr = R->v + (size_t)S->idx[nf - 1][j] * (size_t)cols;
+			const double *zr = R->v + (size_t)ir[j] * (size_t)cols;
 			double sg = 1.0;
-			if (is_quat(q, cols)) {	/* q and -q are the same rotation */
+			if (quat) {	/* q and -q are the same rotation */
 				double dot = 0;
 				for (int k = 0; k < 4; k++)
 					dot += z[k] * zr[k];
@@ -440,7 +413,6 @@ static int measure(struct study *st, struct series_set *S, struct qty *q)
 			}
 			for (int k = c0; k < c1; k++) {
 				double e = sg * z[k] - zr[k];
-				q->scale = fmax(q->scale, fabs(zr[k]));
 				sum += e * e;
 				mx = fmax(mx, fabs(e));
 				n++;
@@ -487,15 +459,14 @@ static double slope(const double *e, const double *h, int n)
 
 /* ---- output ---- */
 
-static void json_array(const double *v, int n, int orders, const double *h)
+/* The orders between neighbouring steps of errors e, as a JSON array. */
+static void json_orders(const double *e, const double *h, int nh)
 {
-	putchar('[');
-	for (int i = 0; i < (orders ? n - 1 : n); i++) {
-		if (i)
-			printf(", ");
-		cli_json_num(orders ? order(v, h, i) : v[i]);
-	}
-	putchar(']');
+	double *ord = xmalloc((size_t)nh * sizeof(double));
+	for (int i = 0; i < nh - 1; i++)
+		ord[i] = order(e, h, i);
+	cli_json_array(ord, nh - 1);
+	free(ord);
 }
 
 static void print_json(const struct study *st, const struct qty *q, int nq, long ncommon)
@@ -506,7 +477,7 @@ static void print_json(const struct study *st, const struct qty *q, int nq, long
 	printf(", \"method\": ");
 	cli_json_str(st->o.method);
 	printf(", \"steps\": ");
-	json_array(c->h, c->nh, 0, NULL);
+	cli_json_array(c->h, c->nh);
 	printf(", \"common_samples\": %ld, \"reference\": ", ncommon);
 	cli_json_str(st->refdesc);
 	printf(", \"quantities\": {");
@@ -514,15 +485,15 @@ static void print_json(const struct study *st, const struct qty *q, int nq, long
 		printf("%s", k ? ", " : "");
 		cli_json_str(q[k].spec);
 		printf(": {\"errors\": ");
-		json_array(q[k].rms, c->nh, 0, NULL);
+		cli_json_array(q[k].rms, c->nh);
 		printf(", \"orders\": ");
-		json_array(q[k].rms, c->nh, 1, c->h);
+		json_orders(q[k].rms, c->h, c->nh);
 		printf(", \"slope\": ");
 		cli_json_num(q[k].slope);
 		printf(", \"max_errors\": ");
-		json_array(q[k].max, c->nh, 0, NULL);
+		cli_json_array(q[k].max, c->nh);
 		printf(", \"max_orders\": ");
-		json_array(q[k].max, c->nh, 1, c->h);
+		json_orders(q[k].max, c->h, c->nh);
 		printf(", \"max_slope\": ");
 		cli_json_num(q[k].max_slope);
 		printf("}");
@@ -628,20 +599,6 @@ static int check_expect(const struct study *st, const struct qty *q, int nq)
 
 /* ---- the study ---- */
 
-static char *join_args(int argc, char **argv)
-{
-	size_t n = 8;
-	for (int i = 0; i < argc; i++)
-		n += strlen(argv[i]) + 1;
-	char *s = xcalloc(n, 1);
-	strcat(s, "mbsim");
-	for (int i = 0; i < argc; i++) {
-		strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
-}
-
 static int make_dir(struct study *st)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -654,17 +611,22 @@ static int make_dir(struct study *st)
 	return 0;
 }
 
+/* --reference FILE rather than a reference we compute */
+static int ref_is_file(const struct copts *c)
+{
+	return strcmp(c->ref, "auto") != 0 && strcmp(c->ref, "kinematic") != 0;
+}
+
+/* Remove what we wrote: every run and a computed reference, not FILE. */
 static void cleanup(struct study *st)
 {
-	int nf = st->c->nh + 1;
-	for (int i = 0; i < nf; i++) {
-		if (st->made && st->made[i])
+	int nh = st->c->nh;
+	for (int i = 0; st->files && i <= nh; i++) {
+		if (st->files[i] && (i < nh || !ref_is_file(st->c)))
 			unlink(st->files[i]);
-		if (st->files)
-			free(st->files[i]);
+		free(st->files[i]);
 	}
 	free(st->files);
-	free(st->made);
 	if (st->dir[0])
 		rmdir(st->dir);
 }
@@ -674,6 +636,7 @@ static int default_quantities(struct study *st, struct qty **pq)
 {
 	char err[1024], **names = NULL;
 	struct h5in *f = h5r_open(st->files[0], err, sizeof err);
+	*pq = NULL;
 	if (!f)
 		return 0;
 	int n = h5r_list(f, "/bodies", &names), nq = 0;
@@ -683,14 +646,14 @@ static int default_quantities(struct study *st, struct qty **pq)
 		size_t l = strlen(names[i]);
 		if ((l > 9 && strcmp(names[i] + l - 9, "/position") == 0) ||
 		    (l > 9 && strcmp(names[i] + l - 9, "/velocity") == 0))
-			qty_init(&(*pq)[nq++], names[i] + 1, st->c->nh);
+			qty_init(&(*pq)[nq++], names[i] + 1, xstrdup(names[i]), st->c->nh);
 	}
 	h5r_list_free(&names, n);
 	return nq;
 }
 
-/* Runs and reference; returns an exit status (0 when every file exists). */
-/* Every named quantity exists in the output of run 0 with that component. */
+/* Every named quantity exists in the output of run 0 with that component;
+ * sets its column. */
 static int check_quantities(struct study *st, struct qty *q, int nq)
 {
 	char err[1024];
@@ -709,8 +672,8 @@ static int check_quantities(struct study *st, struct qty *q, int nq)
 			bad++;
 			continue;
 		}
-		int col = comp_col(q[k].comp, d.cols);
-		if (col == -2 || col >= d.cols) {
+		q[k].col = comp_col(q[k].comp, d.cols);
+		if (q[k].col == -2 || q[k].col >= d.cols) {
 			fprintf(stderr, "mbsim: error: unknown quantity '%s': no component '%s' in a "
 				"dataset with %d column%s (use x, y, z%s or an index 0..%d)\n", q[k].spec,
 				q[k].comp, d.cols, d.cols == 1 ? "" : "s", d.cols == 4 ? ", w" : "",
@@ -723,13 +686,13 @@ static int check_quantities(struct study *st, struct qty *q, int nq)
 	return bad ? EXIT_USAGE : 0;
 }
 
+/* Runs and reference; returns an exit status (0 when every file exists). */
 static int make_files(struct study *st, struct qty *q, int nq)
 {
 	struct copts *c = st->c;
 	int nh = c->nh;
 	for (int i = 0; i < nh; i++) {
 		st->files[i] = xasprintf("%s/run-%d.h5", st->dir, i);
-		st->made[i] = 1;
 		if (run_one(st, c->h[i], NULL, st->files[i]))
 			return EXIT_SIM;
 		int rc = i == 0 ? check_quantities(st, q, nq) : 0;
@@ -739,7 +702,6 @@ static int make_files(struct study *st, struct qty *q, int nq)
 	if (strcmp(c->ref, "auto") == 0) {
 		double href = c->h[nh - 1] / AUTO_FACTOR;
 		st->files[nh] = xasprintf("%s/reference.h5", st->dir);
-		st->made[nh] = 1;
 		snprintf(st->refdesc, sizeof st->refdesc,
 			 "same scheme at h/%d (%s, h = %g; no higher-order scheme available)",
 			 AUTO_FACTOR, st->o.method, href);
@@ -749,22 +711,34 @@ static int make_files(struct study *st, struct qty *q, int nq)
 	}
 	if (strcmp(c->ref, "kinematic") == 0) {
 		st->files[nh] = xasprintf("%s/reference.h5", st->dir);
-		st->made[nh] = 1;
 		return kinematic_ref(st, st->files[nh]) ? EXIT_SIM : 0;
 	}
-	st->files[nh] = xstrdup(c->ref);
-	snprintf(st->refdesc, sizeof st->refdesc, "file %s", c->ref);
+	st->files[nh] = xstrdup(c->ref);	/* checked by check_reference */
+	return 0;
+}
+
+/* Before any run: the kinematic reference needs a fully driven mechanism,
+ * a reference file must be readable (its integrator goes into refdesc). */
+static int check_reference(struct study *st)
+{
+	const char *ref = st->c->ref;
 	char err[1024];
-	struct h5in *f = h5r_open(c->ref, err, sizeof err);
+	if (strcmp(ref, "kinematic") == 0 && kinematic_check(st->m, err, sizeof err)) {
+		fprintf(stderr, "mbsim: error: %s\n", err);
+		return EXIT_DECK;
+	}
+	if (!ref_is_file(st->c))
+		return 0;
+	struct h5in *f = h5r_open(ref, err, sizeof err);
 	if (!f) {
 		fprintf(stderr, "mbsim: error: --reference: %s (want auto, kinematic or FILE.h5)\n", err);
 		return EXIT_USAGE;
 	}
 	char integ[64];
-	if (h5r_attr_str(f, "/", "integrator", integ, sizeof integ) == 0) {
-		size_t l = strlen(st->refdesc);
-		snprintf(st->refdesc + l, sizeof st->refdesc - l, " (integrator %s)", integ);
-	}
+	if (h5r_attr_str(f, "/", "integrator", integ, sizeof integ) == 0)
+		snprintf(st->refdesc, sizeof st->refdesc, "file %s (integrator %s)", ref, integ);
+	else
+		snprintf(st->refdesc, sizeof st->refdesc, "file %s", ref);
 	h5r_close(&f);
 	return 0;
 }
@@ -772,33 +746,16 @@ static int make_files(struct study *st, struct qty *q, int nq)
 static int study(struct study *st)
 {
 	struct copts *c = st->c;
-	int nh = c->nh, rc;
-	if (strcmp(c->ref, "kinematic") == 0 && kinematic_dof(st->m) != 0) {
-		char msg[512];
-		struct kin_series k;
-		kinematic_solve(st->m, st->o.t0, NULL, 0, 0, &k, msg, sizeof msg);
-		fprintf(stderr, "mbsim: error: %s\n", msg);
-		return EXIT_DECK;
-	}
-	if (strcmp(c->ref, "auto") != 0 && strcmp(c->ref, "kinematic") != 0) {
-		char err[1024];
-		struct h5in *f = h5r_open(c->ref, err, sizeof err);
-		if (!f) {
-			fprintf(stderr, "mbsim: error: --reference: %s (want auto, kinematic or "
-				"FILE.h5)\n", err);
-			return EXIT_USAGE;
-		}
-		h5r_close(&f);
-	}
+	int nh = c->nh, rc = check_reference(st);
+	if (rc)
+		return rc;
 	if (make_dir(st))
 		return EXIT_SIM;
 	st->files = xcalloc((size_t)nh + 1, sizeof(char *));
-	st->made = xcalloc((size_t)nh + 1, sizeof(int));
-	struct qty *q = NULL;
 	int nq = c->nq;
-	q = xcalloc((size_t)nq + 1, sizeof(*q));
+	struct qty *q = xcalloc((size_t)nq + 1, sizeof(*q));
 	for (int k = 0; k < nq; k++)
-		qty_init(&q[k], c->qspecs[k], nh);
+		qty_parse(&q[k], c->qspecs[k], nh);
 	rc = make_files(st, q, nq);
 	if (!rc && nq == 0) {
 		free(q);
@@ -847,13 +804,8 @@ int cmd_converge(int argc, char **argv)
 	st.c = &c;
 	rc = cli_load(c.deck, c.sets, c.nsets, &st.dk, &st.m, &st.o);
 	if (rc == 0) {
-		st.sample = c.h[0];
-		st.cmdline = join_args(argc, argv);
-		struct sigaction sa;
-		memset(&sa, 0, sizeof sa);
-		sa.sa_handler = on_signal;
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
+		st.cmdline = cli_join_args(argc, argv);
+		st.stop = cli_catch_signals();
 		rc = study(&st);
 		cleanup(&st);
 		free(st.cmdline);

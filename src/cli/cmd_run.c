@@ -5,21 +5,10 @@
 #include "../sim/sim.h"
 #include "../util/xalloc.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* The one piece of process-wide state: set by SIGINT/SIGTERM, polled by
- * the run loop once per step. */
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
 
 /* build/x/deck.yaml -> deck.h5 in the current directory */
 static char *default_output(const char *deck)
@@ -34,20 +23,6 @@ static char *default_output(const char *deck)
 	return o;
 }
 
-static char *join_args(int argc, char **argv)
-{
-	size_t n = 8;
-	for (int i = 0; i < argc; i++)
-		n += strlen(argv[i]) + 1;
-	char *s = xcalloc(n, 1);
-	strcat(s, "mbsim");
-	for (int i = 0; i < argc; i++) {
-		strcat(s, " ");
-		strcat(s, argv[i]);
-	}
-	return s;
-}
-
 struct run_opts {
 	const char *deck, *out;
 	char **sets;
@@ -59,21 +34,15 @@ static int parse(int argc, char **argv, struct run_opts *ro)
 	memset(ro, 0, sizeof(*ro));
 	ro->sets = xcalloc((size_t)argc + 1, sizeof(char *));
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-			if (++i >= argc) {
-				cli_usage_error(USAGE_RUN, "%s needs a file name", a);
-				return -1;
-			}
-			ro->out = argv[i];
-		} else if (strcmp(a, "--set") == 0) {
-			if (++i >= argc) {
-				cli_usage_error(USAGE_RUN, "--set needs KEY=VALUE");
-				return -1;
-			}
-			ro->sets[ro->nsets++] = argv[i];
-		} else if (strncmp(a, "--set=", 6) == 0) {
-			ro->sets[ro->nsets++] = argv[i] + 6;
+		const char *a = argv[i], *v;
+		int err = 0;
+		if ((v = cli_optval(argc, argv, &i, "-o", USAGE_RUN, &err)) ||
+		    (v = cli_optval(argc, argv, &i, "--output", USAGE_RUN, &err))) {
+			ro->out = v;
+		} else if ((v = cli_optval(argc, argv, &i, "--set", USAGE_RUN, &err))) {
+			ro->sets[ro->nsets++] = (char *)v;
+		} else if (err) {
+			return -1;
 		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
 			ro->quiet = 1;
 		} else if (strcmp(a, "--json") == 0) {
@@ -150,14 +119,9 @@ int cmd_run(int argc, char **argv)
 		return rc;
 	}
 	char *out = ro.out ? xstrdup(ro.out) : default_output(ro.deck);
-	char *cmdline = join_args(argc, argv);
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	char *cmdline = cli_join_args(argc, argv);
 	struct sim_args a = { m, &o, out, deck_text(dk), cmdline,
-			      !ro.quiet && !ro.json && isatty(2), &stop_flag };
+			      !ro.quiet && !ro.json && isatty(2), cli_catch_signals() };
 	struct sim_result r;
 	struct diag d;
 	diag_init(&d);

@@ -46,47 +46,47 @@ static int parse(int argc, char **argv, struct spec_opts *so)
 	so->points = 51;
 	so->json = so->csv = 0;
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		const char *a = argv[i], *v;
 		char *end;
-		if (strcmp(a, "--json") == 0) {
-			so->json = 1;
-		} else if (strcmp(a, "--csv") == 0) {
-			so->csv = 1;
-		} else if (!v) {
-			cli_usage_error(USAGE_SPECTRAL, "unknown option or missing value: %s", a);
-			return -1;
-		} else if (strcmp(a, "--method") == 0) {
+		int err = 0;
+		if ((v = cli_optval(argc, argv, &i, "--method", USAGE_SPECTRAL, &err))) {
 			so->method = v;
-			i++;
-		} else if (strcmp(a, "--rho") == 0 || strcmp(a, "--alpha") == 0) {
+		} else if ((v = cli_optval(argc, argv, &i, "--rho", USAGE_SPECTRAL, &err)) ||
+			   (v = cli_optval(argc, argv, &i, "--alpha", USAGE_SPECTRAL, &err))) {
 			double x = strtod(v, &end);
 			int rho = a[2] == 'r';
 			if (*end || !(rho ? (x >= 0 && x <= 1) : (x >= -1.0 / 3.0 && x <= 0))) {
-				cli_usage_error(USAGE_SPECTRAL, "%s must be a number in %s, got '%s'", a,
-						rho ? "[0, 1]" : "[-1/3, 0]", v);
+				cli_usage_error(USAGE_SPECTRAL, "%s must be a number in %s, got '%s'",
+						rho ? "--rho" : "--alpha", rho ? "[0, 1]" : "[-1/3, 0]", v);
 				return -1;
 			}
 			*(rho ? &so->rho : &so->alpha) = x;
-			i++;
-		} else if (strcmp(a, "--ratio-range") == 0) {
+		} else if ((v = cli_optval(argc, argv, &i, "--ratio-range", USAGE_SPECTRAL, &err))) {
 			so->lo = strtod(v, &end);
 			if (*end != ':' || (so->hi = strtod(end + 1, &end), *end) ||
 			    !(so->lo > 0 && so->hi > so->lo)) {
 				cli_usage_error(USAGE_SPECTRAL, "--ratio-range wants A:B with 0 < A < B, got '%s'", v);
 				return -1;
 			}
-			i++;
-		} else if (strcmp(a, "--points") == 0) {
+		} else if ((v = cli_optval(argc, argv, &i, "--points", USAGE_SPECTRAL, &err))) {
 			long n = strtol(v, &end, 10);
 			if (*end || n < 1 || n > 100000) {
 				cli_usage_error(USAGE_SPECTRAL, "--points wants an integer in [1, 100000], got '%s'", v);
 				return -1;
 			}
 			so->points = (int)n;
-			i++;
+		} else if (err) {
+			return -1;
+		} else if (strcmp(a, "--json") == 0) {
+			so->json = 1;
+		} else if (strcmp(a, "--csv") == 0) {
+			so->csv = 1;
+		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			printf("usage: %s", USAGE_SPECTRAL);
+			return 1;
 		} else {
-			cli_usage_error(USAGE_SPECTRAL, "unknown option: %s", a);
+			cli_usage_error(USAGE_SPECTRAL, "%s '%s'", a[0] == '-' ? "unknown option" :
+					"unexpected argument", a);
 			return -1;
 		}
 	}
@@ -125,25 +125,51 @@ struct point {
 	double rho, ad, pe;
 };
 
-/* One abscissa: amplification matrix, eigenvalues, principal root. */
-static int analyse(struct integ *it, struct ra_state *x0, struct ra_state *y, double dt,
-		   double w, struct point *p, char *err, size_t nerr)
-{
-	int n = dae3_slots(it, 0), lw = 8 * n + 8, info = 0, one = 1;
-	double *A = xcalloc((size_t)n * n, sizeof(double)), *e = xcalloc((size_t)n, sizeof(double));
-	double *wr = xcalloc((size_t)n, sizeof(double)), *wi = xcalloc((size_t)n, sizeof(double));
-	double *work = xcalloc((size_t)lw, sizeof(double));
+/* What analyse() works in: the same at every abscissa. */
+struct amat {
+	int n, lw;			/* history slots (dae3_slots), dgeev workspace */
+	double *A, *e, *wr, *wi, *work;	/* n x n, n, n, n, lw */
 	struct ra_state x;
-	memset(&x, 0, sizeof x);
-	ra_state_init(it->sys, &x);
+};
+
+static void amat_init(struct amat *M, struct integ *it)
+{
+	int n = dae3_slots(it, 0);
+	M->n = n;
+	M->lw = 8 * n + 8;
+	M->A = xcalloc((size_t)n * n, sizeof(double));
+	M->e = xcalloc((size_t)n, sizeof(double));
+	M->wr = xcalloc((size_t)n, sizeof(double));
+	M->wi = xcalloc((size_t)n, sizeof(double));
+	M->work = xcalloc((size_t)M->lw, sizeof(double));
+	ra_state_init(it->sys, &M->x);
+}
+
+static void amat_release(struct amat *M)
+{
+	ra_state_release(&M->x);
+	free(M->A);
+	free(M->e);
+	free(M->wr);
+	free(M->wi);
+	free(M->work);
+}
+
+/* One abscissa: amplification matrix, eigenvalues, principal root. */
+static int analyse(struct integ *it, struct amat *M, struct ra_state *x0, struct ra_state *y,
+		   double dt, double w, struct point *p, char *err, size_t nerr)
+{
+	int n = M->n, info = 0, one = 1;
+	double *A = M->A, *e = M->e, *wr = M->wr, *wi = M->wi;
+	struct ra_state *x = &M->x;
 	int rc = 0;
 	for (int i = 0; i < n && !rc; i++) {
 		dae3_prime(it, x0, dt);
 		memset(e, 0, (size_t)n * sizeof(double));
 		e[i] = 1.0;
 		dae3_set(it, 0, dt, e);
-		ra_state_copy(it->sys, &x, dae3_last(it));
-		int st = integ_step(it, dt, &x, y);
+		ra_state_copy(it->sys, x, dae3_last(it));
+		int st = integ_step(it, dt, x, y);
 		if (st) {
 			snprintf(err, nerr, "the scheme's Newton iteration failed (status %d) at "
 				 "dt = %g on the oscillator", st, dt);
@@ -154,7 +180,7 @@ static int analyse(struct integ *it, struct ra_state *x0, struct ra_state *y, do
 	}
 	if (!rc) {
 		char N = 'N';
-		dgeev_(&N, &N, &n, A, &n, wr, wi, NULL, &one, NULL, &one, work, &lw, &info);
+		dgeev_(&N, &N, &n, A, &n, wr, wi, NULL, &one, NULL, &one, M->work, &M->lw, &info);
 		if (info) {
 			snprintf(err, nerr, "dgeev failed (info %d) at dt = %g", info, dt);
 			rc = -1;
@@ -177,31 +203,15 @@ static int analyse(struct integ *it, struct ra_state *x0, struct ra_state *y, do
 		p->ad = wbar > 0 ? -100.0 * creal(L) / wbar : NAN;
 		p->pe = wbar > 0 ? 100.0 * (w * dt / wbar - 1.0) : NAN;
 	}
-	ra_state_release(&x);
-	free(A);
-	free(e);
-	free(wr);
-	free(wi);
-	free(work);
 	return rc;
-}
-
-static void json_array(const char *name, const double *v, int n, int last)
-{
-	printf("\"%s\": [", name);
-	for (int i = 0; i < n; i++) {
-		if (i)
-			printf(", ");
-		cli_json_num(v[i]);
-	}
-	printf("]%s", last ? "" : ", ");
 }
 
 int cmd_spectral(int argc, char **argv)
 {
 	struct spec_opts so;
-	if (parse(argc, argv, &so))
-		return EXIT_USAGE;
+	int rc = parse(argc, argv, &so);
+	if (rc)
+		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	const struct integ_info *info = integ_find(so.method);
 	if (!info || strcmp(info->family, "dae3") != 0) {
 		fprintf(stderr, "mbsim: error: spectral analysis needs a scheme of seed 004 or the "
@@ -233,7 +243,9 @@ int cmd_spectral(int argc, char **argv)
 	ra_state_init(sys, &x0);
 	ra_state_init(sys, &y);
 	ra_state_from_model(sys, &x0, 0.0);
-	int ns = dae3_stages(it), np = so.points, rc = EXIT_OK;
+	int ns = dae3_stages(it), np = so.points;
+	struct amat M;
+	amat_init(&M, it);
 	double *ratio = xcalloc((size_t)np, sizeof(double));
 	double *sr = xcalloc((size_t)np, sizeof(double)), *ad = xcalloc((size_t)np, sizeof(double));
 	double *pe = xcalloc((size_t)np, sizeof(double));
@@ -242,7 +254,7 @@ int cmd_spectral(int argc, char **argv)
 		double f = np > 1 ? (double)k / (np - 1) : 0.0;
 		ratio[k] = so.lo * pow(so.hi / so.lo, f);
 		struct point p;
-		if (analyse(it, &x0, &y, ratio[k] * ns, w, &p, err, sizeof err)) {
+		if (analyse(it, &M, &x0, &y, ratio[k] * ns, w, &p, err, sizeof err)) {
 			fprintf(stderr, "mbsim: error: %s\n", err);
 			rc = EXIT_SIM;
 			np = k;
@@ -255,11 +267,14 @@ int cmd_spectral(int argc, char **argv)
 	if (so.json) {
 		printf("{\"method\": \"%s\", \"rho_inf\": ", so.method);
 		cli_json_num(so.rho);
-		printf(", \"stages\": %d, ", ns);
-		json_array("ratio", ratio, np, 0);
-		json_array("spectral_radius", sr, np, 0);
-		json_array("amplitude_decay", ad, np, 0);
-		json_array("period_elongation", pe, np, 1);
+		printf(", \"stages\": %d, \"ratio\": ", ns);
+		cli_json_array(ratio, np);
+		printf(", \"spectral_radius\": ");
+		cli_json_array(sr, np);
+		printf(", \"amplitude_decay\": ");
+		cli_json_array(ad, np);
+		printf(", \"period_elongation\": ");
+		cli_json_array(pe, np);
 		printf("}\n");
 	} else {
 		if (so.csv)
@@ -274,6 +289,7 @@ int cmd_spectral(int argc, char **argv)
 			else
 				printf("%-12.6g %-18.15f %-14.6g %-14.6g\n", ratio[k], sr[k], ad[k], pe[k]);
 	}
+	amat_release(&M);
 	free(ratio);
 	free(sr);
 	free(ad);

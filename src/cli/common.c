@@ -1,11 +1,73 @@
-/* common.c - what the subcommands share: deck loading, messages. */
+/* common.c - what the subcommands share: deck loading, options, signals,
+ * messages, JSON. */
 #include "cli.h"
 #include "../deck/deck.h"
+#include "../util/xalloc.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* The one piece of process-wide state: set by SIGINT/SIGTERM, polled by
+ * the run loop once per step. */
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+volatile sig_atomic_t *cli_catch_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	return &stop_flag;
+}
+
+char *cli_join_args(int argc, char **argv)
+{
+	size_t n = 8;
+	for (int i = 0; i < argc; i++)
+		n += strlen(argv[i]) + 1;
+	char *s = xcalloc(n, 1);
+	strcat(s, "mbsim");
+	for (int i = 0; i < argc; i++) {
+		strcat(s, " ");
+		strcat(s, argv[i]);
+	}
+	return s;
+}
+
+const char *cli_optval(int argc, char **argv, int *i, const char *name, const char *usage,
+		       int *err)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+	if (strncmp(a, name, n) != 0)
+		return NULL;
+	if (a[n] == '=')
+		return a + n + 1;
+	if (a[n])
+		return NULL;
+	if (*i + 1 >= argc) {
+		cli_usage_error(usage, "%s needs a value", name);
+		*err = 1;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+int cli_is_quat(const char *path, int cols)
+{
+	size_t n = strlen(path);
+	return cols == 4 && n >= 12 && strcmp(path + n - 12, "/orientation") == 0;
+}
 
 int cli_print_diag(const struct diag *d)
 {
@@ -69,4 +131,15 @@ void cli_json_num(double x)
 		printf("%.6g", x);
 	else
 		printf("null");
+}
+
+void cli_json_array(const double *v, int n)
+{
+	putchar('[');
+	for (int i = 0; i < n; i++) {
+		if (i)
+			printf(", ");
+		cli_json_num(v[i]);
+	}
+	putchar(']');
 }

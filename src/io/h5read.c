@@ -54,7 +54,8 @@ static int link_exists(hid_t file, const char *path)
 	return H5Lexists(file, buf, H5P_DEFAULT) > 0;
 }
 
-int h5r_exists(struct h5in *f, const char *path)
+/* 1 if a dataset exists at path, 0 otherwise. */
+static int h5r_exists(struct h5in *f, const char *path)
 {
 	if (!path[0] || strcmp(path, "/") == 0 || !link_exists(f->file, path))
 		return 0;

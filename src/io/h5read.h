@@ -24,9 +24,6 @@ struct h5r_data {
 struct h5in *h5r_open(const char *path, char *err, size_t errlen);
 void h5r_close(struct h5in **f);
 
-/* 1 if a dataset exists at path, 0 otherwise. */
-int h5r_exists(struct h5in *f, const char *path);
-
 /* Read the dataset at path into d (d->v malloc'd; free with h5r_data_release).
  * 0, or -1 with a message in err (missing, not numeric, more than 2-D). */
 int h5r_read(struct h5in *f, const char *path, struct h5r_data *d, char *err, size_t errlen);

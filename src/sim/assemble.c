@@ -14,16 +14,52 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double maxabs(const double *v, int n, int *arg)
+double assemble_maxabs(const double *v, int n, int *arg)
 {
 	double m = 0.0;
 	*arg = -1;
 	for (int i = 0; i < n; i++)
-		if (fabs(v[i]) > m) {
+		if (!(fabs(v[i]) <= m)) {
 			m = fabs(v[i]);
 			*arg = i;
+			if (isnan(m))
+				break;
 		}
 	return m;
+}
+
+int assemble_factor(struct kkt *k, const double *W, const struct ra *s, const char *doing,
+		    char *msg, size_t n)
+{
+	if (kkt_factor(k, W, s->jac) == 0)
+		return 0;
+	char what[256];
+	sim_row_name(s->m, kkt_bad_row(k), what, sizeof what);
+	snprintf(msg, n, "%s: %s near %s", doing, kkt_error(k), what);
+	return -1;
+}
+
+void assemble_newton_step(struct ra *s, struct kkt *k, struct ra_state *x, double *b,
+			  double *dq, double *mu)
+{
+	for (int i = 0; i < s->nc; i++)
+		b[i] = -s->phi[i];
+	kkt_solve(k, NULL, b, dq, mu);
+	for (int q = 0; q < s->nb; q++)
+		v3_add(x->r + 3 * q, x->r + 3 * q, dq + 6 * q);
+	ra_rotate(s, x->A, dq);
+}
+
+void assemble_residual(const struct ra *s, const double *lin, const double *ang,
+		       const double *rhs, double *g, double *out)
+{
+	for (int q = 0; q < s->nb; q++) {
+		v3_copy(g + 6 * q, lin + 3 * q);
+		v3_copy(g + 6 * q + 3, ang + 3 * q);
+	}
+	ra_jac_mul(s, g, out);
+	for (int i = 0; i < s->nc; i++)
+		out[i] -= rhs[i];
 }
 
 /* Largest per-body change |d| (translation part + rotation part * 0 is
@@ -49,32 +85,22 @@ int assemble(struct ra *s, struct integ *it, struct ra_state *x, double tol,
 	double *tot = xcalloc((size_t)ng + 1, sizeof(double));
 	double *b = xcalloc((size_t)nc + 1, sizeof(double));
 	double *mu = xcalloc((size_t)nc + 1, sizeof(double));
-	double *zero = xcalloc((size_t)ng + 1, sizeof(double));
 	int rc = -1, iter;
 	integ_mass_blocks(it);
 	for (iter = 0; iter < 50; iter++) {
 		ra_eval(s, x, x->t, PRIM_PHI | PRIM_JAC);
-		if (maxabs(s->phi, nc, &arg) < tol)
+		if (assemble_maxabs(s->phi, nc, &arg) < tol)
 			break;
-		if (kkt_factor(it->kkt, it->W, s->jac)) {
-			char what[256];
-			sim_row_name(s->m, kkt_bad_row(it->kkt), what, sizeof what);
-			snprintf(msg, n, "cannot assemble the initial configuration: %s near %s",
-				 kkt_error(it->kkt), what);
+		if (assemble_factor(it->kkt, it->W, s, "cannot assemble the initial configuration",
+				    msg, n))
 			goto out;
-		}
-		for (int k = 0; k < nc; k++)
-			b[k] = -s->phi[k];
-		kkt_solve(it->kkt, zero, b, it->dg, mu);
-		for (int q = 0; q < s->nb; q++)
-			v3_add(x->r + 3 * q, x->r + 3 * q, it->dg + 6 * q);
-		ra_rotate(s, x->A, it->dg);
+		assemble_newton_step(s, it->kkt, x, b, it->dg, mu);
 		for (int i = 0; i < ng; i++)
 			tot[i] += it->dg[i];
 	}
 	if (iter == 50) {
 		char what[256];
-		double worst = maxabs(s->phi, nc, &arg);
+		double worst = assemble_maxabs(s->phi, nc, &arg);
 		sim_row_name(s->m, arg, what, sizeof what);
 		snprintf(msg, n, "cannot assemble the initial configuration: residual %.3g "
 			 "remains in %s after 50 Newton iterations; check the joint points and axes",
@@ -83,26 +109,16 @@ int assemble(struct ra *s, struct integ *it, struct ra_state *x, double tol,
 	}
 	note_change(s, tot, &r->moved_pos, r->moved_pos_body, sizeof r->moved_pos_body);
 
-	/* velocities */
+	/* velocities: the least M-norm change dv with Phi_q (v - dv) = nu,
+	 * from Phi_q dv = Phi_q v - nu */
 	ra_eval(s, x, x->t, PRIM_JAC | PRIM_NU);
-	if (kkt_factor(it->kkt, it->W, s->jac)) {
-		char what[256];
-		sim_row_name(s->m, kkt_bad_row(it->kkt), what, sizeof what);
-		snprintf(msg, n, "cannot project the initial velocities: %s near %s",
-			 kkt_error(it->kkt), what);
+	if (assemble_factor(it->kkt, it->W, s, "cannot project the initial velocities", msg, n))
 		goto out;
-	}
+	assemble_residual(s, x->v, x->w, s->nu, tot, b);
+	kkt_solve(it->kkt, NULL, b, it->dg, mu);
 	for (int q = 0; q < s->nb; q++) {
-		v3_copy(tot + 6 * q, x->v + 3 * q);
-		v3_copy(tot + 6 * q + 3, x->w + 3 * q);
-	}
-	ra_jac_mul(s, tot, b);
-	for (int k = 0; k < nc; k++)
-		b[k] = s->nu[k] - b[k];
-	kkt_solve(it->kkt, zero, b, it->dg, mu);
-	for (int q = 0; q < s->nb; q++) {
-		v3_add(x->v + 3 * q, x->v + 3 * q, it->dg + 6 * q);
-		v3_add(x->w + 3 * q, x->w + 3 * q, it->dg + 6 * q + 3);
+		v3_sub(x->v + 3 * q, x->v + 3 * q, it->dg + 6 * q);
+		v3_sub(x->w + 3 * q, x->w + 3 * q, it->dg + 6 * q + 3);
 	}
 	note_change(s, it->dg, &r->moved_vel, r->moved_vel_body, sizeof r->moved_vel_body);
 	rc = 0;
@@ -110,6 +126,5 @@ out:
 	free(tot);
 	free(b);
 	free(mu);
-	free(zero);
 	return rc;
 }

@@ -5,8 +5,12 @@
  * is the minimum-norm x with P x = b, which for a square regular P is
  * P^-1 b.  Newton on positions uses b = -Phi and the manifold update
  * r += dr, A <- A exp(dtheta~); velocities b = nu; accelerations b = gamma.
+ * The factorization, the Newton step and the residuals are those of the
+ * initial assembly (assemble.h) with W = I.
  */
 #include "kinematic.h"
+#include "assemble.h"
+#include "output.h"
 #include "sim.h"
 #include "../form/ra.h"
 #include "../io/h5.h"
@@ -27,68 +31,68 @@ int kinematic_dof(const struct model *m)
 	return 6 * m->nbodies - m->ncons;
 }
 
+int kinematic_check(const struct model *m, char *msg, size_t n)
+{
+	int dof = kinematic_dof(m);
+	if (dof != 0) {
+		snprintf(msg, n, "kinematic reference needs a fully driven mechanism (0 degrees of "
+			 "freedom), but this model has %d bodies and %d constraint rows: %d degree%s "
+			 "of freedom; drive every free coordinate or choose another reference",
+			 m->nbodies, m->ncons, dof, dof == 1 || dof == -1 ? "" : "s");
+		return -1;
+	}
+	if (m->nbodies == 0) {
+		snprintf(msg, n, "kinematic reference: the model has no bodies");
+		return -1;
+	}
+	return 0;
+}
+
 struct kctx {
 	struct ra *s;
 	struct kkt *kkt;
-	double *W, *zero, *b, *dg, *mu;
+	double *W, *b, *dg, *mu;
 	char *msg;
 	size_t n;
 };
 
-static double maxabs(const double *v, int n, int *arg)
-{
-	double m = 0.0;
-	*arg = -1;
-	for (int i = 0; i < n; i++)
-		if (!(fabs(v[i]) <= m)) {
-			m = fabs(v[i]);
-			*arg = i;
-		}
-	return m;
-}
-
 static int factor(struct kctx *c, double t)
 {
-	if (kkt_factor(c->kkt, c->W, c->s->jac) == 0)
+	char doing[64];
+	snprintf(doing, sizeof doing, "kinematic analysis at t = %.9g", t);
+	if (assemble_factor(c->kkt, c->W, c->s, doing, c->msg, c->n) == 0)
 		return 0;
-	char what[256];
-	sim_row_name(c->s->m, kkt_bad_row(c->kkt), what, sizeof what);
-	snprintf(c->msg, c->n, "kinematic analysis: constraint Jacobian singular at t = %.9g "
-		 "near %s (%s): the mechanism is at a singular configuration or has "
-		 "redundant constraints", t, what, kkt_error(c->kkt));
+	size_t l = strlen(c->msg);
+	snprintf(c->msg + l, c->n - l, "; the mechanism is at a singular configuration or "
+		 "has redundant constraints");
 	return -1;
 }
 
-/* Newton on Phi(q, t) = 0 to round-off; returns iterations or -1. */
+/* Newton on Phi(q, t) = 0 to round-off; 0 or -1. */
 static int positions(struct kctx *c, struct ra_state *x, double t)
 {
 	struct ra *s = c->s;
-	int nc = s->nc, arg, it;
+	int nc = s->nc, arg;
 	double scale = 1.0;
 	for (int i = 0; i < 3 * s->nb; i++)
 		scale = fmax(scale, fabs(x->r[i]));
 	double prev = INFINITY;
-	for (it = 0; it < KIN_MAXIT; it++) {
+	for (int it = 0; it < KIN_MAXIT; it++) {
 		ra_eval(s, x, t, PRIM_PHI | PRIM_JAC);
-		double res = maxabs(s->phi, nc, &arg);
+		double res = assemble_maxabs(s->phi, nc, &arg);
 		/* stop at round-off: below a few ulps of the coordinates, or when
 		 * Newton no longer reduces the residual after it has become small */
 		if (res <= 8.0 * DBL_EPSILON * scale || (res < 1e-12 * scale && res >= 0.5 * prev))
-			return it;
+			return 0;
 		prev = res;
 		if (factor(c, t))
 			return -1;
-		for (int k = 0; k < nc; k++)
-			c->b[k] = -s->phi[k];
-		kkt_solve(c->kkt, c->zero, c->b, c->dg, c->mu);
-		for (int q = 0; q < s->nb; q++)
-			v3_add(x->r + 3 * q, x->r + 3 * q, c->dg + 6 * q);
-		ra_rotate(s, x->A, c->dg);
+		assemble_newton_step(s, c->kkt, x, c->b, c->dg, c->mu);
 	}
 	ra_eval(s, x, t, PRIM_PHI);
-	double res = maxabs(s->phi, nc, &arg);
+	double res = assemble_maxabs(s->phi, nc, &arg);
 	if (res < 1e-10 * scale)
-		return it;
+		return 0;
 	char what[256];
 	sim_row_name(s->m, arg, what, sizeof what);
 	snprintf(c->msg, c->n, "kinematic analysis: Newton did not converge at t = %.9g in %d "
@@ -97,65 +101,59 @@ static int positions(struct kctx *c, struct ra_state *x, double t)
 	return -1;
 }
 
-/* Velocities and accelerations at x (positions solved, Jacobian current). */
+/* The x of [I P^T; P 0] [x; mu] = [0; rhs] with the last factorization,
+ * split into its translational (lin) and rotational (ang) parts. */
+static void solve_into(struct kctx *c, const double *rhs, double *lin, double *ang)
+{
+	kkt_solve(c->kkt, NULL, rhs, c->dg, c->mu);
+	for (int q = 0; q < c->s->nb; q++) {
+		v3_copy(lin + 3 * q, c->dg + 6 * q);
+		v3_copy(ang + 3 * q, c->dg + 6 * q + 3);
+	}
+}
+
+/* Velocities and accelerations at x (positions solved).  Leaves Phi, the
+ * Jacobian, nu and gamma of x in s for residuals(): the second ra_eval
+ * keeps the Jacobian and asks for nu again, since an output the mask
+ * leaves out may come back as 0 (prim.c). */
 static int rates(struct kctx *c, struct ra_state *x, double t)
 {
 	struct ra *s = c->s;
-	int nb = s->nb;
 	ra_eval(s, x, t, PRIM_JAC | PRIM_NU);
 	if (factor(c, t))
 		return -1;
-	kkt_solve(c->kkt, c->zero, s->nu, c->dg, c->mu);
-	for (int q = 0; q < nb; q++) {
-		v3_copy(x->v + 3 * q, c->dg + 6 * q);
-		v3_copy(x->w + 3 * q, c->dg + 6 * q + 3);
-	}
-	ra_eval(s, x, t, PRIM_GAMMA);	/* gamma depends on v, w */
-	kkt_solve(c->kkt, c->zero, s->gamma, c->dg, c->mu);
-	for (int q = 0; q < nb; q++) {
-		v3_copy(x->a + 3 * q, c->dg + 6 * q);
-		v3_copy(x->wd + 3 * q, c->dg + 6 * q + 3);
-	}
+	solve_into(c, s->nu, x->v, x->w);
+	ra_eval(s, x, t, PRIM_NU | PRIM_GAMMA);	/* gamma depends on v, w */
+	solve_into(c, s->gamma, x->a, x->wd);
 	return 0;
 }
 
-/* Residuals of the three constraint levels at a solved x (inf-norms). */
-static void residuals(struct kctx *c, const struct ra_state *x, double t, double res[3])
+/* Residuals of the three constraint levels (inf-norms) at the x that
+ * solve_at has just solved, from what rates left in s. */
+static void residuals(struct kctx *c, const struct ra_state *x, double res[3])
 {
 	struct ra *s = c->s;
 	int nc = s->nc, arg;
-	ra_eval(s, x, t, PRIM_ALL);
-	res[0] = maxabs(s->phi, nc, &arg);
-	for (int q = 0; q < s->nb; q++) {
-		v3_copy(c->dg + 6 * q, x->v + 3 * q);
-		v3_copy(c->dg + 6 * q + 3, x->w + 3 * q);
-	}
-	ra_jac_mul(s, c->dg, c->b);
-	for (int k = 0; k < nc; k++)
-		c->b[k] -= s->nu[k];
-	res[1] = maxabs(c->b, nc, &arg);
-	for (int q = 0; q < s->nb; q++) {
-		v3_copy(c->dg + 6 * q, x->a + 3 * q);
-		v3_copy(c->dg + 6 * q + 3, x->wd + 3 * q);
-	}
-	ra_jac_mul(s, c->dg, c->b);
-	for (int k = 0; k < nc; k++)
-		c->b[k] -= s->gamma[k];
-	res[2] = maxabs(c->b, nc, &arg);
+	res[0] = assemble_maxabs(s->phi, nc, &arg);
+	assemble_residual(s, x->v, x->w, s->nu, c->dg, c->b);
+	res[1] = assemble_maxabs(c->b, nc, &arg);
+	assemble_residual(s, x->a, x->wd, s->gamma, c->dg, c->b);
+	res[2] = assemble_maxabs(c->b, nc, &arg);
 }
 
-/* Second-order Taylor predictor from x at its time to dt later. */
-static void predict(const struct ra *s, struct ra_state *x, double dt)
+/* Second-order Taylor predictor from x at its time to dt later.  The
+ * rotation increments go through c->dg (ra_rotate reads only the
+ * rotational part of a generalized vector). */
+static void predict(struct kctx *c, struct ra_state *x, double dt)
 {
-	double *g = xmalloc((size_t)s->ng * sizeof(double));
-	for (int q = 0; q < s->nb; q++) {
+	double *g = c->dg;
+	for (int q = 0; q < c->s->nb; q++) {
 		for (int i = 0; i < 3; i++) {
 			x->r[3 * q + i] += dt * x->v[3 * q + i] + 0.5 * dt * dt * x->a[3 * q + i];
 			g[6 * q + 3 + i] = dt * x->w[3 * q + i] + 0.5 * dt * dt * x->wd[3 * q + i];
 		}
 	}
-	ra_rotate(s, x->A, g);
-	free(g);
+	ra_rotate(c->s, x->A, g);
 }
 
 static void store(struct kin_series *k, int i, const struct ra_state *x)
@@ -172,14 +170,11 @@ static void store(struct kin_series *k, int i, const struct ra_state *x)
 }
 
 /* Solve positions, velocities, accelerations at t from x (predicted). */
-static int solve_at(struct kctx *c, struct ra_state *x, double t, struct kin_series *k)
+static int solve_at(struct kctx *c, struct ra_state *x, double t)
 {
-	int it = positions(c, x, t);
-	if (it < 0 || rates(c, x, t))
+	if (positions(c, x, t) || rates(c, x, t))
 		return -1;
 	x->t = t;
-	if (it > k->newton_max)
-		k->newton_max = it;
 	return 0;
 }
 
@@ -187,18 +182,8 @@ int kinematic_solve(const struct model *m, double t0, const double *t, int nt,
 		    double max_dt, struct kin_series *k, char *msg, size_t n)
 {
 	memset(k, 0, sizeof(*k));
-	int dof = kinematic_dof(m);
-	if (dof != 0) {
-		snprintf(msg, n, "kinematic reference needs a fully driven mechanism (0 degrees of "
-			 "freedom), but this model has %d bodies and %d constraint rows: %d degree%s "
-			 "of freedom; drive every free coordinate or choose another reference",
-			 m->nbodies, m->ncons, dof, dof == 1 || dof == -1 ? "" : "s");
+	if (kinematic_check(m, msg, n))
 		return -1;
-	}
-	if (m->nbodies == 0) {
-		snprintf(msg, n, "kinematic reference: the model has no bodies");
-		return -1;
-	}
 	struct kctx c;
 	struct ra_state x;
 	c.s = ra_new(m);
@@ -209,7 +194,6 @@ int kinematic_solve(const struct model *m, double t0, const double *t, int nt,
 	for (int b = 0; b < nb; b++)
 		for (int i = 0; i < 3; i++)
 			c.W[18 * b + 4 * i] = c.W[18 * b + 9 + 4 * i] = 1.0;
-	c.zero = xcalloc((size_t)ng + 1, sizeof(double));
 	c.dg = xcalloc((size_t)ng + 1, sizeof(double));
 	c.b = xcalloc((size_t)nc + 1, sizeof(double));
 	c.mu = xcalloc((size_t)nc + 1, sizeof(double));
@@ -229,7 +213,7 @@ int kinematic_solve(const struct model *m, double t0, const double *t, int nt,
 	ra_state_from_model(s, &x, t0);
 	if (max_dt <= 0)
 		max_dt = INFINITY;
-	if (solve_at(&c, &x, t0, k))
+	if (solve_at(&c, &x, t0))
 		goto out;
 	for (int i = 0; i < nt; i++) {
 		if (t[i] < x.t - 1e-12 * fmax(1.0, fabs(x.t))) {
@@ -242,12 +226,12 @@ int kinematic_solve(const struct model *m, double t0, const double *t, int nt,
 		double ts = x.t;
 		for (int j = 1; j <= sub && span > 0; j++) {
 			double tj = j == sub ? t[i] : ts + span * j / sub;
-			predict(s, &x, tj - x.t);
-			if (solve_at(&c, &x, tj, k))
+			predict(&c, &x, tj - x.t);
+			if (solve_at(&c, &x, tj))
 				goto out;
 		}
 		double res[3];
-		residuals(&c, &x, t[i], res);
+		residuals(&c, &x, res);
 		for (int l = 0; l < 3; l++)
 			k->max_res[l] = fmax(k->max_res[l], res[l]);
 		k->t[i] = t[i];
@@ -257,7 +241,6 @@ int kinematic_solve(const struct model *m, double t0, const double *t, int nt,
 out:
 	ra_state_release(&x);
 	free(c.W);
-	free(c.zero);
 	free(c.dg);
 	free(c.b);
 	free(c.mu);
@@ -283,38 +266,18 @@ void kinematic_release(struct kin_series *k)
 int kinematic_write(const struct model *m, const struct kin_series *k, const char *path,
 		    char *err, size_t n)
 {
-	static const struct {
-		const char *name, *units, *desc;
-		int cols;
-	} ser[6] = {
-		{ "position", "m", "centroid position, global frame", 3 },
-		{ "velocity", "m/s", "centroid velocity, global frame", 3 },
-		{ "acceleration", "m/s^2", "centroid acceleration, global frame", 3 },
-		{ "orientation", "1", "unit quaternion (w,x,y,z), body to global", 4 },
-		{ "angular_velocity", "rad/s", "angular velocity, body frame", 3 },
-		{ "angular_acceleration", "rad/s^2", "angular acceleration, body frame", 3 },
-	};
 	struct h5out *h = h5_create(path, err, n);
 	if (!h)
 		return -1;
 	int nb = k->nb;
-	int tid = h5_series(h, "/time", 0, H5_DOUBLE, "s", "sample times");
 	int *id = xmalloc(((size_t)nb * 6 + 1) * sizeof(int));
-	for (int b = 0; b < nb; b++)
-		for (int j = 0; j < 6; j++) {
-			char p[512];
-			snprintf(p, sizeof p, "/bodies/%s/%s", m->bodies[b].name, ser[j].name);
-			id[6 * b + j] = h5_series(h, p, ser[j].cols, H5_DOUBLE, ser[j].units, ser[j].desc);
-		}
+	int tid = output_body_series(h, m, id);
 	for (int i = 0; i < k->nt; i++) {
 		h5_row(h, tid, &k->t[i]);
 		for (int b = 0; b < nb; b++) {
-			size_t o3 = 3 * ((size_t)i * (size_t)nb + (size_t)b);
-			const double *src[6] = { k->r + o3, k->v + o3, k->a + o3,
-						 k->q + 4 * ((size_t)i * (size_t)nb + (size_t)b),
-						 k->w + o3, k->wd + o3 };
-			for (int j = 0; j < 6; j++)
-				h5_row(h, id[6 * b + j], src[j]);
+			size_t o = (size_t)i * (size_t)nb + (size_t)b;
+			output_body_row(h, id, b, k->r + 3 * o, k->v + 3 * o, k->a + 3 * o, k->q + 4 * o,
+					k->w + 3 * o, k->wd + 3 * o);
 		}
 	}
 	free(id);

@@ -25,17 +25,19 @@ struct kin_series {
 	int nb, nt;
 	double *t;
 	double *r, *v, *a, *q, *w, *wd;
-	int newton_max;		/* most Newton iterations at one time */
 	double max_res[3];	/* largest |Phi|, |Phi_q v - nu|, |Phi_q a - gamma| (inf-norms) */
 };
 
 /* Degrees of freedom left by the constraints: 6 nb - ncons. */
 int kinematic_dof(const struct model *m);
+/* 0 when m can be analysed (at least one body, 0 degrees of freedom);
+ * else -1 with the reason and a remedy in msg. */
+int kinematic_check(const struct model *m, char *msg, size_t n);
 
 /* Solve at times t[0..nt) (ascending, >= t0), starting from the model's
  * initial pose at t0 (made consistent first).  Between requested times
  * the march takes internal steps of at most max_dt (s) so Newton starts
- * close.  Returns 0, or -1 with a message in msg (DOF != 0, singular
+ * close.  Returns 0, or -1 with a message in msg (kinematic_check, singular
  * Jacobian, Newton failure: the time and the constraint are named). */
 int kinematic_solve(const struct model *m, double t0, const double *t, int nt,
 		    double max_dt, struct kin_series *k, char *msg, size_t n);

@@ -1,5 +1,6 @@
 /* output.c - writing samples in the documented layout. */
 #include "output.h"
+#include "assemble.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -19,6 +20,41 @@ static int ser(struct output *o, const char *grp, const char *name, const char *
 	return h5_series(o->h5, path, ncols, H5_DOUBLE, units, desc);
 }
 
+/* Per body (man/mbsim-output.5), in the order of output_body_row's arguments. */
+static const struct {
+	const char *name, *units, *desc;
+	int cols;
+} body_series[6] = {
+	{ "position", "m", "centroid position, global frame", 3 },
+	{ "velocity", "m/s", "centroid velocity, global frame", 3 },
+	{ "acceleration", "m/s^2", "centroid acceleration, global frame", 3 },
+	{ "orientation", "1", "unit quaternion (w,x,y,z), body to global", 4 },
+	{ "angular_velocity", "rad/s", "angular velocity, body frame", 3 },
+	{ "angular_acceleration", "rad/s^2", "angular acceleration, body frame", 3 },
+};
+
+int output_body_series(struct h5out *h, const struct model *m, int *id)
+{
+	int time = h5_series(h, "/time", 0, H5_DOUBLE, "s", "sample times");
+	for (int b = 0; b < m->nbodies; b++)
+		for (int j = 0; j < 6; j++) {
+			char path[512];
+			snprintf(path, sizeof path, "/bodies/%s/%s", m->bodies[b].name,
+				 body_series[j].name);
+			id[6 * b + j] = h5_series(h, path, body_series[j].cols, H5_DOUBLE,
+						  body_series[j].units, body_series[j].desc);
+		}
+	return time;
+}
+
+void output_body_row(struct h5out *h, const int *id, int b, const double *r, const double *v,
+		     const double *a, const double *q, const double *w, const double *wd)
+{
+	const double *row[6] = { r, v, a, q, w, wd };
+	for (int j = 0; j < 6; j++)
+		h5_row(h, id[6 * b + j], row[j]);
+}
+
 static int has_coord(enum joint_type t)
 {
 	return t == JOINT_REVOLUTE || t == JOINT_TRANSLATIONAL;
@@ -33,22 +69,8 @@ struct output *output_open(const char *path, const struct model *m, char *err, s
 	int nb = m->nbodies, nj = m->njoints + m->ndrivers;
 	o->h5 = h5;
 	o->m = m;
-	o->time = h5_series(h5, "/time", 0, H5_DOUBLE, "s", "sample times");
-	o->pos = xmalloc(((size_t)nb + 1) * 6 * sizeof(int));
-	o->vel = o->pos + nb;
-	o->acc = o->vel + nb;
-	o->ori = o->acc + nb;
-	o->angv = o->ori + nb;
-	o->anga = o->angv + nb;
-	for (int b = 0; b < nb; b++) {
-		const char *bn = m->bodies[b].name;
-		o->pos[b] = ser(o, "bodies", bn, "position", 3, "m", "centroid position, global frame");
-		o->vel[b] = ser(o, "bodies", bn, "velocity", 3, "m/s", "centroid velocity, global frame");
-		o->acc[b] = ser(o, "bodies", bn, "acceleration", 3, "m/s^2", "centroid acceleration, global frame");
-		o->ori[b] = ser(o, "bodies", bn, "orientation", 4, "1", "unit quaternion (w,x,y,z), body to global");
-		o->angv[b] = ser(o, "bodies", bn, "angular_velocity", 3, "rad/s", "angular velocity, body frame");
-		o->anga[b] = ser(o, "bodies", bn, "angular_acceleration", 3, "rad/s^2", "angular acceleration, body frame");
-	}
+	o->body = xmalloc(((size_t)nb + 1) * 6 * sizeof(int));
+	o->time = output_body_series(h5, m, o->body);
 	o->jmul = xmalloc(((size_t)nj + 1) * 5 * sizeof(int));
 	o->jforce = o->jmul + nj;
 	o->jtorque = o->jforce + nj;
@@ -110,13 +132,9 @@ void output_sample(struct output *o, struct ra *s, const struct ra_state *x,
 	double *row = o->row, q[4];
 	h5_row(h, o->time, &x->t);
 	for (int b = 0; b < s->nb; b++) {
-		h5_row(h, o->pos[b], x->r + 3 * b);
-		h5_row(h, o->vel[b], x->v + 3 * b);
-		h5_row(h, o->acc[b], x->a + 3 * b);
 		mat_to_quat(q, x->A + 9 * b);
-		h5_row(h, o->ori[b], q);
-		h5_row(h, o->angv[b], x->w + 3 * b);
-		h5_row(h, o->anga[b], x->wd + 3 * b);
+		output_body_row(h, o->body, b, x->r + 3 * b, x->v + 3 * b, x->a + 3 * b, q,
+				x->w + 3 * b, x->wd + 3 * b);
 	}
 	for (int j = 0; j < m->njoints + m->ndrivers; j++) {
 		int isdrv = j >= m->njoints, row0, n;
@@ -157,22 +175,10 @@ void output_sample(struct output *o, struct ra *s, const struct ra_state *x,
 		h5_row(h, o->pvec, row);
 	}
 	res[0] = norm(s->phi, nc);
-	for (int b = 0; b < s->nb; b++) {
-		v3_copy(g + 6 * b, x->v + 3 * b);
-		v3_copy(g + 6 * b + 3, x->w + 3 * b);
-	}
-	ra_jac_mul(s, g, pv);
-	for (int k = 0; k < nc; k++)
-		pv[k] -= s->nu[k];
+	assemble_residual(s, x->v, x->w, s->nu, g, pv);
 	res[1] = norm(pv, nc);
 	h5_row(h, o->vvec, nc > 0 ? pv : row);
-	for (int b = 0; b < s->nb; b++) {
-		v3_copy(g + 6 * b, x->a + 3 * b);
-		v3_copy(g + 6 * b + 3, x->wd + 3 * b);
-	}
-	ra_jac_mul(s, g, pv);
-	for (int k = 0; k < nc; k++)
-		pv[k] -= s->gamma[k];
+	assemble_residual(s, x->a, x->wd, s->gamma, g, pv);
 	res[2] = norm(pv, nc);
 	h5_row(h, o->avec, nc > 0 ? pv : row);
 	h5_row(h, o->pres, &res[0]);
@@ -195,7 +201,7 @@ void output_close(struct output **po, const char *status)
 	if (!o)
 		return;
 	h5_close(&o->h5, status);
-	free(o->pos);
+	free(o->body);
 	free(o->jmul);
 	free(o->row);
 	free(o->g);

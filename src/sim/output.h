@@ -16,7 +16,7 @@ struct sample_info {
 struct output {
 	struct h5out *h5;
 	const struct model *m;
-	int time, *pos, *vel, *acc, *ori, *angv, *anga;	/* series ids per body */
+	int time, *body;	/* series ids: /time, 6 per body (output_body_series) */
 	int *jmul, *jforce, *jtorque, *jcoord, *jeffort;	/* per joint then per driver */
 	int pres, vres, ares, pvec, vvec, avec;
 	int ekin, epot, ework, etot, edrift;
@@ -31,5 +31,16 @@ struct output *output_open(const char *path, const struct model *m, char *err, s
 void output_sample(struct output *o, struct ra *s, const struct ra_state *x,
 		   const struct sample_info *si, double res[3]);
 void output_close(struct output **o, const char *status);
+
+/* The body part of the layout, shared with the kinematic reference
+ * (kinematic.c) so that the two cannot drift apart.  Creates /time
+ * (returns its id) and, for each body b of m, its series position,
+ * velocity, acceleration, orientation, angular_velocity and
+ * angular_acceleration with ids id[6 b + j] in that order. */
+int output_body_series(struct h5out *h, const struct model *m, int *id);
+/* One row of body b's series: r, v, a global (3 each); q the unit
+ * quaternion (w,x,y,z) body to global; w, wd body frame (3 each). */
+void output_body_row(struct h5out *h, const int *id, int b, const double *r, const double *v,
+		     const double *a, const double *q, const double *w, const double *wd);
 
 #endif
