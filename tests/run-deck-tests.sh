@@ -8,9 +8,13 @@ export MBSIM
 fail=0
 for t in tests/run-bad-decks.sh tests/t-usage.sh tests/t-regress.sh tests/t-converge.sh \
 	tests/t-dae3.sh; do
-	[ -f "$t" ] || continue
 	echo "== $t"
-	sh "$t" || fail=1
+	if [ -f "$t" ]; then
+		sh "$t" || fail=1
+	else
+		echo "FAIL $t is missing"
+		fail=1
+	fi
 done
 echo "== tests/schema_check.py"
 /usr/bin/python3 tests/schema_check.py || fail=1

@@ -6,6 +6,7 @@
 2. The key paths the loader knows (`$MBSIM list keys`, printed by
    deck_print_keys) must equal the leaf key paths of the schema, in both
    directions, so neither can gain or lose a key silently.
+3. Every property of the schema has a description (or is a $ref).
 
 Usage: MBSIM=build/mbsim python3 tests/schema_check.py [--keys FILE] [DECK...]
        (--keys reads the key list from FILE instead of running mbsim)
@@ -23,22 +24,22 @@ import yaml
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def schema_paths(node, prefix, out):
+def schema_paths(node, prefix, out, undescribed):
     """Leaf key paths of a schema node, in the loader's notation:
-    'a.b', 'list[].key', 'free.*' for free-form mappings."""
+    'a.b', 'list[].key', 'free.*' for free-form mappings, into out; the
+    paths of properties without a description into undescribed."""
     for name, sub in node.get("properties", {}).items():
         path = prefix + name
         if sub.get("type") == "array" and "properties" in sub.get("items", {}):
-            schema_paths(sub["items"], path + "[].", out)
+            schema_paths(sub["items"], path + "[].", out, undescribed)
         elif "properties" in sub:
-            schema_paths(sub, path + ".", out)
+            schema_paths(sub, path + ".", out, undescribed)
         elif sub.get("type") == "object" and isinstance(sub.get("additionalProperties"), dict):
             out.add(path + ".*")
         else:
             out.add(path)
         if not sub.get("description") and "$ref" not in sub:
-            print(f"schema: '{path}' has no description")
-            out.add("<missing description: " + path + ">")
+            undescribed.append(path)
     return out
 
 
@@ -81,7 +82,11 @@ def main(argv):
     decks = argv or sorted(glob.glob(os.path.join(ROOT, "decks", "*.yaml")))
     failures = check_decks(schema, decks)
 
-    in_schema = schema_paths(schema, "", set())
+    undescribed = []
+    in_schema = schema_paths(schema, "", set(), undescribed)
+    for p in undescribed:
+        print(f"FAIL schema: '{p}' has no description")
+        failures += 1
     in_loader = loader_paths(keys_file)
     for p in sorted(in_loader - in_schema):
         print(f"FAIL key '{p}' is known to the loader but not in the schema")

@@ -1,27 +1,14 @@
 #!/bin/sh
 # t-usage.sh - the synopsis each command prints ('mbsim help CMD') must be
-# the SYNOPSIS of its manual page: man/mbsim-run.1 for run (the whole
-# section), man/mbsim.1 for the others (one line of the section each).
+# the SYNOPSIS of its manual page, for every command 'mbsim help' lists:
+# the whole section of man/mbsim-CMD.1 where the command has its own page
+# (run, converge, compare, spectral), else lines of the SYNOPSIS of
+# man/mbsim.1 (one line each: check, list, help, and the general synopsis
+# of 'mbsim help' alone).  mbsim(1) carries the run line as well.
 # Usage: MBSIM=build/mbsim sh tests/t-usage.sh   (run from the source root)
 
-MBSIM=${MBSIM:-build/mbsim}
-top=$(cd "$(dirname "$0")/.." && pwd)
-pass=0
-fail=0
-
-ok() {
-	pass=$((pass + 1))
-	echo "ok - $1"
-}
-
-bad() {
-	fail=$((fail + 1))
-	echo "FAIL - $1"
-	shift
-	for l in "$@"; do
-		echo "    $l"
-	done
-}
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # Text lines of the SYNOPSIS section of man page $1, one per line, with
 # groff markup removed and whitespace normalized.  Request lines are
@@ -48,60 +35,67 @@ printed() {
 	"$MBSIM" help ${1:+"$1"} | sed -n '1,/^$/p' | sed '1s/^usage: *//' | norm
 }
 
-if [ ! -x "$MBSIM" ]; then
-	echo "FAIL - $MBSIM is not an executable (build it with make)"
-	echo "0 passed, 1 failed"
-	exit 1
-fi
-
-man1=$top/man/mbsim.1
-manrun=$top/man/mbsim-run.1
-for f in "$man1" "$manrun"; do
-	if [ ! -r "$f" ]; then
-		echo "FAIL - missing $f"
-		echo "0 passed, 1 failed"
-		exit 1
-	fi
-done
-syn1=$(synopsis "$man1")
-synrun=$(synopsis "$manrun")
-
-# run: the whole SYNOPSIS section of mbsim-run.1
-want=$(printed run)
-if [ -z "$want" ]; then
-	bad "run: 'mbsim help run' printed nothing"
-elif [ "$want" = "$synrun" ]; then
-	ok "run: mbsim-run(1) SYNOPSIS matches 'mbsim help run'"
-else
-	bad "run: mbsim-run(1) SYNOPSIS differs from 'mbsim help run'" \
-	    "help: $want" "man:  $synrun"
-fi
-
-# The run line must also be in mbsim(1), which lists every command; the
-# general synopsis ('mbsim help' without a command) as well.
-for cmd in run check list help ""; do
-	name=${cmd:-mbsim}
-	want=$(printed "$cmd")
-	if [ -z "$want" ]; then
-		bad "$name: 'mbsim help $cmd' printed nothing"
-		continue
+# in_man1 CMD: every line 'mbsim help CMD' prints is a line of the
+# SYNOPSIS of mbsim(1) (CMD empty: the general synopsis)
+in_man1() {
+	name=${1:-mbsim}
+	printed "$1" >"$tmp/help"
+	if [ ! -s "$tmp/help" ]; then
+		bad "$name: 'mbsim help $1' printed nothing"
+		return
 	fi
 	missing=
-	echo "$want" > "${TMPDIR:-/tmp}/t-usage.$$"
 	while IFS= read -r line; do
 		if ! printf '%s\n' "$syn1" | grep -qxF -- "$line"; then
 			missing="$line"
 			break
 		fi
-	done < "${TMPDIR:-/tmp}/t-usage.$$"
-	rm -f "${TMPDIR:-/tmp}/t-usage.$$"
+	done <"$tmp/help"
 	if [ -z "$missing" ]; then
-		ok "$name: mbsim(1) SYNOPSIS has 'mbsim help${cmd:+ $cmd}'"
+		ok "$name: mbsim(1) SYNOPSIS has 'mbsim help${1:+ $1}'"
 	else
-		bad "$name: mbsim(1) SYNOPSIS lacks a line of 'mbsim help${cmd:+ $cmd}'" \
+		bad "$name: mbsim(1) SYNOPSIS lacks a line of 'mbsim help${1:+ $1}'" \
 		    "help: $missing"
 	fi
-done
+}
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+if [ ! -x "$MBSIM" ]; then
+	bad "$MBSIM is not an executable (build it with make)"
+	finish
+	exit
+fi
+man1=$top/man/mbsim.1
+if [ ! -r "$man1" ]; then
+	bad "missing $man1"
+	finish
+	exit
+fi
+syn1=$(synopsis "$man1")
+
+# the commands of 'mbsim help': the lines after "commands:" up to a blank one
+cmds=$("$MBSIM" help | awk '/^commands:/ { f = 1; next } f && /^ *$/ { exit } f { print $1 }')
+if [ -z "$cmds" ]; then
+	bad "'mbsim help' lists no commands"
+fi
+for cmd in $cmds; do
+	page=$top/man/mbsim-$cmd.1
+	if [ ! -r "$page" ]; then
+		in_man1 "$cmd"
+		continue
+	fi
+	want=$(printed "$cmd")
+	have=$(synopsis "$page")
+	if [ -z "$want" ]; then
+		bad "$cmd: 'mbsim help $cmd' printed nothing"
+	elif [ "$want" = "$have" ]; then
+		ok "$cmd: mbsim-$cmd(1) SYNOPSIS matches 'mbsim help $cmd'"
+	else
+		bad "$cmd: mbsim-$cmd(1) SYNOPSIS differs from 'mbsim help $cmd'" \
+		    "help: $want" "man:  $have"
+	fi
+done
+# mbsim(1) lists run as well, and the general synopsis
+in_man1 run
+in_man1 ""
+
+finish

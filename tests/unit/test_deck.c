@@ -200,10 +200,30 @@ static void test_repeat(void **state)
 
 static void test_urand(void **state)
 {
-	/* same (seed, k) -> same number; all in [0, 1) */
-	assert_true(expr_urand(1, 5) == expr_urand(1, 5));
-	assert_true(expr_urand(1, 5) != expr_urand(2, 5));
+	/* urand(k) in an expression depends on the seed and k only: two fresh
+	 * evaluators with the same seed, called in opposite orders, give the
+	 * same numbers (those of expr_urand); another seed gives others */
+	struct expr *e1 = expr_new(1), *e2 = expr_new(1), *e3 = expr_new(2);
+	double u1[10], u2[10], u3[10];
+	char src[32];
+	struct expr_err err;
+	for (int k = 0; k < 10; k++) {
+		snprintf(src, sizeof src, "urand(%d)", k);
+		assert_int_equal(expr_eval(e1, src, &u1[k], &err), 0);
+		snprintf(src, sizeof src, "urand(%d)", 9 - k);
+		assert_int_equal(expr_eval(e2, src, &u2[9 - k], &err), 0);
+		assert_int_equal(expr_eval(e3, src, &u3[9 - k], &err), 0);
+	}
+	for (int k = 0; k < 10; k++) {
+		assert_true(u1[k] == u2[k]);
+		assert_true(u1[k] == expr_urand(1, k));
+		assert_true(u1[k] != u3[k]);
+	}
+	expr_free(&e1);
+	expr_free(&e2);
+	expr_free(&e3);
 	assert_true(expr_urand(1, 5) != expr_urand(1, 6));
+	/* all in [0, 1) */
 	double mean = 0;
 	for (int k = 0; k < 10000; k++) {
 		double u = expr_urand(42, k);

@@ -35,16 +35,6 @@
  * they agree to cond(KKT) eps; the same margin. */
 #define AGREE_TOL 1e-9
 
-static uint64_t rng_state;
-static double urand(void)	/* xorshift64*, uniform in [-1, 1) */
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	uint64_t x = rng_state * 2685821657736338717ULL;
-	return (double)(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-}
-
 enum wkind { W_SPD, W_NONSYM, W_NEGDEF };
 
 struct problem {
@@ -60,7 +50,7 @@ static void rand_block(double *B, enum wkind kind)
 {
 	double R[9];
 	for (int e = 0; e < 9; e++)
-		R[e] = urand();
+		R[e] = testutil_urand();
 	for (int i = 0; i < 3; i++)
 		for (int j = 0; j < 3; j++) {
 			double v;
@@ -80,7 +70,7 @@ static void rand_block(double *B, enum wkind kind)
  * both sides.  Ground sides get garbage values that every mode must ignore. */
 static void make_problem(struct problem *p, int nb, int nc, enum wkind kind, uint64_t seed)
 {
-	rng_state = seed;
+	testutil_seed(seed);
 	p->nb = nb;
 	p->nc = nc;
 	p->bi = malloc((size_t)nc * sizeof(int));
@@ -95,16 +85,16 @@ static void make_problem(struct problem *p, int nb, int nc, enum wkind kind, uin
 	}
 	for (int r = 0; r < nc; r++) {
 		p->bj[r] = r % nb;
-		p->bi[r] = (int)floor((urand() + 1.0) * 0.5 * (nb + 1)) - 1;
+		p->bi[r] = (int)floor((testutil_urand() + 1.0) * 0.5 * (nb + 1)) - 1;
 		if (p->bi[r] >= nb)
 			p->bi[r] = nb - 1;
 		for (int c = 0; c < 12; c++)
-			p->jac[12 * r + c] = urand();
+			p->jac[12 * r + c] = testutil_urand();
 	}
 	for (int i = 0; i < 6 * nb; i++)
-		p->a[i] = urand();
+		p->a[i] = testutil_urand();
 	for (int r = 0; r < nc; r++)
-		p->b[r] = urand();
+		p->b[r] = testutil_urand();
 }
 
 static void free_problem(struct problem *p)

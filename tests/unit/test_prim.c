@@ -31,37 +31,17 @@
 
 /* ---- random numbers, poses ---- */
 
-static uint64_t rng_state;
-static double urand(void)	/* xorshift64*, uniform in [-1, 1) */
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	uint64_t x = rng_state * 2685821657736338717ULL;
-	return (double)(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-}
-
 static void rand_vec(double *v, double s)
 {
-	v3_set(v, s * urand(), s * urand(), s * urand());
-}
-
-static void rand_unit(double *u)
-{
-	double n;
-	do {
-		rand_vec(u, 1.0);
-		n = v3_norm(u);
-	} while (n < 0.1 || n > 1.0);
-	v3_scale(u, 1.0 / n, u);
+	v3_set(v, s * testutil_urand(), s * testutil_urand(), s * testutil_urand());
 }
 
 /* exp of a random rotation vector of length up to 3 rad */
 static void rand_rot(double *A)
 {
 	double u[3], th[3];
-	rand_unit(u);
-	v3_scale(th, 3.0 * fabs(urand()), u);
+	testutil_rand_unit(u);
+	v3_scale(th, 3.0 * fabs(testutil_urand()), u);
 	so3_exp(A, th);
 }
 
@@ -115,9 +95,9 @@ static void rand_prim(struct prim *p, enum prim_type type, struct func *fn, int 
 	p->bi = 0; p->bj = 1;
 	rand_rot(F);
 	colv(p->ai, F, 0); colv(p->yi, F, 1);
-	rand_unit(p->aj); rand_unit(p->c);
+	testutil_rand_unit(p->aj); testutil_rand_unit(p->c);
 	rand_vec(p->si, 1.0); rand_vec(p->sj, 1.0);
-	p->f0 = 0.3 * urand();
+	p->f0 = 0.3 * testutil_urand();
 	if (ftype >= 0) {
 		set_func(fn, (enum func_type)ftype);
 		p->f = fn;
@@ -258,12 +238,12 @@ static void rand_path(struct path *P)
 	rand_vec(P->v0, 1.0);
 	rand_vec(P->a0, 1.0);
 	rand_rot(P->A0);
-	rand_unit(P->u1);
-	rand_unit(P->u2);
+	testutil_rand_unit(P->u1);
+	testutil_rand_unit(P->u2);
 	/* angle offsets up to pi, rates and accelerations up to 1 (bounds
 	 * |wbar| <= ~3 rad/s on [0, 0.5], used in the FD error estimates) */
-	v3_set(P->c1, M_PI * urand(), urand(), urand());
-	v3_set(P->c2, M_PI * urand(), urand(), urand());
+	v3_set(P->c1, M_PI * testutil_urand(), testutil_urand(), testutil_urand());
+	v3_set(P->c2, M_PI * testutil_urand(), testutil_urand(), testutil_urand());
 }
 
 static void path_at(const struct path *P, double t, struct kin *k)
@@ -365,7 +345,7 @@ static void check_rates(const struct prim *p, const struct path *Pi,
  * formulas. */
 static void test_path_formulas(void **state)
 {
-	rng_state = 31;
+	testutil_seed(31);
 	const double h = 1e-5, t = 0.37;
 	for (int rep = 0; rep < 10; rep++) {
 		struct path P;
@@ -391,7 +371,7 @@ static void test_path_formulas(void **state)
  * primitives, body-body and body-ground in both slots, several times. */
 static void check_prim_type(enum prim_type type, int ftype, uint64_t seed)
 {
-	rng_state = seed;
+	testutil_seed(seed);
 	const char *gname[3] = { "body-body", "ground-body", "body-ground" };
 	for (int rep = 0; rep < 6; rep++) {
 		for (int g = 0; g < 3; g++) {
@@ -475,8 +455,8 @@ static struct joint *jmodel_build(struct jmodel *J, enum joint_type type, int gr
 		rand_rot(B->A0);
 	}
 	rand_vec(J->p, 1.0);
-	rand_unit(J->axis);
-	rand_unit(J->axis2);	/* made perpendicular to axis (universal) */
+	testutil_rand_unit(J->axis);
+	testutil_rand_unit(J->axis2);	/* made perpendicular to axis (universal) */
 	v3_axpy(J->axis2, -v3_dot(J->axis2, J->axis), J->axis);
 	v3_scale(J->axis2, 1.0 / v3_norm(J->axis2), J->axis2);
 	struct joint *j = model_add_joint(m, "j", type);
@@ -486,7 +466,7 @@ static struct joint *jmodel_build(struct jmodel *J, enum joint_type type, int gr
 	if (type == JOINT_DISTANCE) {
 		/* marker 1 at p + 0.8 u, u random: length 0.8 */
 		double q[3], u[3];
-		rand_unit(u);
+		testutil_rand_unit(u);
 		v3_copy(q, J->p);
 		v3_axpy(q, 0.8, u);
 		model_point_to_body(m, j->body[1], q, j->s[1]);
@@ -628,7 +608,7 @@ static double dotn(const double *a, const double *b, int n)
  * singular values above 1e-9 sigma_max (gap between ~1e-15 and O(0.1)). */
 static void check_joint(enum joint_type type, int ground, uint64_t seed)
 {
-	rng_state = seed;
+	testutil_seed(seed);
 	struct jmodel J;
 	struct diag dg;
 	diag_init(&dg);
@@ -747,7 +727,7 @@ static void test_joint_coordinate(void **state)
 	 * three joint types a driver can act on */
 	const enum joint_type jts[] = { JOINT_REVOLUTE, JOINT_CYLINDRICAL, JOINT_TRANSLATIONAL };
 	for (int g = 0; g < 9; g++) {
-		rng_state = 500 + g;
+		testutil_seed(500 + g);
 		struct jmodel J;
 		struct joint *j = jmodel_build(&J, jts[g / 3], g % 3);
 		struct model *m = J.m;
@@ -815,7 +795,7 @@ static void test_rotation_driver(void **state)
 	 * (prim.h), so an excess eps gives sin(eps) ~ eps > 0. */
 	const double ts[] = { 0.0, 0.1, 0.37, 0.8 }, eps = 1e-3;
 	for (int rel = 0; rel < 2; rel++) {
-		rng_state = 600 + rel;
+		testutil_seed(600 + rel);
 		struct jmodel J;
 		const struct prim *p = driven(&J, JOINT_REVOLUTE, DRIVER_ROTATION,
 					      FUNC_RATE, rel);
@@ -839,7 +819,7 @@ static void test_translation_driver(void **state)
 	/* harmonic f (set_func), relative: target displacement f(t) - f(0);
 	 * the DP2 row is z0 . d - target, so an excess eps gives +eps */
 	const double ts[] = { 0.0, 0.25, 0.9 }, eps = 1e-3;
-	rng_state = 700;
+	testutil_seed(700);
 	struct jmodel J;
 	const struct prim *p = driven(&J, JOINT_TRANSLATIONAL, DRIVER_TRANSLATION,
 				      FUNC_HARMONIC, 1);

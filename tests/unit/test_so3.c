@@ -21,28 +21,6 @@
  * roundings of 1.1e-16 each; 1e-14 is about 50 ulps. */
 #define ORTHO_TOL 1e-14
 
-/* xorshift64*: fixed seeds make every run identical */
-static uint64_t rng_state;
-static double urand(void)	/* uniform in [-1, 1) */
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	uint64_t x = rng_state * 2685821657736338717ULL;
-	return (double)(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
-}
-
-/* random unit vector (rejection from the cube) */
-static void rand_unit(double *u)
-{
-	double n;
-	do {
-		v3_set(u, urand(), urand(), urand());
-		n = v3_norm(u);
-	} while (n < 0.1 || n > 1.0);
-	v3_scale(u, 1.0 / n, u);
-}
-
 static double det3(const double *R)
 {
 	return R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6]) +
@@ -91,11 +69,11 @@ static const double angles[] = { 0.0, 1e-13, 1e-9, 1e-6, 0.99e-4, 1.01e-4,
 
 static void test_exp_is_rotation(void **state)
 {
-	rng_state = 0x9E3779B97F4A7C15ULL;	/* fixed seed */
+	testutil_seed(0x9E3779B97F4A7C15ULL);	/* fixed seed */
 	for (int i = 0; i < NANG; i++)
 		for (int rep = 0; rep < 20; rep++) {
 			double u[3], th[3], R[9];
-			rand_unit(u);
+			testutil_rand_unit(u);
 			v3_scale(th, angles[i], u);
 			so3_exp(R, th);
 			assert_rotation(R, ORTHO_TOL);
@@ -109,11 +87,11 @@ static void test_exp_is_rotation(void **state)
 
 static void test_exp_vs_series(void **state)
 {
-	rng_state = 12345;
+	testutil_seed(12345);
 	for (int i = 0; i < NANG; i++)
 		for (int rep = 0; rep < 20; rep++) {
 			double u[3], th[3], R[9], E[9];
-			rand_unit(u);
+			testutil_rand_unit(u);
 			v3_scale(th, angles[i], u);
 			so3_exp(R, th);
 			exp_series(E, th);
@@ -132,11 +110,11 @@ static void test_exp_vs_series(void **state)
 
 static void test_log_inverts_exp(void **state)
 {
-	rng_state = 777;
+	testutil_seed(777);
 	for (int i = 0; i < NANG; i++)
 		for (int rep = 0; rep < 20; rep++) {
 			double u[3], th[3], R[9], back[3];
-			rand_unit(u);
+			testutil_rand_unit(u);
 			v3_scale(th, angles[i], u);
 			so3_exp(R, th);
 			so3_log(back, R);
@@ -161,12 +139,12 @@ static void test_log_inverts_exp(void **state)
 
 static void test_quaternion_round_trip(void **state)
 {
-	rng_state = 4242;
+	testutil_seed(4242);
 	for (int rep = 0; rep < 200; rep++) {
 		double q[4], q2[4], R[9], R2[9], n;
 		do {
 			for (int k = 0; k < 4; k++)
-				q[k] = urand();
+				q[k] = testutil_urand();
 			n = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
 		} while (n < 0.1 || n > 1.0);
 		for (int k = 0; k < 4; k++)	/* unit, w >= 0 (the convention) */
@@ -202,17 +180,17 @@ static void test_quaternion_round_trip(void **state)
 
 static void test_orthonormalize(void **state)
 {
-	rng_state = 99;
+	testutil_seed(99);
 	/* perturbations of each entry up to 1e-6 (the deck loader admits
 	 * inputs within 1e-5 of orthonormal, so this is the intended range) */
 	const double eps = 1e-6;
 	for (int rep = 0; rep < 100; rep++) {
 		double u[3], th[3], R0[9], R[9];
-		rand_unit(u);
-		v3_scale(th, 3.0 * fabs(urand()), u);
+		testutil_rand_unit(u);
+		v3_scale(th, 3.0 * fabs(testutil_urand()), u);
 		so3_exp(R0, th);
 		for (int k = 0; k < 9; k++)
-			R[k] = R0[k] + eps * urand();
+			R[k] = R0[k] + eps * testutil_urand();
 		m3_orthonormalize(R);
 		assert_rotation(R, ORTHO_TOL);
 		/* close to R0: the quaternion is a linear function of four
@@ -224,14 +202,14 @@ static void test_orthonormalize(void **state)
 
 static void test_frame_from_axis(void **state)
 {
-	rng_state = 2024;
+	testutil_seed(2024);
 	double zs[20][3] = {
 		{ 0, 0, 1 }, { 0, 0, -2 }, { 1, 0, 0 }, { 0, -3, 0 },
 		{ 1, 1, 1 }, { 1e-3, 0, 5 },
 	};
 	for (int i = 6; i < 20; i++) {	/* random directions and lengths */
-		rand_unit(zs[i]);
-		v3_scale(zs[i], 0.1 + 3.0 * fabs(urand()), zs[i]);
+		testutil_rand_unit(zs[i]);
+		v3_scale(zs[i], 0.1 + 3.0 * fabs(testutil_urand()), zs[i]);
 	}
 	for (int i = 0; i < 20; i++) {
 		double F[9], x[3], y[3], z[3], xy[3], zu[3];

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "testutil.h"
+#include "util/vec.h"
 
 void testutil_near(double actual, double expected, double rtol, double atol,
 		   const char *what, const char *file, int line)
@@ -33,4 +34,35 @@ double testutil_fd(testutil_fn f, double *x, int k, double h, void *ctx)
 	double fm = f(x, ctx);
 	x[k] = x0;
 	return (fp - fm) / (2.0 * h);
+}
+
+static uint64_t rng_state;
+
+void testutil_seed(uint64_t seed)
+{
+	rng_state = seed;
+}
+
+double testutil_urand(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	uint64_t x = rng_state * 2685821657736338717ULL;
+	return (double)(x >> 11) * (2.0 / 9007199254740992.0) - 1.0;
+}
+
+void testutil_rand_unit(double *u)
+{
+	double n;
+	do {
+		/* last component first: the order in which GCC evaluated the
+		 * arguments of the tests' former v3_set(u, urand(), urand(),
+		 * urand()), so their random cases stay the same */
+		u[2] = testutil_urand();
+		u[1] = testutil_urand();
+		u[0] = testutil_urand();
+		n = v3_norm(u);
+	} while (n < 0.1 || n > 1.0);
+	v3_scale(u, 1.0 / n, u);
 }

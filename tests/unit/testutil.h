@@ -3,6 +3,8 @@
 #ifndef MBSIM_TESTUTIL_H
 #define MBSIM_TESTUTIL_H
 
+#include <stdint.h>
+
 /* Fail unless |actual - expected| <= atol + rtol |expected|; the message
  * names both values and what was compared. */
 #define assert_near(actual, expected, rtol, atol) \
@@ -16,5 +18,13 @@ void testutil_near(double actual, double expected, double rtol, double atol,
  * callback evaluates f at x; x is restored on return. */
 typedef double (*testutil_fn)(const double *x, void *ctx);
 double testutil_fd(testutil_fn f, double *x, int k, double h, void *ctx);
+
+/* Pseudo-random numbers (xorshift64*): a fixed seed makes every run the
+ * same.  testutil_seed starts the sequence (seed != 0); testutil_urand is
+ * uniform in [-1, 1); testutil_rand_unit draws a unit vector (rejection
+ * from the cube: |u| in [0.1, 1] before normalizing). */
+void testutil_seed(uint64_t seed);
+double testutil_urand(void);
+void testutil_rand_unit(double *u);
 
 #endif

@@ -1,0 +1,58 @@
+# lib.sh - set-up shared by the shell tests; sourced, not run:
+#
+#   . "$(dirname "$0")/lib.sh"
+#
+# Sets MBSIM (absolute; default build/mbsim), top (the source root), decks,
+# PY (/usr/bin/python3) and tmp, a private directory removed on exit; TMPDIR
+# becomes $tmp/scratch, so a test can check that mbsim leaves nothing there.
+# Counts results in pass and fail:
+#   ok NAME                  a passed check
+#   bad NAME [DETAIL]...     a failed check; prints the details, else the
+#                            stderr of the last expect_rc ($tmp/err)
+#   expect_rc WANT NAME CMD...   run CMD (stdout to $tmp/out, stderr to
+#                            $tmp/err); passes if its exit status is WANT
+#   have_scipy               true if $PY imports scipy and h5py
+#   finish                   prints "N passed, N failed"; false on failures
+
+: "${MBSIM:=build/mbsim}"
+case $MBSIM in /*) ;; *) MBSIM=$(pwd)/$MBSIM ;; esac
+top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck disable=SC2034 # decks, PY: for the tests that source this
+decks=$top/decks
+PY=/usr/bin/python3
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/$(basename "$0" .sh).XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+TMPDIR=$tmp/scratch
+export TMPDIR
+mkdir -p "$TMPDIR"
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() {
+	fail=$((fail + 1))
+	echo "FAIL $1"
+	shift
+	if [ $# -gt 0 ]; then
+		for _detail in "$@"; do
+			echo "     $_detail"
+		done
+	elif [ -s "$tmp/err" ]; then
+		sed 's/^/     /' "$tmp/err"
+	fi
+}
+
+expect_rc() {
+	want=$1 name=$2
+	shift 2
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -eq "$want" ]; then ok "$name"; else bad "$name (exit $rc, want $want)"; fi
+}
+
+have_scipy() { [ -x "$PY" ] && "$PY" -c 'import scipy, h5py' 2>/dev/null; }
+
+finish() {
+	echo "$pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+}
