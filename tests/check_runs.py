@@ -89,6 +89,42 @@ def predictor(d):
         check(ia < ib, "sc_%s mean Newton iterations %.3f (extrapolate) < %.3f (last)" % (m, ia, ib))
 
 
+def datasets(g, prefix=""):
+    for k, v in g.items():
+        if isinstance(v, h5py.Dataset):
+            yield prefix + "/" + k
+        else:
+            yield from datasets(v, prefix + "/" + k)
+
+
+def layout(d):
+    """Output files (src/io/h5.c): a short run's series are written whole at
+    the end (contiguous), a long one's in chunks as it goes; the values are
+    the same either way.  sc_hi samples every 100th step of sc_hi_every1's
+    8001 (more than the H5_DEFER = 4096 rows kept in memory), from the same
+    computation: every dataset agrees bit for bit.  A failed run keeps its
+    samples, every series the same length, and says why in its status."""
+    a = h5py.File(os.path.join(d, "sc_hi_every1.h5"), "r")
+    b = h5py.File(os.path.join(d, "sc_hi.h5"), "r")
+    check(a["time"].shape == (8001,) and a["time"].chunks is not None,
+          "sc_hi_every1: 8001 samples, chunked")
+    check(b["time"].shape == (81,) and b["time"].chunks is None, "sc_hi: 81 samples, contiguous")
+    names = sorted(datasets(b))
+    differ = [n for n in names if a[n].shape[1:] != b[n].shape[1:] or
+              not np.array_equal(a[n][::100], b[n][:])]
+    check(len(names) > 40 and not differ and sorted(datasets(a)) == names,
+          "sc_hi_every1 every 100th row == sc_hi in all %d datasets (differ: %s)"
+          % (len(names), differ[:3]))
+    f = h5py.File(os.path.join(d, "fail.h5"), "r")
+    st = f.attrs["status"]
+    st = st.decode() if isinstance(st, bytes) else st
+    n = f["time"].shape[0]
+    same = all(f[k].shape[0] == n for k in datasets(f))
+    check(st.startswith("failed: Newton did not converge at t = 0.001 (step 1") and "joint '" in st
+          and n >= 1 and same, "failed run: status '%s...', %d sample(s) in every series"
+          % (st[:60], n))
+
+
 def main(d):
     f = h5py.File(os.path.join(d, "dp_hi.h5"), "r")
     check(f.attrs["status"] == b"complete" or f.attrs["status"] == "complete", "dp_hi status complete")
@@ -116,6 +152,7 @@ def main(d):
           "friction torque jumps grow with mu: %s" % ", ".join("%.4g" % j for j in jumps))
     andrews(d)
     predictor(d)
+    layout(d)
     for path in sorted(glob.glob(os.path.join(os.path.dirname(__file__), "regress", "*.csv"))):
         with open(path) as fh:
             rows = [r for r in csv.reader(fh) if r and not r[0].startswith("#")]

@@ -13,6 +13,12 @@ run sc_fi.h5 decks/slider_crank.yaml --set output.every=100 --set integrator.met
 run sc_hi_last.h5 decks/slider_crank.yaml --set output.every=100 --set integrator.predictor=last
 run sc_fi_last.h5 decks/slider_crank.yaml --set output.every=100 --set integrator.method=fi \
 	--set integrator.predictor=last
+# every step: 8001 samples, more than h5.c keeps in memory (H5_DEFER)
+run sc_hi_every1.h5 decks/slider_crank.yaml
+# a run that fails at step 1 (hi's limit on the chain, hi.c) still leaves
+# its samples and a status
+"$MBSIM" run decks/chain.yaml --set parameters.N=420 --set time.end=0.01 -o "$d/fail.h5" \
+	--quiet 2>/dev/null && { echo "FAIL chain N=420 hi at h=1e-3 ran (expected to fail)"; exit 1; }
 run fl_hi.h5 decks/four_link.yaml --set output.every=100
 run fl_fi.h5 decks/four_link.yaml --set output.every=100 --set integrator.method=fi
 run chain8.h5 decks/chain.yaml --set parameters.N=8 --set time.end=1 --set output.every=100

@@ -1,9 +1,12 @@
 /* h5.h - the HDF5 writer: time series of fixed width, appended row by row.
  *
  * Knows nothing of mechanics.  A series is a 2-D dataset n x ncols (1-D
- * when ncols == 0) that grows by one row per h5_row call; rows are
- * buffered and written in chunks.  h5_close writes the root attribute
- * "status" and leaves a valid file whatever happened before.
+ * when ncols == 0) that grows by one row per h5_row call.  Rows stay in
+ * memory up to a few thousand per series; a series that ends within that
+ * is written at h5_close as one contiguous dataset, a longer one becomes an
+ * extendible chunked dataset and is appended chunk by chunk.  h5_close
+ * writes every row and the root attribute "status" and leaves a valid file
+ * whatever happened before.
  */
 #ifndef MBSIM_H5_H
 #define MBSIM_H5_H
