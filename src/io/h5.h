@@ -17,7 +17,8 @@ struct h5out;
 
 enum h5_type { H5_DOUBLE, H5_INT };
 
-/* Create (truncate) path; NULL with a message in err on failure. */
+/* Create (truncate) path; NULL with a message in err when it cannot be
+ * written. */
 struct h5out *h5_create(const char *path, char *err, size_t errlen);
 /* String / numeric attribute on the object at path ("/" for root). */
 int h5_attr_str(struct h5out *o, const char *path, const char *name, const char *value);
@@ -26,6 +27,12 @@ int h5_attr_num(struct h5out *o, const char *path, const char *name, double valu
  * or -1.  units and desc become attributes (may be NULL). */
 int h5_series(struct h5out *o, const char *path, int ncols, enum h5_type type,
 	      const char *units, const char *desc);
+/* Begin the file's HDF5 layout in a second thread: every series declared
+ * so far as a dataset of rows rows (the caller's expectation; a series
+ * that ends with another number is made again at h5_close).  HDF5 is not
+ * called from the caller's thread until the next h5_* call that needs it
+ * (attributes, h5_flush, h5_close, or a series outgrowing its memory). */
+void h5_start(struct h5out *o, long rows);
 /* Append one row (ncols values, or 1 for a 1-D series). */
 void h5_row(struct h5out *o, int id, const double *row);
 /* Write buffered rows and flush the file to disk. */

@@ -60,7 +60,8 @@ static int has_coord(enum joint_type t)
 	return t == JOINT_REVOLUTE || t == JOINT_TRANSLATIONAL;
 }
 
-struct output *output_open(const char *path, const struct model *m, char *err, size_t n)
+struct output *output_open(const char *path, const struct model *m, long samples, char *err,
+			   size_t n)
 {
 	struct h5out *h5 = h5_create(path, err, n);
 	if (!h5)
@@ -112,6 +113,7 @@ struct output *output_open(const char *path, const struct model *m, char *err, s
 	o->row = xmalloc(((size_t)(nc > 12 ? nc : 12) + 1) * sizeof(double));
 	o->g = xmalloc(((size_t)6 * nb + 1) * sizeof(double));
 	o->pv = xmalloc(((size_t)nc + 1) * sizeof(double));
+	h5_start(h5, samples);
 	return o;
 }
 

@@ -24,8 +24,11 @@ struct output {
 	double *row, *g, *pv;	/* scratch */
 };
 
-/* Create the file and every series; NULL with message in err. */
-struct output *output_open(const char *path, const struct model *m, char *err, size_t n);
+/* Create the file and every series; NULL with message in err.  samples:
+ * the number of samples the run will write if it completes (0: unknown),
+ * for h5_start. */
+struct output *output_open(const char *path, const struct model *m, long samples, char *err,
+			   size_t n);
 /* Write one sample; the caller has done ra_eval(PRIM_ALL) at x. Returns
  * the three residual norms through res[3]. */
 void output_sample(struct output *o, struct ra *s, const struct ra_state *x,

@@ -259,6 +259,26 @@ static double step_to(const struct sim_options *o, int adaptive, long k, long N,
 	return h > 0.5 * left ? 0.5 * left : h;
 }
 
+/* Steps of a fixed-step run. */
+static long fixed_steps(const struct sim_options *o)
+{
+	long N = (long)ceil((o->t_end - o->t0) / o->step - 1e-9);
+	return N < 1 ? 1 : N;
+}
+
+/* Samples loop() writes when the run completes; 0 when the steps are not
+ * known in advance (adaptive). */
+static long expected_samples(const struct sim_options *o, const struct integ_info *info)
+{
+	if (!info || o->adaptive)
+		return 0;
+	long N = fixed_steps(o), e = o->every;
+	if (info->lag)		/* steps k with k % every == 0, then the end */
+		return (N + e - 1) / e + 1;
+	/* the start, steps k + 1 that are multiples of every, and the end */
+	return 1 + N / e + (N % e != 0);
+}
+
 /* Fixed steps, or variable steps chosen by the scheme's step control (001
  * eqs. 13-16) when integrator.adaptive is set. */
 static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *y)
@@ -266,9 +286,7 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 	const struct sim_options *o = R->a->o;
 	int lag = R->it->info->lag, adaptive = o->adaptive;	/* set-up refused it for others */
 	double T = o->t_end - o->t0, h = o->step;
-	long N = adaptive ? LONG_MAX : (long)ceil(T / h - 1e-9);
-	if (N < 1)
-		N = 1;
+	long N = adaptive ? LONG_MAX : fixed_steps(o);
 	if (!lag)
 		complete(R, x, 0.0, 0, 1, 1);
 	for (long k = 0; k < N; k++) {
@@ -327,7 +345,8 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 	r->status = SIM_FAILED;
 	char err[512];
 	if (a->out_path) {
-		R.out = output_open(a->out_path, a->m, err, sizeof err);
+		R.out = output_open(a->out_path, a->m,
+				    expected_samples(a->o, integ_find(a->o->method)), err, sizeof err);
 		if (!R.out) {
 			diag_error(d, NULL, "%s", err);
 			return SIM_FAILED;
@@ -335,8 +354,6 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 	}
 	double w0 = now();
 	int rc = setup(&R, &x, d);
-	if (R.out && R.sys)
-		write_attrs(&R);
 	if (rc == 0) {
 		ra_state_init(R.sys, &y);
 		ra_state_copy(R.sys, &y, &x);
@@ -361,8 +378,12 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 			snprintf(status, sizeof status, "interrupted");
 		else
 			snprintf(status, sizeof status, "failed: %s", r->message);
-		if (R.sys)
+		/* all root attributes at the end: an HDF5 call now would wait
+		 * for the layout h5_start is making meanwhile */
+		if (R.sys) {
+			write_attrs(&R);
 			finish_attrs(&R);
+		}
 		output_close(&R.out, status);
 	}
 	ra_state_release(&x);
