@@ -11,12 +11,24 @@
  * factored once per step) e1 = e2 = 0 after every update, and the
  * iteration reduces to  S dlambda = Phi(r, A exp(theta~), t_{n+1}),
  * dq = -W^-1 P^T dlambda  (the kkt solve with a zero right side on top).
- * Stop when ||(dq, dlambda-hat)||_2 < tolerance (000 §2.2).  The first
- * iterate of lambda_n is a polynomial through lambda_{n-1}, ... (up to six
- * of them; integrator.predictor, integ_hist_predict): its error O(h^q)
- * instead of the O(h) of lambda_{n-1} leaves 1.7 iterations per step
- * instead of 4 on the slider-crank at the contraction rate ~ h |w| of
- * eq. 12.
+ * Stop when ||(dq, dlambda-hat)||_2 < tolerance (000 §2.2).
+ *
+ * The first iterate (integrator.predictor: extrapolate) is a polynomial
+ * through the last steps' solutions (up to six; integ_hist_predict), of
+ * both the displacement q_{n+1} - q_n and lambda_n, and the first update
+ * solves the whole linearized eqs. 5a-b and 4c-d from there (the kkt solve
+ * with e1, e2 on top), after which e1 = e2 = 0 again.  Why not lambda_n
+ * alone, with q from eqs. 5a-b: q is then as wrong as lambda-hat times
+ * W^-1 P^T, which for a light body is large (the slider-crank's crank:
+ * 1e5 / kg m^2), and eq. 12's matrix is poor along S's weakest direction
+ * (an internal force of the closed loop; S's condition ~1e6 there), so
+ * lambda's noise at the Newton tolerance, amplified by the extrapolation,
+ * cost a second iteration in two steps of three.  The displacement is
+ * smooth and not amplified: 1.00 iterations per step on the slider-crank,
+ * double pendulum, four-link and Andrews' squeezer, 1.13 on the 32-link
+ * chain, against 1.7, 1.7, 1.9, 1.00 and 1.13 from lambda alone and 4.0,
+ * 3.1, 4.3, 2.8 and 3.0 from the last step's lambda (predictor: last, as
+ * in seed 000).
  *
  * No reaction-force Jacobian is missing here: the reactions act along the
  * rows P_n of t_n, so e1, e2 are linear and eq. 10 (rows at the iterate,
@@ -47,10 +59,11 @@ static void place(const struct ra *s, const struct ra_state *x, struct ra_state 
 	}
 }
 
-/* Newton iteration of eq. 12 from lambda-hat = it->lam; g (it->g) holds
- * the converged displacement on return INTEG_OK, it->iters the count. */
+/* Newton iteration of eq. 12 from lambda-hat = it->lam and g = gp, or
+ * (gp NULL) g from eqs. 5a-b; g (it->g) holds the converged displacement
+ * on return INTEG_OK, it->iters the count. */
 static int newton(struct integ *it, const struct ra_state *x, struct ra_state *y, double h,
-		  const double *F)
+		  const double *F, const double *gp)
 {
 	struct ra *s = it->sys;
 	int nb = s->nb, nc = s->nc, ng = s->ng;
@@ -71,6 +84,19 @@ static int newton(struct integ *it, const struct ra_state *x, struct ra_state *y
 			g[6 * b + 3 + c] = h * x->w[3 * b + c] + u[c];
 	}
 
+	double *a = NULL;
+	if (gp) {	/* start from the predicted g: a = -e1 = W (g - gp) */
+		a = it->F2;
+		for (int b = 0; b < nb; b++) {
+			double d[3];
+			for (int c = 0; c < 3; c++) {
+				a[6 * b + c] = s->mass[b] * (g[6 * b + c] - gp[6 * b + c]);
+				d[c] = g[6 * b + 3 + c] - gp[6 * b + 3 + c];
+			}
+			m3_mulv(a + 6 * b + 3, s->J + 9 * b, d);
+		}
+		memcpy(g, gp, (size_t)ng * sizeof(double));
+	}
 	double tn1 = x->t + h;
 	int it_n = 0;
 	while (it_n < it->maxit) {
@@ -78,7 +104,8 @@ static int newton(struct integ *it, const struct ra_state *x, struct ra_state *y
 		ra_eval(s, y, tn1, PRIM_PHI);
 		for (int k = 0; k < nc; k++)
 			it->dl[k] = -s->phi[k];
-		kkt_solve(it->kkt, NULL, it->dl, it->dg, it->rhs);
+		kkt_solve(it->kkt, a, it->dl, it->dg, it->rhs);
+		a = NULL;
 		/* kkt_solve gave dq = -W^-1 P^T y with S y = Phi: y is dlambda */
 		for (int i = 0; i < ng; i++)
 			g[i] += it->dg[i];
@@ -117,14 +144,16 @@ int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 	ra_forces(s, x, x->t, x->lam, F);
 	integ_gyro(s, x, F);
 
-	/* first iterate: lambda_n extrapolated from the last steps
-	 * (integrator.predictor), else lambda_{n-1}.  Should Newton fail from
-	 * an extrapolation (a kink in lambda: stick-slip, a driver switching),
-	 * it starts once more from lambda_{n-1}. */
-	int pred = integ_hist_predict(it, x->t, lh), rc, total = 0;
+	/* first iterate: lambda_n and g extrapolated from the last steps
+	 * (integrator.predictor), else lambda_{n-1} and g from it.  Should
+	 * Newton fail from an extrapolation (a kink: stick-slip, a driver
+	 * switching), it starts once more from lambda_{n-1}.  The history
+	 * rows are (lambda_n, g). */
+	double *pv = it->hist.pe2;
+	int pred = integ_hist_predict(it, x->t, pv), rc, total = 0;
 	for (int k = 0; k < nc; k++)
-		lh[k] = h2 * (pred ? lh[k] : x->lam[k]);
-	while ((rc = newton(it, x, y, h, F)) != INTEG_OK && pred) {
+		lh[k] = h2 * (pred ? pv[k] : x->lam[k]);
+	while ((rc = newton(it, x, y, h, F, pred ? pv + nc : NULL)) != INTEG_OK && pred) {
 		total += it->iters;
 		pred = 0;
 		integ_hist_reset(it);
@@ -153,7 +182,9 @@ int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 	}
 	memcpy(y->a, x->a, 3 * (size_t)nb * sizeof(double));
 	memcpy(y->wd, x->wd, 3 * (size_t)nb * sizeof(double));
-	integ_hist_push(it, x->t, x->lam);
+	memcpy(it->hist.pe2, x->lam, (size_t)nc * sizeof(double));
+	memcpy(it->hist.pe2 + nc, g, (size_t)s->ng * sizeof(double));
+	integ_hist_push(it, x->t, it->hist.pe2);
 	it->steps++;
 	return INTEG_OK;
 }

@@ -30,6 +30,7 @@ struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 	it->g = xcalloc((size_t)ng + (size_t)nc + 1, sizeof(double));	/* fi packs (g, lambda) */
 	it->dg = xcalloc((size_t)ng + 1, sizeof(double));
 	it->F = xcalloc((size_t)ng + 1, sizeof(double));
+	it->F2 = xcalloc((size_t)ng + 1, sizeof(double));
 	it->rhs = xcalloc((size_t)ng + 1, sizeof(double));
 	it->dl = xcalloc((size_t)nc + 1, sizeof(double));
 	it->dl2 = xcalloc((size_t)nc + 1, sizeof(double));
@@ -37,10 +38,14 @@ struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 	it->bad_row = -1;
 	int hi = strcmp(info->family, "half_implicit") == 0;
 	if (hi || strcmp(info->family, "fully_implicit") == 0) {
-		it->hist.n = hi ? nc : ng + nc;
+		/* hi: lambda, then the displacement g, whose predictions
+		 * choose the degree; fi: (r-ddot, w-dot), then lambda */
+		it->hist.n = ng + nc;
+		it->hist.sel = hi ? nc : 0;
 		it->hist.cap = o->predictor ? INTEG_HIST_MAX : 0;
 		it->hist.v = xcalloc((size_t)it->hist.cap * (size_t)it->hist.n + 1, sizeof(double));
 		it->hist.pe = xcalloc((size_t)it->hist.n + 1, sizeof(double));
+		it->hist.pe2 = xcalloc((size_t)it->hist.n + 1, sizeof(double));
 		it->hist.q = it->hist.cap;
 	}
 	it->h_next = o->step;
@@ -64,12 +69,14 @@ void integ_free(struct integ **pit)
 	free(it->g);
 	free(it->dg);
 	free(it->F);
+	free(it->F2);
 	free(it->rhs);
 	free(it->dl);
 	free(it->dl2);
 	free(it->lam);
 	free(it->hist.v);
 	free(it->hist.pe);
+	free(it->hist.pe2);
 	free(it);
 	*pit = NULL;
 }
@@ -154,14 +161,20 @@ static const double extrap_w[INTEG_HIST_MAX + 1][INTEG_HIST_MAX] = {
 	{ 6, -15, 20, -15, 6, -1 }
 };
 
-static void extrap(const struct integ_hist *H, int q, double *out)
+/* out[i - i0] for i in i0 .. n-1: the extrapolation of q rows.  Rows are
+ * kept in a ring: row j (0 the newest) is at slot (head + j) % cap. */
+static void extrap(const struct integ_hist *H, int q, int i0, double *out)
 {
 	size_t n = (size_t)H->n;
-	for (size_t i = 0; i < n; i++) {
+	const double *w = extrap_w[q];
+	const double *r[INTEG_HIST_MAX];
+	for (int j = 0; j < q; j++)
+		r[j] = H->v + (size_t)((H->head + j) % H->cap) * n;
+	for (size_t i = (size_t)i0; i < n; i++) {
 		double s = 0.0;
 		for (int j = 0; j < q; j++)
-			s += extrap_w[q][j] * H->v[(size_t)j * n + i];
-		out[i] = s;
+			s += w[j] * r[j][i];
+		out[i - (size_t)i0] = s;
 	}
 }
 
@@ -177,28 +190,28 @@ void integ_hist_push(struct integ *it, double t, const double *v)
 		else
 			H->h = d;
 	}
-	size_t n = (size_t)H->n;
+	size_t n = (size_t)H->n, sel = (size_t)H->sel;
 	/* order for the next step: of q - 1, q, q + 1 rows, the one whose
-	 * prediction of v was closest (a smooth solution favours a high
-	 * degree, noise of the Newton tolerance a low one), as multistep codes
-	 * move their order by one at a time */
+	 * prediction of v (its values sel .. n-1) was closest (a smooth
+	 * solution favours a high degree, noise of the Newton tolerance a low
+	 * one), as multistep codes move their order by one at a time */
 	if (H->rows > 0) {
 		double best = INFINITY;
 		int qc = H->q < H->rows ? H->q : H->rows;
 		int q0 = qc > 1 ? qc - 1 : 1, q1 = qc < H->rows ? qc + 1 : H->rows;
 		for (int q = q0; q <= q1; q++) {
-			extrap(H, q, H->pe);
+			extrap(H, q, H->sel, H->pe);
 			double e = 0.0;
-			for (size_t i = 0; i < n; i++)
-				e += (H->pe[i] - v[i]) * (H->pe[i] - v[i]);
+			for (size_t i = sel; i < n; i++)
+				e += (H->pe[i - sel] - v[i]) * (H->pe[i - sel] - v[i]);
 			if (e < best) {
 				best = e;
 				H->q = q;
 			}
 		}
 	}
-	memmove(H->v + n, H->v, (size_t)(H->cap - 1) * n * sizeof(double));
-	memcpy(H->v, v, n * sizeof(double));
+	H->head = (H->head + H->cap - 1) % H->cap;
+	memcpy(H->v + (size_t)H->head * n, v, n * sizeof(double));
 	if (H->rows < H->cap)
 		H->rows++;
 	H->t = t;
@@ -211,7 +224,7 @@ int integ_hist_predict(const struct integ *it, double t, double *out)
 	/* one row is the last step's values, which the caller has anyway */
 	if (q < 2 || !same(t - H->t, H->h))
 		return 0;
-	extrap(H, q, out);
+	extrap(H, q, 0, out);
 	return q;
 }
 

@@ -33,8 +33,10 @@ enum integ_status {
 struct integ_hist {
 	int n;			/* length of one row */
 	int cap, rows;		/* rows kept at most, rows valid */
-	double *v;		/* cap x n */
-	double *pe;		/* n: scratch of integ_hist_push */
+	double *v;		/* cap x n, a ring: the newest row at head */
+	int head;
+	double *pe, *pe2;	/* n: scratch of integ_hist_push and of the caller */
+	int sel;		/* the degree is chosen by the values sel .. n-1 */
 	int q;			/* rows the next prediction uses */
 	double t, h;		/* time of the newest row, step between rows */
 };
@@ -46,7 +48,7 @@ struct integ {
 	double tol;
 	int maxit;
 	double *W;		/* nb x 18 iteration-matrix blocks */
-	double *g, *dg, *rhs, *F, *dl, *dl2, *lam;	/* scratch */
+	double *g, *dg, *rhs, *F, *F2, *dl, *dl2, *lam;	/* scratch */
 	/* statistics of the last step and of the run */
 	int iters;
 	long total_iters, steps, factorizations, rejected;

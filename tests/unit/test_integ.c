@@ -218,9 +218,12 @@ static void test_spin_fi(void **st)
 
 /* 3. The predictor's history (integ_hist_*): rows of a cubic on a grid
  *    make it choose the cubic (which predicted the last row exactly) and
- *    reproduce the cubic at the next grid point; rows on a line, the line;
- *    a time off the grid, a single row (the last values themselves) or a
- *    row pushed at another spacing give nothing to extrapolate. */
+ *    reproduce the cubic at the next grid point, also once the ring of
+ *    INTEG_HIST_MAX rows has wrapped; hi's rows are (lambda, g) and only
+ *    g's values choose the degree (lambda's rows here jump about and must
+ *    not matter); rows on a line, the line; a time off the grid, a single
+ *    row (the last values themselves) or a row pushed at another spacing
+ *    give nothing to extrapolate. */
 static double cubic(double t)
 {
 	return 1.5 - 2.0 * t + 0.25 * t * t - 3.0 * t * t * t;
@@ -237,37 +240,48 @@ static void test_predictor(void **st)
 	diag_init(&d);
 	struct integ *it = integ_new(integ_find("hi"), s, &o, &d);
 	assert_non_null(it);
-	assert_int_equal(it->hist.n, s->nc);
-	double h = 0.1, v[16], out[16];	/* fi: 6 + 5 unknowns */
+	int n = s->nc + s->ng;	/* 5 + 6 */
+	assert_int_equal(it->hist.n, n);
+	assert_int_equal(it->hist.sel, s->nc);
+	double h = 0.1, v[16], out[16];
 	for (int i = 0; i < 16; i++)
 		v[i] = out[i] = -7.0;
 	/* nothing kept yet: nothing to extrapolate, out untouched */
 	assert_int_equal(integ_hist_predict(it, 0.0, out), 0);
 	assert_true(out[0] == -7.0);
 	for (int k = 0; k < 5; k++) {
-		for (int i = 0; i < s->nc; i++)
-			v[i] = (i + 1) * cubic(k * h);
+		for (int i = 0; i < n; i++)
+			v[i] = i < s->nc ? (k % 2 ? 1e3 : -1e3) : (i + 1) * cubic(k * h);
 		integ_hist_push(it, k * h, v);
 	}
 	/* the fifth row was predicted exactly by the cubic through the four
 	 * before it (and by no lower degree): the next prediction is cubic */
 	assert_int_equal(integ_hist_predict(it, 5 * h, out), 4);
-	for (int i = 0; i < s->nc; i++)	/* sums of O(1) terms: round-off */
+	for (int i = s->nc; i < n; i++)	/* sums of O(1) terms: round-off */
 		assert_near(out[i], (i + 1) * cubic(5 * h), 1e-13, 1e-13);
+	/* ten rows: the ring has wrapped; the newest six still give the cubic */
+	for (int k = 5; k < 10; k++) {
+		for (int i = 0; i < n; i++)
+			v[i] = (i + 1) * cubic(k * h);
+		integ_hist_push(it, k * h, v);
+	}
+	assert_true(integ_hist_predict(it, 10 * h, out) >= 4);
+	for (int i = 0; i < n; i++)	/* the values reach ~3e3: relative round-off */
+		assert_near(out[i], (i + 1) * cubic(10 * h), 1e-12, 1e-12);
 	/* a time off the grid: nothing */
 	out[0] = -7.0;
 	assert_int_equal(integ_hist_predict(it, 5.5 * h, out), 0);
 	assert_true(out[0] == -7.0);
 	/* a row at another spacing starts the history again; one row is only
 	 * the last step's values, which the caller has: nothing */
-	for (int i = 0; i < s->nc; i++)
+	for (int i = 0; i < n; i++)
 		v[i] = 2.0 * (i + 1);
 	integ_hist_push(it, 4 * h + 0.05, v);
 	assert_int_equal(integ_hist_predict(it, 4 * h + 0.1, out), 0);
 	/* rows on a line (2, 3, 4, ... times i + 1): after the third the
 	 * line predicted best, so the next value is 5 */
 	for (int k = 1; k <= 2; k++) {
-		for (int i = 0; i < s->nc; i++)
+		for (int i = 0; i < n; i++)
 			v[i] = (2.0 + k) * (i + 1);
 		integ_hist_push(it, 4 * h + 0.05 + 0.05 * k, v);
 	}
