@@ -115,6 +115,14 @@ def layout(d):
     check(len(names) > 40 and not differ and sorted(datasets(a)) == names,
           "sc_hi_every1 every 100th row == sc_hi in all %d datasets (differ: %s)"
           % (len(names), differ[:3]))
+    # the crank turns at 2 pi rad/s (its driver): with one sample per
+    # turn the unwrapped angle still falls by 2 pi per second, as sampled
+    # every step, since sim.c takes it between samples often enough
+    c = h5py.File(os.path.join(d, "sc_hi_every1000.h5"), "r")["joints/rev_a/coordinate"][:]
+    ce = a["joints/rev_a/coordinate"][::1000]
+    err = np.abs(c - c[0] + 2 * np.pi * np.arange(len(c))).max()
+    check(len(c) == 9 and err < 1e-9 and np.array_equal(c, ce),
+          "crank angle unwrapped over 8 turns sampled once per turn (off by %.2g rad)" % err)
     f = h5py.File(os.path.join(d, "fail.h5"), "r")
     st = f.attrs["status"]
     st = st.decode() if isinstance(st, bytes) else st

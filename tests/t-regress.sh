@@ -15,6 +15,8 @@ run sc_fi_last.h5 decks/slider_crank.yaml --set output.every=100 --set integrato
 	--set integrator.predictor=last
 # every step: 8001 samples, more than h5.c keeps in memory (H5_DEFER)
 run sc_hi_every1.h5 decks/slider_crank.yaml
+# one sample per crank turn: the angle is still unwrapped (sim.c)
+run sc_hi_every1000.h5 decks/slider_crank.yaml --set output.every=1000
 # a run that fails at step 1 (hi's limit on the chain, hi.c) still leaves
 # its samples and a status
 "$MBSIM" run decks/chain.yaml --set parameters.N=420 --set time.end=0.01 -o "$d/fail.h5" \

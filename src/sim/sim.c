@@ -11,6 +11,7 @@
 #include "assemble.h"
 #include "output.h"
 #include "../integ/integ.h"
+#include "../util/vec.h"
 #include "../util/xalloc.h"
 
 #include <limits.h>
@@ -50,9 +51,16 @@ struct monitor {
 	double work, P_prev, t_prev, total0;
 	int first;
 	double *coord, *coord_raw;	/* unwrapped and last raw joint coordinates */
+	double *turn;		/* bound on a revolute's turn since coord_raw */
+	double *wraps;		/* whole turns of a revolute since t0 */
 };
 
-static void monitor_coords(const struct model *m, const struct ra_state *x, struct monitor *mo)
+/* Joint coordinates of the sample at x.  A revolute's angle is unwrapped
+ * from its last value, which needs it at least every half turn: between
+ * samples it is taken only when |w_2 - w_1| summed over the steps since
+ * (a bound on the turn) passes pi/2.  Slides need no history. */
+static void monitor_coords(const struct model *m, const struct ra_state *x, double h,
+			   int write, struct monitor *mo)
 {
 	static const double I[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, Z[3] = { 0, 0, 0 };
 	for (int j = 0; j < m->njoints; j++) {
@@ -60,18 +68,26 @@ static void monitor_coords(const struct model *m, const struct ra_state *x, stru
 		if (jt->type != JOINT_REVOLUTE && jt->type != JOINT_TRANSLATIONAL)
 			continue;
 		int b0 = jt->body[0], b1 = jt->body[1];
+		if (!write && !mo->first) {
+			if (jt->type == JOINT_TRANSLATIONAL)
+				continue;
+			double dw[3];
+			v3_sub(dw, b1 >= 0 ? x->w + 3 * b1 : Z, b0 >= 0 ? x->w + 3 * b0 : Z);
+			mo->turn[j] += h * v3_norm(dw);
+			if (mo->turn[j] < 0.5 * M_PI)
+				continue;
+		}
+		mo->turn[j] = 0.0;
 		enum driver_kind k = jt->type == JOINT_REVOLUTE ? DRIVER_ROTATION : DRIVER_TRANSLATION;
 		double c = joint_coordinate(jt, k, b0 >= 0 ? x->r + 3 * b0 : Z,
 					    b0 >= 0 ? x->A + 9 * b0 : I,
 					    b1 >= 0 ? x->r + 3 * b1 : Z,
 					    b1 >= 0 ? x->A + 9 * b1 : I);
-		if (mo->first || k == DRIVER_TRANSLATION) {
-			mo->coord[j] = c;
-		} else {
-			double d = c - mo->coord_raw[j];
-			d -= 2.0 * M_PI * floor((d + M_PI) / (2.0 * M_PI));
-			mo->coord[j] += d;
-		}
+		/* the angle is c plus whole turns (counted in wraps[j]), so it
+		 * does not depend on how often it was taken */
+		if (!mo->first && k == DRIVER_ROTATION)
+			mo->wraps[j] -= floor((c - mo->coord_raw[j] + M_PI) / (2.0 * M_PI));
+		mo->coord[j] = c + 2.0 * M_PI * mo->wraps[j];
 		mo->coord_raw[j] = c;
 	}
 }
@@ -98,7 +114,7 @@ static void complete(struct run *R, const struct ra_state *x, double h, int iter
 		mo->work += 0.5 * (x->t - mo->t_prev) * (P + mo->P_prev);
 	mo->P_prev = P;
 	mo->t_prev = x->t;
-	monitor_coords(s->m, x, mo);
+	monitor_coords(s->m, x, h, write, mo);
 	if (!write && !mo->first)
 		return;
 	ra_energy(s, x, &K, &V);
@@ -215,6 +231,8 @@ static int setup(struct run *R, struct ra_state *x, struct diag *d)
 	}
 	R->mo.coord = xcalloc((size_t)a->m->njoints + 1, sizeof(double));
 	R->mo.coord_raw = xcalloc((size_t)a->m->njoints + 1, sizeof(double));
+	R->mo.turn = xcalloc((size_t)a->m->njoints + 1, sizeof(double));
+	R->mo.wraps = xcalloc((size_t)a->m->njoints + 1, sizeof(double));
 	R->mo.first = 1;
 	return 0;
 }
@@ -390,6 +408,8 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 	ra_state_release(&y);
 	free(R.mo.coord);
 	free(R.mo.coord_raw);
+	free(R.mo.turn);
+	free(R.mo.wraps);
 	integ_free(&R.it);
 	ra_free(&R.sys);
 	return r->status;
