@@ -38,7 +38,7 @@ static const struct key_def integ_keys[] = {
 	{ "alpha", K_NUM, 0, NULL, "HHT alpha in [-1/3, 0] (default from rho_inf: (rho_inf-1)/(rho_inf+1), at least -1/3)" },
 	{ "adaptive", K_BOOL, 0, NULL, "control the step from the error estimate (lms2, esdirk436l2sa2; default false)" },
 	{ "atol", K_NUM, 0, NULL, "absolute error tolerance of the step control, > 0 (default 1e-6)" },
-	{ "rtol", K_NUM, 0, NULL, "relative error tolerance of the step control, >= 0 (default 1e-6)" },
+	{ "rtol", K_NUM, 0, NULL, "relative error tolerance of the step control, in [0, 1] (default 1e-6)" },
 	{ "safety", K_NUM, 0, NULL, "safety factor of the step control, in [0.001, 1] (default 0.9)" },
 	{ "facmin", K_NUM, 0, NULL, "smallest step ratio of the step control, in [0.001, 0.999] (default 0.2)" },
 	{ "facmax", K_NUM, 0, NULL, "largest step ratio of the step control, in [1.001, 1000] (default 5)" },

@@ -153,21 +153,16 @@ void ra_bstate(const struct ra_state *x, int b, struct bstate *bs)
 void ra_eval(struct ra *s, const struct ra_state *x, double t, unsigned what)
 {
 	const struct prim *P = s->m->prims;
-	if (what == PRIM_PHI) {	/* the Newton iterations: Phi alone */
-		for (int k = 0; k < s->nc; k++) {
-			struct bstate bi, bj;
-			ra_bstate(x, P[k].bi, &bi);
-			ra_bstate(x, P[k].bj, &bj);
-			s->phi[k] = prim_phi(&P[k], &bi, &bj, t);
-			s->nu[k] = s->gamma[k] = 0.0;
-		}
-		return;
-	}
 	for (int k = 0; k < s->nc; k++) {
 		struct bstate bi, bj;
 		struct prim_out o;
 		ra_bstate(x, P[k].bi, &bi);
 		ra_bstate(x, P[k].bj, &bj);
+		if (what == PRIM_PHI) {	/* the Newton iterations: Phi alone */
+			s->phi[k] = prim_phi(&P[k], &bi, &bj, t);
+			s->nu[k] = s->gamma[k] = 0.0;
+			continue;
+		}
 		prim_eval(&P[k], &bi, &bj, t, what, &o);
 		s->phi[k] = o.phi;
 		s->nu[k] = o.nu;

@@ -42,6 +42,7 @@ struct h5out {
 	pthread_t th;		/* h5_start's thread, while busy */
 	int busy;
 	hsize_t expect;
+	int failed;		/* rows lost by a write in h5_row */
 };
 
 struct h5out *h5_create(const char *path, char *err, size_t errlen)
@@ -93,8 +94,8 @@ static void *start_thread(void *arg)
 
 void h5_start(struct h5out *o, long rows)
 {
-	if (rows <= 0 || rows > H5_DEFER || o->file >= 0 || o->busy)
-		return;
+	if (rows <= 0 || rows > H5_DEFER || o->busy || o->file >= 0)
+		return;	/* busy first: o->file is the thread's until joined */
 	/* on another processor than this thread's: a new thread often starts
 	 * on its parent's, and shared it costs the run as much time as it
 	 * saves (measured, 2 processors).  With one processor, no thread. */
@@ -155,29 +156,40 @@ static void make_groups(struct h5out *o, const char *path)
 	snprintf(o->group, sizeof o->group, "%s", buf);
 }
 
-/* string attribute on the open object obj (replaced when it exists) */
-static int attr_str(hid_t obj, const char *name, const char *value, int fresh)
+/* scalar attribute of type t on the open object obj (replaced when it
+ * exists, unless obj is fresh) */
+static int attr_put(hid_t obj, const char *name, hid_t t, const void *value, int fresh)
 {
 	if (!fresh && H5Aexists(obj, name) > 0)
 		H5Adelete(obj, name);
-	hid_t t = H5Tcopy(H5T_C_S1);
-	H5Tset_size(t, strlen(value) + 1);
-	H5Tset_strpad(t, H5T_STR_NULLTERM);
 	hid_t sp = H5Screate(H5S_SCALAR);
 	hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
 	int rc = a >= 0 && H5Awrite(a, t, value) >= 0 ? 0 : -1;
 	if (a >= 0)
 		H5Aclose(a);
 	H5Sclose(sp);
+	return rc;
+}
+
+static int attr_str(hid_t obj, const char *name, const char *value, int fresh)
+{
+	hid_t t = H5Tcopy(H5T_C_S1);
+	H5Tset_size(t, strlen(value) + 1);
+	H5Tset_strpad(t, H5T_STR_NULLTERM);
+	int rc = attr_put(obj, name, t, value, fresh);
 	H5Tclose(t);
 	return rc;
 }
 
+/* the object at path, opened (-1 on failure) */
+static hid_t open_obj(struct h5out *o, const char *path)
+{
+	return sync_file(o) ? -1 : H5Oopen(o->file, path, H5P_DEFAULT);
+}
+
 int h5_attr_str(struct h5out *o, const char *path, const char *name, const char *value)
 {
-	if (sync_file(o))
-		return -1;
-	hid_t obj = H5Oopen(o->file, path, H5P_DEFAULT);
+	hid_t obj = open_obj(o, path);
 	if (obj < 0)
 		return -1;
 	int rc = attr_str(obj, name, value, 0);
@@ -187,19 +199,10 @@ int h5_attr_str(struct h5out *o, const char *path, const char *name, const char 
 
 int h5_attr_num(struct h5out *o, const char *path, const char *name, double value)
 {
-	if (sync_file(o))
-		return -1;
-	hid_t obj = H5Oopen(o->file, path, H5P_DEFAULT);
+	hid_t obj = open_obj(o, path);
 	if (obj < 0)
 		return -1;
-	if (H5Aexists(obj, name) > 0)
-		H5Adelete(obj, name);
-	hid_t sp = H5Screate(H5S_SCALAR);
-	hid_t a = H5Acreate2(obj, name, H5T_NATIVE_DOUBLE, sp, H5P_DEFAULT, H5P_DEFAULT);
-	int rc = a >= 0 && H5Awrite(a, H5T_NATIVE_DOUBLE, &value) >= 0 ? 0 : -1;
-	if (a >= 0)
-		H5Aclose(a);
-	H5Sclose(sp);
+	int rc = attr_put(obj, name, H5T_NATIVE_DOUBLE, &value, 0);
 	H5Oclose(obj);
 	return rc;
 }
@@ -251,7 +254,7 @@ static int create(struct h5out *o, struct series *s, hsize_t rows, int chunked)
 
 /* Write the buffered rows of s, the last ones when final (creating its
  * dataset first if needed: contiguous when these are all its rows). */
-static int write_buf(struct h5out *o, struct series *s, int final)
+static int put_rows(struct h5out *o, struct series *s, int final)
 {
 	if (sync_file(o))
 		return -1;
@@ -283,9 +286,17 @@ static int write_buf(struct h5out *o, struct series *s, int final)
 	H5Sclose(ms);
 	if (fs != H5S_ALL)
 		H5Sclose(fs);
-	s->nrows += (hsize_t)s->nbuf;
-	s->nbuf = 0;
+	s->nrows += (hsize_t)s->nbuf;	/* the extent has grown */
 	return e < 0 ? -1 : 0;
+}
+
+/* put_rows, after which the buffer is empty: its rows written, or lost
+ * with -1 (a failed write must not leave a full buffer to h5_row) */
+static int write_buf(struct h5out *o, struct series *s, int final)
+{
+	int rc = put_rows(o, s, final);
+	s->nbuf = 0;
+	return rc;
 }
 
 void h5_row(struct h5out *o, int id, const double *row)
@@ -299,7 +310,8 @@ void h5_row(struct h5out *o, int id, const double *row)
 			s->cap *= 2;
 			s->buf = xrealloc(s->buf, (size_t)s->cap * w * sizeof(double));
 		} else {
-			write_buf(o, s, 0);
+			if (write_buf(o, s, 0))
+				o->failed = 1;
 			if (s->cap > H5_CHUNK) {
 				s->cap = H5_CHUNK;
 				s->buf = xrealloc(s->buf, (size_t)s->cap * w * sizeof(double));
@@ -310,25 +322,16 @@ void h5_row(struct h5out *o, int id, const double *row)
 	s->nbuf++;
 }
 
-int h5_flush(struct h5out *o)
-{
-	int rc = sync_file(o);
-	for (int i = 0; i < o->ns; i++)
-		rc |= write_buf(o, &o->s[i], 0);
-	if (H5Fflush(o->file, H5F_SCOPE_GLOBAL) < 0)
-		rc = -1;
-	return rc;
-}
-
 int h5_close(struct h5out **po, const char *status)
 {
 	struct h5out *o = *po;
 	if (!o)
 		return 0;
-	int rc = sync_file(o);
+	int rc = sync_file(o) || o->failed ? -1 : 0;
 	for (int i = 0; i < o->ns; i++) {
 		struct series *s = &o->s[i];
-		rc |= write_buf(o, s, 1);
+		if (o->file >= 0)
+			rc |= write_buf(o, s, 1);
 		if (s->dset >= 0)
 			H5Dclose(s->dset);
 		free(s->buf);
@@ -336,9 +339,11 @@ int h5_close(struct h5out **po, const char *status)
 		free(s->units);
 		free(s->desc);
 	}
-	rc |= h5_attr_str(o, "/", "status", status);
-	if (o->file >= 0 && H5Fclose(o->file) < 0)
-		rc = -1;
+	if (o->file >= 0) {
+		rc |= h5_attr_str(o, "/", "status", status);
+		if (H5Fclose(o->file) < 0)
+			rc = -1;
+	}
 	free(o->s);
 	free(o->path);
 	free(o);

@@ -51,7 +51,7 @@ struct kkt {
 	int *bi, *bj;
 	double *Winv;		/* nb x 18 */
 	/* block -> rows lists: entries estart[b] .. estart[b + 1] - 1 */
-	int *estart, *erow, *eside;	/* eside: 1 side bi, 2 side bj, 3 both */
+	int *estart, *erow;
 	int *first;		/* envelope: S(r, l) = 0 for l < first[r] */
 	double *PZ;		/* ne x 12: P_e (6), then Z_e = W_b^-1 P_e (6) */
 	/* dense: S row-major; Cholesky L in the lower triangle, or LU */
@@ -173,21 +173,14 @@ static void block_entries(struct kkt *k)
 		k->estart[b + 1] = k->estart[b] + cnt[b];
 	size_t ne = (size_t)k->estart[nb];
 	k->erow = xmalloc((ne + 1) * sizeof(int));
-	k->eside = xmalloc((ne + 1) * sizeof(int));
 	k->PZ = xmalloc((ne * 12 + 1) * sizeof(double));
 	memset(cnt, 0, (size_t)nb * sizeof(int));
 	for (int r = 0; r < nc; r++) {
 		int b0 = k->bi[r], b1 = k->bj[r];
-		if (b0 >= 0) {
-			int e = k->estart[b0] + cnt[b0]++;
-			k->erow[e] = r;
-			k->eside[e] = b1 == b0 ? 3 : 1;
-		}
-		if (b1 >= 0 && b1 != b0) {
-			int e = k->estart[b1] + cnt[b1]++;
-			k->erow[e] = r;
-			k->eside[e] = 2;
-		}
+		if (b0 >= 0)
+			k->erow[k->estart[b0] + cnt[b0]++] = r;
+		if (b1 >= 0 && b1 != b0)
+			k->erow[k->estart[b1] + cnt[b1]++] = r;
 	}
 	free(cnt);
 	if (k->mode != KKT_DENSE)
@@ -321,7 +314,6 @@ void kkt_free(struct kkt **pk)
 	free(k->Winv);
 	free(k->estart);
 	free(k->erow);
-	free(k->eside);
 	free(k->PZ);
 	free(k->first);
 	free(k->S);
@@ -423,13 +415,14 @@ static void form_pz(struct kkt *k, const double *jac)
 	for (int b = 0; b < k->nb; b++) {
 		const double *Wi = k->Winv + 18 * b;
 		for (int e = k->estart[b]; e < k->estart[b + 1]; e++) {
-			const double *J = jac + 12 * k->erow[e];
+			int r = k->erow[e];
+			const double *J = jac + 12 * r;
 			double *P = k->PZ + 12 * e, *Z = P + 6;
-			if (k->eside[e] == 3)
+			if (k->bi[r] == b && k->bj[r] == b)	/* both sides */
 				for (int c = 0; c < 6; c++)
 					P[c] = J[c] + J[6 + c];
 			else
-				memcpy(P, J + (k->eside[e] == 2 ? 6 : 0), 6 * sizeof(double));
+				memcpy(P, J + (k->bi[r] == b ? 0 : 6), 6 * sizeof(double));
 			m3_mulv(Z, Wi, P);
 			m3_mulv(Z + 3, Wi + 9, P + 3);
 		}
