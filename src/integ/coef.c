@@ -881,7 +881,6 @@ int coef_make(const char *name, double rho, double alpha, struct coef *c)
 		make_esdirk335(c), rc = 0;
 	else if (!strcmp(name, "esdirk436l2sa2"))
 		make_esdirk436(c), rc = 0;
-	c->rho = rho;
 	return rc ? rc : dirk_check(c);
 }
 

@@ -305,10 +305,7 @@ static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, st
 	}
 	kin(E, in, g, y);
 	y->t = in->t;
-	for (int b = 0; b < nb; b++) {
-		v3_copy(y->a + 3 * b, g + 6 * b);
-		v3_copy(y->wd + 3 * b, g + 6 * b + 3);
-	}
+	integ_acc_put(s, g, y);
 	for (int k = 0; k < nc; k++)
 		y->lam[k] = lam[k] / in->theta;
 	return INTEG_OK;
@@ -499,16 +496,16 @@ static int step_newmark(struct integ *it, struct dae3 *E, double h, struct ra_st
 	const struct coef *co = &E->co;
 	double am = co->alpha_m, af = co->alpha_f, be = co->beta, ga = co->gam;
 	double theta = 1.0 + co->alpha_hht;
+	integ_acc_get(s, x, E->g);	/* g_n: the first iterate */
 	for (int b = 0; b < E->nb; b++)
 		for (int c = 0; c < 6; c++) {
 			int i = 6 * b + c;
-			double gn = c < 3 ? x->a[3 * b + c] : x->wd[3 * b + c - 3];
 			double un = c < 3 ? x->v[3 * b + c] : x->w[3 * b + c - 3];
-			double an = E->ap[i], k1 = (af * gn - am * an) / (1.0 - am);
+			double an = E->ap[i], k1 = (af * E->g[i] - am * an) / (1.0 - am);
 			double *yh = E->yhat + 12 * b;
 			yh[c] = h * un + h * h * ((0.5 - be) * an + be * k1);
 			yh[6 + c] = un + h * ((1.0 - ga) * an + ga * k1);
-			E->g[i] = gn;
+			E->apn[i] = k1;	/* a_{n+1} = k1 + f g_{n+1}, completed below */
 		}
 	const double *ek = NULL;
 	if (co->alpha_hht != 0.0) {
@@ -529,12 +526,8 @@ static int step_newmark(struct integ *it, struct dae3 *E, double h, struct ra_st
 	int st = solve(it, E, &in, y);
 	if (st)
 		return st;
-	for (int b = 0; b < E->nb; b++)
-		for (int c = 0; c < 6; c++) {
-			int i = 6 * b + c;
-			double gn = c < 3 ? x->a[3 * b + c] : x->wd[3 * b + c - 3];
-			E->apn[i] = (af * gn - am * E->ap[i]) / (1.0 - am) + f * E->g[i];
-		}
+	for (int i = 0; i < s->ng; i++)
+		E->apn[i] += f * E->g[i];
 	return INTEG_OK;
 }
 
@@ -549,11 +542,7 @@ static void start(struct integ *it, struct dae3 *E, const struct ra_state *x)
 	for (int k = 0; k < 3; k++)
 		for (int i = 0; i < E->ny; i++)
 			E->V[k][i] = E->Yd[0][i];
-	for (int b = 0; b < E->nb; b++)
-		for (int c = 0; c < 3; c++) {
-			E->ap[6 * b + c] = x->a[3 * b + c];
-			E->ap[6 * b + 3 + c] = x->wd[3 * b + c];
-		}
+	integ_acc_get(s, x, E->ap);
 	copy_lam(s, E->lamf, x->lam);
 }
 
@@ -589,6 +578,26 @@ static int same_steps(const struct dae3 *E, int k, double h)
 	return 1;
 }
 
+/* lms2's error estimate (see the header): Milne's device with the
+ * predictor y_P = y0 + h y0' + h^2/2 (y0' - y1')/h1; y the accepted
+ * solve, Y, Yd the history charted by step_lms_const. */
+static void lms2_est(struct dae3 *E, double h, const struct ra_state *y)
+{
+	const struct ra_state *x = &E->hist[0];
+	double h1 = E->hstep[0], a[3], hb[3], t1 = -h, t2 = -h - h1;
+	coef_lms2_var(E->co.rho, h / h1, h1, a, hb);
+	double dc = -(a[1] * t1 * t1 * t1 / 6 + a[2] * t2 * t2 * t2 / 6 +
+		      hb[1] * t1 * t1 / 2 + hb[2] * t2 * t2 / 2);
+	double dp = -(t1 * t1 * t1 / 6 + h * t1 * t1 / 2 +
+		      h * h / 2 * (t1 * t1 / 2 - t2 * t2 / 2) / h1);
+	chart(E, y, x->A, E->Ynew, E->Ydnew);
+	for (int i = 0; i < E->ny; i++) {
+		double yp = E->Y[0][i] + h * E->Yd[0][i] +
+			    0.5 * h * h * (E->Yd[0][i] - E->Yd[1][i]) / h1;
+		E->est[i] = dc / (dc - dp) * (E->Ynew[i] - yp);
+	}
+}
+
 /* One step of the scheme; est filled when an estimate exists (returns 1 in *has). */
 static int step_once(struct integ *it, struct dae3 *E, double h, struct ra_state *y, int *has)
 {
@@ -609,20 +618,7 @@ static int step_once(struct integ *it, struct dae3 *E, double h, struct ra_state
 			return step_trap(it, E, h, y);
 		int sl = step_lms_const(it, E, co, h, y, !same);
 		if (sl == INTEG_OK && E->adaptive && co->k == 2) {
-			/* Milne's device with y_P = y0 + h y0' + h^2/2 (y0' - y1')/h1 */
-			const struct ra_state *x = &E->hist[0];
-			double h1 = E->hstep[0], a[3], hb[3], t1 = -h, t2 = -h - h1;
-			coef_lms2_var(co->rho, h / h1, h1, a, hb);
-			double dc = -(a[1] * t1 * t1 * t1 / 6 + a[2] * t2 * t2 * t2 / 6 +
-				      hb[1] * t1 * t1 / 2 + hb[2] * t2 * t2 / 2);
-			double dp = -(t1 * t1 * t1 / 6 + h * t1 * t1 / 2 +
-				      h * h / 2 * (t1 * t1 / 2 - t2 * t2 / 2) / h1);
-			chart(E, y, x->A, E->Ynew, E->Ydnew);
-			for (int i = 0; i < E->ny; i++) {
-				double yp = E->Y[0][i] + h * E->Yd[0][i] +
-					    0.5 * h * h * (E->Yd[0][i] - E->Yd[1][i]) / h1;
-				E->est[i] = dc / (dc - dp) * (E->Ynew[i] - yp);
-			}
+			lms2_est(E, h, y);
 			*has = 1;
 		}
 		return sl;

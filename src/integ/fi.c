@@ -123,17 +123,13 @@ static int newton(struct integ *it, const struct ra_state *x, struct ra_state *y
  * when there is nothing to extrapolate. */
 static void last_values(const struct ra *s, const struct ra_state *x, double *g)
 {
-	for (int b = 0; b < s->nb; b++) {
-		v3_copy(g + 6 * b, x->a + 3 * b);
-		v3_copy(g + 6 * b + 3, x->wd + 3 * b);
-	}
+	integ_acc_get(s, x, g);
 	memcpy(g + s->ng, x->lam, (size_t)s->nc * sizeof(double));
 }
 
 int fi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 {
 	struct ra *s = it->sys;
-	int nb = s->nb, nc = s->nc, ng = s->ng;
 	double *g = it->g;	/* accelerations, then multipliers */
 
 	/* first iterate: accelerations and multipliers of t_{n+1} extrapolated
@@ -154,11 +150,8 @@ int fi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 	if (rc != INTEG_OK)
 		return rc;
 	advance(s, x, y, g, h);
-	for (int b = 0; b < nb; b++) {
-		v3_copy(y->a + 3 * b, g + 6 * b);
-		v3_copy(y->wd + 3 * b, g + 6 * b + 3);
-	}
-	memcpy(y->lam, g + ng, (size_t)nc * sizeof(double));
+	integ_acc_put(s, g, y);
+	memcpy(y->lam, g + s->ng, (size_t)s->nc * sizeof(double));
 	integ_hist_push(it, y->t, g);
 	it->steps++;
 	return INTEG_OK;

@@ -228,6 +228,22 @@ int integ_hist_predict(const struct integ *it, double t, double *out)
 	return q;
 }
 
+void integ_acc_get(const struct ra *s, const struct ra_state *x, double *g)
+{
+	for (int b = 0; b < s->nb; b++) {
+		v3_copy(g + 6 * b, x->a + 3 * b);
+		v3_copy(g + 6 * b + 3, x->wd + 3 * b);
+	}
+}
+
+void integ_acc_put(const struct ra *s, const double *g, struct ra_state *x)
+{
+	for (int b = 0; b < s->nb; b++) {
+		v3_copy(x->a + 3 * b, g + 6 * b);
+		v3_copy(x->wd + 3 * b, g + 6 * b + 3);
+	}
+}
+
 void integ_note_worst(struct integ *it)
 {
 	const struct ra *s = it->sys;
@@ -264,10 +280,7 @@ int integ_accel(struct integ *it, struct ra_state *x)
 	ra_forces(s, x, x->t, x->lam, it->F);
 	integ_gyro(s, x, it->F);
 	kkt_solve(it->kkt, it->F, s->gamma, it->g, x->lam);
-	for (int b = 0; b < s->nb; b++) {
-		v3_copy(x->a + 3 * b, it->g + 6 * b);
-		v3_copy(x->wd + 3 * b, it->g + 6 * b + 3);
-	}
+	integ_acc_put(s, it->g, x);
 	return INTEG_OK;
 }
 

@@ -105,6 +105,9 @@ void integ_gyro(const struct ra *s, const struct ra_state *x, double *F);	/* F_r
 /* W_rot += f (w~ J - (J w)~): derivative of w x J w times f, per body */
 void integ_gyro_blocks(struct integ *it, const struct ra_state *y, double f);
 void integ_note_worst(struct integ *it);	/* bad_row from sys->phi */
+/* g (6 per body) = (a, w-dot) of x, and back */
+void integ_acc_get(const struct ra *s, const struct ra_state *x, double *g);
+void integ_acc_put(const struct ra *s, const double *g, struct ra_state *x);
 double integ_norm2(const double *a, int n, const double *b, int m);
 
 #endif

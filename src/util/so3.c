@@ -1,4 +1,4 @@
-/* so3.c - exponential and logarithm on SO(3), quaternion conversions.
+/* so3.c - exponential, its right Jacobian and logarithm on SO(3), quaternion conversions.
  *
  * The Lie-group update of 000 eq. 4d, A_{n+1} = A_n exp(h w~), uses so3_exp.
  */
@@ -27,6 +27,16 @@ void so3_exp(double *R, const double *th)
 	R[8] = 1.0 - b * (x * x + y * y);
 }
 
+/* M = I + a th~ + c th~^2 */
+static void so3_quad(double *M, const double *th, double a, double c)
+{
+	double S[9], S2[9];
+	m3_skew(S, th);
+	m3_mul(S2, S, S);
+	for (int e = 0; e < 9; e++)
+		M[e] = (e % 4 == 0 ? 1.0 : 0.0) + a * S[e] + c * S2[e];
+}
+
 void so3_jr(double *Jr, const double *th)
 {
 	double t2 = v3_dot(th, th), t = sqrt(t2), b, c;
@@ -37,11 +47,20 @@ void so3_jr(double *Jr, const double *th)
 		b = (1.0 - cos(t)) / t2;
 		c = (t - sin(t)) / (t2 * t);
 	}
-	double S[9], S2[9];
-	m3_skew(S, th);
-	m3_mul(S2, S, S);
-	for (int e = 0; e < 9; e++)
-		Jr[e] = (e % 4 == 0 ? 1.0 : 0.0) - b * S[e] + c * S2[e];
+	so3_quad(Jr, th, -b, c);
+}
+
+/* Inverse of so3_jr: the rates psi' of A_ref exp(psi~) from the body-frame
+ * angular velocity.
+ * Jr^-1 = I + psi~/2 + (1/t^2 - (1 + cos t)/(2 t sin t)) psi~^2. */
+void so3_jrinv(double *J, const double *psi)
+{
+	double t2 = v3_dot(psi, psi), t = sqrt(t2), c;
+	if (t < 1e-4)
+		c = 1.0 / 12.0 + t2 / 720.0 + t2 * t2 / 30240.0;
+	else
+		c = 1.0 / t2 - (1.0 + cos(t)) / (2.0 * t * sin(t));
+	so3_quad(J, psi, 0.5, c);
 }
 
 void mat_to_quat(double *q, const double *R)
@@ -148,20 +167,4 @@ void frame_from_axis(double *F, const double *zin)
 		F[3 * i + 1] = y[i];
 		F[3 * i + 2] = z[i];
 	}
-}
-
-/* Inverse of so3_jr: the rates psi' of A_ref exp(psi~) from the body-frame
- * angular velocity.
- * Jr^-1 = I + psi~/2 + (1/t^2 - (1 + cos t)/(2 t sin t)) psi~^2. */
-void so3_jrinv(double *J, const double *psi)
-{
-	double t2 = v3_dot(psi, psi), t = sqrt(t2), c, S[9], S2[9];
-	if (t < 1e-4)
-		c = 1.0 / 12.0 + t2 / 720.0 + t2 * t2 / 30240.0;
-	else
-		c = 1.0 / t2 - (1.0 + cos(t)) / (2.0 * t * sin(t));
-	m3_skew(S, psi);
-	m3_mul(S2, S, S);
-	for (int i = 0; i < 9; i++)
-		J[i] = (i % 4 == 0 ? 1.0 : 0.0) + 0.5 * S[i] + c * S2[i];
 }
