@@ -54,5 +54,10 @@ char *cli_join_args(int argc, char **argv);
 /* 1 when a dataset of cols columns at path is an orientation quaternion,
  * whose q and -q are the same rotation (compare them up to sign). */
 int cli_is_quat(const char *path, int cols);
+/* -1 when the quaternions a and b (4 each) point to opposite hemispheres
+ * (a.b < 0), else 1: -a is then compared with b. */
+double cli_quat_sign(const double *a, const double *b);
+/* p with a leading '/' (malloc'd): a dataset path as given on the command line. */
+char *cli_abs_path(const char *p);
 
 #endif

@@ -36,7 +36,8 @@ struct cmp_opts {
 struct result {
 	char *path;
 	double max_abs, max_rel, t_worst, rtol, atol;
-	int pass, missing;	/* missing: 1 only in A, 2 only in B */
+	int pass, missing;	/* missing: 1 only in A, 2 only in B (both not compared),
+				 * 3 unreadable or of different shapes (fails) */
 };
 
 static int parse_num(const char *s, double *v)
@@ -44,11 +45,6 @@ static int parse_num(const char *s, double *v)
 	char *end;
 	*v = strtod(s, &end);
 	return end == s || *end || !(*v >= 0);
-}
-
-static char *abs_path(const char *p)
-{
-	return xasprintf("%s%s", p[0] == '/' ? "" : "/", p);
 }
 
 static int parse_tol(const char *s, struct cmp_opts *c)
@@ -76,7 +72,7 @@ static int parse_tol(const char *s, struct cmp_opts *c)
 	}
 	char *p = xstrdup(s);
 	p[eq - s] = 0;
-	t->path = abs_path(p);
+	t->path = cli_abs_path(p);
 	free(p);
 	size_t l = strlen(t->path);
 	if (l > 1 && t->path[l - 1] == '/')
@@ -182,13 +178,7 @@ static void compare_one(const struct cmp_opts *c, struct files *F, struct result
 	for (long k = 0; k < F->n; k++) {
 		const double *x = d[0].v + (size_t)F->ia[k] * (size_t)cols;
 		const double *y = d[1].v + (size_t)F->ib[k] * (size_t)cols;
-		double sg = 1.0;
-		if (quat) {	/* q and -q: the same rotation */
-			double dot = 0;
-			for (int j = 0; j < 4; j++)
-				dot += x[j] * y[j];
-			sg = dot < 0 ? -1.0 : 1.0;
-		}
+		double sg = quat ? cli_quat_sign(x, y) : 1.0;	/* q, -q: one rotation */
 		for (int j = 0; j < cols; j++) {
 			double e = fabs(sg * x[j] - y[j]);
 			double rel = y[j] != 0 ? e / fabs(y[j]) : e > 0 ? INFINITY : 0.0;
@@ -221,7 +211,7 @@ static int collect(const struct cmp_opts *c, struct files *F, struct result **pr
 			if (n == cap)
 				r = xrealloc(r, (size_t)(cap *= 2) * sizeof(*r));
 			memset(&r[n], 0, sizeof(*r));
-			r[n++].path = abs_path(c->q[i]);
+			r[n++].path = cli_abs_path(c->q[i]);
 		}
 		*pr = r;
 		return n;
@@ -248,6 +238,20 @@ static int collect(const struct cmp_opts *c, struct files *F, struct result **pr
 	return n;
 }
 
+/* The paths of the results with that missing code, as a JSON array. */
+static void json_paths(const struct result *r, int n, int missing)
+{
+	int first = 1;
+	putchar('[');
+	for (int i = 0; i < n; i++)
+		if (r[i].missing == missing) {
+			printf("%s", first ? "" : ", ");
+			cli_json_str(r[i].path);
+			first = 0;
+		}
+	putchar(']');
+}
+
 static void report(const struct cmp_opts *c, const struct files *F, const struct result *r,
 		   int n, int time_ok, int nfail)
 {
@@ -272,23 +276,11 @@ static void report(const struct cmp_opts *c, const struct files *F, const struct
 			printf(", \"rtol\": %g, \"atol\": %g, \"pass\": %s}", r[i].rtol, r[i].atol,
 			       r[i].pass ? "true" : "false");
 		}
-		printf("}, \"only_in_a\": [");
-		first = 1;
-		for (int i = 0; i < n; i++)
-			if (r[i].missing == 1) {
-				printf("%s", first ? "" : ", ");
-				cli_json_str(r[i].path);
-				first = 0;
-			}
-		printf("], \"only_in_b\": [");
-		first = 1;
-		for (int i = 0; i < n; i++)
-			if (r[i].missing == 2) {
-				printf("%s", first ? "" : ", ");
-				cli_json_str(r[i].path);
-				first = 0;
-			}
-		printf("], \"pass\": %s}\n", nfail ? "false" : "true");
+		printf("}, \"only_in_a\": ");
+		json_paths(r, n, 1);
+		printf(", \"only_in_b\": ");
+		json_paths(r, n, 2);
+		printf(", \"pass\": %s}\n", nfail ? "false" : "true");
 		return;
 	}
 	int w = 8;

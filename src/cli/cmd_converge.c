@@ -172,7 +172,7 @@ static void qty_init(struct qty *q, const char *spec, char *path, int nh)
  * ':' in a body or joint name ("bodies/b:1/position") is part of the path. */
 static void qty_parse(struct qty *q, const char *spec, int nh)
 {
-	qty_init(q, spec, xasprintf("%s%s", spec[0] == '/' ? "" : "/", spec), nh);
+	qty_init(q, spec, cli_abs_path(spec), nh);
 	char *colon = strrchr(q->path, ':');
 	if (colon && !strchr(colon, '/')) {
 		*colon = 0;
@@ -404,13 +404,7 @@ static int measure(struct study *st, struct series_set *S, struct qty *q)
 		for (long j = 0; j < S->ncommon; j++) {
 			const double *z = d[i].v + (size_t)S->idx[i][j] * (size_t)cols;
 			const double *zr = R->v + (size_t)ir[j] * (size_t)cols;
-			double sg = 1.0;
-			if (quat) {	/* q and -q are the same rotation */
-				double dot = 0;
-				for (int k = 0; k < 4; k++)
-					dot += z[k] * zr[k];
-				sg = dot < 0 ? -1.0 : 1.0;
-			}
+			double sg = quat ? cli_quat_sign(z, zr) : 1.0;	/* q, -q: one rotation */
 			for (int k = c0; k < c1; k++) {
 				double e = sg * z[k] - zr[k];
 				sum += e * e;
@@ -459,13 +453,19 @@ static double slope(const double *e, const double *h, int n)
 
 /* ---- output ---- */
 
-/* The orders between neighbouring steps of errors e, as a JSON array. */
-static void json_orders(const double *e, const double *h, int nh)
+/* One norm's errors e, orders between neighbouring steps and slope as the
+ * JSON members PREerrors, PREorders, PREslope. */
+static void json_norm(const char *pre, const double *e, double slope, const double *h, int nh)
 {
 	double *ord = xmalloc((size_t)nh * sizeof(double));
 	for (int i = 0; i < nh - 1; i++)
 		ord[i] = order(e, h, i);
+	printf("\"%serrors\": ", pre);
+	cli_json_array(e, nh);
+	printf(", \"%sorders\": ", pre);
 	cli_json_array(ord, nh - 1);
+	printf(", \"%sslope\": ", pre);
+	cli_json_num(slope);
 	free(ord);
 }
 
@@ -484,18 +484,10 @@ static void print_json(const struct study *st, const struct qty *q, int nq, long
 	for (int k = 0; k < nq; k++) {
 		printf("%s", k ? ", " : "");
 		cli_json_str(q[k].spec);
-		printf(": {\"errors\": ");
-		cli_json_array(q[k].rms, c->nh);
-		printf(", \"orders\": ");
-		json_orders(q[k].rms, c->h, c->nh);
-		printf(", \"slope\": ");
-		cli_json_num(q[k].slope);
-		printf(", \"max_errors\": ");
-		cli_json_array(q[k].max, c->nh);
-		printf(", \"max_orders\": ");
-		json_orders(q[k].max, c->h, c->nh);
-		printf(", \"max_slope\": ");
-		cli_json_num(q[k].max_slope);
+		printf(": {");
+		json_norm("", q[k].rms, q[k].slope, c->h, c->nh);
+		printf(", ");
+		json_norm("max_", q[k].max, q[k].max_slope, c->h, c->nh);
 		printf("}");
 	}
 	printf("}}\n");

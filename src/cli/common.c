@@ -69,6 +69,16 @@ int cli_is_quat(const char *path, int cols)
 	return cols == 4 && n >= 12 && strcmp(path + n - 12, "/orientation") == 0;
 }
 
+double cli_quat_sign(const double *a, const double *b)
+{
+	return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] < 0 ? -1.0 : 1.0;
+}
+
+char *cli_abs_path(const char *p)
+{
+	return xasprintf("%s%s", p[0] == '/' ? "" : "/", p);
+}
+
 int cli_print_diag(const struct diag *d)
 {
 	for (int i = 0; i < d->n; i++) {

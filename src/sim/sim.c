@@ -2,7 +2,8 @@
  *
  * Set-up: compile the model (form/ra), make the initial state consistent
  * (assemble.c), find accelerations and multipliers at t0.  Then one fixed
- * step after another; every completed state passes the monitors (work of
+ * step after another (or, with integrator.adaptive, the steps the scheme's
+ * step control chooses); every completed state passes the monitors (work of
  * nonconservative forces, unwrapped joint coordinates) and, every k-th,
  * the output.  Completed states arrive one step late for schemes whose
  * registry row has lag = 1.
@@ -131,12 +132,10 @@ static void complete(struct run *R, const struct ra_state *x, double h, int iter
 	ra_eval(s, x, x->t, PRIM_ALL);
 	struct sample_info si = { h, iters, converged, K, V, mo->work, total, drift, mo->coord };
 	double res[3] = { 0, 0, 0 };
-	if (R->out)
+	if (R->out) {
 		output_sample(R->out, s, x, &si, res);
-	else
-		res[0] = 0.0;
-	if (!R->out) {
-		/* residuals are still reported in the summary */
+	} else {
+		/* the position residual is still reported in the summary */
 		double p = 0.0;
 		for (int k = 0; k < s->nc; k++)
 			p += s->phi[k] * s->phi[k];
