@@ -134,7 +134,7 @@ struct amat {
 
 static void amat_init(struct amat *M, struct integ *it)
 {
-	int n = dae3_slots(it, 0);
+	int n = dae3_slots(it);
 	M->n = n;
 	M->lw = 8 * n + 8;
 	M->A = xcalloc((size_t)n * n, sizeof(double));

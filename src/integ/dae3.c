@@ -710,10 +710,9 @@ static int naux(const struct dae3 *E)
 	return 0;
 }
 
-int dae3_slots(struct integ *it, int comp)
+int dae3_slots(struct integ *it)
 {
 	const struct dae3 *E = eng(it);
-	(void)comp;
 	return 3 * nstore(E) + 4 * naux(E) + (E->co.kind == COEF_NEWMARK ? 1 : 0);
 }
 

@@ -25,9 +25,10 @@ const struct ra_state *dae3_last(const struct integ *it);
  * A "slot" is one scalar of the history that belongs to coordinate `comp`
  * (0..5 of body 0: x y z, rotation x y z) in positions, velocities and
  * accelerations of every stored state and in the auxiliary variables.
- * dae3_slots returns how many there are; get/set read and write them
+ * dae3_slots returns how many there are (the same for every comp);
+ * get/set read and write them
  * (velocities scaled by dt, accelerations by dt^2). */
-int dae3_slots(struct integ *it, int comp);
+int dae3_slots(struct integ *it);
 void dae3_get(struct integ *it, int comp, double dt, double *v);
 void dae3_set(struct integ *it, int comp, double dt, const double *v);
 /* Fill the history as if the run had already taken enough constant steps h

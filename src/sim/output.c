@@ -197,12 +197,12 @@ void output_sample(struct output *o, struct ra *s, const struct ra_state *x,
 	h5_row(h, o->hconv, &cv);
 }
 
-void output_close(struct output **po, const char *status)
+int output_close(struct output **po, const char *status)
 {
 	struct output *o = *po;
 	if (!o)
-		return;
-	h5_close(&o->h5, status);
+		return 0;
+	int rc = h5_close(&o->h5, status);
 	free(o->body);
 	free(o->jmul);
 	free(o->row);
@@ -210,4 +210,5 @@ void output_close(struct output **po, const char *status)
 	free(o->pv);
 	free(o);
 	*po = NULL;
+	return rc;
 }

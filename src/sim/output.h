@@ -33,7 +33,7 @@ struct output *output_open(const char *path, const struct model *m, long samples
  * the three residual norms through res[3]. */
 void output_sample(struct output *o, struct ra *s, const struct ra_state *x,
 		   const struct sample_info *si, double res[3]);
-void output_close(struct output **o, const char *status);
+int output_close(struct output **o, const char *status);
 
 /* The body part of the layout, shared with the kinematic reference
  * (kinematic.c) so that the two cannot drift apart.  Creates /time

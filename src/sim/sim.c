@@ -401,7 +401,10 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 			write_attrs(&R);
 			finish_attrs(&R);
 		}
-		output_close(&R.out, status);
+		if (output_close(&R.out, status)) {
+			diag_error(d, NULL, "writing HDF5 file '%s' failed", a->out_path);
+			r->status = SIM_FAILED;
+		}
 	}
 	ra_state_release(&x);
 	ra_state_release(&y);
