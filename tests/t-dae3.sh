@@ -43,6 +43,12 @@ slope_line() {
 }
 # maxdiff NAME: max |a-b| of dataset NAME in `mbsim compare` output $tmp/out
 maxdiff() { awk -v d="$1" '$1 == d { print $2 }' "$tmp/out"; }
+# within V WANT LIMIT: sets d = |V - WANT| (%.2e); true if V is not empty
+# and d < LIMIT
+within() {
+	d=$(awk -v v="$1" -v w="$2" 'BEGIN { d = v - w; printf "%.2e", d < 0 ? -d : d }')
+	[ -n "$1" ] && awk -v d="$d" -v l="$3" 'BEGIN { exit !(d < l) }'
+}
 
 H5DUMP=$(command -v h5dump)
 # h5nums FILE DATASET [START COUNT]: values, one per line
@@ -164,8 +170,7 @@ spec() {
 for m in bathe msstc3 msstc4 msstc5 mssth3 mssth4 mssth5; do
 	for R in 0 0.3 0.6 1; do
 		v=$(spec $m $R 1e6:1e8 2 | awk '{ print $2 }')
-		d=$(awk -v v="$v" -v R=$R 'BEGIN { d = v - R; printf "%.2e", d < 0 ? -d : d }')
-		if [ -n "$v" ] && awk -v d="$d" 'BEGIN { exit !(d < 1e-6) }'; then
+		if within "$v" $R 1e-6; then
 			ok "spectral $m rho=$R: |rho(1e8) - R| = $d < 1e-6"
 		else
 			bad "spectral $m rho=$R: rho(1e8) = '$v'"
@@ -175,7 +180,7 @@ done
 # ESDIRKs are L-stable: R(inf) = 0 whatever --rho (measured <= 7e-9 at 1e8)
 for m in esdirk324l2sa esdirk335l2sa esdirk436l2sa2; do
 	v=$(spec $m 0.6 1e6:1e8 2 | awk '{ print $2 }')
-	if [ -n "$v" ] && awk -v v="$v" 'BEGIN { exit !(v < 1e-6 && v > -1e-6) }'; then
+	if within "$v" 0 1e-6; then
 		ok "spectral $m: L-stable, rho(1e8) = $v < 1e-6"
 	else
 		bad "spectral $m: rho(1e8) = '$v'"
@@ -236,8 +241,7 @@ done
 for a in -0.1 -0.2 -0.3333333333333333 0; do
 	v=$("$MBSIM" spectral --method hht --alpha $a --ratio-range 1e9:1e10 --points 2 --csv 2>"$tmp/err" |
 		awk -F, 'NR == 3 { print $2 }')
-	d=$(awk -v v="$v" -v a=$a 'BEGIN { r = (1 + a) / (1 - a); d = v - r; printf "%.2e", d < 0 ? -d : d }')
-	if [ -n "$v" ] && awk -v d="$d" 'BEGIN { exit !(d < 1e-6) }'; then
+	if within "$v" "$(awk -v a=$a 'BEGIN { printf "%.17g", (1 + a) / (1 - a) }')" 1e-6; then
 		ok "spectral hht alpha=$a: rho(1e10) = $v, (1+a)/(1-a) within $d"
 	else
 		bad "spectral hht alpha=$a: rho(1e10) = '$v'"
@@ -248,8 +252,7 @@ for R in 0 0.3 0.6 1; do
 		v=$(spec $m $R 1e9:1e10 2 | awk '{ print $2 }')
 		want=$(awk -v R=$R -v m=$m 'BEGIN { a = (R - 1) / (R + 1); if (a < -1 / 3) a = -1 / 3
 			print (m == "hht") ? (1 + a) / (1 - a) : R }')
-		d=$(awk -v v="$v" -v w="$want" 'BEGIN { d = v - w; printf "%.2e", d < 0 ? -d : d }')
-		if [ -n "$v" ] && awk -v d="$d" 'BEGIN { exit !(d < 1e-6) }'; then
+		if within "$v" "$want" 1e-6; then
 			ok "spectral $m rho=$R: rho(1e10) = $v, design $want within $d"
 		else
 			bad "spectral $m rho=$R: rho(1e10) = '$v', design $want"
@@ -263,8 +266,7 @@ worst=0
 for m in $SCHEMES; do
 	for R in 0 0.6 1; do
 		v=$(spec $m $R 1e-3:1e-2 2 | awk '{ print $1 }')
-		d=$(awk -v v="$v" 'BEGIN { d = v - 1; printf "%.2e", d < 0 ? -d : d }')
-		if [ -n "$v" ] && awk -v d="$d" 'BEGIN { exit !(d < 1e-4) }'; then
+		if within "$v" 1 1e-4; then
 			worst=$(awk -v a="$worst" -v b="$d" 'BEGIN { print (b > a) ? b : a }')
 		else
 			bad "spectral $m rho=$R: rho(1e-3) = '$v' not within 1e-4 of 1"

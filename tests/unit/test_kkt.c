@@ -206,24 +206,28 @@ static void solve_all_modes(int nb, int nc, enum wkind kind, uint64_t seed)
 	free_problem(&p);
 }
 
-/* sizes: a few rows; the slider-crank shape (3 bodies, 18 rows); and more
- * rows than KKT_DENSE_MAX would put on the dense path by default */
+/* (bodies, rows): a few rows; the slider-crank shape (3 bodies, 18 rows);
+ * and more rows than KKT_DENSE_MAX would put on the dense path by default */
+static const int sizes[][2] = { { 4, 7 }, { 3, 18 }, { 8, 30 }, { 16, 70 } };
+
+/* sizes[first .. last] with W of the given kind; seeds seed0 + 1, + 2, ...
+ * (arbitrary, distinct) */
+static void solve_sizes(enum wkind kind, int first, int last, uint64_t seed0)
+{
+	for (int i = first; i <= last; i++)
+		solve_all_modes(sizes[i][0], sizes[i][1], kind, seed0 + 1 + (uint64_t)(i - first));
+}
+
 static void test_spd(void **state)
 {
 	(void)state;
-	solve_all_modes(4, 7, W_SPD, 11);
-	solve_all_modes(3, 18, W_SPD, 12);
-	solve_all_modes(8, 30, W_SPD, 13);
-	solve_all_modes(16, 70, W_SPD, 14);
+	solve_sizes(W_SPD, 0, 3, 10);
 }
 
 static void test_nonsymmetric(void **state)
 {
 	(void)state;
-	solve_all_modes(4, 7, W_NONSYM, 21);
-	solve_all_modes(3, 18, W_NONSYM, 22);
-	solve_all_modes(8, 30, W_NONSYM, 23);
-	solve_all_modes(16, 70, W_NONSYM, 24);
+	solve_sizes(W_NONSYM, 0, 3, 20);
 }
 
 /* symmetric but not positive definite: the dense Cholesky meets a clearly
@@ -231,8 +235,7 @@ static void test_nonsymmetric(void **state)
 static void test_symmetric_indefinite(void **state)
 {
 	(void)state;
-	solve_all_modes(3, 18, W_NEGDEF, 31);
-	solve_all_modes(8, 30, W_NEGDEF, 32);
+	solve_sizes(W_NEGDEF, 1, 2, 30);
 }
 
 /* Row 9 a copy of row 4: S has two equal rows and columns.  Both dense

@@ -55,6 +55,14 @@ static struct bstate bst(const struct kin *k)
 	return (struct bstate){ k->r, k->A, k->v, k->w };
 }
 
+/* prim_eval (what: a mask of PRIM_*) at the poses and velocities ki, kj */
+static void eval_kin(const struct prim *p, const struct kin *ki, const struct kin *kj,
+		     double t, unsigned what, struct prim_out *o)
+{
+	struct bstate bi = bst(ki), bj = bst(kj);
+	prim_eval(p, &bi, &bj, t, what, o);
+}
+
 static void kin_ground(struct kin *k)
 {
 	memset(k, 0, sizeof *k);
@@ -134,9 +142,8 @@ static double phi_of_x(const double *x, void *vctx)
 	struct kin ki, kj;
 	perturb(&ki, c->ki, x);
 	perturb(&kj, c->kj, x + 6);
-	struct bstate bi = bst(&ki), bj = bst(&kj);
 	struct prim_out o;
-	prim_eval(c->p, &bi, &bj, c->t, PRIM_PHI, &o);
+	eval_kin(c->p, &ki, &kj, c->t, PRIM_PHI, &o);
 	return o.phi;
 }
 
@@ -178,9 +185,8 @@ static double jac_of_x(const double *x, void *vctx)
 	struct kin ki, kj;
 	perturb(&ki, h->c.ki, x);
 	perturb(&kj, h->c.kj, x + 6);
-	struct bstate bi = bst(&ki), bj = bst(&kj);
 	struct prim_out o;
-	prim_eval(h->c.p, &bi, &bj, h->c.t, PRIM_JAC, &o);
+	eval_kin(h->c.p, &ki, &kj, h->c.t, PRIM_JAC, &o);
 	return o.J[h->row][h->a];
 }
 
@@ -276,15 +282,21 @@ static void path_at(const struct path *P, double t, struct kin *k)
 	}
 }
 
+/* the bodies on paths Pi, Pj at t (states into ki, kj), and prim_eval there */
+static void eval_path(const struct prim *p, const struct path *Pi, const struct path *Pj,
+		      double t, unsigned what, struct kin *ki, struct kin *kj, struct prim_out *o)
+{
+	path_at(Pi, t, ki);
+	path_at(Pj, t, kj);
+	eval_kin(p, ki, kj, t, what, o);
+}
+
 static double phi_at(const struct prim *p, const struct path *Pi,
 		     const struct path *Pj, double t)
 {
 	struct kin ki, kj;
-	path_at(Pi, t, &ki);
-	path_at(Pj, t, &kj);
-	struct bstate bi = bst(&ki), bj = bst(&kj);
 	struct prim_out o;
-	prim_eval(p, &bi, &bj, t, PRIM_PHI, &o);
+	eval_path(p, Pi, Pj, t, PRIM_PHI, &ki, &kj, &o);
 	return o.phi;
 }
 
@@ -320,11 +332,8 @@ static void check_rates(const struct prim *p, const struct path *Pi,
 	double dphi = (4 * d1[1] - d1[0]) / 3, ddphi = (4 * d2[1] - d2[0]) / 3;
 
 	struct kin ki, kj;
-	path_at(Pi, t, &ki);
-	path_at(Pj, t, &kj);
-	struct bstate bi = bst(&ki), bj = bst(&kj);
 	struct prim_out o;
-	prim_eval(p, &bi, &bj, t, PRIM_ALL, &o);
+	eval_path(p, Pi, Pj, t, PRIM_ALL, &ki, &kj, &o);
 	const double *qd[4] = { ki.v, ki.w, kj.v, kj.w };
 	const double *qdd[4] = { ki.a, ki.wd, kj.a, kj.wd };
 	double jqd = 0, jqdd = 0;
@@ -626,9 +635,8 @@ static void check_joint(enum joint_type type, int ground, uint64_t seed)
 		struct kin ki, kj;
 		body_kin(m, p->bi, &ki);
 		body_kin(m, p->bj, &kj);
-		struct bstate bi = bst(&ki), bj = bst(&kj);
 		struct prim_out o;
-		prim_eval(p, &bi, &bj, 0.0, PRIM_ALL, &o);
+		eval_kin(p, &ki, &kj, 0.0, PRIM_ALL, &o);
 		assert_near(o.phi, 0.0, 0, 1e-13);	/* assembled by construction */
 		const int bs[2] = { p->bi, p->bj };
 		for (int s = 0; s < 2; s++)
@@ -781,9 +789,8 @@ static double driver_phi(const struct jmodel *J, const struct prim *p,
 {
 	struct kin k0, k1;
 	joint_pose(J, &J->m->joints[0], a, d, &k0, &k1);
-	struct bstate b0 = bst(&k0), b1 = bst(&k1);
 	struct prim_out o;
-	prim_eval(p, &b0, &b1, t, PRIM_PHI, &o);
+	eval_kin(p, &k0, &k1, t, PRIM_PHI, &o);
 	return o.phi;
 }
 
