@@ -39,4 +39,15 @@ run link.h5 decks/pendulum.yaml --set time.end=0.03
 /usr/bin/python3 -c 'import h5py, sys; t = h5py.File(sys.argv[1], "r")["time"][-1]; sys.exit(int(abs(t - 0.03) > 1e-12))' \
 	"$d/again.h5" || { echo "FAIL the link's target does not hold the last run"; exit 1; }
 echo "ok   output replaces an existing file and writes through a symbolic link"
+# An output that cannot be written (the device that is always full) fails
+# the run with exit 1 and says so, rather than passing in silence.
+if [ -w /dev/full ]; then
+	"$MBSIM" run decks/pendulum.yaml --set time.end=0.01 -o /dev/full --quiet 2>"$d/full.err"
+	rc=$?
+	if [ "$rc" -eq 1 ] && grep -q "writing HDF5 file '/dev/full' failed" "$d/full.err"; then
+		echo "ok   a full disk fails the run (exit 1, message)"
+	else
+		echo "FAIL output to /dev/full: exit $rc, stderr: $(cat "$d/full.err")"; exit 1
+	fi
+fi
 /usr/bin/python3 tests/check_runs.py "$d"
