@@ -1,7 +1,7 @@
 #!/bin/sh
 # Whole-process wall times of the benchmark decks: median, min and max of
 # REPEAT runs after one warm-up, written as CSV to bench/results/.
-# Usage: sh bench/run.sh [REPEAT]   (make bench)
+# Usage: [MBSIM=build/mbsim] sh bench/run.sh [REPEAT]   (make bench), from the top directory
 set -eu
 MBSIM=${MBSIM:-build/mbsim}
 REPEAT=${1:-7}
@@ -22,8 +22,8 @@ for _ in range(rep):
     t0 = time.perf_counter()
     p = subprocess.run(args, capture_output=True, text=True, check=True)
     ts.append(time.perf_counter() - t0)
-    loop.append(json.loads(p.stdout)["wall_time"])
-s = json.loads(p.stdout)
+    s = json.loads(p.stdout)
+    loop.append(s["wall_time"])
 med = statistics.median(ts)
 print("%s,%d,%.5f,%.5f,%.5f,%.3f,%.3f,%.3f,%.3g" % (name, s["steps"], med, min(ts), max(ts),
       1e6 * med / s["steps"], 1e6 * statistics.median(loop) / s["steps"],

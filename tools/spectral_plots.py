@@ -41,7 +41,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from mbsimlib import TOP, mbsim_exe, say  # noqa: E402
 
 # second-order tunable methods of Figs. 2-4 (SS2/3/4 are spectrally identical to
 # LMS2/3/4 per the paper and are checked, not plotted)
@@ -70,10 +70,6 @@ ADPE_RANGE = (1e-2, 0.3)
 TABLE_AT = (0.05, 0.1)   # AD/PE table abscissae
 PHASE_MAX = 0.9          # AD/PE shown while the numerical phase per step is below 0.9 pi
 LOG = []
-
-
-def say(msg):
-    print(msg, file=sys.stderr, flush=True)
 
 
 class Spectral:
@@ -115,6 +111,12 @@ def unaliased(D):
     return ok
 
 
+def shown(D, key):
+    """Mask of the points of curve KEY that are plotted and analysed: all of the
+    spectral radius, the unaliased part of AD and PE."""
+    return np.ones(len(D["ratio"]), bool) if key == "spectral_radius" else unaliased(D)
+
+
 def kinks(x, y, rel=20.0, floor=1e-3):
     """Abscissae where the slope of y against log10(x) jumps (an eigenvalue switch
     or a principal pair turning real): |second difference| large against both its
@@ -143,7 +145,7 @@ def panel(ax, data, methods, key, title, ylabel, logy=False, trap=None):
         if d is None:
             continue
         c, ls = STYLE[m]
-        ok = unaliased(d) if key != "spectral_radius" else np.ones(len(d["ratio"]), bool)
+        ok = shown(d, key)
         ax.plot(d["ratio"][ok], d[key][ok], color=c, ls=ls, lw=1.4, label=LABEL[m])
         if not ok.all():   # end of the unaliased range
             ax.plot(d["ratio"][ok][-1:], d[key][ok][-1:], color=c, marker="|", ms=8)
@@ -179,9 +181,7 @@ def main():
     ap.add_argument("--rhos", default="0,0.6", help="rho_inf values of Figs. 2-4")
     a = ap.parse_args()
     t0 = time.perf_counter()
-    exe = os.path.abspath(a.mbsim)
-    if not os.access(exe, os.X_OK):
-        sys.exit("spectral_plots: %s not found; build it first (make)" % exe)
+    exe = mbsim_exe(a.mbsim, "spectral_plots")
     os.makedirs(a.out, exist_ok=True)
     rhos = [float(r) for r in a.rhos.split(",")]
     sp = Spectral(exe)
@@ -235,10 +235,8 @@ def main():
 
     # ---------------------------------------------------------------- tables
     def at(D, x):
-        if D is None:
-            return None
-        i = int(np.argmin(np.abs(np.log(D["ratio"] / x))))
-        return D, i
+        """Index of the abscissa of D nearest to x (on the log scale)."""
+        return int(np.argmin(np.abs(np.log(D["ratio"] / x))))
 
     rows = []
     for m, r in jobs:
@@ -246,12 +244,11 @@ def main():
         if rr is None or tt is None:
             rows.append(dict(method=m, rho=r, failed=True))
             continue
-        d1, i1 = at(rr, 1.0)
-        d2, i2 = at(rr, 10.0)
+        rad = rr["spectral_radius"]
         rows.append(dict(
             method=m, rho=r, failed=False, stages=rr["stages"],
-            rad_1=float(d1["spectral_radius"][i1]), rad_10=float(d2["spectral_radius"][i2]),
-            rad_100=float(rr["spectral_radius"][-1]), rad_max=float(np.max(rr["spectral_radius"])),
+            rad_1=float(rad[at(rr, 1.0)]), rad_10=float(rad[at(rr, 10.0)]),
+            rad_100=float(rad[-1]), rad_max=float(np.max(rad)),
             ad_05=float(tt["amplitude_decay"][0]), pe_05=float(tt["period_elongation"][0]),
             ad_1=float(tt["amplitude_decay"][1]), pe_1=float(tt["period_elongation"][1])))
     key = {(w["method"], w["rho"]): w for w in rows}
@@ -294,17 +291,16 @@ def main():
 
     # design rho_inf reached at dt/(nT) = 100 (multi-stage schemes; the multi-step
     # ones approach it only slowly, e.g. BDF2's roots shrink like (w dt)^-1/2)
+    off = 0
     for m, r in jobs:
         if m in ("lms2", "lms3", "lms4", "hht", "genalpha") or m in SS_OF or r == 1.0:
             continue
         v = val(m, r, "rad_100")
-        if v is None:
-            continue
-        if abs(v - r) > 0.01:
-            checks.append(("radius(100) = rho_inf for %s, rho_inf=%g" % (LABEL[m], r), "**NO**",
-                           "radius(100) = %.4g" % v))
-    check("multi-stage schemes: radius at dt/(nT)=100 within 0.01 of rho_inf", not any(
-        c[0].startswith("radius(100)") for c in checks), "")
+        if v is not None and abs(v - r) > 0.01:
+            off += 1
+            check("radius(100) = rho_inf for %s, rho_inf=%g" % (LABEL[m], r), False,
+                  "radius(100) = %.4g" % v)
+    check("multi-stage schemes: radius at dt/(nT)=100 within 0.01 of rho_inf", not off, "")
     # SS = LMS
     for s, l in SS_OF.items():
         for r in rhos + [1.0]:
@@ -422,7 +418,7 @@ def main():
                         ("PE", A[(m, r)], "period_elongation")):
             if D is None:
                 continue
-            ok = unaliased(D) if g != "radius" else np.ones(len(D["ratio"]), bool)
+            ok = shown(D, k)
             x, y = D["ratio"][ok], D[k][ok]
             ks = kinks(x, y)
             if ks:

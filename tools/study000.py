@@ -28,7 +28,6 @@ import resource
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 
@@ -39,7 +38,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from mbsimlib import TOP, mbsim_exe, say  # noqa: E402
+
 DECKS = os.path.join(TOP, "decks")
 PY = "/usr/bin/python3"
 
@@ -53,7 +53,7 @@ TSTEPS = [1e-2, 1e-3, 1e-4]
 PAPER_SETS = {"integrator.predictor": "last"}
 # tolerance ladder for the equal-accuracy choice, loosest first
 TOLS = [1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12]
-TOL_TIGHT = 1e-12
+TOL_TIGHT = TOLS[-1]
 TOL_PAPER = 1e-10   # seed 000 §3.1: 1e-10 (HI), 1e-10/h^2 on (da, dlambda) (FI) = 1e-10 in mbsim units
 T_STARTUP = 0.01    # s, Fig. 9: start-up transient left out of extrema and jumps
 ACC_MATCH = 0.01    # "equal accuracy": rms and max error within 1 % of the tight-tolerance error
@@ -72,8 +72,12 @@ COLORS = {"hi": "tab:blue", "fi": "tab:red"}
 LOG = []
 
 
-def say(msg):
-    print(msg, file=sys.stderr, flush=True)
+def set_args(sets):
+    """--set options of a run: PAPER_SETS overridden by SETS."""
+    args = []
+    for k, v in dict(PAPER_SETS, **sets).items():
+        args += ["--set", "%s=%s" % (k, v)]
+    return args
 
 
 class Mbsim:
@@ -106,9 +110,7 @@ class Mbsim:
         if h5 is None:
             self.n += 1
             h5 = os.path.join(self.tmp, "run%d.h5" % self.n)
-        args = ["run", os.path.join(DECKS, deck), "-o", h5, "--quiet", "--json"]
-        for k, v in dict(PAPER_SETS, **sets).items():
-            args += ["--set", "%s=%s" % (k, v)]
+        args = ["run", os.path.join(DECKS, deck), "-o", h5, "--quiet", "--json"] + set_args(sets)
         rc, out, err, wall, cpu = self.call(args, timeout)
         try:
             js = json.loads(out)
@@ -121,9 +123,7 @@ class Mbsim:
 
     def converge(self, deck, steps, quantity, reference, sets):
         args = ["converge", os.path.join(DECKS, deck), "--steps", ",".join("%g" % h for h in steps),
-                "--quantity", quantity, "--reference", reference, "--json", "--quiet"]
-        for k, v in dict(PAPER_SETS, **sets).items():
-            args += ["--set", "%s=%s" % (k, v)]
+                "--quantity", quantity, "--reference", reference, "--json", "--quiet"] + set_args(sets)
         rc, out, err, wall, cpu = self.call(args)
         if rc != 0:
             say("  converge %s %s failed (exit %d): %s" % (deck, sets, rc, err.strip()[:300]))
@@ -131,14 +131,11 @@ class Mbsim:
         js = json.loads(out)
         return js["quantities"][quantity], js
 
-    def compare(self, a, b, quantities, rtol=None, atol=None):
+    def compare(self, a, b, quantities):
+        """mbsim compare A B (default tolerances); return (json or None, rc)."""
         args = ["compare", a, b, "--json"]
         for q in quantities:
             args += ["--quantity", q]
-        if rtol is not None:
-            args += ["--rtol", "%g" % rtol]
-        if atol is not None:
-            args += ["--atol", "%g" % atol]
         rc, out, err, wall, cpu = self.call(args)
         try:
             return json.loads(out), rc
@@ -170,6 +167,33 @@ def reference_for(kind, ref_h5):
     return ref_h5 if kind == "ode" else "kinematic"
 
 
+def save(fig, out, name):
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, name), dpi=110)
+    plt.close(fig)
+
+
+def write_series(path, header, keys, data):
+    """CSV of the time and one column per key of KEYS from DATA (key -> (t, y),
+    all on the same samples); a key missing from DATA (failed run) is empty."""
+    t = next(iter(data.values()))[0]
+    write_csv(path, header, [[float(t[i])] + [float(data[k][1][i]) if k in data else None for k in keys]
+                             for i in range(len(t))])
+
+
+def time_figure(out, name, curves, ylabel, title, figsize):
+    """One axis of CURVES (t, y, plot keywords) against time, saved as OUT/NAME."""
+    fig, ax = plt.subplots(figsize=figsize)
+    for t, y, kw in curves:
+        ax.plot(t, y, **kw)
+    ax.set_xlabel("time [s]")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    save(fig, out, name)
+
+
 # ---------------------------------------------------------------- Fig. 2
 def fig2(mb, out, ref_h5):
     say("Fig. 2: convergence")
@@ -199,7 +223,7 @@ def fig2(mb, out, ref_h5):
 
     fig, axs = plt.subplots(1, 3, figsize=(15, 4.6))
     for ax, m, tag in zip(axs, ORDER, "abc"):
-        deck, q, refk, label, _ = MECH[m]
+        label = MECH[m][3]
         for s in ("hi", "fi"):
             for tend, ls in ((8.0, "-"), (2.0, "--")):
                 qd = res.get((m, s, tend))
@@ -215,9 +239,7 @@ def fig2(mb, out, ref_h5):
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=8)
     fig.suptitle("Fig. 2 - convergence vs reference (0-8 s unless noted; tol %g, mbsim converge)" % TOL_PAPER)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "fig2_convergence.png"), dpi=110)
-    plt.close(fig)
+    save(fig, out, "fig2_convergence.png")
     return res
 
 
@@ -240,22 +262,11 @@ def fig3(mb, out):
                    "rel_change": float((e[-1] - e[0]) / abs(e[0])) if e[0] != 0 else float("nan"),
                    "max_energy_drift_json": js.get("max_energy_drift")}
     if data:
-        t = next(iter(data.values()))[0]
-        rows = [[float(t[i])] + [float(data[s][1][i]) if s in data else None for s in ("hi", "fi")]
-                for i in range(len(t))]
-        write_csv(os.path.join(out, "fig3_energy.csv"), ["time", "total_energy_hi", "total_energy_fi"], rows)
-    fig, ax = plt.subplots(figsize=(7, 4.4))
-    for s in ("hi", "fi"):
-        if s in data:
-            ax.plot(data[s][0], data[s][1], color=COLORS[s], label=s.upper())
-    ax.set_xlabel("time [s]")
-    ax.set_ylabel("total energy [J]")
-    ax.set_title("Fig. 3 - double pendulum, total energy, h = 1e-3 s")
-    ax.grid(True, alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "fig3_energy.png"), dpi=110)
-    plt.close(fig)
+        write_series(os.path.join(out, "fig3_energy.csv"), ["time", "total_energy_hi", "total_energy_fi"],
+                     ("hi", "fi"), data)
+    time_figure(out, "fig3_energy.png",
+                [(t, e, dict(color=COLORS[s], label=s.upper())) for s, (t, e) in data.items()],
+                "total energy [J]", "Fig. 3 - double pendulum, total energy, h = 1e-3 s", (7, 4.4))
     return summ
 
 
@@ -265,6 +276,13 @@ def state_quantities(h5):
         bodies = sorted(f["bodies"].keys())
     return ["bodies/%s/%s" % (b, x) for b in bodies
             for x in ("position", "velocity", "orientation", "angular_velocity")]
+
+
+def converge_errors(mb, deck, q, ref, scheme, tol):
+    """(rms errors, max errors) over TSTEPS of `mbsim converge` at Newton
+    tolerance TOL, or None if it failed."""
+    r = mb.converge(deck, TSTEPS, q, ref, {"integrator.method": scheme, "integrator.tolerance": "%g" % tol})
+    return None if r is None else (r[0]["errors"], r[0]["max_errors"])
 
 
 def choose_tolerances(mb, out, ref_h5):
@@ -313,13 +331,10 @@ def choose_tolerances(mb, out, ref_h5):
                     pick = tol
                 else:
                     break
-            base = mb.converge(deck, TSTEPS, q, reference_for(refk, ref_h5),
-                               {"integrator.method": s, "integrator.tolerance": "%g" % TOL_TIGHT})
-            base = None if base is None else (base[0]["errors"], base[0]["max_errors"])
+            ref = reference_for(refk, ref_h5)
+            base = converge_errors(mb, deck, q, ref, s, TOL_TIGHT)
             while True:
-                r = mb.converge(deck, TSTEPS, q, reference_for(refk, ref_h5),
-                                {"integrator.method": s, "integrator.tolerance": "%g" % pick})
-                e = None if r is None else (r[0]["errors"], r[0]["max_errors"])
+                e = base if pick == TOL_TIGHT else converge_errors(mb, deck, q, ref, s, pick)
                 dev = None
                 if e is not None and base is not None:
                     dev = max(abs(a / b - 1.0) for a, b in zip(e[0] + e[1], base[0] + base[1]) if b)
@@ -433,9 +448,7 @@ def timing(mb, out, chosen, reps):
         a1.set_title("(a) time", fontsize=10)
         a2.set_title("(b) Newton iterations", fontsize=10)
         fig.suptitle("Fig. %d - %s: HI vs FI at equal accuracy" % (num, m.replace("_", "-")))
-        fig.tight_layout()
-        fig.savefig(os.path.join(out, "fig%d_%s_timing.png" % (num, m)), dpi=110)
-        plt.close(fig)
+        save(fig, out, "fig%d_%s_timing.png" % (num, m))
     return res
 
 
@@ -506,9 +519,7 @@ def fig8(mb, out, chain_max, reps, tend, fit_min):
     a1.set_title("(a) cost per step", fontsize=10)
     a2.set_title("(b) Newton iterations", fontsize=10)
     fig.suptitle("Fig. 8 - N-link spherical chain, h = 1e-3 s, %g s simulated" % tend)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "fig8_chain_scaling.png"), dpi=110)
-    plt.close(fig)
+    save(fig, out, "fig8_chain_scaling.png")
     return Ns, res, fits
 
 
@@ -545,11 +556,8 @@ def fig9(mb, out):
                     "max_kink": float(max(kinks, key=abs)) if kinks else None,
                     "newton": js["mean_newton_iterations"]}
     if data:
-        t = data[mus[0]][0] if mus[0] in data else next(iter(data.values()))[0]
-        rows = [[float(t[i])] + [float(data[mu][1][i]) if mu in data else None for mu in mus]
-                for i in range(len(t))]
-        write_csv(os.path.join(out, "fig9_friction_torque.csv"),
-                  ["time"] + ["effort_mu_%g" % mu for mu in mus], rows)
+        write_series(os.path.join(out, "fig9_friction_torque.csv"),
+                     ["time"] + ["effort_mu_%g" % mu for mu in mus], mus, data)
     keys = ("max_tau", "min_tau", "swing", "startup_jump", "max_jump", "t_jump", "reversals",
             "max_kink", "newton")
     write_csv(os.path.join(out, "friction.csv"),
@@ -561,18 +569,11 @@ def fig9(mb, out):
                        [summ[mu][k] for k in keys] +
                        [" ".join("%.3f" % x for x in summ[mu]["t_reversals"]),
                         " ".join("%.4g" % x for x in summ[mu]["tau_at_reversal"])]) for mu in mus])
-    fig, ax = plt.subplots(figsize=(8, 4.6))
-    for mu, c in zip(mus, ("k", "tab:orange", "tab:green")):
-        if mu in data:
-            ax.plot(data[mu][0], data[mu][1], color=c, lw=1.2, label="mu = %g" % mu)
-    ax.set_xlabel("time [s]")
-    ax.set_ylabel("driving torque /joints/motor/effort [N m]")
-    ax.set_title("Fig. 9 - slider-crank with Coulomb friction, HI, h = 1e-3 s")
-    ax.grid(True, alpha=0.3)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "fig9_friction_torque.png"), dpi=110)
-    plt.close(fig)
+    time_figure(out, "fig9_friction_torque.png",
+                [(data[mu][0], data[mu][1], dict(color=c, lw=1.2, label="mu = %g" % mu))
+                 for mu, c in zip(mus, ("k", "tab:orange", "tab:green")) if mu in data],
+                "driving torque /joints/motor/effort [N m]",
+                "Fig. 9 - slider-crank with Coulomb friction, HI, h = 1e-3 s", (8, 4.6))
     return mus, summ, files
 
 
@@ -631,12 +632,14 @@ def readme(out, info, conv, energy, chosen, tim, Ns, chain, fits, chain_tend, fi
     w("")
     w("| mechanism, quantity | interval | HI slope (rms) | FI slope (rms) | HI error at h=1e-2 / 1e-4 | FI error at h=1e-2 / 1e-4 |")
     w("|---|---|---|---|---|---|")
+    def sl(q):
+        return "failed" if q is None else "%.3f" % q["slope"]
+
+    def er(q):
+        return "failed" if q is None else "%.3g / %.3g" % (q["errors"][0], q["errors"][-1])
+
     for m, tend in [("double_pendulum", 8.0), ("double_pendulum", 2.0), ("slider_crank", 8.0), ("four_link", 8.0)]:
         hi, fi = conv.get((m, "hi", tend)), conv.get((m, "fi", tend))
-        def sl(q):
-            return "failed" if q is None else "%.3f" % q["slope"]
-        def er(q):
-            return "failed" if q is None else "%.3g / %.3g" % (q["errors"][0], q["errors"][-1])
         w("| %s, `%s` | 0–%g s | %s | %s | %s | %s |" % (m.replace("_", "-"), MECH[m][1], tend, sl(hi), sl(fi), er(hi), er(fi)))
     w("")
     dpf8, dpf2 = conv.get(("double_pendulum", "fi", 8.0)), conv.get(("double_pendulum", "fi", 2.0))
@@ -645,13 +648,14 @@ def readme(out, info, conv, energy, chosen, tim, Ns, chain, fits, chain_tend, fi
     w("where HI and FI errors agree to several digits (for a zero-degree-of-freedom mechanism both")
     w("schemes reduce to the same backward-difference velocities of positions that satisfy the")
     w("constraints). **Deviation:** for the free double pendulum over the paper's 8 s, FI's")
-    if dpf8 is not None:
+    dph8 = conv.get(("double_pendulum", "hi", 8.0))
+    if dpf8 is not None and dph8 is not None:
         o = dpf8["orders"]
+        ratio = [a / b for a, b in zip(dpf8["errors"], dph8["errors"])]
         w("least-squares slope is %.2f: its local orders range from %.2f to %.2f and only reach ~1 below"
           % (dpf8["slope"], min(o), max(o)))
         w("h = 5e-4 (last order %.2f), and its errors are %.0f–%.0f× those of HI. Backward Euler damps"
-          % (o[-1], min(a / b for a, b in zip(dpf8["errors"], conv[("double_pendulum", "hi", 8.0)]["errors"])),
-             max(a / b for a, b in zip(dpf8["errors"], conv[("double_pendulum", "hi", 8.0)]["errors"]))))
+          % (o[-1], min(ratio), max(ratio)))
         w("the pendulum's energy (Fig. 3), so over 8 s the error at large h is a phase/amplitude error of")
         w("order one that is not yet in the asymptotic range.")
     if dpf2 is not None:
@@ -892,9 +896,7 @@ def main():
     ap.add_argument("--fit-min", type=int, default=32)
     a = ap.parse_args()
     t0 = time.perf_counter()
-    exe = os.path.abspath(a.mbsim)
-    if not os.access(exe, os.X_OK):
-        sys.exit("study000: %s not found; build it first (make)" % exe)
+    exe = mbsim_exe(a.mbsim, "study000")
     os.makedirs(a.out, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="study000.")
     try:
