@@ -87,7 +87,7 @@ asan:
 	  LDFLAGS="-fsanitize=address,undefined" test
 
 bench: all
-	sh bench/run.sh
+	MBSIM=$(BUILD)/mbsim sh bench/run.sh
 
 # Regenerate docs/results/000 (seed 000 §3, Figs. 2-9) with the mbsim CLI;
 # a few minutes, not part of test.  STUDY_ARGS e.g. "--reps 3 --chain-max 256".
