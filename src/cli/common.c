@@ -138,7 +138,7 @@ void cli_json_str(const char *s)
 void cli_json_num(double x)
 {
 	if (isfinite(x))
-		printf("%.6g", x);
+		printf("%.17g", x);
 	else
 		printf("null");
 }
