@@ -341,7 +341,7 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 	if (lag) {
 		int st = integ_accel(R->it, x);
 		if (st) {
-			fail_message(R, st, x->t, N, h);
+			fail_message(R, st, x->t, R->r->steps, h);
 			return SIM_FAILED;
 		}
 		complete(R, x, h, 0, 1, 1);
