@@ -3,6 +3,8 @@
 #   make test     unit tests (cmocka) and deck tests
 #   make asan     the test suite under AddressSanitizer + UBSan
 #   make bench    whole-process timings (not part of test)
+#   make fuzz     libFuzzer campaigns, FUZZ_TIME seconds per target (clang;
+#                 see tests/fuzz/README.md)
 #   make study-000  regenerate docs/results/000 (seed 000 figures; not part of test)
 #   make study-004  regenerate docs/results/004 (seed 004 §4 spectral figures; not part of test)
 #   make install PREFIX=/usr/local
@@ -49,7 +51,7 @@ TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_HELP := $(BUILD)/tests/testutil.o
 
-.PHONY: all run test unit asan bench install clean study-000 study-004
+.PHONY: all run test unit asan bench install clean study-000 study-004 fuzz fuzz-build
 all: $(BUILD)/mbsim
 
 $(BUILD)/%.o: %.c
@@ -86,6 +88,28 @@ asan:
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  LDFLAGS="-fsanitize=address,undefined" test
 
+# Coverage-guided fuzzing (tests/fuzz/README.md): the library built by
+# clang with libFuzzer's coverage and ASan/UBSan, one binary per target
+# in build-fuzz/, each run for FUZZ_TIME seconds on a corpus in
+# build-fuzz/corpus/TARGET that starts from the committed seeds.  A crash
+# leaves build-fuzz/crash-TARGET-* and fails the target.
+FUZZ_TIME ?= 60
+FUZZ_TARGETS ?= deck expr
+FUZZ_FLAGS = -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+fuzz-build:
+	$(MAKE) BUILD=build-fuzz CC=clang STATIC=0 CFLAGS="$(FUZZ_FLAGS)" \
+	  LDFLAGS="-fsanitize=address,undefined" $(FUZZ_TARGETS:%=build-fuzz/fuzz/fuzz_%) \
+	  build-fuzz/mbsim
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/libmbsim.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+
+fuzz: fuzz-build
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  MBSIM=build-fuzz/mbsim sh tests/fuzz/run.sh $$t $(FUZZ_TIME); done
+
 bench: all
 	MBSIM=$(BUILD)/mbsim sh bench/run.sh
 
@@ -104,6 +128,6 @@ install: all
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

@@ -356,9 +356,13 @@ static void build_top(struct bctx *b, const struct dnode *root, struct sim_optio
 	long seed = 1;
 
 	check_keys(b, root, &key_top, 0, NULL);
+	/* the seed is read in a scope without parameters (urand depends on
+	 * it), then the deck's scope is made with it */
+	b->ex = expr_new(1);
 	if (opt_int(b, root, "seed", &seed) > 0 && seed < 0)
 		diag_error(b->d, &dn_get(root, "seed")->pos,
 			   "seed must not be negative, got %ld", seed);
+	expr_free(&b->ex);
 	o->seed = seed < 0 ? 1 : (unsigned long)seed;
 	b->ex = expr_new(o->seed);
 	build_params(b, dn_get(root, "parameters"));

@@ -44,6 +44,11 @@ struct deck *deck_load(const char *path, struct diag *d)
 	char *text = read_file(path, &len, d);
 	if (!text)
 		return NULL;
+	return deck_load_text(path, text, len, d);
+}
+
+struct deck *deck_load_text(const char *path, char *text, size_t len, struct diag *d)
+{
 	struct deck *dk = xcalloc(1, sizeof(*dk));
 	dk->path = xstrdup(path);
 	dk->text = text;

@@ -20,6 +20,10 @@ struct deck;
 /* Read and parse a YAML deck. NULL (with records in d) on an I/O or YAML
  * syntax error. */
 struct deck *deck_load(const char *path, struct diag *d);
+/* What deck_load does after reading the file: parse text (len bytes,
+ * text[len] == 0, malloc'd; the deck takes it, also on failure) as the
+ * deck named path. The fuzz harness loads its input through this. */
+struct deck *deck_load_text(const char *path, char *text, size_t len, struct diag *d);
 
 /* Apply one override "KEY.PATH=VALUE" (the --set option). List items are
  * selected by their 'name' or by a 0-based index; a missing key that is

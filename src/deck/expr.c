@@ -177,15 +177,25 @@ static void fill_err(struct expr *ex, const char *s, struct expr_err *err)
 	mupErrorReset(ex->h);
 }
 
-/* A plain decimal number needs no parser. */
+/* A plain decimal number needs no parser: 0 and *v, 1 for a number that
+ * is not finite (1e999, or YAML's .inf and .nan), -1 for anything else. */
 static int parse_plain(const char *s, double *v)
 {
+	static const char *const yaml_nonfinite[] = {
+		".inf", ".Inf", ".INF", ".nan", ".NaN", ".NAN",
+	};
+	const char *u = *s == '+' || *s == '-' ? s + 1 : s;
+	for (size_t i = 0; i < sizeof yaml_nonfinite / sizeof *yaml_nonfinite; i++)
+		if (strcmp(u, yaml_nonfinite[i]) == 0)
+			return 1;
 	if (!*s || !(isdigit((unsigned char)*s) || strchr("+-.", *s)))
 		return -1;
 	char *end;
 	double x = strtod(s, &end);
-	if (*end || !isfinite(x))
+	if (*end)
 		return -1;
+	if (!isfinite(x))
+		return 1;
 	*v = x;
 	return 0;
 }
@@ -193,8 +203,19 @@ static int parse_plain(const char *s, double *v)
 int expr_eval(struct expr *ex, const char *s, double *v, struct expr_err *err)
 {
 	memset(err, 0, sizeof(*err));
-	if (parse_plain(s, v) == 0)
-		return 0;
+	int plain = parse_plain(s, v);
+	if (plain >= 0) {
+		if (plain == 0)
+			return 0;
+		err->code = EXPR_ERR_NOT_FINITE;
+		snprintf(err->msg, sizeof err->msg, "value is not finite");
+		return -1;
+	}
+	if (strlen(s) > EXPR_MAX_LEN) {
+		err->code = EXPR_ERR_TOO_LONG;
+		snprintf(err->msg, sizeof err->msg, "longer than %d characters", EXPR_MAX_LEN);
+		return -1;
+	}
 	mupSetExpr(ex->h, s);
 	int n = 0;
 	double *r = mupEvalMulti(ex->h, &n);

@@ -32,13 +32,16 @@ static void expr_report(struct bctx *b, const struct dnode *v, const char *key,
 	struct srcpos p = at_offset(v, e->pos);
 	char sug[96];
 
-	if (e->code == EXPR_ERR_NOT_FINITE) {
+	if (e->code == EXPR_ERR_TOO_LONG) {
+		diag_error(b->d, &v->pos, "expression for '%s' is %s", key, e->msg);
+	} else if (e->code == EXPR_ERR_NOT_FINITE) {
 		diag_error(b->d, &v->pos, "expression '%s' for '%s' is not a finite number",
 			   v->str, key);
 	} else if (e->code == EXPR_ERR_UNKNOWN_NAME) {
 		var_suggest(b, e->tok, sug, sizeof sug);
-		const char *after = v->str + e->pos + strlen(e->tok);
-		if (*after == '(')
+		/* the token muparser names need not start at its position */
+		size_t len = strlen(v->str), end = (size_t)e->pos + strlen(e->tok);
+		if (end < len && v->str[end] == '(')
 			diag_error(b->d, &p, "unknown function '%s' in expression '%s'",
 				   e->tok, v->str);
 		else if (strcmp(e->tok, v->str) == 0 && !sug[0])

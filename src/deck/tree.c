@@ -13,6 +13,7 @@ struct reader {
 	const char *file;
 	int line0, col0;
 	struct diag *d;
+	int depth;		/* collections open around the current event */
 };
 
 struct dnode *dn_new(enum dn_kind kind, const struct srcpos *pos)
@@ -187,12 +188,24 @@ static struct dnode *read_node(struct reader *r, yaml_event_t *ev)
 		n->quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
 		break;
 	case YAML_MAPPING_START_EVENT:
-		n = dn_new(DN_MAP, &pos);
-		rc = read_children(r, n, YAML_MAPPING_END_EVENT);
-		break;
 	case YAML_SEQUENCE_START_EVENT:
-		n = dn_new(DN_SEQ, &pos);
-		rc = read_children(r, n, YAML_SEQUENCE_END_EVENT);
+		/* stop before libyaml and this recursion see all of a deeply
+		 * nested text (50 000 levels overflowed the stack) */
+		if (r->depth >= DN_MAX_DEPTH) {
+			diag_error(r->d, &pos, "yaml nested deeper than %d levels",
+				   DN_MAX_DEPTH);
+			rc = -1;
+			break;
+		}
+		r->depth++;
+		if (ev->type == YAML_MAPPING_START_EVENT) {
+			n = dn_new(DN_MAP, &pos);
+			rc = read_children(r, n, YAML_MAPPING_END_EVENT);
+		} else {
+			n = dn_new(DN_SEQ, &pos);
+			rc = read_children(r, n, YAML_SEQUENCE_END_EVENT);
+		}
+		r->depth--;
 		break;
 	case YAML_ALIAS_EVENT:
 		diag_error(r->d, &pos, "yaml aliases are not supported");

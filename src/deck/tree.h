@@ -23,6 +23,10 @@ struct dnode {
 	struct dnode **items;	/* DN_MAP: values; DN_SEQ: elements */
 };
 
+/* The deepest nesting of mappings and lists a deck may have (the
+ * shipped decks need 5): deeper text is an error, found while parsing. */
+#define DN_MAX_DEPTH 64
+
 /* Parse the first YAML document of text. Positions are (line0 + line,
  * col0 + column) with libyaml's 0-based marks; file is borrowed. NULL with
  * records in d on a syntax error; an empty document gives an empty map. */

@@ -1,0 +1,39 @@
+#!/bin/sh
+# run.sh TARGET SECONDS - one libFuzzer campaign (called by `make fuzz`).
+# The corpus grows in build-fuzz/corpus/TARGET (not in git), starting
+# from tests/fuzz/seed/TARGET and, for the deck target, the shipped and
+# malformed decks.  The deck dictionary is generated from the key table
+# through `$MBSIM list keys|joints|forces|integrators`, so it cannot
+# drift from src/deck/keys.c.  A crash, leak, sanitizer report or hang
+# (-timeout) leaves build-fuzz/crash-TARGET-* and exits non-zero.
+set -eu
+t=$1
+secs=$2
+: "${MBSIM:=build-fuzz/mbsim}"
+out=build-fuzz
+corpus=$out/corpus/$t
+mkdir -p "$corpus"
+set -- -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+	-artifact_prefix="$out/crash-$t-" -print_final_stats=1
+case $t in
+deck)
+	dict=$out/deck.dict
+	{
+		"$MBSIM" list keys | tr '.' '\n' | sed 's/\[\]$//' | grep -v '^\*$'
+		for l in joints forces integrators; do
+			"$MBSIM" list "$l" | cut -d' ' -f1
+		done
+		printf '%s\n' true false pi urand '{' '}' '[' ']' ': ' '- ' '.inf' '.nan' \
+			repeat name
+	} | sort -u | grep . | sed 's/["\\]/\\&/g; s/.*/"&"/' >"$dict"
+	set -- "$@" -dict="$dict" -max_len=8192 "$corpus" tests/fuzz/seed/deck decks tests/bad
+	;;
+expr)
+	set -- "$@" -max_len=512 "$corpus" tests/fuzz/seed/expr
+	;;
+*)
+	set -- "$@" "$corpus" "tests/fuzz/seed/$t"
+	;;
+esac
+echo "== fuzz $t for ${secs}s"
+exec nice -n 10 "$out/fuzz/fuzz_$t" "$@"
