@@ -55,6 +55,7 @@ static int parse_steps(const char *s, struct copts *c)
 	int n = 1;
 	for (const char *p = s; *p; p++)
 		n += *p == ',';
+	free(c->h);	/* --steps given again: the last one counts */
 	c->h = xcalloc((size_t)n, sizeof(double));
 	c->nh = 0;
 	for (char *tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {

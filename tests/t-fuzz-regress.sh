@@ -1,0 +1,43 @@
+#!/bin/sh
+# t-fuzz-regress.sh - every committed fuzzer reproducer, replayed through
+# the normal binary (tests/fuzz/README.md):
+#   tests/fuzz/regress/deck/*   a deck: `mbsim check` must exit 2 with a
+#                               FILE:LINE:COL: error: message;
+#   tests/fuzz/regress/expr/*   an expression: put in a deck as the value
+#                               of a parameter, the same.
+# Under `make asan` a sanitizer report fails it (exit 99).
+# Usage: MBSIM=build/mbsim sh tests/t-fuzz-regress.sh
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=99"
+UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}exitcode=99"
+export ASAN_OPTIONS UBSAN_OPTIONS
+dir=$top/tests/fuzz/regress
+
+replay() {	# NAME DECK
+	"$MBSIM" check "$2" >/dev/null 2>"$tmp/err"
+	st=$?
+	if [ "$st" -eq 2 ] && grep -q "^$2:[0-9]*:[0-9]*: error: " "$tmp/err" &&
+		! grep -q 'Sanitizer\|runtime error:' "$tmp/err"; then
+		ok "$1"
+	else
+		bad "$1 (exit $st, want 2 and $2:LINE:COL: error:)" "stderr:"
+		head -5 "$tmp/err" | sed 's/^/     /'
+	fi
+}
+
+for f in "$dir"/deck/*; do
+	[ -f "$f" ] && replay "regress/deck/$(basename "$f")" "$f"
+done
+for f in "$dir"/expr/*; do
+	[ -f "$f" ] || continue
+	d=$tmp/$(basename "$f").yaml
+	{
+		printf 'time: {end: 1}\nparameters:\n  p: |-\n    '
+		cat "$f"
+		printf '\n'
+	} >"$d"
+	replay "regress/expr/$(basename "$f")" "$d"
+done
+finish
