@@ -14,7 +14,9 @@ UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}exitcode=99"
 export ASAN_OPTIONS UBSAN_OPTIONS
 
 long=$(printf '%5000s' '' | tr ' ' x)
-deck=$(dirname "$0")/../decks/pendulum.yaml
+deck=$decks/pendulum.yaml
+# run from an empty directory: `-o VALUE` writes files named by the values
+mkdir "$tmp/cwd" && cd "$tmp/cwd" || exit 1
 short="--set time.end=0.002"
 h5=$tmp/p.h5
 "$MBSIM" run "$deck" $short -o "$h5" --quiet >/dev/null 2>&1 || echo "note: no reference file"
