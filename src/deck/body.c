@@ -224,11 +224,11 @@ int build_orientation(struct bctx *b, const struct dnode *v, const char *what, d
 static int body_name(struct bctx *b, const struct dnode *item, const char **name)
 {
 	const struct dnode *nv = need(b, item, "name", "body");
-	if (!nv || get_str(b, nv, "name", name))
+	if (!nv || get_name(b, nv, "body", name))
 		return -1;
-	if (!**name || strcmp(*name, "ground") == 0) {
+	if (strcmp(*name, "ground") == 0) {
 		diag_error(b->d, &nv->pos, "'%s' cannot name a body (%s)", *name,
-			   **name ? "reserved for the fixed frame" : "empty");
+			   "reserved for the fixed frame");
 		return -1;
 	}
 	int k = model_find_body(b->m, *name);

@@ -37,6 +37,12 @@ int get_int(struct bctx *b, const struct dnode *v, const char *key, long *out);
 int get_bool(struct bctx *b, const struct dnode *v, const char *key, int *out);
 int get_str(struct bctx *b, const struct dnode *v, const char *key, const char **out);
 int get_vec3(struct bctx *b, const struct dnode *v, const char *key, double out[3]);
+/* The name of a body, joint, driver or force: a string of 1 to
+ * DECK_MAX_NAME characters without '/' (output paths, e.g.
+ * /bodies/NAME/position, must stay distinct and within their buffers). */
+#define DECK_MAX_NAME 128
+#define DECK_MAX_NAME_TEXT "128"
+int get_name(struct bctx *b, const struct dnode *v, const char *noun, const char **out);
 int get_numlist(struct bctx *b, const struct dnode *v, const char *key,
 		double *out, int max, int *n);
 

@@ -194,7 +194,7 @@ static const char *force_name(struct bctx *b, const struct dnode *item,
 	const char *name;
 	const struct dnode *nv = need(b, item, "name", "force");
 	*shown = NULL;
-	if (!nv || get_str(b, nv, "name", &name))
+	if (!nv || get_name(b, nv, "force", &name))
 		return NULL;
 	*shown = name;
 	int k = find_force(b->m, name);

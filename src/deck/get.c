@@ -119,6 +119,24 @@ int get_str(struct bctx *b, const struct dnode *v, const char *key, const char *
 	return 0;
 }
 
+int get_name(struct bctx *b, const struct dnode *v, const char *noun, const char **out)
+{
+	if (get_str(b, v, "name", out))
+		return -1;
+	const char *why = NULL;
+	if (strlen(*out) > DECK_MAX_NAME)
+		why = "longer than " DECK_MAX_NAME_TEXT " characters";
+	else if (strchr(*out, '/'))
+		why = "'/' separates names in output paths";
+	else if (!**out)
+		why = "empty";
+	if (!why)
+		return 0;
+	diag_error(b->d, &v->pos, "'%.40s%s' cannot name a %s (%s)", *out,
+		   strlen(*out) > 40 ? "..." : "", noun, why);
+	return -1;
+}
+
 int get_numlist(struct bctx *b, const struct dnode *v, const char *key,
 		double *out, int max, int *n)
 {

@@ -189,7 +189,7 @@ static const char *elem_name(struct bctx *b, const struct dnode *item, const cha
 	const char *name;
 	const struct dnode *nv = need(b, item, "name", noun);
 	*shown = NULL;
-	if (!nv || get_str(b, nv, "name", &name))
+	if (!nv || get_name(b, nv, noun, &name))
 		return NULL;
 	*shown = name;
 	int k = find(b->m, name);
