@@ -31,6 +31,17 @@ deck)
 expr)
 	set -- "$@" -max_len=512 "$corpus" tests/fuzz/seed/expr
 	;;
+h5)
+	# seeds: output files of the current build (the layout of
+	# mbsim-output(5)), not committed
+	seeds=$out/seed-h5
+	mkdir -p "$seeds"
+	for d in pendulum double_pendulum slider_crank; do
+		[ -s "$seeds/$d.h5" ] || "$MBSIM" run "decks/$d.yaml" --set time.end=0.01 \
+			-o "$seeds/$d.h5" --quiet >/dev/null
+	done
+	set -- "$@" -close_fd_mask=3 -max_len=65536 "$corpus" "$seeds"
+	;;
 *)
 	set -- "$@" "$corpus" "tests/fuzz/seed/$t"
 	;;
