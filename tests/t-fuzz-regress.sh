@@ -4,7 +4,9 @@
 #   tests/fuzz/regress/deck/*   a deck: `mbsim check` must exit 2 with a
 #                               FILE:LINE:COL: error: message;
 #   tests/fuzz/regress/expr/*   an expression: put in a deck as the value
-#                               of a parameter, the same.
+#                               of a parameter, the same;
+#   tests/fuzz/regress/h5/*     a file given to compare: `mbsim compare F F`
+#                               must exit 1 or 2 with an "mbsim: error:".
 # Under `make asan` a sanitizer report fails it (exit 99).
 # Usage: MBSIM=build/mbsim sh tests/t-fuzz-regress.sh
 # shellcheck source=tests/lib.sh
@@ -39,5 +41,17 @@ for f in "$dir"/expr/*; do
 		printf '\n'
 	} >"$d"
 	replay "regress/expr/$(basename "$f")" "$d"
+done
+for f in "$dir"/h5/*; do
+	[ -f "$f" ] || continue
+	"$MBSIM" compare "$f" "$f" >/dev/null 2>"$tmp/err"
+	st=$?
+	if { [ "$st" -eq 1 ] || [ "$st" -eq 2 ]; } && grep -q '^mbsim: error: ' "$tmp/err" &&
+		! grep -q 'Sanitizer\|runtime error:' "$tmp/err"; then
+		ok "regress/h5/$(basename "$f")"
+	else
+		bad "regress/h5/$(basename "$f") (exit $st, want 1 or 2 and mbsim: error:)" "stderr:"
+		head -5 "$tmp/err" | sed 's/^/     /'
+	fi
 done
 finish

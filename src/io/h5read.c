@@ -3,6 +3,7 @@
 #include "../util/xalloc.h"
 
 #include <hdf5.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,13 +82,23 @@ int h5r_read(struct h5in *f, const char *path, struct h5r_data *d, char *err, si
 	hid_t ty = H5Dget_type(ds), sp = H5Dget_space(ds);
 	H5T_class_t cl = H5Tget_class(ty);
 	int nd = H5Sget_simple_extent_ndims(sp);
-	hsize_t dims[2] = { 0, 1 };
+	hsize_t dims[2] = { 0, 1 }, fsize = 0;
+	size_t tsize = H5Tget_size(ty);
 	if (cl != H5T_FLOAT && cl != H5T_INTEGER) {
 		snprintf(err, errlen, "dataset '%s' is not numeric", path);
+	} else if (tsize == 0 || tsize > 8 || (tsize & (tsize - 1))) {
+		/* a damaged header claimed 4294967288-byte numbers, and
+		 * H5Dread's conversion buffer asked for 4 GB */
+		snprintf(err, errlen, "dataset '%s' has numbers of %zu bytes (1, 2, 4 or 8 expected)",
+			 path, tsize);
 	} else if (nd < 1 || nd > 2) {
 		snprintf(err, errlen, "dataset '%s' has %d dimensions (1 or 2 expected)", path, nd);
+	} else if (H5Sget_simple_extent_dims(sp, dims, NULL) < 0 || H5Fget_filesize(f->file, &fsize) < 0 ||
+		   dims[1] > INT_MAX || (dims[1] && dims[0] > (fsize + 4096) / dims[1])) {
+		/* mbsim writes no compressed datasets: one stored byte (at
+		 * least) per value, so a bigger extent is a damaged header */
+		snprintf(err, errlen, "dataset '%s' claims more values than the file can hold", path);
 	} else {
-		H5Sget_simple_extent_dims(sp, dims, NULL);
 		d->rows = (long)dims[0];
 		d->cols = nd == 2 ? (int)dims[1] : 1;
 		d->ndims = nd;

@@ -41,6 +41,8 @@ h5)
 			-o "$seeds/$d.h5" --quiet >/dev/null
 	done
 	set -- "$@" -close_fd_mask=3 -max_len=65536 "$corpus" "$seeds"
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}suppressions=tests/fuzz/h5.supp"
+	export ASAN_OPTIONS
 	;;
 *)
 	set -- "$@" "$corpus" "tests/fuzz/seed/$t"
