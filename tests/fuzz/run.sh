@@ -41,8 +41,9 @@ h5)
 			-o "$seeds/$d.h5" --quiet >/dev/null
 	done
 	set -- "$@" -close_fd_mask=3 -max_len=65536 "$corpus" "$seeds"
-	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}suppressions=tests/fuzz/h5.supp"
-	export ASAN_OPTIONS
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}suppressions=tests/fuzz/h5.supp:fast_unwind_on_malloc=0"
+	LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=tests/fuzz/h5-leak.supp"
+	export ASAN_OPTIONS LSAN_OPTIONS
 	;;
 *)
 	set -- "$@" "$corpus" "tests/fuzz/seed/$t"
