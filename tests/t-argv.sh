@@ -69,4 +69,11 @@ for c in run check converge compare spectral; do
 	done
 done
 [ "$fail" -eq 0 ] && ok "$n hostile command lines"
+# a component index is checked against the columns as given: 2^31 wrapped
+# to a valid column before, ' 1' passed as 1
+for c in 2147483648 4294967296 ' 1' +1; do
+	expect_rc 64 "converge --quantity bodies/bar/position:'$c' is a usage error" \
+		"$MBSIM" converge "$deck" $short --steps 2e-3,1e-3 --quiet \
+		--quantity "bodies/bar/position:$c"
+done
 finish

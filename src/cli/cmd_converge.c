@@ -18,6 +18,7 @@
 #include "../sim/sim.h"
 #include "../util/xalloc.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -204,9 +205,12 @@ static int comp_col(const char *c, int ncols)
 		return off + 2;
 	if (strcmp(c, "w") == 0)
 		return ncols == 4 ? 0 : -2;
+	if (!isdigit((unsigned char)c[0]))	/* no sign, no blank */
+		return -2;
 	char *end;
 	long k = strtol(c, &end, 10);
-	return *end || end == c || k < 0 ? -2 : (int)k;
+	/* the caller compares with ncols: an index beyond it, not a wrapped int */
+	return *end || k >= ncols ? -2 : (int)k;
 }
 
 /* ---- the runs ---- */
