@@ -76,4 +76,9 @@ for c in 2147483648 4294967296 ' 1' +1; do
 		"$MBSIM" converge "$deck" $short --steps 2e-3,1e-3 --quiet \
 		--quantity "bodies/bar/position:$c"
 done
+# an infinite tolerance made every comparison with 0 a NaN and a FAIL
+for t in "--rtol 1e999" "--atol inf" "--tol time=inf:0"; do
+	# shellcheck disable=SC2086
+	expect_rc 64 "compare $t is a usage error" "$MBSIM" compare "$h5" "$h5" $t
+done
 finish

@@ -44,7 +44,7 @@ static int parse_num(const char *s, double *v)
 {
 	char *end;
 	*v = strtod(s, &end);
-	return end == s || *end || !(*v >= 0);
+	return end == s || *end || !(*v >= 0) || !isfinite(*v);
 }
 
 static int parse_tol(const char *s, struct cmp_opts *c)
