@@ -2,7 +2,8 @@
 # t-fuzz-regress.sh - every committed fuzzer reproducer, replayed through
 # the normal binary (tests/fuzz/README.md):
 #   tests/fuzz/regress/deck/*   a deck: `mbsim check` must exit 2 with a
-#                               FILE:LINE:COL: error: message;
+#                               FILE:LINE:COL: error: message (a line
+#                               "#--set KEY=VALUE" is passed as --set);
 #   tests/fuzz/regress/expr/*   an expression: put in a deck as the value
 #                               of a parameter, the same;
 #   tests/fuzz/regress/h5/*     a file given to compare: `mbsim compare F F`
@@ -18,14 +19,24 @@ UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}exitcode=99"
 export ASAN_OPTIONS UBSAN_OPTIONS
 dir=$top/tests/fuzz/regress
 
-replay() {	# NAME DECK
-	"$MBSIM" check "$2" >/dev/null 2>"$tmp/err"
+replay() {	# NAME DECK: its lines "#--set KEY=VALUE" become --set options
+	name=$1 deck=$2
+	sets=$(sed -n 's/^#--set //p' "$deck")
+	set --
+	old_ifs=$IFS
+	IFS='
+'
+	for a in $sets; do
+		set -- "$@" --set "$a"
+	done
+	IFS=$old_ifs
+	"$MBSIM" check "$@" "$deck" >/dev/null 2>"$tmp/err"
 	st=$?
-	if [ "$st" -eq 2 ] && grep -q "^$2:[0-9]*:[0-9]*: error: " "$tmp/err" &&
+	if [ "$st" -eq 2 ] && grep -q "^\($deck\|--set\):[0-9]*:[0-9]*: error: " "$tmp/err" &&
 		! grep -q 'Sanitizer\|runtime error:' "$tmp/err"; then
-		ok "$1"
+		ok "$name"
 	else
-		bad "$1 (exit $st, want 2 and $2:LINE:COL: error:)" "stderr:"
+		bad "$name (exit $st, want 2 and a FILE:LINE:COL: error:)" "stderr:"
 		head -5 "$tmp/err" | sed 's/^/     /'
 	fi
 }

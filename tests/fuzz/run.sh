@@ -23,7 +23,7 @@ deck)
 		for l in joints forces integrators; do
 			"$MBSIM" list "$l" | cut -d' ' -f1
 		done
-		printf '%s\n' true false pi urand '{' '}' '[' ']' ': ' '- ' '.inf' '.nan' \
+		printf '%s\n' '#--set ' true false pi urand '{' '}' '[' ']' ': ' '- ' '.inf' '.nan' \
 			repeat name
 	} | sort -u | grep . | sed 's/["\\]/\\&/g; s/.*/"&"/' >"$dict"
 	set -- "$@" -dict="$dict" -max_len=8192 "$corpus" tests/fuzz/seed/deck decks tests/bad
