@@ -76,6 +76,8 @@ for c in 2147483648 4294967296 ' 1' +1; do
 		"$MBSIM" converge "$deck" $short --steps 2e-3,1e-3 --quiet \
 		--quantity "bodies/bar/position:$c"
 done
+# an endless file was read until memory ran out
+expect_rc 2 "check /dev/zero stops at the deck size limit" "$MBSIM" check /dev/zero
 # an infinite tolerance made every comparison with 0 a NaN and a FAIL
 for t in "--rtol 1e999" "--atol inf" "--tol time=inf:0"; do
 	# shellcheck disable=SC2086

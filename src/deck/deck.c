@@ -23,6 +23,14 @@ static char *read_file(const char *path, size_t *len, struct diag *d)
 	char *buf = xmalloc(cap);
 	while ((got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
 		n += got;
+		if (n > DECK_MAX_BYTES) {
+			/* /dev/zero or a wrong file: stop before memory runs out */
+			diag_error(d, NULL, "'%s' is larger than %d MiB: not a deck", path,
+				   DECK_MAX_BYTES >> 20);
+			fclose(f);
+			free(buf);
+			return NULL;
+		}
 		if (n + 1 == cap)
 			buf = xrealloc(buf, cap *= 2);
 	}

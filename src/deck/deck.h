@@ -17,6 +17,10 @@
 
 struct deck;
 
+/* The largest deck file read (a 10^5-body deck written out in full is
+ * about 10 MiB). */
+#define DECK_MAX_BYTES (256 << 20)
+
 /* Read and parse a YAML deck. NULL (with records in d) on an I/O or YAML
  * syntax error. */
 struct deck *deck_load(const char *path, struct diag *d);
