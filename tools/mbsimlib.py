@@ -74,3 +74,15 @@ def write_body(f, name, pos, vel, quat, angvel):
     g.create_dataset("velocity", data=vel).attrs["units"] = "m/s"
     g.create_dataset("orientation", data=quat).attrs["units"] = "1"
     g.create_dataset("angular_velocity", data=angvel).attrs["units"] = "rad/s"
+
+
+def series(f, path):
+    """The series PATH of an open mbsim output file F, samples first, as a
+    numpy array: 'time', 'bodies/NAME/position', 'joints/NAME/coordinate',
+    'drivers/NAME/effort', 'energy/total', ...  Tests and tools read
+    results through this one function, so that they follow the layout of
+    man/mbsim-output.5 whatever its version."""
+    path = path.strip("/")
+    if path.startswith("drivers/") and path not in f:
+        path = "joints/" + path[len("drivers/"):]
+    return f[path][()]
