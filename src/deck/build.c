@@ -164,25 +164,103 @@ static void build_time(struct bctx *b, const struct dnode *v, struct sim_options
 			   o->t_end, o->t0);
 }
 
+/* time and integrator.step against the limits of the time axis
+ * (sim_options_check_time), once both sections read without error. */
+static void check_time_axis(struct bctx *b, const struct dnode *root, struct sim_options *o)
+{
+	const struct dnode *t = dn_get(root, "time"), *in = dn_get(root, "integrator");
+	const struct dnode *end = t && t->kind == DN_MAP ? dn_get(t, "end") : NULL;
+	const struct dnode *step = in && in->kind == DN_MAP ? dn_get(in, "step") : NULL;
+	char msg[512];
+	int which;
+	if (end && sim_options_check_time(o, &which, msg, sizeof msg))
+		diag_error(b->d, which && step ? &step->pos : &end->pos, "%s", msg);
+}
+
+/* b follows a by less than the shortest step (a step that short cannot
+ * be resolved) without being a. */
+static int sliver(double b, double a)
+{
+	return b != a && b - a < sim_min_step(b);
+}
+
+/* output.times: increasing sample times in [time.start, time.end], each
+ * at least sim_min_step after the one before (deck-owned array). */
+static void build_out_times(struct bctx *b, const struct dnode *v, struct sim_options *o)
+{
+	char buf[64];
+	if (v->kind != DN_SEQ || v->n == 0) {
+		diag_error(b->d, &v->pos, "expected a list of 1 or more sample times for "
+			   "'times', got %s", dn_describe(v, buf, sizeof buf));
+		return;
+	}
+	double *t = xcalloc((size_t)v->n, sizeof(double));
+	int ok = 1;
+	for (int i = 0; i < v->n && ok; i++) {
+		const struct dnode *x = v->items[i];
+		if (get_num(b, x, "times", &t[i])) {
+			ok = 0;
+		} else if (!(t[i] >= o->t0 && t[i] <= o->t_end)) {
+			diag_error(b->d, &x->pos, "output.times[%d] = %g is outside the interval "
+				   "[time.start, time.end] = [%g, %g]", i, t[i], o->t0, o->t_end);
+			ok = 0;
+		} else if (i > 0 && !(t[i] - t[i - 1] >= sim_min_step(t[i]))) {
+			diag_error(b->d, &x->pos, "output.times[%d] = %.17g does not follow "
+				   "output.times[%d] = %.17g by at least %g s (times increase, "
+				   "1e-12 max(1 s, |t|) apart)", i, t[i], i - 1, t[i - 1],
+				   sim_min_step(t[i]));
+			ok = 0;
+		} else if (sliver(t[i], o->t0) || sliver(o->t_end, t[i])) {
+			diag_error(b->d, &x->pos, "output.times[%d] = %.17g is closer than %g s "
+				   "(1e-12 max(1 s, |t|)) to time.%s without being equal to it", i,
+				   t[i], sim_min_step(t[i]), sliver(t[i], o->t0) ? "start" : "end");
+			ok = 0;
+		}
+	}
+	if (!ok) {
+		free(t);
+		return;
+	}
+	free(b->dk->out_times);
+	b->dk->out_times = t;
+	o->times = t;
+	o->ntimes = v->n;
+}
+
+static void build_output(struct bctx *b, const struct dnode *v, struct sim_options *o,
+			 int time_ok)
+{
+	long every;
+	check_keys(b, v, key_sub(&key_top, "output"), 0, NULL);
+	if (opt_int(b, v, "every", &every) > 0) {
+		if (every < 1 || every > 1000000000)
+			diag_error(b->d, &dn_get(v, "every")->pos,
+				   "output.every must be at least 1, got %ld", every);
+		else
+			o->every = (int)every;
+	}
+	const struct dnode *t = dn_get(v, "times");
+	if (t && dn_get(v, "every"))
+		diag_error(b->d, &t->pos, "output.times and output.every exclude each other: "
+			   "samples are written either at the listed times or every k-th step");
+	else if (t && time_ok)
+		build_out_times(b, t, o);
+}
+
 static void build_options(struct bctx *b, const struct dnode *root, struct sim_options *o)
 {
 	const struct dnode *v;
-	long every;
+	int nerr = b->d->nerr;
 
 	if ((v = need(b, root, "time", key_top.noun)) && !want_map(b, v, "time"))
 		build_time(b, v, o);
 	if ((v = dn_get(root, "integrator")) && !want_map(b, v, "integrator"))
 		build_integrator(b, v, o);
-	if ((v = dn_get(root, "output")) && !want_map(b, v, "output")) {
-		check_keys(b, v, key_sub(&key_top, "output"), 0, NULL);
-		if (opt_int(b, v, "every", &every) > 0) {
-			if (every < 1 || every > 1000000000)
-				diag_error(b->d, &dn_get(v, "every")->pos,
-					   "output.every must be at least 1, got %ld", every);
-			else
-				o->every = (int)every;
-		}
-	}
+	if (b->d->nerr == nerr)
+		check_time_axis(b, root, o);
+	/* output.times is checked against a valid interval only */
+	if ((v = dn_get(root, "output")) && !want_map(b, v, "output"))
+		build_output(b, v, o, b->d->nerr == nerr);
 	if ((v = dn_get(root, "initial")) && !want_map(b, v, "initial")) {
 		check_keys(b, v, key_sub(&key_top, "initial"), 0, NULL);
 		opt_bool(b, v, "assemble", &o->assemble);
@@ -380,7 +458,7 @@ static void build_top(struct bctx *b, const struct dnode *root, struct sim_optio
 int deck_build(struct deck *dk, struct model **m, struct sim_options *o,
 	       struct diag *d)
 {
-	struct bctx b = { .d = d, .root = dk->root };
+	struct bctx b = { .d = d, .root = dk->root, .dk = dk };
 	char buf[64];
 	int nerr = d->nerr;
 

@@ -22,6 +22,7 @@ struct deck {
 	char *path;
 	char *text;		/* file contents, NUL-terminated */
 	struct dnode *root;
+	double *out_times;	/* output.times of the last deck_build */
 };
 
 struct bctx {
@@ -29,6 +30,7 @@ struct bctx {
 	struct expr *ex;
 	struct model *m;
 	struct dnode *root;
+	struct deck *dk;
 	int param_failed;	/* a parameter failed: silence follow-on errors */
 };
 

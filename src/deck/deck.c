@@ -89,6 +89,7 @@ void deck_free(struct deck **dkp)
 	if (!dk)
 		return;
 	dn_free(dk->root);
+	free(dk->out_times);
 	free(dk->text);
 	free(dk->path);
 	free(dk);

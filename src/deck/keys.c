@@ -50,6 +50,7 @@ static const struct key_sect integ_sect = { "integrator", integ_keys };
 
 static const struct key_def output_keys[] = {
 	{ "every", K_INT, 0, NULL, "write every k-th step, >= 1 (default 1)" },
+	{ "times", K_NUMLIST, 0, NULL, "sample times in s, increasing, in [time.start, time.end]; the run steps onto each and writes only these (excludes every)" },
 	{ NULL, 0, 0, NULL, NULL }
 };
 static const struct key_sect output_sect = { "output", output_keys };
