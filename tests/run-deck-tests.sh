@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs every shell-level test of mbsim: malformed decks, hostile command
-# lines, fuzzer reproducers (tests/fuzz/regress), hostile HDF5 files, schema, usage
+# lines, fuzzer reproducers (tests/fuzz/regress), hostile HDF5 files, limits of the
+# run loop (t-runloop.sh), schema, usage
 # synopses, deck regression values, convergence orders, the seed-004
 # schemes (t-dae3.sh).  $MBSIM is the binary.
 set -u
@@ -8,7 +9,7 @@ set -u
 export MBSIM
 fail=0
 for t in tests/run-bad-decks.sh tests/t-usage.sh tests/t-regress.sh tests/t-converge.sh \
-	tests/t-argv.sh tests/t-fuzz-regress.sh tests/t-h5-hostile.sh \
+	tests/t-argv.sh tests/t-fuzz-regress.sh tests/t-h5-hostile.sh tests/t-runloop.sh \
 	tests/t-dae3.sh; do
 	echo "== $t"
 	if [ -f "$t" ]; then
