@@ -46,6 +46,20 @@ assert np.isfinite(f["energy/total"][:]).all()
 assert f["time"][-1] < 0.05
 ' "$tmp/spin.h5"
 
+# An initial state whose energy overflows (|w| = 1e200 rad/s: kinetic
+# energy 1e400 J) is not written and called a start either.
+printf 'bodies: [{name: b, mass: 1, inertia: [1, 2, 3], angular_velocity: [1e200, 0, 0]}]\ntime: {end: 0.01}\n' >"$tmp/huge.yaml"
+for m in hi fi; do
+	expect_rc 1 "$m, initial kinetic energy beyond double precision: exit 1" \
+		"$MBSIM" run "$tmp/huge.yaml" --set integrator.method=$m -o "$tmp/huge.h5"
+	name="$m, initial energy overflow: the message names step 0 and body 'b'"
+	if grep -q "error: non-finite energy at t = 0 (step 0, .*body 'b': the initial state" "$tmp/err"; then
+		ok "$name"
+	else
+		bad "$name"
+	fi
+done
+
 # 1b. The run loop checks the time axis itself, for steps that never
 # passed through a deck (converge --steps): 1e-13 s is below the shortest
 # step 1e-12 max(1 s, |t|) (sim_min_step, options.h); before, the

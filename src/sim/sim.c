@@ -104,6 +104,15 @@ struct run {
 	double t_last_progress;
 };
 
+/* What to do about a non-finite state after `step` steps. */
+static const char *blowup_remedy(long step)
+{
+	return step ? "the solution blew up; reduce integrator.step or use a dissipative "
+		      "scheme (fi, or a seed-004 scheme with rho_inf < 1)"
+		    : "the initial state is out of range of double precision; check the "
+		      "initial values of the deck";
+}
+
 static int finite_all(const double *x, int n)
 {
 	for (int i = 0; i < n; i++)
@@ -129,10 +138,8 @@ static int check_finite(struct run *R, const struct ra_state *x, long step, doub
 				   !finite_all(x->wd + 3 * b, 3) ? "angular acceleration" : NULL;
 		if (what) {
 			snprintf(R->r->message, sizeof R->r->message,
-				 "non-finite %s of body '%s' at t = %.9g (step %ld, h = %g): the "
-				 "solution blew up; reduce integrator.step or use a dissipative "
-				 "scheme (fi, or a seed-004 scheme with rho_inf < 1)", what,
-				 m->bodies[b].name, x->t, step, h);
+				 "non-finite %s of body '%s' at t = %.9g (step %ld, h = %g): %s",
+				 what, m->bodies[b].name, x->t, step, h, blowup_remedy(step));
 			return -1;
 		}
 	}
@@ -142,7 +149,7 @@ static int check_finite(struct run *R, const struct ra_state *x, long step, doub
 			sim_row_name(m, k, row, sizeof row);
 			snprintf(R->r->message, sizeof R->r->message,
 				 "non-finite Lagrange multiplier of %s at t = %.9g (step %ld, h = %g): "
-				 "reduce integrator.step", row, x->t, step, h);
+				 "%s", row, x->t, step, h, blowup_remedy(step));
 			return -1;
 		}
 	return 0;
@@ -189,9 +196,8 @@ static int complete(struct run *R, const struct ra_state *x, double h, int iters
 	if (!isfinite(total)) {
 		snprintf(R->r->message, sizeof R->r->message,
 			 "non-finite energy at t = %.9g (step %ld, h = %g): kinetic %g J, "
-			 "potential %g J, work %g J; fastest body '%s': the solution blew up; "
-			 "reduce integrator.step", x->t, step, h, K, V, mo->work,
-			 s->m->bodies[fastest_body(s, x)].name);
+			 "potential %g J, work %g J; fastest body '%s': %s", x->t, step, h, K, V,
+			 mo->work, s->m->bodies[fastest_body(s, x)].name, blowup_remedy(step));
 		return -1;
 	}
 	if (mo->first)
@@ -486,6 +492,14 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 		int req, last;
 		y->t = clock_advance(o, &c, y->t, &req, &last);
 		hk = y->t - x->t;
+		if (!(hk > 0) || (o->adaptive && !(R->it->h_next > 0 && isfinite(R->it->h_next)))) {
+			/* a step control that stalls would loop for ever */
+			snprintf(R->r->message, sizeof R->r->message,
+				 "the step control stalled at t = %.9g (step %ld): step taken %g, "
+				 "next proposed %g; tighten integrator.tolerance or use fixed steps",
+				 x->t, k, hk, R->it->h_next);
+			return SIM_FAILED;
+		}
 		R->r->steps++;
 		R->r->t_reached = y->t;
 		int yw = c.ts ? req : (k + 1) % o->every == 0 || last;
