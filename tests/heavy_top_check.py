@@ -14,6 +14,13 @@ line of key=value pairs:
           constant of the motion (gravity and the pivot force have no
           moment about that axis)
   iters   mean Newton iterations per sample (/solver/newton_iterations)
+
+    heavy_top_check.py --free RUN.h5 J1 J2 J3
+
+RUN.h5 a run of one free body 'top' with principal inertia diag(J1, J2,
+J3) and no forces: prints dl (largest change of the spatial angular
+momentum A J w, any component, kg m^2/s) and de (largest change of the
+rotational energy w.J w / 2, J), both constants of the motion.
 Series are read through mbsimlib.series, whatever the output layout.
 """
 import os
@@ -34,7 +41,20 @@ def rot(q):
                      [2 * (b * d - a * c), 2 * (c * d + a * b), a * a - b * b - c * c + d * d]])
 
 
+def free(run_path, jdiag):
+    J = np.diag(jdiag)
+    with h5py.File(run_path, "r") as run:
+        q = mbsimlib.series(run, "bodies/top/orientation")
+        w = mbsimlib.series(run, "bodies/top/angular_velocity")
+    lsp = np.array([rot(q[k]) @ J @ w[k] for k in range(len(q))])
+    e = 0.5 * np.einsum("ij,jk,ik->i", w, J, w)
+    print("dl=%.3e de=%.3e e0=%.4f" % (np.abs(lsp - lsp[0]).max(), np.abs(e - e[0]).max(), e[0]))
+
+
 def main():
+    if sys.argv[1] == "--free":
+        free(sys.argv[2], [float(x) for x in sys.argv[3:6]])
+        return
     ref_path, run_path = sys.argv[1], sys.argv[2]
     deck = sys.argv[3] if len(sys.argv) > 3 else os.path.join(mbsimlib.TOP, "decks", "heavy_top.yaml")
     with open(deck) as fh:
