@@ -60,14 +60,12 @@
  * angular momentum and, the map being symplectic, energy errors stay
  * bounded instead of drifting.  The equation is nonlinear in theta, so
  * the iteration keeps the full residual (e1, e2 re-evaluated each time)
- * with eq. 12's matrix as it is.  Why not its gyroscopic block J +
- * (theta~ J - (J theta)~)/2: it left the iterations unchanged on the top
- * up to 500 rad/s at h = 1e-3 (3.00 and 7.00 per step with or without,
- * hi's own count: the constraint rows of t_n limit the contraction
- * there), while an unsymmetric W loses kkt's symmetric dense path.  A
- * planar body (theta along a principal
- * axis) has theta x J theta = 0: the equations are hi's, and the two
- * agree to the Newton tolerance.
+ * with eq. 12's matrix as it is: adding the gyroscopic block J +
+ * (theta~ J - (J theta)~)/2 did not save iterations (the constraint rows
+ * of t_n limit the contraction, as in hi) and would make W unsymmetric,
+ * losing kkt's symmetric dense path.  A planar body (theta along a
+ * principal axis) has theta x J theta = 0: the equations are hi's, and
+ * the two agree to the Newton tolerance.
  */
 #include "integ.h"
 #include "../util/vec.h"
@@ -175,8 +173,8 @@ static void lg_mom(const double *J, const double *th, double sgn, double *out)
  * rotational update (top of the file), e = mu0 - P_n^T lambda-hat - G(g),
  * G = (m g_r, Jr(g_th)^-1 J g_th), re-evaluated at every iterate, and the
  * correction from eq. 12's matrix: [W P^T; P 0] (dg, dlambda-hat) =
- * (e, -Phi).  Starts from gp, or (gp
- * NULL) from eqs. 5a-b without the gyroscopic term. */
+ * (e, -Phi).  Starts from gp, or (gp NULL) from eqs. 5a-b without the
+ * gyroscopic term. */
 static int newton_lg(struct integ *it, const struct ra_state *x, struct ra_state *y, double h,
 		     const double *F, const double *gp)
 {
