@@ -21,7 +21,7 @@
 	"              [--quantity PATH]... [--json]\n"
 #define USAGE_SPECTRAL \
 	"mbsim spectral --method M [--rho R] [--alpha A] [--ratio-range A:B] [--points N]\n" \
-	"               [--json|--csv]\n"
+	"               [--measured] [--json|--csv]\n"
 #define USAGE_HELP \
 	"mbsim help [COMMAND]\n"
 
