@@ -296,6 +296,39 @@ static long expected_samples(const struct sim_options *o, const struct integ_inf
 	return 1 + N / e + (N % e != 0);
 }
 
+/* The accelerations and multipliers of the set-up's index-1 solve at t0.
+ * A lag = 1 scheme (hi) overwrites them with its own first-order values
+ * of the start of the step (for a driver, (q1 - q0 - h v0) / h^2: half
+ * the true acceleration when v0 is exact); the t0 sample reports the
+ * exact ones, as the last sample reports an index-1 solve too. */
+struct t0_accel {
+	double *a, *wd, *lam;
+};
+
+static void t0_save(const struct run *R, const struct ra_state *x, struct t0_accel *t0)
+{
+	size_t nb = (size_t)R->sys->nb, nc = (size_t)R->sys->nc;
+	t0->a = memcpy(xmalloc(3 * nb * sizeof(double) + 1), x->a, 3 * nb * sizeof(double));
+	t0->wd = memcpy(xmalloc(3 * nb * sizeof(double) + 1), x->wd, 3 * nb * sizeof(double));
+	t0->lam = memcpy(xmalloc(nc * sizeof(double) + 1), x->lam, nc * sizeof(double));
+}
+
+static void t0_exact(const struct run *R, struct ra_state *x, const struct t0_accel *t0)
+{
+	size_t nb = (size_t)R->sys->nb, nc = (size_t)R->sys->nc;
+	memcpy(x->a, t0->a, 3 * nb * sizeof(double));
+	memcpy(x->wd, t0->wd, 3 * nb * sizeof(double));
+	memcpy(x->lam, t0->lam, nc * sizeof(double));
+}
+
+static void t0_release(struct t0_accel *t0)
+{
+	free(t0->a);
+	free(t0->wd);
+	free(t0->lam);
+	memset(t0, 0, sizeof(*t0));
+}
+
 /* Fixed steps, or variable steps chosen by the scheme's step control (001
  * eqs. 13-16) when integrator.adaptive is set. */
 static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *y)
@@ -304,18 +337,23 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 	int lag = R->it->info->lag, adaptive = o->adaptive;	/* set-up refused it for others */
 	double T = o->t_end - o->t0, h = o->step;
 	long N = adaptive ? LONG_MAX : fixed_steps(o);
+	struct t0_accel t0 = { 0 };
 	if (!lag)
 		complete(R, x, 0.0, 0, 1, 1);
+	else
+		t0_save(R, x, &t0);
 	for (long k = 0; k < N; k++) {
 		if (R->a->stop && *R->a->stop) {
 			snprintf(R->r->message, sizeof R->r->message,
 				 "interrupted at t = %.9g (step %ld)", x->t, k);
+			t0_release(&t0);
 			return SIM_INTERRUPTED;
 		}
 		double hk = step_to(o, adaptive, k, N, x->t, h);
 		int st = integ_step(R->it, hk, x, y);
 		if (st) {
 			fail_message(R, st, x->t, k, hk);
+			t0_release(&t0);
 			return SIM_FAILED;
 		}
 		/* the adaptive step may have been shortened by rejections */
@@ -324,6 +362,8 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 		hk = y->t - x->t;
 		R->r->steps++;
 		R->r->t_reached = y->t;
+		if (lag && k == 0)
+			t0_exact(R, x, &t0);
 		if (lag)
 			complete(R, x, hk, R->it->iters, 1, k % o->every == 0);
 		else
@@ -338,6 +378,7 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 		if (last)
 			break;
 	}
+	t0_release(&t0);
 	if (lag) {
 		int st = integ_accel(R->it, x);
 		if (st) {
