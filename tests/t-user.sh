@@ -41,4 +41,56 @@ else
 	echo "skip item 4: no h5py for $PY"
 fi
 
+# --- item 2: a misspelt parameter in a --set sweep --------------------------
+# tests/user/wheels.yaml defines ks; every run of the sweep over k_s must
+# stop with exit 2 naming k_s and ks (before: exit 0, four identical runs)
+for v in 1000 2000 4000 8000; do
+	expect_rc 2 "item 2: --set parameters.k_s=$v exits 2" \
+		"$MBSIM" run "$udecks/wheels.yaml" --set parameters.k_s=$v -o "$tmp/sweep_$v.h5" --quiet
+	msg="--set:1:12: error: unknown parameter 'k_s' (did you mean 'ks'?)"
+	if grep -qxF -- "$msg" "$tmp/err"; then ok "item 2: k_s=$v names k_s and ks"
+	else bad "item 2: k_s=$v names k_s and ks" "want: $msg" "got: $(cat "$tmp/err")"; fi
+	[ -e "$tmp/sweep_$v.h5" ] && bad "item 2: k_s=$v wrote an output file"
+done
+# case-insensitive suggestion; a parameter that exists still works
+expect_rc 2 "item 2: KS is unknown" "$MBSIM" check "$udecks/wheels.yaml" --set parameters.KS=1
+grep -q "unknown parameter 'KS' (did you mean 'ks'?)" "$tmp/err" && ok "item 2: KS suggests ks" ||
+	bad "item 2: KS suggests ks"
+expect_rc 0 "item 2: parameters.ks is accepted" "$MBSIM" check "$udecks/wheels.yaml" --set parameters.ks=1
+expect_rc 2 "item 2: a deck without parameters" "$MBSIM" check "$udecks/ramp_arm.yaml" --set parameters.x=1
+grep -q "unknown parameter 'x': the deck defines no parameters" "$tmp/err" &&
+	ok "item 2: no parameters named" || bad "item 2: no parameters named"
+
+# --- item 5: --set into the copies a repeat block makes -----------------------
+# wheel3 of mass 4 under 1 N accelerates at 0.25 m/s^2, push4 of 3 N gives
+# wheel4 3 m/s^2; the others keep 1 N / 1 kg (F/m, exact in binary)
+if [ -x "$PY" ] && "$PY" -c 'import h5py' 2>/dev/null; then
+	expect_rc 0 "item 5: --set bodies.wheel3.mass and forces.push4.vector.0" \
+		"$MBSIM" run "$udecks/wheels.yaml" --set bodies.wheel3.mass=4 \
+		--set forces.push4.vector.0=3 -o "$tmp/wheels.h5" --quiet
+	if "$PY" - "$tmp/wheels.h5" "$top/tools" >"$tmp/py" 2>&1 <<'PYEOF'
+import sys
+sys.path.insert(0, sys.argv[2])
+import h5py, mbsimlib
+with h5py.File(sys.argv[1], "r") as f:
+    a = [mbsimlib.series(f, "bodies/wheel%d/acceleration" % i)[0][0] for i in range(1, 5)]
+print(a)
+sys.exit(0 if a == [1.0, 1.0, 0.25, 3.0] else 1)
+PYEOF
+	then ok "item 5: the overrides reached wheel3 and push4"
+	else bad "item 5: the overrides reached wheel3 and push4" "$(cat "$tmp/py")"
+	fi
+fi
+expect_rc 2 "item 5: a copy that does not exist" \
+	"$MBSIM" check "$udecks/wheels.yaml" --set bodies.wheel9.mass=2
+grep -qxF -- "--set:1:8: error: no list item named 'wheel9' in 'bodies' (did you mean 'wheel1'?)" \
+	"$tmp/err" && ok "item 5: wheel9 reported with a suggestion" || bad "item 5: wheel9 reported"
+expect_rc 2 "item 5: a bad key in a copy" \
+	"$MBSIM" check "$udecks/wheels.yaml" --set bodies.wheel2.mas=2
+grep -q "unknown key 'mas' in body (did you mean 'mass'?)" "$tmp/err" &&
+	ok "item 5: bad key in a copy suggested" || bad "item 5: bad key in a copy suggested"
+# a copy that exists only because --set made the block longer
+expect_rc 0 "item 5: parameters.N=6 then wheel6" \
+	"$MBSIM" check "$udecks/wheels.yaml" --set parameters.N=6 --set bodies.wheel6.mass=2
+
 finish

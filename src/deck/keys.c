@@ -200,65 +200,6 @@ const struct key_sect *key_sub(const struct key_sect *s, const char *name)
 	return k ? k->sub : NULL;
 }
 
-/* Levenshtein distance, two rows; names are short. */
-static int edit_distance(const char *a, const char *b)
-{
-	int la = (int)strlen(a), lb = (int)strlen(b);
-	int *prev = calloc((size_t)lb + 1, sizeof(int));
-	int *cur = calloc((size_t)lb + 1, sizeof(int));
-	if (!prev || !cur) {
-		free(prev);
-		free(cur);
-		return la + lb;
-	}
-	for (int j = 0; j <= lb; j++)
-		prev[j] = j;
-	for (int i = 1; i <= la; i++) {
-		cur[0] = i;
-		for (int j = 1; j <= lb; j++) {
-			int sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-			int del = prev[j] + 1, ins = cur[j - 1] + 1;
-			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-		}
-		int *t = prev; prev = cur; cur = t;
-	}
-	int d = prev[lb];
-	free(prev);
-	free(cur);
-	return d;
-}
-
-void suggest_init(struct suggest *sg, const char *word)
-{
-	sg->word = word;
-	sg->best = NULL;
-	sg->dist = 0;
-}
-
-/* Accept distance <= max(2, len/3), but never a rewrite of most of a
- * short word ("xy" is not a typo of "hi"). */
-void suggest_add(struct suggest *sg, const char *cand)
-{
-	int len = (int)strlen(sg->word);
-	int limit = len / 3 > 2 ? len / 3 : 2;
-	int d = edit_distance(sg->word, cand);
-	if (d == 0 || d > limit || 2 * d > len)
-		return;
-	if (!sg->best || d < sg->dist) {
-		sg->best = cand;
-		sg->dist = d;
-	}
-}
-
-const char *suggest_text(struct suggest *sg, char *buf, size_t size)
-{
-	if (sg->best)
-		snprintf(buf, size, " (did you mean '%s'?)", sg->best);
-	else
-		snprintf(buf, size, "%s", "");
-	return buf;
-}
-
 const char *key_suggest(const struct key_sect *s, const char *word, char *buf,
 			size_t size)
 {
