@@ -93,4 +93,38 @@ grep -q "unknown key 'mas' in body (did you mean 'mass'?)" "$tmp/err" &&
 expect_rc 0 "item 5: parameters.N=6 then wheel6" \
 	"$MBSIM" check "$udecks/wheels.yaml" --set parameters.N=6 --set bodies.wheel6.mass=2
 
+# --- item 3: -o must not destroy an input or a file that is no result --------
+mkdir "$tmp/o" && cp "$udecks/wheels.yaml" "$tmp/o/copy.yaml" && ln -s copy.yaml "$tmp/o/link.yaml"
+echo "notes" >"$tmp/o/notes.txt"
+cmp_unchanged() {	# NAME FILE ORIGINAL
+	if cmp -s "$2" "$3"; then ok "$1: file unchanged"; else bad "$1: file changed"; fi
+}
+expect_rc 64 "item 3: -o the deck" "$MBSIM" run "$tmp/o/copy.yaml" -o "$tmp/o/copy.yaml" --quiet
+grep -q "is the deck" "$tmp/err" && ok "item 3: -o the deck: message" || bad "item 3: -o the deck: message"
+cmp_unchanged "item 3: -o the deck" "$tmp/o/copy.yaml" "$udecks/wheels.yaml"
+expect_rc 64 "item 3: -o the deck through a link" \
+	"$MBSIM" run "$tmp/o/link.yaml" -o "$tmp/o/copy.yaml" --quiet
+cmp_unchanged "item 3: -o the deck through a link" "$tmp/o/copy.yaml" "$udecks/wheels.yaml"
+expect_rc 64 "item 3: -o an existing text file" "$MBSIM" run "$tmp/o/copy.yaml" -o "$tmp/o/notes.txt" --quiet
+grep -q "is not an mbsim output file" "$tmp/err" && ok "item 3: text file: message" ||
+	bad "item 3: text file: message"
+[ "$(cat "$tmp/o/notes.txt")" = notes ] && ok "item 3: text file kept" || bad "item 3: text file kept"
+expect_rc 64 "item 3: -o a directory" "$MBSIM" run "$tmp/o/copy.yaml" -o "$tmp/o" --quiet
+# the default output name derived from a deck called x.h5 is the deck
+cp "$udecks/wheels.yaml" "$tmp/o/x.h5"
+(cd "$tmp/o" && "$MBSIM" run x.h5 --quiet) 2>"$tmp/err"
+[ $? -eq 64 ] && cmp -s "$tmp/o/x.h5" "$udecks/wheels.yaml" && ok "item 3: default output is the deck" ||
+	bad "item 3: default output is the deck"
+if [ -x "$PY" ] && "$PY" -c 'import h5py' 2>/dev/null; then
+	"$PY" -c 'import h5py, sys; h5py.File(sys.argv[1], "w").create_dataset("x", data=[1.0])' \
+		"$tmp/o/other.h5"
+	expect_rc 64 "item 3: -o an HDF5 file without root attribute status" \
+		"$MBSIM" run "$tmp/o/copy.yaml" -o "$tmp/o/other.h5" --quiet
+fi
+# an earlier result is replaced; --force writes over anything
+expect_rc 0 "item 3: first run" "$MBSIM" run "$tmp/o/copy.yaml" -o "$tmp/o/r.h5" --quiet
+expect_rc 0 "item 3: -o an earlier result" "$MBSIM" run "$tmp/o/copy.yaml" -o "$tmp/o/r.h5" --quiet
+expect_rc 0 "item 3: --force over a text file" \
+	"$MBSIM" run "$tmp/o/copy.yaml" -o "$tmp/o/notes.txt" --force --quiet
+
 finish

@@ -2,12 +2,14 @@
 #include "cli.h"
 #include "usage.h"
 #include "../deck/deck.h"
+#include "../io/h5read.h"
 #include "../sim/sim.h"
 #include "../util/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* build/x/deck.yaml -> deck.h5 in the current directory */
@@ -26,7 +28,7 @@ static char *default_output(const char *deck)
 struct run_opts {
 	const char *deck, *out;
 	char **sets;
-	int nsets, quiet, json;
+	int nsets, quiet, json, force;
 };
 
 static int parse(int argc, char **argv, struct run_opts *ro)
@@ -47,6 +49,8 @@ static int parse(int argc, char **argv, struct run_opts *ro)
 			ro->quiet = 1;
 		} else if (strcmp(a, "--json") == 0) {
 			ro->json = 1;
+		} else if (strcmp(a, "--force") == 0) {
+			ro->force = 1;
 		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			printf("usage: %s", USAGE_RUN);
 			return 1;
@@ -62,6 +66,45 @@ static int parse(int argc, char **argv, struct run_opts *ro)
 	}
 	if (!ro->deck) {
 		cli_usage_error(USAGE_RUN, "no deck given");
+		return -1;
+	}
+	return 0;
+}
+
+/* 1 when path is an HDF5 file with the root attribute "status" that
+ * every mbsim output carries from its creation (man/mbsim-output.5) */
+static int is_mbsim_output(const char *path)
+{
+	char err[256], status[64];
+	struct h5in *f = h5r_open(path, err, sizeof err);
+	if (!f)
+		return 0;
+	int ok = h5r_attr_str(f, "/", "status", status, sizeof status) == 0;
+	h5r_close(&f);
+	return ok;
+}
+
+/* Refuse an output path that would destroy an input or a file that is
+ * not an earlier result (issue 16: '-o copy.yaml' overwrote the deck).
+ * 0, or -1 after the message. */
+static int check_output(const char *deck, const char *out, int force)
+{
+	struct stat so, sd;
+	if (force || stat(out, &so) != 0)
+		return 0;	/* nothing there yet: the writer reports other errors */
+	if (stat(deck, &sd) == 0 && so.st_dev == sd.st_dev && so.st_ino == sd.st_ino) {
+		cli_usage_error(USAGE_RUN, "output '%s' is the deck '%s': refusing to overwrite "
+				"it (--force to write it anyway)", out, deck);
+		return -1;
+	}
+	if (S_ISDIR(so.st_mode)) {
+		cli_usage_error(USAGE_RUN, "output '%s' is a directory", out);
+		return -1;
+	}
+	if (!is_mbsim_output(out)) {
+		cli_usage_error(USAGE_RUN, "output '%s' exists and is not an mbsim output file "
+				"(no HDF5 root attribute 'status'): refusing to overwrite it "
+				"(--force to write it anyway)", out);
 		return -1;
 	}
 	return 0;
@@ -110,15 +153,21 @@ int cmd_run(int argc, char **argv)
 		free(ro.sets);
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	}
+	char *out = ro.out ? xstrdup(ro.out) : default_output(ro.deck);
+	if (check_output(ro.deck, out, ro.force)) {
+		free(out);
+		free(ro.sets);
+		return EXIT_USAGE;
+	}
 	struct deck *dk = NULL;
 	struct model *m = NULL;
 	struct sim_options o;
 	rc = cli_load(ro.deck, ro.sets, ro.nsets, &dk, &m, &o);
 	if (rc) {
+		free(out);
 		free(ro.sets);
 		return rc;
 	}
-	char *out = ro.out ? xstrdup(ro.out) : default_output(ro.deck);
 	char *cmdline = cli_join_args(argc, argv);
 	struct sim_args a = { m, &o, out, deck_text(dk), cmdline,
 			      !ro.quiet && !ro.json && isatty(2), cli_catch_signals() };
