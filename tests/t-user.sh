@@ -127,4 +127,60 @@ expect_rc 0 "item 3: -o an earlier result" "$MBSIM" run "$tmp/o/copy.yaml" -o "$
 expect_rc 0 "item 3: --force over a text file" \
 	"$MBSIM" run "$tmp/o/copy.yaml" -o "$tmp/o/notes.txt" --force --quiet
 
+# --- item 8: --json echoes --set and is JSON; surplus arguments ---------------
+# Python's json module with NaN/Infinity refused (its default accepts them,
+# which JSON does not).  ks = 1e300 with 10 ms steps overflows the spring's
+# energy to +inf (measured: max_kinetic_energy and max_energy_drift are
+# +inf), which must come out as null with a reason in "nonfinite".
+jsoncheck='
+import json, sys
+def bad(c): raise ValueError("non-JSON constant " + c)
+d = json.loads(sys.stdin.read(), parse_constant=bad)
+want = json.loads(sys.argv[1])
+assert d["set"] == want, (d["set"], want)
+nulls = sorted(k for k, v in d.items() if v is None)
+assert nulls == sorted(d["nonfinite"]), (nulls, d["nonfinite"])
+assert int(sys.argv[2]) == 0 or len(nulls) >= int(sys.argv[2]), nulls
+print("ok", nulls, d["nonfinite"])
+'
+"$MBSIM" run "$udecks/wheels.yaml" --json -o "$tmp/j1.h5" --set parameters.ks=2000 \
+	--set bodies.wheel3.mass=2*ks/1000 --set parameters.ks=3000 >"$tmp/out" 2>"$tmp/err"
+if "$PY" -c "$jsoncheck" '{"parameters.ks": 3000, "bodies.wheel3.mass": "2*ks/1000"}' 0 \
+	<"$tmp/out" >"$tmp/py" 2>&1; then ok "item 8: --json echoes the --set values (last wins)"
+else bad "item 8: --json echoes the --set values" "$(cat "$tmp/py" "$tmp/out")"; fi
+"$MBSIM" run "$udecks/wheels.yaml" --json -o "$tmp/j2.h5" --set parameters.ks=1e300 \
+	--set integrator.step=1e-2 --set time.end=1 --set forces.spring.free_length=1 \
+	>"$tmp/out" 2>"$tmp/err"
+if "$PY" -c "$jsoncheck" \
+	'{"parameters.ks": 1e300, "integrator.step": 0.01, "time.end": 1, "forces.spring.free_length": 1}' \
+	1 <"$tmp/out" >"$tmp/py" 2>&1; then ok "item 8: non-finite numbers are null with a reason"
+else bad "item 8: non-finite numbers are null with a reason" "$(cat "$tmp/py" "$tmp/out")"; fi
+# a file name with a tab, a quote and a byte that is not UTF-8
+odd=$(printf 'we\tird"\377.h5')
+(cd "$tmp" && "$MBSIM" run "$udecks/wheels.yaml" --json -o "$odd" >"$tmp/out" 2>"$tmp/err")
+if "$PY" -c "$jsoncheck" '{}' 0 <"$tmp/out" >"$tmp/py" 2>&1; then ok "item 8: odd output name is JSON"
+else bad "item 8: odd output name is JSON" "$(cat "$tmp/py" "$tmp/out")"; fi
+expect_rc 64 "item 8: surplus argument to list" "$MBSIM" list integrators joints
+expect_rc 64 "item 8: surplus argument to help" "$MBSIM" help run x
+expect_rc 64 "item 8: surplus argument to --version" "$MBSIM" --version x
+expect_rc 64 "item 8: surplus deck to run" "$MBSIM" run "$udecks/wheels.yaml" "$udecks/wheels.yaml"
+
+# --- item 6 (command line): suggestions ------------------------------------------
+suggests() {	# NAME WANT CMD...: exit 64 and stderr names WANT
+	s_name=$1 s_want=$2	# expect_rc sets name and want
+	shift 2
+	expect_rc 64 "item 6: $s_name" "$@"
+	grep -q "(did you mean '$s_want'?)" "$tmp/err" && ok "item 6: $s_name suggests $s_want" ||
+		bad "item 6: $s_name suggests $s_want"
+}
+suggests "mbsim lsit" list "$MBSIM" lsit
+suggests "mbsim list joint" joints "$MBSIM" list joint
+suggests "run --out" --output "$MBSIM" run "$udecks/wheels.yaml" --out x.h5
+suggests "run -set" --set "$MBSIM" run "$udecks/wheels.yaml" -set time.end=1
+suggests "check -set" --set "$MBSIM" check "$udecks/wheels.yaml" -set time.end=1
+suggests "help rnu" run "$MBSIM" help rnu
+expect_rc 2 "item 6: integrator FI" "$MBSIM" check "$udecks/wheels.yaml" --set integrator.method=FI
+grep -q "unknown integrator 'FI' (did you mean 'fi'?)" "$tmp/err" && ok "item 6: FI suggests fi" ||
+	bad "item 6: FI suggests fi"
+
 finish

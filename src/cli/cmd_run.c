@@ -6,6 +6,7 @@
 #include "../sim/sim.h"
 #include "../util/xalloc.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +56,9 @@ static int parse(int argc, char **argv, struct run_opts *ro)
 			printf("usage: %s", USAGE_RUN);
 			return 1;
 		} else if (a[0] == '-' && a[1]) {
-			cli_usage_error(USAGE_RUN, "unknown option '%s'", a);
+			static const char *const opts[] = { "-o", "--output", "--set", "--force",
+				"--quiet", "-q", "--json", "--help", "-h", NULL };
+			cli_usage_error(USAGE_RUN, "unknown option '%s'%s", a, cli_suggest(a, opts));
 			return -1;
 		} else if (!ro->deck) {
 			ro->deck = a;
@@ -115,24 +118,87 @@ static const char *status_word(enum sim_status s)
 	return s == SIM_COMPLETE ? "complete" : s == SIM_INTERRUPTED ? "interrupted" : "failed";
 }
 
+/* The --set values as given, in order; a later --set of the same key
+ * replaces the earlier (as it does in the deck).  A value that is a
+ * plain finite decimal number is a JSON number, anything else (an
+ * expression, a name, 0x10) the text as a string. */
+static void json_sets(const struct run_opts *ro)
+{
+	printf("\"set\": {");
+	int first = 1;
+	for (int i = 0; i < ro->nsets; i++) {
+		const char *a = ro->sets[i], *eq = strchr(a, '=');
+		if (!eq)
+			continue;
+		size_t klen = (size_t)(eq - a);
+		int later = 0;
+		for (int j = i + 1; j < ro->nsets; j++)
+			if (strncmp(ro->sets[j], a, klen + 1) == 0)
+				later = 1;
+		if (later)
+			continue;
+		char *key = xasprintf("%.*s", (int)klen, a), *end;
+		printf("%s", first ? "" : ", ");
+		first = 0;
+		cli_json_str(key);
+		printf(": ");
+		double x = strtod(eq + 1, &end);
+		const char *v = eq + 1;
+		if (*v && !*end && isfinite(x) && strspn(v, "0123456789+-.eE") == strlen(v))
+			cli_json_num(x);
+		else
+			cli_json_str(eq + 1);
+		free(key);
+	}
+	printf("}");
+}
+
+struct json_num {
+	const char *name;
+	double v;
+};
+
 static void summary(const struct run_opts *ro, const char *out, const struct sim_options *o,
 		    const struct sim_result *r)
 {
 	double rel = r->max_kinetic > 0 ? r->max_abs_drift / r->max_kinetic : 0.0;
 	if (ro->json) {
+		/* every number is JSON: a non-finite one (a diverged run) is
+		 * null, and "nonfinite" says what it was */
+		const struct json_num nums[] = {
+			{ "step", o->step }, { "steps", (double)r->steps },
+			{ "samples", (double)r->samples }, { "t_end", r->t_reached },
+			{ "wall_time", r->wall }, { "mean_newton_iterations", r->mean_iterations },
+			{ "factorizations", (double)r->factorizations },
+			{ "rejected_steps", (double)r->rejected },
+			{ "max_position_residual", r->max_pos_res },
+			{ "max_velocity_residual", r->max_vel_res },
+			{ "max_acceleration_residual", r->max_acc_res },
+			{ "max_energy_drift", r->max_abs_drift }, { "max_kinetic_energy", r->max_kinetic },
+			{ "initial_position_correction", r->moved_pos },
+			{ "initial_velocity_correction", r->moved_vel },
+		};
+		const int n = (int)(sizeof nums / sizeof nums[0]);
 		printf("{\"status\": \"%s\", \"message\": ", status_word(r->status));
 		cli_json_str(r->message);
-		printf(", \"integrator\": \"%s\", \"linear_solver\": \"%s\", \"step\": %.17g, "
-		       "\"steps\": %ld, \"samples\": %ld, \"t_end\": %.17g, \"wall_time\": %.6g, "
-		       "\"mean_newton_iterations\": %.6g, \"factorizations\": %ld, "
-		       "\"rejected_steps\": %ld, \"max_position_residual\": %.6g, \"max_velocity_residual\": %.6g, "
-		       "\"max_acceleration_residual\": %.6g, \"max_energy_drift\": %.6g, "
-		       "\"max_kinetic_energy\": %.6g, \"initial_position_correction\": %.6g, "
-		       "\"initial_velocity_correction\": %.6g, \"output\": \"%s\"}\n",
-		       o->method, r->solver, o->step, r->steps, r->samples, r->t_reached, r->wall,
-		       r->mean_iterations, r->factorizations, r->rejected, r->max_pos_res, r->max_vel_res,
-		       r->max_acc_res, r->max_abs_drift, r->max_kinetic, r->moved_pos,
-		       r->moved_vel, out ? out : "");
+		printf(", \"integrator\": ");
+		cli_json_str(o->method);
+		printf(", \"linear_solver\": ");
+		cli_json_str(r->solver);
+		for (int i = 0; i < n; i++) {
+			printf(", \"%s\": ", nums[i].name);
+			cli_json_num(nums[i].v);
+		}
+		printf(", \"nonfinite\": {");
+		for (int i = 0, k = 0; i < n; i++)
+			if (!isfinite(nums[i].v))
+				printf("%s\"%s\": \"%s\"", k++ ? ", " : "", nums[i].name,
+				       cli_nonfinite_reason(nums[i].v));
+		printf("}, ");
+		json_sets(ro);
+		printf(", \"output\": ");
+		cli_json_str(out ? out : "");
+		printf("}\n");
 		return;
 	}
 	if (ro->quiet && r->status == SIM_COMPLETE)

@@ -11,32 +11,44 @@ static int lower(char c)
 	return tolower((unsigned char)c);
 }
 
-/* Levenshtein distance of the lower-cased strings, two rows; names are
- * short (a long word costs its length, which no limit accepts). */
+/* Optimal-string-alignment distance of the lower-cased strings: the
+ * Levenshtein distance with a swap of two neighbours counting 1 ("lsit",
+ * "rnu").  Three rows; names are short (a long word costs its length,
+ * which no limit accepts). */
 int suggest_distance(const char *a, const char *b)
 {
 	int la = (int)strlen(a), lb = (int)strlen(b);
 	if (la > 256 || lb > 256)
 		return la + lb;
-	int prev[257], cur[257];
+	int r2[257], r1[257], r0[257];	/* rows i-2, i-1, i */
 	for (int j = 0; j <= lb; j++)
-		prev[j] = j;
+		r1[j] = j;
 	for (int i = 1; i <= la; i++) {
-		cur[0] = i;
+		r0[0] = i;
 		for (int j = 1; j <= lb; j++) {
-			int sub = prev[j - 1] + (lower(a[i - 1]) != lower(b[j - 1]));
-			int del = prev[j] + 1, ins = cur[j - 1] + 1;
-			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+			int ca = lower(a[i - 1]), cb = lower(b[j - 1]);
+			int sub = r1[j - 1] + (ca != cb);
+			int del = r1[j] + 1, ins = r0[j - 1] + 1;
+			int d = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+			if (i > 1 && j > 1 && ca == lower(b[j - 2]) && lower(a[i - 2]) == cb &&
+			    r2[j - 2] + 1 < d)
+				d = r2[j - 2] + 1;
+			r0[j] = d;
 		}
-		memcpy(prev, cur, sizeof(int) * (size_t)(lb + 1));
+		memcpy(r2, r1, sizeof(int) * (size_t)(lb + 1));
+		memcpy(r1, r0, sizeof(int) * (size_t)(lb + 1));
 	}
-	return prev[lb];
+	return r1[lb];
 }
 
-/* 1 when the shorter of a, b (2 characters or more) begins the other,
- * ignoring case */
+/* 1 when the shorter of a, b begins the other, ignoring case and the
+ * leading dashes of options, and has at least 2 characters besides them */
 static int prefix(const char *a, const char *b)
 {
+	while (*a == '-')
+		a++;
+	while (*b == '-')
+		b++;
 	size_t la = strlen(a), lb = strlen(b), n = la < lb ? la : lb;
 	if (n < 2)
 		return 0;
@@ -53,21 +65,26 @@ void suggest_init(struct suggest *sg, const char *word)
 	sg->dist = 0;
 }
 
+/* Score: 0 for a word that differs only in case, then prefixes by
+ * distance, then other near misses by distance (SCORE_NEAR + d). */
+#define SCORE_NEAR 1000
+
 void suggest_add(struct suggest *sg, const char *cand)
 {
 	if (strcmp(sg->word, cand) == 0)
 		return;
 	int len = (int)strlen(sg->word);
 	int limit = len / 3 > 2 ? len / 3 : 2;
-	int d = suggest_distance(sg->word, cand);
-	if (d > limit || 2 * d > len) {
-		if (!prefix(sg->word, cand))
-			return;
-		d = limit + 1 + d;	/* after every near miss by distance */
-	}
-	if (!sg->best || d < sg->dist) {
+	int d = suggest_distance(sg->word, cand), score;
+	if (d == 0 || prefix(sg->word, cand))
+		score = d;
+	else if (d <= limit && 2 * d <= len)
+		score = SCORE_NEAR + d;
+	else
+		return;
+	if (!sg->best || score < sg->dist) {
 		sg->best = cand;
-		sg->dist = d;
+		sg->dist = score;
 	}
 }
 

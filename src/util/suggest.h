@@ -2,12 +2,13 @@
  * parameters, element names, integrators (deck/), commands, options and
  * list topics (cli/).
  *
- * A candidate is close when, compared case-insensitively, its Levenshtein
- * distance to the word is at most max(2, len/3) and at most half the
- * word's length ("xy" is no typo of "hi"), or when one is a prefix of the
- * other and the shorter has at least 2 characters ("--out" for "--output",
- * "joint" for "joints").  The closest wins; a prefix counts after every
- * candidate within the distance limit; ties keep the first added.
+ * A candidate is close when, compared case-insensitively, one of word
+ * and candidate begins the other (leading dashes aside, at least 2
+ * characters: "--out" for "--output", "joint" for "joints"), or when its
+ * edit distance (Levenshtein, a swap of neighbours counting 1) to the word is at most max(2, len/3) and at most
+ * half the word's length ("xy" is no typo of "hi").  A word that differs
+ * only in case wins, then prefixes, then the other near misses, each by
+ * distance; ties keep the first added.
  */
 #ifndef MBSIM_SUGGEST_H
 #define MBSIM_SUGGEST_H
@@ -24,7 +25,8 @@ void suggest_init(struct suggest *sg, const char *word);
 void suggest_add(struct suggest *sg, const char *cand);
 /* " (did you mean 'x'?)" or "" in buf. */
 const char *suggest_text(struct suggest *sg, char *buf, size_t size);
-/* Case-insensitive Levenshtein distance. */
+/* Case-insensitive edit distance: insertions, deletions, substitutions
+ * and swaps of neighbours (optimal string alignment). */
 int suggest_distance(const char *a, const char *b);
 
 #endif
