@@ -53,6 +53,8 @@ struct bctx {
 	struct dnode *root;
 	int param_failed;	/* a parameter failed: silence follow-on errors */
 	struct deck *dk;	/* for the --set of repeat copies */
+	int no_bodies, no_joints;	/* section missing: 1 once the first
+					 * reference has said so (no cascade) */
 };
 
 int get_num(struct bctx *b, const struct dnode *v, const char *key, double *out);

@@ -65,6 +65,18 @@ void suggest_init(struct suggest *sg, const char *word)
 	sg->dist = 0;
 }
 
+/* 1 when many is the English plural of one in -ies ("body", "bodies") */
+static int plural(const char *one, const char *many)
+{
+	size_t n = strlen(one);
+	if (n < 2 || strlen(many) != n + 2 || lower(one[n - 1]) != 'y')
+		return 0;
+	for (size_t i = 0; i + 1 < n; i++)
+		if (lower(one[i]) != lower(many[i]))
+			return 0;
+	return lower(many[n - 1]) == 'i' && lower(many[n]) == 'e' && lower(many[n + 1]) == 's';
+}
+
 /* Score: 0 for a word that differs only in case, then prefixes by
  * distance, then other near misses by distance (SCORE_NEAR + d). */
 #define SCORE_NEAR 1000
@@ -76,7 +88,9 @@ void suggest_add(struct suggest *sg, const char *cand)
 	int len = (int)strlen(sg->word);
 	int limit = len / 3 > 2 ? len / 3 : 2;
 	int d = suggest_distance(sg->word, cand), score;
-	if (d == 0 || prefix(sg->word, cand))
+	if (plural(sg->word, cand) || plural(cand, sg->word))
+		score = 1;
+	else if (d == 0 || prefix(sg->word, cand))
 		score = d;
 	else if (d <= limit && 2 * d <= len)
 		score = SCORE_NEAR + d;

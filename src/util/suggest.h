@@ -4,10 +4,11 @@
  *
  * A candidate is close when, compared case-insensitively, one of word
  * and candidate begins the other (leading dashes aside, at least 2
- * characters: "--out" for "--output", "joint" for "joints"), or when its
+ * characters: "--out" for "--output", "joint" for "joints"), or is its
+ * plural in -ies ("body" for "bodies"), or when its
  * edit distance (Levenshtein, a swap of neighbours counting 1) to the word is at most max(2, len/3) and at most
  * half the word's length ("xy" is no typo of "hi").  A word that differs
- * only in case wins, then prefixes, then the other near misses, each by
+ * only in case wins, then prefixes and plurals, then the other near misses, each by
  * distance; ties keep the first added.
  */
 #ifndef MBSIM_SUGGEST_H
