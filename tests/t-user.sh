@@ -183,4 +183,106 @@ expect_rc 2 "item 6: integrator FI" "$MBSIM" check "$udecks/wheels.yaml" --set i
 grep -q "unknown integrator 'FI' (did you mean 'fi'?)" "$tmp/err" && ok "item 6: FI suggests fi" ||
 	bad "item 6: FI suggests fi"
 
+# --- item 7: the manual pages name every integrator of the registry ------------
+# mbsim(1), mbsim-run(1) and mbsim-converge(1) must name each integrator
+# that 'mbsim list integrators' prints, in bold (\fBNAME\fR), and the
+# order table of mbsim-converge(1) must give each the order the registry
+# gives (column 4 of the listing).
+"$MBSIM" list integrators >"$tmp/integ" 2>"$tmp/err" || bad "item 7: list integrators"
+[ -s "$tmp/integ" ] || bad "item 7: list integrators printed nothing"
+for page in mbsim.1 mbsim-run.1 mbsim-converge.1; do
+	missing=
+	while read -r name _; do
+		grep -qF "\\fB$name\\fR" "$top/man/$page" || missing="$missing $name"
+	done <"$tmp/integ"
+	if [ -z "$missing" ]; then ok "item 7: $page names every integrator"
+	else bad "item 7: $page names every integrator" "missing:$missing"; fi
+done
+# the table: ".B N" then the names of order N, up to the next .TP/.PP
+sed -n '/^\.SS Expected orders/,/^\.SS/p' "$top/man/mbsim-converge.1" |
+	awk '/^\.B [0-9]/ { o = $2; next } /^\.(TP|PP|SS)/ { o = "" }
+	     o != "" { gsub(/\\fB|\\fR|[,;().]/, " "); for (i = 1; i <= NF; i++) print $i, o }' \
+	>"$tmp/table"
+bad_order=
+while read -r name _ _ order _; do
+	got=$(awk -v n="$name" '$1 == n { print $2 }' "$tmp/table")
+	[ "$got" = "$order" ] || bad_order="$bad_order $name(man ${got:-none}, registry $order)"
+done <"$tmp/integ"
+if [ -z "$bad_order" ]; then ok "item 7: mbsim-converge(1) orders agree with the registry"
+else bad "item 7: mbsim-converge(1) orders agree with the registry" "$bad_order"; fi
+
+# --- item 7: the example of mbsim-compare(1) runs as printed -----------------
+# its commands, from the source directory (the decks it names must exist),
+# into a scratch copy so nothing is left behind; each must exit 0
+mkdir "$tmp/ex" && ln -s "$top/decks" "$tmp/ex/decks"
+sed -n '/^\.SH EXAMPLES/,/^\.SH/p' "$top/man/mbsim-compare.1" | sed -n '/^\.nf/,/^\.fi/p' |
+	sed -e '/^\.[nf][fi]$/d' -e 's/\\-/-/g' -e 's/\\e$/\\/' >"$tmp/ex/cmds"
+if grep -q '^mbsim compare' "$tmp/ex/cmds" &&
+	(cd "$tmp/ex" && mbsim() { "$MBSIM" "$@"; } && . ./cmds) >"$tmp/out" 2>"$tmp/err"; then
+	ok "item 7: mbsim-compare(1) example runs"
+else
+	bad "item 7: mbsim-compare(1) example runs" "$(cat "$tmp/ex/cmds" "$tmp/err")"
+fi
+
+# --- item 7: mbsim list keys gives type, default and range ------------------
+"$MBSIM" list keys >"$tmp/keys"
+key_line() {	# KEY TYPE DEFAULT RANGE: the columns of KEY's line
+	line=$(awk -v k="$1" '$1 == k' "$tmp/keys" | sed 's/   */|/g')
+	case $line in
+	"$1|$2|$3|$4|"*) ok "item 7: list keys: $1 is $2, default $3, range $4" ;;
+	*) bad "item 7: list keys: $1 is $2, default $3, range $4" "got: $line" ;;
+	esac
+}
+key_line integrator.step number 1e-3 '> 0'
+key_line integrator.rho_inf number 0.6 'in [0, 1]'
+key_line bodies[].mass number required '> 0'
+key_line output.every integer 1 '>= 1'
+# every line has the five columns
+n5=$(awk -F '  +' 'NF < 5' "$tmp/keys" | wc -l)
+[ "$n5" -eq 0 ] && ok "item 7: list keys: five columns on every line" ||
+	bad "item 7: list keys: five columns on every line" "$n5 lines with fewer"
+# the defaults listed are the program's: a deck without integrator.step
+# and method runs hi with 1e-3 s steps (--json reports both)
+printf 'time: {end: 0.002}\nbodies: [{name: b, mass: 1, inertia: [1, 1, 1]}]\n' >"$tmp/min.yaml"
+"$MBSIM" run "$tmp/min.yaml" --json -o "$tmp/min.h5" >"$tmp/out" 2>"$tmp/err"
+"$PY" -c 'import json, sys; d = json.load(sys.stdin); sys.exit(not (d["step"] == 1e-3 and d["integrator"] == "hi"))' \
+	<"$tmp/out" && ok "item 7: listed defaults of step and method are the program's" ||
+	bad "item 7: listed defaults of step and method are the program's" "$(cat "$tmp/out")"
+
+# --- item 7: make install puts what the manual pages name -------------------
+# decks/*.yaml and schema/deck.schema.json under PREFIX/share/mbsim
+# (mbsim(1) FILES); the installed binary checks the installed decks.  Uses
+# the build directory of $MBSIM, so nothing is compiled anew.
+bdir=$(dirname "$MBSIM")
+if [ "$(dirname "$bdir")" = "$top" ]; then
+	if make -s -C "$top" install BUILD="$(basename "$bdir")" DESTDIR="$tmp/inst" PREFIX=/usr \
+		>"$tmp/out" 2>"$tmp/err"; then
+		share=$tmp/inst/usr/share/mbsim
+		[ -s "$share/schema/deck.schema.json" ] && ok "item 7: install: schema" ||
+			bad "item 7: install: schema"
+		for d in "$top"/decks/*.yaml; do
+			[ -s "$share/decks/$(basename "$d")" ] || bad "item 7: install: $(basename "$d") missing"
+		done
+		expect_rc 0 "item 7: installed mbsim checks the installed decks" \
+			"$tmp/inst/usr/bin/mbsim" check "$share"/decks/*.yaml
+		for p in mbsim.1 mbsim-run.1 mbsim-converge.1 mbsim-compare.1 mbsim-spectral.1; do
+			[ -s "$tmp/inst/usr/share/man/man1/$p" ] || bad "item 7: install: $p missing"
+		done
+		# every /usr/local/share/mbsim path the pages name was installed
+		grep -ho '/usr/local/share/mbsim/[a-z_./*]*[a-z]' "$top"/man/* | sort -u |
+			while read -r f; do
+				g=$share/${f#/usr/local/share/mbsim/}
+				# shellcheck disable=SC2086 # the glob of decks/*.yaml
+				set -- $g
+				[ -e "$1" ] || echo "$f"
+			done >"$tmp/missing"
+		[ -s "$tmp/missing" ] && bad "item 7: named in the manual, not installed" "$(cat "$tmp/missing")" ||
+			ok "item 7: every installed path the manual names exists"
+	else
+		bad "item 7: make install" "$(cat "$tmp/err")"
+	fi
+else
+	echo "skip item 7 install: $MBSIM is not in a build directory of $top"
+fi
+
 finish
