@@ -104,6 +104,8 @@ static int check_output(const char *deck, const char *out, int force)
 		cli_usage_error(USAGE_RUN, "output '%s' is a directory", out);
 		return -1;
 	}
+	if (S_ISCHR(so.st_mode))
+		return 0;	/* /dev/null, /dev/full: no contents to lose */
 	if (!is_mbsim_output(out)) {
 		cli_usage_error(USAGE_RUN, "output '%s' exists and is not an mbsim output file "
 				"(no HDF5 root attribute 'status'): refusing to overwrite it "
