@@ -375,7 +375,7 @@ static int repeat_range(struct bctx *b, const struct dnode *rep,
 
 /* Instantiate item once per index value; stop at the first instance with
  * errors so one mistake is not reported N times. */
-static void build_repeated(struct bctx *b, const struct dnode *item,
+static void build_repeated(struct bctx *b, const struct dnode *item, const char *list,
 			   const struct key_sect *sect, item_fn fn)
 {
 	const char *index;
@@ -393,7 +393,8 @@ static void build_repeated(struct bctx *b, const struct dnode *item,
 		memmove(copy->keys + r, copy->keys + r + 1, (size_t)(copy->n - r - 1) * sizeof(*copy->keys));
 		memmove(copy->items + r, copy->items + r + 1, (size_t)(copy->n - r - 1) * sizeof(*copy->items));
 		copy->n--;
-		if (subst_tree(b, copy) == 0)
+		if (subst_tree(b, copy) == 0 &&
+		    (!b->dk || deck_set_repeated(b->dk, list, copy, b->d) == 0))
 			fn(b, copy);
 		dn_free(copy);
 		if (b->d->nerr > nerr)
@@ -422,10 +423,35 @@ static void build_list(struct bctx *b, const struct dnode *root, const char *key
 			diag_error(b->d, &item->pos, "expected a mapping for %s in '%s', got %s",
 				   sect->noun, key, dn_describe(item, buf, sizeof buf));
 		else if (dn_get(item, "repeat"))
-			build_repeated(b, item, sect, fn);
+			build_repeated(b, item, key, sect, fn);
 		else
 			fn(b, item);
 	}
+}
+
+/* --set of repeat copies that named none (after the lists are built,
+ * when no other error can have stopped an expansion early) */
+static void check_set_unused(struct bctx *b)
+{
+	struct model *m = b->m;
+	int n = m->nbodies + m->njoints + m->ndrivers + m->nforces, k = 0;
+	const char **names = xcalloc((size_t)n + 1, sizeof(char *));
+	for (int i = 0; i < m->nbodies; i++)
+		names[k++] = m->bodies[i].name;
+	deck_set_unused(b->dk, "bodies", names, k, b->d);
+	k = 0;
+	for (int i = 0; i < m->njoints; i++)
+		names[k++] = m->joints[i].name;
+	deck_set_unused(b->dk, "joints", names, k, b->d);
+	k = 0;
+	for (int i = 0; i < m->ndrivers; i++)
+		names[k++] = m->drivers[i].name;
+	deck_set_unused(b->dk, "drivers", names, k, b->d);
+	k = 0;
+	for (int i = 0; i < m->nforces; i++)
+		names[k++] = m->forces[i].name;
+	deck_set_unused(b->dk, "forces", names, k, b->d);
+	free(names);
 }
 
 static void build_top(struct bctx *b, const struct dnode *root, struct sim_options *o)
@@ -470,8 +496,12 @@ int deck_build(struct deck *dk, struct model **m, struct sim_options *o,
 		return -1;
 	}
 	b.m = model_new();
+	for (int i = 0; i < dk->npend; i++)
+		dk->pend[i].used = 0;
 	build_top(&b, dk->root, o);
 	expr_free(&b.ex);
+	if (d->nerr == nerr)
+		check_set_unused(&b);
 	if (d->nerr == nerr && model_finalize(b.m, d) == 0 && d->nerr == nerr) {
 		*m = b.m;
 		return 0;

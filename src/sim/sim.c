@@ -461,6 +461,39 @@ static double clock_advance(const struct sim_options *o, struct clock *c, double
 	return t;
 }
 
+/* The accelerations and multipliers of the set-up's index-1 solve at t0.
+ * A lag = 1 scheme (hi) overwrites them with its own first-order values
+ * of the start of the step (for a driver, (q1 - q0 - h v0) / h^2: half
+ * the true acceleration when v0 is exact); the t0 sample reports the
+ * exact ones, as the last sample reports an index-1 solve too. */
+struct t0_accel {
+	double *a, *wd, *lam;
+};
+
+static void t0_save(const struct run *R, const struct ra_state *x, struct t0_accel *t0)
+{
+	size_t nb = (size_t)R->sys->nb, nc = (size_t)R->sys->nc;
+	t0->a = memcpy(xmalloc(3 * nb * sizeof(double) + 1), x->a, 3 * nb * sizeof(double));
+	t0->wd = memcpy(xmalloc(3 * nb * sizeof(double) + 1), x->wd, 3 * nb * sizeof(double));
+	t0->lam = memcpy(xmalloc(nc * sizeof(double) + 1), x->lam, nc * sizeof(double));
+}
+
+static void t0_exact(const struct run *R, struct ra_state *x, const struct t0_accel *t0)
+{
+	size_t nb = (size_t)R->sys->nb, nc = (size_t)R->sys->nc;
+	memcpy(x->a, t0->a, 3 * nb * sizeof(double));
+	memcpy(x->wd, t0->wd, 3 * nb * sizeof(double));
+	memcpy(x->lam, t0->lam, nc * sizeof(double));
+}
+
+static void t0_release(struct t0_accel *t0)
+{
+	free(t0->a);
+	free(t0->wd);
+	free(t0->lam);
+	memset(t0, 0, sizeof(*t0));
+}
+
 /* Fixed steps, or variable steps chosen by the scheme's step control (001
  * eqs. 13-16) when integrator.adaptive is set.  Samples: every k-th step
  * (output.every), the start and the end, or exactly the states at the
@@ -473,19 +506,24 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 	struct clock c = { o->times, o->times ? o->ntimes : 0, 0, 0, 0, 0, 0, 0 };
 	/* the start is a sample unless output.times does not list it */
 	int xw = !c.ts || c.ts[0] == o->t0;
+	struct t0_accel t0 = { 0 };
 	clock_segment(o, &c, o->t0);
 	if (!lag && complete(R, x, 0.0, 0, 1, xw, 0))
 		return SIM_FAILED;	/* message from complete() */
+	if (lag)
+		t0_save(R, x, &t0);
 	for (long k = 0;; k++) {
 		if (R->a->stop && *R->a->stop) {
 			snprintf(R->r->message, sizeof R->r->message,
 				 "interrupted at t = %.9g (step %ld)", x->t, k);
+			t0_release(&t0);
 			return SIM_INTERRUPTED;
 		}
 		double hk = clock_target(o, &c, x->t, h) - x->t;
 		int st = integ_step(R->it, hk, x, y);
 		if (st) {
 			fail_message(R, st, x->t, k, hk);
+			t0_release(&t0);
 			return SIM_FAILED;
 		}
 		/* the adaptive step may have been shortened by rejections */
@@ -498,13 +536,20 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 				 "the step control stalled at t = %.9g (step %ld): step taken %g, "
 				 "next proposed %g; tighten integrator.tolerance or use fixed steps",
 				 x->t, k, hk, R->it->h_next);
+			t0_release(&t0);
 			return SIM_FAILED;
 		}
 		R->r->steps++;
 		R->r->t_reached = y->t;
 		int yw = c.ts ? req : (k + 1) % o->every == 0 || last;
-		if (lag && complete(R, x, hk, R->it->iters, 1, c.ts ? xw : k % o->every == 0, k))
+		if (lag && k == 0) {
+			t0_exact(R, x, &t0);
+			t0_release(&t0);
+		}
+		if (lag && complete(R, x, hk, R->it->iters, 1, c.ts ? xw : k % o->every == 0, k)) {
+			t0_release(&t0);
 			return SIM_FAILED;	/* message from complete() */
+		}
 		if (!lag && complete(R, y, hk, R->it->iters, 1, yw, k + 1))
 			return SIM_FAILED;	/* message from complete() */
 		xw = c.ts ? req : 1;
@@ -518,6 +563,7 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 		if (last)
 			break;
 	}
+	t0_release(&t0);
 	if (lag) {
 		int st = integ_accel(R->it, x);
 		if (st) {
