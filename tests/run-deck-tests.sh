@@ -9,7 +9,7 @@ export MBSIM
 fail=0
 for t in tests/run-bad-decks.sh tests/t-usage.sh tests/t-regress.sh tests/t-converge.sh \
 	tests/t-argv.sh tests/t-fuzz-regress.sh tests/t-h5-hostile.sh \
-	tests/t-dae3.sh; do
+	tests/t-dae3.sh tests/t-accuracy.sh; do
 	echo "== $t"
 	if [ -f "$t" ]; then
 		sh "$t" || fail=1
