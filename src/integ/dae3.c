@@ -913,10 +913,16 @@ int dae3_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y
 			return INTEG_OK;
 		}
 		it->rejected++;
-		if (st == INTEG_OK)
+		if (st == INTEG_OK) {
 			h *= fmax(E->facmin, E->safety * pow(1.0 / err, 1.0 / q));
-		else
+		} else {
 			h *= 0.25;
+			/* a failed Newton iteration leaves mu anywhere; it is
+			 * zero on the exact solution (index 2: Andrews found
+			 * every retry singular from the diverged mu) */
+			if (E->mu)
+				memset(E->mu, 0, (size_t)it->sys->nc * sizeof(double));
+		}
 		if (h < hmin)
 			return st ? st : INTEG_STEP_TOO_SMALL;
 	}
