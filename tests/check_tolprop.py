@@ -6,9 +6,9 @@ Usage: check_tolprop.py MBSIM METHOD DECK TOLS [REF.h5] [--set KEY=VALUE]...
         at t = 0.03 of |q - q_ref| / (1 + |q_ref|), q_ref the Test Set
         solution (tests/andrews_testset.csv) -- the weight atol + rtol |q|
         of each angle divided by the tolerance, atol = rtol
-        heavy_top: decks/heavy_top.yaml; error = max over the run's samples
+        spherical_top: decks/spherical_top.yaml; error = max over the run's samples
         of max_xyz |r - r_ref| / (1 + |r_ref|) of the centroid, r_ref from
-        REF.h5 (tools/heavy_top_ref.py --dt 1e-4) by cubic Hermite
+        REF.h5 (tools/spherical_top_ref.py --dt 1e-4) by cubic Hermite
         interpolation in position and velocity (interpolation error below
         h^4/384 max|r''''| = 3e-14 m for h = 1e-4, l w^4 = 0.3 * 25^4)
   TOLS  comma-separated tolerances; each run has atol = rtol = TOL,
@@ -75,7 +75,7 @@ def main():
         done = [float(x) for x in args[k + 1].split(":")]
         del args[k:k + 2]
     exe, method, deck, tols = args[0], args[1], args[2], [float(x) for x in args[3].split(",")]
-    ref = h5py.File(args[4], "r") if deck == "heavy_top" else None
+    ref = h5py.File(args[4], "r") if deck == "spherical_top" else None
     path = os.path.join(TOP, "decks", "andrews_squeezer.yaml" if deck == "andrews" else deck + ".yaml")
     errs, ok = [], True
     with tempfile.TemporaryDirectory() as tmp:

@@ -3,13 +3,13 @@
 #
 #   MBSIM=build/mbsim sh tests/t-accuracy.sh
 #
-#   1. the heavy top's independent reference (tools/heavy_top_ref.py);
-#   2. honest orders on constrained positions, fixed step: the heavy top
+#   1. the spherical top's independent reference (tools/spherical_top_ref.py);
+#   2. honest orders on constrained positions, fixed step: the spherical top
 #      (spherical joint) for every dae3 scheme at integrator.index 3 and 2,
 #      Andrews' squeezer against the Test Set, the closed loop
 #      four_link_free at index 2 (index 3: tests/t-dae3.sh section 2);
 #   3. tolerance proportionality of the step control (esdirk436l2sa2,
-#      lms2) on Andrews and the heavy top, and issue 18's done-when.
+#      lms2) on Andrews and the spherical top, and issue 18's done-when.
 # The unconstrained design orders are in tests/t-dae3.sh section 1; the
 # full table in docs/results/004/orders.md (tools/constrained_orders.py).
 # Every threshold says where it comes from; "measured" numbers are from
@@ -37,7 +37,7 @@ if ! have_scipy; then
 fi
 
 # =====================================================================
-# 1. Reference of decks/heavy_top.yaml
+# 1. Reference of decks/spherical_top.yaml
 # =====================================================================
 # The pivot equations (3 degrees of freedom) with DOP853 at 1e-13; the
 # tool fails unless energy and the vertical angular momentum stay within
@@ -45,12 +45,12 @@ fi
 # `converge`, 1e-4 for the Hermite interpolation of check_tolprop.py
 # (DOP853's dense output; the two agree to 2.8e-15 m at the shared times,
 # measured against a run with max_step 1e-4).
-href=$tmp/heavy_top_ref.h5 href4=$tmp/heavy_top_ref4.h5
-expect_rc 0 "heavy_top reference (tools/heavy_top_ref.py, invariants within 1e-9)" \
-	"$PY" "$top/tools/heavy_top_ref.py" -o "$href"
-expect_rc 0 "heavy_top reference on a 1e-4 s grid" \
-	"$PY" "$top/tools/heavy_top_ref.py" -o "$href4" --dt 1e-4
-ht=$decks/heavy_top.yaml
+href=$tmp/spherical_top_ref.h5 href4=$tmp/spherical_top_ref4.h5
+expect_rc 0 "spherical_top reference (tools/spherical_top_ref.py, invariants within 1e-9)" \
+	"$PY" "$top/tools/spherical_top_ref.py" -o "$href"
+expect_rc 0 "spherical_top reference on a 1e-4 s grid" \
+	"$PY" "$top/tools/spherical_top_ref.py" -o "$href4" --dt 1e-4
+ht=$decks/spherical_top.yaml
 HQ="--quantity bodies/top/position --quantity bodies/top/orientation"
 
 # =====================================================================
@@ -64,7 +64,7 @@ HQ="--quantity bodies/top/position --quantity bodies/top/orientation"
 # / 2.03, esdirk324/335/436 1.96 / 1.98 / 2.09.
 for m in $SCHEMES; do
 	# shellcheck disable=SC2086
-	expect_rc 0 "heavy_top $m index 3: order 2 of position and orientation" \
+	expect_rc 0 "spherical_top $m index 3: order 2 of position and orientation" \
 		"$MBSIM" converge "$ht" --steps 2.5e-3,1.25e-3,6.25e-4,3.125e-4 --reference "$href" \
 		--set integrator.method=$m --set integrator.tolerance=1e-13 $HQ \
 		--expect-order 2:0.2 --csv --quiet
@@ -79,7 +79,7 @@ for m in $SCHEMES; do
 	p=2 t=0.1
 	case " $HIGH " in *" $m "*) p=3 t=0.15 ;; esac
 	# shellcheck disable=SC2086
-	expect_rc 0 "heavy_top $m index 2: order $p of position and orientation" \
+	expect_rc 0 "spherical_top $m index 2: order $p of position and orientation" \
 		"$MBSIM" converge "$ht" --steps 1e-2,5e-3,2.5e-3,1.25e-3 --reference "$href" \
 		--set integrator.method=$m --set integrator.index=2 $HQ \
 		--expect-order $p:$t --csv --quiet
@@ -171,9 +171,9 @@ tp() {
 # with issue 18's done-when: at 1e-8 the 7 angles within 1e-7 of the
 # Test Set (measured max |q - q_ref| 4.0e-8; 1.7e-4 before this branch)
 tp esdirk436l2sa2 andrews 1e-4,1e-5,1e-6,1e-7,1e-8,1e-9,1e-10 1e-8:1e-7
-tp esdirk436l2sa2 heavy_top 1e-4,1e-5,1e-6,1e-7,1e-8,1e-9,1e-10
+tp esdirk436l2sa2 spherical_top 1e-4,1e-5,1e-6,1e-7,1e-8,1e-9,1e-10
 tp lms2 andrews 1e-4,1e-5,1e-6,1e-7
-tp lms2 heavy_top 1e-4,1e-5,1e-6,1e-7,1e-8
+tp lms2 spherical_top 1e-4,1e-5,1e-6,1e-7,1e-8
 # At index 2 (order 3; the doubling estimate divided by 3 as at index 3,
 # 7/3 on the safe side): measured error / TOL 2.9 .. 6.3 on the top
 # (slope 0.95; 2488 steps at 1e-10 instead of 93 274), 0.20 .. 0.93 on
@@ -187,7 +187,7 @@ tp2() {
 		--set integrator.index=2 --set integrator.tolerance="$4"
 	sed 's/^/   /' "$tmp/out"
 }
-tp2 esdirk436l2sa2 heavy_top 1e-4,1e-5,1e-6,1e-7,1e-8,1e-9,1e-10 1e-14
+tp2 esdirk436l2sa2 spherical_top 1e-4,1e-5,1e-6,1e-7,1e-8,1e-9,1e-10 1e-14
 tp2 esdirk436l2sa2 andrews 1e-4,1e-5,1e-6,1e-7,1e-8 1e-12
 
 left=$(ls "$TMPDIR" | wc -l)

@@ -6,8 +6,8 @@ constrained decks, at integrator.index 3 (seed 004's formulation) and 2
 (the GGL formulation, every scheme but hht and genalpha), and writes
 docs/results/004/orders.csv and orders.md (issue 18 item 2-3):
 
-  heavy_top        decks/heavy_top.yaml, 1 s; steps 1e-2 .. 1.25e-3;
-                   reference tools/heavy_top_ref.py (pivot equations, DOP853);
+  spherical_top        decks/spherical_top.yaml, 1 s; steps 1e-2 .. 1.25e-3;
+                   reference tools/spherical_top_ref.py (pivot equations, DOP853);
                    bodies/top/position, bodies/top/orientation
   andrews          decks/andrews_squeezer.yaml, 0.03 s; steps 4e-5 .. 5e-6;
                    reference tools/andrews_ref.py (Test Set's 7-angle
@@ -41,7 +41,7 @@ SCHEMES = ("lms2 lms3 lms4 ss2 ss3 ss4 bathe msstc3 msstc4 msstc5 mssth3 mssth4 
 NO_INDEX2 = ("hht", "genalpha")
 ANGLES = "beta theta gamma phi delta omega epsilon".split()
 DECKS = {
-    "heavy_top": ("decks/heavy_top.yaml", "1e-2,5e-3,2.5e-3,1.25e-3",
+    "spherical_top": ("decks/spherical_top.yaml", "1e-2,5e-3,2.5e-3,1.25e-3",
                   ["bodies/top/position", "bodies/top/orientation"]),
     "andrews": ("decks/andrews_squeezer.yaml", "4e-5,2e-5,1e-5,5e-6",
                 ["joints/%s/coordinate" % a for a in ANGLES]),
@@ -61,10 +61,10 @@ def run(cmd):
 
 def references(exe, tmp):
     py = sys.executable
-    refs = {"heavy_top": os.path.join(tmp, "heavy_top_ref.h5"),
+    refs = {"spherical_top": os.path.join(tmp, "spherical_top_ref.h5"),
             "andrews": os.path.join(tmp, "andrews_ref.h5"),
             "four_link_free": os.path.join(tmp, "fl_ref.h5")}
-    run([py, os.path.join(TOP, "tools/heavy_top_ref.py"), "-o", refs["heavy_top"]])
+    run([py, os.path.join(TOP, "tools/spherical_top_ref.py"), "-o", refs["spherical_top"]])
     run([py, os.path.join(TOP, "tools/andrews_ref.py"), "-o", refs["andrews"], "--dt", "4e-5"])
     fl = os.path.join(TOP, DECKS["four_link_free"][0])
     fl2 = os.path.join(tmp, "fl_ref2.h5")
@@ -145,17 +145,17 @@ unconstrained models (`decks/spring_top.yaml`, tests/t-dae3.sh).
 
 Cells at index 3 away from 2 are not yet asymptotic on these steps: mssth3 (2.4-2.7), bathe and
 msstc4 on Andrews approach 2 from above, esdirk436l2sa2 on Andrews (1.33) from below.  On finer
-steps (tests/t-accuracy.sh) every scheme is within 1.91-2.18 on the heavy top (2.5e-3 ..
+steps (tests/t-accuracy.sh) every scheme is within 1.91-2.18 on the spherical top (2.5e-3 ..
 3.125e-4), and esdirk436l2sa2 measures 1.88 on Andrews (1e-5 .. 1.25e-6, local orders 1.78,
 1.90, 1.94).
 
-Decks: heavy_top (`decks/heavy_top.yaml`, spherical joint, 1 s, h = 1e-2 .. 1.25e-3, reference
-`tools/heavy_top_ref.py`), andrews (`decks/andrews_squeezer.yaml`, 0.03 s, h = 4e-5 .. 5e-6,
+Decks: spherical_top (`decks/spherical_top.yaml`, spherical joint, 1 s, h = 1e-2 .. 1.25e-3, reference
+`tools/spherical_top_ref.py`), andrews (`decks/andrews_squeezer.yaml`, 0.03 s, h = 4e-5 .. 5e-6,
 reference `tools/andrews_ref.py`), four_link_free (`decks/four_link_free.yaml`, closed loop,
 1 s, h = 1.25e-3 .. 1.5625e-4, reference mbsim esdirk436l2sa2 at index 2 and h = 1e-5, whose
 error is about %.1g m).
 
-| scheme | design | heavy_top idx 3 | andrews idx 3 | four_link_free idx 3 | heavy_top idx 2 | andrews idx 2 | four_link_free idx 2 |
+| scheme | design | spherical_top idx 3 | andrews idx 3 | four_link_free idx 3 | spherical_top idx 2 | andrews idx 2 | four_link_free idx 2 |
 |---|---|---|---|---|---|---|---|
 """ % flerr)
         ms = []

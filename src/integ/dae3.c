@@ -68,7 +68,7 @@
  *    about the tolerance in positions and in h times velocities, which no
  *    smaller step removes; without it the control rejected down to nothing
  *    at atol = rtol = 1e-10 (10 times the tolerance: errors 3 times the
- *    tolerance on the heavy top at 1e-10, measured).
+ *    tolerance on the spherical top at 1e-10, measured).
  * The embedded pair of esdirk436l2sa2 (bhat) is not used: both of its
  * solutions carry the same index-3 stage errors, and their difference was
  * 1e-3 of the true error on Andrews (1.3e-5 at atol = rtol = 1e-10).
@@ -842,10 +842,11 @@ static int control_order(const struct dae3 *E)
  * from hist[0] and two steps H/2; est = (y_{H/2,H/2} - y_H) / (2^(r-1) - 1)
  * estimates the local error of the two half steps, r = 3 the local order
  * at index 3 (at index 2, r = 4 and the estimate is 7/3 too large: on the
- * safe side; measured heavy top error/tolerance 13 with 1/7).  The embedded pair of esdirk436l2sa2 is not used: both
- * of its solutions carry the same index-3 stage errors, so their
- * difference misses the error that dominates on constrained models
- * (Andrews: a few 1e-3 of it).  y receives the two-half-step solution. */
+ * safe side; measured spherical top error/tolerance 13 with 1/7).  The
+ * embedded pair of esdirk436l2sa2 is not used: both of its solutions
+ * carry the same index-3 stage errors, so their difference misses the
+ * error that dominates on constrained models (Andrews: a few 1e-3 of it).
+ * y receives the two-half-step solution. */
 static int step_doubled(struct integ *it, struct dae3 *E, double H, struct ra_state *y)
 {
 	int has, st = step_once(it, E, H, &E->ybig, &has);

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""heavy_top_ref.py - reference solution of decks/heavy_top.yaml.
+"""spherical_top_ref.py - reference solution of decks/spherical_top.yaml.
 
 An independent route: the rotation of the top about its fixed pivot, three
 degrees of freedom, not mbsim's absolute coordinates with a spherical
@@ -13,7 +13,7 @@ J + m (|p|^2 I - p p^T) the inertia about the pivot (parallel axes), g =
 (0, 0, -9.81).  Integrated with SciPy's DOP853 at rtol = atol = 1e-13;
 the centroid is r = A p, its velocity v = A (w x p).
 
-Usage: /usr/bin/python3 tools/heavy_top_ref.py [-o OUT.h5] [--dt 1e-3]
+Usage: /usr/bin/python3 tools/spherical_top_ref.py [-o OUT.h5] [--dt 1e-3]
            [--t-end 1] [--rtol 1e-13] [--max-step 1e-3]
 Writes /time and /bodies/top/{position,velocity,orientation,
 angular_velocity} in mbsim's layout (man/mbsim-output.5), root attributes
@@ -33,7 +33,7 @@ from scipy.integrate import solve_ivp
 
 from mbsimlib import reference_file, reference_parser, sample_times, write_body
 
-# decks/heavy_top.yaml
+# decks/spherical_top.yaml
 M, G, L = 2.0, 9.81, 0.3
 JC = np.diag([0.04, 0.04, 0.06])
 P = np.array([0.0, 0.0, L])
@@ -76,7 +76,7 @@ def invariants(s):
 
 
 def main():
-    ap = reference_parser(__doc__, "heavy_top_ref.h5", dt=1e-3, t_end=1.0)
+    ap = reference_parser(__doc__, "spherical_top_ref.h5", dt=1e-3, t_end=1.0)
     ap.add_argument("--max-step", type=float, default=1e-3)
     a = ap.parse_args()
     t = sample_times(a.t_end, a.dt)
@@ -84,13 +84,13 @@ def main():
     sol = solve_ivp(rhs, (0.0, a.t_end), np.concatenate([q0, W0]), method="DOP853",
                     t_eval=t, rtol=a.rtol, atol=a.rtol, max_step=a.max_step)
     if not sol.success:
-        sys.exit("heavy_top_ref: integration failed: " + sol.message)
+        sys.exit("spherical_top_ref: integration failed: " + sol.message)
     e, lz, nq = invariants(sol.y)
     de = np.abs(e - e[0]).max() / np.abs(e).max()
     dl = np.abs(lz - lz[0]).max() / np.abs(lz).max()
     dq = np.abs(nq - 1.0).max()
     if not (de <= 1e-9 and dl <= 1e-9 and dq <= 1e-10):
-        sys.exit("heavy_top_ref: invariants drift: energy %.3g, L_z %.3g (relative, limit 1e-9), "
+        sys.exit("spherical_top_ref: invariants drift: energy %.3g, L_z %.3g (relative, limit 1e-9), "
                  "|q| - 1 %.3g (limit 1e-10)" % (de, dl, dq))
     n = len(sol.t)
     pos, vel, quat = np.empty((n, 3)), np.empty((n, 3)), np.empty((n, 4))
@@ -101,9 +101,9 @@ def main():
         vel[i] = r @ np.cross(w, P)
         quat[i] = q if q[0] >= 0 else -q
     info = "DOP853 rtol=atol=%g max_step=%g (rotation about the pivot)" % (a.rtol, a.max_step)
-    with reference_file(a.output, sol.t, info, "decks/heavy_top.yaml (pivot equations)") as f:
+    with reference_file(a.output, sol.t, info, "decks/spherical_top.yaml (pivot equations)") as f:
         write_body(f, "top", pos, vel, quat, sol.y[4:].T.copy())
-    print("heavy_top_ref: %d samples to t = %g written to %s (%d rhs evaluations); drift of "
+    print("spherical_top_ref: %d samples to t = %g written to %s (%d rhs evaluations); drift of "
           "energy %.2g, L_z %.2g (relative), |q| - 1 %.2g" % (n, a.t_end, a.output, sol.nfev, de,
                                                           dl, dq), file=sys.stderr)
 
