@@ -50,33 +50,9 @@
  * second-order from the two previous stages, fourth-order (eq. 16) at the
  * last stage of MSSTH4/5 and ESDIRK4(3)6L[2]SA2.
  *
- * Step control (lms2, esdirk436l2sa2 with integrator.adaptive) meets its
- * tolerance on constrained models (issue 18; docs/results/004/orders.md):
- *  - the estimate: esdirk436l2sa2 (any DIRK) by step doubling, lms2 by
- *    Milne's device with a predictor through the last three states, its
- *    first step doubled as well (step_doubled, lms2_est);
- *  - the norm: 001 eqs. 13-14 on (r, psi, v, w), velocities scaled by h
- *    (index-2 variables; Hairer & Wanner VII.4), the multipliers left out,
- *    the max over the entries instead of the rms (which dilutes one
- *    body's error by sqrt(12 nb));
- *  - error per unit step: |est_i| <= (atol + rtol |y_i|) h / span + floor
- *    (span = time.end - time.start), so that the local errors add up to
- *    about the tolerance over the run, and the step rule h_new = h safety
- *    err^(-1/p), p the global order of positions (2 at index 3, 3 for
- *    DIRKs at index 2);
- *  - floor = integrator.tolerance: the Newton iteration leaves errors of
- *    about the tolerance in positions and in h times velocities, which no
- *    smaller step removes; without it the control rejected down to nothing
- *    at atol = rtol = 1e-10 (10 times the tolerance: errors 3 times the
- *    tolerance on the spherical top at 1e-10, measured).
- * The embedded pair of esdirk436l2sa2 (bhat) is not used: both of its
- * solutions carry the same index-3 stage errors, and their difference was
- * 1e-3 of the true error on Andrews (1.3e-5 at atol = rtol = 1e-10).
+ * Step control (integrator.adaptive): dae3_ctrl.c.
  */
-#include "dae3.h"
-#include "coef.h"
-#include <complex.h>
-#include "integ.h"
+#include "dae3_impl.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -85,39 +61,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NH 5			/* stored accepted states */
-
-struct dae3 {
-	struct coef co, ss;	/* scheme; SS_k used to start LMS_k */
-	int adaptive, startup_ss;
-	double atol, rtol, safety, facmin, facmax;
-	int nb, ny;		/* bodies, 12 nb */
-	struct ra_state hist[NH];	/* hist[0] = last accepted */
-	double hstep[NH];	/* hstep[j] = t(hist[j]) - t(hist[j+1]) */
-	int nhist;
-	double *Y[NH], *Yd[NH];	/* history in the chart of hist[0] */
-	double *SY[COEF_MAXS], *SYd[COEF_MAXS];	/* DIRK stage values */
-	double complex *V[3], *Vn[3];	/* SS auxiliary variables, new ones */
-	int aux;		/* the auxiliary variables are kept */
-	double *ap, *apn;	/* generalized-alpha pseudo-accelerations */
-	double *yhat, *g, *lam, *lamf, *psi, *ek, *est, *Ynew, *Ydnew;
-	double h_max;		/* largest step the step control may take */
-	/* index 2 (GGL, see the header): the second multiplier mu of the
-	 * current solve, pm = Phi_q^T mu of the current solve and PM[j] of
-	 * hist[j] (zero at index 3), the velocity residual, and the matrix
-	 * [I P^T; P 0] whose Schur complement P P^T gives the mu update */
-	int index;
-	/* step control: the run's span (error per unit step), the states of
-	 * the doubled step of the DIRK family and the big step's chart */
-	double span;
-	int trap_only;		/* the doubled first step of lms2 */
-	struct ra_state ybig, ymid;
-	double *Ybig;
-	double *mu, *pm, *PM[NH], *vres, *u, *dmu, *xmu, *Wid;
-	struct kkt *kmu;
-};
-
-static struct dae3 *eng(const struct integ *it)
+struct dae3 *dae3_eng(const struct integ *it)
 {
 	return (struct dae3 *)it->eng;
 }
@@ -196,7 +140,7 @@ int dae3_init(struct integ *it, const struct sim_options *o)
 
 void dae3_free(struct integ *it)
 {
-	struct dae3 *E = eng(it);
+	struct dae3 *E = dae3_eng(it);
 	if (!E)
 		return;
 	for (int j = 0; j < NH; j++) {
@@ -242,13 +186,13 @@ void dae3_free(struct integ *it)
 
 int dae3_stages(const struct integ *it)
 {
-	const struct dae3 *E = eng(it);
+	const struct dae3 *E = dae3_eng(it);
 	return E->co.kind == COEF_DIRK ? E->co.s - 1 : 1;
 }
 
 /* y, y' of state x in the chart of orientations Aref; pm = Phi_q^T mu
  * of x (index 2: q' = (v, w) - pm; zero at index 3) */
-static void chart(const struct dae3 *E, const struct ra_state *x, const double *Aref,
+void dae3_chart(const struct dae3 *E, const struct ra_state *x, const double *Aref,
 		  double *Y, double *Yd, const double *pm)
 {
 	for (int b = 0; b < E->nb; b++) {
@@ -488,7 +432,7 @@ static int step_lms_const(struct integ *it, struct dae3 *E, const struct coef *c
 		}
 	}
 	for (int j = 0; j < k; j++)
-		chart(E, &E->hist[j], x->A, E->Y[j], E->Yd[j], E->PM[j]);
+		dae3_chart(E, &E->hist[j], x->A, E->Y[j], E->Yd[j], E->PM[j]);
 	for (int i = 0; i < ny; i++) {
 		double v = 0.0;
 		for (int j = 1; j <= k; j++)
@@ -505,7 +449,7 @@ static int step_lms_const(struct integ *it, struct dae3 *E, const struct coef *c
 static int step_trap(struct integ *it, struct dae3 *E, double h, struct ra_state *y)
 {
 	const struct ra_state *x = &E->hist[0];
-	chart(E, x, x->A, E->Y[0], E->Yd[0], E->PM[0]);
+	dae3_chart(E, x, x->A, E->Y[0], E->Yd[0], E->PM[0]);
 	for (int i = 0; i < E->ny; i++)
 		E->yhat[i] = E->Y[0][i] + 0.5 * h * E->Yd[0][i];
 	upart(E, E->Yd[0], 1.0, E->g, 0);
@@ -529,7 +473,7 @@ static int step_ss(struct integ *it, struct dae3 *E, const struct coef *co, doub
 	double complex w0 = P[r - 1] * (1.0 - gm[2 * r - 2]), wk[4];
 	for (int k = 1; k < r; k++)
 		wk[k] = P[k - 1] * (1.0 - gm[2 * k - 2] / gm[2 * k - 1]);
-	chart(E, x, x->A, E->Y[0], E->Yd[0], E->PM[0]);
+	dae3_chart(E, x, x->A, E->Y[0], E->Yd[0], E->PM[0]);
 	for (int i = 0; i < ny; i++) {
 		double v = creal(w0) * E->Yd[0][i];
 		for (int k = 1; k < r; k++)
@@ -543,7 +487,7 @@ static int step_ss(struct integ *it, struct dae3 *E, const struct coef *co, doub
 	if (st)
 		return st;
 	/* new auxiliary variables, innermost first (reference §C "update") */
-	chart(E, y, x->A, E->Ynew, E->Ydnew, E->pm);
+	dae3_chart(E, y, x->A, E->Ynew, E->Ydnew, E->pm);
 	for (int k = r - 1; k >= 1; k--) {
 		double complex g1 = gm[2 * k - 1], g2 = gm[2 * k];
 		double complex A1 = -(1.0 - g1) / g1, A2 = g2 / g1, A3 = (1.0 - g2) / g1;
@@ -572,7 +516,7 @@ static int step_dirk(struct integ *it, struct dae3 *E, double h, struct ra_state
 	const struct ra_state *x = &E->hist[0];
 	const struct coef *co = &E->co;
 	int s = co->s, ny = E->ny;
-	chart(E, x, x->A, E->SY[0], E->SYd[0], E->PM[0]);
+	dae3_chart(E, x, x->A, E->SY[0], E->SYd[0], E->PM[0]);
 	copy_lam(it->sys, E->lam, x->lam);
 	for (int i = 1; i < s; i++) {
 		for (int q = 0; q < ny; q++) {
@@ -599,7 +543,7 @@ static int step_dirk(struct integ *it, struct dae3 *E, double h, struct ra_state
 		int st = solve(it, E, &in, y);
 		if (st)
 			return st;
-		chart(E, y, x->A, E->SY[i], E->SYd[i], E->pm);
+		dae3_chart(E, y, x->A, E->SY[i], E->SYd[i], E->pm);
 	}
 	return INTEG_OK;
 }
@@ -654,7 +598,7 @@ static int step_newmark(struct integ *it, struct dae3 *E, double h, struct ra_st
 
 /* --- history ---------------------------------------------------------- */
 
-static void start(struct integ *it, struct dae3 *E, const struct ra_state *x)
+void dae3_start(struct integ *it, struct dae3 *E, const struct ra_state *x)
 {
 	const struct ra *s = it->sys;
 	ra_state_copy(s, &E->hist[0], x);
@@ -664,7 +608,7 @@ static void start(struct integ *it, struct dae3 *E, const struct ra_state *x)
 	memset(E->pm, 0, (size_t)s->ng * sizeof(double));
 	if (E->mu)
 		memset(E->mu, 0, (size_t)s->nc * sizeof(double));
-	chart(E, x, x->A, E->Y[0], E->Yd[0], E->PM[0]);
+	dae3_chart(E, x, x->A, E->Y[0], E->Yd[0], E->PM[0]);
 	for (int k = 0; k < 3; k++)
 		for (int i = 0; i < E->ny; i++)
 			E->V[k][i] = E->Yd[0][i];
@@ -672,7 +616,7 @@ static void start(struct integ *it, struct dae3 *E, const struct ra_state *x)
 	copy_lam(s, E->lamf, x->lam);
 }
 
-static void push(struct integ *it, struct dae3 *E, const struct ra_state *y)
+void dae3_push(struct integ *it, struct dae3 *E, const struct ra_state *y)
 {
 	struct ra_state last = E->hist[NH - 1];
 	double *lpm = E->PM[NH - 1];
@@ -703,7 +647,7 @@ static void push(struct integ *it, struct dae3 *E, const struct ra_state *y)
 /* Undo push (the doubled step's midpoint): hist[0] is the state before
  * it again; the oldest stored state is lost (only multistep schemes use
  * it, and they never double). */
-static void pop(struct integ *it, struct dae3 *E)
+void dae3_pop(struct integ *it, struct dae3 *E)
 {
 	struct ra_state first = E->hist[0];
 	double *fpm = E->PM[0];
@@ -735,51 +679,8 @@ static int same_steps(const struct dae3 *E, int k, double h)
 	return 1;
 }
 
-/* lms2's error estimate (see the header): Milne's device with the
- * predictor y_P through the last three states (values only, Lagrange at
- * t_n); y the accepted solve, Y[0], Y[1] the history charted by
- * step_lms_const.  Error constants from both formulas applied to t^3/6
- * with t = 0 at t_n: the LMS's dc (exact minus computed) and the
- * predictor's dp = h (h + h1)(h + h1 + h2) / 6; est = dc / (dp - dc)
- * (y_n - y_P).  No derivative enters y_P: at index 3 the velocities miss
- * the constraint tangent by O(h^2), and h times that error, in a
- * predictor from y', would not shrink with the step. */
-static int lms2_est(struct dae3 *E, double h, const struct ra_state *y)
-{
-	const struct ra_state *x = &E->hist[0];
-	double h1 = E->hstep[0], h2 = E->hstep[1], a[3], hb[3];
-	double t1 = -h, t2 = -h - h1, t3 = -h - h1 - h2;
-	coef_lms2_var(E->co.rho, h / h1, h1, a, hb);
-	double dc = -(a[1] * t1 * t1 * t1 / 6 + a[2] * t2 * t2 * t2 / 6 +
-		      hb[1] * t1 * t1 / 2 + hb[2] * t2 * t2 / 2);
-	if (E->nhist < 3) {
-		/* the second step: two states only, y_P = y0 + h y0' + h^2/2
-		 * (y0' - y1')/h1 (the start is consistent and the first step
-		 * doubled, so y0' is close to the tangent) */
-		double dq = -(t1 * t1 * t1 / 6 + h * t1 * t1 / 2 +
-			      h * h / 2 * (t1 * t1 / 2 - t2 * t2 / 2) / h1);
-		chart(E, y, x->A, E->Ynew, E->Ydnew, E->pm);
-		for (int i = 0; i < E->ny; i++) {
-			double yp = E->Y[0][i] + h * E->Yd[0][i] +
-				    0.5 * h * h * (E->Yd[0][i] - E->Yd[1][i]) / h1;
-			E->est[i] = dc / (dc - dq) * (E->Ynew[i] - yp);
-		}
-		return 1;
-	}
-	double dp = -t1 * t2 * t3 / 6;
-	double l1 = t2 * t3 / ((t1 - t2) * (t1 - t3)), l2 = t1 * t3 / ((t2 - t1) * (t2 - t3));
-	double l3 = t1 * t2 / ((t3 - t1) * (t3 - t2));
-	chart(E, &E->hist[2], x->A, E->Y[2], E->Yd[2], E->PM[2]);
-	chart(E, y, x->A, E->Ynew, E->Ydnew, E->pm);
-	for (int i = 0; i < E->ny; i++) {
-		double yp = l1 * E->Y[0][i] + l2 * E->Y[1][i] + l3 * E->Y[2][i];
-		E->est[i] = dc / (dp - dc) * (E->Ynew[i] - yp);
-	}
-	return 1;
-}
-
 /* One step of the scheme; est filled when an estimate exists (returns 1 in *has). */
-static int step_once(struct integ *it, struct dae3 *E, double h, struct ra_state *y, int *has)
+int dae3_step_once(struct integ *it, struct dae3 *E, double h, struct ra_state *y, int *has)
 {
 	const struct coef *co = &E->co;
 	*has = 0;
@@ -798,7 +699,7 @@ static int step_once(struct integ *it, struct dae3 *E, double h, struct ra_state
 			return step_trap(it, E, h, y);
 		int sl = step_lms_const(it, E, co, h, y, !same);
 		if (sl == INTEG_OK && E->adaptive && co->k == 2)
-			*has = lms2_est(E, h, y);
+			*has = dae3_lms2_est(E, h, y);
 		return sl;
 	case COEF_SS:
 		E->aux = 1;
@@ -809,124 +710,6 @@ static int step_once(struct integ *it, struct dae3 *E, double h, struct ra_state
 		return step_newmark(it, E, h, y);
 	}
 	return INTEG_NEWTON_FAIL;
-}
-
-/* 001 eqs. 13-14 on y = (r, psi, v, w) between Y0 (t_{n-1}) and Yn (t_n),
- * of the local error E->est.  Velocities are index-2 variables of the
- * index-3 DAE: their estimate is O(h^2) where that of positions is O(h^3)
- * and only their O(h^3) part carries on, so it is scaled by h (the
- * treatment of higher-index components in Hairer & Wanner, Solving ODEs
- * II, §VII.4; docs/REFERENCES.md); unscaled, the control rejects every
- * step of a constrained model.  Multipliers are not weighed at all. */
-static double err_norm(const struct dae3 *E, const double *Y0, const double *Yn, double h,
-		       double frac, double floor)
-{
-	double s = 0.0;
-	for (int i = 0; i < E->ny; i++) {
-		double sc = E->atol + E->rtol * fmax(fabs(Y0[i]), fabs(Yn[i]));
-		double e = fabs((i % 12 >= 6 ? h : 1.0) * E->est[i]) / (frac * sc + floor);
-		s = fmax(s, e);
-	}
-	return s;
-}
-
-/* Global order of positions the control expects (the exponent of its
- * step-size rule): 2 at index 3 for every scheme (the order reduction of
- * docs/results/004/orders.md), 3 for the DIRK family at index 2. */
-static int control_order(const struct dae3 *E)
-{
-	return E->co.kind == COEF_DIRK && E->index == 2 ? 3 : 2;
-}
-
-/* The DIRK family's estimate: step doubling (Richardson).  One step H
- * from hist[0] and two steps H/2; est = (y_{H/2,H/2} - y_H) / (2^(r-1) - 1)
- * estimates the local error of the two half steps, r = 3 the local order
- * at index 3 (at index 2, r = 4 and the estimate is 7/3 too large: on the
- * safe side; measured spherical top error/tolerance 13 with 1/7).  The
- * embedded pair of esdirk436l2sa2 is not used: both of its solutions
- * carry the same index-3 stage errors, so their difference misses the
- * error that dominates on constrained models (Andrews: a few 1e-3 of it).
- * y receives the two-half-step solution. */
-static int step_doubled(struct integ *it, struct dae3 *E, double H, struct ra_state *y)
-{
-	int has, st = step_once(it, E, H, &E->ybig, &has);
-	if (st)
-		return st;
-	const double *A0 = E->hist[0].A;
-	chart(E, &E->ybig, A0, E->Ybig, E->Ydnew, E->pm);
-	if ((st = step_once(it, E, 0.5 * H, &E->ymid, &has)))
-		return st;
-	push(it, E, &E->ymid);
-	E->trap_only = E->co.kind == COEF_LMS;
-	st = step_once(it, E, 0.5 * H, y, &has);
-	E->trap_only = 0;
-	pop(it, E);
-	if (st)
-		return st;
-	chart(E, y, E->hist[0].A, E->Ynew, E->Ydnew, E->pm);
-	double f = 1.0 / 3.0;
-	for (int i = 0; i < E->ny; i++)
-		E->est[i] = f * (E->Ynew[i] - E->Ybig[i]);
-	return INTEG_OK;
-}
-
-int dae3_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
-{
-	struct dae3 *E = eng(it);
-	if (E->nhist == 0 || E->hist[0].t != x->t)
-		start(it, E, x);
-	it->iters = 0;
-	if (!E->adaptive) {
-		int has, st = step_once(it, E, h, y, &has);
-		if (st)
-			return st;
-		push(it, E, y);
-		it->total_iters += it->iters;
-		it->steps++;
-		return INTEG_OK;
-	}
-	/* Error per unit step: a step h may make the fraction h / span of the
-	 * tolerance, so that the local errors of the run add up to about the
-	 * tolerance and the global error falls in proportion to it (the
-	 * estimate's O(h^(q+1)) / h against a global O(h^q)). */
-	/* lms2's first step (trapezoidal) is doubled as well */
-	int q = control_order(E), dirk = E->co.kind == COEF_DIRK || E->nhist < 2;
-	double span = E->span > 0 ? E->span : h;
-	double hmin = 1e-12 * fmax(1.0, fabs(x->t)), hmax = E->h_max > 0 ? E->h_max : h;
-	for (;;) {
-		int has = 1, st;
-		double err = 0.0;
-		st = dirk ? step_doubled(it, E, h, y) : step_once(it, E, h, y, &has);
-		/* lms2: the unit is the larger of h and the last step; its
-		 * estimate holds h times the O(h_{n-1}^2) velocity error of the
-		 * last state (index 3), which a smaller h alone never brings
-		 * under h / span */
-		double unit = dirk ? h : fmax(h, E->hstep[0]);
-		if (st == INTEG_OK && has)
-			err = err_norm(E, dirk ? E->Ybig : E->Y[0], E->Ynew, h, unit / span,
-				       it->tol);
-		if (st == INTEG_OK && err <= 1.0) {
-			push(it, E, y);
-			double fac = err > 0 ? E->safety * pow(1.0 / err, 1.0 / q) : E->facmax;
-			it->h_next = fmin(hmax, h * fmin(E->facmax, fmax(E->facmin, fac)));
-			it->total_iters += it->iters;
-			it->steps++;
-			return INTEG_OK;
-		}
-		it->rejected++;
-		if (st == INTEG_OK) {
-			h *= fmax(E->facmin, E->safety * pow(1.0 / err, 1.0 / q));
-		} else {
-			h *= 0.25;
-			/* a failed Newton iteration leaves mu anywhere; it is
-			 * zero on the exact solution (index 2: Andrews found
-			 * every retry singular from the diverged mu) */
-			if (E->mu)
-				memset(E->mu, 0, (size_t)it->sys->nc * sizeof(double));
-		}
-		if (h < hmin)
-			return st ? st : INTEG_STEP_TOO_SMALL;
-	}
 }
 
 /* --- linear analysis -------------------------------------------------- */
@@ -945,7 +728,7 @@ static int naux(const struct dae3 *E)
 
 int dae3_slots(struct integ *it)
 {
-	const struct dae3 *E = eng(it);
+	const struct dae3 *E = dae3_eng(it);
 	return 3 * nstore(E) + 4 * naux(E) + (E->co.kind == COEF_NEWMARK ? 1 : 0);
 }
 
@@ -953,7 +736,7 @@ int dae3_slots(struct integ *it)
  * times dt^2 (keeps the columns of the amplification matrix of one size). */
 static void slots_io(struct integ *it, int comp, double dt, double *v, int set)
 {
-	struct dae3 *E = eng(it);
+	struct dae3 *E = dae3_eng(it);
 	int n = 0;
 	double sc[3] = { 1.0, dt, dt * dt };
 	for (int j = 0; j < nstore(E); j++) {
@@ -996,8 +779,8 @@ void dae3_set(struct integ *it, int comp, double dt, const double *v)
 
 void dae3_prime(struct integ *it, const struct ra_state *x, double h)
 {
-	struct dae3 *E = eng(it);
-	start(it, E, x);
+	struct dae3 *E = dae3_eng(it);
+	dae3_start(it, E, x);
 	for (int j = 1; j < NH; j++) {
 		ra_state_copy(it->sys, &E->hist[j], x);
 		E->hist[j].t = x->t - j * h;
@@ -1009,5 +792,5 @@ void dae3_prime(struct integ *it, const struct ra_state *x, double h)
 
 const struct ra_state *dae3_last(const struct integ *it)
 {
-	return &eng(it)->hist[0];
+	return &dae3_eng(it)->hist[0];
 }
