@@ -358,11 +358,11 @@ adaptive() {
 	note "max error of $aq vs reference: $aerr"
 }
 # adaptive_pair M DECK REF QUANTITY: error must fall by 10 from tolerances
-# 1e-4 to 1e-6 (a factor 100 in the local tolerance gives 100^(q/(q+1)):
-# 21.5 for lms2 (q = 2), 31.6 for esdirk436l2sa2's 3rd-order estimate
-# (q = 3); 10 leaves room for the global error not being proportional;
-# measured 22.5 lms2, 70.2 esdirk436l2sa2 on spring_top, 21.9 lms2, 35.0
-# esdirk436l2sa2 on the double pendulum)
+# 1e-4 to 1e-6 (the control keeps the error per unit step, so the global
+# error follows the tolerance: a factor 100; 10 leaves room for it not
+# being exactly proportional; measured 103 lms2, 51 esdirk436l2sa2 on
+# spring_top, 108 lms2, 89 esdirk436l2sa2 on the double pendulum;
+# proportionality itself: tests/t-accuracy.sh)
 adaptive_pair() {
 	adaptive "$1" "$2" "$3" 1e-4 "$4"
 	e4=$aerr

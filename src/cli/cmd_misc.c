@@ -69,8 +69,14 @@ int cmd_list(int argc, char **argv)
 	if (strcmp(what, "integrators") == 0) {
 		for (int i = 0; i < INTEG_COUNT; i++) {
 			const struct integ_info *r = &integ_table[i];
-			printf("%-16s %-16s order %d  %s%s\n", r->name, r->family, r->order,
-			       r->adaptive ? "adaptive, " : "", r->help);
+			/* design order; measured on constrained positions at
+			 * integrator.index 3 and 2 (registry.def) */
+			char o2[8] = "-";
+			if (r->order2)
+				snprintf(o2, sizeof o2, "%d", r->order2);
+			printf("%-16s %-16s order %d (constrained: %d, index 2: %s)  %s%s\n", r->name,
+			       r->family, r->order, r->order3, o2, r->adaptive ? "adaptive, " : "",
+			       r->help);
 		}
 	} else if (strcmp(what, "joints") == 0) {
 		for (int i = 0; i < JOINT_NTYPES; i++)

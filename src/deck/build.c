@@ -103,6 +103,14 @@ static void build_integrator_004(struct bctx *b, const struct dnode *v, struct s
 	if (opt_num(b, v, "alpha", &o->alpha) > 0)
 		check_range(b, v, "alpha", o->alpha, -1.0 / 3.0, 0.0);
 	opt_bool(b, v, "adaptive", &o->adaptive);
+	long ix;
+	if (opt_int(b, v, "index", &ix) > 0) {
+		if (ix != 2 && ix != 3)
+			diag_error(b->d, &dn_get(v, "index")->pos,
+				   "integrator.index must be 2 or 3, got %ld", ix);
+		else
+			o->index = (int)ix;
+	}
 	if (opt_num(b, v, "atol", &o->atol) > 0)
 		check_positive(b, v, "atol", "integrator", o->atol);
 	if (opt_num(b, v, "rtol", &o->rtol) > 0)

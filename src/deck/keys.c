@@ -42,6 +42,7 @@ static const struct key_def integ_keys[] = {
 	{ "safety", K_NUM, 0, NULL, "safety factor of the step control, in [0.001, 1] (default 0.9)" },
 	{ "facmin", K_NUM, 0, NULL, "smallest step ratio of the step control, in [0.001, 0.999] (default 0.2)" },
 	{ "facmax", K_NUM, 0, NULL, "largest step ratio of the step control, in [1.001, 1000] (default 5)" },
+	{ "index", K_INT, 0, NULL, "constraint formulation of the dae3 schemes except hht and genalpha: 3 (positions, seed 004) or 2 (positions and velocities with a second multiplier, Gear-Gupta-Leimkuhler) (default 3)" },
 	{ "startup", K_STR, 0, NULL, "start of lms2/3/4: trapezoidal or single_step (default trapezoidal)" },
 	{ "predictor", K_STR, 0, NULL, "first Newton iterate of hi and fi: extrapolate (a polynomial through up to the last six steps' solutions, for hi multipliers and displacement, of the degree that predicted the last step best) or last (the last step's values) (default extrapolate)" },
 	{ NULL, 0, 0, NULL, NULL }

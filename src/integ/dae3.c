@@ -28,23 +28,31 @@
  * whenever the iteration contracts slowly (rate > 1/4).  Stop test as FI:
  * cq ||(dg, dlambda)||_2 < tolerance.
  *
+ * Index 2 (integrator.index: 2; every scheme but the Newmark family): the
+ * stabilized index-2 formulation of Gear, Gupta and Leimkuhler (Hairer &
+ * Wanner, Solving ODEs II, §VII.1, the "GGL" system; docs/REFERENCES.md):
+ *   q' = u - Phi_q^T mu,   M u' + Phi_q^T lambda = f,
+ *   Phi(q, t) = 0,   Phi_q u - nu = 0,
+ * u = (v, w), with a second multiplier mu (zero on the exact solution).  The
+ * position derivative of the chart becomes (v - pm_r, Jr^-1 (w - pm_w)),
+ * pm = Phi_q^T mu, kept per stored state.  Newton: the velocity rows,
+ * scaled by 1/c, take the place of the position rows in the same matrix
+ * (unknowns g, lambda); then mu from the position rows, P P^T dmu = (Phi -
+ * c (Phi_q u - nu)) / c, with the Schur complement of [I P^T; P 0] (the
+ * derivative of P^T mu by q left out).  The velocity-level rows have index
+ * 2, so stiffly accurate DIRKs reach min(p, q + 1) on positions (q the
+ * stage order: 2 for the ESDIRKs and MSSTH of seed 004 with their explicit
+ * first stage), i.e. 3, instead of 2 at index 3 (measured:
+ * docs/results/004/orders.md).
+ *
  * Predictors (004 §3.1): multistep, second-order Hermite (eq. 12); single
  * step and Newmark, constant (eq. 15); DIRK stages, constant at stage 1,
  * second-order from the two previous stages, fourth-order (eq. 16) at the
  * last stage of MSSTH4/5 and ESDIRK4(3)6L[2]SA2.
  *
- * Step control (lms2, esdirk436l2sa2 with integrator.adaptive): 001 eqs.
- * 13-16 on (r, psi, v, w).  esdirk436l2sa2 estimates with its embedded
- * third-order weights; lms2 with Milne's device from an explicit
- * second-order predictor y_P = y_{n-1} + h y'_{n-1} + h^2/2 y''_{n-1}
- * (y'' from the last two derivatives): err = C/(C - C_P) (y_n - y_P), the
- * error constants found by applying both formulas to t^3/6.  In the norm
- * (err_norm) velocity estimates are scaled by h, for both schemes.
+ * Step control (integrator.adaptive): dae3_ctrl.c.
  */
-#include "dae3.h"
-#include "coef.h"
-#include <complex.h>
-#include "integ.h"
+#include "dae3_impl.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -53,26 +61,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NH 5			/* stored accepted states */
-
-struct dae3 {
-	struct coef co, ss;	/* scheme; SS_k used to start LMS_k */
-	int adaptive, startup_ss;
-	double atol, rtol, safety, facmin, facmax;
-	int nb, ny;		/* bodies, 12 nb */
-	struct ra_state hist[NH];	/* hist[0] = last accepted */
-	double hstep[NH];	/* hstep[j] = t(hist[j]) - t(hist[j+1]) */
-	int nhist;
-	double *Y[NH], *Yd[NH];	/* history in the chart of hist[0] */
-	double *SY[COEF_MAXS], *SYd[COEF_MAXS];	/* DIRK stage values */
-	double complex *V[3], *Vn[3];	/* SS auxiliary variables, new ones */
-	int aux;		/* the auxiliary variables are kept */
-	double *ap, *apn;	/* generalized-alpha pseudo-accelerations */
-	double *yhat, *g, *lam, *lamf, *psi, *ek, *est, *Ynew, *Ydnew;
-	double h_max;		/* largest step the step control may take */
-};
-
-static struct dae3 *eng(const struct integ *it)
+struct dae3 *dae3_eng(const struct integ *it)
 {
 	return (struct dae3 *)it->eng;
 }
@@ -125,13 +114,33 @@ int dae3_init(struct integ *it, const struct sim_options *o)
 	E->lam = xcalloc(nc, sizeof(double));
 	E->lamf = xcalloc(nc, sizeof(double));
 	E->h_max = o->t_end - o->t0;
+	E->index = o->index == 2 ? 2 : 3;
+	E->span = o->t_end - o->t0;
+	ra_state_init(s, &E->ybig);
+	ra_state_init(s, &E->ymid);
+	E->Ybig = xcalloc(ny, sizeof(double));
+	E->pm = xcalloc(ng, sizeof(double));
+	for (int j = 0; j < NH; j++)
+		E->PM[j] = xcalloc(ng, sizeof(double));
+	if (E->index == 2) {
+		E->mu = xcalloc(nc, sizeof(double));
+		E->dmu = xcalloc(nc, sizeof(double));
+		E->vres = xcalloc(nc, sizeof(double));
+		E->u = xcalloc(ng, sizeof(double));
+		E->xmu = xcalloc(ng, sizeof(double));
+		E->Wid = xcalloc((size_t)18 * s->nb + 1, sizeof(double));
+		for (int b = 0; b < s->nb; b++)
+			for (int c = 0; c < 3; c++)
+				E->Wid[18 * b + 4 * c] = E->Wid[18 * b + 9 + 4 * c] = 1.0;
+		E->kmu = kkt_new(s->nb, s->nc, s->bi, s->bj, kkt_mode_of(it->kkt));
+	}
 	it->eng = E;
 	return 0;
 }
 
 void dae3_free(struct integ *it)
 {
-	struct dae3 *E = eng(it);
+	struct dae3 *E = dae3_eng(it);
 	if (!E)
 		return;
 	for (int j = 0; j < NH; j++) {
@@ -158,19 +167,33 @@ void dae3_free(struct integ *it)
 	free(E->psi);
 	free(E->lam);
 	free(E->lamf);
+	free(E->pm);
+	ra_state_release(&E->ybig);
+	ra_state_release(&E->ymid);
+	free(E->Ybig);
+	for (int j = 0; j < NH; j++)
+		free(E->PM[j]);
+	free(E->mu);
+	free(E->dmu);
+	free(E->vres);
+	free(E->u);
+	free(E->xmu);
+	free(E->Wid);
+	kkt_free(&E->kmu);
 	free(E);
 	it->eng = NULL;
 }
 
 int dae3_stages(const struct integ *it)
 {
-	const struct dae3 *E = eng(it);
+	const struct dae3 *E = dae3_eng(it);
 	return E->co.kind == COEF_DIRK ? E->co.s - 1 : 1;
 }
 
-/* y, y' of state x in the chart of orientations Aref */
-static void chart(const struct dae3 *E, const struct ra_state *x, const double *Aref,
-		  double *Y, double *Yd)
+/* y, y' of state x in the chart of orientations Aref; pm = Phi_q^T mu
+ * of x (index 2: q' = (v, w) - pm; zero at index 3) */
+void dae3_chart(const struct dae3 *E, const struct ra_state *x, const double *Aref,
+		  double *Y, double *Yd, const double *pm)
 {
 	for (int b = 0; b < E->nb; b++) {
 		double R[9], psi[3], Ji[9], *y = Y + 12 * b, *yd = Yd + 12 * b;
@@ -181,8 +204,12 @@ static void chart(const struct dae3 *E, const struct ra_state *x, const double *
 		v3_copy(y + 3, psi);
 		v3_copy(y + 6, x->v + 3 * b);
 		v3_copy(y + 9, x->w + 3 * b);
-		v3_copy(yd, x->v + 3 * b);
-		m3_mulv(yd + 3, Ji, x->w + 3 * b);
+		double wq[3];
+		for (int c = 0; c < 3; c++) {
+			yd[c] = x->v[3 * b + c] - pm[6 * b + c];
+			wq[c] = x->w[3 * b + c] - pm[6 * b + 3 + c];
+		}
+		m3_mulv(yd + 3, Ji, wq);
 		v3_copy(yd + 6, x->a + 3 * b);
 		v3_copy(yd + 9, x->wd + 3 * b);
 	}
@@ -212,18 +239,20 @@ static void kin(struct dae3 *E, const struct solve_in *in, const double *g, stru
 				w[c] = yh[9 + c] + in->cv * gb[3 + c];
 			}
 		} else {
-			double c0 = in->cv;
+			double c0 = in->cv, wq[3];
+			const double *pm = E->pm + 6 * b;	/* index 2: q' = u - pm */
 			for (int c = 0; c < 3; c++) {
 				v[c] = yh[6 + c] + c0 * gb[c];
-				r[c] = yh[c] + c0 * v[c];
+				r[c] = yh[c] + c0 * (v[c] - pm[c]);
 				w[c] = yh[9 + c] + c0 * gb[3 + c];
+				wq[c] = w[c] - pm[3 + c];
 			}
 			/* psi = psihat + c Jr(psi)^-1 w: contraction of rate ~ c |w| / 2 */
 			for (int k = 0; k < 30; k++) {
 				double Ji[9], d[3], old[3];
 				v3_copy(old, psi);
 				so3_jrinv(Ji, psi);
-				m3_mulv(d, Ji, w);
+				m3_mulv(d, Ji, wq);
 				for (int c = 0; c < 3; c++)
 					psi[c] = yh[3 + c] + c0 * d[c];
 				double ch = fabs(psi[0] - old[0]) + fabs(psi[1] - old[1]) +
@@ -251,6 +280,41 @@ static void blocks(struct integ *it, const struct ra_state *y, double t, const s
 	ra_force_blocks(it->sys, y, t, in->theta * in->cq, in->theta * in->cv, it->W);
 }
 
+/* Index 2: the velocity rows replace the position rows of the Newton
+ * system, it->dl = -(Phi_q u - nu) / c, u = (v, w) at y; E->vres keeps
+ * Phi_q u - nu, s->phi keeps Phi (both at y). */
+static void ggl_rows(struct integ *it, struct dae3 *E, const struct ra_state *y,
+		     const struct solve_in *in)
+{
+	struct ra *s = it->sys;
+	ra_eval(s, y, in->t, PRIM_PHI | PRIM_JAC | PRIM_NU);
+	for (int b = 0; b < E->nb; b++) {
+		v3_copy(E->u + 6 * b, y->v + 3 * b);
+		v3_copy(E->u + 6 * b + 3, y->w + 3 * b);
+	}
+	ra_jac_mul(s, E->u, E->vres);
+	for (int k = 0; k < s->nc; k++) {
+		E->vres[k] -= s->nu[k];
+		it->dl[k] = -E->vres[k] / in->cv;
+	}
+}
+
+/* Index 2: the mu update from the position rows.  With dq = c^2 dg -
+ * c P^T dmu and c P dg = -vres (the velocity rows), Phi + P dq = 0 gives
+ * P P^T dmu = (Phi - c vres) / c; [I P^T; P 0] [x; z] = [0; b] has z =
+ * -(P P^T)^-1 b.  Returns |dmu|. */
+static double ggl_mu(struct integ *it, struct dae3 *E, double c)
+{
+	struct ra *s = it->sys;
+	for (int k = 0; k < s->nc; k++)
+		it->dl[k] = -(s->phi[k] - c * E->vres[k]) / c;
+	kkt_solve(E->kmu, NULL, it->dl, E->xmu, E->dmu);
+	for (int k = 0; k < s->nc; k++)
+		E->mu[k] += E->dmu[k];
+	ra_jac_tmul(s, E->mu, E->pm);
+	return integ_norm2(E->dmu, s->nc, NULL, 0);
+}
+
 /* Newton on one implicit solve: g, lam hold the guess and receive the
  * solution; y receives the state. */
 static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, struct ra_state *y)
@@ -258,17 +322,23 @@ static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, st
 	struct ra *s = it->sys;
 	int nb = s->nb, nc = s->nc, ng = s->ng, it_n = 0, refactor = 1, ok = 0;
 	double *g = E->g, *lam = E->lam, *e = it->rhs, prev = 0.0;
+	int ggl = E->index == 2;
 	for (int b = 0; b < nb; b++)	/* fixed-point start for psi */
 		v3_copy(E->psi + 3 * b, in->yhat + 12 * b + 3);
+	if (ggl)	/* the last solve's mu is the first iterate */
+		ra_jac_tmul(s, E->mu, E->pm);
 	while (it_n < it->maxit) {
 		kin(E, in, g, y);
 		integ_residual(it, y, in->t, E->lamf, g, lam, in->theta, in->cq);
+		if (ggl)
+			ggl_rows(it, E, y, in);
 		if (in->ek)
 			for (int i = 0; i < ng; i++)
 				e[i] += in->ek[i];
 		if (refactor) {
 			blocks(it, y, in->t, in);
-			if (kkt_factor(it->kkt, it->W, s->jac)) {
+			if (kkt_factor(it->kkt, it->W, s->jac) ||
+			    (ggl && kkt_factor(E->kmu, E->Wid, s->jac))) {
 				it->bad_row = kkt_bad_row(it->kkt);
 				it->iters += it_n;
 				return INTEG_SINGULAR;
@@ -277,12 +347,14 @@ static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, st
 			refactor = 0;
 		}
 		kkt_solve(it->kkt, e, it->dl, it->dg, it->dl2);
+		double dmu = ggl ? ggl_mu(it, E, in->cv) : 0.0;
 		for (int i = 0; i < ng; i++)
 			g[i] += it->dg[i];
 		for (int k = 0; k < nc; k++)
 			lam[k] += it->dl2[k];
 		it_n++;
-		double dn = integ_norm2(it->dg, ng, it->dl2, nc), nrm = in->cq * dn;
+		double dn = integ_norm2(it->dg, ng, it->dl2, nc);
+		double nrm = fmax(in->cq * dn, in->cv * dmu);
 		it->last_norm = nrm;
 		if (!isfinite(nrm)) {
 			integ_note_worst(it);
@@ -360,7 +432,7 @@ static int step_lms_const(struct integ *it, struct dae3 *E, const struct coef *c
 		}
 	}
 	for (int j = 0; j < k; j++)
-		chart(E, &E->hist[j], x->A, E->Y[j], E->Yd[j]);
+		dae3_chart(E, &E->hist[j], x->A, E->Y[j], E->Yd[j], E->PM[j]);
 	for (int i = 0; i < ny; i++) {
 		double v = 0.0;
 		for (int j = 1; j <= k; j++)
@@ -377,7 +449,7 @@ static int step_lms_const(struct integ *it, struct dae3 *E, const struct coef *c
 static int step_trap(struct integ *it, struct dae3 *E, double h, struct ra_state *y)
 {
 	const struct ra_state *x = &E->hist[0];
-	chart(E, x, x->A, E->Y[0], E->Yd[0]);
+	dae3_chart(E, x, x->A, E->Y[0], E->Yd[0], E->PM[0]);
 	for (int i = 0; i < E->ny; i++)
 		E->yhat[i] = E->Y[0][i] + 0.5 * h * E->Yd[0][i];
 	upart(E, E->Yd[0], 1.0, E->g, 0);
@@ -401,7 +473,7 @@ static int step_ss(struct integ *it, struct dae3 *E, const struct coef *co, doub
 	double complex w0 = P[r - 1] * (1.0 - gm[2 * r - 2]), wk[4];
 	for (int k = 1; k < r; k++)
 		wk[k] = P[k - 1] * (1.0 - gm[2 * k - 2] / gm[2 * k - 1]);
-	chart(E, x, x->A, E->Y[0], E->Yd[0]);
+	dae3_chart(E, x, x->A, E->Y[0], E->Yd[0], E->PM[0]);
 	for (int i = 0; i < ny; i++) {
 		double v = creal(w0) * E->Yd[0][i];
 		for (int k = 1; k < r; k++)
@@ -415,7 +487,7 @@ static int step_ss(struct integ *it, struct dae3 *E, const struct coef *co, doub
 	if (st)
 		return st;
 	/* new auxiliary variables, innermost first (reference §C "update") */
-	chart(E, y, x->A, E->Ynew, E->Ydnew);
+	dae3_chart(E, y, x->A, E->Ynew, E->Ydnew, E->pm);
 	for (int k = r - 1; k >= 1; k--) {
 		double complex g1 = gm[2 * k - 1], g2 = gm[2 * k];
 		double complex A1 = -(1.0 - g1) / g1, A2 = g2 / g1, A3 = (1.0 - g2) / g1;
@@ -444,7 +516,7 @@ static int step_dirk(struct integ *it, struct dae3 *E, double h, struct ra_state
 	const struct ra_state *x = &E->hist[0];
 	const struct coef *co = &E->co;
 	int s = co->s, ny = E->ny;
-	chart(E, x, x->A, E->SY[0], E->SYd[0]);
+	dae3_chart(E, x, x->A, E->SY[0], E->SYd[0], E->PM[0]);
 	copy_lam(it->sys, E->lam, x->lam);
 	for (int i = 1; i < s; i++) {
 		for (int q = 0; q < ny; q++) {
@@ -471,15 +543,8 @@ static int step_dirk(struct integ *it, struct dae3 *E, double h, struct ra_state
 		int st = solve(it, E, &in, y);
 		if (st)
 			return st;
-		chart(E, y, x->A, E->SY[i], E->SYd[i]);
+		dae3_chart(E, y, x->A, E->SY[i], E->SYd[i], E->pm);
 	}
-	if (co->has_bhat && E->adaptive)	/* the estimate serves the step control */
-		for (int q = 0; q < ny; q++) {
-			double v = 0.0;
-			for (int j = 0; j < s; j++)
-				v += (co->A[s - 1][j] - co->bhat[j]) * E->SYd[j][q];
-			E->est[q] = h * v;
-		}
 	return INTEG_OK;
 }
 
@@ -533,12 +598,17 @@ static int step_newmark(struct integ *it, struct dae3 *E, double h, struct ra_st
 
 /* --- history ---------------------------------------------------------- */
 
-static void start(struct integ *it, struct dae3 *E, const struct ra_state *x)
+void dae3_start(struct integ *it, struct dae3 *E, const struct ra_state *x)
 {
 	const struct ra *s = it->sys;
 	ra_state_copy(s, &E->hist[0], x);
 	E->nhist = 1;
-	chart(E, x, x->A, E->Y[0], E->Yd[0]);
+	for (int j = 0; j < NH; j++)
+		memset(E->PM[j], 0, (size_t)s->ng * sizeof(double));
+	memset(E->pm, 0, (size_t)s->ng * sizeof(double));
+	if (E->mu)
+		memset(E->mu, 0, (size_t)s->nc * sizeof(double));
+	dae3_chart(E, x, x->A, E->Y[0], E->Yd[0], E->PM[0]);
 	for (int k = 0; k < 3; k++)
 		for (int i = 0; i < E->ny; i++)
 			E->V[k][i] = E->Yd[0][i];
@@ -546,14 +616,18 @@ static void start(struct integ *it, struct dae3 *E, const struct ra_state *x)
 	copy_lam(s, E->lamf, x->lam);
 }
 
-static void push(struct integ *it, struct dae3 *E, const struct ra_state *y)
+void dae3_push(struct integ *it, struct dae3 *E, const struct ra_state *y)
 {
 	struct ra_state last = E->hist[NH - 1];
+	double *lpm = E->PM[NH - 1];
 	for (int j = NH - 1; j > 0; j--) {
 		E->hist[j] = E->hist[j - 1];
 		E->hstep[j] = E->hstep[j - 1];
+		E->PM[j] = E->PM[j - 1];
 	}
 	E->hist[0] = last;
+	E->PM[0] = lpm;
+	memcpy(lpm, E->pm, (size_t)it->sys->ng * sizeof(double));
 	ra_state_copy(it->sys, &E->hist[0], y);
 	E->hstep[0] = y->t - E->hist[1].t;
 	if (E->nhist < NH)
@@ -570,6 +644,33 @@ static void push(struct integ *it, struct dae3 *E, const struct ra_state *y)
 	copy_lam(it->sys, E->lamf, y->lam);
 }
 
+/* Undo push (the doubled step's midpoint): hist[0] is the state before
+ * it again; the oldest stored state is lost (only multistep schemes use
+ * it, and they never double). */
+void dae3_pop(struct integ *it, struct dae3 *E)
+{
+	struct ra_state first = E->hist[0];
+	double *fpm = E->PM[0];
+	for (int j = 0; j < NH - 1; j++) {
+		E->hist[j] = E->hist[j + 1];
+		E->hstep[j] = E->hstep[j + 1];
+		E->PM[j] = E->PM[j + 1];
+	}
+	E->hist[NH - 1] = first;
+	E->PM[NH - 1] = fpm;
+	E->nhist--;
+	if (E->aux)
+		for (int k = 0; k < 3; k++) {
+			double complex *t = E->V[k];
+			E->V[k] = E->Vn[k];
+			E->Vn[k] = t;
+		}
+	double *t = E->ap;
+	E->ap = E->apn;
+	E->apn = t;
+	copy_lam(it->sys, E->lamf, E->hist[0].lam);
+}
+
 static int same_steps(const struct dae3 *E, int k, double h)
 {
 	for (int j = 0; j < k - 1; j++)
@@ -578,35 +679,15 @@ static int same_steps(const struct dae3 *E, int k, double h)
 	return 1;
 }
 
-/* lms2's error estimate (see the header): Milne's device with the
- * predictor y_P = y0 + h y0' + h^2/2 (y0' - y1')/h1; y the accepted
- * solve, Y, Yd the history charted by step_lms_const. */
-static void lms2_est(struct dae3 *E, double h, const struct ra_state *y)
-{
-	const struct ra_state *x = &E->hist[0];
-	double h1 = E->hstep[0], a[3], hb[3], t1 = -h, t2 = -h - h1;
-	coef_lms2_var(E->co.rho, h / h1, h1, a, hb);
-	double dc = -(a[1] * t1 * t1 * t1 / 6 + a[2] * t2 * t2 * t2 / 6 +
-		      hb[1] * t1 * t1 / 2 + hb[2] * t2 * t2 / 2);
-	double dp = -(t1 * t1 * t1 / 6 + h * t1 * t1 / 2 +
-		      h * h / 2 * (t1 * t1 / 2 - t2 * t2 / 2) / h1);
-	chart(E, y, x->A, E->Ynew, E->Ydnew);
-	for (int i = 0; i < E->ny; i++) {
-		double yp = E->Y[0][i] + h * E->Yd[0][i] +
-			    0.5 * h * h * (E->Yd[0][i] - E->Yd[1][i]) / h1;
-		E->est[i] = dc / (dc - dp) * (E->Ynew[i] - yp);
-	}
-}
-
 /* One step of the scheme; est filled when an estimate exists (returns 1 in *has). */
-static int step_once(struct integ *it, struct dae3 *E, double h, struct ra_state *y, int *has)
+int dae3_step_once(struct integ *it, struct dae3 *E, double h, struct ra_state *y, int *has)
 {
 	const struct coef *co = &E->co;
 	*has = 0;
 	E->aux = 0;
 	switch (co->kind) {
 	case COEF_LMS:
-		if (E->nhist < co->k) {
+		if (E->nhist < co->k || E->trap_only) {
 			if (E->startup_ss) {
 				E->aux = 1;
 				return step_ss(it, E, &E->ss, h, y);
@@ -617,83 +698,18 @@ static int step_once(struct integ *it, struct dae3 *E, double h, struct ra_state
 		if (!same && co->k != 2)
 			return step_trap(it, E, h, y);
 		int sl = step_lms_const(it, E, co, h, y, !same);
-		if (sl == INTEG_OK && E->adaptive && co->k == 2) {
-			lms2_est(E, h, y);
-			*has = 1;
-		}
+		if (sl == INTEG_OK && E->adaptive && co->k == 2)
+			*has = dae3_lms2_est(E, h, y);
 		return sl;
 	case COEF_SS:
 		E->aux = 1;
 		return step_ss(it, E, co, h, y);
-	case COEF_DIRK: {
-		int st = step_dirk(it, E, h, y);
-		*has = co->has_bhat && E->adaptive;
-		return st;
-	}
+	case COEF_DIRK:	/* estimate: step_doubled */
+		return step_dirk(it, E, h, y);
 	case COEF_NEWMARK:
 		return step_newmark(it, E, h, y);
 	}
 	return INTEG_NEWTON_FAIL;
-}
-
-/* 001 eqs. 13-14 on y = (r, psi, v, w) between Y0 (t_{n-1}) and Yn (t_n).
- * Velocities are index-2 variables of the index-3 DAE: their estimate is
- * scaled by h (as in index-aware DAE codes); unscaled, the O(1) change of
- * the velocity error at a change of step makes the control reject every
- * step of a constrained model. */
-static double err_norm(const struct dae3 *E, const double *Y0, const double *Yn, double h)
-{
-	double s = 0.0;
-	for (int i = 0; i < E->ny; i++) {
-		double sc = E->atol + E->rtol * fmax(fabs(Y0[i]), fabs(Yn[i]));
-		double e = (i % 12 >= 6 ? h : 1.0) * E->est[i] / sc;
-		s += e * e;
-	}
-	return sqrt(s / (E->ny ? E->ny : 1));
-}
-
-int dae3_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
-{
-	struct dae3 *E = eng(it);
-	if (E->nhist == 0 || E->hist[0].t != x->t)
-		start(it, E, x);
-	it->iters = 0;
-	if (!E->adaptive) {
-		int has, st = step_once(it, E, h, y, &has);
-		if (st)
-			return st;
-		push(it, E, y);
-		it->total_iters += it->iters;
-		it->steps++;
-		return INTEG_OK;
-	}
-	int q = E->co.kind == COEF_LMS ? 2 : 3;	/* order of the estimate's error - 1 */
-	double hmin = 1e-12 * fmax(1.0, fabs(x->t)), hmax = E->h_max > 0 ? E->h_max : h;
-	for (;;) {
-		int has, st;
-		double err = 0.0;
-		st = step_once(it, E, h, y, &has);
-		if (st == INTEG_OK && has) {
-			int dirk = E->co.kind == COEF_DIRK;
-			err = err_norm(E, dirk ? E->SY[0] : E->Y[0],
-				       dirk ? E->SY[E->co.s - 1] : E->Ynew, h);
-		}
-		if (st == INTEG_OK && err <= 1.0) {
-			push(it, E, y);
-			double fac = err > 0 ? E->safety * pow(1.0 / err, 1.0 / (q + 1)) : E->facmax;
-			it->h_next = fmin(hmax, h * fmin(E->facmax, fmax(E->facmin, fac)));
-			it->total_iters += it->iters;
-			it->steps++;
-			return INTEG_OK;
-		}
-		it->rejected++;
-		if (st == INTEG_OK)
-			h *= fmax(E->facmin, E->safety * pow(1.0 / err, 1.0 / (q + 1)));
-		else
-			h *= 0.25;
-		if (h < hmin)
-			return st ? st : INTEG_STEP_TOO_SMALL;
-	}
 }
 
 /* --- linear analysis -------------------------------------------------- */
@@ -712,7 +728,7 @@ static int naux(const struct dae3 *E)
 
 int dae3_slots(struct integ *it)
 {
-	const struct dae3 *E = eng(it);
+	const struct dae3 *E = dae3_eng(it);
 	return 3 * nstore(E) + 4 * naux(E) + (E->co.kind == COEF_NEWMARK ? 1 : 0);
 }
 
@@ -720,7 +736,7 @@ int dae3_slots(struct integ *it)
  * times dt^2 (keeps the columns of the amplification matrix of one size). */
 static void slots_io(struct integ *it, int comp, double dt, double *v, int set)
 {
-	struct dae3 *E = eng(it);
+	struct dae3 *E = dae3_eng(it);
 	int n = 0;
 	double sc[3] = { 1.0, dt, dt * dt };
 	for (int j = 0; j < nstore(E); j++) {
@@ -763,8 +779,8 @@ void dae3_set(struct integ *it, int comp, double dt, const double *v)
 
 void dae3_prime(struct integ *it, const struct ra_state *x, double h)
 {
-	struct dae3 *E = eng(it);
-	start(it, E, x);
+	struct dae3 *E = dae3_eng(it);
+	dae3_start(it, E, x);
 	for (int j = 1; j < NH; j++) {
 		ra_state_copy(it->sys, &E->hist[j], x);
 		E->hist[j].t = x->t - j * h;
@@ -776,5 +792,5 @@ void dae3_prime(struct integ *it, const struct ra_state *x, double h)
 
 const struct ra_state *dae3_last(const struct integ *it)
 {
-	return &eng(it)->hist[0];
+	return &dae3_eng(it)->hist[0];
 }

@@ -49,6 +49,14 @@ struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 		it->hist.q = it->hist.cap;
 	}
 	it->h_next = o->step;
+	if (o->index == 2 && (strcmp(info->family, "dae3") != 0 || info->id == INTEG_HHT ||
+			      info->id == INTEG_GENALPHA)) {
+		diag_error(d, NULL, "integrator '%s' has no index-2 formulation: integrator.index: 2 "
+			   "needs a dae3 scheme other than hht and genalpha (lms*, ss*, bathe, msst*, "
+			   "esdirk*)", info->name);
+		integ_free(&it);
+		return NULL;
+	}
 	if (strcmp(info->family, "dae3") == 0 && dae3_init(it, o)) {
 		diag_error(d, NULL, "integrator '%s': its coefficients could not be made for "
 			   "rho_inf = %g", info->name, o->rho_inf);

@@ -4,8 +4,8 @@
 #include <string.h>
 
 const struct integ_info integ_table[INTEG_COUNT] = {
-#define X(id, name, fam, form, ord, adapt, lag, help) \
-	{ INTEG_##id, name, fam, form, ord, adapt, lag, help },
+#define X(id, name, fam, form, ord, ord3, ord2, adapt, lag, help) \
+	{ INTEG_##id, name, fam, form, ord, ord3, ord2, adapt, lag, help },
 #include "registry.def"
 #undef X
 };

@@ -3,7 +3,7 @@
 #define MBSIM_REGISTRY_H
 
 enum integ_id {
-#define X(id, name, fam, form, ord, adapt, lag, help) INTEG_##id,
+#define X(id, name, fam, form, ord, ord3, ord2, adapt, lag, help) INTEG_##id,
 #include "registry.def"
 #undef X
 	INTEG_COUNT
@@ -12,7 +12,9 @@ enum integ_id {
 struct integ_info {
 	enum integ_id id;
 	const char *name, *family, *formulation;
-	int order, adaptive, lag;
+	int order;		/* design order of positions */
+	int order3, order2;	/* on constrained positions at index 3 and 2 (0: none) */
+	int adaptive, lag;
 	const char *help;
 };
 

@@ -22,6 +22,7 @@ void sim_options_default(struct sim_options *o)
 	o->facmin = 0.2;
 	o->facmax = 5.0;
 	o->startup_ss = 0;
+	o->index = 3;
 	o->predictor = 1;
 	o->t0 = 0.0;
 	o->t_end = 1.0;

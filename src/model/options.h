@@ -20,6 +20,7 @@ struct sim_options {
 	double atol, rtol;	/* integrator.atol, rtol: error weights (001 eq. 13) */
 	double safety, facmin, facmax;	/* integrator.safety, facmin, facmax (001 eq. 16) */
 	int startup_ss;		/* integrator.startup: 0 trapezoidal, 1 single_step (LMS) */
+	int index;		/* integrator.index: 3 (seed 004) or 2 (GGL, dae3.c) */
 	int predictor;		/* integrator.predictor (hi, fi): 1 extrapolate, 0 last */
 	double t0, t_end;	/* time.start, time.end */
 	int every;		/* output.every: write every k-th step */

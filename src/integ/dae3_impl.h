@@ -1,0 +1,60 @@
+/* dae3_impl.h - the state of the dae3 engine, shared by its two files:
+ * dae3.c (the implicit solve, the schemes, the history, linear analysis)
+ * and dae3_ctrl.c (step control).  Not for use outside src/integ/dae3*.c.
+ */
+#ifndef MBSIM_DAE3_IMPL_H
+#define MBSIM_DAE3_IMPL_H
+
+#include "dae3.h"
+#include "coef.h"
+#include "integ.h"
+
+#include <complex.h>
+
+#define NH 5			/* stored accepted states */
+
+struct dae3 {
+	struct coef co, ss;	/* scheme; SS_k used to start LMS_k */
+	int adaptive, startup_ss;
+	double atol, rtol, safety, facmin, facmax;
+	int nb, ny;		/* bodies, 12 nb */
+	struct ra_state hist[NH];	/* hist[0] = last accepted */
+	double hstep[NH];	/* hstep[j] = t(hist[j]) - t(hist[j+1]) */
+	int nhist;
+	double *Y[NH], *Yd[NH];	/* history in the chart of hist[0] */
+	double *SY[COEF_MAXS], *SYd[COEF_MAXS];	/* DIRK stage values */
+	double complex *V[3], *Vn[3];	/* SS auxiliary variables, new ones */
+	int aux;		/* the auxiliary variables are kept */
+	double *ap, *apn;	/* generalized-alpha pseudo-accelerations */
+	double *yhat, *g, *lam, *lamf, *psi, *ek, *est, *Ynew, *Ydnew;
+	double h_max;		/* largest step the step control may take */
+	/* index 2 (GGL, see the header): the second multiplier mu of the
+	 * current solve, pm = Phi_q^T mu of the current solve and PM[j] of
+	 * hist[j] (zero at index 3), the velocity residual, and the matrix
+	 * [I P^T; P 0] whose Schur complement P P^T gives the mu update */
+	int index;
+	/* step control: the run's span (error per unit step), the states of
+	 * the doubled step of the DIRK family and the big step's chart */
+	double span;
+	int trap_only;		/* the doubled first step of lms2 */
+	struct ra_state ybig, ymid;
+	double *Ybig;
+	double *mu, *pm, *PM[NH], *vres, *u, *dmu, *xmu, *Wid;
+	struct kkt *kmu;
+};
+
+struct dae3 *dae3_eng(const struct integ *it);
+/* y, y' of state x in the chart of orientations Aref; pm = Phi_q^T mu of x */
+void dae3_chart(const struct dae3 *E, const struct ra_state *x, const double *Aref,
+		double *Y, double *Yd, const double *pm);
+/* One step of the scheme from hist[0]; *has = 1 when E->est holds an
+ * estimate (lms2 from its second step). */
+int dae3_step_once(struct integ *it, struct dae3 *E, double h, struct ra_state *y, int *has);
+/* History: start from x; push an accepted state; pop the last push. */
+void dae3_start(struct integ *it, struct dae3 *E, const struct ra_state *x);
+void dae3_push(struct integ *it, struct dae3 *E, const struct ra_state *y);
+void dae3_pop(struct integ *it, struct dae3 *E);
+/* lms2's Milne estimate of the step just solved into y (dae3_ctrl.c) */
+int dae3_lms2_est(struct dae3 *E, double h, const struct ra_state *y);
+
+#endif
