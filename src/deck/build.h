@@ -30,6 +30,7 @@ struct bctx {
 	struct model *m;
 	struct dnode *root;
 	int param_failed;	/* a parameter failed: silence follow-on errors */
+	int stopped;		/* interrupted (util/interrupt.h), reported once */
 };
 
 int get_num(struct bctx *b, const struct dnode *v, const char *key, double *out);

@@ -1,6 +1,7 @@
 /* model.c - building the model and expanding joints into primitives. */
 #include "model.h"
 #include "prim.h"
+#include "../util/interrupt.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -499,15 +500,42 @@ static int check_forces(struct model *m, struct diag *d)
 	return rc;
 }
 
+/* The element arrays at their final size: doubling left up to half of
+ * each unused, about 500 bytes per body of a pendulum (issue 17's memory
+ * budget is 4 KB per body). */
+static void shrink(struct model *m)
+{
+	struct model_index *ix = m->ix;
+	ix->cap[IX_BODY] = (size_t)m->nbodies + 1;
+	m->bodies = xrealloc(m->bodies, ix->cap[IX_BODY] * sizeof(*m->bodies));
+	ix->cap[IX_JOINT] = (size_t)m->njoints + 1;
+	m->joints = xrealloc(m->joints, ix->cap[IX_JOINT] * sizeof(*m->joints));
+	ix->cap[IX_DRIVER] = (size_t)m->ndrivers + 1;
+	m->drivers = xrealloc(m->drivers, ix->cap[IX_DRIVER] * sizeof(*m->drivers));
+	ix->cap[IX_FORCE] = (size_t)m->nforces + 1;
+	m->forces = xrealloc(m->forces, ix->cap[IX_FORCE] * sizeof(*m->forces));
+}
+
 int model_finalize(struct model *m, struct diag *d)
 {
 	struct emit e = { m, 0 };
 	int rc = 0;
+	shrink(m);
+	/* rows known in advance: one exact allocation, no doubling slack */
+	size_t rows = (size_t)m->ndrivers;
+	for (int i = 0; i < m->njoints; i++)
+		rows += (size_t)joint_type_rows[m->joints[i].type];
 	free(m->prims);
-	m->prims = NULL;
+	m->prims = xmalloc((rows + 1) * sizeof(*m->prims));
+	m->ix->cap_prims = rows + 1;
 	m->nprims = 0;
 	for (int i = 0; i < m->njoints; i++) {
 		struct joint *j = &m->joints[i];
+		if (interrupted()) {
+			diag_error(d, &j->pos, "interrupted while expanding joint '%s' (%d of %d) "
+				   "into constraint rows", j->name, i + 1, m->njoints);
+			return -1;
+		}
 		if (j->body[0] == j->body[1]) {
 			diag_error(d, &j->pos, "joint '%s' connects a body to itself", j->name);
 			rc = -1;
