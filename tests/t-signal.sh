@@ -16,13 +16,17 @@
 # (bench/README.md); 5 s leaves room for a loaded machine and ASan.
 BOUND=5
 deck=$decks/pendulum_array.yaml
+H5DUMP=$(command -v h5dump)
+# h5attr FILE NAME: a scalar root attribute (strings without quotes)
+h5attr() { "$H5DUMP" -a "/$2" "$1" | awk '/\(0\):/ { sub(/.*\(0\): */, ""); gsub(/"/, ""); print; exit }'; }
 
-# signal SIG after DELAY seconds; then wait at most BOUND seconds
+# sig_case SIG DELAY N END: signal SIG after DELAY seconds to a run of N
+# pendulums to time.end = END; then wait at most BOUND seconds
 sig_case() {
-	sig=$1 delay=$2 name="$1 after $2 s"
+	sig=$1 delay=$2 n=$3 name="$1 after $2 s, N = $3, time.end = $4"
 	h5=$tmp/sig.h5
 	rm -f "$h5"
-	"$MBSIM" run "$deck" --set parameters.N=100000 --set time.end=1 -o "$h5" \
+	"$MBSIM" run "$deck" --set parameters.N="$n" --set time.end="$4" -o "$h5" \
 		>"$tmp/out" 2>"$tmp/err" &
 	pid=$!
 	sleep "$delay"
@@ -53,23 +57,28 @@ sig_case() {
 		bad "$name" "no message saying where it stopped" "$(cat "$tmp/err")"
 		return
 	fi
-	if [ -e "$h5" ]; then
-		if ! $PY -c 'import h5py, sys
-with h5py.File(sys.argv[1], "r") as f:
-    s = f.attrs["status"]
-    s = s.decode() if isinstance(s, bytes) else str(s)
-    sys.exit(0 if s == "interrupted" else 1)' "$h5" 2>>"$tmp/err"; then
-			bad "$name" "the output file does not open or does not say 'interrupted'"
+	file="no output file"
+	[ -e "$h5" ] && file="output file not read (no h5dump)"
+	if [ -e "$h5" ] && [ -n "$H5DUMP" ]; then
+		s=$(h5attr "$h5" status)
+		if [ "$s" != interrupted ]; then
+			bad "$name" "the output file has status '$s', want 'interrupted'"
 			return
 		fi
+		file="file status interrupted"
 	fi
-	ok "$name: exit 1 within $BOUND s: $(grep -m1 interrupted "$tmp/err")"
+	ok "$name: exit 1 within $BOUND s, $file: $(grep -m1 interrupted "$tmp/err")"
 }
 
-# early (reading the file, building the bodies) and later (joints,
-# forces, model_finalize, the solver's set-up), by both signals
-sig_case TERM 0.3
-sig_case INT 0.3
-sig_case TERM 1.2
-sig_case INT 1.2
+# N = 1e5: early (reading the file, building the bodies) and later
+# (joints, forces), by both signals; no file exists yet
+sig_case TERM 0.3 100000 10
+sig_case INT 0.3 100000 10
+sig_case TERM 1.2 100000 10
+sig_case INT 1.2 100000 10
+# N = 300: set-up is short, the signal lands while the file is open (in
+# the steps, some 5 s of them): it must be closed saying "interrupted".
+# (At N = 2000 the HDF5 writer of 2026-11-25 takes minutes to close an
+# interrupted file - issue 17, the layout branch - so N stays small here.)
+sig_case TERM 0.5 300 5
 finish
