@@ -25,7 +25,7 @@ enum prim_type { PRIM_DP1, PRIM_DP2, PRIM_D, PRIM_CD, PRIM_ROT, PRIM_NTYPES };
 /* No type uses more than three of the six vectors, so they share three
  * slots: DP1 (ai, aj), DP2 (ai, si, sj), D (si, sj), CD (c, si, sj), ROT
  * (ai, aj, yi).  Write only the vectors of the primitive's type.  104
- * bytes instead of 176: a revolute joint has five rows, and 1e5 of them
+ * bytes instead of 184: a revolute joint has five rows, and 1e5 of them
  * must fit issue 17's 4 KB per body. */
 struct prim {
 	enum prim_type type;
