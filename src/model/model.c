@@ -500,27 +500,10 @@ static int check_forces(struct model *m, struct diag *d)
 	return rc;
 }
 
-/* The element arrays at their final size: doubling left up to half of
- * each unused, about 500 bytes per body of a pendulum (issue 17's memory
- * budget is 4 KB per body). */
-static void shrink(struct model *m)
-{
-	struct model_index *ix = m->ix;
-	ix->cap[IX_BODY] = (size_t)m->nbodies + 1;
-	m->bodies = xrealloc(m->bodies, ix->cap[IX_BODY] * sizeof(*m->bodies));
-	ix->cap[IX_JOINT] = (size_t)m->njoints + 1;
-	m->joints = xrealloc(m->joints, ix->cap[IX_JOINT] * sizeof(*m->joints));
-	ix->cap[IX_DRIVER] = (size_t)m->ndrivers + 1;
-	m->drivers = xrealloc(m->drivers, ix->cap[IX_DRIVER] * sizeof(*m->drivers));
-	ix->cap[IX_FORCE] = (size_t)m->nforces + 1;
-	m->forces = xrealloc(m->forces, ix->cap[IX_FORCE] * sizeof(*m->forces));
-}
-
 int model_finalize(struct model *m, struct diag *d)
 {
 	struct emit e = { m, 0 };
 	int rc = 0;
-	shrink(m);
 	/* rows known in advance: one exact allocation, no doubling slack */
 	size_t rows = (size_t)m->ndrivers;
 	for (int i = 0; i < m->njoints; i++)
