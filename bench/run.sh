@@ -1,7 +1,9 @@
 #!/bin/sh
 # Whole-process wall times of the benchmark decks: median, min and max of
 # REPEAT runs after one warm-up, written as CSV to bench/results/.
-# Usage: [MBSIM=build/mbsim] sh bench/run.sh [REPEAT]   (make bench), from the top directory
+# Then the large-model cases of bench/large.py, to a second CSV.
+# Usage: [MBSIM=build/mbsim] [LARGE_N="1000 10000"] sh bench/run.sh [REPEAT]   (make bench),
+# from the top directory
 set -eu
 MBSIM=${MBSIM:-build/mbsim}
 REPEAT=${1:-7}
@@ -47,3 +49,10 @@ bench pendulum_lms2 decks/pendulum.yaml
 bench chain32_lms2 decks/chain.yaml --set output.every=100 --set integrator.method=lms2
 bench andrews_esdirk436 decks/andrews_squeezer.yaml --set integrator.method=esdirk436l2sa2 --set integrator.step=1e-6 --set output.every=1000
 echo "wrote $out"
+# large models (issue 17): decks/pendulum_array.yaml at N = 1e3, 1e4, 1e5
+# (or the N in $LARGE_N), set-up, cost per body-step and per body-sample
+# written, peak memory (bench/large.py)
+large=bench/results/large-$(date +%Y%m%d-%H%M%S).csv
+# shellcheck disable=SC2086 # LARGE_N: a list of numbers
+/usr/bin/python3 bench/large.py "$MBSIM" "$large" "$REPEAT" ${LARGE_N:-}
+echo "wrote $large"

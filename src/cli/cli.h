@@ -27,8 +27,10 @@ int cmd_spectral(int argc, char **argv);
 
 /* Print every record of d to stderr; returns d->nerr. */
 int cli_print_diag(const struct diag *d);
-/* Load DECK, apply the --set list, build. Returns 0 or EXIT_DECK (errors
- * printed). On success *dk and *m are owned by the caller. */
+/* Load DECK, apply the --set list, build. Returns 0, EXIT_DECK (errors
+ * printed), or EXIT_SIM when a signal caught by cli_catch_signals stopped
+ * the loading (message printed). On success *dk and *m are owned by the
+ * caller. */
 int cli_load(const char *path, char **sets, int nsets, struct deck **dk,
 	     struct model **m, struct sim_options *o);
 /* JSON on stdout: a quoted, escaped string; a number or null; an array
@@ -50,8 +52,9 @@ const char *cli_optval(int argc, char **argv, int *i, const char *name, const ch
 		       int *err);
 
 /* Catch SIGINT and SIGTERM for the runs of a command: returns the flag
- * they set, for sim_args.stop (the run loop polls it once per step and
- * ends with status "interrupted"). */
+ * they set (util/interrupt.h), for sim_args.stop (the run loop polls it
+ * once per step and ends with status "interrupted"; the loader, builder
+ * and assembly poll it too).  Call it before cli_load. */
 volatile sig_atomic_t *cli_catch_signals(void);
 /* "mbsim ARG..." for the files' command_line attribute (malloc'd). */
 char *cli_join_args(int argc, char **argv);

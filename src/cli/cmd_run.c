@@ -230,6 +230,9 @@ int cmd_run(int argc, char **argv)
 	struct deck *dk = NULL;
 	struct model *m = NULL;
 	struct sim_options o;
+	/* before loading: a large deck's set-up takes seconds, and SIGTERM
+	 * must end it with exit 1 (issue 17) */
+	volatile sig_atomic_t *stop = cli_catch_signals();
 	rc = cli_load(ro.deck, ro.sets, ro.nsets, &dk, &m, &o);
 	if (rc) {
 		free(out);
@@ -238,7 +241,7 @@ int cmd_run(int argc, char **argv)
 	}
 	char *cmdline = cli_join_args(argc, argv);
 	struct sim_args a = { m, &o, out, deck_text(dk), cmdline,
-			      !ro.quiet && !ro.json && isatty(2), cli_catch_signals() };
+			      !ro.quiet && !ro.json && isatty(2), stop };
 	struct sim_result r;
 	struct diag d;
 	diag_init(&d);

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "../deck/deck.h"
 #include "../util/suggest.h"
+#include "../util/interrupt.h"
 #include "../util/xalloc.h"
 
 #include <math.h>
@@ -11,14 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The one piece of process-wide state: set by SIGINT/SIGTERM, polled by
- * the run loop once per step. */
-static volatile sig_atomic_t stop_flag;
-
+/* The one piece of process-wide state lives in util/interrupt.h, where
+ * the loader, the builder and the assembly can poll it too. */
 static void on_signal(int sig)
 {
 	(void)sig;
-	stop_flag = 1;
+	interrupt_flag = 1;
 }
 
 volatile sig_atomic_t *cli_catch_signals(void)
@@ -28,7 +27,7 @@ volatile sig_atomic_t *cli_catch_signals(void)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	return &stop_flag;
+	return &interrupt_flag;
 }
 
 char *cli_join_args(int argc, char **argv)
@@ -119,7 +118,7 @@ int cli_load(const char *path, char **sets, int nsets, struct deck **pdk,
 		if (*m)
 			model_free(m);
 		deck_free(&dk);
-		return EXIT_DECK;
+		return interrupted() ? EXIT_SIM : EXIT_DECK;
 	}
 	*pdk = dk;
 	return EXIT_OK;

@@ -3,6 +3,7 @@
 #include "build.h"
 #include "deck.h"
 #include "../integ/registry.h"
+#include "../util/interrupt.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -393,6 +394,12 @@ static void build_repeated(struct bctx *b, const struct dnode *item, const char 
 	char *name = xstrdup(index);
 	for (long i = from; i <= to; i++) {
 		int nerr = b->d->nerr;
+		if (interrupted()) {
+			diag_error(b->d, &item->pos, "interrupted while building %s %ld of %ld "
+				   "(%s = %ld)", sect->noun, i - from + 1, to - from + 1, name, i);
+			b->stopped = 1;
+			break;
+		}
 		expr_define(b->ex, name, (double)i);
 		struct dnode *copy = dn_copy(item);
 		int r = dn_find(copy, "repeat");
@@ -425,9 +432,13 @@ static void build_list(struct bctx *b, const struct dnode *root, const char *key
 			   dn_describe(v, buf, sizeof buf));
 		return;
 	}
-	for (int i = 0; i < v->n; i++) {
+	for (int i = 0; i < v->n && !b->stopped; i++) {
 		const struct dnode *item = v->items[i];
-		if (item->kind != DN_MAP)
+		if (interrupted()) {
+			diag_error(b->d, &item->pos, "interrupted while building %s %d of %d in '%s'",
+				   sect->noun, i + 1, v->n, key);
+			b->stopped = 1;
+		} else if (item->kind != DN_MAP)
 			diag_error(b->d, &item->pos, "expected a mapping for %s in '%s', got %s",
 				   sect->noun, key, dn_describe(item, buf, sizeof buf));
 		else if (dn_get(item, "repeat"))
@@ -498,6 +509,10 @@ int deck_build(struct deck *dk, struct model **m, struct sim_options *o,
 
 	*m = NULL;
 	sim_options_default(o);
+	if (!dk->root) {
+		diag_error(d, NULL, "deck '%s' was built already", dk->path);
+		return -1;
+	}
 	if (dk->root->kind != DN_MAP) {
 		diag_error(d, &dk->root->pos, "top level of the deck must be a mapping, got %s",
 			   dn_describe(dk->root, buf, sizeof buf));
@@ -512,6 +527,10 @@ int deck_build(struct deck *dk, struct model **m, struct sim_options *o,
 		check_set_unused(&b);
 	if (d->nerr == nerr && model_finalize(b.m, d) == 0 && d->nerr == nerr) {
 		*m = b.m;
+		/* the model holds all it needs (positions point at dk->path):
+		 * a deck written out in full is a tree of some 3 KB per body */
+		dn_free(dk->root);
+		dk->root = NULL;
 		return 0;
 	}
 	model_free(&b.m);

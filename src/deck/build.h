@@ -56,6 +56,7 @@ struct bctx {
 	struct deck *dk;	/* for the --set of repeat copies */
 	int no_bodies, no_joints;	/* section missing: 1 once the first
 					 * reference has said so (no cascade) */
+	int stopped;		/* interrupted (util/interrupt.h), reported once */
 };
 
 int get_num(struct bctx *b, const struct dnode *v, const char *key, double *out);

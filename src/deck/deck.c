@@ -329,7 +329,7 @@ int deck_set(struct deck *dk, const char *a, struct diag *d)
 		dn_free(val);
 		return -1;
 	}
-	if (dk->root->kind != DN_MAP) {
+	if (!dk->root || dk->root->kind != DN_MAP) {
 		diag_error(d, &p, "cannot apply --set: the deck is not a mapping");
 		dn_free(val);
 		return -1;

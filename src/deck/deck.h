@@ -36,7 +36,9 @@ int deck_set(struct deck *dk, const char *assignment, struct diag *d);
 
 /* Validate the whole deck, reporting every error found, and build the
  * model (model_finalize included) and the run options. 0 on success; -1
- * on any error, then *m == NULL. */
+ * on any error, then *m == NULL.  On success the tree is freed (the model
+ * does not need it): deck_text and deck_path stay, deck_set and deck_build
+ * fail from then on. */
 int deck_build(struct deck *dk, struct model **m, struct sim_options *o,
 	       struct diag *d);
 

@@ -18,10 +18,26 @@ struct expr_var {
 	struct expr_var *next;
 };
 
-struct expr {
+/* muparser spends about 4 us tokenizing an expression and then
+ * evaluates its bytecode in well under a microsecond.  A repeat block
+ * evaluates the same few expressions once per index value, so each of the
+ * first EXPR_CACHE distinct expressions gets a parser of its own that
+ * keeps its bytecode: a 1e5-body chain would otherwise spend seconds
+ * re-parsing (issue 17).  Every parser sees the same variable cells. */
+#define EXPR_CACHE 64
+
+struct expr_cached {
+	char *s;
+	size_t hash;
 	muParserHandle_t h;
+};
+
+struct expr {
+	muParserHandle_t h;	/* for expressions not cached */
 	unsigned long seed;
 	struct expr_var *vars;	/* most recent first */
+	struct expr_cached cache[EXPR_CACHE];
+	int ncache;
 };
 
 static uint64_t splitmix64(uint64_t *state)
@@ -49,14 +65,26 @@ static double urand_cb(void *user, double k)
 	return expr_urand(ex->seed, (long long)llround(k));
 }
 
+/* A parser with the scope's constants, functions and variables. */
+static muParserHandle_t new_parser(struct expr *ex)
+{
+	muParserHandle_t h = mupCreate(muBASETYPE_FLOAT);
+	mupDefineConst(h, "pi", 3.14159265358979323846);
+	mupDefineConst(h, "e", 2.71828182845904523536);
+	mupDefineFunUserData1(h, "urand", urand_cb, ex, 0);
+	for (struct expr_var *v = ex->vars; v; v = v->next) {
+		mupDefineVar(h, v->name, &v->value);
+		if (mupError(h))
+			mupErrorReset(h);
+	}
+	return h;
+}
+
 struct expr *expr_new(unsigned long seed)
 {
 	struct expr *ex = xcalloc(1, sizeof(*ex));
 	ex->seed = seed;
-	ex->h = mupCreate(muBASETYPE_FLOAT);
-	mupDefineConst(ex->h, "pi", 3.14159265358979323846);
-	mupDefineConst(ex->h, "e", 2.71828182845904523536);
-	mupDefineFunUserData1(ex->h, "urand", urand_cb, ex, 0);
+	ex->h = new_parser(ex);
 	return ex;
 }
 
@@ -66,6 +94,10 @@ void expr_free(struct expr **exp)
 	if (!ex)
 		return;
 	mupRelease(ex->h);
+	for (int i = 0; i < ex->ncache; i++) {
+		mupRelease(ex->cache[i].h);
+		free(ex->cache[i].s);
+	}
 	while (ex->vars) {
 		struct expr_var *v = ex->vars;
 		ex->vars = v->next;
@@ -92,9 +124,12 @@ void expr_define(struct expr *ex, const char *name, double value)
 		v->name = xstrdup(name);
 		v->next = ex->vars;
 		ex->vars = v;
-		mupDefineVar(ex->h, v->name, &v->value);
-		if (mupError(ex->h))
-			mupErrorReset(ex->h);
+		for (int i = -1; i < ex->ncache; i++) {
+			muParserHandle_t h = i < 0 ? ex->h : ex->cache[i].h;
+			mupDefineVar(h, v->name, &v->value);
+			if (mupError(h))
+				mupErrorReset(h);
+		}
 	}
 	v->value = value;
 }
@@ -105,6 +140,8 @@ void expr_undefine(struct expr *ex, const char *name)
 		struct expr_var *v = *pp;
 		if (strcmp(v->name, name) == 0) {
 			mupRemoveVar(ex->h, name);
+			for (int i = 0; i < ex->ncache; i++)
+				mupRemoveVar(ex->cache[i].h, name);
 			*pp = v->next;
 			free(v->name);
 			free(v);
@@ -161,20 +198,41 @@ static const char *code_text(int code)
 	}
 }
 
-static void fill_err(struct expr *ex, const char *s, struct expr_err *err)
+static void fill_err(muParserHandle_t h, const char *s, struct expr_err *err)
 {
-	err->code = mupGetErrorCode(ex->h);
-	err->pos = mupGetErrorPos(ex->h);
+	err->code = mupGetErrorCode(h);
+	err->pos = mupGetErrorPos(h);
 	int len = (int)strlen(s);
 	if (err->pos < 0 || err->pos > len)
 		err->pos = err->pos < 0 ? 0 : len;
-	snprintf(err->tok, sizeof err->tok, "%s", mupGetErrorToken(ex->h));
+	snprintf(err->tok, sizeof err->tok, "%s", mupGetErrorToken(h));
 	if (err->tok[0] && err->code != 2 && err->code != 11)
 		snprintf(err->msg, sizeof err->msg, "%s '%s'", code_text(err->code),
 			 err->tok);
 	else
 		snprintf(err->msg, sizeof err->msg, "%s", code_text(err->code));
-	mupErrorReset(ex->h);
+	mupErrorReset(h);
+}
+
+/* The parser for s: a cached one that holds s already, a new cached one,
+ * or (cache full) the shared one given s afresh. */
+static muParserHandle_t parser_for(struct expr *ex, const char *s)
+{
+	size_t hash = 5381;
+	for (const char *c = s; *c; c++)
+		hash = hash * 33 + (unsigned char)*c;
+	for (int i = 0; i < ex->ncache; i++)
+		if (ex->cache[i].hash == hash && strcmp(ex->cache[i].s, s) == 0)
+			return ex->cache[i].h;
+	muParserHandle_t h = ex->h;
+	if (ex->ncache < EXPR_CACHE) {
+		struct expr_cached *c = &ex->cache[ex->ncache++];
+		c->s = xstrdup(s);
+		c->hash = hash;
+		c->h = h = new_parser(ex);
+	}
+	mupSetExpr(h, s);
+	return h;
 }
 
 /* A plain decimal number needs no parser: 0 and *v, 1 for a number that
@@ -216,11 +274,11 @@ int expr_eval(struct expr *ex, const char *s, double *v, struct expr_err *err)
 		snprintf(err->msg, sizeof err->msg, "longer than %d characters", EXPR_MAX_LEN);
 		return -1;
 	}
-	mupSetExpr(ex->h, s);
+	muParserHandle_t h = parser_for(ex, s);
 	int n = 0;
-	double *r = mupEvalMulti(ex->h, &n);
-	if (mupError(ex->h)) {
-		fill_err(ex, s, err);
+	double *r = mupEvalMulti(h, &n);
+	if (mupError(h)) {
+		fill_err(h, s, err);
 		return -1;
 	}
 	if (n != 1) {

@@ -179,14 +179,6 @@ static void force_friction(struct bctx *b, struct fread *fr)
 	fr->bad |= r < 0;
 }
 
-static int find_force(const struct model *m, const char *name)
-{
-	for (int k = 0; k < m->nforces; k++)
-		if (strcmp(m->forces[k].name, name) == 0)
-			return k;
-	return -2;
-}
-
 /* As elem_name in joint.c: NULL when missing or duplicate. */
 static const char *force_name(struct bctx *b, const struct dnode *item,
 			      const char **shown)
@@ -197,7 +189,7 @@ static const char *force_name(struct bctx *b, const struct dnode *item,
 	if (!nv || get_name(b, nv, "force", &name))
 		return NULL;
 	*shown = name;
-	int k = find_force(b->m, name);
+	int k = model_find_force(b->m, name);
 	if (k >= 0) {
 		dup_name(b, nv, "force", &b->m->forces[k].pos);
 		return NULL;

@@ -246,14 +246,6 @@ static const struct srcpos *driver_pos(const struct model *m, int k)
 	return &m->drivers[k].pos;
 }
 
-static int find_driver(const struct model *m, const char *name)
-{
-	for (int k = 0; k < m->ndrivers; k++)
-		if (strcmp(m->drivers[k].name, name) == 0)
-			return k;
-	return -2;
-}
-
 /* kind: given, or implied by the joint type; checked against it. */
 static int driver_kind(struct bctx *b, const struct dnode *item, const struct joint *j,
 		       const char *what)
@@ -296,7 +288,7 @@ void build_driver(struct bctx *b, const struct dnode *item)
 
 	memset(&f, 0, sizeof f);
 	const char *shown;
-	const char *name = elem_name(b, item, "driver", find_driver, driver_pos, &shown);
+	const char *name = elem_name(b, item, "driver", model_find_driver, driver_pos, &shown);
 	snprintf(what, sizeof what, shown ? "driver '%s'" : "driver", shown);
 	check_keys(b, item, key_sub(&key_top, "drivers"), 0, NULL);
 	if ((v = need(b, item, "joint", what)))

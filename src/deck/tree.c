@@ -1,5 +1,6 @@
 /* tree.c - YAML text -> struct dnode tree with positions (libyaml events). */
 #include "tree.h"
+#include "../util/interrupt.h"
 #include "../util/xalloc.h"
 
 #include <stdio.h>
@@ -216,6 +217,12 @@ static int read_children(struct reader *r, struct dnode *n, yaml_event_type_t en
 		yaml_event_t ev;
 		if (next_event(r, &ev))
 			return -1;
+		if (interrupted()) {
+			struct srcpos p = mark_pos(r, ev.start_mark);
+			diag_error(r->d, &p, "interrupted while reading the deck");
+			yaml_event_delete(&ev);
+			return -1;
+		}
 		if (ev.type == end) {
 			yaml_event_delete(&ev);
 			return 0;

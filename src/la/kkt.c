@@ -65,7 +65,6 @@ struct kkt {
 	int nnz;
 	int *map;		/* contribution -> position in Ax */
 	int ncontrib;
-	int *cx, *cy;		/* Schur contribution: entries (row side, column side) */
 	void *Symbolic, *Numeric;
 	struct spf *spf;	/* sparse Schur: LU without pivoting (spf.h) */
 	int use_spf;		/* the last factorization is spf's */
@@ -205,16 +204,15 @@ static void sparse_schur_pattern(struct kkt *k)
 		nt += m * m;
 	}
 	struct trip *t = xmalloc(((size_t)nt + nc + 1) * sizeof(*t));
-	k->cx = xmalloc(((size_t)nt + 1) * sizeof(int));
-	k->cy = xmalloc(((size_t)nt + 1) * sizeof(int));
 	int q = 0;
+	/* contribution q: entries (x, y) of block b; factor_sparse walks
+	 * the same loops instead of storing them (8 bytes per contribution,
+	 * some 200 bytes per body of a pendulum array) */
 	for (int b = 0; b < nb; b++)
 		for (int x = k->estart[b]; x < k->estart[b + 1]; x++)
 			for (int y = k->estart[b]; y < k->estart[b + 1]; y++) {
 				t[q].i = k->erow[x];
 				t[q].j = k->erow[y];
-				k->cx[q] = x;
-				k->cy[q] = y;
 				q++;
 			}
 	k->ncontrib = q;
@@ -323,8 +321,6 @@ void kkt_free(struct kkt **pk)
 	free(k->Ai);
 	free(k->Ax);
 	free(k->map);
-	free(k->cx);
-	free(k->cy);
 	free(k->rhs);
 	free(k->sol);
 	free(k);
@@ -620,8 +616,12 @@ static int umf_numeric(struct kkt *k)
 static int factor_sparse(struct kkt *k, const double *W)
 {
 	memset(k->Ax, 0, (size_t)k->nnz * sizeof(double));
-	for (int q = 0; q < k->ncontrib; q++)
-		k->Ax[k->map[q]] += dot6(k->PZ + 12 * k->cx[q], k->PZ + 12 * k->cy[q] + 6);
+	/* the contributions in the order sparse_schur_pattern made them */
+	const int *map = k->map;
+	for (int b = 0; b < k->nb; b++)
+		for (int x = k->estart[b]; x < k->estart[b + 1]; x++)
+			for (int y = k->estart[b]; y < k->estart[b + 1]; y++)
+				k->Ax[*map++] += dot6(k->PZ + 12 * x, k->PZ + 12 * y + 6);
 	k->use_spf = k->spf && spf_factor(k->spf, k->Ax, w_symmetric(k, W), KKT_SPF_TOL) == 0;
 	if (k->use_spf)
 		return 0;

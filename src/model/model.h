@@ -99,6 +99,7 @@ struct force {
 };
 
 struct prim;
+struct model_index;	/* capacities and name hash tables (model.c) */
 
 struct model {
 	char *title;
@@ -110,10 +111,14 @@ struct model {
 	/* filled by model_finalize: */
 	struct prim *prims;	int nprims;	/* one per constraint row */
 	int ncons;				/* number of constraint rows */
+	struct model_index *ix;			/* private to model.c */
 };
 
 /* Lifecycle: model_new returns an empty model; add_* append a zeroed
- * element (name copied) and return it for the caller to fill. */
+ * element (name copied) and return it for the caller to fill.  Appending
+ * is amortized O(1) (arrays double) and moves earlier elements, so do not
+ * keep pointers to elements across an add.  The name must not change once
+ * added (the name index points at it). */
 struct model *model_new(void);
 void model_free(struct model **m);
 struct body *model_add_body(struct model *m, const char *name);
@@ -121,9 +126,13 @@ struct joint *model_add_joint(struct model *m, const char *name, enum joint_type
 struct driver *model_add_driver(struct model *m, const char *name);
 struct force *model_add_force(struct model *m, const char *name, enum force_type t);
 
-/* Name lookup: index, MODEL_GROUND for "ground", -2 if not found. */
+/* Name lookup through hash tables, O(1): index, MODEL_GROUND for
+ * "ground" (bodies only), -2 if not found.  Of equal names the first
+ * added is found. */
 int model_find_body(const struct model *m, const char *name);
 int model_find_joint(const struct model *m, const char *name);
+int model_find_driver(const struct model *m, const char *name);
+int model_find_force(const struct model *m, const char *name);
 
 /* Helpers for builders: initial pose of body b (ground -> identity). */
 void model_pose0(const struct model *m, int b, double r[3], double A[9]);

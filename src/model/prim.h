@@ -22,16 +22,29 @@
 
 enum prim_type { PRIM_DP1, PRIM_DP2, PRIM_D, PRIM_CD, PRIM_ROT, PRIM_NTYPES };
 
+/* No type uses more than three of the six vectors, so they share three
+ * slots: DP1 (ai, aj), DP2 (ai, si, sj), D (si, sj), CD (c, si, sj), ROT
+ * (ai, aj, yi).  Write only the vectors of the primitive's type.  104
+ * bytes instead of 184: a revolute joint has five rows, and 1e5 of them
+ * must fit issue 17's 4 KB per body. */
 struct prim {
 	enum prim_type type;
 	int bi, bj;		/* body indices or -1 (ground) */
-	double ai[3], aj[3];	/* body-frame vectors (ROT: ai = marker x, aj = x of j) */
-	double yi[3];		/* ROT: marker y on body i */
-	double si[3], sj[3];	/* body-frame points */
-	double c[3];		/* CD: global direction */
+	int owner;		/* joint index, or njoints + driver index */
+	union {
+		double ai[3];	/* body-frame vector on i (ROT: marker x) */
+		double c[3];	/* CD: global direction */
+	};
+	union {
+		double aj[3];	/* body-frame vector on j (ROT: x of marker j) */
+		double si[3];	/* body-frame point on i */
+	};
+	union {
+		double yi[3];	/* ROT: marker y on body i */
+		double sj[3];	/* body-frame point on j */
+	};
 	double f0;		/* constant target */
 	const struct func *f;	/* time function added to f0, or NULL */
-	int owner;		/* joint index, or njoints + driver index */
 };
 
 /* Kinematic state of one body seen by a primitive (ground: r = 0, A = I,

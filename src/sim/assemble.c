@@ -6,6 +6,7 @@
  * Both use the integrator's saddle-point solver.
  */
 #include "assemble.h"
+#include "../util/interrupt.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -88,6 +89,11 @@ int assemble(struct ra *s, struct integ *it, struct ra_state *x, double tol,
 	int rc = -1, iter;
 	integ_mass_blocks(it);
 	for (iter = 0; iter < 50; iter++) {
+		if (interrupted()) {
+			snprintf(msg, n, "interrupted while assembling the initial configuration "
+				 "(Newton iteration %d)", iter + 1);
+			goto out;
+		}
 		ra_eval(s, x, x->t, PRIM_PHI | PRIM_JAC);
 		if (assemble_maxabs(s->phi, nc, &arg) < tol)
 			break;

@@ -11,7 +11,8 @@
 
 /* Newton on positions (mass-weighted least change), then a projection of
  * velocities onto Phi_q v = nu.  Records the largest change per body in r.
- * Returns 0, or -1 with a message in msg. */
+ * Returns 0, or -1 with a message in msg (also when interrupted(): it
+ * polls util/interrupt.h once per iteration). */
 int assemble(struct ra *s, struct integ *it, struct ra_state *x, double tol,
 	     struct sim_result *r, char *msg, size_t n);
 

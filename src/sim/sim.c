@@ -280,6 +280,16 @@ static void fail_message(struct run *R, int st, double t, long step, double h)
 	}
 }
 
+/* A stop request between the phases of set-up: 1 with the message. */
+static int setup_stopped(struct run *R, const char *before)
+{
+	if (!(R->a->stop && *R->a->stop))
+		return 0;
+	snprintf(R->r->message, sizeof R->r->message, "interrupted during set-up, before %s",
+		 before);
+	return 1;
+}
+
 static int setup(struct run *R, struct ra_state *x, struct diag *d)
 {
 	const struct sim_args *a = R->a;
@@ -315,15 +325,21 @@ static int setup(struct run *R, struct ra_state *x, struct diag *d)
 			return -1;
 		}
 	}
+	if (setup_stopped(R, "compiling the model"))
+		return 1;
 	R->sys = ra_new(a->m);
 	R->it = integ_new(info, R->sys, a->o, d);
 	if (!R->it)
 		return -1;
+	if (setup_stopped(R, "assembling the initial state"))
+		return 1;
 	snprintf(r->solver, sizeof r->solver, "%s", kkt_mode_name(kkt_mode_of(R->it->kkt)));
 	ra_state_init(R->sys, x);
 	ra_state_from_model(R->sys, x, a->o->t0);
 	if (a->o->assemble &&
 	    assemble(R->sys, R->it, x, a->o->assemble_tol, r, r->message, sizeof r->message))
+		return 1;
+	if (setup_stopped(R, "the initial accelerations"))
 		return 1;
 	int st = integ_accel(R->it, x);
 	if (st) {
@@ -607,6 +623,8 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 		r->status = SIM_FAILED;
 		if (!r->message[0])
 			snprintf(r->message, sizeof r->message, "set-up failed");
+	} else if (a->stop && *a->stop) {
+		r->status = SIM_INTERRUPTED;	/* in set-up (message set there) */
 	}
 	r->wall = now() - w0;
 	if (R.it) {

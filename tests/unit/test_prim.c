@@ -102,9 +102,21 @@ static void rand_prim(struct prim *p, enum prim_type type, struct func *fn, int 
 	p->type = type;
 	p->bi = 0; p->bj = 1;
 	rand_rot(F);
-	colv(p->ai, F, 0); colv(p->yi, F, 1);
-	testutil_rand_unit(p->aj); testutil_rand_unit(p->c);
-	rand_vec(p->si, 1.0); rand_vec(p->sj, 1.0);
+	/* only the vectors of the type: they share storage (prim.h) */
+	switch (type) {
+	case PRIM_ROT:
+		colv(p->ai, F, 0); colv(p->yi, F, 1); testutil_rand_unit(p->aj);
+		break;
+	case PRIM_DP1:
+		testutil_rand_unit(p->ai); testutil_rand_unit(p->aj);
+		break;
+	case PRIM_CD:
+		testutil_rand_unit(p->c); rand_vec(p->si, 1.0); rand_vec(p->sj, 1.0);
+		break;
+	default:	/* DP2 (ai, si, sj), D (si, sj) */
+		testutil_rand_unit(p->ai); rand_vec(p->si, 1.0); rand_vec(p->sj, 1.0);
+		break;
+	}
 	p->f0 = 0.3 * testutil_urand();
 	if (ftype >= 0) {
 		set_func(fn, (enum func_type)ftype);
