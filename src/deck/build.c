@@ -182,6 +182,18 @@ static void build_options(struct bctx *b, const struct dnode *root, struct sim_o
 			else
 				o->every = (int)every;
 		}
+		if (opt_num(b, v, "flush_interval", &o->flush_interval) > 0 &&
+		    !(o->flush_interval >= 0 && o->flush_interval <= 1e9))
+			diag_error(b->d, &dn_get(v, "flush_interval")->pos,
+				   "output.flush_interval must be at least 0 s, got %g", o->flush_interval);
+		long level;
+		if (opt_int(b, v, "compression", &level) > 0) {
+			if (level < 0 || level > 9)
+				diag_error(b->d, &dn_get(v, "compression")->pos,
+					   "output.compression must be a deflate level 0 to 9, got %ld", level);
+			else
+				o->compression = (int)level;
+		}
 	}
 	if ((v = dn_get(root, "initial")) && !want_map(b, v, "initial")) {
 		check_keys(b, v, key_sub(&key_top, "initial"), 0, NULL);

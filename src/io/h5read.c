@@ -11,6 +11,10 @@
 
 struct h5in {
 	hid_t file;
+	/* the names table read last (logical names, see h5read.h) */
+	char *tab_path, *tab;
+	size_t tab_w;
+	long tab_n;
 };
 
 struct h5in *h5r_open(const char *path, char *err, size_t errlen)
@@ -35,6 +39,8 @@ void h5r_close(struct h5in **ph)
 	if (!*ph)
 		return;
 	H5Fclose((*ph)->file);
+	free((*ph)->tab_path);
+	free((*ph)->tab);
 	free(*ph);
 	*ph = NULL;
 }
@@ -66,24 +72,116 @@ static int h5r_exists(struct h5in *f, const char *path)
 	return info.type == H5O_TYPE_DATASET;
 }
 
-int h5r_read(struct h5in *f, const char *path, struct h5r_data *d, char *err, size_t errlen)
+/* The string attribute name of dataset ds into a malloc'd string, or NULL. */
+static char *attr_of(hid_t ds, const char *name)
 {
-	memset(d, 0, sizeof(*d));
-	if (!h5r_exists(f, path)) {
-		snprintf(err, errlen, "no dataset '%s'", path);
-		return -1;
+	if (H5Aexists(ds, name) <= 0)
+		return NULL;
+	hid_t a = H5Aopen(ds, name, H5P_DEFAULT);
+	if (a < 0)
+		return NULL;
+	char *s = NULL;
+	hid_t ty = H5Aget_type(a);
+	size_t sz = H5Tget_size(ty);
+	if (H5Tget_class(ty) == H5T_STRING && H5Tis_variable_str(ty) <= 0 && sz > 0 && sz < 4096) {
+		s = xcalloc(sz + 1, 1);
+		if (H5Aread(a, ty, s) < 0) {
+			free(s);
+			s = NULL;
+		}
 	}
-	hid_t ds = H5Dopen2(f->file, path, H5P_DEFAULT);
+	H5Tclose(ty);
+	H5Aclose(a);
+	return s;
+}
+
+/* Load the names table at path (1-D fixed-length strings) into f's cache.
+ * 0, or -1 with a message. */
+static int load_table(struct h5in *f, const char *path, char *err, size_t errlen)
+{
+	if (f->tab_path && strcmp(f->tab_path, path) == 0)
+		return 0;
+	free(f->tab_path);
+	free(f->tab);
+	f->tab_path = f->tab = NULL;
+	hid_t ds = h5r_exists(f, path) ? H5Dopen2(f->file, path, H5P_DEFAULT) : -1;
 	if (ds < 0) {
-		snprintf(err, errlen, "cannot open dataset '%s'", path);
+		snprintf(err, errlen, "no names table '%s'", path);
 		return -1;
 	}
-	int rc = -1;
 	hid_t ty = H5Dget_type(ds), sp = H5Dget_space(ds);
+	hsize_t n = 0, fsize = 0;
+	size_t w = H5Tget_size(ty);
+	int rc = -1;
+	if (H5Tget_class(ty) != H5T_STRING || H5Tis_variable_str(ty) > 0 || w == 0 ||
+	    H5Sget_simple_extent_ndims(sp) != 1 || H5Sget_simple_extent_dims(sp, &n, NULL) < 0 ||
+	    H5Fget_filesize(f->file, &fsize) < 0 || n > (fsize + 4096) / w) {
+		snprintf(err, errlen, "'%s' is not a table of fixed-length strings", path);
+	} else {
+		char *tab = xcalloc((size_t)n * w + 1, 1);
+		if (n == 0 || H5Dread(ds, ty, H5S_ALL, H5S_ALL, H5P_DEFAULT, tab) >= 0) {
+			f->tab_path = xstrdup(path);
+			f->tab = tab;
+			f->tab_w = w;
+			f->tab_n = (long)n;
+			rc = 0;
+		} else {
+			free(tab);
+			snprintf(err, errlen, "cannot read '%s'", path);
+		}
+	}
+	H5Sclose(sp);
+	H5Tclose(ty);
+	H5Dclose(ds);
+	return rc;
+}
+
+/* Index of name in the cached table, or -1. */
+static long table_find(const struct h5in *f, const char *name)
+{
+	size_t l = strlen(name);
+	for (long i = 0; i < f->tab_n; i++) {
+		const char *e = f->tab + (size_t)i * f->tab_w;
+		if (l <= f->tab_w && strncmp(e, name, f->tab_w) == 0 && (l == f->tab_w || !e[l]))
+			return i;
+	}
+	return -1;
+}
+
+/* The columns [*c0, *c1) of name k in the offsets table at path. */
+static int offsets_of(struct h5in *f, const char *path, long k, hsize_t ncols, hsize_t *c0,
+		      hsize_t *c1)
+{
+	struct h5r_data o;
+	char err[64];
+	int rc = -1;
+	if (h5r_read(f, path, &o, err, sizeof err))
+		return -1;
+	if (o.ndims == 1 && k + 1 < o.rows && o.v[k] >= 0 && o.v[k] <= o.v[k + 1] &&
+	    o.v[k + 1] <= (double)ncols) {
+		*c0 = (hsize_t)o.v[k];
+		*c1 = (hsize_t)o.v[k + 1];
+		rc = 0;
+	}
+	h5r_data_release(&o);
+	return rc;
+}
+
+/* Read dataset ds (opened from path) whole, or (k >= 0) the slice of
+ * entry k of its second axis: columns [c0, c1) of a 2-D dataset when
+ * c1 > 0 (an offsets table), else [:, k] or [:, k, :]. */
+static int read_ds(struct h5in *f, hid_t ds, const char *path, long k, hsize_t c0, hsize_t c1,
+		   struct h5r_data *d, char *err, size_t errlen)
+{
+	int rc = -1;
+	hid_t ty = H5Dget_type(ds), sp = H5Dget_space(ds), pl = H5Dget_create_plist(ds);
 	H5T_class_t cl = H5Tget_class(ty);
 	int nd = H5Sget_simple_extent_ndims(sp);
-	hsize_t dims[2] = { 0, 1 }, fsize = 0;
+	hsize_t dims[3] = { 0, 1, 1 }, fsize = 0;
 	size_t tsize = H5Tget_size(ty);
+	/* one stored byte (at least) per value, or 1/1032 with deflate (its
+	 * largest ratio): a bigger extent is a damaged header */
+	hsize_t ratio = pl >= 0 && H5Pget_nfilters(pl) > 0 ? 1032 : 1;
 	if (cl != H5T_FLOAT && cl != H5T_INTEGER) {
 		snprintf(err, errlen, "dataset '%s' is not numeric", path);
 	} else if (tsize == 0 || tsize > 8 || (tsize & (tsize - 1))) {
@@ -91,28 +189,108 @@ int h5r_read(struct h5in *f, const char *path, struct h5r_data *d, char *err, si
 		 * H5Dread's conversion buffer asked for 4 GB */
 		snprintf(err, errlen, "dataset '%s' has numbers of %zu bytes (1, 2, 4 or 8 expected)",
 			 path, tsize);
-	} else if (nd < 1 || nd > 2) {
-		snprintf(err, errlen, "dataset '%s' has %d dimensions (1 or 2 expected)", path, nd);
+	} else if (nd < 1 || nd > 3 || (k >= 0 && nd < 2)) {
+		snprintf(err, errlen, "dataset '%s' has %d dimensions (%s expected)", path, nd,
+			 k >= 0 ? "2 or 3" : "1 to 3");
 	} else if (H5Sget_simple_extent_dims(sp, dims, NULL) < 0 || H5Fget_filesize(f->file, &fsize) < 0 ||
-		   dims[1] > INT_MAX || (dims[1] && dims[0] > (fsize + 4096) / dims[1])) {
-		/* mbsim writes no compressed datasets: one stored byte (at
-		 * least) per value, so a bigger extent is a damaged header */
+		   dims[1] > INT_MAX || dims[2] > INT_MAX || dims[1] * dims[2] > INT_MAX ||
+		   (dims[1] * dims[2] > 0 && dims[0] > (fsize + 4096) * ratio / (dims[1] * dims[2]))) {
 		snprintf(err, errlen, "dataset '%s' claims more values than the file can hold", path);
+	} else if (k >= 0 && c1 == 0 && (hsize_t)k >= dims[1]) {
+		snprintf(err, errlen, "dataset '%s' has %llu entries, not %ld", path,
+			 (unsigned long long)dims[1], k + 1);
 	} else {
+		hsize_t start[3] = { 0, 0, 0 }, count[3] = { dims[0], dims[1], dims[2] };
+		if (k >= 0 && c1 > 0) {
+			start[1] = c0;
+			count[1] = c1 - c0;
+		} else if (k >= 0) {
+			start[1] = (hsize_t)k;
+			count[1] = 1;
+		}
 		d->rows = (long)dims[0];
-		d->cols = nd == 2 ? (int)dims[1] : 1;
-		d->ndims = nd;
+		d->cols = (int)(nd == 1 ? 1 : count[1] * (nd == 3 ? count[2] : 1));
+		d->ndims = nd == 1 || (k >= 0 && c1 == 0 && nd == 2) ? 1 : 2;
 		d->v = xmalloc(((size_t)d->rows * (size_t)d->cols + 1) * sizeof(double));
+		hid_t ms = -1;
+		if (k >= 0 && d->rows * d->cols > 0) {
+			H5Sselect_hyperslab(sp, H5S_SELECT_SET, start, NULL, count, NULL);
+			hsize_t mn = (hsize_t)d->rows * (hsize_t)d->cols;
+			ms = H5Screate_simple(1, &mn, NULL);
+		}
 		if (d->rows * d->cols == 0 ||
-		    H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, d->v) >= 0) {
+		    H5Dread(ds, H5T_NATIVE_DOUBLE, ms >= 0 ? ms : H5S_ALL, ms >= 0 ? sp : H5S_ALL,
+			    H5P_DEFAULT, d->v) >= 0) {
 			rc = 0;
 		} else {
 			snprintf(err, errlen, "cannot read dataset '%s'", path);
 			h5r_data_release(d);
 		}
+		if (ms >= 0)
+			H5Sclose(ms);
 	}
+	if (pl >= 0)
+		H5Pclose(pl);
 	H5Sclose(sp);
 	H5Tclose(ty);
+	return rc;
+}
+
+/* Logical name /GROUP/NAME/QTY: the slice of NAME in /GROUP/QTY, whose
+ * attribute "names" is the path of the names table of its second axis. */
+static int read_logical(struct h5in *f, const char *path, struct h5r_data *d, char *err,
+			size_t errlen)
+{
+	const char *g = path + (path[0] == '/'), *s1 = strchr(g, '/'), *s2 = strrchr(g, '/');
+	if (!s1 || s1 == s2 || s1 == g || !s2[1] || strlen(path) > 900) {
+		snprintf(err, errlen, "no dataset '%s'", path);
+		return -1;
+	}
+	char qpath[1024], name[1024];
+	snprintf(qpath, sizeof qpath, "/%.*s/%s", (int)(s1 - g), g, s2 + 1);
+	snprintf(name, sizeof name, "%.*s", (int)(s2 - s1 - 1), s1 + 1);
+	hid_t ds = h5r_exists(f, qpath) ? H5Dopen2(f->file, qpath, H5P_DEFAULT) : -1;
+	char *table = ds >= 0 ? attr_of(ds, "names") : NULL;
+	int rc = -1;
+	long k;
+	if (!table) {
+		snprintf(err, errlen, "no dataset '%s'", path);
+	} else if (load_table(f, table, err, errlen)) {
+		/* err set */
+	} else if ((k = table_find(f, name)) < 0) {
+		snprintf(err, errlen, "no dataset '%s' ('%s' is not in %s)", path, name, table);
+	} else {
+		char *off = attr_of(ds, "offsets");
+		hsize_t c0 = 0, c1 = 0, dims[3] = { 0, 0, 0 };
+		hid_t sp = H5Dget_space(ds);
+		H5Sget_simple_extent_dims(sp, dims, NULL);
+		H5Sclose(sp);
+		if (off && offsets_of(f, off, k, dims[1], &c0, &c1))
+			snprintf(err, errlen, "bad offsets table '%s' of '%s'", off, qpath);
+		else if (off && c1 == c0)
+			snprintf(err, errlen, "no dataset '%s' ('%s' has no columns in %s)", path,
+				 name, qpath);
+		else
+			rc = read_ds(f, ds, qpath, k, c0, c1, d, err, errlen);
+		free(off);
+	}
+	free(table);
+	if (ds >= 0)
+		H5Dclose(ds);
+	return rc;
+}
+
+int h5r_read(struct h5in *f, const char *path, struct h5r_data *d, char *err, size_t errlen)
+{
+	memset(d, 0, sizeof(*d));
+	if (!h5r_exists(f, path))
+		return read_logical(f, path, d, err, errlen);
+	hid_t ds = H5Dopen2(f->file, path, H5P_DEFAULT);
+	if (ds < 0) {
+		snprintf(err, errlen, "cannot open dataset '%s'", path);
+		return -1;
+	}
+	int rc = read_ds(f, ds, path, -1, 0, 0, d, err, errlen);
 	H5Dclose(ds);
 	return rc;
 }
@@ -127,19 +305,51 @@ struct list {
 	char **names;
 	int n, cap;
 	const char *prefix;
+	struct h5in *f;
 };
 
+static void add(struct list *l, char *name)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 32;
+		l->names = xrealloc(l->names, (size_t)l->cap * sizeof(char *));
+	}
+	l->names[l->n++] = name;
+}
+
+/* A dataset by its path, or with a names table by the logical names of
+ * its slices; the tables (GROUP/names, GROUP/X_names, GROUP/X_offsets) are left out. */
 static herr_t visit(hid_t obj, const char *name, const H5O_info_t *info, void *op)
 {
 	struct list *l = op;
 	if (info->type != H5O_TYPE_DATASET)
 		return 0;
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 32;
-		l->names = xrealloc(l->names, (size_t)l->cap * sizeof(char *));
-	}
 	const char *sep = l->prefix[strlen(l->prefix) - 1] == '/' ? "" : "/";
-	l->names[l->n++] = xasprintf("%s%s%s", l->prefix, sep, name);
+	char *path = xasprintf("%s%s%s", l->prefix, sep, name);
+	hid_t ds = H5Dopen2(obj, name, H5P_DEFAULT);
+	char *table = ds >= 0 ? attr_of(ds, "names") : NULL;
+	const char *base = strrchr(path, '/') + 1;
+	size_t bl = strlen(base);
+	int series = strcmp(base, "names") != 0 &&
+		     !(bl >= 6 && strcmp(base + bl - 6, "_names") == 0) &&
+		     !(bl >= 8 && strcmp(base + bl - 8, "_offsets") == 0);
+	if (ds >= 0)
+		H5Dclose(ds);
+	char err[256];
+	if (table && load_table(l->f, table, err, sizeof err) == 0) {
+		/* /G/QTY -> /G/NAME/QTY */
+		char *slash = strrchr(path, '/');
+		*slash = 0;
+		for (long i = 0; i < l->f->tab_n; i++)
+			add(l, xasprintf("%s/%.*s/%s", path, (int)l->f->tab_w,
+					 l->f->tab + (size_t)i * l->f->tab_w, slash + 1));
+		free(path);
+	} else if (series && !table) {
+		add(l, path);
+	} else {
+		free(path);
+	}
+	free(table);
 	return 0;
 }
 
@@ -150,7 +360,7 @@ static int cmp_str(const void *a, const void *b)
 
 int h5r_list(struct h5in *f, const char *group, char ***names)
 {
-	struct list l = { NULL, 0, 0, group };
+	struct list l = { NULL, 0, 0, group, f };
 	*names = NULL;
 	if (strcmp(group, "/") != 0 && !link_exists(f->file, group))
 		return 0;

@@ -21,6 +21,8 @@ struct sim_options {
 	int predictor;		/* integrator.predictor (hi, fi): 1 extrapolate, 0 last */
 	double t0, t_end;	/* time.start, time.end */
 	int every;		/* output.every: write every k-th step */
+	double flush_interval;	/* output.flush_interval: s of wall time between file writes */
+	int compression;	/* output.compression: deflate level 0-9 */
 	int assemble;		/* initial.assemble: make the initial state consistent */
 	double assemble_tol;	/* initial.tolerance: Newton stop for assembly */
 	unsigned long seed;	/* seed: for urand() in expressions */
