@@ -1,9 +1,13 @@
 /* h5.c - HDF5 time-series writer (h5.h). */
+#define _GNU_SOURCE	/* sched_getcpu, pthread_attr_setaffinity_np */
 #include "h5.h"
 #include "../util/xalloc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <hdf5.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +28,9 @@
 #define H5_KEEP_MAX (64UL * 1024 * 1024)
 
 struct series {
-	hid_t dset;
+	hid_t dset;		/* -1 until made */
+	char *path, *units, *desc;
+	enum h5_type type;
 	int rank;		/* 1, 2 or 3 */
 	hsize_t dims[3];	/* dims[0]: rows in the file */
 	size_t width;		/* values per row */
@@ -32,12 +38,26 @@ struct series {
 	double *buf;
 };
 
+/* A table or attribute declared before the file is made (see h5_start). */
+struct pending {
+	enum { P_STRINGS, P_INTS, P_TEXT, P_ATTR_STR, P_ATTR_NUM } kind;
+	char *path, *name;
+	void *data;		/* strings: n x w bytes; ints; text; attribute string */
+	long n;
+	size_t w;
+	double num;
+};
+
 struct h5out {
-	hid_t file;
+	hid_t file;		/* -1 until made */
 	char *path;
 	struct h5_opts opt;
 	struct series *s;
 	int ns;
+	struct pending *p;	/* in the order declared */
+	int np;
+	int state;		/* 0 declaring, 1 h5_start's thread busy, 2 file made */
+	pthread_t th;
 	size_t kept;		/* bytes of rows in the buffers */
 	double last;		/* wall time of the last flush, s */
 	int failed;
@@ -73,6 +93,7 @@ const char *h5_error(const struct h5out *o)
 }
 
 static int attr_str(hid_t obj, const char *name, const char *value);
+static int pend(struct h5out *o, struct pending *p);
 
 struct h5out *h5_create(const char *path, const struct h5_opts *opt, char *err, size_t errlen)
 {
@@ -80,32 +101,93 @@ struct h5out *h5_create(const char *path, const struct h5_opts *opt, char *err, 
 	 * do with their output: truncating a file that was just written makes
 	 * ext4 write its blocks out at the next close (auto_da_alloc) and
 	 * free them when the file is removed, ~3 ms per repeated run.  A
-	 * symbolic link is written through. */
+	 * symbolic link is written through.  Whether path can be written is
+	 * tried here, to report a bad path at once; HDF5 makes the file in
+	 * h5_start (or at the first call that needs it). */
 	struct stat st;
 	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
 		unlink(path);
+	int fd = open(path, O_WRONLY | O_CREAT, 0666);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot create HDF5 file '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	close(fd);
 	/* no clean-up of HDF5 at exit: after a failed write (a full file
 	 * system) H5Fclose fails, the file stays open, and HDF5's exit
 	 * handler crashed closing it again (SIGSEGV in H5F__close_cb) */
 	H5dont_atexit();
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-	errno = 0;
-	hid_t f = H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-	if (f < 0) {
-		int e = errno;
-		snprintf(err, errlen, "cannot create HDF5 file '%s'%s%s", path, e ? ": " : "",
-			 e ? strerror(e) : "");
-		return NULL;
-	}
 	struct h5out *o = xcalloc(1, sizeof(*o));
-	o->file = f;
+	o->file = -1;
 	o->path = xstrdup(path);
 	if (opt)
 		o->opt = *opt;
 	o->last = wall();
-	if (attr_str(f, "status", "running"))
-		fail(o, "writing HDF5 file");
 	return o;
+}
+
+static void make_series(struct h5out *o, struct series *s);
+static void do_pending(struct h5out *o, int attrs);
+
+/* The file, its tables, every series declared so far, their attributes,
+ * and a flush: the file is valid and says "running" from here on. */
+static void make_file(struct h5out *o)
+{
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	errno = 0;
+	o->file = H5Fcreate(o->path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	if (o->file < 0) {
+		fail(o, "creating HDF5 file");
+		return;
+	}
+	if (attr_str(o->file, "status", "running"))
+		fail(o, "writing HDF5 file");
+	do_pending(o, 0);
+	for (int i = 0; i < o->ns; i++)
+		make_series(o, &o->s[i]);
+	do_pending(o, 1);
+	if (!o->failed && H5Fflush(o->file, H5F_SCOPE_LOCAL) < 0)
+		fail(o, "writing HDF5 file");
+}
+
+static void *start_thread(void *arg)
+{
+	make_file(arg);
+	return NULL;
+}
+
+/* Before any HDF5 call of the caller's thread: the file made. */
+static void sync_file(struct h5out *o)
+{
+	if (o->state == 1)
+		pthread_join(o->th, NULL);
+	else if (o->state == 0)
+		make_file(o);
+	o->state = 2;
+}
+
+void h5_start(struct h5out *o)
+{
+	if (o->state != 0)
+		return;
+	/* on another processor than this thread's: a new thread often starts
+	 * on its parent's, and shared it costs the run as much time as it
+	 * saves (measured, 2 processors).  With one processor, no thread. */
+	cpu_set_t set;
+	int here = sched_getcpu();
+	pthread_attr_t at;
+	if (here >= 0 && sched_getaffinity(0, sizeof set, &set) == 0 && CPU_ISSET(here, &set)) {
+		CPU_CLR(here, &set);
+		if (CPU_COUNT(&set) > 0 && pthread_attr_init(&at) == 0) {
+			if (pthread_attr_setaffinity_np(&at, sizeof set, &set) == 0 &&
+			    pthread_create(&o->th, &at, start_thread, o) == 0)
+				o->state = 1;
+			pthread_attr_destroy(&at);
+		}
+	}
+	if (o->state == 0)
+		sync_file(o);
 }
 
 /* Create the groups leading to path (all but its last component). */
@@ -164,17 +246,13 @@ static int attr_str(hid_t obj, const char *name, const char *value)
 	return rc;
 }
 
+
 static int attr_obj(struct h5out *o, const char *path, const char *name, hid_t t,
 		    const void *value)
 {
-	if (o->failed)
-		return -1;
-	hid_t obj = H5Oopen(o->file, path, H5P_DEFAULT);
-	if (obj < 0)
-		return -1;
-	int rc = t < 0 ? attr_str(obj, name, value) : attr_put(obj, name, t, value);
-	H5Oclose(obj);
-	return rc;
+	struct pending p = { t < 0 ? P_ATTR_STR : P_ATTR_NUM, xstrdup(path), xstrdup(name),
+			     t < 0 ? xstrdup(value) : NULL, 0, 0, t < 0 ? 0 : *(const double *)value };
+	return pend(o, &p);
 }
 
 int h5_attr_str(struct h5out *o, const char *path, const char *name, const char *value)
@@ -204,12 +282,63 @@ static int put_table(struct h5out *o, const char *path, hid_t t, long n, const v
 	return rc ? fail(o, "writing HDF5 file") : 0;
 }
 
+/* Write one table or attribute. */
+static void put_pending(struct h5out *o, const struct pending *p)
+{
+	if (p->kind == P_STRINGS || p->kind == P_TEXT) {
+		hid_t t = str_type(p->w);
+		put_table(o, p->path, t, p->kind == P_TEXT ? -1 : p->n, p->data);
+		H5Tclose(t);
+	} else if (p->kind == P_INTS) {
+		put_table(o, p->path, H5T_NATIVE_INT, p->n, p->data);
+	} else if (!o->failed) {
+		hid_t obj = H5Oopen(o->file, p->path, H5P_DEFAULT);
+		int rc = obj >= 0 ? 0 : -1;
+		if (obj >= 0) {
+			rc = p->kind == P_ATTR_STR ? attr_str(obj, p->name, p->data) :
+			     attr_put(obj, p->name, H5T_NATIVE_DOUBLE, &p->num);
+			H5Oclose(obj);
+		}
+		if (rc)
+			fail(o, "writing HDF5 file");
+	}
+}
+
+/* Write the pending tables (attrs 0) or attributes (attrs 1). */
+static void do_pending(struct h5out *o, int attrs)
+{
+	for (int i = 0; i < o->np; i++) {
+		int isattr = o->p[i].kind == P_ATTR_STR || o->p[i].kind == P_ATTR_NUM;
+		if (isattr == attrs)
+			put_pending(o, &o->p[i]);
+	}
+}
+
+/* A table or attribute now, or when the file is made. */
+static int pend(struct h5out *o, struct pending *p)
+{
+	if (o->state == 0) {
+		o->p = xrealloc(o->p, (size_t)(o->np + 1) * sizeof(*o->p));
+		o->p[o->np++] = *p;
+		return 0;
+	}
+	sync_file(o);
+	put_pending(o, p);
+	free(p->path);
+	free(p->name);
+	free(p->data);
+	return o->failed ? -1 : 0;
+}
+
+static int table(struct h5out *o, int kind, const char *path, void *data, long n, size_t w)
+{
+	struct pending p = { kind, xstrdup(path), NULL, data, n, w, 0 };
+	return pend(o, &p);
+}
+
 int h5_text(struct h5out *o, const char *path, const char *text)
 {
-	hid_t t = str_type(strlen(text) + 1);
-	int rc = put_table(o, path, t, -1, text);
-	H5Tclose(t);
-	return rc;
+	return table(o, P_TEXT, path, xstrdup(text), -1, strlen(text) + 1);
 }
 
 int h5_names(struct h5out *o, const char *path, const char *const *names, int n)
@@ -221,16 +350,14 @@ int h5_names(struct h5out *o, const char *path, const char *const *names, int n)
 	char *all = xcalloc((size_t)n * w + 1, 1);
 	for (int i = 0; i < n; i++)
 		memcpy(all + (size_t)i * w, names[i], strlen(names[i]));
-	hid_t t = str_type(w);
-	int rc = put_table(o, path, t, n, all);
-	H5Tclose(t);
-	free(all);
-	return rc;
+	return table(o, P_STRINGS, path, all, n, w);
 }
 
 int h5_ints(struct h5out *o, const char *path, const int *v, int n)
 {
-	return put_table(o, path, H5T_NATIVE_INT, n, v);
+	int *c = xmalloc(((size_t)n + 1) * sizeof(int));
+	memcpy(c, v, (size_t)n * sizeof(int));
+	return table(o, P_INTS, path, c, n, sizeof(int));
 }
 
 /* Chunk shape of a series with rows of dims[1..rank) (see H5_CHUNK_BYTES). */
@@ -251,44 +378,55 @@ static void chunk_shape(const struct series *s, long rows, hsize_t *c)
 	c[0] = n > 0 ? n : 1;
 }
 
-int h5_series(struct h5out *o, const char *path, long d1, long d2, enum h5_type type,
-	      const char *units, const char *desc)
+/* The dataset of s, extendible from 0 rows. */
+static void make_series(struct h5out *o, struct series *s)
 {
-	o->s = xrealloc(o->s, (size_t)(o->ns + 1) * sizeof(*o->s));
-	struct series *s = &o->s[o->ns];
-	memset(s, 0, sizeof(*s));
-	s->rank = d1 <= 0 ? 1 : d2 <= 0 ? 2 : 3;
-	s->dims[1] = (hsize_t)(d1 > 0 ? d1 : 1);
-	s->dims[2] = (hsize_t)(d2 > 0 ? d2 : 1);
-	s->width = (size_t)s->dims[1] * (s->rank == 3 ? (size_t)s->dims[2] : 1);
-	if (s->rank == 1)
-		s->width = 1;
-	s->cap = 16;
-	s->buf = xmalloc((size_t)s->cap * s->width * sizeof(double));
-	s->dset = -1;
-	if (o->failed)
-		return -1;
+	if (o->failed || s->dset >= 0)
+		return;
 	hsize_t maxd[3] = { H5S_UNLIMITED, s->dims[1], s->dims[2] }, chunk[3];
 	hsize_t dims[3] = { 0, s->dims[1], s->dims[2] };
 	chunk_shape(s, o->opt.rows, chunk);
-	make_groups(o, path);
+	make_groups(o, s->path);
 	hid_t sp = H5Screate_simple(s->rank, dims, maxd);
 	hid_t pl = H5Pcreate(H5P_DATASET_CREATE);
 	H5Pset_chunk(pl, s->rank, chunk);
 	if (o->opt.compression > 0)
 		H5Pset_deflate(pl, (unsigned)o->opt.compression);
-	hid_t ft = type == H5_INT ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE;
-	s->dset = H5Dcreate2(o->file, path, ft, sp, H5P_DEFAULT, pl, H5P_DEFAULT);
+	hid_t ft = s->type == H5_INT ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE;
+	s->dset = H5Dcreate2(o->file, s->path, ft, sp, H5P_DEFAULT, pl, H5P_DEFAULT);
 	H5Pclose(pl);
 	H5Sclose(sp);
 	if (s->dset < 0) {
 		fail(o, "creating a dataset in");
-		return -1;
+		return;
 	}
-	if (units)
-		attr_str(s->dset, "units", units);
-	if (desc)
-		attr_str(s->dset, "description", desc);
+	if (s->units)
+		attr_str(s->dset, "units", s->units);
+	if (s->desc)
+		attr_str(s->dset, "description", s->desc);
+}
+
+int h5_series(struct h5out *o, const char *path, long d1, long d2, enum h5_type type,
+	      const char *units, const char *desc)
+{
+	if (o->state == 1)
+		sync_file(o);	/* o->s is the thread's until joined */
+	o->s = xrealloc(o->s, (size_t)(o->ns + 1) * sizeof(*o->s));
+	struct series *s = &o->s[o->ns];
+	memset(s, 0, sizeof(*s));
+	s->dset = -1;
+	s->path = xstrdup(path);
+	s->units = units ? xstrdup(units) : NULL;
+	s->desc = desc ? xstrdup(desc) : NULL;
+	s->type = type;
+	s->rank = d1 <= 0 ? 1 : d2 <= 0 ? 2 : 3;
+	s->dims[1] = (hsize_t)(d1 > 0 ? d1 : 1);
+	s->dims[2] = (hsize_t)(d2 > 0 ? d2 : 1);
+	s->width = s->rank == 1 ? 1 : (size_t)s->dims[1] * (s->rank == 3 ? (size_t)s->dims[2] : 1);
+	s->cap = 16;
+	s->buf = xmalloc((size_t)s->cap * s->width * sizeof(double));
+	if (o->state == 2)
+		make_series(o, s);	/* a failure shows at the next flush */
 	return o->ns++;
 }
 
@@ -328,6 +466,7 @@ static int put_rows(struct h5out *o, struct series *s)
 
 int h5_flush(struct h5out *o)
 {
+	sync_file(o);
 	if (o->failed)
 		return -1;
 	errno = 0;
@@ -347,8 +486,8 @@ int h5_flush(struct h5out *o)
 
 int h5_commit(struct h5out *o)
 {
-	if (o->failed)
-		return -1;
+	if (o->state == 2 && o->failed)
+		return -1;	/* o->failed is the thread's while state is 1 */
 	if (o->kept < H5_KEEP_MAX && o->opt.flush_interval > 0 &&
 	    wall() - o->last < o->opt.flush_interval)
 		return 0;
@@ -363,23 +502,33 @@ int h5_close(struct h5out **po, const char *status, char *err, size_t errlen)
 	int rc = h5_flush(o);
 	if (!o->failed && attr_str(o->file, "status", status))
 		rc = fail(o, "writing HDF5 file");
-	if (o->failed) {
+	if (o->failed && o->file >= 0) {
 		/* never "complete": the reason if it can still be written */
 		char st[400];
 		snprintf(st, sizeof st, "failed: %s", o->err);
 		attr_str(o->file, "status", st);
-		rc = -1;
 	}
+	rc = o->failed ? -1 : rc;
 	for (int i = 0; i < o->ns; i++) {
-		if (o->s[i].dset >= 0)
-			H5Dclose(o->s[i].dset);
-		free(o->s[i].buf);
+		struct series *s = &o->s[i];
+		if (s->dset >= 0)
+			H5Dclose(s->dset);
+		free(s->buf);
+		free(s->path);
+		free(s->units);
+		free(s->desc);
 	}
-	if (H5Fclose(o->file) < 0 && !o->failed)
+	for (int i = 0; i < o->np; i++) {
+		free(o->p[i].path);
+		free(o->p[i].name);
+		free(o->p[i].data);
+	}
+	if (o->file >= 0 && H5Fclose(o->file) < 0 && !o->failed)
 		rc = fail(o, "closing HDF5 file");
 	if (rc && err)
 		snprintf(err, errlen, "%s", o->err[0] ? o->err : "writing HDF5 file failed");
 	free(o->s);
+	free(o->p);
 	free(o->path);
 	free(o);
 	*po = NULL;

@@ -1,11 +1,14 @@
 /* h5.h - the HDF5 writer: time series of fixed shape, appended row by row.
  *
  * Knows nothing of mechanics.  A series is a dataset whose first dimension
- * is the sample: n, n x d1 or n x d1 x d2.  Every dataset is made when it
- * is declared (h5_series), extendible and chunked, so the file is valid
- * from h5_create on.  Rows are kept in memory and written only at flush
- * points (h5_commit: every flush interval of wall time, or when the rows
- * kept pass a size cap; h5_flush; h5_close), each followed by H5Fflush:
+ * is the sample: n, n x d1 or n x d1 x d2, extendible and chunked.  The
+ * caller declares the series, tables and attributes, then h5_start makes
+ * the file with all of them (status "running") and flushes it, in a second
+ * thread on another processor while the caller computes (HDF5 is not
+ * called from the caller's thread until it is joined, at the next h5_*
+ * call that needs HDF5).  Rows are kept in memory and written only at
+ * flush points (h5_commit: every flush interval of wall time, or when the
+ * rows kept pass a size cap; h5_flush; h5_close), each followed by H5Fflush:
  * between two flush points HDF5 is not called, so a process killed there
  * leaves the file as of the last flush, with every series of equal length
  * (the caller commits whole samples).
@@ -32,10 +35,16 @@ struct h5_opts {
 	long rows;		/* samples the caller expects (0: unknown), for chunk shapes */
 };
 
-/* Create (truncate) path and write root attribute status = "running";
- * NULL with a message in err when it cannot be written. */
+/* Start a file at path (replacing it); NULL with a message in err when
+ * path cannot be written. */
 struct h5out *h5_create(const char *path, const struct h5_opts *opt, char *err, size_t errlen);
-/* String / numeric attribute on the object at path ("/" for root). */
+/* Make the file with everything declared so far, root attribute status =
+ * "running", and flush (see above).  Without h5_start, the first call that
+ * needs the file makes it. */
+void h5_start(struct h5out *o);
+/* String / numeric attribute on the object at path ("/" for root).
+ * Before h5_start these and the tables below are kept and written when
+ * the file is made (0 returned; a failure shows at the next flush). */
 int h5_attr_str(struct h5out *o, const char *path, const char *name, const char *value);
 int h5_attr_num(struct h5out *o, const char *path, const char *name, double value);
 /* Scalar string dataset at path holding text whole (any length). */
@@ -45,8 +54,8 @@ int h5_names(struct h5out *o, const char *path, const char *const *names, int n)
 /* 1-D dataset of n integers. */
 int h5_ints(struct h5out *o, const char *path, const int *v, int n);
 /* New series at path (groups created as needed), rows of d1 (d1 > 0) or
- * d1 x d2 (d2 > 0) values, or of one value (d1 = d2 = 0); returns its id,
- * -1 when the dataset cannot be made.  units and desc become attributes
+ * d1 x d2 (d2 > 0) values, or of one value (d1 = d2 = 0); returns its id
+ * (a dataset that cannot be made fails the next flush).  units and desc become attributes
  * (may be NULL). */
 int h5_series(struct h5out *o, const char *path, long d1, long d2, enum h5_type type,
 	      const char *units, const char *desc);

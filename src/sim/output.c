@@ -180,11 +180,9 @@ struct output *output_open(const char *path, const struct model *m, const struct
 	o->dC = o->dF + 3 * nd;
 	o->dl = o->dC + 3 * nd;
 	o->de = o->dl + nd;
-	/* the layout and the provenance on disk before the run starts */
-	if (h5_flush(h)) {
-		output_close(&o, "failed", err, n);
-		return NULL;
-	}
+	/* the layout and the provenance on disk as the run starts, made
+	 * while set-up computes */
+	h5_start(h);
 	return o;
 }
 
