@@ -155,7 +155,9 @@ static int offsets_of(struct h5in *f, const char *path, long k, hsize_t ncols, h
 	struct h5r_data o;
 	char err[64];
 	int rc = -1;
-	if (h5r_read(f, path, &o, err, sizeof err))
+	/* a dataset, not a logical name: an offsets attribute naming a
+	 * slice of a series with that same attribute would recurse */
+	if (!h5r_exists(f, path) || h5r_read(f, path, &o, err, sizeof err))
 		return -1;
 	if (o.ndims == 1 && k + 1 < o.rows && o.v[k] >= 0 && o.v[k] <= o.v[k + 1] &&
 	    o.v[k + 1] <= (double)ncols) {
@@ -344,8 +346,8 @@ static herr_t visit(hid_t obj, const char *name, const H5O_info_t *info, void *o
 			add(l, xasprintf("%s/%.*s/%s", path, (int)l->f->tab_w,
 					 l->f->tab + (size_t)i * l->f->tab_w, slash + 1));
 		free(path);
-	} else if (series && !table) {
-		add(l, path);
+	} else if (series) {
+		add(l, path);	/* read whole when its names table is unusable */
 	} else {
 		free(path);
 	}
