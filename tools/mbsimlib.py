@@ -114,10 +114,11 @@ def series(f, path):
     slice of GROUP/QTY, whose attribute "names" names the table of its
     second axis (and "offsets", when present, the table of NAME's columns);
     a file of the first layout has datasets at those paths, and its
-    drivers under joints/."""
+    drivers under joints/.  A series has the samples of /time: a run
+    killed during a flush may have left more rows, which are dropped."""
     path = path.strip("/")
     if path in f and isinstance(f[path], h5py.Dataset):
-        return f[path][()]
+        return _samples(f, f[path][()])
     parts = path.split("/")
     if len(parts) < 3:
         raise KeyError("no series '%s'" % path)
@@ -131,8 +132,15 @@ def series(f, path):
     k = names.index(name)
     if "offsets" in ds.attrs:
         o = f[text(ds.attrs["offsets"])][()]
-        return ds[:, o[k]:o[k + 1]]
-    return ds[:, k] if ds.ndim == 2 else ds[:, k, :]
+        return _samples(f, ds[:, o[k]:o[k + 1]])
+    return _samples(f, ds[:, k] if ds.ndim == 2 else ds[:, k, :])
+
+
+def _samples(f, a):
+    """The first len(/time) rows of A: a run killed during a flush may
+    leave series longer than /time, which is written last (src/io/h5.h)."""
+    n = f["time"].shape[0] if "time" in f else len(a)
+    return a[:n] if a.ndim >= 1 else a
 
 
 def names(f, group):

@@ -169,8 +169,9 @@ static void compare_one(const struct cmp_opts *c, struct files *F, struct result
 	r->pass = 1;
 	int ok0 = h5r_read(F->f[0], r->path, &d[0], err, sizeof err) == 0;
 	int ok1 = h5r_read(F->f[1], r->path, &d[1], err, sizeof err) == 0;
-	if (!ok0 || !ok1 || d[0].cols != d[1].cols || d[0].rows != F->t[0].rows ||
-	    d[1].rows != F->t[1].rows) {
+	/* rows past /time's: a flush the writer did not finish (h5.h) */
+	if (!ok0 || !ok1 || d[0].cols != d[1].cols || d[0].rows < F->t[0].rows ||
+	    d[1].rows < F->t[1].rows) {
 		r->missing = 3;
 		r->pass = 0;
 		goto out;

@@ -470,22 +470,37 @@ static int put_rows(struct h5out *o, struct series *s)
 	return rc;
 }
 
-int h5_flush(struct h5out *o)
+/* Append the rows kept of series [i0, i1) and flush the file. */
+static int flush_range(struct h5out *o, int i0, int i1)
 {
-	sync_file(o);
-	if (o->failed)
-		return -1;
-	errno = 0;
-	for (int i = 0; i < o->ns; i++) {
+	for (int i = i0; i < i1; i++) {
 		struct series *s = &o->s[i];
 		int rc = put_rows(o, s);
 		s->nbuf = 0;
 		if (rc)
 			return fail(o, "writing HDF5 file");
 	}
-	o->kept = 0;
 	if (H5Fflush(o->file, H5F_SCOPE_LOCAL) < 0)
 		return fail(o, "writing HDF5 file");
+	return 0;
+}
+
+int h5_flush(struct h5out *o)
+{
+	sync_file(o);
+	if (o->failed)
+		return -1;
+	errno = 0;
+	/* the others first, then series 0 (the index, /time) in a flush of
+	 * its own: a process killed during the first flush leaves them with
+	 * some of the new rows and series 0 without, so the first len(0)
+	 * rows of every series are always on disk (HDF5 writes the datasets'
+	 * headers in an order of its own within one flush; killed while
+	 * flushing every sample, 3 of 20 files had series of unequal
+	 * length) */
+	if (flush_range(o, 1, o->ns) || (o->ns > 0 && flush_range(o, 0, 1)))
+		return -1;
+	o->kept = 0;
 	o->last = wall();
 	return 0;
 }

@@ -11,7 +11,10 @@
  * rows kept pass a size cap; h5_flush; h5_close), each followed by H5Fflush:
  * between two flush points HDF5 is not called, so a process killed there
  * leaves the file as of the last flush, with every series of equal length
- * (the caller commits whole samples).
+ * (the caller commits whole samples).  The first series declared is the
+ * index (the sample times): it is written after all others, in a flush
+ * of its own, so that a process killed during a flush leaves every series
+ * at least as long as the index, whose length is the file's samples.
  *
  * A failed write (a full file system) is remembered: nothing more is
  * written, h5_commit, h5_flush and h5_close return -1, and h5_close
