@@ -139,8 +139,8 @@ def series(f, path):
 def _samples(f, a):
     """The first len(/time) rows of A: a run killed during a flush may
     leave series longer than /time, which is written last (src/io/h5.h)."""
-    n = f["time"].shape[0] if "time" in f else len(a)
-    return a[:n] if a.ndim >= 1 else a
+    n = f["time"].shape[0] if "time" in f else None
+    return a[:n] if getattr(a, "ndim", 0) >= 1 else a
 
 
 def names(f, group):
