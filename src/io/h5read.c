@@ -95,6 +95,35 @@ static char *attr_of(hid_t ds, const char *name)
 	return s;
 }
 
+/* 0 if the chunks of dataset ds (if chunked) fit its dataspace: every
+ * chunk dimension at least 1 and, along a dimension of fixed size, at
+ * most that size (HDF5 refuses others when a file is written), and a
+ * chunk of at most 256 MB (mbsim writes ~64 kB-1 MB).  libhdf5 1.10.8
+ * read past its buffers (SIGSEGV in H5VM_memcpyvv) for a damaged header
+ * that gave a (N, 4, 3) dataset chunks of (11, 2052, 3). */
+static int chunks_ok(hid_t ds, hid_t sp, size_t tsize)
+{
+	hid_t pl = H5Dget_create_plist(ds);
+	int rc = 0;
+	if (pl >= 0 && H5Pget_layout(pl) == H5D_CHUNKED) {
+		hsize_t c[H5S_MAX_RANK], dims[H5S_MAX_RANK], maxd[H5S_MAX_RANK];
+		int nd = H5Sget_simple_extent_ndims(sp), nc = H5Pget_chunk(pl, H5S_MAX_RANK, c);
+		double bytes = (double)tsize;
+		if (nd < 0 || nc != nd || H5Sget_simple_extent_dims(sp, dims, maxd) < 0)
+			rc = -1;
+		for (int i = 0; rc == 0 && i < nd; i++) {
+			bytes *= (double)c[i];
+			if (c[i] == 0 || (maxd[i] != H5S_UNLIMITED && c[i] > (maxd[i] ? maxd[i] : 1)))
+				rc = -1;
+		}
+		if (bytes > 256.0 * 1024 * 1024)
+			rc = -1;
+	}
+	if (pl >= 0)
+		H5Pclose(pl);
+	return rc;
+}
+
 /* Load the names table at path (1-D fixed-length strings) into f's cache.
  * 0, or -1 with a message. */
 static int load_table(struct h5in *f, const char *path, char *err, size_t errlen)
@@ -115,6 +144,7 @@ static int load_table(struct h5in *f, const char *path, char *err, size_t errlen
 	int rc = -1;
 	if (H5Tget_class(ty) != H5T_STRING || H5Tis_variable_str(ty) > 0 || w == 0 ||
 	    H5Sget_simple_extent_ndims(sp) != 1 || H5Sget_simple_extent_dims(sp, &n, NULL) < 0 ||
+	    chunks_ok(ds, sp, w) ||
 	    H5Fget_filesize(f->file, &fsize) < 0 || n > (fsize + 4096) / w) {
 		snprintf(err, errlen, "'%s' is not a table of fixed-length strings", path);
 	} else {
@@ -191,6 +221,9 @@ static int read_ds(struct h5in *f, hid_t ds, const char *path, long k, hsize_t c
 		 * H5Dread's conversion buffer asked for 4 GB */
 		snprintf(err, errlen, "dataset '%s' has numbers of %zu bytes (1, 2, 4 or 8 expected)",
 			 path, tsize);
+	} else if (chunks_ok(ds, sp, tsize)) {
+		snprintf(err, errlen, "dataset '%s' has chunks that do not fit it (a damaged header)",
+			 path);
 	} else if (nd < 1 || nd > 3 || (k >= 0 && nd < 2)) {
 		snprintf(err, errlen, "dataset '%s' has %d dimensions (%s expected)", path, nd,
 			 k >= 0 ? "2 or 3" : "1 to 3");
