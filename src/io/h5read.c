@@ -15,6 +15,13 @@ struct h5in {
 	char *tab_path, *tab;
 	size_t tab_w;
 	long tab_n;
+	long *tab_order;	/* entries sorted by name (table_find) */
+	/* the series read whole last, whose slices logical names take,
+	 * with the path of its names table and its offsets (or NULL) */
+	char *ds_path, *ds_table;
+	struct h5r_data whole, ds_off;
+	long ds_d1, ds_d2;
+	int ds_nd;
 };
 
 struct h5in *h5r_open(const char *path, char *err, size_t errlen)
@@ -41,6 +48,11 @@ void h5r_close(struct h5in **ph)
 	H5Fclose((*ph)->file);
 	free((*ph)->tab_path);
 	free((*ph)->tab);
+	free((*ph)->tab_order);
+	free((*ph)->ds_path);
+	free((*ph)->ds_table);
+	h5r_data_release(&(*ph)->whole);
+	h5r_data_release(&(*ph)->ds_off);
 	free(*ph);
 	*ph = NULL;
 }
@@ -95,6 +107,52 @@ static char *attr_of(hid_t ds, const char *name)
 	return s;
 }
 
+/* The cached table's entries sorted by name, ties by index (qsort has
+ * no context argument: the table is passed through sort_tab). */
+static const struct h5in *sort_tab;
+
+static int entry_cmp(const void *a, const void *b)
+{
+	long i = *(const long *)a, j = *(const long *)b;
+	int c = strncmp(sort_tab->tab + (size_t)i * sort_tab->tab_w,
+			sort_tab->tab + (size_t)j * sort_tab->tab_w, sort_tab->tab_w);
+	return c ? c : (i > j) - (i < j);
+}
+
+static void sort_table(struct h5in *f)
+{
+	f->tab_order = xmalloc(((size_t)f->tab_n + 1) * sizeof(long));
+	for (long i = 0; i < f->tab_n; i++)
+		f->tab_order[i] = i;
+	sort_tab = f;
+	qsort(f->tab_order, (size_t)f->tab_n, sizeof(long), entry_cmp);
+	sort_tab = NULL;
+}
+
+/* Index of name in the cached table (the first, if repeated), or -1:
+ * binary search of the sorted entries. */
+static long table_find(const struct h5in *f, const char *name)
+{
+	size_t l = strlen(name);
+	if (l > f->tab_w)
+		return -1;
+	char *key = xcalloc(f->tab_w + 1, 1);	/* as stored: NUL-padded */
+	memcpy(key, name, l);
+	long lo = 0, hi = f->tab_n;
+	while (lo < hi) {
+		long mid = lo + (hi - lo) / 2;
+		if (strncmp(f->tab + (size_t)f->tab_order[mid] * f->tab_w, key, f->tab_w) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	long k = -1;
+	if (lo < f->tab_n && strncmp(f->tab + (size_t)f->tab_order[lo] * f->tab_w, key, f->tab_w) == 0)
+		k = f->tab_order[lo];
+	free(key);
+	return k;
+}
+
 /* 0 if the chunks of dataset ds (if chunked) fit its dataspace: every
  * chunk dimension at least 1 and, along a dimension of fixed size, at
  * most that size (HDF5 refuses others when a file is written), and a
@@ -132,7 +190,9 @@ static int load_table(struct h5in *f, const char *path, char *err, size_t errlen
 		return 0;
 	free(f->tab_path);
 	free(f->tab);
+	free(f->tab_order);
 	f->tab_path = f->tab = NULL;
+	f->tab_order = NULL;
 	hid_t ds = h5r_exists(f, path) ? H5Dopen2(f->file, path, H5P_DEFAULT) : -1;
 	if (ds < 0) {
 		snprintf(err, errlen, "no names table '%s'", path);
@@ -154,6 +214,7 @@ static int load_table(struct h5in *f, const char *path, char *err, size_t errlen
 			f->tab = tab;
 			f->tab_w = w;
 			f->tab_n = (long)n;
+			sort_table(f);
 			rc = 0;
 		} else {
 			free(tab);
@@ -166,37 +227,24 @@ static int load_table(struct h5in *f, const char *path, char *err, size_t errlen
 	return rc;
 }
 
-/* Index of name in the cached table, or -1. */
-static long table_find(const struct h5in *f, const char *name)
+/* The columns [*c0, *c1) of name k in the offsets table o. */
+static int offsets_in(const struct h5r_data *o, long k, hsize_t ncols, hsize_t *c0, hsize_t *c1)
 {
-	size_t l = strlen(name);
-	for (long i = 0; i < f->tab_n; i++) {
-		const char *e = f->tab + (size_t)i * f->tab_w;
-		if (l <= f->tab_w && strncmp(e, name, f->tab_w) == 0 && (l == f->tab_w || !e[l]))
-			return i;
-	}
-	return -1;
+	if (!(o->ndims == 1 && k + 1 < o->rows && o->v[k] >= 0 && o->v[k] <= o->v[k + 1] &&
+	      o->v[k + 1] <= (double)ncols))
+		return -1;
+	*c0 = (hsize_t)o->v[k];
+	*c1 = (hsize_t)o->v[k + 1];
+	return 0;
 }
 
-/* The columns [*c0, *c1) of name k in the offsets table at path. */
-static int offsets_of(struct h5in *f, const char *path, long k, hsize_t ncols, hsize_t *c0,
-		      hsize_t *c1)
+/* The offsets table at path into o. */
+static int offsets_read(struct h5in *f, const char *path, struct h5r_data *o)
 {
-	struct h5r_data o;
 	char err[64];
-	int rc = -1;
 	/* a dataset, not a logical name: an offsets attribute naming a
 	 * slice of a series with that same attribute would recurse */
-	if (!h5r_exists(f, path) || h5r_read(f, path, &o, err, sizeof err))
-		return -1;
-	if (o.ndims == 1 && k + 1 < o.rows && o.v[k] >= 0 && o.v[k] <= o.v[k + 1] &&
-	    o.v[k + 1] <= (double)ncols) {
-		*c0 = (hsize_t)o.v[k];
-		*c1 = (hsize_t)o.v[k + 1];
-		rc = 0;
-	}
-	h5r_data_release(&o);
-	return rc;
+	return !h5r_exists(f, path) || h5r_read(f, path, o, err, sizeof err) ? -1 : 0;
 }
 
 /* Read dataset ds (opened from path) whole, or (k >= 0) the slice of
@@ -271,43 +319,127 @@ static int read_ds(struct h5in *f, hid_t ds, const char *path, long k, hsize_t c
 	return rc;
 }
 
+/* Series up to this size are read whole once, and their slices taken in
+ * memory: compare reads every body's slice in turn, and reading each from
+ * the file touched every chunk of the series again (quadratic in the
+ * bodies; a damaged names table of 4000 one-byte names took 0.5 s). */
+#define H5R_WHOLE_MAX (64.0 * 1024 * 1024)
+
+static int cut(struct h5in *f, const char *path, long k, hsize_t c0, hsize_t c1,
+	       struct h5r_data *d, char *err, size_t errlen);
+
+/* Entry k (columns [c0, c1) when c1 > 0) of the series ds at path, whose
+ * names table is table and offsets off (NULL when none): read whole and
+ * kept with them (f->ds_*) when small. */
+static int slice(struct h5in *f, hid_t ds, const char *path, const char *table,
+		 struct h5r_data *off, long k, hsize_t c0, hsize_t c1, struct h5r_data *d,
+		 char *err, size_t errlen)
+{
+	hid_t sp = H5Dget_space(ds);
+	int nd = H5Sget_simple_extent_ndims(sp);
+	hsize_t dims[3] = { 0, 1, 1 };
+	if (nd < 2 || nd > 3 || H5Sget_simple_extent_dims(sp, dims, NULL) < 0 ||
+	    8.0 * (double)dims[0] * (double)dims[1] * (double)dims[2] > H5R_WHOLE_MAX) {
+		H5Sclose(sp);
+		return read_ds(f, ds, path, k, c0, c1, d, err, errlen);
+	}
+	H5Sclose(sp);
+	free(f->ds_path);
+	free(f->ds_table);
+	f->ds_path = f->ds_table = NULL;
+	h5r_data_release(&f->whole);
+	h5r_data_release(&f->ds_off);
+	if (read_ds(f, ds, path, -1, 0, 0, &f->whole, err, errlen))
+		return -1;
+	f->ds_path = xstrdup(path);
+	f->ds_table = xstrdup(table);
+	if (off) {
+		f->ds_off = *off;	/* taken over */
+		memset(off, 0, sizeof(*off));
+	}
+	f->ds_d1 = (long)dims[1];
+	f->ds_d2 = (long)dims[2];
+	f->ds_nd = nd;
+	return cut(f, path, k, c0, c1, d, err, errlen);
+}
+
+/* Entry k (columns [c0, c1) when c1 > 0) of the series kept whole. */
+static int cut(struct h5in *f, const char *path, long k, hsize_t c0, hsize_t c1,
+	       struct h5r_data *d, char *err, size_t errlen)
+{
+	const struct h5r_data *w = &f->whole;
+	long d1 = f->ds_d1, d2 = f->ds_d2;
+	if ((long)w->cols != d1 * d2 || (c1 == 0 && k >= d1)) {
+		snprintf(err, errlen, "dataset '%s' has %ld entries, not %ld", path, d1, k + 1);
+		return -1;
+	}
+	long from = c1 > 0 ? (long)c0 * d2 : k * d2, n = c1 > 0 ? (long)(c1 - c0) * d2 : d2;
+	d->rows = w->rows;
+	d->cols = (int)n;
+	d->ndims = c1 == 0 && f->ds_nd == 2 ? 1 : 2;
+	d->v = xmalloc(((size_t)d->rows * (size_t)n + 1) * sizeof(double));
+	for (long r = 0; r < d->rows; r++)
+		memcpy(d->v + (size_t)r * (size_t)n, w->v + (size_t)r * (size_t)w->cols + (size_t)from,
+		       (size_t)n * sizeof(double));
+	return 0;
+}
+
 /* Logical name /GROUP/NAME/QTY: the slice of NAME in /GROUP/QTY, whose
- * attribute "names" is the path of the names table of its second axis. */
+ * attribute "names" is the path of the names table of its second axis;
+ * -2 when path is no such name (no /GROUP/QTY with a names table). */
 static int read_logical(struct h5in *f, const char *path, struct h5r_data *d, char *err,
 			size_t errlen)
 {
 	const char *g = path + (path[0] == '/'), *s1 = strchr(g, '/'), *s2 = strrchr(g, '/');
-	if (!s1 || s1 == s2 || s1 == g || !s2[1] || strlen(path) > 900) {
-		snprintf(err, errlen, "no dataset '%s'", path);
-		return -1;
-	}
+	if (!s1 || s1 == s2 || s1 == g || !s2[1] || strlen(path) > 900)
+		return -2;
 	char qpath[1024], name[1024];
 	snprintf(qpath, sizeof qpath, "/%.*s/%s", (int)(s1 - g), g, s2 + 1);
 	snprintf(name, sizeof name, "%.*s", (int)(s2 - s1 - 1), s1 + 1);
+	long k;
+	hsize_t c0 = 0, c1 = 0;
+	if (f->ds_path && strcmp(f->ds_path, qpath) == 0) {
+		/* the series kept whole: no HDF5 call but for another table */
+		if (load_table(f, f->ds_table, err, errlen))
+			return -1;
+		if ((k = table_find(f, name)) < 0) {
+			snprintf(err, errlen, "no dataset '%s' ('%s' is not in %s)", path, name,
+				 f->ds_table);
+			return -1;
+		}
+		if (f->ds_off.v && (offsets_in(&f->ds_off, k, (hsize_t)f->ds_d1, &c0, &c1) || c1 == c0)) {
+			snprintf(err, errlen, "no columns of '%s' in '%s' (its offsets table)", name,
+				 qpath);
+			return -1;
+		}
+		return cut(f, qpath, k, c0, c1, d, err, errlen);
+	}
 	hid_t ds = h5r_exists(f, qpath) ? H5Dopen2(f->file, qpath, H5P_DEFAULT) : -1;
 	char *table = ds >= 0 ? attr_of(ds, "names") : NULL;
 	int rc = -1;
-	long k;
 	if (!table) {
-		snprintf(err, errlen, "no dataset '%s'", path);
+		rc = -2;
 	} else if (load_table(f, table, err, errlen)) {
 		/* err set */
 	} else if ((k = table_find(f, name)) < 0) {
 		snprintf(err, errlen, "no dataset '%s' ('%s' is not in %s)", path, name, table);
 	} else {
-		char *off = attr_of(ds, "offsets");
-		hsize_t c0 = 0, c1 = 0, dims[3] = { 0, 0, 0 };
+		char *offpath = attr_of(ds, "offsets");
+		struct h5r_data off;
+		memset(&off, 0, sizeof off);
+		hsize_t dims[3] = { 0, 0, 0 };
 		hid_t sp = H5Dget_space(ds);
 		H5Sget_simple_extent_dims(sp, dims, NULL);
 		H5Sclose(sp);
-		if (off && offsets_of(f, off, k, dims[1], &c0, &c1))
-			snprintf(err, errlen, "bad offsets table '%s' of '%s'", off, qpath);
-		else if (off && c1 == c0)
+		if (offpath && (offsets_read(f, offpath, &off) || offsets_in(&off, k, dims[1], &c0, &c1)))
+			snprintf(err, errlen, "bad offsets table '%s' of '%s'", offpath, qpath);
+		else if (offpath && c1 == c0)
 			snprintf(err, errlen, "no dataset '%s' ('%s' has no columns in %s)", path,
 				 name, qpath);
 		else
-			rc = read_ds(f, ds, qpath, k, c0, c1, d, err, errlen);
-		free(off);
+			rc = slice(f, ds, qpath, table, offpath ? &off : NULL, k, c0, c1, d, err, errlen);
+		h5r_data_release(&off);
+		free(offpath);
 	}
 	free(table);
 	if (ds >= 0)
@@ -318,14 +450,22 @@ static int read_logical(struct h5in *f, const char *path, struct h5r_data *d, ch
 int h5r_read(struct h5in *f, const char *path, struct h5r_data *d, char *err, size_t errlen)
 {
 	memset(d, 0, sizeof(*d));
-	if (!h5r_exists(f, path))
-		return read_logical(f, path, d, err, errlen);
+	/* a logical name first: a file whose /GROUP/QTY has a names table
+	 * has no groups per body (and the series read last is sliced
+	 * without a look-up in the file) */
+	int rc = read_logical(f, path, d, err, errlen);
+	if (rc != -2)
+		return rc;
+	if (!h5r_exists(f, path)) {
+		snprintf(err, errlen, "no dataset '%s'", path);
+		return -1;
+	}
 	hid_t ds = H5Dopen2(f->file, path, H5P_DEFAULT);
 	if (ds < 0) {
 		snprintf(err, errlen, "cannot open dataset '%s'", path);
 		return -1;
 	}
-	int rc = read_ds(f, ds, path, -1, 0, 0, d, err, errlen);
+	rc = read_ds(f, ds, path, -1, 0, 0, d, err, errlen);
 	H5Dclose(ds);
 	return rc;
 }

@@ -7,8 +7,8 @@
  *
  * Logical names.  A dataset /G/QTY whose string attribute "names" is the
  * path of a table of fixed-length strings (/G/names) has one entry per
- * name along its second axis; /G/NAME/QTY, when no dataset has that path,
- * means NAME's slice: /G/QTY[:, k] (1-D) or /G/QTY[:, k, :] (2-D), k the
+ * name along its second axis; /G/NAME/QTY then means NAME's slice:
+ * /G/QTY[:, k] (1-D) or /G/QTY[:, k, :] (2-D), k the
  * index of NAME in the table.  When /G/QTY also has a string attribute
  * "offsets", the path of an integer table o, NAME's slice is the columns
  * o[k] .. o[k+1]-1 of the 2-D /G/QTY.  A file of the first layout, whose
