@@ -133,24 +133,21 @@ static void sort_table(struct h5in *f)
  * binary search of the sorted entries. */
 static long table_find(const struct h5in *f, const char *name)
 {
-	size_t l = strlen(name);
-	if (l > f->tab_w)
+	/* strncmp over the entry's width: an entry is NUL-padded, so a
+	 * shorter name equals it when the entry's next byte is NUL */
+	if (strlen(name) > f->tab_w)
 		return -1;
-	char *key = xcalloc(f->tab_w + 1, 1);	/* as stored: NUL-padded */
-	memcpy(key, name, l);
 	long lo = 0, hi = f->tab_n;
 	while (lo < hi) {
 		long mid = lo + (hi - lo) / 2;
-		if (strncmp(f->tab + (size_t)f->tab_order[mid] * f->tab_w, key, f->tab_w) < 0)
+		if (strncmp(f->tab + (size_t)f->tab_order[mid] * f->tab_w, name, f->tab_w) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	long k = -1;
-	if (lo < f->tab_n && strncmp(f->tab + (size_t)f->tab_order[lo] * f->tab_w, key, f->tab_w) == 0)
-		k = f->tab_order[lo];
-	free(key);
-	return k;
+	if (lo < f->tab_n && strncmp(f->tab + (size_t)f->tab_order[lo] * f->tab_w, name, f->tab_w) == 0)
+		return f->tab_order[lo];
+	return -1;
 }
 
 /* 0 if the chunks of dataset ds (if chunked) fit its dataspace: every
