@@ -505,14 +505,25 @@ static herr_t visit(hid_t obj, const char *name, const H5O_info_t *info, void *o
 	int series = strcmp(base, "names") != 0 &&
 		     !(bl >= 6 && strcmp(base + bl - 6, "_names") == 0) &&
 		     !(bl >= 8 && strcmp(base + bl - 8, "_offsets") == 0);
-	if (ds >= 0)
+	/* entries of its second axis: names past them have no data (a
+	 * damaged table of thousands of names made compare list thousands
+	 * of series that all failed) */
+	hsize_t dims[3] = { 0, 0, 0 };
+	if (ds >= 0) {
+		hid_t sp = H5Dget_space(ds);
+		if (sp < 0 || H5Sget_simple_extent_ndims(sp) < 2 || H5Sget_simple_extent_ndims(sp) > 3 ||
+		    H5Sget_simple_extent_dims(sp, dims, NULL) < 0)
+			dims[1] = 0;
+		if (sp >= 0)
+			H5Sclose(sp);
 		H5Dclose(ds);
+	}
 	char err[256];
 	if (table && load_table(l->f, table, err, sizeof err) == 0) {
 		/* /G/QTY -> /G/NAME/QTY */
 		char *slash = strrchr(path, '/');
 		*slash = 0;
-		for (long i = 0; i < l->f->tab_n; i++)
+		for (long i = 0; i < l->f->tab_n && (hsize_t)i < dims[1]; i++)
 			add(l, xasprintf("%s/%.*s/%s", path, (int)l->f->tab_w,
 					 l->f->tab + (size_t)i * l->f->tab_w, slash + 1));
 		free(path);
