@@ -121,11 +121,16 @@ study-000: all
 study-004: all
 	/usr/bin/python3 tools/spectral_plots.py --mbsim $(BUILD)/mbsim --out docs/results/004 $(STUDY_ARGS)
 
+# The manual pages name decks/*.yaml and schema/deck.schema.json: both go
+# to $(PREFIX)/share/mbsim (mbsim(1), FILES).
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
+	  $(DESTDIR)$(PREFIX)/share/mbsim/decks $(DESTDIR)$(PREFIX)/share/mbsim/schema
 	install -m 755 $(BUILD)/mbsim $(DESTDIR)$(PREFIX)/bin/mbsim
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 644 decks/*.yaml $(DESTDIR)$(PREFIX)/share/mbsim/decks/
+	install -m 644 schema/deck.schema.json $(DESTDIR)$(PREFIX)/share/mbsim/schema/
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -51,7 +51,8 @@ def loader_paths(keys_file):
         mbsim = os.environ.get("MBSIM", os.path.join(ROOT, "build", "mbsim"))
         text = subprocess.run([mbsim, "list", "keys"], check=True,
                               capture_output=True, text=True).stdout
-    return {line.strip() for line in text.splitlines() if line.strip()}
+    # the first column is the path; type, default, range, description follow
+    return {line.split()[0] for line in text.splitlines() if line.strip()}
 
 
 def check_decks(schema, decks):

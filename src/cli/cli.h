@@ -35,6 +35,11 @@ int cli_load(const char *path, char **sets, int nsets, struct deck **dk,
  * of n numbers. */
 void cli_json_str(const char *s);
 void cli_json_num(double x);
+/* What a non-finite x was, for the reason that goes with its null. */
+const char *cli_nonfinite_reason(double x);
+/* " (did you mean 'x'?)" for word among the NULL-terminated cands, or ""
+ * (static storage; util/suggest.h says what is close). */
+const char *cli_suggest(const char *word, const char *const *cands);
 void cli_json_array(const double *v, int n);
 void cli_usage_error(const char *usage, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -11,48 +11,61 @@
 
 int cmd_check(int argc, char **argv)
 {
+	static const char *const opts[] = { "--set", "--help", "-h", NULL };
 	char **sets = xcalloc((size_t)argc + 1, sizeof(char *));
-	int nsets = 0, ndecks = 0, bad = 0;
+	char **decks = xcalloc((size_t)argc + 1, sizeof(char *));
+	int nsets = 0, ndecks = 0, bad = 0, rc = EXIT_OK;
 	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--set") == 0 && i + 1 < argc)
-			sets[nsets++] = argv[++i];
-		else if (strcmp(argv[i], "--help") == 0) {
+		const char *v;
+		int err = 0;
+		if ((v = cli_optval(argc, argv, &i, "--set", USAGE_CHECK, &err))) {
+			sets[nsets++] = (char *)v;
+		} else if (err) {
+			rc = EXIT_USAGE;
+			goto out;
+		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			printf("usage: %s", USAGE_CHECK);
-			free(sets);
-			return EXIT_OK;
+			goto out;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			cli_usage_error(USAGE_CHECK, "unknown option '%s'", argv[i]);
-			free(sets);
-			return EXIT_USAGE;
+			cli_usage_error(USAGE_CHECK, "unknown option '%s'%s", argv[i],
+					cli_suggest(argv[i], opts));
+			rc = EXIT_USAGE;
+			goto out;
+		} else {
+			decks[ndecks++] = argv[i];
 		}
 	}
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--set") == 0) {
-			i++;
-			continue;
-		}
+	if (ndecks == 0) {
+		cli_usage_error(USAGE_CHECK, "no deck given");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	for (int i = 0; i < ndecks; i++) {
 		struct deck *dk = NULL;
 		struct model *m = NULL;
 		struct sim_options o;
-		ndecks++;
-		if (cli_load(argv[i], sets, nsets, &dk, &m, &o)) {
+		if (cli_load(decks[i], sets, nsets, &dk, &m, &o)) {
 			bad++;
 			continue;
 		}
 		model_free(&m);
 		deck_free(&dk);
 	}
+	rc = bad ? EXIT_DECK : EXIT_OK;
+out:
 	free(sets);
-	if (ndecks == 0) {
-		cli_usage_error(USAGE_CHECK, "no deck given");
-		return EXIT_USAGE;
-	}
-	return bad ? EXIT_DECK : EXIT_OK;
+	free(decks);
+	return rc;
 }
 
 int cmd_list(int argc, char **argv)
 {
+	static const char *const topics[] = { "integrators", "joints", "forces", "keys", NULL };
 	const char *what = argc > 1 ? argv[1] : "";
+	if (argc > 2) {
+		cli_usage_error(USAGE_LIST, "unexpected argument '%s' (one list at a time)", argv[2]);
+		return EXIT_USAGE;
+	}
 	if (strcmp(what, "integrators") == 0) {
 		for (int i = 0; i < INTEG_COUNT; i++) {
 			const struct integ_info *r = &integ_table[i];
@@ -69,7 +82,11 @@ int cmd_list(int argc, char **argv)
 	} else if (strcmp(what, "keys") == 0) {
 		deck_print_keys(stdout);
 	} else {
-		cli_usage_error(USAGE_LIST, what[0] ? "unknown list '%s'" : "what to list?%s", what);
+		if (what[0])
+			cli_usage_error(USAGE_LIST, "unknown list '%s'%s", what,
+					cli_suggest(what, topics));
+		else
+			cli_usage_error(USAGE_LIST, "what to list?");
 		return EXIT_USAGE;
 	}
 	return EXIT_OK;
@@ -78,6 +95,10 @@ int cmd_list(int argc, char **argv)
 int cmd_help(int argc, char **argv)
 {
 	const char *c = argc > 1 ? argv[1] : "";
+	if (argc > 2) {
+		cli_usage_error(USAGE_HELP, "unexpected argument '%s'", argv[2]);
+		return EXIT_USAGE;
+	}
 	if (!c[0]) {
 		printf("usage: %s", USAGE_MBSIM);
 		printf("\ncommands:\n"
@@ -104,6 +125,10 @@ int cmd_help(int argc, char **argv)
 			printf("usage: %s", t[i].u);
 			return EXIT_OK;
 		}
-	fprintf(stderr, "mbsim: error: no help for '%s'\n", c);
+	const char *names[sizeof t / sizeof t[0] + 1];
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		names[i] = t[i].n;
+	names[sizeof t / sizeof t[0]] = NULL;
+	fprintf(stderr, "mbsim: error: no help for '%s'%s\n", c, cli_suggest(c, names));
 	return EXIT_USAGE;
 }

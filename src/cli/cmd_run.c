@@ -2,12 +2,15 @@
 #include "cli.h"
 #include "usage.h"
 #include "../deck/deck.h"
+#include "../io/h5read.h"
 #include "../sim/sim.h"
 #include "../util/xalloc.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* build/x/deck.yaml -> deck.h5 in the current directory */
@@ -26,7 +29,7 @@ static char *default_output(const char *deck)
 struct run_opts {
 	const char *deck, *out;
 	char **sets;
-	int nsets, quiet, json;
+	int nsets, quiet, json, force;
 };
 
 static int parse(int argc, char **argv, struct run_opts *ro)
@@ -47,11 +50,15 @@ static int parse(int argc, char **argv, struct run_opts *ro)
 			ro->quiet = 1;
 		} else if (strcmp(a, "--json") == 0) {
 			ro->json = 1;
+		} else if (strcmp(a, "--force") == 0) {
+			ro->force = 1;
 		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			printf("usage: %s", USAGE_RUN);
 			return 1;
 		} else if (a[0] == '-' && a[1]) {
-			cli_usage_error(USAGE_RUN, "unknown option '%s'", a);
+			static const char *const opts[] = { "-o", "--output", "--set", "--force",
+				"--quiet", "-q", "--json", "--help", "-h", NULL };
+			cli_usage_error(USAGE_RUN, "unknown option '%s'%s", a, cli_suggest(a, opts));
 			return -1;
 		} else if (!ro->deck) {
 			ro->deck = a;
@@ -67,29 +74,133 @@ static int parse(int argc, char **argv, struct run_opts *ro)
 	return 0;
 }
 
+/* 1 when path is an HDF5 file with the root attribute "status" that
+ * every mbsim output carries from its creation (man/mbsim-output.5) */
+static int is_mbsim_output(const char *path)
+{
+	char err[256], status[64];
+	struct h5in *f = h5r_open(path, err, sizeof err);
+	if (!f)
+		return 0;
+	int ok = h5r_attr_str(f, "/", "status", status, sizeof status) == 0;
+	h5r_close(&f);
+	return ok;
+}
+
+/* Refuse an output path that would destroy an input or a file that is
+ * not an earlier result (issue 16: '-o copy.yaml' overwrote the deck).
+ * 0, or -1 after the message. */
+static int check_output(const char *deck, const char *out, int force)
+{
+	struct stat so, sd;
+	if (force || stat(out, &so) != 0)
+		return 0;	/* nothing there yet: the writer reports other errors */
+	if (stat(deck, &sd) == 0 && so.st_dev == sd.st_dev && so.st_ino == sd.st_ino) {
+		cli_usage_error(USAGE_RUN, "output '%s' is the deck '%s': refusing to overwrite "
+				"it (--force to write it anyway)", out, deck);
+		return -1;
+	}
+	if (S_ISDIR(so.st_mode)) {
+		cli_usage_error(USAGE_RUN, "output '%s' is a directory", out);
+		return -1;
+	}
+	if (S_ISCHR(so.st_mode))
+		return 0;	/* /dev/null, /dev/full: no contents to lose */
+	if (!is_mbsim_output(out)) {
+		cli_usage_error(USAGE_RUN, "output '%s' exists and is not an mbsim output file "
+				"(no HDF5 root attribute 'status'): refusing to overwrite it "
+				"(--force to write it anyway)", out);
+		return -1;
+	}
+	return 0;
+}
+
 static const char *status_word(enum sim_status s)
 {
 	return s == SIM_COMPLETE ? "complete" : s == SIM_INTERRUPTED ? "interrupted" : "failed";
 }
+
+/* The --set values as given, in order; a later --set of the same key
+ * replaces the earlier (as it does in the deck).  A value that is a
+ * plain finite decimal number is a JSON number, anything else (an
+ * expression, a name, 0x10) the text as a string. */
+static void json_sets(const struct run_opts *ro)
+{
+	printf("\"set\": {");
+	int first = 1;
+	for (int i = 0; i < ro->nsets; i++) {
+		const char *a = ro->sets[i], *eq = strchr(a, '=');
+		if (!eq)
+			continue;
+		size_t klen = (size_t)(eq - a);
+		int later = 0;
+		for (int j = i + 1; j < ro->nsets; j++)
+			if (strncmp(ro->sets[j], a, klen + 1) == 0)
+				later = 1;
+		if (later)
+			continue;
+		char *key = xasprintf("%.*s", (int)klen, a), *end;
+		printf("%s", first ? "" : ", ");
+		first = 0;
+		cli_json_str(key);
+		printf(": ");
+		double x = strtod(eq + 1, &end);
+		const char *v = eq + 1;
+		if (*v && !*end && isfinite(x) && strspn(v, "0123456789+-.eE") == strlen(v))
+			cli_json_num(x);
+		else
+			cli_json_str(eq + 1);
+		free(key);
+	}
+	printf("}");
+}
+
+struct json_num {
+	const char *name;
+	double v;
+};
 
 static void summary(const struct run_opts *ro, const char *out, const struct sim_options *o,
 		    const struct sim_result *r)
 {
 	double rel = r->max_kinetic > 0 ? r->max_abs_drift / r->max_kinetic : 0.0;
 	if (ro->json) {
+		/* every number is JSON: a non-finite one (a diverged run) is
+		 * null, and "nonfinite" says what it was */
+		const struct json_num nums[] = {
+			{ "step", o->step }, { "steps", (double)r->steps },
+			{ "samples", (double)r->samples }, { "t_end", r->t_reached },
+			{ "wall_time", r->wall }, { "mean_newton_iterations", r->mean_iterations },
+			{ "factorizations", (double)r->factorizations },
+			{ "rejected_steps", (double)r->rejected },
+			{ "max_position_residual", r->max_pos_res },
+			{ "max_velocity_residual", r->max_vel_res },
+			{ "max_acceleration_residual", r->max_acc_res },
+			{ "max_energy_drift", r->max_abs_drift }, { "max_kinetic_energy", r->max_kinetic },
+			{ "initial_position_correction", r->moved_pos },
+			{ "initial_velocity_correction", r->moved_vel },
+		};
+		const int n = (int)(sizeof nums / sizeof nums[0]);
 		printf("{\"status\": \"%s\", \"message\": ", status_word(r->status));
 		cli_json_str(r->message);
-		printf(", \"integrator\": \"%s\", \"linear_solver\": \"%s\", \"step\": %.17g, "
-		       "\"steps\": %ld, \"samples\": %ld, \"t_end\": %.17g, \"wall_time\": %.6g, "
-		       "\"mean_newton_iterations\": %.6g, \"factorizations\": %ld, "
-		       "\"rejected_steps\": %ld, \"max_position_residual\": %.6g, \"max_velocity_residual\": %.6g, "
-		       "\"max_acceleration_residual\": %.6g, \"max_energy_drift\": %.6g, "
-		       "\"max_kinetic_energy\": %.6g, \"initial_position_correction\": %.6g, "
-		       "\"initial_velocity_correction\": %.6g, \"output\": \"%s\"}\n",
-		       o->method, r->solver, o->step, r->steps, r->samples, r->t_reached, r->wall,
-		       r->mean_iterations, r->factorizations, r->rejected, r->max_pos_res, r->max_vel_res,
-		       r->max_acc_res, r->max_abs_drift, r->max_kinetic, r->moved_pos,
-		       r->moved_vel, out ? out : "");
+		printf(", \"integrator\": ");
+		cli_json_str(o->method);
+		printf(", \"linear_solver\": ");
+		cli_json_str(r->solver);
+		for (int i = 0; i < n; i++) {
+			printf(", \"%s\": ", nums[i].name);
+			cli_json_num(nums[i].v);
+		}
+		printf(", \"nonfinite\": {");
+		for (int i = 0, k = 0; i < n; i++)
+			if (!isfinite(nums[i].v))
+				printf("%s\"%s\": \"%s\"", k++ ? ", " : "", nums[i].name,
+				       cli_nonfinite_reason(nums[i].v));
+		printf("}, ");
+		json_sets(ro);
+		printf(", \"output\": ");
+		cli_json_str(out ? out : "");
+		printf("}\n");
 		return;
 	}
 	if (ro->quiet && r->status == SIM_COMPLETE)
@@ -110,15 +221,21 @@ int cmd_run(int argc, char **argv)
 		free(ro.sets);
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	}
+	char *out = ro.out ? xstrdup(ro.out) : default_output(ro.deck);
+	if (check_output(ro.deck, out, ro.force)) {
+		free(out);
+		free(ro.sets);
+		return EXIT_USAGE;
+	}
 	struct deck *dk = NULL;
 	struct model *m = NULL;
 	struct sim_options o;
 	rc = cli_load(ro.deck, ro.sets, ro.nsets, &dk, &m, &o);
 	if (rc) {
+		free(out);
 		free(ro.sets);
 		return rc;
 	}
-	char *out = ro.out ? xstrdup(ro.out) : default_output(ro.deck);
 	char *cmdline = cli_join_args(argc, argv);
 	struct sim_args a = { m, &o, out, deck_text(dk), cmdline,
 			      !ro.quiet && !ro.json && isatty(2), cli_catch_signals() };

@@ -1,5 +1,22 @@
 /* cmd_spectral.c - `mbsim spectral`: linear analysis of a scheme (004 §4).
  *
+ * LMS_k (lms2-lms4) are analysed from their characteristic polynomial
+ * (004 eq. 2 applied to y' = i w y, the coefficients those of coef_make):
+ *
+ *   p(z) = z^k - sum_{j=1..k} a_j z^(k-j) - i w dt sum_{j=0..k} b_j z^(k-j)
+ *
+ * whose roots and their conjugates are the nonzero eigenvalues of the
+ * one-step map.  Its roots are found in long double (Aberth iteration,
+ * spectral_roots).  Why not the measured matrix: sigma(z) = b0 (z + rho)^k,
+ * so for w dt -> inf the roots cluster at -rho with spread
+ * (w dt)^(-1/k), and the eigenvalues of the measured matrix, whose
+ * entries carry round-off of order 1e-11, move by (1e-11)^(1/k): -2.1e-4
+ * at ratio 1e7 and +4.9e-4 at 1e8 for lms3.  A root of p is a simple root
+ * at any finite ratio (rho < 1); its error from the coefficients' rounding
+ * to double is about eps |p|_abs / |p'| (eps = 2^-53), which the command estimates and
+ * reports when it exceeds 1e-6 (lms4 past ratio ~1e13).  --measured
+ * forces the measured matrix for them too.
+ *
  * The scheme itself is run on x'' + w^2 x = 0: one free body of unit mass
  * held by a spring of stiffness w^2 (T = 1 s) and free length 0 to the
  * origin, whose force -w^2 x is exactly linear.
@@ -18,9 +35,11 @@
 #include "../form/ra.h"
 #include "../integ/integ.h"
 #include "../integ/dae3.h"
+#include "../integ/coef.h"
 #include "../util/xalloc.h"
 
 #include <complex.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +52,7 @@ void dgeev_(const char *jobvl, const char *jobvr, const int *n, double *a, const
 struct spec_opts {
 	const char *method;
 	double rho, alpha, lo, hi;
-	int points, json, csv;
+	int points, json, csv, measured;
 };
 
 static int parse(int argc, char **argv, struct spec_opts *so)
@@ -44,7 +63,7 @@ static int parse(int argc, char **argv, struct spec_opts *so)
 	so->lo = 1e-3;
 	so->hi = 1e2;
 	so->points = 51;
-	so->json = so->csv = 0;
+	so->json = so->csv = so->measured = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
 		char *end;
@@ -81,6 +100,8 @@ static int parse(int argc, char **argv, struct spec_opts *so)
 			so->json = 1;
 		} else if (strcmp(a, "--csv") == 0) {
 			so->csv = 1;
+		} else if (strcmp(a, "--measured") == 0) {
+			so->measured = 1;
 		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			printf("usage: %s", USAGE_SPECTRAL);
 			return 1;
@@ -206,6 +227,128 @@ static int analyse(struct integ *it, struct amat *M, struct ra_state *x0, struct
 	return rc;
 }
 
+typedef long double complex cld;
+
+/* p(z) = sum_{j=0..n} c[j] z^(n-j) and p'(z) by Horner; *pa = sum |c_j| |z|^(n-j),
+ * the scale of p's round-off. */
+static cld horner(const cld *c, int n, cld z, cld *dp, long double *pa)
+{
+	cld p = c[0], d = 0;
+	long double a = cabsl(c[0]), az = cabsl(z);
+	for (int j = 1; j <= n; j++) {
+		d = d * z + p;
+		p = p * z + c[j];
+		a = a * az + cabsl(c[j]);
+	}
+	*dp = d;
+	if (pa)
+		*pa = a;
+	return p;
+}
+
+/* The n <= 4 roots of p (c[0] != 0) by Aberth's iteration (simultaneous
+ * Newton with the other roots deflated), in long double; err[i] gets
+ * an estimate of root i's error when the coefficients carry relative
+ * errors eps (below).  A root is
+ * final when |p(z)| is at the level of round-off in evaluating p or the
+ * step is at the last bits of z.  Returns 0, -1 when the iteration did
+ * not settle in 500 sweeps. */
+static int spectral_roots(const cld *c, int n, long double eps, cld *z, double *err)
+{
+	/* start: a circle of the roots' mean modulus, turned off the axes */
+	long double r = powl(cabsl(c[n] / c[0]), 1.0L / n);
+	if (!(r > 0) || !isfinite(r))
+		r = 1;
+	for (int i = 0; i < n; i++)
+		z[i] = r * cexpl(I * (2.0L * (long double)M_PI * i / n + 0.4L));
+	int done = 0;
+	for (int sweep = 0; sweep < 500 && !done; sweep++) {
+		done = 1;
+		for (int i = 0; i < n; i++) {
+			long double pa;
+			cld dp, p = horner(c, n, z[i], &dp, &pa);
+			if (cabsl(p) <= 4 * n * LDBL_EPSILON * pa)
+				continue;	/* p(z) is round-off: z is a root */
+			cld q = p / dp, s = 0;
+			for (int j = 0; j < n; j++)
+				if (j != i)
+					s += 1.0L / (z[i] - z[j]);
+			cld dz = q / (1.0L - q * s);
+			z[i] -= dz;
+			if (cabsl(dz) > 8 * LDBL_EPSILON * fmaxl(1, cabsl(z[i])))
+				done = 0;
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		/* Taylor coefficients t_m = p^(m)(z)/m! by repeated synthetic
+		 * division; a perturbation e of p moves the root by about
+		 * min_m (e / |t_m|)^(1/m): e/|p'| at a simple root, the m-th
+		 * root at an m-fold one (lms3, lms4 at rho = 1: (z + 1)^(k-1)
+		 * divides p) */
+		cld t[5];
+		long double pa, best = INFINITY;
+		cld dp;
+		horner(c, n, z[i], &dp, &pa);
+		for (int j = 0; j <= n; j++)
+			t[j] = c[j];
+		for (int m = 0; m <= n; m++)
+			for (int j = 1; j <= n - m; j++)
+				t[j] += t[j - 1] * z[i];
+		/* now t[n - m] = p^(m)(z)/m! */
+		for (int m = 1; m <= n; m++) {
+			long double tm = cabsl(t[n - m]);
+			if (tm > 0)
+				best = fminl(best, powl(eps * pa / tm, 1.0L / m));
+		}
+		err[i] = (double)best;
+	}
+	return done ? 0 : -1;
+}
+
+/* One abscissa of LMS_k from its characteristic polynomial (see the top
+ * of the file); *bound: the error bound of the radius. */
+static int analyse_lms(const struct coef *cf, double dt, double w, struct point *p,
+		       double *bound, char *err, size_t nerr)
+{
+	int k = cf->k;
+	cld c[5], z[4];
+	double e[4];
+	long double wdt = (long double)w * dt;
+	c[0] = 1.0L - I * wdt * cf->b[0];
+	for (int j = 1; j <= k; j++)
+		c[j] = -(long double)cf->a[j] - I * wdt * cf->b[j];
+	/* the engine's coefficients are the published ones rounded to double:
+	 * that rounding, not the long double arithmetic, bounds the error */
+	if (spectral_roots(c, k, DBL_EPSILON / 2, z, e)) {
+		snprintf(err, nerr, "the roots of the characteristic polynomial did not "
+			 "converge at dt = %g", dt);
+		return -1;
+	}
+	double complex target = cexp(I * w * dt), best = 0;
+	double dbest = INFINITY;
+	p->rho = 0.0;
+	*bound = 0.0;
+	for (int i = 0; i < k; i++) {
+		/* the eigenvalues are the roots and their conjugates (-i w) */
+		double complex l = (double complex)z[i];
+		if (cabs(l) > p->rho) {
+			p->rho = cabs(l);
+			*bound = e[i];
+		}
+		if (cimag(l) < 0)
+			l = conj(l);
+		if (cabs(l - target) < dbest) {
+			dbest = cabs(l - target);
+			best = l;
+		}
+	}
+	double complex L = clog(best);
+	double wbar = cabs(L);
+	p->ad = wbar > 0 ? -100.0 * creal(L) / wbar : NAN;
+	p->pe = wbar > 0 ? 100.0 * (w * dt / wbar - 1.0) : NAN;
+	return 0;
+}
+
 int cmd_spectral(int argc, char **argv)
 {
 	struct spec_opts so;
@@ -250,20 +393,44 @@ int cmd_spectral(int argc, char **argv)
 	double *sr = xcalloc((size_t)np, sizeof(double)), *ad = xcalloc((size_t)np, sizeof(double));
 	double *pe = xcalloc((size_t)np, sizeof(double));
 	char err[256];
+	/* LMS_k: the characteristic polynomial of the engine's own coefficients */
+	struct coef cf;
+	int poly = !so.measured && !strncmp(so.method, "lms", 3) &&
+		   coef_make(so.method, so.rho, so.alpha, &cf) == 0 && cf.kind == COEF_LMS;
+	double worst = 0, worst_at = 0;
 	for (int k = 0; k < np; k++) {
 		double f = np > 1 ? (double)k / (np - 1) : 0.0;
 		ratio[k] = so.lo * pow(so.hi / so.lo, f);
 		struct point p;
-		if (analyse(it, &M, &x0, &y, ratio[k] * ns, w, &p, err, sizeof err)) {
+		double bound = 0;
+		if (poly ? analyse_lms(&cf, ratio[k] * ns, w, &p, &bound, err, sizeof err) :
+		    analyse(it, &M, &x0, &y, ratio[k] * ns, w, &p, err, sizeof err)) {
 			fprintf(stderr, "mbsim: error: %s\n", err);
 			rc = EXIT_SIM;
 			np = k;
 			break;
 		}
+		if (bound > worst)
+			worst = bound, worst_at = ratio[k];
 		sr[k] = p.rho;
 		ad[k] = p.ad;
 		pe[k] = p.pe;
 	}
+	/* LMS_k and SS_k measured: a k-fold root at infinity, the radius
+	 * off by 2.5e-7 (ss3) and 7.2e-7 (ss4) at ratio 1e6, 2.9e-5 and
+	 * 6.9e-5 at 1e7 (rho_inf 0.6, against the lms polynomial, which
+	 * has the same roots: reference §E) */
+	if (!poly && np > 0 && ratio[np - 1] > 1e6 &&
+	    (!strncmp(so.method, "lms", 3) || !strncmp(so.method, "ss", 2)))
+		fprintf(stderr, "mbsim: note: the measured spectral radius of %s is accurate to "
+			"about 1e-6 only up to ratio 1e6 (round-off near its multiple root at "
+			"infinity); `--method lms%c` without --measured has the same radius "
+			"from its characteristic polynomial\n", so.method,
+			so.method[so.method[0] == 's' ? 2 : 3]);
+	if (worst > 1e-6)
+		fprintf(stderr, "mbsim: note: the spectral radius is accurate only to %.1e at "
+			"ratio %g (the coefficients' rounding to double, amplified near the "
+			"%d-fold root at infinity)\n", worst, worst_at, cf.k);
 	if (so.json) {
 		printf("{\"method\": \"%s\", \"rho_inf\": ", so.method);
 		cli_json_num(so.rho);

@@ -2,6 +2,7 @@
  * messages, JSON. */
 #include "cli.h"
 #include "../deck/deck.h"
+#include "../util/suggest.h"
 #include "../util/xalloc.h"
 
 #include <math.h>
@@ -124,23 +125,87 @@ int cli_load(const char *path, char **sets, int nsets, struct deck **pdk,
 	return EXIT_OK;
 }
 
-void cli_json_str(const char *s)
+const char *cli_suggest(const char *word, const char *const *cands)
 {
+	static char buf[160];
+	struct suggest sg;
+	suggest_init(&sg, word);
+	for (; *cands; cands++)
+		suggest_add(&sg, *cands);
+	return suggest_text(&sg, buf, sizeof buf);
+}
+
+/* Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
+ * forms, no surrogates, at most U+10FFFF), 0 when there is none. */
+static int utf8_len(const unsigned char *s)
+{
+	int n;
+	unsigned c = s[0], min;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, c &= 0x1f, min = 0x80;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, c &= 0x0f, min = 0x800;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, c &= 0x07, min = 0x10000;
+	else
+		return 0;
+	for (int i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* JSON text is UTF-8 with control characters escaped (RFC 8259 §7):
+ * a byte that starts no valid sequence (a file name in another encoding)
+ * becomes U+FFFD. */
+void cli_json_str(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
 	putchar('"');
-	for (; *s; s++)
+	while (*s) {
+		int n = utf8_len(s);
 		if (*s == '"' || *s == '\\')
 			printf("\\%c", *s);
+		else if (*s == '\n')
+			printf("\\n");
+		else if (*s == '\t')
+			printf("\\t");
+		else if (*s < 0x20 || *s == 0x7f)
+			printf("\\u%04x", *s);
+		else if (n == 0)
+			printf("\\ufffd");
 		else
-			putchar(*s);
+			fwrite(s, 1, (size_t)n, stdout);
+		s += n ? n : 1;
+	}
 	putchar('"');
 }
 
+/* The shortest %.Ng that reads back as x (1e300, not 1.0000000000000001e+300). */
 void cli_json_num(double x)
 {
-	if (isfinite(x))
-		printf("%.17g", x);
-	else
+	if (!isfinite(x)) {
 		printf("null");
+		return;
+	}
+	char buf[32];
+	for (int p = 15; p <= 17; p++) {
+		snprintf(buf, sizeof buf, "%.*g", p, x);
+		if (strtod(buf, NULL) == x)
+			break;
+	}
+	printf("%s", buf);
+}
+
+const char *cli_nonfinite_reason(double x)
+{
+	return isnan(x) ? "not a number (NaN)" : x > 0 ? "+infinity" : "-infinity";
 }
 
 void cli_json_array(const double *v, int n)

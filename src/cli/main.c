@@ -29,6 +29,11 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+		if (argc > 2) {
+			cli_usage_error(USAGE_MBSIM, "unexpected argument '%s' after %s", argv[2],
+					argv[1]);
+			return EXIT_USAGE;
+		}
 		printf("mbsim %s\n", MBSIM_VERSION);
 		return EXIT_OK;
 	}
@@ -37,6 +42,13 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
 		if (strcmp(argv[1], cmds[i].name) == 0)
 			return cmds[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "mbsim: error: unknown command '%s' (see 'mbsim help')\n", argv[1]);
+	const char *names[sizeof cmds / sizeof cmds[0] + 2];
+	size_t n = 0;
+	for (; n < sizeof cmds / sizeof cmds[0]; n++)
+		names[n] = cmds[n].name;
+	names[n++] = "--version";
+	names[n] = NULL;
+	fprintf(stderr, "mbsim: error: unknown command '%s'%s (see 'mbsim help')\n", argv[1],
+		cli_suggest(argv[1], names));
 	return EXIT_USAGE;
 }

@@ -7,7 +7,7 @@
 	"mbsim COMMAND [ARGS]...\n" \
 	"mbsim --version\n"
 #define USAGE_RUN \
-	"mbsim run DECK [-o FILE.h5] [--set KEY=VALUE]... [--quiet] [--json]\n"
+	"mbsim run DECK [-o FILE.h5 [--force]] [--set KEY=VALUE]... [--quiet] [--json]\n"
 #define USAGE_CHECK \
 	"mbsim check [--set KEY=VALUE]... DECK...\n"
 #define USAGE_LIST \
@@ -21,7 +21,7 @@
 	"              [--quantity PATH]... [--json]\n"
 #define USAGE_SPECTRAL \
 	"mbsim spectral --method M [--rho R] [--alpha A] [--ratio-range A:B] [--points N]\n" \
-	"               [--json|--csv]\n"
+	"               [--measured] [--json|--csv]\n"
 #define USAGE_HELP \
 	"mbsim help [COMMAND]\n"
 

@@ -164,37 +164,115 @@ static void build_time(struct bctx *b, const struct dnode *v, struct sim_options
 			   o->t_end, o->t0);
 }
 
+/* time and integrator.step against the limits of the time axis
+ * (sim_options_check_time), once both sections read without error. */
+static void check_time_axis(struct bctx *b, const struct dnode *root, struct sim_options *o)
+{
+	const struct dnode *t = dn_get(root, "time"), *in = dn_get(root, "integrator");
+	const struct dnode *end = t && t->kind == DN_MAP ? dn_get(t, "end") : NULL;
+	const struct dnode *step = in && in->kind == DN_MAP ? dn_get(in, "step") : NULL;
+	char msg[512];
+	int which;
+	if (end && sim_options_check_time(o, &which, msg, sizeof msg))
+		diag_error(b->d, which && step ? &step->pos : &end->pos, "%s", msg);
+}
+
+/* b follows a by less than the shortest step (a step that short cannot
+ * be resolved) without being a. */
+static int sliver(double b, double a)
+{
+	return b != a && b - a < sim_min_step(b);
+}
+
+/* output.times: increasing sample times in [time.start, time.end], each
+ * at least sim_min_step after the one before (deck-owned array). */
+static void build_out_times(struct bctx *b, const struct dnode *v, struct sim_options *o)
+{
+	char buf[64];
+	if (v->kind != DN_SEQ || v->n == 0) {
+		diag_error(b->d, &v->pos, "expected a list of 1 or more sample times for "
+			   "'times', got %s", dn_describe(v, buf, sizeof buf));
+		return;
+	}
+	double *t = xcalloc((size_t)v->n, sizeof(double));
+	int ok = 1;
+	for (int i = 0; i < v->n && ok; i++) {
+		const struct dnode *x = v->items[i];
+		if (get_num(b, x, "times", &t[i])) {
+			ok = 0;
+		} else if (!(t[i] >= o->t0 && t[i] <= o->t_end)) {
+			diag_error(b->d, &x->pos, "output.times[%d] = %g is outside the interval "
+				   "[time.start, time.end] = [%g, %g]", i, t[i], o->t0, o->t_end);
+			ok = 0;
+		} else if (i > 0 && !(t[i] - t[i - 1] >= sim_min_step(t[i]))) {
+			diag_error(b->d, &x->pos, "output.times[%d] = %.17g does not follow "
+				   "output.times[%d] = %.17g by at least %g s (times increase, "
+				   "1e-12 max(1 s, |t|) apart)", i, t[i], i - 1, t[i - 1],
+				   sim_min_step(t[i]));
+			ok = 0;
+		} else if (sliver(t[i], o->t0) || sliver(o->t_end, t[i])) {
+			diag_error(b->d, &x->pos, "output.times[%d] = %.17g is closer than %g s "
+				   "(1e-12 max(1 s, |t|)) to time.%s without being equal to it", i,
+				   t[i], sim_min_step(t[i]), sliver(t[i], o->t0) ? "start" : "end");
+			ok = 0;
+		}
+	}
+	if (!ok) {
+		free(t);
+		return;
+	}
+	free(b->dk->out_times);
+	b->dk->out_times = t;
+	o->times = t;
+	o->ntimes = v->n;
+}
+
+static void build_output(struct bctx *b, const struct dnode *v, struct sim_options *o,
+			 int time_ok)
+{
+	long every;
+	check_keys(b, v, key_sub(&key_top, "output"), 0, NULL);
+	if (opt_int(b, v, "every", &every) > 0) {
+		if (every < 1 || every > 1000000000)
+			diag_error(b->d, &dn_get(v, "every")->pos,
+				   "output.every must be at least 1, got %ld", every);
+		else
+			o->every = (int)every;
+	}
+	const struct dnode *t = dn_get(v, "times");
+	if (t && dn_get(v, "every"))
+		diag_error(b->d, &t->pos, "output.times and output.every exclude each other: "
+			   "samples are written either at the listed times or every k-th step");
+	else if (t && time_ok)
+		build_out_times(b, t, o);
+	if (opt_num(b, v, "flush_interval", &o->flush_interval) > 0 &&
+	    !(o->flush_interval >= 0 && o->flush_interval <= 1e9))
+		diag_error(b->d, &dn_get(v, "flush_interval")->pos,
+			   "output.flush_interval must be at least 0 s, got %g", o->flush_interval);
+	long level;
+	if (opt_int(b, v, "compression", &level) > 0) {
+		if (level < 0 || level > 9)
+			diag_error(b->d, &dn_get(v, "compression")->pos,
+				   "output.compression must be a deflate level 0 to 9, got %ld", level);
+		else
+			o->compression = (int)level;
+	}
+}
+
 static void build_options(struct bctx *b, const struct dnode *root, struct sim_options *o)
 {
 	const struct dnode *v;
-	long every;
+	int nerr = b->d->nerr;
 
 	if ((v = need(b, root, "time", key_top.noun)) && !want_map(b, v, "time"))
 		build_time(b, v, o);
 	if ((v = dn_get(root, "integrator")) && !want_map(b, v, "integrator"))
 		build_integrator(b, v, o);
-	if ((v = dn_get(root, "output")) && !want_map(b, v, "output")) {
-		check_keys(b, v, key_sub(&key_top, "output"), 0, NULL);
-		if (opt_int(b, v, "every", &every) > 0) {
-			if (every < 1 || every > 1000000000)
-				diag_error(b->d, &dn_get(v, "every")->pos,
-					   "output.every must be at least 1, got %ld", every);
-			else
-				o->every = (int)every;
-		}
-		if (opt_num(b, v, "flush_interval", &o->flush_interval) > 0 &&
-		    !(o->flush_interval >= 0 && o->flush_interval <= 1e9))
-			diag_error(b->d, &dn_get(v, "flush_interval")->pos,
-				   "output.flush_interval must be at least 0 s, got %g", o->flush_interval);
-		long level;
-		if (opt_int(b, v, "compression", &level) > 0) {
-			if (level < 0 || level > 9)
-				diag_error(b->d, &dn_get(v, "compression")->pos,
-					   "output.compression must be a deflate level 0 to 9, got %ld", level);
-			else
-				o->compression = (int)level;
-		}
-	}
+	if (b->d->nerr == nerr)
+		check_time_axis(b, root, o);
+	/* output.times is checked against a valid interval only */
+	if ((v = dn_get(root, "output")) && !want_map(b, v, "output"))
+		build_output(b, v, o, b->d->nerr == nerr);
 	if ((v = dn_get(root, "initial")) && !want_map(b, v, "initial")) {
 		check_keys(b, v, key_sub(&key_top, "initial"), 0, NULL);
 		opt_bool(b, v, "assemble", &o->assemble);
@@ -309,7 +387,7 @@ static int repeat_range(struct bctx *b, const struct dnode *rep,
 
 /* Instantiate item once per index value; stop at the first instance with
  * errors so one mistake is not reported N times. */
-static void build_repeated(struct bctx *b, const struct dnode *item,
+static void build_repeated(struct bctx *b, const struct dnode *item, const char *list,
 			   const struct key_sect *sect, item_fn fn)
 {
 	const char *index;
@@ -327,7 +405,8 @@ static void build_repeated(struct bctx *b, const struct dnode *item,
 		memmove(copy->keys + r, copy->keys + r + 1, (size_t)(copy->n - r - 1) * sizeof(*copy->keys));
 		memmove(copy->items + r, copy->items + r + 1, (size_t)(copy->n - r - 1) * sizeof(*copy->items));
 		copy->n--;
-		if (subst_tree(b, copy) == 0)
+		if (subst_tree(b, copy) == 0 &&
+		    (!b->dk || deck_set_repeated(b->dk, list, copy, b->d) == 0))
 			fn(b, copy);
 		dn_free(copy);
 		if (b->d->nerr > nerr)
@@ -356,10 +435,35 @@ static void build_list(struct bctx *b, const struct dnode *root, const char *key
 			diag_error(b->d, &item->pos, "expected a mapping for %s in '%s', got %s",
 				   sect->noun, key, dn_describe(item, buf, sizeof buf));
 		else if (dn_get(item, "repeat"))
-			build_repeated(b, item, sect, fn);
+			build_repeated(b, item, key, sect, fn);
 		else
 			fn(b, item);
 	}
+}
+
+/* --set of repeat copies that named none (after the lists are built,
+ * when no other error can have stopped an expansion early) */
+static void check_set_unused(struct bctx *b)
+{
+	struct model *m = b->m;
+	int n = m->nbodies + m->njoints + m->ndrivers + m->nforces, k = 0;
+	const char **names = xcalloc((size_t)n + 1, sizeof(char *));
+	for (int i = 0; i < m->nbodies; i++)
+		names[k++] = m->bodies[i].name;
+	deck_set_unused(b->dk, "bodies", names, k, b->d);
+	k = 0;
+	for (int i = 0; i < m->njoints; i++)
+		names[k++] = m->joints[i].name;
+	deck_set_unused(b->dk, "joints", names, k, b->d);
+	k = 0;
+	for (int i = 0; i < m->ndrivers; i++)
+		names[k++] = m->drivers[i].name;
+	deck_set_unused(b->dk, "drivers", names, k, b->d);
+	k = 0;
+	for (int i = 0; i < m->nforces; i++)
+		names[k++] = m->forces[i].name;
+	deck_set_unused(b->dk, "forces", names, k, b->d);
+	free(names);
 }
 
 static void build_top(struct bctx *b, const struct dnode *root, struct sim_options *o)
@@ -392,7 +496,7 @@ static void build_top(struct bctx *b, const struct dnode *root, struct sim_optio
 int deck_build(struct deck *dk, struct model **m, struct sim_options *o,
 	       struct diag *d)
 {
-	struct bctx b = { .d = d, .root = dk->root };
+	struct bctx b = { .d = d, .root = dk->root, .dk = dk };
 	char buf[64];
 	int nerr = d->nerr;
 
@@ -404,8 +508,12 @@ int deck_build(struct deck *dk, struct model **m, struct sim_options *o,
 		return -1;
 	}
 	b.m = model_new();
+	for (int i = 0; i < dk->npend; i++)
+		dk->pend[i].used = 0;
 	build_top(&b, dk->root, o);
 	expr_free(&b.ex);
+	if (d->nerr == nerr)
+		check_set_unused(&b);
 	if (d->nerr == nerr && model_finalize(b.m, d) == 0 && d->nerr == nerr) {
 		*m = b.m;
 		return 0;

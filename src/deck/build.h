@@ -17,12 +17,35 @@
 #include "keys.h"
 #include "tree.h"
 
+/* A --set aimed at an item that a repeat block makes (bodies.wheel3.mass):
+ * kept until the builder expands the block (deck_set_repeated). */
+struct set_pending {
+	char *a;			/* the whole assignment */
+	size_t name_at, keylen;		/* offset of the item name; of '=' */
+	char *list;			/* the top-level list: bodies, joints, ... */
+	const struct key_sect *sect;	/* its items' keys */
+	struct dnode *val;
+	int used;
+};
+
 /* The loaded deck (deck.c). */
 struct deck {
 	char *path;
 	char *text;		/* file contents, NUL-terminated */
 	struct dnode *root;
+	double *out_times;	/* output.times of the last deck_build */
+	struct set_pending *pend;
+	int npend;
 };
+
+/* Apply the pending --set of list `list` whose item name is that of copy
+ * (an expanded repeat item); 0 or -1 after reporting. */
+int deck_set_repeated(struct deck *dk, const char *list, struct dnode *copy,
+		      struct diag *d);
+/* Report every pending --set that named no item of its list, suggesting
+ * among names[0..n) when list matches; returns the number reported. */
+int deck_set_unused(struct deck *dk, const char *list, const char *const *names, int n,
+		    struct diag *d);
 
 struct bctx {
 	struct diag *d;
@@ -30,6 +53,9 @@ struct bctx {
 	struct model *m;
 	struct dnode *root;
 	int param_failed;	/* a parameter failed: silence follow-on errors */
+	struct deck *dk;	/* for the --set of repeat copies */
+	int no_bodies, no_joints;	/* section missing: 1 once the first
+					 * reference has said so (no cascade) */
 };
 
 int get_num(struct bctx *b, const struct dnode *v, const char *key, double *out);

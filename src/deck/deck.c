@@ -88,7 +88,14 @@ void deck_free(struct deck **dkp)
 	struct deck *dk = *dkp;
 	if (!dk)
 		return;
+	for (int i = 0; i < dk->npend; i++) {
+		free(dk->pend[i].a);
+		free(dk->pend[i].list);
+		dn_free(dk->pend[i].val);
+	}
+	free(dk->pend);
 	dn_free(dk->root);
+	free(dk->out_times);
 	free(dk->text);
 	free(dk->path);
 	free(dk);
@@ -141,7 +148,28 @@ static int step_map(struct setwalk *w, const char *seg, int col, int last,
 		return -1;
 	}
 	int i = dn_find(w->node, seg);
+	if (i < 0 && !w->sect) {
+		/* a parameter the deck does not define would be set and never
+		 * read: a sweep over a misspelt name gives identical runs */
+		struct suggest sg;
+		suggest_init(&sg, seg);
+		for (int k = 0; k < w->node->n; k++)
+			suggest_add(&sg, w->node->keys[k]->str);
+		if (w->node->n == 0)
+			diag_error(d, &p, "unknown parameter '%s': the deck defines no parameters",
+				   seg);
+		else
+			diag_error(d, &p, "unknown parameter '%s'%s", seg,
+				   suggest_text(&sg, sug, sizeof sug));
+		return -1;
+	}
 	if (i < 0) {
+		if (!last && def && def->type == K_FREE) {
+			diag_error(d, &p, "unknown parameter '%.*s': the deck defines no parameters",
+				   (int)strcspn(w->a + col + strlen(seg), ".="),
+				   w->a + col + strlen(seg));
+			return -1;
+		}
 		if (last && !is_scalar_type(def)) {
 			diag_error(d, &p, "'%.*s' is not a scalar", col - 1 + (int)strlen(seg),
 				   w->a);
@@ -161,7 +189,18 @@ static int step_map(struct setwalk *w, const char *seg, int col, int last,
 	return 0;
 }
 
-/* Step from a list into the item named seg, or number seg. */
+/* 1 when some item of list n is a repeat block */
+static int has_repeat(const struct dnode *n)
+{
+	for (int i = 0; i < n->n; i++)
+		if (n->items[i]->kind == DN_MAP && dn_get(n->items[i], "repeat"))
+			return 1;
+	return 0;
+}
+
+/* Step from a list into the item named seg, or number seg.  Returns 1
+ * when the name may be a copy a repeat block makes: the rest waits for
+ * the builder (deck_set_repeated). */
 static int step_list(struct setwalk *w, const char *seg, int col, struct diag *d)
 {
 	struct dnode *n = w->node;
@@ -181,16 +220,40 @@ static int step_list(struct setwalk *w, const char *seg, int col, struct diag *d
 			w->sect = NULL;
 		return 0;
 	}
-	diag_error(d, &p, "no list item named '%s' in '%.*s'", seg, col - 2, w->a);
+	if (w->def && w->def->type == K_LIST && has_repeat(n))
+		return 1;
+	struct suggest sg;
+	char sug[160];
+	suggest_init(&sg, seg);
+	for (int i = 0; i < n->n; i++)
+		if (dn_name(n->items[i]))
+			suggest_add(&sg, dn_name(n->items[i]));
+	diag_error(d, &p, "no list item named '%s' in '%.*s'%s", seg, col - 2, w->a,
+		   suggest_text(&sg, sug, sizeof sug));
 	return -1;
 }
 
-/* Replace the scalar the path ends at (or add it); val is consumed. */
-static int set_path(struct deck *dk, const char *a, size_t keylen,
-		    struct dnode *val, struct diag *d)
+/* Keep assignment a, whose segment at name_at names no item of the list
+ * at w, until the repeat blocks of that list are expanded. */
+static void defer(struct deck *dk, const struct setwalk *w, const char *a, size_t name_at,
+		  size_t keylen, struct dnode *val)
 {
-	struct setwalk w = { dk->root, &key_top, NULL, a };
-	size_t start = 0;
+	dk->pend = xrealloc(dk->pend, (size_t)(dk->npend + 1) * sizeof(*dk->pend));
+	struct set_pending *p = &dk->pend[dk->npend++];
+	p->a = xstrdup(a);
+	p->name_at = name_at;
+	p->keylen = keylen;
+	p->list = xasprintf("%.*s", (int)strcspn(a, "."), a);
+	p->sect = w->sect;
+	p->val = val;
+	p->used = 0;
+}
+
+/* Replace the scalar the path a[start..keylen) leads to from w (or add
+ * it); val is consumed. */
+static int walk(struct deck *dk, struct setwalk w, const char *a, size_t start,
+		size_t keylen, struct dnode *val, struct diag *d)
+{
 	while (start <= keylen) {
 		size_t end = start;
 		while (end < keylen && a[end] != '.')
@@ -205,6 +268,15 @@ static int set_path(struct deck *dk, const char *a, size_t keylen,
 			rc = step_map(&w, seg, col, last, val, d);
 		} else if (w.node->kind == DN_SEQ) {
 			rc = step_list(&w, seg, col, d);
+			if (rc > 0 && dk) {
+				free(seg);
+				defer(dk, &w, a, start, keylen, val);
+				return 0;
+			} else if (rc > 0) {	/* no repeat within repeat */
+				struct srcpos p = set_pos(col);
+				diag_error(d, &p, "no list item named '%s'", seg);
+				rc = -1;
+			}
 		} else {
 			struct srcpos p = set_pos(1);
 			diag_error(d, &p, "'%.*s' is not a mapping or list", (int)start - 1, a);
@@ -262,5 +334,55 @@ int deck_set(struct deck *dk, const char *a, struct diag *d)
 		dn_free(val);
 		return -1;
 	}
-	return set_path(dk, a, (size_t)(eq - a), val, d);
+	struct setwalk w = { dk->root, &key_top, NULL, a };
+	return walk(dk, w, a, 0, (size_t)(eq - a), val, d);
+}
+
+int deck_set_repeated(struct deck *dk, const char *list, struct dnode *copy,
+		      struct diag *d)
+{
+	const char *name = dn_name(copy);
+	int rc = 0;
+	for (int i = 0; name && i < dk->npend; i++) {
+		struct set_pending *p = &dk->pend[i];
+		size_t n = strlen(name);
+		if (strcmp(p->list, list) != 0 || strncmp(p->a + p->name_at, name, n) != 0 ||
+		    (p->a[p->name_at + n] != '.' && p->name_at + n != p->keylen))
+			continue;
+		p->used = 1;
+		if (p->name_at + n == p->keylen) {
+			struct srcpos q = set_pos((int)p->name_at + 1);
+			diag_error(d, &q, "'%.*s' is not a scalar", (int)p->keylen, p->a);
+			rc = -1;
+			continue;
+		}
+		struct setwalk w = { copy, p->sect, key_find(&key_top, list), p->a };
+		if (walk(NULL, w, p->a, p->name_at + n + 1, p->keylen, dn_copy(p->val), d))
+			rc = -1;
+	}
+	return rc;
+}
+
+int deck_set_unused(struct deck *dk, const char *list, const char *const *names, int n,
+		    struct diag *d)
+{
+	int bad = 0;
+	for (int i = 0; i < dk->npend; i++) {
+		struct set_pending *p = &dk->pend[i];
+		if (p->used || strcmp(p->list, list) != 0)
+			continue;
+		size_t len = strcspn(p->a + p->name_at, ".=");
+		char *seg = xasprintf("%.*s", (int)len, p->a + p->name_at);
+		struct suggest sg;
+		char sug[160];
+		suggest_init(&sg, seg);
+		for (int k = 0; k < n; k++)
+			suggest_add(&sg, names[k]);
+		struct srcpos q = set_pos((int)p->name_at + 1);
+		diag_error(d, &q, "no list item named '%s' in '%s'%s", seg, list,
+			   suggest_text(&sg, sug, sizeof sug));
+		free(seg);
+		bad++;
+	}
+	return bad;
 }

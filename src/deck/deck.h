@@ -46,7 +46,9 @@ const char *deck_path(const struct deck *dk);
 void deck_free(struct deck **dk);
 
 /* Every key path the loader knows, one per line ("integrator.method",
- * "bodies[].mass", "drivers[].function.rate", "parameters.*"). */
+ * "bodies[].mass", "drivers[].function.rate", "parameters.*"), followed
+ * by its type, default ("required", "-" for none), range ("-" for
+ * none) and description, in columns separated by blanks. */
 void deck_print_keys(FILE *f);
 
 #endif

@@ -1,7 +1,9 @@
 /* get.c - typed reads of deck nodes with positioned error messages. */
 #include "build.h"
 
+#include <ctype.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,12 +27,63 @@ static const char *var_suggest(struct bctx *b, const char *word, char *buf,
 	return suggest_text(&sg, buf, size);
 }
 
+/* Units people write after a number, and what the SI number is: the
+ * factor, or for angles an expression. */
+static const struct unit {
+	const char *name, *si, *expr;	/* expr: "%s" is the number */
+	double factor;
+} units[] = {
+	{ "s", "s", NULL, 1 }, { "ms", "s", NULL, 1e-3 }, { "us", "s", NULL, 1e-6 },
+	{ "min", "s", NULL, 60 }, { "m", "m", NULL, 1 }, { "mm", "m", NULL, 1e-3 },
+	{ "cm", "m", NULL, 1e-2 }, { "km", "m", NULL, 1e3 }, { "kg", "kg", NULL, 1 },
+	{ "g", "kg", NULL, 1e-3 }, { "N", "N", NULL, 1 }, { "kN", "N", NULL, 1e3 },
+	{ "Nm", "N m", NULL, 1 }, { "J", "J", NULL, 1 }, { "Hz", "1/s", NULL, 1 },
+	{ "rad", "rad", NULL, 1 }, { "deg", "rad", "%s*pi/180", 0 },
+	{ "rpm", "rad/s", "%s*2*pi/60", 0 },
+};
+
+/* When tok follows a number in str ("1ms", "10 mm"), the hint that values
+ * are SI numbers, with the number to write when tok is a known unit;
+ * else "". */
+static const char *unit_hint(const char *str, const char *tok, char *buf, size_t size)
+{
+	const char *t = strstr(str, tok);
+	buf[0] = 0;
+	if (!t || t == str)
+		return buf;
+	const char *e = t;
+	while (e > str && e[-1] == ' ')
+		e--;
+	const char *b = e;
+	while (b > str && (isdigit((unsigned char)b[-1]) || b[-1] == '.'))
+		b--;
+	if (b == e || (b > str && (isalpha((unsigned char)b[-1]) || b[-1] == '_')))
+		return buf;	/* no number before tok, or part of a name (a1 b) */
+	char num[40];
+	snprintf(num, sizeof num, "%.*s", (int)(e - b), b);
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		if (strcmp(units[i].name, tok) != 0)
+			continue;
+		char what[80];
+		if (units[i].expr)
+			snprintf(what, sizeof what, units[i].expr, num);
+		else
+			snprintf(what, sizeof what, "%.15g", atof(num) * units[i].factor);
+		snprintf(buf, size, ": values are SI numbers without units; write %s for %s %s "
+			 "(in %s)", what, num, tok, units[i].si);
+		return buf;
+	}
+	snprintf(buf, size, ": values are SI numbers without units (s, m, kg, rad, N); write "
+		 "the number alone");
+	return buf;
+}
+
 /* Turn a failed evaluation into the most helpful message. */
 static void expr_report(struct bctx *b, const struct dnode *v, const char *key,
 			const struct expr_err *e)
 {
 	struct srcpos p = at_offset(v, e->pos);
-	char sug[96];
+	char sug[96], hint[200];
 
 	if (e->code == EXPR_ERR_TOO_LONG) {
 		diag_error(b->d, &v->pos, "expression for '%s' is %s", key, e->msg);
@@ -47,6 +100,9 @@ static void expr_report(struct bctx *b, const struct dnode *v, const char *key,
 		else if (strcmp(e->tok, v->str) == 0 && !sug[0])
 			diag_error(b->d, &v->pos, "expected a number for '%s', got '%s'",
 				   key, v->str);
+		else if (unit_hint(v->str, e->tok, hint, sizeof hint)[0])
+			diag_error(b->d, &p, "unknown parameter '%s' in expression '%s'%s",
+				   e->tok, v->str, hint);
 		else
 			diag_error(b->d, &p, "unknown parameter '%s' in expression '%s'%s",
 				   e->tok, v->str, sug);
@@ -290,6 +346,38 @@ int pick_name(struct bctx *b, const struct dnode *v, const char *noun,
 	return -1;
 }
 
+/* A reference to an element of the list `key` (bodies, joints) that names
+ * none: when the whole list is missing, one message says so and the
+ * other references are follow-ons.  Returns 1 when the caller must stay
+ * silent (the cause is reported, or will be: a misspelt section name
+ * such as 'body:', a section that is no list); else 0 with the reason
+ * to add to the first message in buf ("" when the section is there). */
+static int missing_section(struct bctx *b, const char *key, int *state, char *buf,
+			   size_t size)
+{
+	const struct dnode *v = dn_get(b->root, key);
+	buf[0] = 0;
+	if (v)
+		return v->kind != DN_SEQ;	/* "expected a list" is reported */
+	for (int i = 0; i < b->root->n; i++) {
+		const char *k = b->root->keys[i]->str;
+		struct suggest sg;
+		if (key_find(&key_top, k))
+			continue;
+		suggest_init(&sg, k);
+		for (const struct key_def *d = key_top.keys; d->name; d++)
+			suggest_add(&sg, d->name);
+		if (sg.best && strcmp(sg.best, key) == 0)
+			return 1;	/* "unknown key 'body' ... (did you mean 'bodies'?)" */
+	}
+	if (*state)
+		return 1;
+	*state = 1;
+	snprintf(buf, size, ": the deck has no '%s' list (further references not reported)",
+		 key);
+	return 0;
+}
+
 int resolve_body(struct bctx *b, const struct dnode *v, const char *what)
 {
 	const char *s;
@@ -298,14 +386,20 @@ int resolve_body(struct bctx *b, const struct dnode *v, const char *what)
 	int i = model_find_body(b->m, s);
 	if (i != -2)
 		return i;
+	char sug[160];
+	if (missing_section(b, "bodies", &b->no_bodies, sug, sizeof sug)) {
+		if (b->d->nerr == 0)	/* never fail silently */
+			diag_error(b->d, &v->pos, "unknown body '%s' in %s", s, what);
+		return -2;
+	}
 	struct suggest sg;
 	suggest_init(&sg, s);
 	suggest_add(&sg, "ground");
 	for (int k = 0; k < b->m->nbodies; k++)
 		suggest_add(&sg, b->m->bodies[k].name);
-	char sug[96];
-	diag_error(b->d, &v->pos, "unknown body '%s' in %s%s", s, what,
-		   suggest_text(&sg, sug, sizeof sug));
+	if (!sug[0])
+		suggest_text(&sg, sug, sizeof sug);
+	diag_error(b->d, &v->pos, "unknown body '%s' in %s%s", s, what, sug);
 	return -2;
 }
 
@@ -317,13 +411,19 @@ int resolve_joint(struct bctx *b, const struct dnode *v, const char *what)
 	int i = model_find_joint(b->m, s);
 	if (i >= 0)
 		return i;
+	char sug[160];
+	if (missing_section(b, "joints", &b->no_joints, sug, sizeof sug)) {
+		if (b->d->nerr == 0)
+			diag_error(b->d, &v->pos, "unknown joint '%s' in %s", s, what);
+		return -2;
+	}
 	struct suggest sg;
 	suggest_init(&sg, s);
 	for (int k = 0; k < b->m->njoints; k++)
 		suggest_add(&sg, b->m->joints[k].name);
-	char sug[96];
-	diag_error(b->d, &v->pos, "unknown joint '%s' in %s%s", s, what,
-		   suggest_text(&sg, sug, sizeof sug));
+	if (!sug[0])
+		suggest_text(&sg, sug, sizeof sug);
+	diag_error(b->d, &v->pos, "unknown joint '%s' in %s%s", s, what, sug);
 	return -2;
 }
 

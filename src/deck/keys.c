@@ -35,8 +35,8 @@ static const struct key_def integ_keys[] = {
 	{ "max_iterations", K_INT, 0, NULL, "Newton iteration limit per step, >= 1 (default 50)" },
 	{ "linear_solver", K_STR, 0, NULL, "auto, schur or umfpack (default auto)" },
 	{ "rho_inf", K_NUM, 0, NULL, "spectral radius at infinity of the seed-004 schemes, in [0, 1] (default 0.6)" },
-	{ "alpha", K_NUM, 0, NULL, "HHT alpha in [-1/3, 0] (default from rho_inf: (rho_inf-1)/(rho_inf+1), at least -1/3)" },
-	{ "adaptive", K_BOOL, 0, NULL, "control the step from the error estimate (lms2, esdirk436l2sa2; default false)" },
+	{ "alpha", K_NUM, 0, NULL, "HHT alpha; when not given (rho_inf-1)/(rho_inf+1), at least -1/3, in [-1/3, 0] (default from rho_inf)" },
+	{ "adaptive", K_BOOL, 0, NULL, "control the step from the error estimate of lms2 or esdirk436l2sa2 (default false)" },
 	{ "atol", K_NUM, 0, NULL, "absolute error tolerance of the step control, > 0 (default 1e-6)" },
 	{ "rtol", K_NUM, 0, NULL, "relative error tolerance of the step control, in [0, 1] (default 1e-6)" },
 	{ "safety", K_NUM, 0, NULL, "safety factor of the step control, in [0.001, 1] (default 0.9)" },
@@ -50,6 +50,7 @@ static const struct key_sect integ_sect = { "integrator", integ_keys };
 
 static const struct key_def output_keys[] = {
 	{ "every", K_INT, 0, NULL, "write every k-th step, >= 1 (default 1)" },
+	{ "times", K_NUMLIST, 0, NULL, "sample times in s, increasing, in [time.start, time.end]; the run steps onto each and writes only these (excludes every)" },
 	{ "flush_interval", K_NUM, 0, NULL, "seconds of wall time between writes of the samples kept in memory to the file, >= 0; 0: every sample (default 2)" },
 	{ "compression", K_INT, 0, NULL, "deflate level of the series, 0 (none) to 9 (default 0)" },
 	{ NULL, 0, 0, NULL, NULL }
@@ -69,7 +70,7 @@ static const struct key_def orient_keys[] = {
 	{ "axis", K_VEC3, 0, NULL, "rotation axis (global), nonzero; with angle" },
 	{ "angle", K_NUM, 0, NULL, "rotation angle about axis in rad" },
 	{ "euler", K_VEC3, 0, NULL, "three intrinsic rotation angles in rad" },
-	{ "sequence", K_STR, 0, NULL, "axes of the euler rotations, e.g. zxz (default)" },
+	{ "sequence", K_STR, 0, NULL, "axes of the euler rotations, e.g. xyz (default zxz)" },
 	{ NULL, 0, 0, NULL, NULL }
 };
 static const struct key_sect orient_sect = { "orientation", orient_keys };
@@ -202,65 +203,6 @@ const struct key_sect *key_sub(const struct key_sect *s, const char *name)
 	return k ? k->sub : NULL;
 }
 
-/* Levenshtein distance, two rows; names are short. */
-static int edit_distance(const char *a, const char *b)
-{
-	int la = (int)strlen(a), lb = (int)strlen(b);
-	int *prev = calloc((size_t)lb + 1, sizeof(int));
-	int *cur = calloc((size_t)lb + 1, sizeof(int));
-	if (!prev || !cur) {
-		free(prev);
-		free(cur);
-		return la + lb;
-	}
-	for (int j = 0; j <= lb; j++)
-		prev[j] = j;
-	for (int i = 1; i <= la; i++) {
-		cur[0] = i;
-		for (int j = 1; j <= lb; j++) {
-			int sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-			int del = prev[j] + 1, ins = cur[j - 1] + 1;
-			cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-		}
-		int *t = prev; prev = cur; cur = t;
-	}
-	int d = prev[lb];
-	free(prev);
-	free(cur);
-	return d;
-}
-
-void suggest_init(struct suggest *sg, const char *word)
-{
-	sg->word = word;
-	sg->best = NULL;
-	sg->dist = 0;
-}
-
-/* Accept distance <= max(2, len/3), but never a rewrite of most of a
- * short word ("xy" is not a typo of "hi"). */
-void suggest_add(struct suggest *sg, const char *cand)
-{
-	int len = (int)strlen(sg->word);
-	int limit = len / 3 > 2 ? len / 3 : 2;
-	int d = edit_distance(sg->word, cand);
-	if (d == 0 || d > limit || 2 * d > len)
-		return;
-	if (!sg->best || d < sg->dist) {
-		sg->best = cand;
-		sg->dist = d;
-	}
-}
-
-const char *suggest_text(struct suggest *sg, char *buf, size_t size)
-{
-	if (sg->best)
-		snprintf(buf, size, " (did you mean '%s'?)", sg->best);
-	else
-		snprintf(buf, size, "%s", "");
-	return buf;
-}
-
 const char *key_suggest(const struct key_sect *s, const char *word, char *buf,
 			size_t size)
 {
@@ -269,6 +211,57 @@ const char *key_suggest(const struct key_sect *s, const char *word, char *buf,
 	for (const struct key_def *k = s->keys; k->name; k++)
 		suggest_add(&sg, k->name);
 	return suggest_text(&sg, buf, size);
+}
+
+static const char *type_word(const struct key_def *k)
+{
+	switch (k->type) {
+	case K_NUM: return "number";
+	case K_INT: return "integer";
+	case K_BOOL: return "boolean";
+	case K_STR: return "string";
+	case K_VEC3: return "vector[3]";
+	case K_NUMLIST: return "numbers";
+	case K_MAT3: return "matrix[3x3]";
+	case K_INERTIA: return "inertia";
+	case K_FREE: return "number";
+	default: return "-";
+	}
+}
+
+/* The help text of a key is "description[, range][ (default D)|
+ * (required)]": split it into its three parts (each malloc'd-free,
+ * written into the caller's buffers). */
+static void split_help(const char *help, char *desc, char *range, char *def, size_t n)
+{
+	static const char *const starts[] = { ", > ", ", >= ", ", < ", ", <= ", ", in [",
+					      ", greater than ", NULL };
+	size_t len = strlen(help), end = len;
+	snprintf(def, n, "-");
+	if (len > 1 && help[len - 1] == ')') {
+		const char *d = strstr(help, " (default ");
+		const char *r = strstr(help, " (required)");
+		if (d) {
+			snprintf(def, n, "%.*s", (int)(help + len - 1 - (d + 10)), d + 10);
+			end = (size_t)(d - help);
+		} else if (r && r + 11 == help + len) {
+			snprintf(def, n, "required");
+			end = (size_t)(r - help);
+		}
+	}
+	const char *rs = NULL;
+	for (int i = 0; starts[i]; i++) {
+		const char *q = strstr(help, starts[i]);
+		if (q && (size_t)(q - help) < end && (!rs || q < rs))
+			rs = q;
+	}
+	if (rs) {
+		snprintf(range, n, "%.*s", (int)(help + end - rs - 2), rs + 2);
+		end = (size_t)(rs - help);
+	} else {
+		snprintf(range, n, "-");
+	}
+	snprintf(desc, n, "%.*s", (int)end, help);
 }
 
 void keys_print(FILE *f, const struct key_sect *s, const char *prefix)
@@ -281,10 +274,12 @@ void keys_print(FILE *f, const struct key_sect *s, const char *prefix)
 			snprintf(sub, sizeof sub, "%s%s.", path,
 				 k->type == K_LIST ? "[]" : "");
 			keys_print(f, k->sub, sub);
-		} else if (k->type == K_FREE) {
-			fprintf(f, "%s.*\n", path);
-		} else {
-			fprintf(f, "%s\n", path);
+			continue;
 		}
+		char desc[256], range[256], def[256];
+		split_help(k->help, desc, range, def, sizeof desc);
+		if (k->type == K_FREE)
+			strcat(path, ".*");
+		fprintf(f, "%-34s  %-11s  %-12s  %-16s  %s\n", path, type_word(k), def, range, desc);
 	}
 }

@@ -9,6 +9,8 @@
 
 #include <stdio.h>
 
+#include "../util/suggest.h"
+
 enum key_type {
 	K_NUM,		/* number or expression */
 	K_INT,		/* integer or expression with an integral value */
@@ -45,16 +47,6 @@ const struct key_def *key_find(const struct key_sect *s, const char *name);
 /* Section of the mapping or list items under key name of s. */
 const struct key_sect *key_sub(const struct key_sect *s, const char *name);
 
-/* Closest candidate within the edit-distance limit, for "did you mean". */
-struct suggest {
-	const char *word;
-	const char *best;
-	int dist;
-};
-void suggest_init(struct suggest *sg, const char *word);
-void suggest_add(struct suggest *sg, const char *cand);
-/* " (did you mean 'x'?)" or "" (static storage of sg). */
-const char *suggest_text(struct suggest *sg, char *buf, size_t size);
 /* Suggestion among the keys of a section. */
 const char *key_suggest(const struct key_sect *s, const char *word, char *buf,
 			size_t size);

@@ -10,6 +10,8 @@
 /* What the recursive event reader needs besides the parser itself. */
 struct reader {
 	yaml_parser_t p;
+	const char *text;	/* the input, for what stands at an error */
+	size_t len;
 	const char *file;
 	int line0, col0;
 	struct diag *d;
@@ -116,16 +118,83 @@ static struct srcpos mark_pos(const struct reader *r, yaml_mark_t mk)
 	return p;
 }
 
-/* Report the parser's error: the problem at its mark, the context (e.g.
- * "while parsing a block mapping") as a note where that construct began. */
+/* 1 when the indentation of the line holding byte offset at contains a
+ * tab (YAML indents with spaces only) */
+static int tab_indent(const struct reader *r, size_t at)
+{
+	if (at > r->len)
+		return 0;
+	size_t b = at;
+	while (b > 0 && r->text[b - 1] != '\n')
+		b--;
+	for (; b < r->len && (r->text[b] == ' ' || r->text[b] == '\t'); b++)
+		if (r->text[b] == '\t')
+			return 1;
+	return 0;
+}
+
+/* What to change, for the problems libyaml reports in decks people write
+ * by hand; NULL for the others (reported in libyaml's words). */
+static const char *what_to_change(const struct reader *r)
+{
+	const char *pr = r->p.problem ? r->p.problem : "";
+	if (tab_indent(r, r->p.problem_mark.index) ||
+	    (strstr(pr, "cannot start any token") && r->p.problem_mark.index < r->len &&
+	     r->text[r->p.problem_mark.index] == '\t'))
+		return "a tab in the indentation: YAML indents with spaces only; replace the "
+		       "tab by spaces";
+	if (strstr(pr, "did not find expected key"))
+		return "bad indentation: this line is indented differently from the keys "
+		       "of the mapping it belongs to; give the keys of one mapping the same "
+		       "indentation";
+	if (strstr(pr, "did not find expected '-' indicator"))
+		return "bad indentation: the keys of a list item line up under its first "
+		       "key, and the next item starts with '- ' under the '-' above";
+	if (strstr(pr, "mapping values are not allowed"))
+		return "unexpected ':': a key indented deeper than the key before it, or a "
+		       "value containing ': ' (indent the key like its neighbours, or quote "
+		       "the value)";
+	if (strstr(pr, "did not find expected ',' or '}'"))
+		return "a '{' mapping is not closed: add the '}' (and ', ' between its "
+		       "entries)";
+	if (strstr(pr, "did not find expected ',' or ']'"))
+		return "a '[' list is not closed: add the ']' (and ', ' between its items)";
+	if (strstr(pr, "could not find expected ':'"))
+		return "a key without ':': write 'key: value'";
+	if (strstr(pr, "unexpected end of stream") && r->p.context &&
+	    strstr(r->p.context, "quoted scalar"))
+		return "a quoted string is not closed: add the closing quote";
+	return NULL;
+}
+
+/* Report the parser's error: what to change (or the problem) at its
+ * mark, and the context (e.g. "while parsing a block mapping") as a note
+ * where that construct began. */
 static void syntax_error(struct reader *r)
 {
 	struct srcpos at = mark_pos(r, r->p.problem_mark);
 	const char *problem = r->p.problem ? r->p.problem : "invalid yaml";
-	diag_error(r->d, &at, "%s", problem);
+	const char *fix = what_to_change(r);
+	if (fix)
+		diag_error(r->d, &at, "%s (yaml: %s)", fix, problem);
+	else
+		diag_error(r->d, &at, "%s", problem);
+	static const char *const where[][2] = {
+		{ "while parsing a block collection", "the list begins here" },
+		{ "while parsing a block mapping", "the mapping begins here" },
+		{ "while parsing a flow mapping", "the '{' is here" },
+		{ "while parsing a flow sequence", "the '[' is here" },
+		{ "while scanning a quoted scalar", "the string begins here" },
+		{ "while scanning for the next token", NULL },	/* at the error itself */
+	};
 	if (r->p.context) {
 		struct srcpos cx = mark_pos(r, r->p.context_mark);
-		diag_note(r->d, &cx, "%s", r->p.context);
+		const char *note = r->p.context;
+		for (size_t i = 0; fix && i < sizeof where / sizeof where[0]; i++)
+			if (strcmp(note, where[i][0]) == 0)
+				note = where[i][1];
+		if (note)
+			diag_note(r->d, &cx, "%s", note);
 	}
 }
 
@@ -252,7 +321,8 @@ static struct dnode *read_root(struct reader *r)
 struct dnode *dn_parse(const char *text, size_t len, const char *file,
 		       int line0, int col0, struct diag *d)
 {
-	struct reader r = { .file = file, .line0 = line0, .col0 = col0, .d = d };
+	struct reader r = { .text = text, .len = len, .file = file, .line0 = line0,
+			    .col0 = col0, .d = d };
 	if (!yaml_parser_initialize(&r.p)) {
 		diag_error(d, NULL, "cannot initialize the yaml parser");
 		return NULL;

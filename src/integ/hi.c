@@ -40,6 +40,32 @@
  * (h = 5e-4 runs N = 512, 2.5e-4 runs N = 1024).  Measured: the exact
  * Newton of eq. 10 does not converge there either, and as a fallback on
  * slow contraction it made N = 400 fail, so eq. 12 stays.
+ *
+ * hilg: the rotational update of eq. 5b takes the gyroscopic term
+ * w~ J w at t_n explicitly, which on a spinning body is a first-order
+ * error that feeds energy steadily out (or in): on decks/heavy_top.yaml
+ * (50 rad/s) hi loses 0.33 J of 41 J in 10 s at h = 1e-3.  hilg replaces
+ * eq. 5b by the discrete Euler-Lagrange equation of the same discrete
+ * Lagrangian on SO(3) (kinetic energy of the increment theta, potential
+ * and constraints at t_n: a variational, SHAKE-like Lie-group scheme):
+ *
+ *   Jr(theta)^-1 J theta = h J w_n + h^2 n_n - Pi_n^T lambda-hat,
+ *   J w_{n+1} = Jl(theta)^-1 J theta / h
+ *
+ * Jr, Jl the right and left Jacobians of exp (Jr^-1 = I + theta~/2 +
+ * c theta~^2, Jl^-1 = I - theta~/2 + c theta~^2, c = 1/th^2 - (1 + cos th)
+ * / (2 th sin th)), J w the body-frame momentum.  To first order this is
+ * eq. 5b with the gyroscopic term split between t_n and t_{n+1}; the
+ * rotation of the momentum is exact, so a free body keeps its spatial
+ * angular momentum and, the map being symplectic, energy errors stay
+ * bounded instead of drifting.  The equation is nonlinear in theta, so
+ * the iteration keeps the full residual (e1, e2 re-evaluated each time)
+ * with eq. 12's matrix as it is: adding the gyroscopic block J +
+ * (theta~ J - (J theta)~)/2 did not save iterations (the constraint rows
+ * of t_n limit the contraction, as in hi) and would make W unsymmetric,
+ * losing kkt's symmetric dense path.  A planar body (theta along a
+ * principal axis) has theta x J theta = 0: the equations are hi's, and
+ * the two agree to the Newton tolerance.
  */
 #include "integ.h"
 #include "../util/vec.h"
@@ -125,6 +151,96 @@ static int newton(struct integ *it, const struct ra_state *x, struct ra_state *y
 	return INTEG_NEWTON_FAIL;
 }
 
+/* out = J th + sgn th x J th / 2 + c(th) th x (th x J th): Jr(th)^-1 J th
+ * for sgn = +1, Jl(th)^-1 J th for sgn = -1 (see the top of the file) */
+static void lg_mom(const double *J, const double *th, double sgn, double *out)
+{
+	double Jt[3], a[3], b[3], t2 = v3_dot(th, th), c;
+	if (t2 < 1e-4)	/* series: 1/12 + th^2/720 + th^4/30240 */
+		c = 1.0 / 12 + t2 * (1.0 / 720 + t2 / 30240);
+	else {
+		double t = sqrt(t2);
+		c = 1 / t2 - (1 + cos(t)) / (2 * t * sin(t));
+	}
+	m3_mulv(Jt, J, th);
+	v3_cross(a, th, Jt);
+	v3_cross(b, th, a);
+	for (int k = 0; k < 3; k++)
+		out[k] = Jt[k] + 0.5 * sgn * a[k] + c * b[k];
+}
+
+/* hilg's iteration: the residual of eqs. 5a and of the variational
+ * rotational update (top of the file), e = mu0 - P_n^T lambda-hat - G(g),
+ * G = (m g_r, Jr(g_th)^-1 J g_th), re-evaluated at every iterate, and the
+ * correction from eq. 12's matrix: [W P^T; P 0] (dg, dlambda-hat) =
+ * (e, -Phi).  Starts from gp, or (gp NULL) from eqs. 5a-b without the
+ * gyroscopic term. */
+static int newton_lg(struct integ *it, const struct ra_state *x, struct ra_state *y, double h,
+		     const double *F, const double *gp)
+{
+	struct ra *s = it->sys;
+	int nb = s->nb, nc = s->nc, ng = s->ng;
+	double *g = it->g, *lh = it->lam, *mu0 = it->F2, *e = it->rhs, *dlh = it->dl2;
+	double h2 = h * h;
+
+	for (int b = 0; b < nb; b++) {
+		double hw[3];
+		v3_scale(hw, h, x->w + 3 * b);
+		m3_mulv(mu0 + 6 * b + 3, s->J + 9 * b, hw);
+		for (int c = 0; c < 3; c++) {
+			mu0[6 * b + c] = s->mass[b] * h * x->v[3 * b + c] + h2 * F[6 * b + c];
+			mu0[6 * b + 3 + c] += h2 * F[6 * b + 3 + c];
+		}
+	}
+	if (gp) {
+		memcpy(g, gp, (size_t)ng * sizeof(double));
+	} else {
+		ra_jac_tmul(s, lh, e);
+		for (int b = 0; b < nb; b++) {
+			double t[3];
+			for (int c = 0; c < 3; c++) {
+				g[6 * b + c] = (mu0[6 * b + c] - e[6 * b + c]) / s->mass[b];
+				t[c] = mu0[6 * b + 3 + c] - e[6 * b + 3 + c];
+			}
+			m3_mulv(g + 6 * b + 3, s->Jinv + 9 * b, t);
+		}
+	}
+	double tn1 = x->t + h;
+	int it_n = 0;
+	while (it_n < it->maxit) {
+		place(s, x, y, g);
+		ra_eval(s, y, tn1, PRIM_PHI);
+		for (int k = 0; k < nc; k++)
+			it->dl[k] = -s->phi[k];
+		ra_jac_tmul(s, lh, e);
+		for (int b = 0; b < nb; b++) {
+			double G[3];
+			lg_mom(s->J + 9 * b, g + 6 * b + 3, 1.0, G);
+			for (int c = 0; c < 3; c++) {
+				int i = 6 * b + c;
+				e[i] = mu0[i] - e[i] - s->mass[b] * g[i];
+				e[i + 3] = mu0[i + 3] - e[i + 3] - G[c];
+			}
+		}
+		kkt_solve(it->kkt, e, it->dl, it->dg, dlh);
+		for (int i = 0; i < ng; i++)
+			g[i] += it->dg[i];
+		for (int k = 0; k < nc; k++)
+			lh[k] += dlh[k];
+		it_n++;
+		it->iters = it_n;
+		it->last_norm = integ_norm2(it->dg, ng, dlh, nc);
+		if (!isfinite(it->last_norm)) {
+			integ_note_worst(it);
+			return INTEG_NONFINITE;
+		}
+		if (it->last_norm < it->tol)
+			return INTEG_OK;
+	}
+	integ_note_worst(it);
+	return INTEG_NEWTON_FAIL;
+}
+
 int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 {
 	struct ra *s = it->sys;
@@ -132,6 +248,7 @@ int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 	double *g = it->g, *lh = it->lam, *F = it->F, h2 = h * h, tn1 = x->t + h;
 
 	/* eq. 12: quasi-Newton matrix at t_n, once per step */
+	int lg = it->info->id == INTEG_HILG;
 	ra_eval(s, x, x->t, PRIM_JAC);
 	integ_mass_blocks(it);
 	if (kkt_factor(it->kkt, it->W, s->jac)) {
@@ -142,7 +259,8 @@ int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 
 	/* eq. 7: forces at t_n (friction from the last multipliers) */
 	ra_forces(s, x, x->t, x->lam, F);
-	integ_gyro(s, x, F);
+	if (!lg)
+		integ_gyro(s, x, F);
 
 	/* first iterate: lambda_n and g extrapolated from the last steps
 	 * (integrator.predictor), else lambda_{n-1} and g from it.  Should
@@ -153,7 +271,8 @@ int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 	int pred = integ_hist_predict(it, x->t, pv), rc, total = 0;
 	for (int k = 0; k < nc; k++)
 		lh[k] = h2 * (pred ? pv[k] : x->lam[k]);
-	while ((rc = newton(it, x, y, h, F, pred ? pv + nc : NULL)) != INTEG_OK && pred) {
+	while ((rc = (lg ? newton_lg : newton)(it, x, y, h, F, pred ? pv + nc : NULL)) != INTEG_OK &&
+	       pred) {
 		total += it->iters;
 		pred = 0;
 		integ_hist_reset(it);
@@ -166,16 +285,25 @@ int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 		return rc;
 	place(s, x, y, g);
 
-	/* eqs. 4a-b backwards: v_{n+1}, w_{n+1}, then accelerations at t_n */
+	/* eqs. 4a-b backwards: v_{n+1}, w_{n+1}, then accelerations at t_n;
+	 * hilg: w_{n+1} from the momentum Jl(theta)^-1 J theta / h */
 	y->t = tn1;
-	for (int b = 0; b < nb; b++)
+	for (int b = 0; b < nb; b++) {
+		double wl[3];
+		if (lg) {
+			double p[3];
+			lg_mom(s->J + 9 * b, g + 6 * b + 3, -1.0, p);
+			m3_mulv(wl, s->Jinv + 9 * b, p);
+		}
 		for (int c = 0; c < 3; c++) {
-			double vn1 = g[6 * b + c] / h, wn1 = g[6 * b + 3 + c] / h;
+			double vn1 = g[6 * b + c] / h;
+			double wn1 = lg ? wl[c] / h : g[6 * b + 3 + c] / h;
 			x->a[3 * b + c] = (vn1 - x->v[3 * b + c]) / h;
 			x->wd[3 * b + c] = (wn1 - x->w[3 * b + c]) / h;
 			y->v[3 * b + c] = vn1;
 			y->w[3 * b + c] = wn1;
 		}
+	}
 	for (int k = 0; k < nc; k++) {
 		x->lam[k] = lh[k] / h2;
 		y->lam[k] = x->lam[k];	/* guess for the next step */

@@ -288,6 +288,7 @@ int integ_step(struct integ *it, double h, struct ra_state *x, struct ra_state *
 {
 	switch (it->info->id) {
 	case INTEG_HI:
+	case INTEG_HILG:
 		return hi_step(it, h, x, y);
 	case INTEG_FI:
 		return fi_step(it, h, x, y);

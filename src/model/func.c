@@ -2,6 +2,7 @@
 #include "func.h"
 #include "../util/xalloc.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,16 +25,29 @@ static void poly(const double *c, int n, double x, double f[3])
 	f[2] = d2;
 }
 
-static void ramp(const double *c, double t, double f[3])
+/* Where t stands relative to breakpoint b for a run going to side:
+ * -1 before, +1 after; t at b (within FUNC_SNAP_ULPS ulps) is on the
+ * side the run proceeds into. */
+static int where(double t, double b, int side)
+{
+	double tol = FUNC_SNAP_ULPS * DBL_EPSILON * fmax(fabs(t), fabs(b));
+	if (fabs(t - b) <= tol)
+		return side > 0 ? 1 : -1;
+	return t < b ? -1 : 1;
+}
+
+/* (1 - cos)/2 blend from a at t0 to b at t1: value and first derivative
+ * are continuous at both ends, the second jumps by +-(b - a) w^2 / 2. */
+static void ramp(const double *c, double t, int side, double f[3])
 {
 	double a = c[0], b = c[1], t0 = c[2], t1 = c[3];
-	if (t <= t0 || t1 <= t0) {
-		f[0] = t <= t0 ? a : b;
+	if (t1 <= t0) {		/* a step at t0 */
+		f[0] = where(t, t0, side) < 0 ? a : b;
 		f[1] = f[2] = 0.0;
 		return;
 	}
-	if (t >= t1) {
-		f[0] = b;
+	if (where(t, t0, side) < 0 || where(t, t1, side) > 0) {
+		f[0] = where(t, t0, side) < 0 ? a : b;
 		f[1] = f[2] = 0.0;
 		return;
 	}
@@ -43,7 +57,7 @@ static void ramp(const double *c, double t, double f[3])
 	f[2] = 0.5 * (b - a) * w * w * cos(s);
 }
 
-void func_eval(const struct func *fn, double t, double f[3])
+void func_eval_side(const struct func *fn, double t, int side, double f[3])
 {
 	switch (fn->type) {
 	case FUNC_CONSTANT:
@@ -66,22 +80,27 @@ void func_eval(const struct func *fn, double t, double f[3])
 		return;
 	}
 	case FUNC_COSINE_RAMP:
-		ramp(fn->c, t, f);
+		ramp(fn->c, t, side, f);
 		return;
 	case FUNC_PIECEWISE: {
-		int k = 0;
-		while (k + 1 < fn->nseg && t >= fn->seg[k + 1].t0)
-			k++;
 		if (fn->nseg == 0) {
 			f[0] = f[1] = f[2] = 0.0;
 			return;
 		}
+		int k = 0;
+		while (k + 1 < fn->nseg && where(t, fn->seg[k + 1].t0, side) > 0)
+			k++;
 		poly(fn->seg[k].c, fn->seg[k].n, t - fn->seg[k].t0, f);
 		return;
 	}
 	default:
 		f[0] = f[1] = f[2] = 0.0;
 	}
+}
+
+void func_eval(const struct func *fn, double t, double f[3])
+{
+	func_eval_side(fn, t, 1, f);
 }
 
 void func_release(struct func *fn)

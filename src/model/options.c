@@ -2,6 +2,7 @@
 #include "options.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 void sim_options_default(struct sim_options *o)
@@ -30,4 +31,36 @@ void sim_options_default(struct sim_options *o)
 	o->assemble = 1;
 	o->assemble_tol = 1e-12;
 	o->seed = 1;
+}
+
+double sim_min_step(double t)
+{
+	return 1e-12 * fmax(1.0, fabs(t));
+}
+
+int sim_options_check_time(const struct sim_options *o, int *which, char *msg, size_t n)
+{
+	double T = o->t_end - o->t0, tmax = fmax(fabs(o->t0), fabs(o->t_end));
+	double hmin = sim_min_step(tmax);
+	*which = 0;
+	if (!isfinite(o->t0) || !isfinite(o->t_end) || !isfinite(T)) {
+		snprintf(msg, n, "the interval from time.start (%g) to time.end (%g) is not finite",
+			 o->t0, o->t_end);
+		return -1;
+	}
+	if (T < hmin) {
+		snprintf(msg, n, "the interval time.end - time.start = %g s is shorter than the "
+			 "shortest step at t = %g (%g s = 1e-12 max(1 s, |t|)), below which "
+			 "steps cannot be resolved; lengthen the interval", T, tmax, hmin);
+		return -1;
+	}
+	*which = 1;
+	if (!(o->step >= hmin)) {
+		snprintf(msg, n, "integrator.step (%g s) is below the resolution of time at "
+			 "t = %g: steps shorter than %g s (1e-12 max(1 s, |t|)) cannot be told "
+			 "from the rounding of t; raise the step or shift time.start and "
+			 "time.end towards 0", o->step, tmax, hmin);
+		return -1;
+	}
+	return 0;
 }

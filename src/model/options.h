@@ -3,6 +3,8 @@
 #ifndef MBSIM_OPTIONS_H
 #define MBSIM_OPTIONS_H
 
+#include <stddef.h>
+
 #include "../util/diag.h"
 
 struct sim_options {
@@ -21,6 +23,10 @@ struct sim_options {
 	int predictor;		/* integrator.predictor (hi, fi): 1 extrapolate, 0 last */
 	double t0, t_end;	/* time.start, time.end */
 	int every;		/* output.every: write every k-th step */
+	const double *times;	/* output.times: sample times, increasing, in
+				 * [t0, t_end]; NULL: every k-th step.  Borrowed
+				 * (the deck owns it) */
+	long ntimes;
 	double flush_interval;	/* output.flush_interval: s of wall time between file writes */
 	int compression;	/* output.compression: deflate level 0-9 */
 	int assemble;		/* initial.assemble: make the initial state consistent */
@@ -31,5 +37,18 @@ struct sim_options {
 
 /* Defaults used when the deck omits a key. */
 void sim_options_default(struct sim_options *o);
+
+/* The shortest step at time t: 1e-12 max(1 s, |t|), the floor of the
+ * step control too (integ/dae3.c).  A shorter step cannot be told from
+ * the rounding of t (its length would be known to worse than 2e-4), and
+ * it bounds every step count of a run by 2e12 (|t_end - t0| / 1e-12
+ * max(1, |t|)). */
+double sim_min_step(double t);
+
+/* The limits of the time axis a run needs (t0, t_end finite, the first
+ * step and the interval not below sim_min_step of the largest |t|, the
+ * step count representable).  0 when they hold; else -1 with a message,
+ * and *which says what to point at: 0 time.end, 1 integrator.step. */
+int sim_options_check_time(const struct sim_options *o, int *which, char *msg, size_t n);
 
 #endif

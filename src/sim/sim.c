@@ -102,15 +102,88 @@ struct run {
 	struct monitor mo;
 	long nsteps;
 	double t_last_progress;
-	int write_failed;	/* output_sample failed: the run ends */
+	int write_failed;	/* output_sample failed: the run ended */
 };
 
-/* A completed state (accelerations and multipliers known) at x. */
-static void complete(struct run *R, const struct ra_state *x, double h, int iters,
-		     int converged, int write)
+/* What to do about a non-finite state after `step` steps. */
+static const char *blowup_remedy(long step)
+{
+	return step ? "the solution blew up; reduce integrator.step or use a dissipative "
+		      "scheme (fi, or a seed-004 scheme with rho_inf < 1)"
+		    : "the initial state is out of range of double precision; check the "
+		      "initial values of the deck";
+}
+
+static int finite_all(const double *x, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!isfinite(x[i]))
+			return 0;
+	return 1;
+}
+
+/* The first body (or constraint row) of x with a non-finite value, named
+ * in R->r->message; 0 when x is finite.  A non-finite state must not be
+ * written and called a success (issue 17: a free body spinning at
+ * 3000 rad/s with hi went to inf and the run completed). */
+static int check_finite(struct run *R, const struct ra_state *x, long step, double h)
+{
+	struct ra *s = R->sys;
+	const struct model *m = s->m;
+	for (int b = 0; b < s->nb; b++) {
+		const char *what = !finite_all(x->r + 3 * b, 3) ? "position" :
+				   !finite_all(x->A + 9 * b, 9) ? "orientation" :
+				   !finite_all(x->v + 3 * b, 3) ? "velocity" :
+				   !finite_all(x->w + 3 * b, 3) ? "angular velocity" :
+				   !finite_all(x->a + 3 * b, 3) ? "acceleration" :
+				   !finite_all(x->wd + 3 * b, 3) ? "angular acceleration" : NULL;
+		if (what) {
+			snprintf(R->r->message, sizeof R->r->message,
+				 "non-finite %s of body '%s' at t = %.9g (step %ld, h = %g): %s",
+				 what, m->bodies[b].name, x->t, step, h, blowup_remedy(step));
+			return -1;
+		}
+	}
+	for (int k = 0; k < s->nc; k++)
+		if (!isfinite(x->lam[k])) {
+			char row[256];
+			sim_row_name(m, k, row, sizeof row);
+			snprintf(R->r->message, sizeof R->r->message,
+				 "non-finite Lagrange multiplier of %s at t = %.9g (step %ld, h = %g): "
+				 "%s", row, x->t, step, h, blowup_remedy(step));
+			return -1;
+		}
+	return 0;
+}
+
+/* The body of largest kinetic energy, for a message about the energy. */
+static int fastest_body(const struct ra *s, const struct ra_state *x)
+{
+	int best = 0;
+	double e = -1.0;
+	for (int b = 0; b < s->nb; b++) {
+		const double *J = s->J + 9 * b, *w = x->w + 3 * b, *v = x->v + 3 * b;
+		double Jw[3];
+		m3_mulv(Jw, J, w);
+		double k = s->mass[b] * v3_dot(v, v) + v3_dot(w, Jw);
+		if (!(k <= e)) {	/* a NaN or inf wins */
+			e = k;
+			best = b;
+		}
+	}
+	return best;
+}
+
+/* A completed state (accelerations and multipliers known) at x, the
+ * state after `step` steps.  -1 (message in R->r) when x or its energy is
+ * not finite; nothing of x is written then. */
+static int complete(struct run *R, const struct ra_state *x, double h, int iters,
+		    int converged, int write, long step)
 {
 	struct ra *s = R->sys;
 	struct monitor *mo = &R->mo;
+	if (check_finite(R, x, step, h))
+		return -1;
 	double K, V, P = s->has_ncforce ? ra_ncpower(s, x) : 0.0;
 	if (!mo->first)
 		mo->work += 0.5 * (x->t - mo->t_prev) * (P + mo->P_prev);
@@ -118,9 +191,16 @@ static void complete(struct run *R, const struct ra_state *x, double h, int iter
 	mo->t_prev = x->t;
 	monitor_coords(s->m, x, h, write, mo);
 	if (!write && !mo->first)
-		return;
+		return 0;
 	ra_energy(s, x, &K, &V);
 	double total = K + V - mo->work;
+	if (!isfinite(total)) {
+		snprintf(R->r->message, sizeof R->r->message,
+			 "non-finite energy at t = %.9g (step %ld, h = %g): kinetic %g J, "
+			 "potential %g J, work %g J; fastest body '%s': %s", x->t, step, h, K, V,
+			 mo->work, s->m->bodies[fastest_body(s, x)].name, blowup_remedy(step));
+		return -1;
+	}
 	if (mo->first)
 		mo->total0 = total;
 	mo->first = 0;
@@ -129,16 +209,17 @@ static void complete(struct run *R, const struct ra_state *x, double h, int iter
 	r->max_abs_drift = fmax(r->max_abs_drift, fabs(drift));
 	r->max_kinetic = fmax(r->max_kinetic, K);
 	if (!write)
-		return;
+		return 0;
 	ra_eval(s, x, x->t, PRIM_ALL);
 	struct sample_info si = { h, iters, converged, K, V, mo->work, total, drift, mo->coord };
 	double res[3] = { 0, 0, 0 };
 	if (R->out) {
-		if (output_sample(R->out, s, x, &si, res) && !R->write_failed) {
-			/* a full file system: the run ends (loop) */
+		if (output_sample(R->out, s, x, &si, res)) {
+			/* a full file system: the run ends */
 			R->write_failed = 1;
 			snprintf(R->r->message, sizeof R->r->message, "%s, at t = %.9g (step %ld)",
-				 h5_error(R->out->h5), x->t, R->r->steps);
+				 h5_error(R->out->h5), x->t, step);
+			return -1;
 		}
 	} else {
 		/* the position residual is still reported in the summary */
@@ -151,6 +232,7 @@ static void complete(struct run *R, const struct ra_state *x, double h, int iter
 	r->max_vel_res = fmax(r->max_vel_res, res[1]);
 	r->max_acc_res = fmax(r->max_acc_res, res[2]);
 	r->samples++;
+	return 0;
 }
 
 static void progress(struct run *R, double t, int force)
@@ -219,6 +301,27 @@ static int setup(struct run *R, struct ra_state *x, struct diag *d)
 			   "needs one of the adaptive schemes of `mbsim list integrators`", info->name);
 		return -1;
 	}
+	char msg[512];
+	int which;
+	if (sim_options_check_time(a->o, &which, msg, sizeof msg)) {
+		diag_error(d, NULL, "%s", msg);
+		return -1;
+	}
+	if (a->o->every < 1) {
+		diag_error(d, NULL, "output.every must be at least 1, got %d", a->o->every);
+		return -1;
+	}
+	for (long i = 0; a->o->times && i < a->o->ntimes; i++) {
+		double t = a->o->times[i], prev = i ? a->o->times[i - 1] : a->o->t0;
+		double rest = a->o->t_end - t;
+		if (!(t <= a->o->t_end && (t == prev || t - prev >= sim_min_step(t)) &&
+		      (rest == 0 || rest >= sim_min_step(a->o->t_end)))) {
+			diag_error(d, NULL, "output.times[%ld] = %.17g is not in [time.start, "
+				   "time.end], 1e-12 max(1 s, |t|) or more from its neighbours",
+				   i, t);
+			return -1;
+		}
+	}
 	R->sys = ra_new(a->m);
 	R->it = integ_new(info, R->sys, a->o, d);
 	if (!R->it)
@@ -267,30 +370,27 @@ static void finish_attrs(struct run *R)
 	h5_attr_num(h, "/", "wall_time", r->wall);
 }
 
-/* Step size from t to t_end: the fixed grid t0 + k h, or (adaptive) the
- * scheme's proposal h, shortened to land on t_end without a sliver. */
-static double step_to(const struct sim_options *o, int adaptive, long k, long N, double t,
-		      double h)
+/* Steps of a fixed-step run from a to b: the fewest equal steps not longer
+ * than integrator.step (a remainder is shared, never left as a sliver: a
+ * last step of 1e-10 h gave acceleration residuals of 7e7 with hi).  At
+ * most 2e12 + 1 (sim_options_check_time). */
+static long fixed_steps_between(const struct sim_options *o, double a, double b)
 {
-	double T = o->t_end - o->t0, left = o->t_end - t;
-	if (!adaptive)
-		return (k + 1 == N ? o->t_end : o->t0 + (double)(k + 1) * h) - t;
-	if (h >= left - 1e-12 * T)
-		return left;
-	return h > 0.5 * left ? 0.5 * left : h;
+	double n = ceil((b - a) / o->step - 1e-9);
+	return n < 1 ? 1 : n > 4e12 ? (long)4e12 : (long)n;
 }
 
-/* Steps of a fixed-step run. */
 static long fixed_steps(const struct sim_options *o)
 {
-	long N = (long)ceil((o->t_end - o->t0) / o->step - 1e-9);
-	return N < 1 ? 1 : N;
+	return fixed_steps_between(o, o->t0, o->t_end);
 }
 
 /* Samples loop() writes when the run completes; 0 when the steps are not
  * known in advance (adaptive). */
 static long expected_samples(const struct sim_options *o, const struct integ_info *info)
 {
+	if (o->times)
+		return o->ntimes;
 	if (!info || o->adaptive)
 		return 0;
 	long N = fixed_steps(o), e = o->every;
@@ -300,57 +400,183 @@ static long expected_samples(const struct sim_options *o, const struct integ_inf
 	return 1 + N / e + (N % e != 0);
 }
 
+/* Where the run steps next.  Breakpoints: the times of output.times, then
+ * time.end; the run lands exactly on each.  Fixed steps divide the
+ * interval between two breakpoints into fixed_steps_between equal steps;
+ * adaptive steps take the scheme's proposal, shortened to land on the
+ * next breakpoint without a sliver. */
+struct clock {
+	const double *ts;
+	long nt, j;		/* requested times; the next one */
+	double a, b, d;		/* fixed: from breakpoint a to b in n steps of d */
+	long n, i;
+};
+
+static double clock_next_break(const struct sim_options *o, struct clock *c, double t)
+{
+	while (c->j < c->nt && c->ts[c->j] <= t)	/* a time equal to t0 */
+		c->j++;
+	return c->j < c->nt ? c->ts[c->j] : o->t_end;
+}
+
+static void clock_segment(const struct sim_options *o, struct clock *c, double a)
+{
+	c->a = a;
+	c->b = clock_next_break(o, c, a);
+	c->n = fixed_steps_between(o, a, c->b);
+	c->d = (c->b - a) / (double)c->n;
+	c->i = 0;
+}
+
+/* The end of the next step from t (h: the adaptive proposal). */
+static double clock_target(const struct sim_options *o, const struct clock *c, double t,
+			   double h)
+{
+	if (!o->adaptive)
+		return c->i + 1 == c->n ? c->b : c->a + (double)(c->i + 1) * c->d;
+	double left = c->b - t, T = o->t_end - o->t0;
+	if (h >= left - 1e-12 * T)
+		return c->b;
+	return t + (h > 0.5 * left ? 0.5 * left : h);
+}
+
+/* After a step to about t: the exact time of the state, whether it is a
+ * requested sample time (*req) and whether it is time.end (*last). */
+static double clock_advance(const struct sim_options *o, struct clock *c, double t,
+			    int *req, int *last)
+{
+	double T = o->t_end - o->t0;
+	int on_break;
+	if (!o->adaptive) {
+		on_break = ++c->i == c->n;
+		if (!on_break)
+			t = c->a + (double)c->i * c->d;
+	} else {
+		on_break = c->b - t <= 1e-12 * T;
+	}
+	*req = 0;
+	*last = 0;
+	if (!on_break)
+		return t;
+	t = c->b;
+	*req = c->j < c->nt && c->ts[c->j] == t;
+	*last = t == o->t_end;
+	if (!*last)
+		clock_segment(o, c, t);
+	return t;
+}
+
+/* The accelerations and multipliers of the set-up's index-1 solve at t0.
+ * A lag = 1 scheme (hi) overwrites them with its own first-order values
+ * of the start of the step (for a driver, (q1 - q0 - h v0) / h^2: half
+ * the true acceleration when v0 is exact); the t0 sample reports the
+ * exact ones, as the last sample reports an index-1 solve too. */
+struct t0_accel {
+	double *a, *wd, *lam;
+};
+
+static void t0_save(const struct run *R, const struct ra_state *x, struct t0_accel *t0)
+{
+	size_t nb = (size_t)R->sys->nb, nc = (size_t)R->sys->nc;
+	t0->a = memcpy(xmalloc(3 * nb * sizeof(double) + 1), x->a, 3 * nb * sizeof(double));
+	t0->wd = memcpy(xmalloc(3 * nb * sizeof(double) + 1), x->wd, 3 * nb * sizeof(double));
+	t0->lam = memcpy(xmalloc(nc * sizeof(double) + 1), x->lam, nc * sizeof(double));
+}
+
+static void t0_exact(const struct run *R, struct ra_state *x, const struct t0_accel *t0)
+{
+	size_t nb = (size_t)R->sys->nb, nc = (size_t)R->sys->nc;
+	memcpy(x->a, t0->a, 3 * nb * sizeof(double));
+	memcpy(x->wd, t0->wd, 3 * nb * sizeof(double));
+	memcpy(x->lam, t0->lam, nc * sizeof(double));
+}
+
+static void t0_release(struct t0_accel *t0)
+{
+	free(t0->a);
+	free(t0->wd);
+	free(t0->lam);
+	memset(t0, 0, sizeof(*t0));
+}
+
 /* Fixed steps, or variable steps chosen by the scheme's step control (001
- * eqs. 13-16) when integrator.adaptive is set. */
+ * eqs. 13-16) when integrator.adaptive is set.  Samples: every k-th step
+ * (output.every), the start and the end, or exactly the states at the
+ * times of output.times. */
 static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *y)
 {
 	const struct sim_options *o = R->a->o;
-	int lag = R->it->info->lag, adaptive = o->adaptive;	/* set-up refused it for others */
-	double T = o->t_end - o->t0, h = o->step;
-	long N = adaptive ? LONG_MAX : fixed_steps(o);
-	if (!lag)
-		complete(R, x, 0.0, 0, 1, 1);
-	for (long k = 0; k < N; k++) {
+	int lag = R->it->info->lag;
+	double h = o->step;
+	struct clock c = { o->times, o->times ? o->ntimes : 0, 0, 0, 0, 0, 0, 0 };
+	/* the start is a sample unless output.times does not list it */
+	int xw = !c.ts || c.ts[0] == o->t0;
+	struct t0_accel t0 = { 0 };
+	clock_segment(o, &c, o->t0);
+	if (!lag && complete(R, x, 0.0, 0, 1, xw, 0))
+		return SIM_FAILED;	/* message from complete() */
+	if (lag)
+		t0_save(R, x, &t0);
+	for (long k = 0;; k++) {
 		if (R->a->stop && *R->a->stop) {
 			snprintf(R->r->message, sizeof R->r->message,
 				 "interrupted at t = %.9g (step %ld)", x->t, k);
+			t0_release(&t0);
 			return SIM_INTERRUPTED;
 		}
-		if (R->write_failed)
-			return SIM_FAILED;
-		double hk = step_to(o, adaptive, k, N, x->t, h);
+		double hk = clock_target(o, &c, x->t, h) - x->t;
 		int st = integ_step(R->it, hk, x, y);
 		if (st) {
 			fail_message(R, st, x->t, k, hk);
+			t0_release(&t0);
 			return SIM_FAILED;
 		}
 		/* the adaptive step may have been shortened by rejections */
-		int last = adaptive ? o->t_end - y->t <= 1e-12 * T : k + 1 == N;
-		y->t = last ? o->t_end : adaptive ? y->t : o->t0 + (double)(k + 1) * h;
+		int req, last;
+		y->t = clock_advance(o, &c, y->t, &req, &last);
 		hk = y->t - x->t;
+		if (!(hk > 0) || (o->adaptive && !(R->it->h_next > 0 && isfinite(R->it->h_next)))) {
+			/* a step control that stalls would loop for ever */
+			snprintf(R->r->message, sizeof R->r->message,
+				 "the step control stalled at t = %.9g (step %ld): step taken %g, "
+				 "next proposed %g; tighten integrator.tolerance or use fixed steps",
+				 x->t, k, hk, R->it->h_next);
+			t0_release(&t0);
+			return SIM_FAILED;
+		}
 		R->r->steps++;
 		R->r->t_reached = y->t;
-		if (lag)
-			complete(R, x, hk, R->it->iters, 1, k % o->every == 0);
-		else
-			complete(R, y, hk, R->it->iters, 1, (k + 1) % o->every == 0 || last);
+		int yw = c.ts ? req : (k + 1) % o->every == 0 || last;
+		if (lag && k == 0) {
+			t0_exact(R, x, &t0);
+			t0_release(&t0);
+		}
+		if (lag && complete(R, x, hk, R->it->iters, 1, c.ts ? xw : k % o->every == 0, k)) {
+			t0_release(&t0);
+			return SIM_FAILED;	/* message from complete() */
+		}
+		if (!lag && complete(R, y, hk, R->it->iters, 1, yw, k + 1))
+			return SIM_FAILED;	/* message from complete() */
+		xw = c.ts ? req : 1;
 		struct ra_state t = *x;
 		*x = *y;
 		*y = t;
-		if (adaptive)
+		if (o->adaptive)
 			h = R->it->h_next;
 		if ((k & 1023) == 0)
 			progress(R, x->t, 0);
 		if (last)
 			break;
 	}
+	t0_release(&t0);
 	if (lag) {
 		int st = integ_accel(R->it, x);
 		if (st) {
 			fail_message(R, st, x->t, R->r->steps, h);
 			return SIM_FAILED;
 		}
-		complete(R, x, h, 0, 1, 1);
+		if (complete(R, x, h, 0, 1, xw, R->r->steps))
+			return SIM_FAILED;	/* message from complete() */
 	}
 	return SIM_COMPLETE;
 }

@@ -352,10 +352,24 @@ static void test_print_keys(void **state)
 	FILE *f = open_memstream(&buf, &len);
 	deck_print_keys(f);
 	fclose(f);
-	assert_non_null(strstr(buf, "integrator.method\n"));
-	assert_non_null(strstr(buf, "bodies[].mass\n"));
-	assert_non_null(strstr(buf, "joints[].point1\n"));
-	assert_non_null(strstr(buf, "drivers[].function.rate\n"));
+	/* each line: path, type, default, range, description (deck.h) */
+	assert_non_null(strstr(buf, "\nintegrator.method "));
+	assert_non_null(strstr(buf, "\nbodies[].mass "));
+	assert_non_null(strstr(buf, "\njoints[].point1 "));
+	assert_non_null(strstr(buf, "\ndrivers[].function.rate "));
+	/* the columns of one key, split out of its help text in keys.c */
+	char *l = strstr(buf, "\nintegrator.step ");
+	assert_non_null(l);
+	char line[256];
+	sscanf(l + 1, "%255[^\n]", line);
+	char path[64], type[32], def[32], op[8], bound[16];
+	assert_int_equal(sscanf(line, "%63s %31s %31s %7s %15s", path, type, def, op, bound), 5);
+	assert_string_equal(type, "number");
+	assert_string_equal(def, "1e-3");
+	assert_string_equal(op, ">");
+	assert_string_equal(bound, "0");
+	assert_non_null(strstr(line, "step size in s"));
+	assert_null(strstr(line, "(default"));	/* moved to its column */
 	free(buf);
 }
 

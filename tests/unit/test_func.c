@@ -184,8 +184,10 @@ static void test_piecewise(void **state)
 	assert_near(f[1], 2.0, 0, EXACT);
 	func_eval(&fn, 1.0, f);		/* knot belongs to the segment it starts: seg 1, x = 0 */
 	assert_near(f[0], -1.0, 0, EXACT);
-	func_eval(&fn, nextafter(1.0, 0.0), f);	/* just before the knot: seg 0, ~3 */
-	assert_near(f[0], 3.0, 0, 1e-15);
+	/* just before the knot, farther than FUNC_SNAP_ULPS (1e-12 is ~4500
+	 * ulps of 1): seg 0, 3 - 2e-12 */
+	func_eval(&fn, 1.0 - 1e-12, f);
+	assert_near(f[0], 3.0, 0, 1e-11);
 	func_eval(&fn, 2.5, f);		/* seg 1, x = 1.5: -1 + 2.25, slope 3, curvature 2 */
 	assert_near(f[0], 1.25, 0, EXACT);
 	assert_near(f[1], 3.0, 0, EXACT);
@@ -218,6 +220,114 @@ static void test_piecewise(void **state)
 	assert_near(f[0], 0.0, 0, 0);
 }
 
+/* Breakpoints (func.h): func_eval is the right limit, the side a forward
+ * run proceeds into; func_eval_side(-1) the left limit.  For each type
+ * without breakpoints both sides agree with func_eval everywhere. */
+static void sides_agree(const struct func *fn, const double *ts, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		double l[3], r[3], f[3];
+		func_eval_side(fn, ts[i], -1, l);
+		func_eval_side(fn, ts[i], 1, r);
+		func_eval(fn, ts[i], f);
+		for (int k = 0; k < 3; k++) {
+			assert_near(l[k], f[k], 0, 0);	/* same formula: bit-equal */
+			assert_near(r[k], f[k], 0, 0);
+		}
+	}
+}
+
+static void test_breakpoints_smooth(void **state)
+{
+	/* the functions of the tests above; any t, including 0 */
+	const double ts[] = { -1.0, 0.0, 0.5, 1.0, 2.0 };
+	const size_t n = sizeof ts / sizeof ts[0];
+	struct func c = { .type = FUNC_CONSTANT, .c = { 1.75 } };
+	struct func r = { .type = FUNC_RATE, .c = { 0.5, -2.5 } };
+	struct func p = { .type = FUNC_POLYNOMIAL, .n = 5, .c = { 1.0, -2.0, 0.5, 0.25, -0.1 } };
+	struct func h = { .type = FUNC_HARMONIC, .c = { 0.5, 2.0, 3.0, 0.4 } };
+	sides_agree(&c, ts, n);
+	sides_agree(&r, ts, n);
+	sides_agree(&p, ts, n);
+	sides_agree(&h, ts, n);
+}
+
+static void test_breakpoints_ramp(void **state)
+{
+	/* issue 16 item 4: a pi/2 ramp over [0, 2] s starting at the run's
+	 * t0.  Right limit at t0: f'' = (b - a)/2 (pi/T)^2 = pi/4 (pi/2)^2 =
+	 * pi^3/16 = 1.938 rad/s^2; left limit 0 (at rest before). */
+	struct func fn = { .type = FUNC_COSINE_RAMP, .c = { 0.0, M_PI / 2, 0.0, 2.0 } };
+	double l[3], r[3];
+	func_eval_side(&fn, 0.0, 1, r);
+	func_eval_side(&fn, 0.0, -1, l);
+	assert_near(r[0], 0.0, 0, 0);
+	assert_near(r[1], 0.0, 0, 0);
+	assert_near(r[2], M_PI * M_PI * M_PI / 16, EXACT, 0);
+	assert_near(l[2], 0.0, 0, 0);
+	func_eval(&fn, 0.0, r);			/* func_eval is the right limit */
+	assert_near(r[2], M_PI * M_PI * M_PI / 16, EXACT, 0);
+	/* end t1 = 2: left limit -pi^3/16 (cos pi), right limit 0; value and
+	 * slope continuous (b and 0 on both sides) */
+	func_eval_side(&fn, 2.0, -1, l);
+	func_eval_side(&fn, 2.0, 1, r);
+	assert_near(l[2], -M_PI * M_PI * M_PI / 16, EXACT, 0);
+	assert_near(r[2], 0.0, 0, 0);
+	assert_near(l[0], M_PI / 2, 0, EXACT);
+	assert_near(r[0], M_PI / 2, 0, 0);
+	assert_near(l[1], 0.0, 0, EXACT);
+	assert_near(r[1], 0.0, 0, 0);
+	/* a t two ulps short of t1 = 2 is at it (FUNC_SNAP_ULPS = 4) */
+	func_eval(&fn, nextafter(nextafter(2.0, 0.0), 0.0), r);
+	assert_near(r[2], 0.0, 0, 0);
+	/* ramp starting at 0.5 (the function of test_cosine_ramp): right
+	 * limit at the start (b - a)/2 (pi/2)^2 = 2 * pi^2/4 */
+	struct func g = { .type = FUNC_COSINE_RAMP, .c = { -1.0, 3.0, 0.5, 2.5 } };
+	func_eval_side(&g, 0.5, 1, r);
+	func_eval_side(&g, 0.5, -1, l);
+	assert_near(r[2], M_PI * M_PI / 2, EXACT, 0);
+	assert_near(l[2], 0.0, 0, 0);
+	assert_near(r[0], -1.0, 0, EXACT);
+	assert_near(l[0], -1.0, 0, 0);
+	/* degenerate step at t = 1: right limit the new value, left the old */
+	struct func st = { .type = FUNC_COSINE_RAMP, .c = { 2.0, 5.0, 1.0, 1.0 } };
+	func_eval_side(&st, 1.0, 1, r);
+	func_eval_side(&st, 1.0, -1, l);
+	assert_near(r[0], 5.0, 0, 0);
+	assert_near(l[0], 2.0, 0, 0);
+}
+
+static void test_breakpoints_piecewise(void **state)
+{
+	/* make_piecewise: at knot 1 the left limit is segment 0 at x = 1
+	 * (1 + 2 = 3, slope 2, curvature 0), the right limit segment 1 at x = 0
+	 * (-1, slope 0, curvature 2); at knot 3 segment 1 at x = 2 (3, 4, 2)
+	 * on the left and segment 2 at x = 0 (4, -1, 0) on the right */
+	struct func fn = make_piecewise();
+	double l[3], r[3];
+	func_eval_side(&fn, 1.0, -1, l);
+	func_eval_side(&fn, 1.0, 1, r);
+	assert_near(l[0], 3.0, 0, EXACT);
+	assert_near(l[1], 2.0, 0, EXACT);
+	assert_near(l[2], 0.0, 0, EXACT);
+	assert_near(r[0], -1.0, 0, EXACT);
+	assert_near(r[1], 0.0, 0, EXACT);
+	assert_near(r[2], 2.0, 0, EXACT);
+	func_eval_side(&fn, 3.0, -1, l);
+	func_eval_side(&fn, 3.0, 1, r);
+	assert_near(l[0], 3.0, 0, EXACT);
+	assert_near(l[1], 4.0, 0, EXACT);
+	assert_near(l[2], 2.0, 0, EXACT);
+	assert_near(r[0], 4.0, 0, EXACT);
+	assert_near(r[1], -1.0, 0, EXACT);
+	assert_near(r[2], 0.0, 0, EXACT);
+	/* one ulp short of knot 3 (3 * (1 - 2^-53) rounds there when a run
+	 * computes t0 + k h): at the knot, the right limit */
+	func_eval(&fn, nextafter(3.0, 0.0), r);
+	assert_near(r[0], 4.0, 0, EXACT);
+	func_release(&fn);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +337,9 @@ int main(void)
 		cmocka_unit_test(test_harmonic),
 		cmocka_unit_test(test_cosine_ramp),
 		cmocka_unit_test(test_piecewise),
+		cmocka_unit_test(test_breakpoints_smooth),
+		cmocka_unit_test(test_breakpoints_ramp),
+		cmocka_unit_test(test_breakpoints_piecewise),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
