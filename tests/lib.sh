@@ -12,6 +12,10 @@
 #   expect_rc WANT NAME CMD...   run CMD (stdout to $tmp/out, stderr to
 #                            $tmp/err); passes if its exit status is WANT
 #   have_scipy               true if $PY imports scipy and h5py
+#   series_at FILE NAME ROW  the values of the series NAME (a logical name:
+#                            bodies/B/position, joints/J/coordinate, ...;
+#                            man/mbsim-output.5) at sample ROW, one a line,
+#                            read by tools/mbsimlib.py
 #   finish                   prints "N passed, N failed"; false on failures
 
 : "${MBSIM:=build/mbsim}"
@@ -51,6 +55,17 @@ expect_rc() {
 }
 
 have_scipy() { [ -x "$PY" ] && "$PY" -c 'import scipy, h5py' 2>/dev/null; }
+series_at() {
+	"$PY" - "$top/tools" "$@" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import h5py, numpy as np
+from mbsimlib import series
+with h5py.File(sys.argv[2], "r") as f:
+    for x in np.atleast_1d(series(f, sys.argv[3])[int(sys.argv[4])]):
+        print(repr(float(x)))
+PY
+}
 
 finish() {
 	echo "$pass passed, $fail failed"

@@ -4,8 +4,8 @@
 # run loop (t-runloop.sh), schema, usage
 # synopses, deck regression values, convergence orders, the seed-004
 # schemes (t-dae3.sh), spectral radii of LMS_k (t-spectral-exact.sh), hi and
-# hilg on a spinning top (t-heavy-top.sh), signals during a large set-up (t-signal.sh).
-# $MBSIM is the binary.
+# hilg on a spinning top (t-heavy-top.sh), signals during a large set-up (t-signal.sh),
+# the output file (t-output.sh: SIGKILL, full disk).  $MBSIM is the binary.
 set -u
 : "${MBSIM:=build/mbsim}"
 export MBSIM

@@ -445,7 +445,7 @@ andrews() {
 	t=$(h5nums "$af" /time 30 1)
 	qs=
 	for j in $ANGLES; do
-		qs="$qs $(h5nums "$af" /joints/$j/coordinate 30 1)"
+		qs="$qs $(series_at "$af" joints/$j/coordinate 30)"
 	done
 	e=$(echo $Q0 $Q03 $qs | awk '{ for (i = 1; i <= 21; i++) v[i] = $i }
 		END { for (i = 1; i <= 7; i++) { d = v[14 + i] + v[i] - v[7 + i]; if (d < 0) d = -d

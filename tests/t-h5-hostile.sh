@@ -3,7 +3,8 @@
 # should be: empty, a deck, truncated output files (at 8 sizes), an output
 # file with bytes flipped (any documented status), and HDF5 files of foreign layout (made with
 # h5py: no /time, /time a group, a string, 3-D, empty, NaN or descending;
-# datasets of strings and of 3 dimensions).  Each must end with exit 1 or
+# datasets of strings and of 3 dimensions; layout-2 series with a looping
+# or out-of-range offsets table or a missing names table).  Each must end with exit 1 or
 # 2 and an "mbsim: error:" or FAIL message, never a signal or a sanitizer
 # report (under `make asan`, status 99).
 # Usage: MBSIM=build/mbsim sh tests/t-h5-hostile.sh
@@ -75,6 +76,23 @@ def odd_body(f):
     f.create_dataset("bodies/b/velocity", data=np.zeros((3, 2, 2)))
     f.create_dataset("bodies/b/orientation", data=np.zeros((1, 4)))
 mk("odd_datasets", odd_body)
+# layout 2 (mbsim-output(5)): a series whose offsets table is the logical
+# name of its own slice (read_logical would recurse), offsets past the
+# columns, a names table that is not there
+def layout(off, table="/joints/names"):
+    def fill(f):
+        f.create_dataset("time", data=[0.0, 0.005, 0.01])
+        f.create_dataset("joints/names", data=np.array([b"a", b"b"]))
+        f.create_dataset("joints/o", data=np.array([0, 1, 5]))
+        m = f.create_dataset("joints/m", data=np.zeros((3, 2)))
+        m.attrs["units"] = "N"
+        m.attrs["names"] = np.bytes_(table.encode())
+        if off:
+            m.attrs["offsets"] = np.bytes_(off.encode())
+    return fill
+mk("offsets_loop", layout("/joints/a/m"))
+mk("offsets_range", layout("/joints/o"))
+mk("names_missing", layout(None, "/joints/nothing"))
 # the good file with 64 bytes flipped in its middle
 b = bytearray(open(good, "rb").read())
 for i in range(len(b) // 2, len(b) // 2 + 64):
@@ -86,6 +104,10 @@ PY
 	done
 	# datasets compare cannot read: FAIL, also against itself
 	hostile odd_datasets "$tmp/odd_datasets.h5" "$tmp/odd_datasets.h5"
+	hostile offsets_loop "$tmp/offsets_loop.h5" "$tmp/offsets_loop.h5"
+	hostile offsets_range "$tmp/offsets_range.h5" "$tmp/offsets_range.h5"
+	# read whole: compares equal to itself, or not at all against the good file
+	ANY=1 hostile names_missing "$tmp/names_missing.h5" "$tmp/names_missing.h5"
 	ANY=1 hostile "64 bytes flipped" "$tmp/flipped.h5"
 else
 	echo "skip foreign HDF5 files: no h5py"

@@ -54,7 +54,7 @@ import sys
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from mbsimlib import reference_file, reference_parser, sample_times, write_body
+from mbsimlib import reference_file, reference_parser, sample_times, write_bodies, write_joint_coordinates
 
 # Parameters, Test Set (benchmark-problems.md §1.1); SI units.
 m1, m2, m3, m4, m5, m6, m7 = .04325, .00365, .02373, .00706, .07050, .00706, .05498
@@ -259,10 +259,9 @@ def write(path, t, Y, info):
     angd = body_angles(v)               # linear in q
     deck = "decks/andrews_squeezer.yaml (Test Set 7-angle formulation)"
     with reference_file(path, t, info, deck) as f:
-        for k, name in enumerate(NAMES):
-            ds = f.create_dataset("joints/%s/coordinate" % name, data=q[:, k] - Q0[k])
-            ds.attrs["units"] = "rad"
-            ds.attrs["description"] = "Test Set angle %s minus its initial value" % name
+        write_joint_coordinates(f, NAMES, q[:, :len(NAMES)] - np.asarray(Q0[:len(NAMES)]), "rad",
+                                "Test Set angle minus its initial value")
+        cols = []
         for name in pos:
             p3 = np.zeros((n, 3))
             p3[:, :2] = pos[name]
@@ -271,7 +270,8 @@ def write(path, t, Y, info):
             th = ang[name]
             quat = np.stack([np.cos(th / 2), 0 * th, 0 * th, np.sin(th / 2)], axis=1)
             om = np.stack([0 * th, 0 * th, angd[name]], axis=1)
-            write_body(f, name, p3, v3, quat, om)
+            cols.append((p3, v3, quat, om))
+        write_bodies(f, list(pos), *(np.stack([c[i] for c in cols], axis=1) for i in range(4)))
         K = np.array([kinetic(q[i], v[i]) for i in range(n)])
         V = np.array([0.5 * c0 * (spring(q[i])[0] - l0) ** 2 for i in range(n)])
         W = mom * (q[:, BE] - q[0, BE])

@@ -42,7 +42,7 @@ import sys
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from mbsimlib import reference_file, reference_parser, sample_times, write_body
+from mbsimlib import reference_file, reference_parser, sample_times, write_bodies
 
 # Deck data (decks/double_pendulum.yaml; seed000-models.md §2.1).
 L, W, RHO, G = 2.0, 0.05, 7800.0, 9.81
@@ -138,9 +138,11 @@ def write(path, t, y, info):
         "bar2": (L1 * e1 + 0.5 * L2 * e2, L1 * de1 + 0.5 * L2 * de2, th2, w2),
     }
     with reference_file(path, t, info, "decks/double_pendulum.yaml (minimal-coordinate ODE)") as f:
-        for name, (pos, vel, th, om) in bodies.items():
-            # body z is global x, so the angular velocity is (0, 0, th') in the body frame
-            write_body(f, name, pos, vel, quat_x(th), np.stack([0 * om, 0 * om, om], axis=1))
+        # body z is global x, so the angular velocity is (0, 0, th') in the body frame
+        b = list(bodies.values())
+        write_bodies(f, list(bodies), np.stack([x[0] for x in b], axis=1),
+                     np.stack([x[1] for x in b], axis=1), np.stack([quat_x(x[2]) for x in b], axis=1),
+                     np.stack([np.stack([0 * x[3], 0 * x[3], x[3]], axis=1) for x in b], axis=1))
 
 
 def main():

@@ -23,9 +23,10 @@ theta stays in [0.30, 0.52] rad, far from the Euler angles' singularity.
 The parameters are read from the deck's `parameters` block (m, l, J1, J3,
 tilt, spin) and gravity is (0, 0, -g), g = 9.81, as in the deck.
 
-Written in mbsim's HDF5 layout (mbsimlib.write_body) so that `mbsim
+Written in mbsim's HDF5 layout (mbsimlib.write_bodies) so that `mbsim
 converge --reference FILE.h5` and `mbsim compare` read it:
-  /time; /bodies/top/{position,velocity,orientation,angular_velocity}
+  /time; /bodies/names = [top]; /bodies/{position,velocity,orientation,
+  angular_velocity} of shape (N, 1, 3 or 4)
   (centroid, global; quaternion (w, x, y, z) body to global; body-frame
   angular velocity); /energy/total (kinetic + potential, J).
 Checks before writing: the energy of the samples is constant to the
@@ -41,7 +42,7 @@ import numpy as np
 import yaml
 from scipy.integrate import solve_ivp
 
-from mbsimlib import TOP, reference_file, reference_parser, sample_times, write_body
+from mbsimlib import TOP, reference_file, reference_parser, sample_times, write_bodies
 
 G = 9.81
 
@@ -125,7 +126,7 @@ def write(path, t, y, top, info, deck):
         quat[i] = mat_to_quat(a)
         om[i] = a.T @ w_glob
     with reference_file(path, t, info, deck + " (Euler-angle ODE of the Lagrange top)") as f:
-        write_body(f, "top", pos, vel, quat, om)
+        write_bodies(f, ["top"], pos[:, None], vel[:, None], quat[:, None], om[:, None])
         f.create_dataset("energy/total", data=top.energy(y)).attrs["units"] = "J"
 
 

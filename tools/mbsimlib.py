@@ -4,11 +4,13 @@ The scripts run as `/usr/bin/python3 tools/NAME.py`, so this directory is
 first on sys.path and `import mbsimlib` finds this file.
 
   say, TOP, mbsim_exe    the study scripts (study000.py, spectral_plots.py)
-  reference_parser, sample_times, reference_file, write_body
+  reference_parser, sample_times, reference_file, write_bodies,
+  write_joint_coordinates
                          the reference solutions (double_pendulum_ref.py,
                          andrews_ref.py), written in mbsim's HDF5 layout
                          (man/mbsim-output.5) so that `mbsim compare` and
                          `mbsim converge --reference FILE.h5` read them
+  series, text           reading a result series by its logical name
 """
 import argparse
 import contextlib
@@ -53,27 +55,54 @@ def sample_times(t_end, dt):
     return t
 
 
+LAYOUT_VERSION = 2
+
+
+def text(v):
+    """A string attribute or table entry: h5py returns bytes for fixed-length strings."""
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
 @contextlib.contextmanager
 def reference_file(path, t, info, deck):
     """Open PATH for writing with /time = T; on leaving the block without an
-    error, set the root attributes integrator = INFO, deck = DECK and
-    status = "complete"."""
+    error, set the root attributes integrator = INFO, layout_version and
+    status = "complete", and the dataset /deck = DECK."""
     with h5py.File(path, "w") as f:
         f.create_dataset("time", data=t).attrs["units"] = "s"
         yield f
         f.attrs["integrator"] = info
-        f.attrs["deck"] = deck
+        f.attrs["layout_version"] = LAYOUT_VERSION
+        f.create_dataset("deck", data=np.bytes_(deck.encode()))
         f.attrs["status"] = "complete"
 
 
-def write_body(f, name, pos, vel, quat, angvel):
-    """/bodies/NAME/{position,velocity,orientation,angular_velocity}, (N, 3)
-    or (N, 4) for the quaternion (w, x, y, z)."""
-    g = f.create_group("bodies/" + name)
-    g.create_dataset("position", data=pos).attrs["units"] = "m"
-    g.create_dataset("velocity", data=vel).attrs["units"] = "m/s"
-    g.create_dataset("orientation", data=quat).attrs["units"] = "1"
-    g.create_dataset("angular_velocity", data=angvel).attrs["units"] = "rad/s"
+def _named(f, group, names):
+    """The names table GROUP/names (fixed-length strings)."""
+    f.create_dataset(group + "/names", data=np.array([n.encode() for n in names], dtype="S"))
+
+
+def _series(f, path, data, units, group):
+    ds = f.create_dataset(path, data=data)
+    ds.attrs["units"] = units
+    ds.attrs["names"] = np.bytes_(("/%s/names" % group).encode())
+    return ds
+
+
+def write_bodies(f, names, pos, vel, quat, angvel):
+    """/bodies/names and /bodies/{position,velocity,orientation,angular_velocity}
+    of shape (N, bodies, 3), or (N, bodies, 4) for the quaternions (w, x, y, z)."""
+    _named(f, "bodies", names)
+    for qty, data, units in (("position", pos, "m"), ("velocity", vel, "m/s"),
+                             ("orientation", quat, "1"), ("angular_velocity", angvel, "rad/s")):
+        _series(f, "bodies/" + qty, np.asarray(data, dtype=float), units, "bodies")
+
+
+def write_joint_coordinates(f, names, coord, units, desc):
+    """/joints/names and /joints/coordinate of shape (N, joints)."""
+    _named(f, "joints", names)
+    _series(f, "joints/coordinate", np.asarray(coord, dtype=float), units,
+            "joints").attrs["description"] = desc
 
 
 def series(f, path):
@@ -81,8 +110,41 @@ def series(f, path):
     numpy array: 'time', 'bodies/NAME/position', 'joints/NAME/coordinate',
     'drivers/NAME/effort', 'energy/total', ...  Tests and tools read
     results through this one function, so that they follow the layout of
-    man/mbsim-output.5 whatever its version."""
+    man/mbsim-output.5 whatever its version: GROUP/NAME/QTY is NAME's
+    slice of GROUP/QTY, whose attribute "names" names the table of its
+    second axis (and "offsets", when present, the table of NAME's columns);
+    a file of the first layout has datasets at those paths, and its
+    drivers under joints/.  A series has the samples of /time: a run
+    killed during a flush may have left more rows, which are dropped."""
     path = path.strip("/")
-    if path.startswith("drivers/") and path not in f:
-        path = "joints/" + path[len("drivers/"):]
-    return f[path][()]
+    if path in f and isinstance(f[path], h5py.Dataset):
+        return _samples(f, f[path][()])
+    parts = path.split("/")
+    if len(parts) < 3:
+        raise KeyError("no series '%s'" % path)
+    group, name, qty = parts[0], "/".join(parts[1:-1]), parts[-1]
+    if group == "drivers" and group + "/" + qty not in f:
+        return series(f, "joints/%s/%s" % (name, qty))          # the first layout
+    ds = f[group + "/" + qty]
+    names = [text(n) for n in f[text(ds.attrs["names"])][()]]
+    if name not in names:
+        raise KeyError("no series '%s': '%s' is not in %s" % (path, name, text(ds.attrs["names"])))
+    k = names.index(name)
+    if "offsets" in ds.attrs:
+        o = f[text(ds.attrs["offsets"])][()]
+        return _samples(f, ds[:, o[k]:o[k + 1]])
+    return _samples(f, ds[:, k] if ds.ndim == 2 else ds[:, k, :])
+
+
+def _samples(f, a):
+    """The first len(/time) rows of A: a run killed during a flush may
+    leave series longer than /time, which is written last (src/io/h5.h)."""
+    n = f["time"].shape[0] if "time" in f else None
+    return a[:n] if getattr(a, "ndim", 0) >= 1 else a
+
+
+def names(f, group):
+    """The names of GROUP ('bodies', 'joints', 'drivers') in file order."""
+    if group + "/names" in f:
+        return [text(n) for n in f[group + "/names"][()]]
+    return sorted(f[group].keys()) if group in f else []          # the first layout

@@ -15,7 +15,7 @@ the centroid is r = A p, its velocity v = A (w x p).
 
 Usage: /usr/bin/python3 tools/spherical_top_ref.py [-o OUT.h5] [--dt 1e-3]
            [--t-end 1] [--rtol 1e-13] [--max-step 1e-3]
-Writes /time and /bodies/top/{position,velocity,orientation,
+Writes /time, /bodies/names = [top] and /bodies/{position,velocity,orientation,
 angular_velocity} in mbsim's layout (man/mbsim-output.5), root attributes
 status = "complete" and integrator = "DOP853 ...".
 
@@ -31,7 +31,7 @@ import sys
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from mbsimlib import reference_file, reference_parser, sample_times, write_body
+from mbsimlib import reference_file, reference_parser, sample_times, write_bodies
 
 # decks/spherical_top.yaml
 M, G, L = 2.0, 9.81, 0.3
@@ -102,7 +102,8 @@ def main():
         quat[i] = q if q[0] >= 0 else -q
     info = "DOP853 rtol=atol=%g max_step=%g (rotation about the pivot)" % (a.rtol, a.max_step)
     with reference_file(a.output, sol.t, info, "decks/spherical_top.yaml (pivot equations)") as f:
-        write_body(f, "top", pos, vel, quat, sol.y[4:].T.copy())
+        write_bodies(f, ["top"], pos[:, None], vel[:, None], quat[:, None],
+                     sol.y[4:].T.copy()[:, None])
     print("spherical_top_ref: %d samples to t = %g written to %s (%d rhs evaluations); drift of "
           "energy %.2g, L_z %.2g (relative), |q| - 1 %.2g" % (n, a.t_end, a.output, sol.nfev, de,
                                                           dl, dq), file=sys.stderr)

@@ -38,7 +38,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from mbsimlib import TOP, mbsim_exe, say  # noqa: E402
+from mbsimlib import TOP, mbsim_exe, names, say, series  # noqa: E402
 
 DECKS = os.path.join(TOP, "decks")
 PY = "/usr/bin/python3"
@@ -277,7 +277,7 @@ def fig3(mb, out):
 # ----------------------------------------------------- tolerance choice
 def state_quantities(h5):
     with h5py.File(h5, "r") as f:
-        bodies = sorted(f["bodies"].keys())
+        bodies = sorted(names(f, "bodies"))
     return ["bodies/%s/%s" % (b, x) for b in bodies
             for x in ("position", "velocity", "orientation", "angular_velocity")]
 
@@ -541,8 +541,8 @@ def fig9(mb, out):
         files[mu] = h5
         with h5py.File(h5, "r") as f:
             t = f["time"][:]
-            tau = f["joints/motor/effort"][:]
-            vx = f["bodies/slider/velocity"][:, 0]
+            tau = series(f, "drivers/motor/effort")
+            vx = series(f, "bodies/slider/velocity")[:, 0]
         data[mu] = (t, tau)
         h = float(t[1] - t[0])
         d = np.diff(tau)

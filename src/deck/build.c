@@ -254,6 +254,18 @@ static void build_output(struct bctx *b, const struct dnode *v, struct sim_optio
 			   "samples are written either at the listed times or every k-th step");
 	else if (t && time_ok)
 		build_out_times(b, t, o);
+	if (opt_num(b, v, "flush_interval", &o->flush_interval) > 0 &&
+	    !(o->flush_interval >= 0 && o->flush_interval <= 1e9))
+		diag_error(b->d, &dn_get(v, "flush_interval")->pos,
+			   "output.flush_interval must be at least 0 s, got %g", o->flush_interval);
+	long level;
+	if (opt_int(b, v, "compression", &level) > 0) {
+		if (level < 0 || level > 9)
+			diag_error(b->d, &dn_get(v, "compression")->pos,
+				   "output.compression must be a deflate level 0 to 9, got %ld", level);
+		else
+			o->compression = (int)level;
+	}
 }
 
 static void build_options(struct bctx *b, const struct dnode *root, struct sim_options *o)

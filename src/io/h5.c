@@ -3,132 +3,200 @@
 #include "h5.h"
 #include "../util/xalloc.h"
 
+#include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <hdf5.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-/* A series' rows are kept in memory until the file is closed or until
- * H5_DEFER rows have come; a short run's series then become contiguous
- * datasets of their final size, written once (no chunk index, no extent
- * changes: 65 series of the slider-crank cost 1.5 ms less to write that
- * way than as chunked datasets).  A longer series turns into an
- * extendible dataset of H5_CHUNK-row chunks, appended as before. */
-#define H5_DEFER 4096
-#define H5_CHUNK 256
+/* Chunk shapes: about H5_CHUNK_BYTES per chunk along the sample axis (fewer
+ * rows when the run is known to write fewer, so that a short run's file
+ * is not mostly empty chunks); a row larger than H5_ROW_MAX (3-vectors of
+ * more than ~44000 bodies) is split along its first axis into chunks of
+ * about H5_SPLIT_BYTES, one sample each. */
+#define H5_CHUNK_BYTES (64 * 1024)
+#define H5_ROW_MAX (1024 * 1024)
+#define H5_SPLIT_BYTES (256 * 1024)
+/* Rows kept in memory past this many bytes are flushed whatever the
+ * interval (always at least one sample). */
+#define H5_KEEP_MAX (64UL * 1024 * 1024)
 
 struct series {
-	hid_t dset;		/* -1 while deferred */
+	hid_t dset;		/* -1 until made */
 	char *path, *units, *desc;
-	int ncols;		/* 0: 1-D */
 	enum h5_type type;
-	hsize_t nrows;		/* rows written to the file */
-	hsize_t pre;		/* rows of the contiguous dataset made ahead (h5_start) */
+	int rank;		/* 1, 2 or 3 */
+	hsize_t dims[3];	/* dims[0]: rows in the file */
+	size_t width;		/* values per row */
 	int nbuf, cap;		/* rows in buf, room in buf */
 	double *buf;
 };
 
-struct h5out {
-	hid_t file;		/* -1 until created */
-	char *path;
-	struct series *s;
-	int ns;
-	char group[512];	/* the last group known to exist */
-	pthread_t th;		/* h5_start's thread, while busy */
-	int busy;
-	hsize_t expect;
-	int failed;		/* rows lost by a write in h5_row */
+/* A table or attribute declared before the file is made (see h5_start). */
+struct pending {
+	enum { P_STRINGS, P_INTS, P_TEXT, P_ATTR_STR, P_ATTR_NUM } kind;
+	char *path, *name;
+	void *data;		/* strings: n x w bytes; ints; text; attribute string */
+	long n;
+	size_t w;
+	double num;
 };
 
-struct h5out *h5_create(const char *path, char *err, size_t errlen)
+struct h5out {
+	hid_t file;		/* -1 until made */
+	char *path;
+	struct h5_opts opt;
+	struct series *s;
+	int ns;
+	struct pending *p;	/* in the order declared */
+	int np;
+	int state;		/* 0 declaring, 1 h5_start's thread busy, 2 file made */
+	pthread_t th;
+	size_t kept;		/* bytes of rows in the buffers */
+	double last;		/* wall time of the last flush, s */
+	int failed;
+	char err[300];
+};
+
+static double wall(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Remember the first failure; errno still holds the system's reason when
+ * HDF5's file driver failed on write(2) or ftruncate(2). */
+static int fail(struct h5out *o, const char *what)
+{
+	int e = errno;
+	if (!o->failed) {
+		if (e == ENOSPC || e == EDQUOT || e == EFBIG || e == EIO || e == EROFS)
+			snprintf(o->err, sizeof o->err, "%s '%s' failed: %s", what, o->path,
+				 strerror(e));
+		else
+			snprintf(o->err, sizeof o->err, "%s '%s' failed", what, o->path);
+	}
+	o->failed = 1;
+	return -1;
+}
+
+const char *h5_error(const struct h5out *o)
+{
+	return o->err;
+}
+
+static int attr_str(hid_t obj, const char *name, const char *value);
+static int pend(struct h5out *o, struct pending *p);
+
+struct h5out *h5_create(const char *path, const struct h5_opts *opt, char *err, size_t errlen)
 {
 	/* A regular file at path is removed rather than truncated, as linkers
 	 * do with their output: truncating a file that was just written makes
 	 * ext4 write its blocks out at the next close (auto_da_alloc) and
 	 * free them when the file is removed, ~3 ms per repeated run.  A
-	 * symbolic link is written through, and a file that cannot be removed
-	 * is truncated.  Whether path can be written is tried here, to report
-	 * a bad path at once; the file tried is removed again when it is new,
-	 * and HDF5 creates it later (h5_start, or the first call that writes). */
+	 * symbolic link is written through.  Whether path can be written is
+	 * tried here, to report a bad path at once; HDF5 makes the file in
+	 * h5_start (or at the first call that needs it). */
 	struct stat st;
-	int fresh = lstat(path, &st) != 0 || (S_ISREG(st.st_mode) && unlink(path) == 0);
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+		unlink(path);
 	int fd = open(path, O_WRONLY | O_CREAT, 0666);
 	if (fd < 0) {
-		snprintf(err, errlen, "cannot create HDF5 file '%s'", path);
+		snprintf(err, errlen, "cannot create HDF5 file '%s': %s", path, strerror(errno));
 		return NULL;
 	}
 	close(fd);
-	if (fresh)
-		unlink(path);
+	/* no clean-up of HDF5 at exit: after a failed write (a full file
+	 * system) H5Fclose fails, the file stays open, and HDF5's exit
+	 * handler crashed closing it again (SIGSEGV in H5F__close_cb) */
+	H5dont_atexit();
+	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	struct h5out *o = xcalloc(1, sizeof(*o));
 	o->file = -1;
 	o->path = xstrdup(path);
+	if (opt)
+		o->opt = *opt;
+	o->last = wall();
 	return o;
 }
 
-static int create(struct h5out *o, struct series *s, hsize_t rows, int chunked);
+static void make_series(struct h5out *o, struct series *s);
+static void do_pending(struct h5out *o, int attrs);
 
-static void create_file(struct h5out *o)
+/* The file, its tables, every series declared so far, their attributes,
+ * and a flush: the file is valid and says "running" from here on. */
+static void make_file(struct h5out *o)
 {
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-	o->file = H5Fcreate(o->path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	errno = 0;
+	/* chunk index B-trees of 8 entries a node rather than 64: a node of
+	 * the default takes 2.5 kB for its first chunk, 63 of the 83 kB of a
+	 * short run's file; a long run's ~1000 chunks a series are 4 levels */
+	hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+	H5Pset_istore_k(fcpl, 4);
+	o->file = H5Fcreate(o->path, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+	H5Pclose(fcpl);
+	if (o->file < 0) {
+		fail(o, "creating HDF5 file");
+		return;
+	}
+	if (attr_str(o->file, "status", "running"))
+		fail(o, "writing HDF5 file");
+	do_pending(o, 0);
+	for (int i = 0; i < o->ns; i++)
+		make_series(o, &o->s[i]);
+	do_pending(o, 1);
+	if (!o->failed && H5Fflush(o->file, H5F_SCOPE_LOCAL) < 0)
+		fail(o, "writing HDF5 file");
 }
 
-/* h5_start's thread: the file and every series as a contiguous dataset of
- * the expected rows, while the caller computes them.  Nothing else calls
- * HDF5 until sync joins it (the library is not built thread-safe). */
 static void *start_thread(void *arg)
 {
-	struct h5out *o = arg;
-	create_file(o);
-	for (int i = 0; o->file >= 0 && i < o->ns; i++)
-		if (create(o, &o->s[i], o->expect, 0) == 0)
-			o->s[i].pre = o->expect;
+	make_file(arg);
 	return NULL;
 }
 
-void h5_start(struct h5out *o, long rows)
+/* Before any HDF5 call of the caller's thread: the file made. */
+static void sync_file(struct h5out *o)
 {
-	if (rows <= 0 || rows > H5_DEFER || o->busy || o->file >= 0)
-		return;	/* busy first: o->file is the thread's until joined */
+	if (o->state == 1)
+		pthread_join(o->th, NULL);
+	else if (o->state == 0)
+		make_file(o);
+	o->state = 2;
+}
+
+void h5_start(struct h5out *o)
+{
+	if (o->state != 0)
+		return;
 	/* on another processor than this thread's: a new thread often starts
 	 * on its parent's, and shared it costs the run as much time as it
 	 * saves (measured, 2 processors).  With one processor, no thread. */
 	cpu_set_t set;
 	int here = sched_getcpu();
-	if (here < 0 || sched_getaffinity(0, sizeof set, &set) || !CPU_ISSET(here, &set))
-		return;
-	CPU_CLR(here, &set);
-	if (CPU_COUNT(&set) == 0)
-		return;
 	pthread_attr_t at;
-	if (pthread_attr_init(&at))
-		return;
-	o->expect = (hsize_t)rows;
-	o->busy = pthread_attr_setaffinity_np(&at, sizeof set, &set) == 0 &&
-		  pthread_create(&o->th, &at, start_thread, o) == 0;
-	pthread_attr_destroy(&at);
-}
-
-/* Before any HDF5 call: h5_start's work done, the file created. */
-static int sync_file(struct h5out *o)
-{
-	if (o->busy) {
-		pthread_join(o->th, NULL);
-		o->busy = 0;
+	if (here >= 0 && sched_getaffinity(0, sizeof set, &set) == 0 && CPU_ISSET(here, &set)) {
+		CPU_CLR(here, &set);
+		if (CPU_COUNT(&set) > 0 && pthread_attr_init(&at) == 0) {
+			if (pthread_attr_setaffinity_np(&at, sizeof set, &set) == 0 &&
+			    pthread_create(&o->th, &at, start_thread, o) == 0)
+				o->state = 1;
+			pthread_attr_destroy(&at);
+		}
 	}
-	if (o->file < 0)
-		create_file(o);
-	return o->file >= 0 ? 0 : -1;
+	if (o->state == 0)
+		sync_file(o);
 }
 
-/* Create the groups leading to path (all but its last component); series
- * come group by group, so the last group made is remembered. */
+/* Create the groups leading to path (all but its last component). */
 static void make_groups(struct h5out *o, const char *path)
 {
 	char buf[512];
@@ -137,8 +205,6 @@ static void make_groups(struct h5out *o, const char *path)
 	if (!slash || slash == buf)
 		return;
 	*slash = 0;
-	if (strcmp(buf, o->group) == 0)
-		return;
 	for (char *p = buf + 1;; p++) {
 		if (*p != '/' && *p)
 			continue;
@@ -153,14 +219,12 @@ static void make_groups(struct h5out *o, const char *path)
 		if (!c)
 			break;
 	}
-	snprintf(o->group, sizeof o->group, "%s", buf);
 }
 
-/* scalar attribute of type t on the open object obj (replaced when it
- * exists, unless obj is fresh) */
-static int attr_put(hid_t obj, const char *name, hid_t t, const void *value, int fresh)
+/* scalar attribute of type t on the open object obj, replaced if it exists */
+static int attr_put(hid_t obj, const char *name, hid_t t, const void *value)
 {
-	if (!fresh && H5Aexists(obj, name) > 0)
+	if (H5Aexists(obj, name) > 0)
 		H5Adelete(obj, name);
 	hid_t sp = H5Screate(H5S_SCALAR);
 	hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
@@ -171,47 +235,188 @@ static int attr_put(hid_t obj, const char *name, hid_t t, const void *value, int
 	return rc;
 }
 
-static int attr_str(hid_t obj, const char *name, const char *value, int fresh)
+/* fixed-length string type of n bytes (at least 1), NUL-terminated */
+static hid_t str_type(size_t n)
 {
 	hid_t t = H5Tcopy(H5T_C_S1);
-	H5Tset_size(t, strlen(value) + 1);
+	H5Tset_size(t, n ? n : 1);
 	H5Tset_strpad(t, H5T_STR_NULLTERM);
-	int rc = attr_put(obj, name, t, value, fresh);
+	return t;
+}
+
+static int attr_str(hid_t obj, const char *name, const char *value)
+{
+	hid_t t = str_type(strlen(value) + 1);
+	int rc = attr_put(obj, name, t, value);
 	H5Tclose(t);
 	return rc;
 }
 
-/* the object at path, opened (-1 on failure) */
-static hid_t open_obj(struct h5out *o, const char *path)
+
+static int attr_obj(struct h5out *o, const char *path, const char *name, hid_t t,
+		    const void *value)
 {
-	return sync_file(o) ? -1 : H5Oopen(o->file, path, H5P_DEFAULT);
+	struct pending p = { t < 0 ? P_ATTR_STR : P_ATTR_NUM, xstrdup(path), xstrdup(name),
+			     t < 0 ? xstrdup(value) : NULL, 0, 0, t < 0 ? 0 : *(const double *)value };
+	return pend(o, &p);
 }
 
 int h5_attr_str(struct h5out *o, const char *path, const char *name, const char *value)
 {
-	hid_t obj = open_obj(o, path);
-	if (obj < 0)
-		return -1;
-	int rc = attr_str(obj, name, value, 0);
-	H5Oclose(obj);
-	return rc;
+	return attr_obj(o, path, name, -1, value);
 }
 
 int h5_attr_num(struct h5out *o, const char *path, const char *name, double value)
 {
-	hid_t obj = open_obj(o, path);
-	if (obj < 0)
-		return -1;
-	int rc = attr_put(obj, name, H5T_NATIVE_DOUBLE, &value, 0);
-	H5Oclose(obj);
-	return rc;
+	return attr_obj(o, path, name, H5T_NATIVE_DOUBLE, &value);
 }
 
-int h5_series(struct h5out *o, const char *path, int ncols, enum h5_type type,
+/* A contiguous dataset of type t and n elements (scalar when n < 0)
+ * holding v. */
+static int put_table(struct h5out *o, const char *path, hid_t t, long n, const void *v)
+{
+	if (o->failed)
+		return -1;
+	make_groups(o, path);
+	hsize_t dim = n > 0 ? (hsize_t)n : 0;
+	hid_t sp = n < 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &dim, NULL);
+	hid_t d = H5Dcreate2(o->file, path, t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	int rc = d >= 0 && (n == 0 || H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0) ? 0 : -1;
+	if (d >= 0)
+		H5Dclose(d);
+	H5Sclose(sp);
+	return rc ? fail(o, "writing HDF5 file") : 0;
+}
+
+/* Write one table or attribute. */
+static void put_pending(struct h5out *o, const struct pending *p)
+{
+	if (p->kind == P_STRINGS || p->kind == P_TEXT) {
+		hid_t t = str_type(p->w);
+		put_table(o, p->path, t, p->kind == P_TEXT ? -1 : p->n, p->data);
+		H5Tclose(t);
+	} else if (p->kind == P_INTS) {
+		put_table(o, p->path, H5T_NATIVE_INT, p->n, p->data);
+	} else if (!o->failed) {
+		hid_t obj = H5Oopen(o->file, p->path, H5P_DEFAULT);
+		int rc = obj >= 0 ? 0 : -1;
+		if (obj >= 0) {
+			rc = p->kind == P_ATTR_STR ? attr_str(obj, p->name, p->data) :
+			     attr_put(obj, p->name, H5T_NATIVE_DOUBLE, &p->num);
+			H5Oclose(obj);
+		}
+		if (rc)
+			fail(o, "writing HDF5 file");
+	}
+}
+
+/* Write the pending tables (attrs 0) or attributes (attrs 1). */
+static void do_pending(struct h5out *o, int attrs)
+{
+	for (int i = 0; i < o->np; i++) {
+		int isattr = o->p[i].kind == P_ATTR_STR || o->p[i].kind == P_ATTR_NUM;
+		if (isattr == attrs)
+			put_pending(o, &o->p[i]);
+	}
+}
+
+/* A table or attribute now, or when the file is made. */
+static int pend(struct h5out *o, struct pending *p)
+{
+	if (o->state == 0) {
+		o->p = xrealloc(o->p, (size_t)(o->np + 1) * sizeof(*o->p));
+		o->p[o->np++] = *p;
+		return 0;
+	}
+	sync_file(o);
+	put_pending(o, p);
+	free(p->path);
+	free(p->name);
+	free(p->data);
+	return o->failed ? -1 : 0;
+}
+
+static int table(struct h5out *o, int kind, const char *path, void *data, long n, size_t w)
+{
+	struct pending p = { kind, xstrdup(path), NULL, data, n, w, 0 };
+	return pend(o, &p);
+}
+
+int h5_text(struct h5out *o, const char *path, const char *text)
+{
+	return table(o, P_TEXT, path, xstrdup(text), -1, strlen(text) + 1);
+}
+
+int h5_names(struct h5out *o, const char *path, const char *const *names, int n)
+{
+	size_t w = 1;
+	for (int i = 0; i < n; i++)
+		if (strlen(names[i]) + 1 > w)
+			w = strlen(names[i]) + 1;
+	char *all = xcalloc((size_t)n * w + 1, 1);
+	for (int i = 0; i < n; i++)
+		memcpy(all + (size_t)i * w, names[i], strlen(names[i]));
+	return table(o, P_STRINGS, path, all, n, w);
+}
+
+int h5_ints(struct h5out *o, const char *path, const int *v, int n)
+{
+	int *c = xmalloc(((size_t)n + 1) * sizeof(int));
+	memcpy(c, v, (size_t)n * sizeof(int));
+	return table(o, P_INTS, path, c, n, sizeof(int));
+}
+
+/* Chunk shape of a series with rows of dims[1..rank) (see H5_CHUNK_BYTES). */
+static void chunk_shape(const struct series *s, long rows, hsize_t *c)
+{
+	size_t rowb = s->width * sizeof(double);
+	for (int i = 1; i < s->rank; i++)
+		c[i] = s->dims[i];
+	if (rowb > H5_ROW_MAX) {
+		size_t inner = (s->rank == 3 ? (size_t)s->dims[2] : 1) * sizeof(double);
+		c[0] = 1;
+		c[1] = H5_SPLIT_BYTES / inner;
+		return;
+	}
+	hsize_t n = H5_CHUNK_BYTES / rowb;
+	if (rows > 0 && (hsize_t)rows < n)
+		n = (hsize_t)rows;
+	c[0] = n > 0 ? n : 1;
+}
+
+/* The dataset of s, extendible from 0 rows. */
+static void make_series(struct h5out *o, struct series *s)
+{
+	if (o->failed || s->dset >= 0)
+		return;
+	hsize_t maxd[3] = { H5S_UNLIMITED, s->dims[1], s->dims[2] }, chunk[3];
+	hsize_t dims[3] = { 0, s->dims[1], s->dims[2] };
+	chunk_shape(s, o->opt.rows, chunk);
+	make_groups(o, s->path);
+	hid_t sp = H5Screate_simple(s->rank, dims, maxd);
+	hid_t pl = H5Pcreate(H5P_DATASET_CREATE);
+	H5Pset_chunk(pl, s->rank, chunk);
+	if (o->opt.compression > 0)
+		H5Pset_deflate(pl, (unsigned)o->opt.compression);
+	hid_t ft = s->type == H5_INT ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE;
+	s->dset = H5Dcreate2(o->file, s->path, ft, sp, H5P_DEFAULT, pl, H5P_DEFAULT);
+	H5Pclose(pl);
+	H5Sclose(sp);
+	if (s->dset < 0) {
+		fail(o, "creating a dataset in");
+		return;
+	}
+	if (s->units)
+		attr_str(s->dset, "units", s->units);
+	if (s->desc)
+		attr_str(s->dset, "description", s->desc);
+}
+
+int h5_series(struct h5out *o, const char *path, long d1, long d2, enum h5_type type,
 	      const char *units, const char *desc)
 {
-	if (o->busy)
-		sync_file(o);
+	if (o->state == 1)
+		sync_file(o);	/* o->s is the thread's until joined */
 	o->s = xrealloc(o->s, (size_t)(o->ns + 1) * sizeof(*o->s));
 	struct series *s = &o->s[o->ns];
 	memset(s, 0, sizeof(*s));
@@ -219,119 +424,114 @@ int h5_series(struct h5out *o, const char *path, int ncols, enum h5_type type,
 	s->path = xstrdup(path);
 	s->units = units ? xstrdup(units) : NULL;
 	s->desc = desc ? xstrdup(desc) : NULL;
-	s->ncols = ncols;
 	s->type = type;
-	s->cap = 64;
-	s->buf = xmalloc((size_t)s->cap * (size_t)(ncols > 0 ? ncols : 1) * sizeof(double));
+	s->rank = d1 <= 0 ? 1 : d2 <= 0 ? 2 : 3;
+	s->dims[1] = (hsize_t)(d1 > 0 ? d1 : 1);
+	s->dims[2] = (hsize_t)(d2 > 0 ? d2 : 1);
+	s->width = s->rank == 1 ? 1 : (size_t)s->dims[1] * (s->rank == 3 ? (size_t)s->dims[2] : 1);
+	s->cap = 16;
+	s->buf = xmalloc((size_t)s->cap * s->width * sizeof(double));
+	if (o->state == 2)
+		make_series(o, s);	/* a failure shows at the next flush */
 	return o->ns++;
-}
-
-/* The dataset of s: contiguous of the given rows, or extendible in
- * chunks (from 0 rows); -1 on failure. */
-static int create(struct h5out *o, struct series *s, hsize_t rows, int chunked)
-{
-	int rank = s->ncols > 0 ? 2 : 1;
-	hsize_t dims[2] = { chunked ? 0 : rows, (hsize_t)s->ncols };
-	hsize_t maxd[2] = { chunked ? H5S_UNLIMITED : rows, (hsize_t)s->ncols };
-	hsize_t chunk[2] = { H5_CHUNK, (hsize_t)(s->ncols > 0 ? s->ncols : 1) };
-	make_groups(o, s->path);
-	hid_t sp = H5Screate_simple(rank, dims, maxd);
-	hid_t pl = H5Pcreate(H5P_DATASET_CREATE);
-	if (chunked)
-		H5Pset_chunk(pl, rank, chunk);
-	hid_t ft = s->type == H5_INT ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE;
-	s->dset = H5Dcreate2(o->file, s->path, ft, sp, H5P_DEFAULT, pl, H5P_DEFAULT);
-	H5Pclose(pl);
-	H5Sclose(sp);
-	if (s->dset < 0)
-		return -1;
-	if (s->units)
-		attr_str(s->dset, "units", s->units, 1);
-	if (s->desc)
-		attr_str(s->dset, "description", s->desc, 1);
-	return 0;
-}
-
-/* Write the buffered rows of s, the last ones when final (creating its
- * dataset first if needed: contiguous when these are all its rows). */
-static int put_rows(struct h5out *o, struct series *s, int final)
-{
-	if (sync_file(o))
-		return -1;
-	if (s->pre && (!final || s->nrows + (hsize_t)s->nbuf != s->pre)) {
-		/* made ahead for another number of rows (a run that stopped
-		 * early): made again */
-		H5Dclose(s->dset);
-		H5Ldelete(o->file, s->path, H5P_DEFAULT);
-		s->dset = -1;
-		s->pre = 0;
-	}
-	if (s->dset < 0 && create(o, s, (hsize_t)s->nbuf, !final))
-		return -1;
-	if (s->nbuf == 0)
-		return 0;
-	int rank = s->ncols > 0 ? 2 : 1;
-	hsize_t dims[2] = { s->nrows + (hsize_t)s->nbuf, (hsize_t)s->ncols };
-	hid_t fs = H5S_ALL;
-	if (!final || s->nrows > 0) {
-		if (H5Dset_extent(s->dset, dims) < 0)
-			return -1;
-		fs = H5Dget_space(s->dset);
-		hsize_t start[2] = { s->nrows, 0 }, count[2] = { (hsize_t)s->nbuf, (hsize_t)s->ncols };
-		H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
-	}
-	hsize_t count[2] = { (hsize_t)s->nbuf, (hsize_t)s->ncols };
-	hid_t ms = H5Screate_simple(rank, count, NULL);
-	herr_t e = H5Dwrite(s->dset, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, s->buf);
-	H5Sclose(ms);
-	if (fs != H5S_ALL)
-		H5Sclose(fs);
-	s->nrows += (hsize_t)s->nbuf;	/* the extent has grown */
-	return e < 0 ? -1 : 0;
-}
-
-/* put_rows, after which the buffer is empty: its rows written, or lost
- * with -1 (a failed write must not leave a full buffer to h5_row) */
-static int write_buf(struct h5out *o, struct series *s, int final)
-{
-	int rc = put_rows(o, s, final);
-	s->nbuf = 0;
-	return rc;
 }
 
 void h5_row(struct h5out *o, int id, const double *row)
 {
+	if (id < 0)
+		return;
 	struct series *s = &o->s[id];
-	size_t w = (size_t)(s->ncols > 0 ? s->ncols : 1);
 	if (s->nbuf == s->cap) {
-		/* still in memory: o->busy first, as dset and pre are the
-		 * thread's until it is joined */
-		if ((o->busy || s->dset < 0 || s->pre) && s->cap < H5_DEFER) {
-			s->cap *= 2;
-			s->buf = xrealloc(s->buf, (size_t)s->cap * w * sizeof(double));
-		} else {
-			if (write_buf(o, s, 0))
-				o->failed = 1;
-			if (s->cap > H5_CHUNK) {
-				s->cap = H5_CHUNK;
-				s->buf = xrealloc(s->buf, (size_t)s->cap * w * sizeof(double));
-			}
-		}
+		s->cap *= 2;
+		s->buf = xrealloc(s->buf, (size_t)s->cap * s->width * sizeof(double));
 	}
-	memcpy(s->buf + (size_t)s->nbuf * w, row, w * sizeof(double));
+	memcpy(s->buf + (size_t)s->nbuf * s->width, row, s->width * sizeof(double));
 	s->nbuf++;
+	o->kept += s->width * sizeof(double);
 }
 
-int h5_close(struct h5out **po, const char *status)
+/* Append the rows kept of s to its dataset. */
+static int put_rows(struct h5out *o, struct series *s)
+{
+	if (s->nbuf == 0 || s->dset < 0)
+		return 0;
+	hsize_t start[3] = { s->dims[0], 0, 0 }, count[3] = { (hsize_t)s->nbuf, s->dims[1], s->dims[2] };
+	hsize_t dims[3] = { s->dims[0] + (hsize_t)s->nbuf, s->dims[1], s->dims[2] };
+	if (H5Dset_extent(s->dset, dims) < 0)
+		return -1;
+	hid_t fs = H5Dget_space(s->dset);
+	hid_t ms = H5Screate_simple(s->rank, count, NULL);
+	int rc = fs >= 0 && ms >= 0 &&
+		 H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
+		 H5Dwrite(s->dset, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, s->buf) >= 0 ? 0 : -1;
+	H5Sclose(ms);
+	H5Sclose(fs);
+	s->dims[0] = dims[0];
+	return rc;
+}
+
+/* Append the rows kept of series [i0, i1) and flush the file. */
+static int flush_range(struct h5out *o, int i0, int i1)
+{
+	for (int i = i0; i < i1; i++) {
+		struct series *s = &o->s[i];
+		int rc = put_rows(o, s);
+		s->nbuf = 0;
+		if (rc)
+			return fail(o, "writing HDF5 file");
+	}
+	if (H5Fflush(o->file, H5F_SCOPE_LOCAL) < 0)
+		return fail(o, "writing HDF5 file");
+	return 0;
+}
+
+int h5_flush(struct h5out *o)
+{
+	sync_file(o);
+	if (o->failed)
+		return -1;
+	errno = 0;
+	/* the others first, then series 0 (the index, /time) in a flush of
+	 * its own: a process killed during the first flush leaves them with
+	 * some of the new rows and series 0 without, so the first len(0)
+	 * rows of every series are always on disk (HDF5 writes the datasets'
+	 * headers in an order of its own within one flush; killed while
+	 * flushing every sample, 3 of 20 files had series of unequal
+	 * length) */
+	if (flush_range(o, 1, o->ns) || (o->ns > 0 && flush_range(o, 0, 1)))
+		return -1;
+	o->kept = 0;
+	o->last = wall();
+	return 0;
+}
+
+int h5_commit(struct h5out *o)
+{
+	if (o->state == 2 && o->failed)
+		return -1;	/* o->failed is the thread's while state is 1 */
+	if (o->kept < H5_KEEP_MAX && o->opt.flush_interval > 0 &&
+	    wall() - o->last < o->opt.flush_interval)
+		return 0;
+	return h5_flush(o);
+}
+
+int h5_close(struct h5out **po, const char *status, char *err, size_t errlen)
 {
 	struct h5out *o = *po;
 	if (!o)
 		return 0;
-	int rc = sync_file(o) || o->failed ? -1 : 0;
+	int rc = h5_flush(o);
+	if (!o->failed && attr_str(o->file, "status", status))
+		rc = fail(o, "writing HDF5 file");
+	if (o->failed && o->file >= 0) {
+		/* never "complete": the reason if it can still be written */
+		char st[400];
+		snprintf(st, sizeof st, "failed: %s", o->err);
+		attr_str(o->file, "status", st);
+	}
+	rc = o->failed ? -1 : rc;
 	for (int i = 0; i < o->ns; i++) {
 		struct series *s = &o->s[i];
-		if (o->file >= 0)
-			rc |= write_buf(o, s, 1);
 		if (s->dset >= 0)
 			H5Dclose(s->dset);
 		free(s->buf);
@@ -339,12 +539,17 @@ int h5_close(struct h5out **po, const char *status)
 		free(s->units);
 		free(s->desc);
 	}
-	if (o->file >= 0) {
-		rc |= h5_attr_str(o, "/", "status", status);
-		if (H5Fclose(o->file) < 0)
-			rc = -1;
+	for (int i = 0; i < o->np; i++) {
+		free(o->p[i].path);
+		free(o->p[i].name);
+		free(o->p[i].data);
 	}
+	if (o->file >= 0 && H5Fclose(o->file) < 0 && !o->failed)
+		rc = fail(o, "closing HDF5 file");
+	if (rc && err)
+		snprintf(err, errlen, "%s", o->err[0] ? o->err : "writing HDF5 file failed");
 	free(o->s);
+	free(o->p);
 	free(o->path);
 	free(o);
 	*po = NULL;

@@ -1,12 +1,25 @@
-/* h5.h - the HDF5 writer: time series of fixed width, appended row by row.
+/* h5.h - the HDF5 writer: time series of fixed shape, appended row by row.
  *
- * Knows nothing of mechanics.  A series is a 2-D dataset n x ncols (1-D
- * when ncols == 0) that grows by one row per h5_row call.  Rows stay in
- * memory up to a few thousand per series; a series that ends within that
- * is written at h5_close as one contiguous dataset, a longer one becomes an
- * extendible chunked dataset and is appended chunk by chunk.  h5_close
- * writes every row and the root attribute "status" and leaves a valid file
- * whatever happened before.
+ * Knows nothing of mechanics.  A series is a dataset whose first dimension
+ * is the sample: n, n x d1 or n x d1 x d2, extendible and chunked.  The
+ * caller declares the series, tables and attributes, then h5_start makes
+ * the file with all of them (status "running") and flushes it, in a second
+ * thread on another processor while the caller computes (HDF5 is not
+ * called from the caller's thread until it is joined, at the next h5_*
+ * call that needs HDF5).  Rows are kept in memory and written only at
+ * flush points (h5_commit: every flush interval of wall time, or when the
+ * rows kept pass a size cap; h5_flush; h5_close), each followed by H5Fflush:
+ * between two flush points HDF5 is not called, so a process killed there
+ * leaves the file as of the last flush, with every series of equal length
+ * (the caller commits whole samples).  The first series declared is the
+ * index (the sample times): it is written after all others, in a flush
+ * of its own, so that a process killed during a flush leaves every series
+ * at least as long as the index, whose length is the file's samples.
+ *
+ * A failed write (a full file system) is remembered: nothing more is
+ * written, h5_commit, h5_flush and h5_close return -1, and h5_close
+ * writes status "failed: ..." rather than the status it was given (or
+ * leaves "running" when even that cannot be written).
  */
 #ifndef MBSIM_H5_H
 #define MBSIM_H5_H
@@ -17,26 +30,50 @@ struct h5out;
 
 enum h5_type { H5_DOUBLE, H5_INT };
 
-/* Create (truncate) path; NULL with a message in err when it cannot be
- * written. */
-struct h5out *h5_create(const char *path, char *err, size_t errlen);
-/* String / numeric attribute on the object at path ("/" for root). */
+/* How h5_create sets up the file; zero (all fields) is a valid default:
+ * flush at every h5_commit, no compression, rows unknown. */
+struct h5_opts {
+	double flush_interval;	/* s of wall time between flushes; 0: every commit */
+	int compression;	/* deflate level 0-9 of every series (0: none) */
+	long rows;		/* samples the caller expects (0: unknown), for chunk shapes */
+};
+
+/* Start a file at path (replacing it); NULL with a message in err when
+ * path cannot be written. */
+struct h5out *h5_create(const char *path, const struct h5_opts *opt, char *err, size_t errlen);
+/* Make the file with everything declared so far, root attribute status =
+ * "running", and flush (see above).  Without h5_start, the first call that
+ * needs the file makes it. */
+void h5_start(struct h5out *o);
+/* String / numeric attribute on the object at path ("/" for root).
+ * Before h5_start these and the tables below are kept and written when
+ * the file is made (0 returned; a failure shows at the next flush). */
 int h5_attr_str(struct h5out *o, const char *path, const char *name, const char *value);
 int h5_attr_num(struct h5out *o, const char *path, const char *name, double value);
-/* New series at path (groups created as needed); returns its id.
- * units and desc become attributes (may be NULL). */
-int h5_series(struct h5out *o, const char *path, int ncols, enum h5_type type,
+/* Scalar string dataset at path holding text whole (any length). */
+int h5_text(struct h5out *o, const char *path, const char *text);
+/* 1-D dataset of n fixed-length strings (a names table). */
+int h5_names(struct h5out *o, const char *path, const char *const *names, int n);
+/* 1-D dataset of n integers. */
+int h5_ints(struct h5out *o, const char *path, const int *v, int n);
+/* New series at path (groups created as needed), rows of d1 (d1 > 0) or
+ * d1 x d2 (d2 > 0) values, or of one value (d1 = d2 = 0); returns its id
+ * (a dataset that cannot be made fails the next flush).  units and desc become attributes
+ * (may be NULL). */
+int h5_series(struct h5out *o, const char *path, long d1, long d2, enum h5_type type,
 	      const char *units, const char *desc);
-/* Begin the file's HDF5 layout in a second thread: every series declared
- * so far as a dataset of rows rows (the caller's expectation; a series
- * that ends with another number is made again at h5_close).  HDF5 is not
- * called from the caller's thread until the next h5_* call that needs it
- * (attributes, h5_close, or a series outgrowing its memory). */
-void h5_start(struct h5out *o, long rows);
-/* Append one row (ncols values, or 1 for a 1-D series). */
+/* Append one row (d1 d2, d1 or 1 values) to series id, in memory. */
 void h5_row(struct h5out *o, int id, const double *row);
-/* Write the buffered rows, set root attribute status, close, free.  -1
- * when anything could not be written (rows of h5_row included). */
-int h5_close(struct h5out **o, const char *status);
+/* A sample's rows are all in: flush when the interval has passed or the
+ * rows kept are many.  0, or -1 when a write has failed (now or before). */
+int h5_commit(struct h5out *o);
+/* Write the rows kept and H5Fflush.  0 or -1 as h5_commit. */
+int h5_flush(struct h5out *o);
+/* Why the first failed write failed ("" when none has). */
+const char *h5_error(const struct h5out *o);
+/* Write the rows kept, set root attribute status, close, free.  -1 when
+ * anything could not be written, with h5_error's message in err (if not
+ * NULL). */
+int h5_close(struct h5out **o, const char *status, char *err, size_t errlen);
 
 #endif

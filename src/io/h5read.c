@@ -11,6 +11,17 @@
 
 struct h5in {
 	hid_t file;
+	/* the names table read last (logical names, see h5read.h) */
+	char *tab_path, *tab;
+	size_t tab_w;
+	long tab_n;
+	long *tab_order;	/* entries sorted by name (table_find) */
+	/* the series read whole last, whose slices logical names take,
+	 * with the path of its names table and its offsets (or NULL) */
+	char *ds_path, *ds_table;
+	struct h5r_data whole, ds_off;
+	long ds_d1, ds_d2;
+	int ds_nd;
 };
 
 struct h5in *h5r_open(const char *path, char *err, size_t errlen)
@@ -35,6 +46,13 @@ void h5r_close(struct h5in **ph)
 	if (!*ph)
 		return;
 	H5Fclose((*ph)->file);
+	free((*ph)->tab_path);
+	free((*ph)->tab);
+	free((*ph)->tab_order);
+	free((*ph)->ds_path);
+	free((*ph)->ds_table);
+	h5r_data_release(&(*ph)->whole);
+	h5r_data_release(&(*ph)->ds_off);
 	free(*ph);
 	*ph = NULL;
 }
@@ -66,9 +84,375 @@ static int h5r_exists(struct h5in *f, const char *path)
 	return info.type == H5O_TYPE_DATASET;
 }
 
+/* The string attribute name of dataset ds into a malloc'd string, or NULL. */
+static char *attr_of(hid_t ds, const char *name)
+{
+	if (H5Aexists(ds, name) <= 0)
+		return NULL;
+	hid_t a = H5Aopen(ds, name, H5P_DEFAULT);
+	if (a < 0)
+		return NULL;
+	char *s = NULL;
+	hid_t ty = H5Aget_type(a);
+	size_t sz = H5Tget_size(ty);
+	if (H5Tget_class(ty) == H5T_STRING && H5Tis_variable_str(ty) <= 0 && sz > 0 && sz < 4096) {
+		s = xcalloc(sz + 1, 1);
+		if (H5Aread(a, ty, s) < 0) {
+			free(s);
+			s = NULL;
+		}
+	}
+	H5Tclose(ty);
+	H5Aclose(a);
+	return s;
+}
+
+/* The cached table's entries sorted by name, ties by index (qsort has
+ * no context argument: the table is passed through sort_tab). */
+static const struct h5in *sort_tab;
+
+static int entry_cmp(const void *a, const void *b)
+{
+	long i = *(const long *)a, j = *(const long *)b;
+	int c = strncmp(sort_tab->tab + (size_t)i * sort_tab->tab_w,
+			sort_tab->tab + (size_t)j * sort_tab->tab_w, sort_tab->tab_w);
+	return c ? c : (i > j) - (i < j);
+}
+
+static void sort_table(struct h5in *f)
+{
+	f->tab_order = xmalloc(((size_t)f->tab_n + 1) * sizeof(long));
+	for (long i = 0; i < f->tab_n; i++)
+		f->tab_order[i] = i;
+	sort_tab = f;
+	qsort(f->tab_order, (size_t)f->tab_n, sizeof(long), entry_cmp);
+	sort_tab = NULL;
+}
+
+/* Index of name in the cached table (the first, if repeated), or -1:
+ * binary search of the sorted entries. */
+static long table_find(const struct h5in *f, const char *name)
+{
+	/* strncmp over the entry's width: an entry is NUL-padded, so a
+	 * shorter name equals it when the entry's next byte is NUL */
+	if (strlen(name) > f->tab_w)
+		return -1;
+	long lo = 0, hi = f->tab_n;
+	while (lo < hi) {
+		long mid = lo + (hi - lo) / 2;
+		if (strncmp(f->tab + (size_t)f->tab_order[mid] * f->tab_w, name, f->tab_w) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < f->tab_n && strncmp(f->tab + (size_t)f->tab_order[lo] * f->tab_w, name, f->tab_w) == 0)
+		return f->tab_order[lo];
+	return -1;
+}
+
+/* 0 if the chunks of dataset ds (if chunked) fit its dataspace: every
+ * chunk dimension at least 1 and, along a dimension of fixed size, at
+ * most that size (HDF5 refuses others when a file is written), and a
+ * chunk of at most 256 MB (mbsim writes ~64 kB-1 MB).  libhdf5 1.10.8
+ * read past its buffers (SIGSEGV in H5VM_memcpyvv) for a damaged header
+ * that gave a (N, 4, 3) dataset chunks of (11, 2052, 3). */
+static int chunks_ok(hid_t ds, hid_t sp, size_t tsize)
+{
+	hid_t pl = H5Dget_create_plist(ds);
+	int rc = 0;
+	if (pl >= 0 && H5Pget_layout(pl) == H5D_CHUNKED) {
+		hsize_t c[H5S_MAX_RANK], dims[H5S_MAX_RANK], maxd[H5S_MAX_RANK];
+		int nd = H5Sget_simple_extent_ndims(sp), nc = H5Pget_chunk(pl, H5S_MAX_RANK, c);
+		double bytes = (double)tsize;
+		if (nd < 0 || nc != nd || H5Sget_simple_extent_dims(sp, dims, maxd) < 0)
+			rc = -1;
+		for (int i = 0; rc == 0 && i < nd; i++) {
+			bytes *= (double)c[i];
+			if (c[i] == 0 || (maxd[i] != H5S_UNLIMITED && c[i] > (maxd[i] ? maxd[i] : 1)))
+				rc = -1;
+		}
+		if (bytes > 256.0 * 1024 * 1024)
+			rc = -1;
+	}
+	if (pl >= 0)
+		H5Pclose(pl);
+	return rc;
+}
+
+/* Load the names table at path (1-D fixed-length strings) into f's cache.
+ * 0, or -1 with a message. */
+static int load_table(struct h5in *f, const char *path, char *err, size_t errlen)
+{
+	if (f->tab_path && strcmp(f->tab_path, path) == 0)
+		return 0;
+	free(f->tab_path);
+	free(f->tab);
+	free(f->tab_order);
+	f->tab_path = f->tab = NULL;
+	f->tab_order = NULL;
+	hid_t ds = h5r_exists(f, path) ? H5Dopen2(f->file, path, H5P_DEFAULT) : -1;
+	if (ds < 0) {
+		snprintf(err, errlen, "no names table '%s'", path);
+		return -1;
+	}
+	hid_t ty = H5Dget_type(ds), sp = H5Dget_space(ds);
+	hsize_t n = 0, fsize = 0;
+	size_t w = H5Tget_size(ty);
+	int rc = -1;
+	if (H5Tget_class(ty) != H5T_STRING || H5Tis_variable_str(ty) > 0 || w == 0 ||
+	    H5Sget_simple_extent_ndims(sp) != 1 || H5Sget_simple_extent_dims(sp, &n, NULL) < 0 ||
+	    chunks_ok(ds, sp, w) ||
+	    H5Fget_filesize(f->file, &fsize) < 0 || n > (fsize + 4096) / w) {
+		snprintf(err, errlen, "'%s' is not a table of fixed-length strings", path);
+	} else {
+		char *tab = xcalloc((size_t)n * w + 1, 1);
+		if (n == 0 || H5Dread(ds, ty, H5S_ALL, H5S_ALL, H5P_DEFAULT, tab) >= 0) {
+			f->tab_path = xstrdup(path);
+			f->tab = tab;
+			f->tab_w = w;
+			f->tab_n = (long)n;
+			sort_table(f);
+			rc = 0;
+		} else {
+			free(tab);
+			snprintf(err, errlen, "cannot read '%s'", path);
+		}
+	}
+	H5Sclose(sp);
+	H5Tclose(ty);
+	H5Dclose(ds);
+	return rc;
+}
+
+/* The columns [*c0, *c1) of name k in the offsets table o. */
+static int offsets_in(const struct h5r_data *o, long k, hsize_t ncols, hsize_t *c0, hsize_t *c1)
+{
+	if (!(o->ndims == 1 && k + 1 < o->rows && o->v[k] >= 0 && o->v[k] <= o->v[k + 1] &&
+	      o->v[k + 1] <= (double)ncols))
+		return -1;
+	*c0 = (hsize_t)o->v[k];
+	*c1 = (hsize_t)o->v[k + 1];
+	return 0;
+}
+
+/* The offsets table at path into o. */
+static int offsets_read(struct h5in *f, const char *path, struct h5r_data *o)
+{
+	char err[64];
+	/* a dataset, not a logical name: an offsets attribute naming a
+	 * slice of a series with that same attribute would recurse */
+	return !h5r_exists(f, path) || h5r_read(f, path, o, err, sizeof err) ? -1 : 0;
+}
+
+/* Read dataset ds (opened from path) whole, or (k >= 0) the slice of
+ * entry k of its second axis: columns [c0, c1) of a 2-D dataset when
+ * c1 > 0 (an offsets table), else [:, k] or [:, k, :]. */
+static int read_ds(struct h5in *f, hid_t ds, const char *path, long k, hsize_t c0, hsize_t c1,
+		   struct h5r_data *d, char *err, size_t errlen)
+{
+	int rc = -1;
+	hid_t ty = H5Dget_type(ds), sp = H5Dget_space(ds), pl = H5Dget_create_plist(ds);
+	H5T_class_t cl = H5Tget_class(ty);
+	int nd = H5Sget_simple_extent_ndims(sp);
+	hsize_t dims[3] = { 0, 1, 1 }, fsize = 0;
+	size_t tsize = H5Tget_size(ty);
+	/* one stored byte (at least) per value, or 1/1032 with deflate (its
+	 * largest ratio): a bigger extent is a damaged header */
+	hsize_t ratio = pl >= 0 && H5Pget_nfilters(pl) > 0 ? 1032 : 1;
+	if (cl != H5T_FLOAT && cl != H5T_INTEGER) {
+		snprintf(err, errlen, "dataset '%s' is not numeric", path);
+	} else if (tsize == 0 || tsize > 8 || (tsize & (tsize - 1))) {
+		/* a damaged header claimed 4294967288-byte numbers, and
+		 * H5Dread's conversion buffer asked for 4 GB */
+		snprintf(err, errlen, "dataset '%s' has numbers of %zu bytes (1, 2, 4 or 8 expected)",
+			 path, tsize);
+	} else if (chunks_ok(ds, sp, tsize)) {
+		snprintf(err, errlen, "dataset '%s' has chunks that do not fit it (a damaged header)",
+			 path);
+	} else if (nd < 1 || nd > 3 || (k >= 0 && nd < 2)) {
+		snprintf(err, errlen, "dataset '%s' has %d dimensions (%s expected)", path, nd,
+			 k >= 0 ? "2 or 3" : "1 to 3");
+	} else if (H5Sget_simple_extent_dims(sp, dims, NULL) < 0 || H5Fget_filesize(f->file, &fsize) < 0 ||
+		   dims[1] > INT_MAX || dims[2] > INT_MAX || dims[1] * dims[2] > INT_MAX ||
+		   (dims[1] * dims[2] > 0 && dims[0] > (fsize + 4096) * ratio / (dims[1] * dims[2]))) {
+		snprintf(err, errlen, "dataset '%s' claims more values than the file can hold", path);
+	} else if (k >= 0 && c1 == 0 && (hsize_t)k >= dims[1]) {
+		snprintf(err, errlen, "dataset '%s' has %llu entries, not %ld", path,
+			 (unsigned long long)dims[1], k + 1);
+	} else {
+		hsize_t start[3] = { 0, 0, 0 }, count[3] = { dims[0], dims[1], dims[2] };
+		if (k >= 0 && c1 > 0) {
+			start[1] = c0;
+			count[1] = c1 - c0;
+		} else if (k >= 0) {
+			start[1] = (hsize_t)k;
+			count[1] = 1;
+		}
+		d->rows = (long)dims[0];
+		d->cols = (int)(nd == 1 ? 1 : count[1] * (nd == 3 ? count[2] : 1));
+		d->ndims = nd == 1 || (k >= 0 && c1 == 0 && nd == 2) ? 1 : 2;
+		d->v = xmalloc(((size_t)d->rows * (size_t)d->cols + 1) * sizeof(double));
+		hid_t ms = -1;
+		if (k >= 0 && d->rows * d->cols > 0) {
+			H5Sselect_hyperslab(sp, H5S_SELECT_SET, start, NULL, count, NULL);
+			hsize_t mn = (hsize_t)d->rows * (hsize_t)d->cols;
+			ms = H5Screate_simple(1, &mn, NULL);
+		}
+		if (d->rows * d->cols == 0 ||
+		    H5Dread(ds, H5T_NATIVE_DOUBLE, ms >= 0 ? ms : H5S_ALL, ms >= 0 ? sp : H5S_ALL,
+			    H5P_DEFAULT, d->v) >= 0) {
+			rc = 0;
+		} else {
+			snprintf(err, errlen, "cannot read dataset '%s'", path);
+			h5r_data_release(d);
+		}
+		if (ms >= 0)
+			H5Sclose(ms);
+	}
+	if (pl >= 0)
+		H5Pclose(pl);
+	H5Sclose(sp);
+	H5Tclose(ty);
+	return rc;
+}
+
+/* Series up to this size are read whole once, and their slices taken in
+ * memory: compare reads every body's slice in turn, and reading each from
+ * the file touched every chunk of the series again (quadratic in the
+ * bodies; a damaged names table of 4000 one-byte names took 0.5 s). */
+#define H5R_WHOLE_MAX (64.0 * 1024 * 1024)
+
+static int cut(struct h5in *f, const char *path, long k, hsize_t c0, hsize_t c1,
+	       struct h5r_data *d, char *err, size_t errlen);
+
+/* Entry k (columns [c0, c1) when c1 > 0) of the series ds at path, whose
+ * names table is table and offsets off (NULL when none): read whole and
+ * kept with them (f->ds_*) when small. */
+static int slice(struct h5in *f, hid_t ds, const char *path, const char *table,
+		 struct h5r_data *off, long k, hsize_t c0, hsize_t c1, struct h5r_data *d,
+		 char *err, size_t errlen)
+{
+	hid_t sp = H5Dget_space(ds);
+	int nd = H5Sget_simple_extent_ndims(sp);
+	hsize_t dims[3] = { 0, 1, 1 };
+	if (nd < 2 || nd > 3 || H5Sget_simple_extent_dims(sp, dims, NULL) < 0 ||
+	    8.0 * (double)dims[0] * (double)dims[1] * (double)dims[2] > H5R_WHOLE_MAX) {
+		H5Sclose(sp);
+		return read_ds(f, ds, path, k, c0, c1, d, err, errlen);
+	}
+	H5Sclose(sp);
+	free(f->ds_path);
+	free(f->ds_table);
+	f->ds_path = f->ds_table = NULL;
+	h5r_data_release(&f->whole);
+	h5r_data_release(&f->ds_off);
+	if (read_ds(f, ds, path, -1, 0, 0, &f->whole, err, errlen))
+		return -1;
+	f->ds_path = xstrdup(path);
+	f->ds_table = xstrdup(table);
+	if (off) {
+		f->ds_off = *off;	/* taken over */
+		memset(off, 0, sizeof(*off));
+	}
+	f->ds_d1 = (long)dims[1];
+	f->ds_d2 = (long)dims[2];
+	f->ds_nd = nd;
+	return cut(f, path, k, c0, c1, d, err, errlen);
+}
+
+/* Entry k (columns [c0, c1) when c1 > 0) of the series kept whole. */
+static int cut(struct h5in *f, const char *path, long k, hsize_t c0, hsize_t c1,
+	       struct h5r_data *d, char *err, size_t errlen)
+{
+	const struct h5r_data *w = &f->whole;
+	long d1 = f->ds_d1, d2 = f->ds_d2;
+	if ((long)w->cols != d1 * d2 || (c1 == 0 && k >= d1)) {
+		snprintf(err, errlen, "dataset '%s' has %ld entries, not %ld", path, d1, k + 1);
+		return -1;
+	}
+	long from = c1 > 0 ? (long)c0 * d2 : k * d2, n = c1 > 0 ? (long)(c1 - c0) * d2 : d2;
+	d->rows = w->rows;
+	d->cols = (int)n;
+	d->ndims = c1 == 0 && f->ds_nd == 2 ? 1 : 2;
+	d->v = xmalloc(((size_t)d->rows * (size_t)n + 1) * sizeof(double));
+	for (long r = 0; r < d->rows; r++)
+		memcpy(d->v + (size_t)r * (size_t)n, w->v + (size_t)r * (size_t)w->cols + (size_t)from,
+		       (size_t)n * sizeof(double));
+	return 0;
+}
+
+/* Logical name /GROUP/NAME/QTY: the slice of NAME in /GROUP/QTY, whose
+ * attribute "names" is the path of the names table of its second axis;
+ * -2 when path is no such name (no /GROUP/QTY with a names table). */
+static int read_logical(struct h5in *f, const char *path, struct h5r_data *d, char *err,
+			size_t errlen)
+{
+	const char *g = path + (path[0] == '/'), *s1 = strchr(g, '/'), *s2 = strrchr(g, '/');
+	if (!s1 || s1 == s2 || s1 == g || !s2[1] || strlen(path) > 900)
+		return -2;
+	char qpath[1024], name[1024];
+	snprintf(qpath, sizeof qpath, "/%.*s/%s", (int)(s1 - g), g, s2 + 1);
+	snprintf(name, sizeof name, "%.*s", (int)(s2 - s1 - 1), s1 + 1);
+	long k;
+	hsize_t c0 = 0, c1 = 0;
+	if (f->ds_path && strcmp(f->ds_path, qpath) == 0) {
+		/* the series kept whole: no HDF5 call but for another table */
+		if (load_table(f, f->ds_table, err, errlen))
+			return -1;
+		if ((k = table_find(f, name)) < 0) {
+			snprintf(err, errlen, "no dataset '%s' ('%s' is not in %s)", path, name,
+				 f->ds_table);
+			return -1;
+		}
+		if (f->ds_off.v && (offsets_in(&f->ds_off, k, (hsize_t)f->ds_d1, &c0, &c1) || c1 == c0)) {
+			snprintf(err, errlen, "no columns of '%s' in '%s' (its offsets table)", name,
+				 qpath);
+			return -1;
+		}
+		return cut(f, qpath, k, c0, c1, d, err, errlen);
+	}
+	hid_t ds = h5r_exists(f, qpath) ? H5Dopen2(f->file, qpath, H5P_DEFAULT) : -1;
+	char *table = ds >= 0 ? attr_of(ds, "names") : NULL;
+	int rc = -1;
+	if (!table) {
+		rc = -2;
+	} else if (load_table(f, table, err, errlen)) {
+		/* err set */
+	} else if ((k = table_find(f, name)) < 0) {
+		snprintf(err, errlen, "no dataset '%s' ('%s' is not in %s)", path, name, table);
+	} else {
+		char *offpath = attr_of(ds, "offsets");
+		struct h5r_data off;
+		memset(&off, 0, sizeof off);
+		hsize_t dims[3] = { 0, 0, 0 };
+		hid_t sp = H5Dget_space(ds);
+		H5Sget_simple_extent_dims(sp, dims, NULL);
+		H5Sclose(sp);
+		if (offpath && (offsets_read(f, offpath, &off) || offsets_in(&off, k, dims[1], &c0, &c1)))
+			snprintf(err, errlen, "bad offsets table '%s' of '%s'", offpath, qpath);
+		else if (offpath && c1 == c0)
+			snprintf(err, errlen, "no dataset '%s' ('%s' has no columns in %s)", path,
+				 name, qpath);
+		else
+			rc = slice(f, ds, qpath, table, offpath ? &off : NULL, k, c0, c1, d, err, errlen);
+		h5r_data_release(&off);
+		free(offpath);
+	}
+	free(table);
+	if (ds >= 0)
+		H5Dclose(ds);
+	return rc;
+}
+
 int h5r_read(struct h5in *f, const char *path, struct h5r_data *d, char *err, size_t errlen)
 {
 	memset(d, 0, sizeof(*d));
+	/* a logical name first: a file whose /GROUP/QTY has a names table
+	 * has no groups per body (and the series read last is sliced
+	 * without a look-up in the file) */
+	int rc = read_logical(f, path, d, err, errlen);
+	if (rc != -2)
+		return rc;
 	if (!h5r_exists(f, path)) {
 		snprintf(err, errlen, "no dataset '%s'", path);
 		return -1;
@@ -78,41 +462,7 @@ int h5r_read(struct h5in *f, const char *path, struct h5r_data *d, char *err, si
 		snprintf(err, errlen, "cannot open dataset '%s'", path);
 		return -1;
 	}
-	int rc = -1;
-	hid_t ty = H5Dget_type(ds), sp = H5Dget_space(ds);
-	H5T_class_t cl = H5Tget_class(ty);
-	int nd = H5Sget_simple_extent_ndims(sp);
-	hsize_t dims[2] = { 0, 1 }, fsize = 0;
-	size_t tsize = H5Tget_size(ty);
-	if (cl != H5T_FLOAT && cl != H5T_INTEGER) {
-		snprintf(err, errlen, "dataset '%s' is not numeric", path);
-	} else if (tsize == 0 || tsize > 8 || (tsize & (tsize - 1))) {
-		/* a damaged header claimed 4294967288-byte numbers, and
-		 * H5Dread's conversion buffer asked for 4 GB */
-		snprintf(err, errlen, "dataset '%s' has numbers of %zu bytes (1, 2, 4 or 8 expected)",
-			 path, tsize);
-	} else if (nd < 1 || nd > 2) {
-		snprintf(err, errlen, "dataset '%s' has %d dimensions (1 or 2 expected)", path, nd);
-	} else if (H5Sget_simple_extent_dims(sp, dims, NULL) < 0 || H5Fget_filesize(f->file, &fsize) < 0 ||
-		   dims[1] > INT_MAX || (dims[1] && dims[0] > (fsize + 4096) / dims[1])) {
-		/* mbsim writes no compressed datasets: one stored byte (at
-		 * least) per value, so a bigger extent is a damaged header */
-		snprintf(err, errlen, "dataset '%s' claims more values than the file can hold", path);
-	} else {
-		d->rows = (long)dims[0];
-		d->cols = nd == 2 ? (int)dims[1] : 1;
-		d->ndims = nd;
-		d->v = xmalloc(((size_t)d->rows * (size_t)d->cols + 1) * sizeof(double));
-		if (d->rows * d->cols == 0 ||
-		    H5Dread(ds, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, d->v) >= 0) {
-			rc = 0;
-		} else {
-			snprintf(err, errlen, "cannot read dataset '%s'", path);
-			h5r_data_release(d);
-		}
-	}
-	H5Sclose(sp);
-	H5Tclose(ty);
+	rc = read_ds(f, ds, path, -1, 0, 0, d, err, errlen);
 	H5Dclose(ds);
 	return rc;
 }
@@ -127,19 +477,62 @@ struct list {
 	char **names;
 	int n, cap;
 	const char *prefix;
+	struct h5in *f;
 };
 
+static void add(struct list *l, char *name)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 32;
+		l->names = xrealloc(l->names, (size_t)l->cap * sizeof(char *));
+	}
+	l->names[l->n++] = name;
+}
+
+/* A dataset by its path, or with a names table by the logical names of
+ * its slices; the tables (GROUP/names, GROUP/X_names, GROUP/X_offsets) are left out. */
 static herr_t visit(hid_t obj, const char *name, const H5O_info_t *info, void *op)
 {
 	struct list *l = op;
 	if (info->type != H5O_TYPE_DATASET)
 		return 0;
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 32;
-		l->names = xrealloc(l->names, (size_t)l->cap * sizeof(char *));
-	}
 	const char *sep = l->prefix[strlen(l->prefix) - 1] == '/' ? "" : "/";
-	l->names[l->n++] = xasprintf("%s%s%s", l->prefix, sep, name);
+	char *path = xasprintf("%s%s%s", l->prefix, sep, name);
+	hid_t ds = H5Dopen2(obj, name, H5P_DEFAULT);
+	char *table = ds >= 0 ? attr_of(ds, "names") : NULL;
+	const char *base = strrchr(path, '/') + 1;
+	size_t bl = strlen(base);
+	int series = strcmp(base, "names") != 0 &&
+		     !(bl >= 6 && strcmp(base + bl - 6, "_names") == 0) &&
+		     !(bl >= 8 && strcmp(base + bl - 8, "_offsets") == 0);
+	/* entries of its second axis: names past them have no data (a
+	 * damaged table of thousands of names made compare list thousands
+	 * of series that all failed) */
+	hsize_t dims[3] = { 0, 0, 0 };
+	if (ds >= 0) {
+		hid_t sp = H5Dget_space(ds);
+		if (sp < 0 || H5Sget_simple_extent_ndims(sp) < 2 || H5Sget_simple_extent_ndims(sp) > 3 ||
+		    H5Sget_simple_extent_dims(sp, dims, NULL) < 0)
+			dims[1] = 0;
+		if (sp >= 0)
+			H5Sclose(sp);
+		H5Dclose(ds);
+	}
+	char err[256];
+	if (table && load_table(l->f, table, err, sizeof err) == 0) {
+		/* /G/QTY -> /G/NAME/QTY */
+		char *slash = strrchr(path, '/');
+		*slash = 0;
+		for (long i = 0; i < l->f->tab_n && (hsize_t)i < dims[1]; i++)
+			add(l, xasprintf("%s/%.*s/%s", path, (int)l->f->tab_w,
+					 l->f->tab + (size_t)i * l->f->tab_w, slash + 1));
+		free(path);
+	} else if (series) {
+		add(l, path);	/* read whole when its names table is unusable */
+	} else {
+		free(path);
+	}
+	free(table);
 	return 0;
 }
 
@@ -150,7 +543,7 @@ static int cmp_str(const void *a, const void *b)
 
 int h5r_list(struct h5in *f, const char *group, char ***names)
 {
-	struct list l = { NULL, 0, 0, group };
+	struct list l = { NULL, 0, 0, group, f };
 	*names = NULL;
 	if (strcmp(group, "/") != 0 && !link_exists(f->file, group))
 		return 0;

@@ -1,9 +1,18 @@
 /* h5read.h - a small HDF5 reader: numeric datasets and string attributes.
  *
- * Knows nothing of mechanics.  Reads 1-D and 2-D datasets of any numeric
- * type as doubles (converted by the HDF5 library) and lists the datasets
+ * Knows nothing of mechanics.  Reads 1-D to 3-D datasets of any numeric
+ * type as doubles (converted by the HDF5 library) and lists the series
  * under a group.  The counterpart of h5.h; together they cover the layout
  * of man/mbsim-output.5.
+ *
+ * Logical names.  A dataset /G/QTY whose string attribute "names" is the
+ * path of a table of fixed-length strings (/G/names) has one entry per
+ * name along its second axis; /G/NAME/QTY then means NAME's slice:
+ * /G/QTY[:, k] (1-D) or /G/QTY[:, k, :] (2-D), k the
+ * index of NAME in the table.  When /G/QTY also has a string attribute
+ * "offsets", the path of an integer table o, NAME's slice is the columns
+ * o[k] .. o[k+1]-1 of the 2-D /G/QTY.  A file of the first layout, whose
+ * datasets have those paths, reads the same.
  */
 #ifndef MBSIM_H5READ_H
 #define MBSIM_H5READ_H
@@ -24,14 +33,18 @@ struct h5r_data {
 struct h5in *h5r_open(const char *path, char *err, size_t errlen);
 void h5r_close(struct h5in **f);
 
-/* Read the dataset at path into d (d->v malloc'd; free with h5r_data_release).
- * 0, or -1 with a message in err (missing, not numeric, more than 2-D). */
+/* Read the dataset at path, or the slice its logical name means, into d
+ * (d->v malloc'd; free with h5r_data_release): rows x cols, a 3-D dataset
+ * as rows x (d1 d2).  0, or -1 with a message in err (missing, not
+ * numeric, more than 3-D, name not in the table). */
 int h5r_read(struct h5in *f, const char *path, struct h5r_data *d, char *err, size_t errlen);
 void h5r_data_release(struct h5r_data *d);
 
-/* Every dataset below group (recursively), as absolute paths sorted by
- * name; *names is a malloc'd array of malloc'd strings.  Returns the count
- * (0 when the group is missing or empty). */
+/* Every series below group (recursively: the datasets but the tables
+ * GROUP/names, GROUP/X_names and GROUP/X_offsets), as absolute paths sorted by name, a series
+ * with a names table as the logical names of its slices; *names is a malloc'd array of
+ * malloc'd strings.  Returns the count (0 when the group is missing or
+ * empty). */
 int h5r_list(struct h5in *f, const char *group, char ***names);
 void h5r_list_free(char ***names, int n);
 

@@ -27,6 +27,8 @@ void sim_options_default(struct sim_options *o)
 	o->t0 = 0.0;
 	o->t_end = 1.0;
 	o->every = 1;
+	o->flush_interval = 2.0;
+	o->compression = 0;
 	o->assemble = 1;
 	o->assemble_tol = 1e-12;
 	o->seed = 1;

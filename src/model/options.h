@@ -28,6 +28,8 @@ struct sim_options {
 				 * [t0, t_end]; NULL: every k-th step.  Borrowed
 				 * (the deck owns it) */
 	long ntimes;
+	double flush_interval;	/* output.flush_interval: s of wall time between file writes */
+	int compression;	/* output.compression: deflate level 0-9 */
 	int assemble;		/* initial.assemble: make the initial state consistent */
 	double assemble_tol;	/* initial.tolerance: Newton stop for assembly */
 	unsigned long seed;	/* seed: for urand() in expressions */

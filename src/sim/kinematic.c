@@ -266,21 +266,20 @@ void kinematic_release(struct kin_series *k)
 int kinematic_write(const struct model *m, const struct kin_series *k, const char *path,
 		    char *err, size_t n)
 {
-	struct h5out *h = h5_create(path, err, n);
+	/* flushed once, at close: the file is written in one go */
+	struct h5_opts opt = { 1e9, 0, k->nt };
+	struct h5out *h = h5_create(path, &opt, err, n);
 	if (!h)
 		return -1;
-	int nb = k->nb;
-	int *id = xmalloc(((size_t)nb * 6 + 1) * sizeof(int));
+	int nb = k->nb, id[6];
+	h5_attr_num(h, "/", "layout_version", OUTPUT_LAYOUT_VERSION);
 	int tid = output_body_series(h, m, id);
 	for (int i = 0; i < k->nt; i++) {
+		size_t o = (size_t)i * (size_t)nb;
 		h5_row(h, tid, &k->t[i]);
-		for (int b = 0; b < nb; b++) {
-			size_t o = (size_t)i * (size_t)nb + (size_t)b;
-			output_body_row(h, id, b, k->r + 3 * o, k->v + 3 * o, k->a + 3 * o, k->q + 4 * o,
-					k->w + 3 * o, k->wd + 3 * o);
-		}
+		output_body_row(h, id, k->r + 3 * o, k->v + 3 * o, k->a + 3 * o, k->q + 4 * o,
+				k->w + 3 * o, k->wd + 3 * o);
 	}
-	free(id);
 	h5_attr_str(h, "/", "integrator", "kinematic");
-	return h5_close(&h, "complete") ? -1 : 0;
+	return h5_close(&h, "complete", err, n) ? -1 : 0;
 }

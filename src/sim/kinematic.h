@@ -43,10 +43,11 @@ int kinematic_solve(const struct model *m, double t0, const double *t, int nt,
 		    double max_dt, struct kin_series *k, char *msg, size_t n);
 void kinematic_release(struct kin_series *k);
 
-/* Write k in mbsim's HDF5 layout: /time and, per body,
- * /bodies/NAME/{position,velocity,acceleration,orientation,angular_velocity,
- * angular_acceleration}; root attributes status = "complete" and
- * integrator = "kinematic".  0, or -1 with a message in err. */
+/* Write k in mbsim's HDF5 layout: /time, /bodies/names and
+ * /bodies/{position,velocity,acceleration,orientation,angular_velocity,
+ * angular_acceleration} (output_body_series); root attributes
+ * status = "complete" and integrator = "kinematic".  0, or -1 with a
+ * message in err. */
 int kinematic_write(const struct model *m, const struct kin_series *k, const char *path,
 		    char *err, size_t n);
 

@@ -1,4 +1,4 @@
-/* output.c - writing samples in the documented layout. */
+/* output.c - writing samples in the documented layout (man/mbsim-output.5). */
 #include "output.h"
 #include "assemble.h"
 #include "../util/vec.h"
@@ -9,15 +9,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int ser(struct output *o, const char *grp, const char *name, const char *ds,
-	       int ncols, const char *units, const char *desc)
+static int ser(struct h5out *h, const char *path, long d1, long d2, const char *units,
+	       const char *desc)
 {
-	char path[512];
-	if (name)
-		snprintf(path, sizeof path, "/%s/%s/%s", grp, name, ds);
-	else
-		snprintf(path, sizeof path, "/%s/%s", grp, ds);
-	return h5_series(o->h5, path, ncols, H5_DOUBLE, units, desc);
+	return h5_series(h, path, d1, d2, H5_DOUBLE, units, desc);
+}
+
+/* A series whose second axis is indexed by the names table at table: the
+ * attribute "names" says so to readers (h5read.c maps the logical name
+ * GROUP/NAME/QTY to its slice). */
+static int ser_named(struct h5out *h, const char *path, long d1, long d2, const char *units,
+		     const char *desc, const char *table)
+{
+	int id = ser(h, path, d1, d2, units, desc);
+	if (id >= 0)
+		h5_attr_str(h, path, "names", table);
+	return id;
 }
 
 /* Per body (man/mbsim-output.5), in the order of output_body_row's arguments. */
@@ -35,24 +42,28 @@ static const struct {
 
 int output_body_series(struct h5out *h, const struct model *m, int *id)
 {
-	int time = h5_series(h, "/time", 0, H5_DOUBLE, "s", "sample times");
-	for (int b = 0; b < m->nbodies; b++)
-		for (int j = 0; j < 6; j++) {
-			char path[512];
-			snprintf(path, sizeof path, "/bodies/%s/%s", m->bodies[b].name,
-				 body_series[j].name);
-			id[6 * b + j] = h5_series(h, path, body_series[j].cols, H5_DOUBLE,
-						  body_series[j].units, body_series[j].desc);
-		}
+	int nb = m->nbodies;
+	int time = h5_series(h, "/time", 0, 0, H5_DOUBLE, "s", "sample times");
+	const char **names = xmalloc(((size_t)nb + 1) * sizeof(char *));
+	for (int b = 0; b < nb; b++)
+		names[b] = m->bodies[b].name;
+	h5_names(h, "/bodies/names", names, nb);
+	free(names);
+	for (int j = 0; j < 6; j++) {
+		char path[64];
+		snprintf(path, sizeof path, "/bodies/%s", body_series[j].name);
+		id[j] = nb > 0 ? ser_named(h, path, nb, body_series[j].cols, body_series[j].units,
+					   body_series[j].desc, "/bodies/names") : -1;
+	}
 	return time;
 }
 
-void output_body_row(struct h5out *h, const int *id, int b, const double *r, const double *v,
+void output_body_row(struct h5out *h, const int *id, const double *r, const double *v,
 		     const double *a, const double *q, const double *w, const double *wd)
 {
 	const double *row[6] = { r, v, a, q, w, wd };
 	for (int j = 0; j < 6; j++)
-		h5_row(h, id[6 * b + j], row[j]);
+		h5_row(h, id[j], row[j]);
 }
 
 static int has_coord(enum joint_type t)
@@ -60,60 +71,118 @@ static int has_coord(enum joint_type t)
 	return t == JOINT_REVOLUTE || t == JOINT_TRANSLATIONAL;
 }
 
-struct output *output_open(const char *path, const struct model *m, long samples, char *err,
-			   size_t n)
+/* /joints: names, the multipliers' column offsets, and the series. */
+static void joint_series(struct output *o, struct h5out *h, const struct model *m)
 {
-	struct h5out *h5 = h5_create(path, err, n);
-	if (!h5)
+	int nj = m->njoints;
+	o->jmul = o->jforce = o->jtorque = o->jcoord = -1;
+	const char **names = xmalloc(((size_t)nj + 1) * sizeof(char *));
+	int *off = xmalloc(((size_t)nj + 1) * sizeof(int));
+	off[0] = 0;
+	for (int j = 0; j < nj; j++) {
+		names[j] = m->joints[j].name;
+		off[j + 1] = off[j] + m->joints[j].nrows;
+	}
+	h5_names(h, "/joints/names", names, nj);
+	free(names);
+	if (nj > 0) {
+		h5_ints(h, "/joints/multiplier_offsets", off, nj + 1);
+		if (off[nj] > 0) {
+			o->jmul = ser_named(h, "/joints/multipliers", off[nj], 0, "N, N m or N/m",
+					    "Lagrange multipliers of the joints' constraint rows",
+					    "/joints/names");
+			h5_attr_str(h, "/joints/multipliers", "offsets", "/joints/multiplier_offsets");
+		}
+		o->jforce = ser_named(h, "/joints/reaction_force", nj, 3, "N",
+				      "constraint force on body 2, global frame", "/joints/names");
+		o->jtorque = ser_named(h, "/joints/reaction_torque", nj, 3, "N m",
+				       "constraint couple on body 2 about its joint point, global frame",
+				       "/joints/names");
+		o->jcoord = ser_named(h, "/joints/coordinate", nj, 0, "rad or m",
+				      "relative angle (unwrapped) of revolute joints, displacement of "
+				      "translational joints, NaN for other types", "/joints/names");
+	}
+	free(off);
+}
+
+/* /drivers: names, driven joints and the series. */
+static void driver_series(struct output *o, struct h5out *h, const struct model *m)
+{
+	int nd = m->ndrivers;
+	o->dmul = o->deffort = o->dforce = o->dtorque = -1;
+	if (nd == 0)
+		return;
+	const char **names = xmalloc(((size_t)nd + 1) * sizeof(char *));
+	const char **joints = xmalloc(((size_t)nd + 1) * sizeof(char *));
+	for (int d = 0; d < nd; d++) {
+		names[d] = m->drivers[d].name;
+		joints[d] = m->joints[m->drivers[d].joint].name;
+	}
+	h5_names(h, "/drivers/names", names, nd);
+	h5_names(h, "/drivers/joint_names", joints, nd);
+	free(names);
+	free(joints);
+	o->dmul = ser_named(h, "/drivers/multiplier", nd, 0, "N m or N",
+			    "Lagrange multiplier of the driver's constraint row", "/drivers/names");
+	o->deffort = ser_named(h, "/drivers/effort", nd, 0, "N m or N",
+			       "driving torque about (force along) the joint axis on body 2",
+			       "/drivers/names");
+	o->dforce = ser_named(h, "/drivers/reaction_force", nd, 3, "N",
+			      "force of the driver row on body 2, global frame", "/drivers/names");
+	o->dtorque = ser_named(h, "/drivers/reaction_torque", nd, 3, "N m",
+			       "couple of the driver row on body 2 about its joint point, global frame",
+			       "/drivers/names");
+}
+
+struct output *output_open(const char *path, const struct model *m, const struct h5_opts *opt,
+			   const char *deck_text, char *err, size_t n)
+{
+	struct h5out *h = h5_create(path, opt, err, n);
+	if (!h)
 		return NULL;
 	struct output *o = xcalloc(1, sizeof(*o));
-	int nb = m->nbodies, nj = m->njoints + m->ndrivers;
-	o->h5 = h5;
+	size_t nb = (size_t)m->nbodies, nj = (size_t)m->njoints, nd = (size_t)m->ndrivers;
+	o->h5 = h;
 	o->m = m;
-	o->body = xmalloc(((size_t)nb + 1) * 6 * sizeof(int));
-	o->time = output_body_series(h5, m, o->body);
-	o->jmul = xmalloc(((size_t)nj + 1) * 5 * sizeof(int));
-	o->jforce = o->jmul + nj;
-	o->jtorque = o->jforce + nj;
-	o->jcoord = o->jtorque + nj;
-	o->jeffort = o->jcoord + nj;
-	for (int j = 0; j < nj; j++) {
-		int isdrv = j >= m->njoints;
-		const char *jn = isdrv ? m->drivers[j - m->njoints].name : m->joints[j].name;
-		int rows = isdrv ? 1 : m->joints[j].nrows;
-		o->jmul[j] = ser(o, "joints", jn, "multipliers", rows, "N, N m or N/m",
-				 "Lagrange multipliers of the joint's constraint rows");
-		o->jforce[j] = ser(o, "joints", jn, "reaction_force", 3, "N",
-				   "constraint force on body 2, global frame");
-		o->jtorque[j] = ser(o, "joints", jn, "reaction_torque", 3, "N m",
-				    "constraint couple on body 2 about its joint point, global frame");
-		o->jcoord[j] = !isdrv && has_coord(m->joints[j].type) ?
-			ser(o, "joints", jn, "coordinate", 0,
-			    m->joints[j].type == JOINT_REVOLUTE ? "rad" : "m",
-			    "relative angle (unwrapped) or displacement") : -1;
-		o->jeffort[j] = isdrv ? ser(o, "joints", jn, "effort", 0, "N m or N",
-					    "driving torque about (force along) the joint axis on body 2") : -1;
-	}
+	h5_attr_num(h, "/", "layout_version", OUTPUT_LAYOUT_VERSION);
+	h5_text(h, "/deck", deck_text ? deck_text : "");
+	o->time = output_body_series(h, m, o->body);
+	joint_series(o, h, m);
+	driver_series(o, h, m);
 	int nc = m->ncons > 0 ? m->ncons : 1;
-	o->pres = ser(o, "constraints", NULL, "position_residual", 0, "mixed", "2-norm of Phi");
-	o->vres = ser(o, "constraints", NULL, "velocity_residual", 0, "mixed", "2-norm of Phi_q v - nu");
-	o->ares = ser(o, "constraints", NULL, "acceleration_residual", 0, "mixed", "2-norm of Phi_q a - gamma");
-	o->pvec = ser(o, "constraints", NULL, "position_residual_vector", nc, "mixed", "Phi by row");
-	o->vvec = ser(o, "constraints", NULL, "velocity_residual_vector", nc, "mixed", "Phi_q v - nu by row");
-	o->avec = ser(o, "constraints", NULL, "acceleration_residual_vector", nc, "mixed", "Phi_q a - gamma by row");
-	o->ekin = ser(o, "energy", NULL, "kinetic", 0, "J", NULL);
-	o->epot = ser(o, "energy", NULL, "potential", 0, "J", "gravity (zero at the origin) and springs");
-	o->ework = ser(o, "energy", NULL, "nonconservative_work", 0, "J",
+	o->pres = ser(h, "/constraints/position_residual", 0, 0, "mixed", "2-norm of Phi");
+	o->vres = ser(h, "/constraints/velocity_residual", 0, 0, "mixed", "2-norm of Phi_q v - nu");
+	o->ares = ser(h, "/constraints/acceleration_residual", 0, 0, "mixed", "2-norm of Phi_q a - gamma");
+	o->pvec = ser(h, "/constraints/position_residual_vector", nc, 0, "mixed", "Phi by row");
+	o->vvec = ser(h, "/constraints/velocity_residual_vector", nc, 0, "mixed", "Phi_q v - nu by row");
+	o->avec = ser(h, "/constraints/acceleration_residual_vector", nc, 0, "mixed",
+		      "Phi_q a - gamma by row");
+	o->ekin = ser(h, "/energy/kinetic", 0, 0, "J", NULL);
+	o->epot = ser(h, "/energy/potential", 0, 0, "J", "gravity (zero at the origin) and springs");
+	o->ework = ser(h, "/energy/nonconservative_work", 0, 0, "J",
 		       "work done since t0 by dampers, friction, actuators, drivers and non-potential loads");
-	o->etot = ser(o, "energy", NULL, "total", 0, "J", "kinetic + potential - nonconservative_work");
-	o->edrift = ser(o, "energy", NULL, "drift", 0, "J", "total - total(t0)");
-	o->hstep = ser(o, "solver", NULL, "step_size", 0, "s", NULL);
-	o->hiter = h5_series(h5, "/solver/newton_iterations", 0, H5_INT, "1", "Newton iterations of the step");
-	o->hconv = h5_series(h5, "/solver/converged", 0, H5_INT, "1", "1 if the step's Newton iteration converged");
+	o->etot = ser(h, "/energy/total", 0, 0, "J", "kinetic + potential - nonconservative_work");
+	o->edrift = ser(h, "/energy/drift", 0, 0, "J", "total - total(t0)");
+	o->hstep = ser(h, "/solver/step_size", 0, 0, "s", NULL);
+	o->hiter = h5_series(h, "/solver/newton_iterations", 0, 0, H5_INT, "1",
+			     "Newton iterations of the step");
+	o->hconv = h5_series(h, "/solver/converged", 0, 0, H5_INT, "1",
+			     "1 if the step's Newton iteration converged");
 	o->row = xmalloc(((size_t)(nc > 12 ? nc : 12) + 1) * sizeof(double));
-	o->g = xmalloc(((size_t)6 * nb + 1) * sizeof(double));
+	o->g = xmalloc((6 * nb + 1) * sizeof(double));
 	o->pv = xmalloc(((size_t)nc + 1) * sizeof(double));
-	h5_start(h5, samples);
+	o->q = xmalloc((4 * nb + 1) * sizeof(double));
+	o->jF = xmalloc((7 * nj + (size_t)m->ncons + 8 * nd + 1) * sizeof(double));
+	o->jC = o->jF + 3 * nj;
+	o->jc = o->jC + 3 * nj;
+	o->jl = o->jc + nj;
+	o->dF = o->jl + m->ncons;
+	o->dC = o->dF + 3 * nd;
+	o->dl = o->dC + 3 * nd;
+	o->de = o->dl + nd;
+	/* the layout and the provenance on disk as the run starts, made
+	 * while set-up computes */
+	h5_start(h);
 	return o;
 }
 
@@ -125,49 +194,53 @@ static double norm(const double *v, int n)
 	return sqrt(s);
 }
 
-void output_sample(struct output *o, struct ra *s, const struct ra_state *x,
-		   const struct sample_info *si, double res[3])
+/* Rows of the joint and driver series at x. */
+static void joint_rows(struct output *o, struct ra *s, const struct ra_state *x,
+		       const struct sample_info *si)
 {
 	const struct model *m = o->m;
+	int k = 0;
+	for (int j = 0; j < m->njoints; j++) {
+		const struct joint *jt = &m->joints[j];
+		ra_reaction(s, x, jt->row0, jt->nrows, jt->s[1], o->jF + 3 * j, o->jC + 3 * j);
+		o->jc[j] = has_coord(jt->type) ? si->coord[j] : NAN;
+		memcpy(o->jl + k, x->lam + jt->row0, (size_t)jt->nrows * sizeof(double));
+		k += jt->nrows;
+	}
+	for (int d = 0; d < m->ndrivers; d++) {
+		const struct driver *dv = &m->drivers[d];
+		const struct joint *jt = &m->joints[dv->joint];
+		double *F = o->dF + 3 * d, *C = o->dC + 3 * d;
+		ra_reaction(s, x, dv->row0, 1, jt->s[1], F, C);
+		o->dl[d] = x->lam[dv->row0];
+		double zb[3] = { jt->F[0][2], jt->F[0][5], jt->F[0][8] }, z[3];
+		static const double I[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+		const double *A0 = jt->body[0] >= 0 ? x->A + 9 * jt->body[0] : I;
+		m3_mulv(z, A0, zb);
+		o->de[d] = dv->kind == DRIVER_ROTATION ? v3_dot(C, z) : v3_dot(F, z);
+	}
+	struct h5out *h = o->h5;
+	h5_row(h, o->jmul, o->jl);
+	h5_row(h, o->jforce, o->jF);
+	h5_row(h, o->jtorque, o->jC);
+	h5_row(h, o->jcoord, o->jc);
+	h5_row(h, o->dmul, o->dl);
+	h5_row(h, o->deffort, o->de);
+	h5_row(h, o->dforce, o->dF);
+	h5_row(h, o->dtorque, o->dC);
+}
+
+int output_sample(struct output *o, struct ra *s, const struct ra_state *x,
+		  const struct sample_info *si, double res[3])
+{
 	struct h5out *h = o->h5;
 	int nc = s->nc;
-	double *row = o->row, q[4];
+	double *row = o->row;
 	h5_row(h, o->time, &x->t);
-	for (int b = 0; b < s->nb; b++) {
-		mat_to_quat(q, x->A + 9 * b);
-		output_body_row(h, o->body, b, x->r + 3 * b, x->v + 3 * b, x->a + 3 * b, q,
-				x->w + 3 * b, x->wd + 3 * b);
-	}
-	for (int j = 0; j < m->njoints + m->ndrivers; j++) {
-		int isdrv = j >= m->njoints, row0, n;
-		const struct joint *jt;
-		if (isdrv) {
-			const struct driver *dv = &m->drivers[j - m->njoints];
-			jt = &m->joints[dv->joint];
-			row0 = dv->row0;
-			n = 1;
-		} else {
-			jt = &m->joints[j];
-			row0 = jt->row0;
-			n = jt->nrows;
-		}
-		double F[3], C[3];
-		ra_reaction(s, x, row0, n, jt->s[1], F, C);
-		h5_row(h, o->jmul[j], x->lam + row0);
-		h5_row(h, o->jforce[j], F);
-		h5_row(h, o->jtorque[j], C);
-		if (o->jcoord[j] >= 0)
-			h5_row(h, o->jcoord[j], &si->coord[j]);
-		if (o->jeffort[j] >= 0) {
-			double zb[3] = { jt->F[0][2], jt->F[0][5], jt->F[0][8] }, z[3];
-			static const double I[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
-			const double *A0 = jt->body[0] >= 0 ? x->A + 9 * jt->body[0] : I;
-			m3_mulv(z, A0, zb);
-			double e = m->drivers[j - m->njoints].kind == DRIVER_ROTATION ?
-				   v3_dot(C, z) : v3_dot(F, z);
-			h5_row(h, o->jeffort[j], &e);
-		}
-	}
+	for (int b = 0; b < s->nb; b++)
+		mat_to_quat(o->q + 4 * b, x->A + 9 * b);
+	output_body_row(h, o->body, x->r, x->v, x->a, o->q, x->w, x->wd);
+	joint_rows(o, s, x, si);
 	/* residual vectors: Phi, Phi_q v - nu, Phi_q a - gamma */
 	double *g = o->g, *pv = o->pv;
 	if (nc > 0) {
@@ -195,19 +268,20 @@ void output_sample(struct output *o, struct ra *s, const struct ra_state *x,
 	double it = si->iterations, cv = si->converged;
 	h5_row(h, o->hiter, &it);
 	h5_row(h, o->hconv, &cv);
+	return h5_commit(h);
 }
 
-int output_close(struct output **po, const char *status)
+int output_close(struct output **po, const char *status, char *err, size_t n)
 {
 	struct output *o = *po;
 	if (!o)
 		return 0;
-	int rc = h5_close(&o->h5, status);
-	free(o->body);
-	free(o->jmul);
+	int rc = h5_close(&o->h5, status, err, n);
 	free(o->row);
 	free(o->g);
 	free(o->pv);
+	free(o->q);
+	free(o->jF);
 	free(o);
 	*po = NULL;
 	return rc;

@@ -1,9 +1,15 @@
-/* output.h - the documented HDF5 layout (man/mbsim-output.5) on top of io/h5. */
+/* output.h - the documented HDF5 layout (man/mbsim-output.5) on top of io/h5.
+ *
+ * Layout version 2: one dataset per quantity, its second axis the bodies
+ * (joints, drivers) in deck order, named by /bodies/names (/joints/names,
+ * /drivers/names); a handful of datasets whatever the model's size. */
 #ifndef MBSIM_OUTPUT_H
 #define MBSIM_OUTPUT_H
 
 #include "../form/ra.h"
 #include "../io/h5.h"
+
+#define OUTPUT_LAYOUT_VERSION 2
 
 struct sample_info {
 	double step;		/* size of the step that produced the sample */
@@ -16,34 +22,39 @@ struct sample_info {
 struct output {
 	struct h5out *h5;
 	const struct model *m;
-	int time, *body;	/* series ids: /time, 6 per body (output_body_series) */
-	int *jmul, *jforce, *jtorque, *jcoord, *jeffort;	/* per joint then per driver */
+	int time, body[6];	/* series ids: /time, /bodies/... (output_body_series) */
+	int jmul, jforce, jtorque, jcoord;		/* /joints/... */
+	int dmul, deffort, dforce, dtorque;		/* /drivers/... */
 	int pres, vres, ares, pvec, vvec, avec;
 	int ekin, epot, ework, etot, edrift;
 	int hstep, hiter, hconv;
-	double *row, *g, *pv;	/* scratch */
+	double *row, *g, *pv, *q;	/* scratch */
+	double *jF, *jC, *jc, *jl, *dF, *dC, *dl, *de;	/* rows of the joint and driver series */
 };
 
-/* Create the file and every series; NULL with message in err.  samples:
- * the number of samples the run will write if it completes (0: unknown),
- * for h5_start. */
-struct output *output_open(const char *path, const struct model *m, long samples, char *err,
-			   size_t n);
+/* Create the file with every dataset, write the deck text (/deck) and
+ * flush; NULL with a message in err.  opt: flush interval, compression,
+ * expected samples (see h5.h). */
+struct output *output_open(const char *path, const struct model *m, const struct h5_opts *opt,
+			   const char *deck_text, char *err, size_t n);
 /* Write one sample; the caller has done ra_eval(PRIM_ALL) at x. Returns
- * the three residual norms through res[3]. */
-void output_sample(struct output *o, struct ra *s, const struct ra_state *x,
-		   const struct sample_info *si, double res[3]);
-int output_close(struct output **o, const char *status);
+ * the three residual norms through res[3].  0, or -1 when writing the
+ * file has failed (h5_error names it). */
+int output_sample(struct output *o, struct ra *s, const struct ra_state *x,
+		  const struct sample_info *si, double res[3]);
+/* Close (h5_close): -1 with a message in err when writing failed. */
+int output_close(struct output **o, const char *status, char *err, size_t n);
 
 /* The body part of the layout, shared with the kinematic reference
  * (kinematic.c) so that the two cannot drift apart.  Creates /time
- * (returns its id) and, for each body b of m, its series position,
+ * (returns its id), /bodies/names and the series /bodies/position,
  * velocity, acceleration, orientation, angular_velocity and
- * angular_acceleration with ids id[6 b + j] in that order. */
+ * angular_acceleration (samples x bodies x 3, or 4 for orientation), with
+ * ids id[0..6) in that order. */
 int output_body_series(struct h5out *h, const struct model *m, int *id);
-/* One row of body b's series: r, v, a global (3 each); q the unit
- * quaternion (w,x,y,z) body to global; w, wd body frame (3 each). */
-void output_body_row(struct h5out *h, const int *id, int b, const double *r, const double *v,
+/* One sample of every body: r, v, a global (3 per body); q the unit
+ * quaternions (w,x,y,z) body to global (4 per body); w, wd body frame. */
+void output_body_row(struct h5out *h, const int *id, const double *r, const double *v,
 		     const double *a, const double *q, const double *w, const double *wd);
 
 #endif

@@ -102,6 +102,7 @@ struct run {
 	struct monitor mo;
 	long nsteps;
 	double t_last_progress;
+	int write_failed;	/* output_sample failed: the run ended */
 };
 
 /* What to do about a non-finite state after `step` steps. */
@@ -213,7 +214,13 @@ static int complete(struct run *R, const struct ra_state *x, double h, int iters
 	struct sample_info si = { h, iters, converged, K, V, mo->work, total, drift, mo->coord };
 	double res[3] = { 0, 0, 0 };
 	if (R->out) {
-		output_sample(R->out, s, x, &si, res);
+		if (output_sample(R->out, s, x, &si, res)) {
+			/* a full file system: the run ends */
+			R->write_failed = 1;
+			snprintf(R->r->message, sizeof R->r->message, "%s, at t = %.9g (step %ld)",
+				 h5_error(R->out->h5), x->t, step);
+			return -1;
+		}
 	} else {
 		/* the position residual is still reported in the summary */
 		double p = 0.0;
@@ -359,13 +366,11 @@ static void write_attrs(struct run *R)
 	const struct sim_args *a = R->a;
 	struct h5out *h = R->out->h5;
 	h5_attr_str(h, "/", "mbsim_version", MBSIM_VERSION);
-	h5_attr_str(h, "/", "deck", a->deck_text ? a->deck_text : "");
 	h5_attr_str(h, "/", "command_line", a->command_line ? a->command_line : "");
 	h5_attr_str(h, "/", "integrator", a->o->method);
 	h5_attr_str(h, "/", "linear_solver", R->r->solver);
 	h5_attr_num(h, "/", "step", a->o->step);
 	h5_attr_num(h, "/", "tolerance", a->o->tolerance);
-	h5_attr_str(h, "/", "status", "running");
 }
 
 static void finish_attrs(struct run *R)
@@ -605,8 +610,9 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 	r->status = SIM_FAILED;
 	char err[512];
 	if (a->out_path) {
-		R.out = output_open(a->out_path, a->m,
-				    expected_samples(a->o, integ_find(a->o->method)), err, sizeof err);
+		struct h5_opts ho = { a->o->flush_interval, a->o->compression,
+				      expected_samples(a->o, integ_find(a->o->method)) };
+		R.out = output_open(a->out_path, a->m, &ho, a->deck_text, err, sizeof err);
 		if (!R.out) {
 			diag_error(d, NULL, "%s", err);
 			return SIM_FAILED;
@@ -646,8 +652,8 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 			write_attrs(&R);
 			finish_attrs(&R);
 		}
-		if (output_close(&R.out, status)) {
-			diag_error(d, NULL, "writing HDF5 file '%s' failed", a->out_path);
+		if (output_close(&R.out, status, err, sizeof err)) {
+			diag_error(d, NULL, "%s", R.write_failed ? r->message : err);
 			r->status = SIM_FAILED;
 		}
 	}

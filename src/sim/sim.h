@@ -11,7 +11,7 @@ struct sim_args {
 	const struct model *m;
 	const struct sim_options *o;
 	const char *out_path;		/* HDF5 file to write, or NULL for none */
-	const char *deck_text;		/* stored as attribute "deck" */
+	const char *deck_text;		/* stored as dataset /deck */
 	const char *command_line;	/* stored as attribute "command_line" */
 	int progress;			/* draw a progress bar on stderr */
 	volatile sig_atomic_t *stop;	/* set asynchronously to interrupt */

@@ -1,0 +1,176 @@
+#!/bin/sh
+# The output file (man/mbsim-output.5, layout 2; src/io/h5.c,
+# src/sim/output.c): what survives SIGKILL, a full file system, a deck
+# larger than an HDF5 attribute, a driver named like its joint,
+# compression, and compare's reading of the layout.
+. "$(dirname "$0")/lib.sh"
+dp=$decks/double_pendulum.yaml
+if ! "$PY" -c 'import h5py' 2>/dev/null; then
+	echo "skip t-output.sh: $PY has no h5py"
+	finish
+	exit $?
+fi
+
+# --- 1. SIGKILL at random moments -------------------------------------
+# A run of ~10 s (double pendulum to t = 2000 s, a sample every 10 steps;
+# 200 s take 1 s here) with a flush every 0.1 s of wall time is killed
+# after a random delay of 0.2 to 1.5 s, 20 times (at most 20 x 1.5 s).
+# Each file must open, say status "running", have ascending times and
+# every series as long as /time: HDF5 is touched only at flush points
+# (h5.c), so the file is as of the last flush.  A kill during a flush
+# itself (~0.5 ms of each 0.1 s here) may leave series longer than /time,
+# never shorter (h5.h writes /time last): then they must be longer by
+# less than one flush's samples, and mbsimlib.series must give /time's
+# length.  The seed is printed to replay a failure.
+seed=${KILL_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
+echo "     SIGKILL delays from seed $seed (KILL_SEED=$seed to replay)"
+delays=$(awk -v s="$seed" 'BEGIN { srand(s); for (i = 0; i < 20; i++) printf "%.3f\n", 0.2 + 1.3 * rand() }')
+killed=0 rows=0 nonempty=0 inflush=0
+for d in $delays; do
+	f=$tmp/killed.h5
+	rm -f "$f"
+	"$MBSIM" run "$dp" -o "$f" --quiet --set time.end=2000 --set output.every=10 \
+		--set output.flush_interval=0.1 2>"$tmp/err" &
+	pid=$!
+	sleep "$d"
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	if ! r=$("$PY" - "$f" "$top/tools" <<'PY' 2>"$tmp/err"
+import sys
+sys.path.insert(0, sys.argv[2])
+import h5py, numpy as np
+from mbsimlib import series
+with h5py.File(sys.argv[1], "r") as f:
+    st = f.attrs["status"]
+    st = st.decode() if isinstance(st, bytes) else st
+    t = f["time"][()]
+    n = len(t)
+    lens = {}
+    def collect(k, v):
+        if isinstance(v, h5py.Dataset) and "units" in v.attrs:
+            lens[k] = v.shape[0]
+    f.visititems(collect)
+    bad = [k for k, m in lens.items() if m < n]
+    assert st == "running", "status %r" % st
+    assert np.all(np.diff(t) > 0), "times not ascending"
+    assert not bad and len(lens) > 20, "series shorter than /time (%d): %s" % (n, bad[:3])
+    longer = max(lens.values()) - n
+    # 0.1 s of the double pendulum (2000 samples of 1e-3 s a second
+    # with output.every 10 at ~200 simulated s per wall s) is far fewer
+    # than 100000 samples; mbsimlib drops the rows past /time
+    assert longer < 100000, "series %d rows longer than /time" % longer
+    assert all(len(series(f, p)) == n for p in ("bodies/bar2/position", "joints/pin1/coordinate",
+                                                 "energy/total"))
+    print(n, int(longer > 0))
+PY
+	); then
+		bad "SIGKILL after $d s: the file is not as of a flush" "$(cat "$tmp/err")"
+		break
+	fi
+	set -- $r
+	killed=$((killed + 1))
+	rows=$((rows + $1))
+	inflush=$((inflush + $2))
+	[ "$1" -gt 0 ] && nonempty=$((nonempty + 1))
+done
+# not a vacuous check: some kills came after samples were flushed (when
+# the machine is loaded, fewer do; one is enough)
+if [ "$killed" -eq 20 ] && [ "$nonempty" -gt 0 ]; then
+	ok "SIGKILL at 20 random moments: every file opens, status running, every series as long as /time ($nonempty with samples, $rows samples in all; $inflush killed during a flush)"
+elif [ "$killed" -eq 20 ]; then
+	bad "SIGKILL at 20 random moments: no file had samples (no flush happened; is the machine overloaded?)"
+fi
+
+# --- 2. a full file system --------------------------------------------
+# 1 MB of tmpfs and the double pendulum's 8001 samples of every step
+# (~5 MB): exit 1 and a message naming the file, never a signal; the file,
+# if it opens, is not "complete".
+mnt=$tmp/full
+mkdir -p "$mnt"
+if mount -t tmpfs -o size=1m tmpfs "$mnt" 2>"$tmp/err"; then
+	"$MBSIM" run "$dp" -o "$mnt/dp.h5" --quiet --set output.every=1 >/dev/null 2>"$tmp/err"
+	rc=$?
+	st=$("$PY" -c 'import sys, h5py; s = h5py.File(sys.argv[1], "r").attrs["status"]; print(s.decode() if isinstance(s, bytes) else s)' \
+		"$mnt/dp.h5" 2>/dev/null)
+	if [ "$rc" -eq 1 ] && grep -q "HDF5 file '$mnt/dp.h5' failed: No space left on device" "$tmp/err" &&
+		[ "$st" != complete ]; then
+		ok "full file system: exit 1, '$(head -1 "$tmp/err" | cut -c1-110)...', status '${st:-unreadable}'"
+	else
+		bad "full file system: exit $rc, status '$st'" "$(cat "$tmp/err")"
+	fi
+	umount "$mnt"
+else
+	echo "skip full file system: mount -t tmpfs refused ($(head -1 "$tmp/err"))"
+fi
+
+# --- 3. the deck text kept whole ----------------------------------------
+# 70 kB of comments: more than an HDF5 attribute holds (64 kB); /deck is
+# the file's text byte for byte.
+big=$tmp/big.yaml
+cp "$decks/pendulum.yaml" "$big"
+awk 'BEGIN { for (i = 0; i < 1000; i++) printf "# %068d\n", i }' >>"$big"
+if "$MBSIM" run "$big" -o "$tmp/big.h5" --quiet --set time.end=0.01 2>"$tmp/err" &&
+	"$PY" -c 'import sys, h5py; d = h5py.File(sys.argv[1], "r")["deck"][()]; sys.exit(d != open(sys.argv[2], "rb").read())' \
+		"$tmp/big.h5" "$big"; then
+	ok "a $(wc -c <"$big")-byte deck is kept whole in /deck"
+else
+	bad "a deck larger than 64 kB is not kept whole"
+fi
+
+# --- 4. a driver named like its joint (issue 16 item 1) -----------------
+cat >"$tmp/yaw.yaml" <<'EOF'
+title: a rotor turned by a driver named like its joint
+gravity: [0, 0, 0]
+time: {end: 0.1}
+integrator: {method: hi, step: 1e-3}
+bodies:
+  - {name: rotor, mass: 1, inertia: [0.1, 0.1, 0.2], position: [0, 0, 0]}
+joints:
+  - {name: yaw, type: revolute, body1: ground, body2: rotor, point: [0, 0, 0], axis: [0, 0, 1]}
+drivers:
+  - {name: yaw, joint: yaw, function: {type: rate, rate: 2}}
+EOF
+expect_rc 0 "driver 'yaw' on joint 'yaw' runs" "$MBSIM" run "$tmp/yaw.yaml" -o "$tmp/yaw.h5" --quiet
+# both series read back: the joint turned 2 rad/s x 0.1 s = 0.2 rad (the
+# driver's rate, solved to the Newton tolerance); the driver's effort
+# exists (zero: nothing resists the rotor, to round-off)
+c=$(series_at "$tmp/yaw.h5" joints/yaw/coordinate 100)
+e=$(series_at "$tmp/yaw.h5" drivers/yaw/effort 100)
+if awk -v c="$c" -v e="$e" 'BEGIN { d = c - 0.2; exit !(c != "" && e != "" && d < 1e-9 && d > -1e-9 && e < 1e-9 && e > -1e-9) }'; then
+	ok "joints/yaw/coordinate (0.2 rad at 0.1 s: $c) and drivers/yaw/effort ($e) both present"
+else
+	bad "joints/yaw/coordinate = '$c', drivers/yaw/effort = '$e'"
+fi
+
+# --- 5. compare reads the layout ----------------------------------------
+sc=$decks/slider_crank.yaml
+"$MBSIM" run "$sc" -o "$tmp/sc.h5" --quiet --set time.end=0.5 --set output.every=10 || bad "slider-crank run"
+# NaN (no coordinate: spherical and universal joints) equals NaN
+expect_rc 0 "compare: a file equals itself, NaN coordinates included" \
+	"$MBSIM" compare "$tmp/sc.h5" "$tmp/sc.h5" --rtol 0 --atol 0
+grep -q '^/joints/sph_b/coordinate .* ok$' "$tmp/out" && grep -q '^/drivers/motor/effort .* ok$' "$tmp/out" &&
+	ok "compare lists joints/NAME and drivers/NAME series" || bad "compare's list" "$(cat "$tmp/out")"
+# one value of the rod changed (sample 3, y): the difference names the rod
+"$PY" - "$tmp/sc.h5" "$tmp/sc2.h5" <<'PY'
+import shutil, sys, h5py
+shutil.copy(sys.argv[1], sys.argv[2])
+with h5py.File(sys.argv[2], "r+") as f:
+    k = [n.decode() for n in f["bodies/names"][()]].index("rod")
+    f["bodies/position"][3, k, 1] += 1e-3
+PY
+expect_rc 1 "compare: a changed value fails" "$MBSIM" compare "$tmp/sc2.h5" "$tmp/sc.h5" --rtol 0 --atol 1e-6
+grep -q '^/bodies/rod/position *1\.0000e-03 .* FAIL$' "$tmp/out" &&
+	[ "$(grep -c FAIL "$tmp/out")" -eq 2 ] &&
+	ok "compare names the body that differs (/bodies/rod/position, 1e-3)" || bad "compare's report" "$(cat "$tmp/out")"
+
+# --- 6. output.compression ------------------------------------------------
+expect_rc 0 "output.compression: 9 runs" "$MBSIM" run "$sc" -o "$tmp/scz.h5" --quiet \
+	--set time.end=0.5 --set output.every=10 --set output.compression=9
+expect_rc 0 "a compressed file reads back identical" \
+	"$MBSIM" compare "$tmp/scz.h5" "$tmp/sc.h5" --rtol 0 --atol 0
+"$PY" -c 'import sys, h5py; f = h5py.File(sys.argv[1], "r"); sys.exit(f["bodies/position"].compression != "gzip" or f["bodies/position"].compression_opts != 9)' \
+	"$tmp/scz.h5" && ok "compressed with deflate level 9" || bad "/bodies/position is not deflated at level 9"
+expect_rc 2 "output.compression: 10 is an error" "$MBSIM" check "$sc" --set output.compression=10
+grep -q "output.compression must be a deflate level 0 to 9, got 10" "$tmp/err" &&
+	ok "output.compression 10: message" || bad "output.compression 10: message"
+finish
