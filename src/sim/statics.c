@@ -329,7 +329,7 @@ int statics_solve(struct ra *s, struct ra_state *x, double t, struct statics_res
 	r->worst_row = wr;
 	if (!r->converged && !r->message[0]) {
 		char cons[240] = "";
-		if (wr >= 0)
+		if (wr >= 0 && rp > r->tol_phi)
 			snprintf(cons, sizeof cons, ", constraint residual %.3g in %s", rp,
 				 statics_row_name(m, wr));
 		snprintf(r->message, sizeof r->message,
