@@ -7,8 +7,7 @@
 	"mbsim COMMAND [ARGS]...\n" \
 	"mbsim --version\n"
 #define USAGE_RUN \
-	"mbsim run DECK [-o FILE.h5 [--force]] [--set KEY=VALUE]... [--from-static] [--quiet]\n" \
-	"          [--json]\n"
+	"mbsim run DECK [-o FILE.h5 [--force]] [--set KEY=VALUE]... [--from-static] [--quiet] [--json]\n"
 #define USAGE_CHECK \
 	"mbsim check [--set KEY=VALUE]... DECK...\n"
 #define USAGE_LIST \
