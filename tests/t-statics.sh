@@ -26,7 +26,10 @@
 #   6. modes of decks/double_pendulum.yaml against
 #      tools/double_pendulum_modes.py to 1e-9 relative;
 #   7. no_support.yaml (a body with nothing under it): exit 1 naming body
-#      'rock', in text and in --json; usage errors exit 64.
+#      'rock', in text and in --json; usage errors exit 64;
+#   8. the equilibria found for the conservative seed decks (pendulum,
+#      double pendulum, free four-link, heavy top, spring top, 8-link
+#      chain) are stable: no mode with a negative damping ratio.
 # Prints "N passed, N failed"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
@@ -125,6 +128,17 @@ if ref=$("$PY" "$top/tools/double_pendulum_modes.py" 2>"$tmp/err"); then
 else
 	bad "tools/double_pendulum_modes.py failed"
 fi
+
+# 8. the equilibria of the conservative seed decks (gravity and springs
+# only) are stable: the potential guard of the iteration keeps it from
+# the upright positions that Newton's method alone reaches as readily
+for d in pendulum double_pendulum four_link_free heavy_top spring_top chain; do
+	set -- "$decks/$d.yaml"
+	[ "$d" = chain ] && set -- "$@" --set parameters.N=8	# 8 links: 48 dof, quick
+	expect_rc 0 "modes $d.yaml --json" "$MBSIM" modes "$@" --json
+	json_check "$d: no growing mode at the equilibrium found (every damping ratio >= 0)" "
+all(m['damping_ratio'] >= 0 for m in j['modes']) and any(not m['free'] for m in j['modes'])"
+done
 
 # 7. failures
 expect_rc 1 "static no_support.yaml fails" "$MBSIM" static "$sd/no_support.yaml"

@@ -33,6 +33,8 @@ static void print_text(const struct modes *mo)
 {
 	printf("%d degrees of freedom at the static equilibrium; %s\n", mo->ndof,
 	       mo->damped ? "damped (first-order eigenproblem)" : "undamped");
+	if (mo->nmodes == 0)
+		return;
 	printf("\n%4s %22s %22s %14s\n", "mode", "frequency [Hz]", "damped freq. [Hz]",
 	       "damping ratio");
 	for (int i = 0; i < mo->nmodes; i++) {

@@ -96,6 +96,8 @@ static int eigen(const double *Mr, const double *Cr, const double *Kr, int d, st
 		 char *msg, size_t len)
 {
 	int n2 = 2 * d;
+	if (d == 0)
+		return 0;	/* no motion allowed: no modes */
 	size_t nn = (size_t)n2 * (size_t)n2;
 	double *A = xcalloc(nn, sizeof(double)), *B = xcalloc(nn, sizeof(double));
 	double *ar = xcalloc((size_t)n2, sizeof(double)), *ai = xcalloc((size_t)n2, sizeof(double));
@@ -146,11 +148,11 @@ static int eigen(const double *Mr, const double *Cr, const double *Kr, int d, st
 		int k = 0, zeros = 0;
 		for (int i = 0; i < mo->nmodes; i++) {
 			struct mode *e = &mo->m[i];
-			if (e->freq <= 1e-7 * smax || smax == 0) {
+			if (e->freq <= 1e-5 * smax || smax == 0) {
 				if (e->im == 0 && zeros++ % 2)
 					continue;
 				e->rigid = 1;
-				e->freq = e->damped = e->zeta = 0;
+				e->freq = e->damped = e->zeta = e->re = e->im = 0;
 			}
 			mo->m[k++] = *e;
 		}

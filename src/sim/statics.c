@@ -160,9 +160,34 @@ static void norms(struct ra *s, const struct ra_state *x, double t, double *G, d
 	}
 }
 
+/* Minimum-norm least-squares solution of A x = b (A m x n column-major,
+ * destroyed; b of max(m, n), x returned in its first n entries), singular
+ * values below 1e-13 of the largest taken as zero.  0, or -1. */
+static int lsq(int m, int n, double *A, double *b)
+{
+	int one = 1, rank, info, q = -1, iw, ldb = m > n ? m : n, mn = m < n ? m : n;
+	double rc = 1e-13, wq;
+	if (mn == 0)
+		return 0;
+	double *sv = xcalloc((size_t)mn, sizeof(double));
+	dgelsd_(&m, &n, &one, A, &m, b, &ldb, sv, &rc, &rank, &wq, &q, &iw, &info);
+	int lw = (int)wq + 1;
+	/* LAPACK's LIWORK: 3 mn nlvl + 11 mn, nlvl = log2(mn / 26) + 1 */
+	int nlvl = mn > 26 ? (int)log2(mn / 26.0) + 2 : 1;
+	double *work = xcalloc((size_t)lw, sizeof(double));
+	int *iwork = xcalloc((size_t)(3 * mn * nlvl + 11 * mn + 1), sizeof(int));
+	dgelsd_(&m, &n, &one, A, &m, b, &ldb, sv, &rc, &rank, work, &lw, iwork, &info);
+	free(sv);
+	free(work);
+	free(iwork);
+	return info == 0 ? 0 : -1;
+}
+
+/* The iteration's data at the current iterate: D = dG/dq, P = Phi_q, G,
+ * Phi (in s->phi); A, b: the system and step of size N = 6 nb + nc. */
 struct work {
-	double *A, *b, *sv, *work, *D, *P, *G, *G1;
-	int *iwork, lwork, N;
+	double *A, *b, *D, *P, *G, *G1, *phi;
+	int N;
 };
 
 static void work_init(struct work *w, const struct ra *s)
@@ -171,44 +196,39 @@ static void work_init(struct work *w, const struct ra *s)
 	w->N = N;
 	w->A = xcalloc((size_t)N * (size_t)N, sizeof(double));
 	w->b = xcalloc((size_t)N, sizeof(double));
-	w->sv = xcalloc((size_t)N, sizeof(double));
 	w->D = xcalloc((size_t)n * (size_t)n, sizeof(double));
 	w->P = xcalloc((size_t)(s->nc ? s->nc : 1) * (size_t)n, sizeof(double));
 	w->G = xcalloc((size_t)n, sizeof(double));
 	w->G1 = xcalloc((size_t)n, sizeof(double));
-	/* workspace query */
-	int one = 1, rank, info, q = -1, iw;
-	double rc = -1, wq;
-	dgelsd_(&N, &N, &one, w->A, &N, w->b, &N, w->sv, &rc, &rank, &wq, &q, &iw, &info);
-	w->lwork = (int)wq + 1;
-	w->work = xcalloc((size_t)w->lwork, sizeof(double));
-	int nlvl = 1 + (int)(log2((double)N / 26.0) + 1);
-	if (nlvl < 1)
-		nlvl = 1;
-	w->iwork = xcalloc((size_t)(3 * N * nlvl + 11 * N + 1), sizeof(int));
+	w->phi = xcalloc((size_t)(s->nc ? s->nc : 1), sizeof(double));
 }
 
 static void work_release(struct work *w)
 {
 	free(w->A);
 	free(w->b);
-	free(w->sv);
-	free(w->work);
 	free(w->D);
 	free(w->P);
 	free(w->G);
 	free(w->G1);
-	free(w->iwork);
+	free(w->phi);
 }
 
-/* One step: fill and solve the pseudo-transient Newton system at x with
- * 1 / tau^2 = it2; the step lands in w->b.  0, or -1 when LAPACK fails. */
-static int step(struct ra *s, const struct ra_state *x, double t, double it2, struct work *w)
+/* D, G, P, Phi at x */
+static void linearize(struct ra *s, const struct ra_state *x, double t, struct work *w)
 {
-	int n = s->ng, nc = s->nc, N = w->N;
 	statics_fd(s, x, t, x->lam, 0, w->D);
 	statics_residual(s, x, t, x->lam, w->G);	/* and Phi, Phi_q at x */
 	statics_jacobian(s, w->P);
+	memcpy(w->phi, s->phi, (size_t)s->nc * sizeof(double));
+}
+
+/* Solve the pseudo-transient Newton system of the data in w with
+ * 1 / tau^2 = it2 (0: Newton's step); the step lands in w->b.  0, or -1
+ * when LAPACK fails. */
+static int solve(const struct ra *s, double it2, struct work *w)
+{
+	int n = s->ng, nc = s->nc, N = w->N;
 	memset(w->A, 0, (size_t)N * (size_t)N * sizeof(double));
 	for (int j = 0; j < n; j++)
 		for (int i = 0; i < n; i++)
@@ -231,18 +251,138 @@ static int step(struct ra *s, const struct ra_state *x, double t, double it2, st
 	for (int i = 0; i < n; i++)
 		w->b[i] = w->G[i];
 	for (int k = 0; k < nc; k++)
-		w->b[n + k] = -s->phi[k];
-	int one = 1, rank, info;
-	double rc = 1e-13;
-	dgelsd_(&N, &N, &one, w->A, &N, w->b, &N, w->sv, &rc, &rank, w->work, &w->lwork,
-		w->iwork, &info);
-	return info == 0 ? 0 : -1;
+		w->b[n + k] = -w->phi[k];
+	return lsq(N, N, w->A, w->b);
+}
+
+/* First multipliers: the reactions that balance the loads at x best,
+ * lambda = argmin |f - Phi_q^T lambda| (so that Newton's first matrix has
+ * the constraints' geometric stiffness). */
+static void first_multipliers(struct ra *s, struct ra_state *x, double t)
+{
+	int n = s->ng, nc = s->nc;
+	if (nc == 0)
+		return;
+	double *A = xcalloc((size_t)n * (size_t)nc, sizeof(double));
+	double *P = xcalloc((size_t)n * (size_t)nc, sizeof(double));
+	double *b = xcalloc((size_t)(n > nc ? n : nc), sizeof(double));
+	memset(x->lam, 0, (size_t)nc * sizeof(double));
+	statics_residual(s, x, t, x->lam, b);	/* f alone */
+	statics_jacobian(s, P);
+	for (int k = 0; k < nc; k++)
+		for (int j = 0; j < n; j++)
+			A[j + (size_t)n * k] = P[k + (size_t)nc * j];
+	if (lsq(n, nc, A, b) == 0)
+		for (int k = 0; k < nc; k++)
+			x->lam[k] = isfinite(b[k]) ? b[k] : 0;
+	free(P);
+	free(A);
+	free(b);
+}
+
+/* 1 when every applied force at rest derives from the potential of
+ * ra_energy (gravity, springs; dampers and friction give none at rest):
+ * then a step must not raise it */
+static int conservative(const struct model *m)
+{
+	for (int i = 0; i < m->nforces; i++) {
+		const struct force *f = &m->forces[i];
+		if (f->type == FORCE_POINT || f->type == FORCE_TORQUE || f->has_act)
+			return 0;
+	}
+	return 1;
+}
+
+static double potential(const struct ra *s, const struct ra_state *x)
+{
+	double kin, pot;
+	ra_energy(s, x, &kin, &pot);
+	return pot;
+}
+
+/* xn = x moved by the step in w->b */
+static void apply(const struct ra *s, struct ra_state *xn, const struct ra_state *x,
+		  const double *dz)
+{
+	int n = s->ng;
+	double *g = xcalloc((size_t)n, sizeof(double));
+	ra_state_copy(s, xn, x);
+	for (int b = 0; b < s->nb; b++)
+		for (int i = 0; i < 3; i++) {
+			xn->r[3 * b + i] += dz[6 * b + i];
+			g[6 * b + 3 + i] = dz[6 * b + 3 + i];
+		}
+	ra_rotate(s, xn->A, g);
+	free(g);
+	for (int k = 0; k < s->nc; k++)
+		xn->lam[k] += dz[n + k];
+}
+
+/* Gauss-Newton back onto Phi(q, t) = 0 (minimum-norm steps
+ * dq = -Phi_q^+ Phi), at most 20 iterations.  0 when |Phi| <= tol. */
+static int project(struct ra *s, struct ra_state *x, double t, double tol)
+{
+	int n = s->ng, nc = s->nc;
+	if (nc == 0)
+		return 0;
+	double *A = xcalloc((size_t)nc * (size_t)n, sizeof(double));
+	double *b = xcalloc((size_t)(n > nc ? n : nc), sizeof(double));
+	double *dz = xcalloc((size_t)(n + nc), sizeof(double));
+	int rc = -1;
+	for (int it = 0; it <= 20; it++) {
+		ra_eval(s, x, t, PRIM_PHI | PRIM_JAC);
+		double e = 0;
+		for (int k = 0; k < nc; k++)
+			e = vmax(e, fabs(s->phi[k]));
+		if (!isfinite(e))
+			break;
+		if (e <= tol) {
+			rc = 0;
+			break;
+		}
+		statics_jacobian(s, A);
+		for (int k = 0; k < nc; k++)
+			b[k] = -s->phi[k];
+		if (lsq(nc, n, A, b))
+			break;
+		memcpy(dz, b, (size_t)n * sizeof(double));
+		struct ra_state y;	/* dz's multiplier part is 0 */
+		ra_state_init(s, &y);
+		apply(s, &y, x, dz);
+		ra_state_copy(s, x, &y);
+		ra_state_release(&y);
+	}
+	free(A);
+	free(b);
+	free(dz);
+	return rc;
+}
+
+/* A trial point: x moved by the step dz, put back on the constraints,
+ * its multipliers those that balance the loads best; residuals and
+ * potential there.  0, or -1 when the projection fails. */
+struct trial {
+	double rf, rp, res, V;
+	int wb, wr;
+};
+
+static int try_step(struct ra *s, struct ra_state *xn, const struct ra_state *x, double t,
+		    const double *dz, double Fs, double tol_phi, struct work *w,
+		    struct trial *tr)
+{
+	apply(s, xn, x, dz);
+	if (project(s, xn, t, tol_phi))
+		return -1;
+	first_multipliers(s, xn, t);
+	norms(s, xn, t, w->G1, &tr->rf, &tr->rp, &tr->wb, &tr->wr);
+	tr->res = tr->rf / Fs;
+	tr->V = potential(s, xn);
+	return isfinite(tr->res) && isfinite(tr->V) ? 0 : -1;
 }
 
 int statics_solve(struct ra *s, struct ra_state *x, double t, struct statics_result *r)
 {
 	const struct model *m = s->m;
-	int n = s->ng, nc = s->nc;
 	double L = statics_length(m);
 	memset(r, 0, sizeof(*r));
 	memset(x->v, 0, 3 * (size_t)s->nb * sizeof(double));
@@ -253,6 +393,7 @@ int statics_solve(struct ra *s, struct ra_state *x, double t, struct statics_res
 	double Fs = 0, gn = v3_norm(m->gravity);
 	for (int b = 0; b < s->nb; b++)
 		Fs = vmax(Fs, s->mass[b] * gn);
+	memset(x->lam, 0, (size_t)s->nc * sizeof(double));
 	int wb, wr;
 	double rf, rp;
 	norms(s, x, t, w.G, &rf, &rp, &wb, &wr);
@@ -265,77 +406,89 @@ int statics_solve(struct ra *s, struct ra_state *x, double t, struct statics_res
 	 * positions to 1e-9 m needs */
 	r->tol_force = 1e-10 * Fs;
 	r->tol_phi = 1e-12 * vmax(1.0, L * L);
-	/* first pseudo-time step: a step of about L / 10 along the loads */
+	/* the iterates stay on the constraints, with the multipliers that
+	 * balance the loads best: the residual is the unbalanced force along
+	 * the motions the constraints allow, and the potential (gravity and
+	 * springs) is a merit function whose descent leads to a stable
+	 * equilibrium, not to a pendulum's upright position */
+	if (project(s, x, t, r->tol_phi)) {
+		norms(s, x, t, w.G, &rf, &rp, &wb, &wr);
+		snprintf(r->message, sizeof r->message, "the constraints cannot be met: "
+			 "residual %.3g in %s", rp, wr >= 0 ? statics_row_name(m, wr) : "?");
+		r->res_force = rf;
+		r->res_phi = rp;
+		r->worst_body = wb;
+		r->worst_row = wr;
+		work_release(&w);
+		return -1;
+	}
+	first_multipliers(s, x, t);
+	norms(s, x, t, w.G, &rf, &rp, &wb, &wr);
+	/* first pseudo-time step: a move of about L / 10 along the loads */
 	double amax = 0;
 	for (int b = 0; b < s->nb; b++) {
+		double al[3];	/* angular acceleration J^-1 n, body frame */
+		m3_mulv(al, s->Jinv + 9 * b, w.G + 6 * b + 3);
 		amax = vmax(amax, v3_norm(w.G + 6 * b) / s->mass[b]);
-		double jmin = fmin(s->J[9 * b], fmin(s->J[9 * b + 4], s->J[9 * b + 8]));
-		amax = vmax(amax, L * v3_norm(w.G + 6 * b + 3) / jmin);
+		amax = vmax(amax, L * v3_norm(al));
 	}
-	double it2 = amax > 0 ? amax / (0.1 * L) : 0;
+	double it2 = amax > 0 ? amax / (0.1 * L) : 1;
+	int cons = conservative(m);
 	struct ra_state xn;
 	ra_state_init(s, &xn);
-	double res = vmax(rf / Fs, rp / r->tol_phi * 1e-10);
-	int rejected = 0;
+	double res = rf / Fs, V = potential(s, x);
+	double tolV = 1e-12 * (fabs(V) + Fs * L);
 	const int maxit = 200;
 	for (r->iterations = 0; r->iterations < maxit; r->iterations++) {
 		if (rf <= r->tol_force && rp <= r->tol_phi) {
 			r->converged = 1;
 			break;
 		}
-		if (step(s, x, t, it2, &w)) {
-			snprintf(r->message, sizeof r->message, "the linear solve failed at "
-				 "iteration %d (LAPACK dgelsd)", r->iterations);
+		linearize(s, x, t, &w);
+		struct trial tr;
+		int ok = 0, newton = 1;
+		/* Newton's step first: taken when it lowers the residual without
+		 * raising the potential (conservative loads), else a
+		 * pseudo-transient step, shortened until it does */
+		if (solve(s, 0, &w) == 0 && try_step(s, &xn, x, t, w.b, Fs, r->tol_phi, &w, &tr) == 0)
+			ok = tr.res < res && (!cons || tr.V <= V + tolV);
+		for (int k = 0; !ok && k < 40; k++) {
+			newton = 0;
+			if (solve(s, it2, &w) == 0 &&
+			    try_step(s, &xn, x, t, w.b, Fs, r->tol_phi, &w, &tr) == 0)
+				ok = cons ? tr.V <= V + tolV : tr.res <= 2 * res;
+			if (!ok)
+				it2 *= 4;	/* a shorter pseudo-time step */
+		}
+		if (!ok)
 			break;
-		}
-		ra_state_copy(s, &xn, x);
-		double *g = xcalloc((size_t)n, sizeof(double));
-		for (int b = 0; b < s->nb; b++)
-			for (int i = 0; i < 3; i++) {
-				xn.r[3 * b + i] += w.b[6 * b + i];
-				g[6 * b + 3 + i] = w.b[6 * b + 3 + i];
-			}
-		ra_rotate(s, xn.A, g);
-		free(g);
-		for (int k = 0; k < nc; k++)
-			xn.lam[k] += w.b[n + k];
-		double rf1, rp1;
-		int wb1, wr1;
-		norms(s, &xn, t, w.G1, &rf1, &rp1, &wb1, &wr1);
-		double res1 = vmax(rf1 / Fs, rp1 / r->tol_phi * 1e-10);
-		if (!(res1 <= 2 * res) && it2 > 0 && rejected < 30) {
-			it2 *= 4;	/* a shorter pseudo-time step */
-			rejected++;
-			continue;
-		}
-		rejected = 0;
-		/* switched evolution relaxation: tau^2 grows as res falls */
-		if (res1 > 0)
-			it2 *= fmin(1.0, res1 / res);
-		else
-			it2 = 0;
-		if (it2 < 1e-300)
-			it2 = 0;
+		/* switched evolution relaxation: tau^2 grows as the residual
+		 * falls, and doubles at least with every accepted step, so that
+		 * a residual that falls slowly does not hold the steps short */
+		if (!newton)
+			it2 *= 0.5 * fmin(1.0, tr.res / res);
 		ra_state_copy(s, x, &xn);
-		rf = rf1;
-		rp = rp1;
-		wb = wb1;
-		wr = wr1;
-		res = res1;
+		rf = tr.rf;
+		rp = tr.rp;
+		wb = tr.wb;
+		wr = tr.wr;
+		res = tr.res;
+		V = tr.V;
 	}
 	r->res_force = rf;
 	r->res_phi = rp;
 	r->worst_body = wb;
 	r->worst_row = wr;
-	if (!r->converged && !r->message[0]) {
-		char cons[240] = "";
+	if (!r->converged) {
+		char cons_txt[240] = "";
 		if (wr >= 0 && rp > r->tol_phi)
-			snprintf(cons, sizeof cons, ", constraint residual %.3g in %s", rp,
+			snprintf(cons_txt, sizeof cons_txt, ", constraint residual %.3g in %s", rp,
 				 statics_row_name(m, wr));
 		snprintf(r->message, sizeof r->message,
-			 "no static equilibrium after %d iterations: force residual %.3g "
-			 "(tolerance %.3g) on body '%s'%s", r->iterations, rf, r->tol_force,
-			 wb >= 0 ? m->bodies[wb].name : "?", cons);
+			 "no static equilibrium after %d iterations%s: force residual %.3g "
+			 "(tolerance %.3g) on body '%s'%s", r->iterations,
+			 r->iterations < maxit ? " (no step lowers the residual)" : "", rf,
+			 r->tol_force, wb >= 0 ? m->bodies[wb].name : "?", cons_txt);
 	}
 	ra_state_release(&xn);
 	work_release(&w);

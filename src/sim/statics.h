@@ -8,8 +8,8 @@
  *   Phi(q, t) = 0.
  * q is perturbed as in the integrators: r += dr (global), A <- A exp(dth~)
  * (dth in the body frame), so a generalized vector has 6 entries per body.
- * Dense linear algebra (LAPACK): meant for models of up to a few hundred
- * bodies.
+ * Dense linear algebra (LAPACK), cubic in the number of bodies: meant for
+ * models of up to about a hundred bodies (the 64-link chain: 5 s).
  */
 #ifndef MBSIM_STATICS_H
 #define MBSIM_STATICS_H
@@ -52,16 +52,28 @@ void statics_fd(struct ra *s, const struct ra_state *x, double t, const double *
 		int vel, double *D);
 
 /* Equilibrium at time t from the state in x (positions; velocities are set
- * to 0), by Newton's method with pseudo-transient continuation (Kelley
- * and Keyes 1998; docs/REFERENCES.md): each step solves
+ * to 0).  The iterates are kept on the constraints (Gauss-Newton
+ * projection, minimum-norm steps) with the multipliers that balance the
+ * loads best (lambda = argmin |f - Phi_q^T lambda|), so that G is the
+ * unbalanced force along the motions the constraints allow.  Each
+ * iteration tries Newton's step
  *   [M / tau^2 - dG/dq   Phi_q^T] [dq     ]   [ G  ]
  *   [Phi_q                0     ] [dlambda] = [-Phi]
- * (least squares, minimum norm: redundant constraints and free directions
- * are allowed), tau growing as the residual falls (switched evolution
- * relaxation), so that far from equilibrium the step follows the loads
- * like heavily damped motion and near it becomes Newton's.  On return x
- * holds the last iterate and its multipliers (x->lam).  0 on convergence,
- * -1 with r->message naming the worst body and constraint otherwise. */
+ * with 1 / tau^2 = 0, taken when it lowers |G| and, for conservative
+ * loads (gravity, springs; dampers and friction give no force at rest),
+ * does not raise the potential; else the pseudo-transient step (Kelley
+ * and Keyes 1998; docs/REFERENCES.md) with tau shortened until the
+ * potential falls (the residual at most doubles, for other loads), tau^2
+ * then doubled at least (switched evolution relaxation).  Far from
+ * equilibrium the steps follow the loads like heavily damped motion, so
+ * they head for a stable equilibrium (a pendulum's hanging position, not
+ * its upright one); with applied point loads, torques or actuators that
+ * guard is the residual alone and the equilibrium found may be unstable
+ * (mbsim modes then shows a growing mode).  Linear solves are dense least
+ * squares (LAPACK dgelsd: redundant constraints and free directions are
+ * allowed).  On return x holds the last iterate and its multipliers.
+ * 0 on convergence, -1 with r->message naming the worst body (and the
+ * constraint furthest from being met, if one is not) otherwise. */
 int statics_solve(struct ra *s, struct ra_state *x, double t, struct statics_result *r);
 
 /* "joint 'NAME'" or "driver 'NAME'" for constraint row k (static storage). */
