@@ -153,6 +153,10 @@ expect_rc 1 "modes no_support.yaml fails" "$MBSIM" modes "$sd/no_support.yaml"
 expect_rc 1 "run --from-static no_support.yaml fails before running" "$MBSIM" run \
 	"$sd/no_support.yaml" --from-static -o "$tmp/ns.h5"
 if [ ! -e "$tmp/ns.h5" ]; then ok "no output written"; else bad "an output was written"; fi
+expect_rc 1 "run --from-static --json no_support.yaml fails" "$MBSIM" run \
+	"$sd/no_support.yaml" --from-static --json -o "$tmp/ns.h5"
+json_check "run --from-static --json: the failure as JSON, naming body rock" \
+	"j['status'] == 'failed' and j['body'] == 'rock'"
 expect_rc 64 "static: unknown option" "$MBSIM" static "$sd/car.yaml" --jsn
 expect_rc 64 "modes: no deck" "$MBSIM" modes
 finish

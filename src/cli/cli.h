@@ -41,8 +41,9 @@ int cli_static_solve(struct ra *s, struct ra_state *x, double t0, int json,
 		     struct statics_result *res);
 /* run --from-static: the model's initial positions and orientations
  * replaced by the static equilibrium at t0, velocities by 0.  0, or -1
- * after the report. */
-int cli_static_model(struct model *m, double t0);
+ * after the report (with json, the JSON object of mbsim static's failure
+ * on stdout too). */
+int cli_static_model(struct model *m, double t0, int json);
 
 /* Print every record of d to stderr; returns d->nerr. */
 int cli_print_diag(const struct diag *d);

@@ -238,7 +238,7 @@ int cmd_run(int argc, char **argv)
 		free(ro.sets);
 		return rc;
 	}
-	if (ro.from_static && cli_static_model(m, o.t0)) {
+	if (ro.from_static && cli_static_model(m, o.t0, ro.json)) {
 		free(out);
 		free(ro.sets);
 		model_free(&m);

@@ -74,12 +74,12 @@ int cli_static_solve(struct ra *s, struct ra_state *x, double t0, int json,
 	return -1;
 }
 
-int cli_static_model(struct model *m, double t0)
+int cli_static_model(struct model *m, double t0, int json)
 {
 	struct ra *s = ra_new(m);
 	struct ra_state x;
 	ra_state_init(s, &x);
-	int rc = cli_static_solve(s, &x, t0, 0, NULL);
+	int rc = cli_static_solve(s, &x, t0, json, NULL);
 	if (rc == 0)
 		for (int b = 0; b < m->nbodies; b++) {
 			struct body *B = &m->bodies[b];
