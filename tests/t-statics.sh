@@ -27,7 +27,10 @@
 #      tools/double_pendulum_modes.py to 1e-9 relative;
 #   7. no_support.yaml (a body with nothing under it): exit 1 naming body
 #      'rock', in text and in --json; usage errors exit 64;
-#   8. the equilibria found for the conservative seed decks (pendulum,
+#   8. --time T: held_pendulum.yaml (the pendulum turned by a driver at
+#      0.5 rad/s) at T = 1 s sits at 0.5 rad below the horizontal with
+#      driver effort m g (len / 2) cos(0.5) (the deck's comment), 1e-9;
+#   9. the equilibria found for the conservative seed decks (pendulum,
 #      double pendulum, free four-link, heavy top, spring top, 8-link
 #      chain) are stable: no mode with a negative damping ratio.
 # Prints "N passed, N failed"; exits 1 on any failure.
@@ -129,7 +132,16 @@ else
 	bad "tools/double_pendulum_modes.py failed"
 fi
 
-# 8. the equilibria of the conservative seed decks (gravity and springs
+# 8. --time: the quasi-static state of a driven pendulum at T = 1 s
+expect_rc 0 "static held_pendulum.yaml --time 1 --json" "$MBSIM" static \
+	"$sd/held_pendulum.yaml" --time 1 --json
+json_check "held pendulum at T = 1: at angle omega T, effort m g (len/2) cos(omega T) to 1e-9" "
+(lambda p, e: abs(p[0] - 0.5 * math.cos(0.5)) <= 1e-9 and abs(abs(p[2]) - 0.5 * math.sin(0.5)) <= 1e-9
+ and abs(abs(e) - 0.5 * 9.81 * math.cos(0.5)) <= 1e-9 * 4.3)(
+ j['bodies'][0]['position'], j['drivers'][0]['effort']) and j['time'] == 1"
+expect_rc 64 "static: --time not a number" "$MBSIM" static "$sd/held_pendulum.yaml" --time x
+
+# 9. the equilibria of the conservative seed decks (gravity and springs
 # only) are stable: the potential guard of the iteration keeps it from
 # the upright positions that Newton's method alone reaches as readily
 for d in pendulum double_pendulum four_link_free heavy_top spring_top chain; do

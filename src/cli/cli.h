@@ -30,10 +30,10 @@ int cmd_modes(int argc, char **argv);
 struct ra;
 struct ra_state;
 struct statics_result;
-/* static and modes: DECK, --set, --json.  0, 1 after --help, -1 after a
- * usage error; *sets malloc'd either way. */
+/* static and modes: DECK, --set, --time (NAN when absent), --json.  0, 1
+ * after --help, -1 after a usage error; *sets malloc'd either way. */
 int cli_static_parse(int argc, char **argv, const char *usage, const char **deck, char ***sets,
-		     int *nsets, int *json);
+		     int *nsets, double *time, int *json);
 /* Static equilibrium of s at t0 from the model's initial state into x
  * (res may be NULL).  0, or -1 after the report (stderr; stdout too with
  * json). */

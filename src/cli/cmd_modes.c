@@ -83,7 +83,8 @@ int cmd_modes(int argc, char **argv)
 	const char *deck;
 	char **sets;
 	int nsets, json;
-	int rc = cli_static_parse(argc, argv, USAGE_MODES, &deck, &sets, &nsets, &json);
+	double t;
+	int rc = cli_static_parse(argc, argv, USAGE_MODES, &deck, &sets, &nsets, &t, &json);
 	if (rc) {
 		free(sets);
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
@@ -95,14 +96,16 @@ int cmd_modes(int argc, char **argv)
 	free(sets);
 	if (rc)
 		return rc;
+	if (isnan(t))
+		t = o.t0;
 	struct ra *s = ra_new(m);
 	struct ra_state x;
 	ra_state_init(s, &x);
 	rc = EXIT_SIM;
-	if (cli_static_solve(s, &x, o.t0, json, NULL) == 0) {
+	if (cli_static_solve(s, &x, t, json, NULL) == 0) {
 		struct modes mo;
 		char msg[256];
-		if (modes_compute(s, &x, o.t0, &mo, msg, sizeof msg) == 0) {
+		if (modes_compute(s, &x, t, &mo, msg, sizeof msg) == 0) {
 			if (json)
 				print_json(&mo);
 			else

@@ -12,10 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Options of static and modes: DECK, --set, --json. */
+/* Options of static and modes: DECK, --set, --time, --json. */
 int cli_static_parse(int argc, char **argv, const char *usage, const char **deck, char ***sets,
-		     int *nsets, int *json)
+		     int *nsets, double *time, int *json)
 {
+	*time = NAN;
 	*deck = NULL;
 	*nsets = 0;
 	*json = 0;
@@ -25,6 +26,14 @@ int cli_static_parse(int argc, char **argv, const char *usage, const char **deck
 		int err = 0;
 		if ((v = cli_optval(argc, argv, &i, "--set", usage, &err))) {
 			(*sets)[(*nsets)++] = (char *)v;
+		} else if ((v = cli_optval(argc, argv, &i, "--time", usage, &err))) {
+			char *end;
+			*time = strtod(v, &end);
+			if (!*v || *end || !isfinite(*time)) {
+				cli_usage_error(usage, "--time must be a finite number of seconds, "
+						"got '%s'", v);
+				return -1;
+			}
 		} else if (err) {
 			return -1;
 		} else if (strcmp(a, "--json") == 0) {
@@ -33,7 +42,8 @@ int cli_static_parse(int argc, char **argv, const char *usage, const char **deck
 			printf("usage: %s", usage);
 			return 1;
 		} else if (a[0] == '-' && a[1]) {
-			static const char *const opts[] = { "--set", "--json", "--help", "-h", NULL };
+			static const char *const opts[] = { "--set", "--time", "--json", "--help", "-h",
+							    NULL };
 			cli_usage_error(usage, "unknown option '%s'%s", a, cli_suggest(a, opts));
 			return -1;
 		} else if (!*deck) {
@@ -186,7 +196,8 @@ int cmd_static(int argc, char **argv)
 	const char *deck;
 	char **sets;
 	int nsets, json;
-	int rc = cli_static_parse(argc, argv, USAGE_STATIC, &deck, &sets, &nsets, &json);
+	double t;
+	int rc = cli_static_parse(argc, argv, USAGE_STATIC, &deck, &sets, &nsets, &t, &json);
 	if (rc) {
 		free(sets);
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
@@ -198,17 +209,19 @@ int cmd_static(int argc, char **argv)
 	free(sets);
 	if (rc)
 		return rc;
+	if (isnan(t))
+		t = o.t0;
 	struct ra *s = ra_new(m);
 	struct ra_state x;
 	ra_state_init(s, &x);
 	struct statics_result r;
-	rc = cli_static_solve(s, &x, o.t0, json, &r);
+	rc = cli_static_solve(s, &x, t, json, &r);
 	if (rc == 0) {
-		ra_eval(s, &x, o.t0, PRIM_ALL);	/* the Jacobian of the reactions */
+		ra_eval(s, &x, t, PRIM_ALL);	/* the Jacobian of the reactions */
 		if (json)
-			print_json(s, &x, &r, o.t0);
+			print_json(s, &x, &r, t);
 		else
-			print_text(s, &x, &r, o.t0);
+			print_text(s, &x, &r, t);
 	}
 	ra_state_release(&x);
 	ra_free(&s);

@@ -23,9 +23,9 @@
 	"mbsim spectral --method M [--rho R] [--alpha A] [--ratio-range A:B] [--points N]\n" \
 	"               [--measured] [--json|--csv]\n"
 #define USAGE_STATIC \
-	"mbsim static DECK [--set KEY=VALUE]... [--json]\n"
+	"mbsim static DECK [--set KEY=VALUE]... [--time T] [--json]\n"
 #define USAGE_MODES \
-	"mbsim modes DECK [--set KEY=VALUE]... [--json]\n"
+	"mbsim modes DECK [--set KEY=VALUE]... [--time T] [--json]\n"
 #define USAGE_HELP \
 	"mbsim help [COMMAND]\n"
 
