@@ -24,6 +24,26 @@ int cmd_help(int argc, char **argv);
 int cmd_converge(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_spectral(int argc, char **argv);
+int cmd_static(int argc, char **argv);
+int cmd_modes(int argc, char **argv);
+
+struct ra;
+struct ra_state;
+struct statics_result;
+/* static and modes: DECK, --set, --time (NAN when absent), --json.  0, 1
+ * after --help, -1 after a usage error; *sets malloc'd either way. */
+int cli_static_parse(int argc, char **argv, const char *usage, const char **deck, char ***sets,
+		     int *nsets, double *time, int *json);
+/* Static equilibrium of s at t0 from the model's initial state into x
+ * (res may be NULL).  0, or -1 after the report (stderr; stdout too with
+ * json). */
+int cli_static_solve(struct ra *s, struct ra_state *x, double t0, int json,
+		     struct statics_result *res);
+/* run --from-static: the model's initial positions and orientations
+ * replaced by the static equilibrium at t0, velocities by 0.  0, or -1
+ * after the report (with json, the JSON object of mbsim static's failure
+ * on stdout too). */
+int cli_static_model(struct model *m, double t0, int json);
 
 /* Print every record of d to stderr; returns d->nerr. */
 int cli_print_diag(const struct diag *d);

@@ -114,17 +114,21 @@ int cmd_help(int argc, char **argv)
 		       "  converge  convergence-order study of a deck over step sizes\n"
 		       "  compare   compare two output files with tolerances\n"
 		       "  spectral  spectral radius, amplitude decay, period elongation of a scheme\n"
+		       "  static    static equilibrium, reactions and residual of a deck\n"
+		       "  modes     natural frequencies and damping ratios at the static equilibrium\n"
 		       "  help      show a command's synopsis\n"
 		       "\nexit status: 0 success, 1 simulation failed or interrupted, "
 		       "2 invalid deck, 64 usage error\n"
 		       "manuals: mbsim(1), mbsim-run(1), mbsim-converge(1), mbsim-compare(1),\n"
-		       "         mbsim-spectral(1), mbsim-deck(5), mbsim-output(5)\n");
+		       "         mbsim-spectral(1), mbsim-static(1), mbsim-modes(1), mbsim-deck(5),\n"
+		       "         mbsim-output(5)\n");
 		return EXIT_OK;
 	}
 	struct { const char *n, *u; } t[] = {
 		{ "run", USAGE_RUN }, { "check", USAGE_CHECK }, { "list", USAGE_LIST },
 		{ "help", USAGE_HELP }, { "converge", USAGE_CONVERGE },
 		{ "compare", USAGE_COMPARE }, { "spectral", USAGE_SPECTRAL },
+		{ "static", USAGE_STATIC }, { "modes", USAGE_MODES },
 	};
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
 		if (strcmp(c, t[i].n) == 0) {

@@ -29,7 +29,7 @@ static char *default_output(const char *deck)
 struct run_opts {
 	const char *deck, *out;
 	char **sets;
-	int nsets, quiet, json, force;
+	int nsets, quiet, json, force, from_static;
 };
 
 static int parse(int argc, char **argv, struct run_opts *ro)
@@ -52,12 +52,14 @@ static int parse(int argc, char **argv, struct run_opts *ro)
 			ro->json = 1;
 		} else if (strcmp(a, "--force") == 0) {
 			ro->force = 1;
+		} else if (strcmp(a, "--from-static") == 0) {
+			ro->from_static = 1;
 		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			printf("usage: %s", USAGE_RUN);
 			return 1;
 		} else if (a[0] == '-' && a[1]) {
 			static const char *const opts[] = { "-o", "--output", "--set", "--force",
-				"--quiet", "-q", "--json", "--help", "-h", NULL };
+				"--quiet", "-q", "--json", "--from-static", "--help", "-h", NULL };
 			cli_usage_error(USAGE_RUN, "unknown option '%s'%s", a, cli_suggest(a, opts));
 			return -1;
 		} else if (!ro->deck) {
@@ -238,6 +240,13 @@ int cmd_run(int argc, char **argv)
 		free(out);
 		free(ro.sets);
 		return rc;
+	}
+	if (ro.from_static && cli_static_model(m, o.t0, ro.json)) {
+		free(out);
+		free(ro.sets);
+		model_free(&m);
+		deck_free(&dk);
+		return EXIT_SIM;
 	}
 	char *cmdline = cli_join_args(argc, argv);
 	struct sim_args a = { m, &o, out, deck_text(dk), cmdline,

@@ -7,7 +7,7 @@
 	"mbsim COMMAND [ARGS]...\n" \
 	"mbsim --version\n"
 #define USAGE_RUN \
-	"mbsim run DECK [-o FILE.h5 [--force]] [--set KEY=VALUE]... [--quiet] [--json]\n"
+	"mbsim run DECK [-o FILE.h5 [--force]] [--set KEY=VALUE]... [--from-static] [--quiet] [--json]\n"
 #define USAGE_CHECK \
 	"mbsim check [--set KEY=VALUE]... DECK...\n"
 #define USAGE_LIST \
@@ -22,6 +22,10 @@
 #define USAGE_SPECTRAL \
 	"mbsim spectral --method M [--rho R] [--alpha A] [--ratio-range A:B] [--points N]\n" \
 	"               [--measured] [--json|--csv]\n"
+#define USAGE_STATIC \
+	"mbsim static DECK [--set KEY=VALUE]... [--time T] [--json]\n"
+#define USAGE_MODES \
+	"mbsim modes DECK [--set KEY=VALUE]... [--time T] [--json]\n"
 #define USAGE_HELP \
 	"mbsim help [COMMAND]\n"
 

@@ -1,0 +1,231 @@
+/* cmd_static.c - mbsim static: the static equilibrium of a deck
+ * (sim/statics.h), printed as text or JSON. */
+#include "cli.h"
+#include "usage.h"
+#include "../deck/deck.h"
+#include "../sim/statics.h"
+#include "../util/vec.h"
+#include "../util/xalloc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Options of static and modes: DECK, --set, --time, --json. */
+int cli_static_parse(int argc, char **argv, const char *usage, const char **deck, char ***sets,
+		     int *nsets, double *time, int *json)
+{
+	*time = NAN;
+	*deck = NULL;
+	*nsets = 0;
+	*json = 0;
+	*sets = xcalloc((size_t)argc + 1, sizeof(char *));
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+		int err = 0;
+		if ((v = cli_optval(argc, argv, &i, "--set", usage, &err))) {
+			(*sets)[(*nsets)++] = (char *)v;
+		} else if ((v = cli_optval(argc, argv, &i, "--time", usage, &err))) {
+			char *end;
+			*time = strtod(v, &end);
+			if (!*v || *end || !isfinite(*time)) {
+				cli_usage_error(usage, "--time must be a finite number of seconds, "
+						"got '%s'", v);
+				return -1;
+			}
+		} else if (err) {
+			return -1;
+		} else if (strcmp(a, "--json") == 0) {
+			*json = 1;
+		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			printf("usage: %s", usage);
+			return 1;
+		} else if (a[0] == '-' && a[1]) {
+			static const char *const opts[] = { "--set", "--time", "--json", "--help", "-h",
+							    NULL };
+			cli_usage_error(usage, "unknown option '%s'%s", a, cli_suggest(a, opts));
+			return -1;
+		} else if (!*deck) {
+			*deck = a;
+		} else {
+			cli_usage_error(usage, "more than one deck ('%s' and '%s')", *deck, a);
+			return -1;
+		}
+	}
+	if (!*deck) {
+		cli_usage_error(usage, "no deck given");
+		return -1;
+	}
+	return 0;
+}
+
+int cli_static_solve(struct ra *s, struct ra_state *x, double t0, int json,
+		     struct statics_result *res)
+{
+	struct statics_result rr, *pr = res ? res : &rr;
+	ra_state_from_model(s, x, t0);
+	if (statics_solve(s, x, t0, pr) == 0)
+		return 0;
+	if (json) {
+		printf("{\"status\": \"failed\", \"message\": ");
+		cli_json_str(pr->message);
+		printf(", \"iterations\": %d, \"force_residual\": ", pr->iterations);
+		cli_json_num(pr->res_force);
+		printf(", \"constraint_residual\": ");
+		cli_json_num(pr->res_phi);
+		printf(", \"body\": ");
+		cli_json_str(pr->worst_body >= 0 ? s->m->bodies[pr->worst_body].name : "");
+		printf(", \"constraint\": ");
+		cli_json_str(pr->worst_row >= 0 ? statics_row_name(s->m, pr->worst_row) : "");
+		printf("}\n");
+	}
+	fprintf(stderr, "mbsim: error: %s at t = %g\n", pr->message, t0);
+	return -1;
+}
+
+int cli_static_model(struct model *m, double t0, int json)
+{
+	struct ra *s = ra_new(m);
+	struct ra_state x;
+	ra_state_init(s, &x);
+	int rc = cli_static_solve(s, &x, t0, json, NULL);
+	if (rc == 0)
+		for (int b = 0; b < m->nbodies; b++) {
+			struct body *B = &m->bodies[b];
+			v3_copy(B->r0, x.r + 3 * b);
+			memcpy(B->A0, x.A + 9 * b, sizeof(B->A0));
+			v3_set(B->v0, 0, 0, 0);
+			v3_set(B->w0, 0, 0, 0);
+		}
+	ra_state_release(&x);
+	ra_free(&s);
+	return rc;
+}
+
+static void print_text(const struct ra *s, const struct ra_state *x, const struct statics_result *r,
+		       double t0)
+{
+	const struct model *m = s->m;
+	printf("static equilibrium at t = %g: %d iterations, force residual %.3g (tolerance %.3g), "
+	       "constraint residual %.3g (tolerance %.3g)\n", t0, r->iterations, r->res_force,
+	       r->tol_force, r->res_phi, r->tol_phi);
+	printf("\n%-16s %15s %15s %15s   %-40s %s\n", "body", "x [m]", "y [m]", "z [m]",
+	       "orientation (w, x, y, z)", "displacement from the deck [m]");
+	for (int b = 0; b < s->nb; b++) {
+		double q[4], d[3];
+		const double *p = x->r + 3 * b;
+		mat_to_quat(q, x->A + 9 * b);
+		v3_sub(d, p, m->bodies[b].r0);
+		printf("%-16s %15.9g %15.9g %15.9g   %9.6f %9.6f %9.6f %9.6f   %.6g %.6g %.6g\n",
+		       m->bodies[b].name, p[0], p[1], p[2], q[0], q[1], q[2], q[3], d[0], d[1], d[2]);
+	}
+	if (m->njoints) {
+		printf("\n%-16s %-44s %s\n", "joint", "reaction force on body 2 [N] (global)",
+		       "couple about its marker [N m] (global)");
+		for (int j = 0; j < m->njoints; j++) {
+			const struct joint *J = &m->joints[j];
+			double F[3], C[3];
+			ra_reaction(s, x, J->row0, J->nrows, J->s[1], F, C);
+			printf("%-16s %14.6g %14.6g %14.6g %14.6g %14.6g %14.6g\n", J->name, F[0], F[1],
+			       F[2], C[0], C[1], C[2]);
+		}
+	}
+	for (int d = 0; d < m->ndrivers; d++)
+		printf("driver %-16s effort (multiplier) %.9g\n", m->drivers[d].name,
+		       x->lam[m->drivers[d].row0]);
+}
+
+static void print_json(const struct ra *s, const struct ra_state *x, const struct statics_result *r,
+		       double t0)
+{
+	const struct model *m = s->m;
+	printf("{\"status\": \"converged\", \"time\": ");
+	cli_json_num(t0);
+	printf(", \"iterations\": %d, \"force_residual\": ", r->iterations);
+	cli_json_num(r->res_force);
+	printf(", \"constraint_residual\": ");
+	cli_json_num(r->res_phi);
+	printf(", \"force_tolerance\": ");
+	cli_json_num(r->tol_force);
+	printf(", \"constraint_tolerance\": ");
+	cli_json_num(r->tol_phi);
+	printf(", \"bodies\": [");
+	for (int b = 0; b < s->nb; b++) {
+		double q[4], d[3];
+		mat_to_quat(q, x->A + 9 * b);
+		v3_sub(d, x->r + 3 * b, m->bodies[b].r0);
+		printf("%s{\"name\": ", b ? ", " : "");
+		cli_json_str(m->bodies[b].name);
+		printf(", \"position\": ");
+		cli_json_array(x->r + 3 * b, 3);
+		printf(", \"orientation\": ");
+		cli_json_array(q, 4);
+		printf(", \"displacement\": ");
+		cli_json_array(d, 3);
+		printf("}");
+	}
+	printf("], \"joints\": [");
+	for (int j = 0; j < m->njoints; j++) {
+		const struct joint *J = &m->joints[j];
+		double F[3], C[3];
+		ra_reaction(s, x, J->row0, J->nrows, J->s[1], F, C);
+		printf("%s{\"name\": ", j ? ", " : "");
+		cli_json_str(J->name);
+		printf(", \"force\": ");
+		cli_json_array(F, 3);
+		printf(", \"torque\": ");
+		cli_json_array(C, 3);
+		printf(", \"multipliers\": ");
+		cli_json_array(x->lam + J->row0, J->nrows);
+		printf("}");
+	}
+	printf("], \"drivers\": [");
+	for (int d = 0; d < m->ndrivers; d++) {
+		printf("%s{\"name\": ", d ? ", " : "");
+		cli_json_str(m->drivers[d].name);
+		printf(", \"effort\": ");
+		cli_json_num(x->lam[m->drivers[d].row0]);
+		printf("}");
+	}
+	printf("]}\n");
+}
+
+int cmd_static(int argc, char **argv)
+{
+	const char *deck;
+	char **sets;
+	int nsets, json;
+	double t;
+	int rc = cli_static_parse(argc, argv, USAGE_STATIC, &deck, &sets, &nsets, &t, &json);
+	if (rc) {
+		free(sets);
+		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+	}
+	struct deck *dk = NULL;
+	struct model *m = NULL;
+	struct sim_options o;
+	rc = cli_load(deck, sets, nsets, &dk, &m, &o);
+	free(sets);
+	if (rc)
+		return rc;
+	if (isnan(t))
+		t = o.t0;
+	struct ra *s = ra_new(m);
+	struct ra_state x;
+	ra_state_init(s, &x);
+	struct statics_result r;
+	rc = cli_static_solve(s, &x, t, json, &r);
+	if (rc == 0) {
+		ra_eval(s, &x, t, PRIM_ALL);	/* the Jacobian of the reactions */
+		if (json)
+			print_json(s, &x, &r, t);
+		else
+			print_text(s, &x, &r, t);
+	}
+	ra_state_release(&x);
+	ra_free(&s);
+	model_free(&m);
+	deck_free(&dk);
+	return rc == 0 ? EXIT_OK : EXIT_SIM;
+}

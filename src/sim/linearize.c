@@ -1,0 +1,226 @@
+/* linearize.c - the linearized constrained system at rest and its modes
+ * (linearize.h). */
+#include "linearize.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "statics.h"
+#include "../util/xalloc.h"
+
+/* LAPACK */
+void dgesvd_(const char *jobu, const char *jobvt, const int *m, const int *n, double *a,
+	     const int *lda, double *s, double *u, const int *ldu, double *vt, const int *ldvt,
+	     double *work, const int *lwork, int *info);
+void dggev_(const char *jobvl, const char *jobvr, const int *n, double *a, const int *lda,
+	    double *b, const int *ldb, double *alphar, double *alphai, double *beta,
+	    double *vl, const int *ldvl, double *vr, const int *ldvr, double *work,
+	    const int *lwork, int *info);
+
+#define TWO_PI 6.283185307179586476925286766559
+
+/* Orthonormal basis of the null space of P (nc x n, column-major): the
+ * right singular vectors of the singular values below 1e-10 of the
+ * largest (the rank tolerance), in N (n x ndof, column-major, malloc'd). */
+static int null_space(const double *P, int nc, int n, double **N, char *msg, size_t len)
+{
+	if (nc == 0) {
+		*N = xcalloc((size_t)n * (size_t)n, sizeof(double));
+		for (int i = 0; i < n; i++)
+			(*N)[i + (size_t)n * i] = 1;
+		return n;
+	}
+	double *a = xcalloc((size_t)nc * (size_t)n, sizeof(double));
+	double *vt = xcalloc((size_t)n * (size_t)n, sizeof(double));
+	int k = nc < n ? nc : n;
+	double *sv = xcalloc((size_t)k, sizeof(double)), wq, u = 0;
+	memcpy(a, P, (size_t)nc * (size_t)n * sizeof(double));
+	int one = 1, q = -1, info;
+	dgesvd_("N", "A", &nc, &n, a, &nc, sv, &u, &one, vt, &n, &wq, &q, &info);
+	int lw = (int)wq + 1;
+	double *work = xcalloc((size_t)lw, sizeof(double));
+	dgesvd_("N", "A", &nc, &n, a, &nc, sv, &u, &one, vt, &n, work, &lw, &info);
+	int rank = 0, ndof = -1;
+	if (info == 0) {
+		for (int i = 0; i < k; i++)
+			if (sv[i] > 1e-10 * sv[0])
+				rank++;
+		ndof = n - rank;
+		*N = xcalloc((size_t)n * (size_t)(ndof ? ndof : 1), sizeof(double));
+		for (int c = 0; c < ndof; c++)	/* column c of N = row rank + c of V^T */
+			for (int i = 0; i < n; i++)
+				(*N)[i + (size_t)n * c] = vt[(rank + c) + (size_t)n * i];
+	} else {
+		snprintf(msg, len, "the SVD of the constraint Jacobian failed (dgesvd info %d)",
+			 info);
+	}
+	free(a);
+	free(vt);
+	free(sv);
+	free(work);
+	return ndof;
+}
+
+/* R = N^T X N (X n x n, N n x d, R d x d, all column-major) */
+static void project(const double *X, const double *N, int n, int d, double *R)
+{
+	double *XN = xcalloc((size_t)n * (size_t)(d ? d : 1), sizeof(double));
+	for (int c = 0; c < d; c++)
+		for (int j = 0; j < n; j++) {
+			double nj = N[j + (size_t)n * c];
+			if (nj == 0)
+				continue;
+			for (int i = 0; i < n; i++)
+				XN[i + (size_t)n * c] += X[i + (size_t)n * j] * nj;
+		}
+	for (int c = 0; c < d; c++)
+		for (int r = 0; r < d; r++) {
+			double acc = 0;
+			for (int i = 0; i < n; i++)
+				acc += N[i + (size_t)n * r] * XN[i + (size_t)n * c];
+			R[r + (size_t)d * c] = acc;
+		}
+	free(XN);
+}
+
+static int by_freq(const void *a, const void *b)
+{
+	const struct mode *x = a, *y = b;
+	return (x->freq > y->freq) - (x->freq < y->freq);
+}
+
+/* Eigenvalues of the first-order pencil of (Mr, Cr, Kr) (d x d) into mo */
+static int eigen(const double *Mr, const double *Cr, const double *Kr, int d, struct modes *mo,
+		 char *msg, size_t len)
+{
+	int n2 = 2 * d;
+	if (d == 0)
+		return 0;	/* no motion allowed: no modes */
+	size_t nn = (size_t)n2 * (size_t)n2;
+	double *A = xcalloc(nn, sizeof(double)), *B = xcalloc(nn, sizeof(double));
+	double *ar = xcalloc((size_t)n2, sizeof(double)), *ai = xcalloc((size_t)n2, sizeof(double));
+	double *be = xcalloc((size_t)n2, sizeof(double)), wq, dummy = 0;
+	for (int i = 0; i < d; i++) {
+		A[i + (size_t)n2 * (d + i)] = 1;	/* y' = u */
+		B[i + (size_t)n2 * i] = 1;
+		for (int j = 0; j < d; j++) {	/* Mr u' = -Kr y - Cr u */
+			A[(d + i) + (size_t)n2 * j] = -Kr[i + (size_t)d * j];
+			A[(d + i) + (size_t)n2 * (d + j)] = -Cr[i + (size_t)d * j];
+			B[(d + i) + (size_t)n2 * (d + j)] = Mr[i + (size_t)d * j];
+		}
+	}
+	int one = 1, q = -1, info;
+	dggev_("N", "N", &n2, A, &n2, B, &n2, ar, ai, be, &dummy, &one, &dummy, &one, &wq, &q,
+	       &info);
+	int lw = (int)wq + 1;
+	double *work = xcalloc((size_t)lw, sizeof(double));
+	dggev_("N", "N", &n2, A, &n2, B, &n2, ar, ai, be, &dummy, &one, &dummy, &one, work, &lw,
+	       &info);
+	int rc = 0;
+	if (info != 0) {
+		snprintf(msg, len, "the generalized eigenproblem failed (dggev info %d)", info);
+		rc = -1;
+	} else {
+		mo->m = xcalloc((size_t)(n2 ? n2 : 1), sizeof(struct mode));
+		double smax = 0;
+		for (int i = 0; i < n2; i++) {
+			/* beta = 0 only for a singular Mr, which M > 0 excludes */
+			double re = ar[i] / be[i], im = ai[i] / be[i];
+			/* an undamped conservative mode has re = 0: what dggev leaves
+			 * there is rounding (measured below 1e-15 |s| on the test
+			 * decks), not damping, and must not read as instability */
+			if (fabs(re) <= 1e-10 * hypot(re, im) && im != 0)
+				re = 0;
+			if (im < 0)
+				continue;	/* the conjugate of a listed pair */
+			struct mode *e = &mo->m[mo->nmodes++];
+			e->re = re;
+			e->im = im;
+			e->freq = hypot(re, im) / TWO_PI;
+			e->damped = im / TWO_PI;
+			e->zeta = e->freq > 0 ? -re / hypot(re, im) + 0.0 : 0;	/* no -0 */
+			smax = fmax(smax, e->freq);
+		}
+		/* a free motion is a double s = 0 that rounding may split into two
+		 * tiny reals: keep one of each such pair */
+		int k = 0, zeros = 0;
+		for (int i = 0; i < mo->nmodes; i++) {
+			struct mode *e = &mo->m[i];
+			if (e->freq <= 1e-5 * smax || smax == 0) {
+				if (e->im == 0 && zeros++ % 2)
+					continue;
+				e->rigid = 1;
+				e->freq = e->damped = e->zeta = e->re = e->im = 0;
+			}
+			mo->m[k++] = *e;
+		}
+		mo->nmodes = k;
+		qsort(mo->m, (size_t)k, sizeof(struct mode), by_freq);
+		mo->fmax = smax;
+	}
+	free(A);
+	free(B);
+	free(ar);
+	free(ai);
+	free(be);
+	free(work);
+	return rc;
+}
+
+int modes_compute(struct ra *s, const struct ra_state *x, double t, struct modes *mo,
+		  char *msg, size_t len)
+{
+	int n = s->ng, nc = s->nc;
+	size_t nn = (size_t)n * (size_t)n;
+	memset(mo, 0, sizeof(*mo));
+	double *K = xcalloc(nn, sizeof(double)), *C = xcalloc(nn, sizeof(double));
+	double *M = xcalloc(nn, sizeof(double));
+	double *P = xcalloc((size_t)(nc ? nc : 1) * (size_t)n, sizeof(double));
+	statics_fd(s, x, t, x->lam, 0, K);	/* dG/dq: K = -that */
+	statics_fd(s, x, t, x->lam, 1, C);	/* dG/dv = df/dv */
+	for (size_t i = 0; i < nn; i++) {
+		K[i] = -K[i];
+		C[i] = -C[i];
+		if (C[i] != 0)
+			mo->damped = 1;
+	}
+	for (int b = 0; b < s->nb; b++)
+		for (int i = 0; i < 3; i++) {
+			int p = 6 * b + i;
+			M[p + (size_t)n * p] = s->mass[b];
+			for (int k = 0; k < 3; k++)
+				M[(6 * b + 3 + i) + (size_t)n * (6 * b + 3 + k)] = s->J[9 * b + 3 * i + k];
+		}
+	ra_eval(s, x, t, PRIM_PHI | PRIM_JAC);
+	statics_jacobian(s, P);
+	double *N = NULL;
+	int rc = -1, d = null_space(P, nc, n, &N, msg, len);
+	if (d >= 0) {
+		mo->ndof = d;
+		size_t dd = (size_t)(d ? d : 1) * (size_t)(d ? d : 1);
+		double *Mr = xcalloc(dd, sizeof(double)), *Cr = xcalloc(dd, sizeof(double));
+		double *Kr = xcalloc(dd, sizeof(double));
+		project(M, N, n, d, Mr);
+		project(C, N, n, d, Cr);
+		project(K, N, n, d, Kr);
+		rc = eigen(Mr, Cr, Kr, d, mo, msg, len);
+		free(Mr);
+		free(Cr);
+		free(Kr);
+	}
+	free(N);
+	free(K);
+	free(C);
+	free(M);
+	free(P);
+	return rc;
+}
+
+void modes_release(struct modes *mo)
+{
+	free(mo->m);
+	mo->m = NULL;
+	mo->nmodes = 0;
+}

@@ -1,0 +1,82 @@
+/* statics.h - static equilibrium of the "ra" formulation and the
+ * finite-difference Jacobians that it shares with the linearization
+ * (linearize.c).
+ *
+ * Static equations (000 eq. 2 at rest, v = w = 0, no inertia):
+ *   G(q, lambda) = f(q) - Phi_q^T lambda = 0   (6 per body: global force,
+ *                                               body-frame torque)
+ *   Phi(q, t) = 0.
+ * q is perturbed as in the integrators: r += dr (global), A <- A exp(dth~)
+ * (dth in the body frame), so a generalized vector has 6 entries per body.
+ * Dense linear algebra (LAPACK), cubic in the number of bodies: meant for
+ * models of up to about a hundred bodies (the 64-link chain: 5 s).
+ */
+#ifndef MBSIM_STATICS_H
+#define MBSIM_STATICS_H
+
+#include <stddef.h>
+
+#include "../form/ra.h"
+
+struct statics_result {
+	int converged;		/* 1: both residuals below their tolerances */
+	int iterations;		/* Newton iterations taken */
+	double res_force;	/* max |G| at the end, N or N m */
+	double res_phi;		/* max |Phi| at the end, constraint units */
+	double tol_force, tol_phi;	/* the tolerances applied */
+	int worst_body;		/* body with the largest |G| (-1: none) */
+	int worst_row;		/* constraint row with the largest |Phi| (-1: none) */
+	char message[320];	/* failure: what and where */
+};
+
+/* Characteristic length of the model (m): the largest distance of a
+ * centroid from the origin, of a joint marker or force attachment from its
+ * centroid, of a spring's free length; 1 when all are 0.  Sets the
+ * finite-difference steps and the constraint tolerance. */
+double statics_length(const struct model *m);
+
+/* G = f(x) - Phi_q^T lam at time t (ra_eval(PRIM_JAC) is left at x). */
+void statics_residual(struct ra *s, const struct ra_state *x, double t, const double *lam,
+		      double *G);
+
+/* Dense Phi_q (nc x 6 nb, column-major) from s->jac (ra_eval(PRIM_JAC) done). */
+void statics_jacobian(const struct ra *s, double *P);
+
+/* dG/dq (vel = 0) or dG/dv (vel = 1) at x, lam fixed: 6 nb x 6 nb,
+ * column-major, by fourth-order central differences
+ *   D = [8 (G(+h) - G(-h)) - (G(+2h) - G(-2h))] / (12 h),
+ * h = 1e-3 L (translations, m; velocities, m/s) or 1e-3 rad (rotations,
+ * rad/s), L = statics_length: truncation O(h^4) ~ 1e-12 relative, rounding
+ * ~ 1e-16 / 1e-3 relative to the forces.  Leaves ra_eval at x. */
+void statics_fd(struct ra *s, const struct ra_state *x, double t, const double *lam,
+		int vel, double *D);
+
+/* Equilibrium at time t from the state in x (positions; velocities are set
+ * to 0).  The iterates are kept on the constraints (Gauss-Newton
+ * projection, minimum-norm steps) with the multipliers that balance the
+ * loads best (lambda = argmin |f - Phi_q^T lambda|), so that G is the
+ * unbalanced force along the motions the constraints allow.  Each
+ * iteration tries Newton's step
+ *   [M / tau^2 - dG/dq   Phi_q^T] [dq     ]   [ G  ]
+ *   [Phi_q                0     ] [dlambda] = [-Phi]
+ * with 1 / tau^2 = 0, taken when it lowers |G| and, for conservative
+ * loads (gravity, springs; dampers and friction give no force at rest),
+ * does not raise the potential; else the pseudo-transient step (Kelley
+ * and Keyes 1998; docs/REFERENCES.md) with tau shortened until the
+ * potential falls (the residual at most doubles, for other loads), tau^2
+ * then doubled at least (switched evolution relaxation).  Far from
+ * equilibrium the steps follow the loads like heavily damped motion, so
+ * they head for a stable equilibrium (a pendulum's hanging position, not
+ * its upright one); with applied point loads, torques or actuators that
+ * guard is the residual alone and the equilibrium found may be unstable
+ * (mbsim modes then shows a growing mode).  Linear solves are dense least
+ * squares (LAPACK dgelsd: redundant constraints and free directions are
+ * allowed).  On return x holds the last iterate and its multipliers.
+ * 0 on convergence, -1 with r->message naming the worst body (and the
+ * constraint furthest from being met, if one is not) otherwise. */
+int statics_solve(struct ra *s, struct ra_state *x, double t, struct statics_result *r);
+
+/* "joint 'NAME'" or "driver 'NAME'" for constraint row k (static storage). */
+const char *statics_row_name(const struct model *m, int k);
+
+#endif

@@ -1,0 +1,174 @@
+#!/bin/sh
+# t-statics.sh - mbsim static, run --from-static and mbsim modes (issue 15
+# items 6 and 7).  Decks in tests/statics/; every expected number is
+# analytic or from tools/double_pendulum_modes.py (minimal coordinates,
+# SciPy), never from an earlier mbsim run.
+#
+#   MBSIM=build/mbsim sh tests/t-statics.sh
+#
+#   1. car.yaml (a body on four vertical spring-dampers, unloaded in the
+#      deck): the sag is m g / (2 (k_front + k_rear)) = 0.0840857142857143 m
+#      (exact, the deck's comment) to 1e-9 m, no drift or tilt beyond 1e-9;
+#   2. run --from-static of car.yaml: |v|, |w| <= 1e-9 over 1 s (issue 15);
+#      without --from-static the same run moves by more than 0.1 m/s,
+#      so the check could fail;
+#   3. decks/pendulum.yaml from its horizontal start: the hanging
+#      equilibrium (centroid at (0, 0, -len/2) to 1e-9 m) and the pin's
+#      reaction m g = 9.81 N to 1e-9 relative;
+#   4. modes of chain2.yaml: w^2 = (175 -+ sqrt(20625)) / 2 (the deck's
+#      comment) to 1e-9 relative; damped variant (k2 = 0, c1 = 3): one
+#      free motion and f = sqrt(k1 / m1) / (2 pi), zeta = c1 / (2 sqrt(k1
+#      m1)) = 0.15 to 1e-9; stable-step hint of seed 002 eq. 11
+#      (central differences: h = 2 / w_max) to 1e-12 relative;
+#   5. modes of decks/pendulum.yaml: f = sqrt(m g d / (J + m d^2)) / (2 pi),
+#      d = len / 2, J = m len^2 / 12 (the deck's inertia about the pin) to
+#      1e-9 relative;
+#   6. modes of decks/double_pendulum.yaml against
+#      tools/double_pendulum_modes.py to 1e-9 relative;
+#   7. no_support.yaml (a body with nothing under it): exit 1 naming body
+#      'rock', in text and in --json; usage errors exit 64;
+#   8. --time T: held_pendulum.yaml (the pendulum turned by a driver at
+#      0.5 rad/s) at T = 1 s sits at 0.5 rad below the horizontal with
+#      driver effort m g (len / 2) cos(0.5) (the deck's comment), 1e-9;
+#   9. the equilibria found for the conservative seed decks (pendulum,
+#      double pendulum, free four-link, heavy top, spring top, 8-link
+#      chain) are stable: no mode with a negative damping ratio.
+# Prints "N passed, N failed"; exits 1 on any failure.
+
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+sd=$top/tests/statics
+
+# json_check NAME EXPR: $tmp/out is JSON (as j); EXPR a Python expression
+# that is true when the check passes; a failure prints j
+json_check() {
+	if "$PY" -c "
+import json, math, sys
+j = json.load(open('$tmp/out'))
+ok = ($2)
+sys.exit(0 if ok else 1)" 2>"$tmp/perr"; then
+		ok "$1"
+	else
+		bad "$1" "$(head -c 600 "$tmp/out")" "$(cat "$tmp/perr")"
+	fi
+}
+
+# 1. sag of the car
+expect_rc 0 "static car.yaml --json" "$MBSIM" static "$sd/car.yaml" --json
+json_check "car: sag m g / (2 (kf + kr)) to 1e-9 m, level, centred" "
+(lambda p, q, sag: abs((0.5 - p[2]) - sag) <= 1e-9 and abs(p[0]) <= 1e-9 and abs(p[1]) <= 1e-9
+ and abs(abs(q[0]) - 1) <= 1e-9)(j['bodies'][0]['position'], j['bodies'][0]['orientation'],
+ 1200 * 9.81 / (2 * (40000 + 30000)))"
+
+# 2. a run from the equilibrium stays at rest
+maxvel() {
+	"$PY" -c "
+import sys
+sys.path.insert(0, '$top/tools')
+import h5py, numpy as np, mbsimlib
+with h5py.File('$1', 'r') as f:
+    v = mbsimlib.series(f, 'bodies/car/velocity')
+    w = mbsimlib.series(f, 'bodies/car/angular_velocity')
+    t = mbsimlib.series(f, 'time')
+    print('%.3e %.3e %g' % (np.abs(v).max(), np.abs(w).max(), t[-1]))"
+}
+expect_rc 0 "run car.yaml --from-static" "$MBSIM" run "$sd/car.yaml" --from-static -q \
+	-o "$tmp/rest.h5"
+read -r vmax wmax tend <<EOT
+$(maxvel "$tmp/rest.h5")
+EOT
+if awk -v v="$vmax" -v w="$wmax" -v t="$tend" 'BEGIN { exit !(v <= 1e-9 && w <= 1e-9 && t == 1) }'; then
+	ok "from-static: at rest over 1 s (max |v| $vmax m/s, |w| $wmax rad/s)"
+else
+	bad "from-static: not at rest (max |v| $vmax, |w| $wmax, t_end $tend)"
+fi
+expect_rc 0 "run car.yaml (deck start)" "$MBSIM" run "$sd/car.yaml" -q -o "$tmp/drop.h5"
+read -r vmax wmax tend <<EOT
+$(maxvel "$tmp/drop.h5")
+EOT
+if awk -v v="$vmax" 'BEGIN { exit !(v > 0.1) }'; then
+	ok "control: from the deck's unloaded start the car moves (max |v| $vmax m/s)"
+else
+	bad "control: the unloaded start did not move (max |v| $vmax): check 2 proves nothing"
+fi
+
+# 3. the pendulum finds its hanging position from horizontal
+expect_rc 0 "static decks/pendulum.yaml --json" "$MBSIM" static "$decks/pendulum.yaml" --json
+json_check "pendulum: hangs at (0, 0, -0.5) to 1e-9 m, reaction m g to 1e-9" "
+(lambda p, F: max(abs(p[0]), abs(p[1]), abs(p[2] + 0.5)) <= 1e-9
+ and abs(F[2] - 9.81) <= 1e-9 * 9.81 and abs(F[0]) <= 1e-9)(
+ j['bodies'][0]['position'], j['joints'][0]['force'])"
+
+# 4. the two-mass chain, undamped and damped
+expect_rc 0 "modes chain2.yaml --json" "$MBSIM" modes "$sd/chain2.yaml" --json
+json_check "chain: w^2 = (175 -+ sqrt(20625)) / 2 to 1e-9 relative" "
+(lambda f, ref: j['dof'] == 2 and len(f) == 2 and all(abs(a - b) <= 1e-9 * b for a, b in zip(f, ref)))(
+ [m['frequency'] for m in j['modes']],
+ [math.sqrt((175 + s * math.sqrt(20625)) / 2) / (2 * math.pi) for s in (-1, 1)])"
+json_check "chain: seed 002 eq. 11 central differences h = 2 / w_max" "
+abs(j['stable_step']['central_differences'] - 2 / (2 * math.pi * j['max_frequency'])) <= 1e-12 * j['stable_step']['central_differences']"
+expect_rc 0 "modes chain2.yaml k2=0 c1=3 --json" "$MBSIM" modes "$sd/chain2.yaml" \
+	--set parameters.k2=0 --set parameters.c1=3 --json
+json_check "damped: one free motion, f = sqrt(k1/m1) / 2 pi and zeta = 0.15 to 1e-9" "
+(lambda m: len(m) == 2 and m[0]['free'] and not m[1]['free']
+ and abs(m[1]['frequency'] - 10 / (2 * math.pi)) <= 1e-9 * 10 / (2 * math.pi)
+ and abs(m[1]['damping_ratio'] - 3 / (2 * math.sqrt(100))) <= 1e-9)(j['modes'])"
+
+# 5. the pendulum
+expect_rc 0 "modes decks/pendulum.yaml --json" "$MBSIM" modes "$decks/pendulum.yaml" --json
+json_check "pendulum: f = sqrt(m g d / (J + m d^2)) / 2 pi to 1e-9 relative" "
+(lambda f, ref: len(f) == 1 and abs(f[0] - ref) <= 1e-9 * ref)(
+ [m['frequency'] for m in j['modes']], math.sqrt(9.81 * 0.5 / (1 / 12 + 0.25)) / (2 * math.pi))"
+
+# 6. the double pendulum of seed 000 against its minimal equations
+if ref=$("$PY" "$top/tools/double_pendulum_modes.py" 2>"$tmp/err"); then
+	expect_rc 0 "modes decks/double_pendulum.yaml --json" "$MBSIM" modes \
+		"$decks/double_pendulum.yaml" --json
+	json_check "double pendulum: tools/double_pendulum_modes.py's $(echo $ref) Hz to 1e-9" "
+(lambda f, r: len(f) == 2 and all(abs(a - b) <= 1e-9 * b for a, b in zip(f, r)))(
+ [m['frequency'] for m in j['modes']], [float(x) for x in '''$ref'''.split()])"
+else
+	bad "tools/double_pendulum_modes.py failed"
+fi
+
+# 8. --time: the quasi-static state of a driven pendulum at T = 1 s
+expect_rc 0 "static held_pendulum.yaml --time 1 --json" "$MBSIM" static \
+	"$sd/held_pendulum.yaml" --time 1 --json
+json_check "held pendulum at T = 1: at angle omega T, effort m g (len/2) cos(omega T) to 1e-9" "
+(lambda p, e: abs(p[0] - 0.5 * math.cos(0.5)) <= 1e-9 and abs(abs(p[2]) - 0.5 * math.sin(0.5)) <= 1e-9
+ and abs(abs(e) - 0.5 * 9.81 * math.cos(0.5)) <= 1e-9 * 4.3)(
+ j['bodies'][0]['position'], j['drivers'][0]['effort']) and j['time'] == 1"
+expect_rc 64 "static: --time not a number" "$MBSIM" static "$sd/held_pendulum.yaml" --time x
+
+# 9. the equilibria of the conservative seed decks (gravity and springs
+# only) are stable: the potential guard of the iteration keeps it from
+# the upright positions that Newton's method alone reaches as readily
+for d in pendulum double_pendulum four_link_free heavy_top spring_top chain; do
+	set -- "$decks/$d.yaml"
+	[ "$d" = chain ] && set -- "$@" --set parameters.N=8	# 8 links: 48 dof, quick
+	expect_rc 0 "modes $d.yaml --json" "$MBSIM" modes "$@" --json
+	json_check "$d: no growing mode at the equilibrium found (every damping ratio >= 0)" "
+all(m['damping_ratio'] >= 0 for m in j['modes']) and any(not m['free'] for m in j['modes'])"
+done
+
+# 7. failures
+expect_rc 1 "static no_support.yaml fails" "$MBSIM" static "$sd/no_support.yaml"
+if grep -q "no static equilibrium.*body 'rock'" "$tmp/err"; then
+	ok "the failure names body 'rock': $(cat "$tmp/err")"
+else
+	bad "the failure does not name body 'rock'"
+fi
+expect_rc 1 "static no_support.yaml --json fails" "$MBSIM" static "$sd/no_support.yaml" --json
+json_check "--json failure: status failed, body rock" "j['status'] == 'failed' and j['body'] == 'rock'"
+expect_rc 1 "modes no_support.yaml fails" "$MBSIM" modes "$sd/no_support.yaml"
+expect_rc 1 "run --from-static no_support.yaml fails before running" "$MBSIM" run \
+	"$sd/no_support.yaml" --from-static -o "$tmp/ns.h5"
+if [ ! -e "$tmp/ns.h5" ]; then ok "no output written"; else bad "an output was written"; fi
+expect_rc 1 "run --from-static --json no_support.yaml fails" "$MBSIM" run \
+	"$sd/no_support.yaml" --from-static --json -o "$tmp/ns.h5"
+json_check "run --from-static --json: the failure as JSON, naming body rock" \
+	"j['status'] == 'failed' and j['body'] == 'rock'"
+expect_rc 64 "static: unknown option" "$MBSIM" static "$sd/car.yaml" --jsn
+expect_rc 64 "modes: no deck" "$MBSIM" modes
+finish
