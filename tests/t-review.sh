@@ -17,4 +17,21 @@ expect_rc 64 "run -o FIFO: refused, not blocked" \
 grep -q "is not a regular file" "$tmp/err" && ok "run -o FIFO: the message says why" ||
 	bad "run -o FIFO: the message says why"
 
+# 2. A --set into a repeat copy that fails (a key misspelt, a path that is
+# not a scalar) was followed by "unknown body 'wheel3' in force 'push3'
+# (did you mean 'wheel1'?)": the builder skipped that copy and every copy
+# after it, so the forces naming them failed too.  The --set error is the
+# only message (as for an item that is no copy, whose --set fails before
+# the build).
+for s in bodies.wheel3.massx=2 bodies.wheel3=2 bodies.wheel3.position.7=5; do
+	expect_rc 2 "--set $s into a repeat copy: exit 2" \
+		"$MBSIM" check "$udecks/wheels.yaml" --set "$s"
+	n=$(wc -l <"$tmp/err")
+	if [ "$n" -eq 1 ] && grep -q '^--set:1:' "$tmp/err"; then
+		ok "--set $s: one message, at the --set"
+	else
+		bad "--set $s: one message, at the --set" "$(cat "$tmp/err")"
+	fi
+done
+
 finish
