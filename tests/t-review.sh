@@ -34,4 +34,13 @@ for s in bodies.wheel3.massx=2 bodies.wheel3=2 bodies.wheel3.position.7=5; do
 	fi
 done
 
+# 3. --set parameters.x=1 on a deck without parameters pointed at column 1
+# (the missing 'parameters') while naming 'x'; a deck with parameters
+# points at the name (column 12, t-user.sh item 2): so does this one.
+expect_rc 2 "--set parameters.x on a deck without parameters: exit 2" \
+	"$MBSIM" check "$udecks/ramp_arm.yaml" --set parameters.x=1
+msg="--set:1:12: error: unknown parameter 'x': the deck defines no parameters"
+grep -qxF -- "$msg" "$tmp/err" && ok "--set parameters.x: reported at the name" ||
+	bad "--set parameters.x: reported at the name" "want: $msg" "got: $(cat "$tmp/err")"
+
 finish
