@@ -146,6 +146,30 @@ struct point {
 	double rho, ad, pe;
 };
 
+/* From the eigenvalues l[0..n) of the one-step map of x'' + w^2 x = 0 at
+ * step dt (a real map: conjugate pairs): the spectral radius, and the
+ * amplitude decay and period elongation (004 §4) of the principal
+ * eigenvalue, the one in the upper half plane closest to exp(i w dt). */
+static void point_from_eigenvalues(const double complex *l, int n, double w, double dt,
+				   struct point *p)
+{
+	double complex target = cexp(I * w * dt), best = 0;
+	double dbest = INFINITY;
+	p->rho = 0.0;
+	for (int i = 0; i < n; i++) {
+		double complex u = cimag(l[i]) < 0 ? conj(l[i]) : l[i];
+		p->rho = fmax(p->rho, cabs(u));
+		if (cabs(u - target) < dbest) {
+			dbest = cabs(u - target);
+			best = u;
+		}
+	}
+	double complex L = clog(best);
+	double wbar = cabs(L);
+	p->ad = wbar > 0 ? -100.0 * creal(L) / wbar : NAN;
+	p->pe = wbar > 0 ? 100.0 * (w * dt / wbar - 1.0) : NAN;
+}
+
 /* What analyse() works in: the same at every abscissa. */
 struct amat {
 	int n, lw;			/* history slots (dae3_slots), dgeev workspace */
@@ -208,21 +232,11 @@ static int analyse(struct integ *it, struct amat *M, struct ra_state *x0, struct
 		}
 	}
 	if (!rc) {
-		double complex target = cexp(I * w * dt), best = 0;
-		double dbest = INFINITY;
-		p->rho = 0.0;
-		for (int i = 0; i < n; i++) {
-			double complex l = wr[i] + I * wi[i];
-			p->rho = fmax(p->rho, cabs(l));
-			if (cimag(l) >= 0 && cabs(l - target) < dbest) {
-				dbest = cabs(l - target);
-				best = l;
-			}
-		}
-		double complex L = clog(best);
-		double wbar = cabs(L);
-		p->ad = wbar > 0 ? -100.0 * creal(L) / wbar : NAN;
-		p->pe = wbar > 0 ? 100.0 * (w * dt / wbar - 1.0) : NAN;
+		double complex *l = xcalloc((size_t)n, sizeof(double complex));
+		for (int i = 0; i < n; i++)
+			l[i] = wr[i] + I * wi[i];
+		point_from_eigenvalues(l, n, w, dt, p);
+		free(l);
 	}
 	return rc;
 }
@@ -324,28 +338,17 @@ static int analyse_lms(const struct coef *cf, double dt, double w, struct point 
 			 "converge at dt = %g", dt);
 		return -1;
 	}
-	double complex target = cexp(I * w * dt), best = 0;
-	double dbest = INFINITY;
-	p->rho = 0.0;
-	*bound = 0.0;
+	/* the eigenvalues are the roots and their conjugates (-i w) */
+	double complex l[4];
+	double rmax = -1;
 	for (int i = 0; i < k; i++) {
-		/* the eigenvalues are the roots and their conjugates (-i w) */
-		double complex l = (double complex)z[i];
-		if (cabs(l) > p->rho) {
-			p->rho = cabs(l);
+		l[i] = (double complex)z[i];
+		if (cabs(l[i]) > rmax) {
+			rmax = cabs(l[i]);
 			*bound = e[i];
 		}
-		if (cimag(l) < 0)
-			l = conj(l);
-		if (cabs(l - target) < dbest) {
-			dbest = cabs(l - target);
-			best = l;
-		}
 	}
-	double complex L = clog(best);
-	double wbar = cabs(L);
-	p->ad = wbar > 0 ? -100.0 * creal(L) / wbar : NAN;
-	p->pe = wbar > 0 ? 100.0 * (w * dt / wbar - 1.0) : NAN;
+	point_from_eigenvalues(l, k, w, dt, p);
 	return 0;
 }
 
