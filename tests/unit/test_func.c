@@ -222,18 +222,17 @@ static void test_piecewise(void **state)
 
 /* Breakpoints (func.h): func_eval is the right limit, the side a forward
  * run proceeds into; func_eval_side(-1) the left limit.  For each type
- * without breakpoints both sides agree with func_eval everywhere. */
+ * without breakpoints the left limit agrees with func_eval everywhere
+ * (func_eval is func_eval_side(+1) by definition: comparing those two
+ * could not fail). */
 static void sides_agree(const struct func *fn, const double *ts, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		double l[3], r[3], f[3];
+		double l[3], f[3];
 		func_eval_side(fn, ts[i], -1, l);
-		func_eval_side(fn, ts[i], 1, r);
 		func_eval(fn, ts[i], f);
-		for (int k = 0; k < 3; k++) {
+		for (int k = 0; k < 3; k++)
 			assert_near(l[k], f[k], 0, 0);	/* same formula: bit-equal */
-			assert_near(r[k], f[k], 0, 0);
-		}
 	}
 }
 
