@@ -43,4 +43,25 @@ msg="--set:1:12: error: unknown parameter 'x': the deck defines no parameters"
 grep -qxF -- "$msg" "$tmp/err" && ok "--set parameters.x: reported at the name" ||
 	bad "--set parameters.x: reported at the name" "want: $msg" "got: $(cat "$tmp/err")"
 
+# 4. mbsim list keys split a help text at its first range marker and took
+# the rest as the range: output.times had the range "in [time.start,
+# time.end]; the run steps onto each ..." and "(default: X)" was no
+# default (joints[].length: default "-", range "> 0 (default: distance at
+# t0)").  The columns as t-user.sh item 7 reads them (two blanks or more
+# apart); the expected cells are the help texts of src/deck/keys.c.
+"$MBSIM" list keys >"$tmp/keys"
+key_cells() {	# KEY TYPE DEFAULT RANGE
+	line=$(awk -v k="$1" '$1 == k' "$tmp/keys" | sed 's/   */|/g')
+	case $line in
+	"$1|$2|$3|$4|"*) ok "list keys: $1 is $2, default $3, range $4" ;;
+	*) bad "list keys: $1 is $2, default $3, range $4" "got: $line" ;;
+	esac
+}
+key_cells output.times numbers - 'in [time.start, time.end]'
+key_cells 'joints[].length' number 'distance at t0' '> 0'
+key_cells 'forces[].free_length' number 'length at t0' -
+grep -q '^output.times .*sample times in s, increasing; the run steps onto each' "$tmp/keys" &&
+	ok "list keys: output.times keeps its whole description" ||
+	bad "list keys: output.times keeps its whole description" "$(grep '^output.times' "$tmp/keys")"
+
 finish
