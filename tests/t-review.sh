@@ -64,4 +64,13 @@ grep -q '^output.times .*sample times in s, increasing; the run steps onto each'
 	ok "list keys: output.times keeps its whole description" ||
 	bad "list keys: output.times keeps its whole description" "$(grep '^output.times' "$tmp/keys")"
 
+# 5. The accuracy note of spectral named "the k-fold root at infinity"
+# also at rho_inf = 1, where the error comes from the (k-1)-fold root at
+# -1 present at every ratio (mbsim-spectral(1)); it names the cluster at
+# -rho_inf.  lms3 at rho_inf 1, ratio 1e6: estimate 9.6e-6 > 1e-6.
+"$MBSIM" spectral --method lms3 --rho 1 --ratio-range 1e6:1e7 --points 2 >/dev/null 2>"$tmp/err"
+grep -q "note: .*cluster at -rho_inf = 1)" "$tmp/err" && ! grep -q "at infinity" "$tmp/err" &&
+	ok "spectral lms3 rho 1: the note names the cluster at -rho_inf" ||
+	bad "spectral lms3 rho 1: the note names the cluster at -rho_inf" "$(cat "$tmp/err")"
+
 finish

@@ -432,8 +432,9 @@ int cmd_spectral(int argc, char **argv)
 			so.method[so.method[0] == 's' ? 2 : 3]);
 	if (worst > 1e-6)
 		fprintf(stderr, "mbsim: note: the spectral radius is accurate only to %.1e at "
-			"ratio %g (the coefficients' rounding to double, amplified near the "
-			"%d-fold root at infinity)\n", worst, worst_at, cf.k);
+			"ratio %g (the coefficients' rounding to double, amplified where "
+			"the %d roots cluster at -rho_inf = %g)\n", worst, worst_at, cf.k,
+			so.rho);
 	if (so.json) {
 		printf("{\"method\": \"%s\", \"rho_inf\": ", so.method);
 		cli_json_num(so.rho);
