@@ -84,7 +84,14 @@ static const char *number_ending_at(const char *str, const char *e)
  * known unit; else "". */
 static const char *unit_hint(const char *str, const char *tok, char *buf, size_t size)
 {
-	const char *t = strstr(str, tok);
+	/* tok where it stands as a token of its own: not inside a name
+	 * ('m' of "m1*0 + 10 m"), a number may end right before it ("1ms") */
+	const char *t = str;
+	size_t n = strlen(tok);
+	while ((t = strstr(t, tok)) &&
+	       ((t > str && (isalpha((unsigned char)t[-1]) || t[-1] == '_')) ||
+		isalnum((unsigned char)t[n]) || t[n] == '_'))
+		t++;
 	buf[0] = 0;
 	if (!t || t == str)
 		return buf;
