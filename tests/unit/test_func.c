@@ -279,6 +279,17 @@ static void test_breakpoints_ramp(void **state)
 	/* a t two ulps short of t1 = 2 is at it (FUNC_SNAP_ULPS = 4) */
 	func_eval(&fn, nextafter(nextafter(2.0, 0.0), 0.0), r);
 	assert_near(r[2], 0.0, 0, 0);
+	/* the snap is 4 eps max(|t|, |b|) = 8 eps here, 8 ulps below 2 (an ulp
+	 * of [1, 2) is eps): at 8 ulps the knot, at 9 inside the ramp, whose
+	 * f'' there is -pi^3/16 to 1e-13 (cos of pi - 9 eps pi/2) */
+	double t8 = 2.0, t9;
+	for (int i = 0; i < 8; i++)
+		t8 = nextafter(t8, 0.0);
+	t9 = nextafter(t8, 0.0);
+	func_eval(&fn, t8, r);
+	assert_near(r[2], 0.0, 0, 0);
+	func_eval(&fn, t9, r);
+	assert_near(r[2], -M_PI * M_PI * M_PI / 16, 1e-13, 0);
 	/* ramp starting at 0.5 (the function of test_cosine_ramp): right
 	 * limit at the start (b - a)/2 (pi/2)^2 = 2 * pi^2/4 */
 	struct func g = { .type = FUNC_COSINE_RAMP, .c = { -1.0, 3.0, 0.5, 2.5 } };
