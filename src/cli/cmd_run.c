@@ -108,6 +108,13 @@ static int check_output(const char *deck, const char *out, int force)
 	}
 	if (S_ISCHR(so.st_mode))
 		return 0;	/* /dev/null, /dev/full: no contents to lose */
+	if (!S_ISREG(so.st_mode)) {
+		/* a FIFO would block the reading below until a writer came */
+		cli_usage_error(USAGE_RUN, "output '%s' exists and is not a regular file (a FIFO, "
+				"socket or block device): refusing to write to it (--force to "
+				"write it anyway)", out);
+		return -1;
+	}
 	if (!is_mbsim_output(out)) {
 		cli_usage_error(USAGE_RUN, "output '%s' exists and is not an mbsim output file "
 				"(no HDF5 root attribute 'status'): refusing to overwrite it "

@@ -420,11 +420,19 @@ static void build_repeated(struct bctx *b, const struct dnode *item, const char 
 		memmove(copy->keys + r, copy->keys + r + 1, (size_t)(copy->n - r - 1) * sizeof(*copy->keys));
 		memmove(copy->items + r, copy->items + r + 1, (size_t)(copy->n - r - 1) * sizeof(*copy->items));
 		copy->n--;
-		if (subst_tree(b, copy) == 0 &&
-		    (!b->dk || deck_set_repeated(b->dk, list, copy, b->d) == 0))
+		int set_errs = 0;
+		if (subst_tree(b, copy) == 0) {
+			/* a --set that fails leaves the copy as the deck has it: build
+			 * it and go on, so that references to this copy and the next
+			 * do not fail after it (the --set error is not repeated) */
+			int before = b->d->nerr;
+			if (b->dk)
+				deck_set_repeated(b->dk, list, copy, b->d);
+			set_errs = b->d->nerr - before;
 			fn(b, copy);
+		}
 		dn_free(copy);
-		if (b->d->nerr > nerr)
+		if (b->d->nerr - set_errs > nerr)
 			break;
 	}
 	expr_undefine(b->ex, name);

@@ -165,6 +165,8 @@ static int step_map(struct setwalk *w, const char *seg, int col, int last,
 	}
 	if (i < 0) {
 		if (!last && def && def->type == K_FREE) {
+			/* at the parameter's name, after "parameters." */
+			p = set_pos(col + (int)strlen(seg) + 1);
 			diag_error(d, &p, "unknown parameter '%.*s': the deck defines no parameters",
 				   (int)strcspn(w->a + col + strlen(seg), ".="),
 				   w->a + col + strlen(seg));

@@ -42,24 +42,66 @@ static const struct unit {
 	{ "rpm", "rad/s", "%s*2*pi/60", 0 },
 };
 
-/* When tok follows a number in str ("1ms", "10 mm"), the hint that values
- * are SI numbers, with the number to write when tok is a known unit;
- * else "". */
+/* 1 when a sign at s (in str) is unary: nothing but an operator or an
+ * opening bracket before it, so that it belongs to the number after it
+ * ("-5 deg"; in "2-5 deg" the number is 5) */
+static int unary_sign(const char *str, const char *s)
+{
+	while (s > str && s[-1] == ' ')
+		s--;
+	return s == str || !(isalnum((unsigned char)s[-1]) || s[-1] == '_' || s[-1] == '.' ||
+			     s[-1] == ')');
+}
+
+/* The start of the number literal (sign and exponent included: "1e-3",
+ * "-4", "3.5E-2") that ends at e, or NULL when none does or it is the
+ * tail of a name (a1, x2e3). */
+static const char *number_ending_at(const char *str, const char *e)
+{
+	for (const char *b = str; b < e; b++) {
+		const char *d = b;
+		if (b > str && (isalnum((unsigned char)b[-1]) || b[-1] == '_' || b[-1] == '.'))
+			continue;
+		if (*d == '+' || *d == '-') {
+			if (!unary_sign(str, b))
+				continue;
+			d++;
+		}
+		if (!isdigit((unsigned char)*d) && !(*d == '.' && isdigit((unsigned char)d[1])))
+			continue;
+		if (strspn(b, "0123456789.eE+-") < (size_t)(e - b))
+			continue;
+		char *end;
+		strtod(b, &end);
+		if (end == e)
+			return b;
+	}
+	return NULL;
+}
+
+/* When tok follows a number in str ("1ms", "10 mm", "1e-3 ms"), the hint
+ * that values are SI numbers, with the number to write when tok is a
+ * known unit; else "". */
 static const char *unit_hint(const char *str, const char *tok, char *buf, size_t size)
 {
-	const char *t = strstr(str, tok);
+	/* tok where it stands as a token of its own: not inside a name
+	 * ('m' of "m1*0 + 10 m"), a number may end right before it ("1ms") */
+	const char *t = str;
+	size_t n = strlen(tok);
+	while ((t = strstr(t, tok)) &&
+	       ((t > str && (isalpha((unsigned char)t[-1]) || t[-1] == '_')) ||
+		isalnum((unsigned char)t[n]) || t[n] == '_'))
+		t++;
 	buf[0] = 0;
 	if (!t || t == str)
 		return buf;
 	const char *e = t;
 	while (e > str && e[-1] == ' ')
 		e--;
-	const char *b = e;
-	while (b > str && (isdigit((unsigned char)b[-1]) || b[-1] == '.'))
-		b--;
-	if (b == e || (b > str && (isalpha((unsigned char)b[-1]) || b[-1] == '_')))
-		return buf;	/* no number before tok, or part of a name (a1 b) */
+	const char *b = number_ending_at(str, e);
 	char num[40];
+	if (!b || e - b >= (ptrdiff_t)sizeof num)
+		return buf;	/* no number before tok, part of a name (a1 b), too long */
 	snprintf(num, sizeof num, "%.*s", (int)(e - b), b);
 	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
 		if (strcmp(units[i].name, tok) != 0)

@@ -230,9 +230,10 @@ static const char *type_word(const struct key_def *k)
 	}
 }
 
-/* The help text of a key is "description[, range][ (default D)|
- * (required)]": split it into its three parts (each malloc'd-free,
- * written into the caller's buffers). */
+/* The help text of a key is "description[, range][; more][ (default D)|
+ * (default: D)| (required)]": split it into description (with its more),
+ * range and default, written into the caller's buffers of n bytes.  A
+ * range "in [a, b]" ends at its ']', another at the next ';' or ','. */
 static void split_help(const char *help, char *desc, char *range, char *def, size_t n)
 {
 	static const char *const starts[] = { ", > ", ", >= ", ", < ", ", <= ", ", in [",
@@ -241,10 +242,12 @@ static void split_help(const char *help, char *desc, char *range, char *def, siz
 	snprintf(def, n, "-");
 	if (len > 1 && help[len - 1] == ')') {
 		const char *d = strstr(help, " (default ");
+		const char *dc = strstr(help, " (default: ");
 		const char *r = strstr(help, " (required)");
-		if (d) {
-			snprintf(def, n, "%.*s", (int)(help + len - 1 - (d + 10)), d + 10);
-			end = (size_t)(d - help);
+		if (d || dc) {
+			const char *v = d ? d + 10 : dc + 11;
+			snprintf(def, n, "%.*s", (int)(help + len - 1 - v), v);
+			end = (size_t)((d ? d : dc) - help);
 		} else if (r && r + 11 == help + len) {
 			snprintf(def, n, "required");
 			end = (size_t)(r - help);
@@ -256,13 +259,22 @@ static void split_help(const char *help, char *desc, char *range, char *def, siz
 		if (q && (size_t)(q - help) < end && (!rs || q < rs))
 			rs = q;
 	}
-	if (rs) {
-		snprintf(range, n, "%.*s", (int)(help + end - rs - 2), rs + 2);
-		end = (size_t)(rs - help);
-	} else {
+	if (!rs) {
 		snprintf(range, n, "-");
+		snprintf(desc, n, "%.*s", (int)end, help);
+		return;
 	}
-	snprintf(desc, n, "%.*s", (int)end, help);
+	size_t r0 = (size_t)(rs - help) + 2, r1 = r0;
+	if (strncmp(help + r0, "in [", 4) == 0) {
+		const char *close = memchr(help + r0, ']', end - r0);
+		r1 = close ? (size_t)(close - help) + 1 : end;
+	} else {
+		r1 = r0 + strcspn(help + r0, ";,");
+		if (r1 > end)
+			r1 = end;
+	}
+	snprintf(range, n, "%.*s", (int)(r1 - r0), help + r0);
+	snprintf(desc, n, "%.*s%.*s", (int)(rs - help), help, (int)(end - r1), help + r1);
 }
 
 void keys_print(FILE *f, const struct key_sect *s, const char *prefix)

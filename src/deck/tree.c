@@ -119,6 +119,23 @@ static struct srcpos mark_pos(const struct reader *r, yaml_mark_t mk)
 	return p;
 }
 
+/* The byte offset in the input of libyaml's mark: its line, then its
+ * column in characters (libyaml counts characters, not bytes, in index
+ * and column, so a multi-byte character such as a section sign in a comment
+ * above would shift index) */
+static size_t mark_offset(const struct reader *r, yaml_mark_t mk)
+{
+	size_t at = 0;
+	for (size_t line = 0; line < mk.line && at < r->len; at++)
+		if (r->text[at] == '\n')
+			line++;
+	for (size_t col = 0; col < mk.column && at < r->len; col++)
+		do
+			at++;
+		while (at < r->len && ((unsigned char)r->text[at] & 0xc0) == 0x80);
+	return at;
+}
+
 /* 1 when the indentation of the line holding byte offset at contains a
  * tab (YAML indents with spaces only) */
 static int tab_indent(const struct reader *r, size_t at)
@@ -139,9 +156,9 @@ static int tab_indent(const struct reader *r, size_t at)
 static const char *what_to_change(const struct reader *r)
 {
 	const char *pr = r->p.problem ? r->p.problem : "";
-	if (tab_indent(r, r->p.problem_mark.index) ||
-	    (strstr(pr, "cannot start any token") && r->p.problem_mark.index < r->len &&
-	     r->text[r->p.problem_mark.index] == '\t'))
+	size_t at = mark_offset(r, r->p.problem_mark);
+	if (tab_indent(r, at) ||
+	    (strstr(pr, "cannot start any token") && at < r->len && r->text[at] == '\t'))
 		return "a tab in the indentation: YAML indents with spaces only; replace the "
 		       "tab by spaces";
 	if (strstr(pr, "did not find expected key"))

@@ -85,6 +85,25 @@ static void place(const struct ra *s, const struct ra_state *x, struct ra_state 
 	}
 }
 
+/* Iterate it_n of eq. 12: g += dg (in it->dg), lambda-hat += dlh.
+ * INTEG_OK when the correction is below the tolerance, INTEG_NONFINITE
+ * when it is not finite, else -1 (iterate again). */
+static int newton_update(struct integ *it, double *g, double *lh, const double *dlh, int it_n)
+{
+	int ng = it->sys->ng, nc = it->sys->nc;
+	for (int i = 0; i < ng; i++)
+		g[i] += it->dg[i];
+	for (int k = 0; k < nc; k++)
+		lh[k] += dlh[k];
+	it->iters = it_n;
+	it->last_norm = integ_norm2(it->dg, ng, dlh, nc);
+	if (!isfinite(it->last_norm)) {
+		integ_note_worst(it);
+		return INTEG_NONFINITE;
+	}
+	return it->last_norm < it->tol ? INTEG_OK : -1;
+}
+
 /* Newton iteration of eq. 12 from lambda-hat = it->lam and g = gp, or
  * (gp NULL) g from eqs. 5a-b; g (it->g) holds the converged displacement
  * on return INTEG_OK, it->iters the count. */
@@ -133,19 +152,9 @@ static int newton(struct integ *it, const struct ra_state *x, struct ra_state *y
 		kkt_solve(it->kkt, a, it->dl, it->dg, it->rhs);
 		a = NULL;
 		/* kkt_solve gave dq = -W^-1 P^T y with S y = Phi: y is dlambda */
-		for (int i = 0; i < ng; i++)
-			g[i] += it->dg[i];
-		for (int k = 0; k < nc; k++)
-			lh[k] += it->rhs[k];
-		it_n++;
-		it->iters = it_n;
-		it->last_norm = integ_norm2(it->dg, ng, it->rhs, nc);
-		if (!isfinite(it->last_norm)) {
-			integ_note_worst(it);
-			return INTEG_NONFINITE;
-		}
-		if (it->last_norm < it->tol)
-			return INTEG_OK;
+		int rc = newton_update(it, g, lh, it->rhs, ++it_n);
+		if (rc >= 0)
+			return rc;
 	}
 	integ_note_worst(it);
 	return INTEG_NEWTON_FAIL;
@@ -223,19 +232,9 @@ static int newton_lg(struct integ *it, const struct ra_state *x, struct ra_state
 			}
 		}
 		kkt_solve(it->kkt, e, it->dl, it->dg, dlh);
-		for (int i = 0; i < ng; i++)
-			g[i] += it->dg[i];
-		for (int k = 0; k < nc; k++)
-			lh[k] += dlh[k];
-		it_n++;
-		it->iters = it_n;
-		it->last_norm = integ_norm2(it->dg, ng, dlh, nc);
-		if (!isfinite(it->last_norm)) {
-			integ_note_worst(it);
-			return INTEG_NONFINITE;
-		}
-		if (it->last_norm < it->tol)
-			return INTEG_OK;
+		int rc = newton_update(it, g, lh, dlh, ++it_n);
+		if (rc >= 0)
+			return rc;
 	}
 	integ_note_worst(it);
 	return INTEG_NEWTON_FAIL;

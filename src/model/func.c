@@ -26,7 +26,7 @@ static void poly(const double *c, int n, double x, double f[3])
 }
 
 /* Where t stands relative to breakpoint b for a run going to side:
- * -1 before, +1 after; t at b (within FUNC_SNAP_ULPS ulps) is on the
+ * -1 before, +1 after; t at b (within FUNC_SNAP_ULPS eps |t|) is on the
  * side the run proceeds into. */
 static int where(double t, double b, int side)
 {

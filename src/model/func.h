@@ -35,9 +35,10 @@ struct func {
  * function), where a derivative or the value may jump, are taken from the
  * side a run proceeds into: side > 0 gives the right limit (runs go
  * forward in time: initial acceleration, output at a breakpoint, step
- * starts), side < 0 the left limit.  A t within FUNC_SNAP_ULPS units in
- * the last place of a breakpoint counts as at it, so t0 + n h that lands
- * an ulp short of a knot still sees the knot. */
+ * starts), side < 0 the left limit.  A t within FUNC_SNAP_ULPS eps
+ * max(|t|, |b|) of a breakpoint b (eps = DBL_EPSILON: 4 to 8 units in the
+ * last place) counts as at it, so t0 + n h that lands an ulp short of a
+ * knot still sees the knot. */
 #define FUNC_SNAP_ULPS 4
 void func_eval_side(const struct func *fn, double t, int side, double f[3]);
 /* func_eval_side(fn, t, +1, f): the right limit, which every caller in a
