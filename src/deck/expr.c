@@ -279,6 +279,13 @@ int expr_eval(struct expr *ex, const char *s, double *v, struct expr_err *err)
 	double *r = mupEvalMulti(h, &n);
 	if (mupError(h)) {
 		fill_err(h, s, err);
+		/* muparser leaves a parser whose expression failed with half-made
+		 * bytecode that a second evaluation follows into a null pointer
+		 * (fuzz find: the same bad expression twice, '1?', crashed);
+		 * giving it the text again makes it parse afresh next time. */
+		mupSetExpr(h, s);
+		if (mupError(h))
+			mupErrorReset(h);
 		return -1;
 	}
 	if (n != 1) {
