@@ -27,6 +27,10 @@ int cmd_spectral(int argc, char **argv);
 int cmd_static(int argc, char **argv);
 int cmd_modes(int argc, char **argv);
 
+/* Parse static's or modes' command line and load the deck: 0, or 1 with
+ * the exit status in *status (cmd_static.c). */
+int cli_static_open(int argc, char **argv, const char *usage, struct deck **dk,
+		    struct model **m, struct sim_options *o, double *t, int *json, int *status);
 struct ra;
 struct ra_state;
 struct statics_result;

@@ -80,24 +80,13 @@ static void print_json(const struct modes *mo)
 
 int cmd_modes(int argc, char **argv)
 {
-	const char *deck;
-	char **sets;
-	int nsets, json;
-	double t;
-	int rc = cli_static_parse(argc, argv, USAGE_MODES, &deck, &sets, &nsets, &t, &json);
-	if (rc) {
-		free(sets);
-		return rc > 0 ? EXIT_OK : EXIT_USAGE;
-	}
 	struct deck *dk = NULL;
 	struct model *m = NULL;
 	struct sim_options o;
-	rc = cli_load(deck, sets, nsets, &dk, &m, &o);
-	free(sets);
-	if (rc)
+	int json, rc;
+	double t;
+	if (cli_static_open(argc, argv, USAGE_MODES, &dk, &m, &o, &t, &json, &rc))
 		return rc;
-	if (isnan(t))
-		t = o.t0;
 	struct ra *s = ra_new(m);
 	struct ra_state x;
 	ra_state_init(s, &x);

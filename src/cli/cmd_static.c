@@ -60,6 +60,32 @@ int cli_static_parse(int argc, char **argv, const char *usage, const char **deck
 	return 0;
 }
 
+/* The command line of static or modes parsed and its deck loaded: 0, or
+ * 1 with the exit status to return in *status.  *t defaults to
+ * time.start. */
+int cli_static_open(int argc, char **argv, const char *usage, struct deck **dk,
+		    struct model **m, struct sim_options *o, double *t, int *json, int *status)
+{
+	const char *deck;
+	char **sets;
+	int nsets;
+	int rc = cli_static_parse(argc, argv, usage, &deck, &sets, &nsets, t, json);
+	if (rc) {
+		free(sets);
+		*status = rc > 0 ? EXIT_OK : EXIT_USAGE;
+		return 1;
+	}
+	rc = cli_load(deck, sets, nsets, dk, m, o);
+	free(sets);
+	if (rc) {
+		*status = rc;
+		return 1;
+	}
+	if (isnan(*t))
+		*t = o->t0;
+	return 0;
+}
+
 int cli_static_solve(struct ra *s, struct ra_state *x, double t0, int json,
 		     struct statics_result *res)
 {
@@ -193,24 +219,13 @@ static void print_json(const struct ra *s, const struct ra_state *x, const struc
 
 int cmd_static(int argc, char **argv)
 {
-	const char *deck;
-	char **sets;
-	int nsets, json;
-	double t;
-	int rc = cli_static_parse(argc, argv, USAGE_STATIC, &deck, &sets, &nsets, &t, &json);
-	if (rc) {
-		free(sets);
-		return rc > 0 ? EXIT_OK : EXIT_USAGE;
-	}
 	struct deck *dk = NULL;
 	struct model *m = NULL;
 	struct sim_options o;
-	rc = cli_load(deck, sets, nsets, &dk, &m, &o);
-	free(sets);
-	if (rc)
+	int json, rc;
+	double t;
+	if (cli_static_open(argc, argv, USAGE_STATIC, &dk, &m, &o, &t, &json, &rc))
 		return rc;
-	if (isnan(t))
-		t = o.t0;
 	struct ra *s = ra_new(m);
 	struct ra_state x;
 	ra_state_init(s, &x);

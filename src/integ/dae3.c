@@ -616,6 +616,22 @@ void dae3_start(struct integ *it, struct dae3 *E, const struct ra_state *x)
 	copy_lam(s, E->lamf, x->lam);
 }
 
+/* The auxiliary variables and the acceleration buffers of the step just
+ * taken become the current ones, or (pop) the previous ones again: the
+ * same exchange either way. */
+static void swap_step_buffers(struct dae3 *E)
+{
+	if (E->aux)
+		for (int k = 0; k < 3; k++) {
+			double complex *t = E->V[k];
+			E->V[k] = E->Vn[k];
+			E->Vn[k] = t;
+		}
+	double *t = E->ap;
+	E->ap = E->apn;
+	E->apn = t;
+}
+
 void dae3_push(struct integ *it, struct dae3 *E, const struct ra_state *y)
 {
 	struct ra_state last = E->hist[NH - 1];
@@ -632,15 +648,7 @@ void dae3_push(struct integ *it, struct dae3 *E, const struct ra_state *y)
 	E->hstep[0] = y->t - E->hist[1].t;
 	if (E->nhist < NH)
 		E->nhist++;
-	if (E->aux)
-		for (int k = 0; k < 3; k++) {
-			double complex *t = E->V[k];
-			E->V[k] = E->Vn[k];
-			E->Vn[k] = t;
-		}
-	double *t = E->ap;
-	E->ap = E->apn;
-	E->apn = t;
+	swap_step_buffers(E);
 	copy_lam(it->sys, E->lamf, y->lam);
 }
 
@@ -659,15 +667,7 @@ void dae3_pop(struct integ *it, struct dae3 *E)
 	E->hist[NH - 1] = first;
 	E->PM[NH - 1] = fpm;
 	E->nhist--;
-	if (E->aux)
-		for (int k = 0; k < 3; k++) {
-			double complex *t = E->V[k];
-			E->V[k] = E->Vn[k];
-			E->Vn[k] = t;
-		}
-	double *t = E->ap;
-	E->ap = E->apn;
-	E->apn = t;
+	swap_step_buffers(E);
 	copy_lam(it->sys, E->lamf, E->hist[0].lam);
 }
 
