@@ -17,20 +17,6 @@
 #include "deck/deck.h"
 #include "deck/expr.h"
 
-/* Write text to a temporary file and load it; the file is removed. */
-static struct deck *load_text(const char *text, struct diag *d)
-{
-	char path[] = "/tmp/mbsim-test-deck-XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	FILE *f = fdopen(fd, "w");
-	fputs(text, f);
-	fclose(f);
-	struct deck *dk = deck_load(path, d);
-	unlink(path);
-	return dk;
-}
-
 /* Record i formatted, compared with want. */
 static void assert_diag(const struct diag *d, int i, const char *want)
 {
@@ -86,7 +72,7 @@ static void test_expressions(void **state)
 	struct model *m;
 	struct sim_options o;
 	diag_init(&d);
-	struct deck *dk = load_text(crank_deck, &d);
+	struct deck *dk = testutil_load_text(crank_deck, &d);
 	assert_non_null(dk);
 	build_ok(dk, &m, &o, &d);
 	/* m = 2 L + 1 with L = 0.5 */
@@ -104,7 +90,7 @@ static void test_set_scalars(void **state)
 	struct model *m;
 	struct sim_options o;
 	diag_init(&d);
-	struct deck *dk = load_text(crank_deck, &d);
+	struct deck *dk = testutil_load_text(crank_deck, &d);
 	assert_int_equal(deck_set(dk, "integrator.method=fi", &d), 0);
 	assert_int_equal(deck_set(dk, "bodies.rod.mass=0.25", &d), 0);	/* by name */
 	assert_int_equal(deck_set(dk, "bodies.0.position.1=3*L", &d), 0);	/* by index */
@@ -129,7 +115,7 @@ static void test_set_errors(void **state)
 {
 	struct diag d;
 	diag_init(&d);
-	struct deck *dk = load_text(crank_deck, &d);
+	struct deck *dk = testutil_load_text(crank_deck, &d);
 	assert_int_equal(deck_set(dk, "foo", &d), -1);
 	assert_int_equal(deck_set(dk, "bodies.crank.masss=1", &d), -1);
 	assert_int_equal(deck_set(dk, "bodies.wheel.mass=1", &d), -1);
@@ -151,7 +137,7 @@ static void test_set_value_position(void **state)
 	struct model *m;
 	struct sim_options o;
 	diag_init(&d);
-	struct deck *dk = load_text(crank_deck, &d);
+	struct deck *dk = testutil_load_text(crank_deck, &d);
 	assert_int_equal(deck_set(dk, "bodies.crank.mass=abc", &d), 0);
 	assert_int_equal(deck_build(dk, &m, &o, &d), -1);
 	assert_null(m);
@@ -185,7 +171,7 @@ static void check_chain(int n, const char *set)
 	struct sim_options o;
 	char name[32];
 	diag_init(&d);
-	struct deck *dk = load_text(chain_deck, &d);
+	struct deck *dk = testutil_load_text(chain_deck, &d);
 	if (set)
 		assert_int_equal(deck_set(dk, set, &d), 0);
 	build_ok(dk, &m, &o, &d);
@@ -248,7 +234,7 @@ static void test_urand(void **state)
 	struct model *m;
 	struct sim_options o;
 	diag_init(&d);
-	struct deck *dk = load_text("seed: 9\ntime: {end: 1}\nbodies:\n"
+	struct deck *dk = testutil_load_text("seed: 9\ntime: {end: 1}\nbodies:\n"
 				    "  - {name: b, mass: 1, inertia: [1, 1, 1], position: [urand(1), urand(2), 0]}\n",
 				    &d);
 	build_ok(dk, &m, &o, &d);
@@ -300,7 +286,7 @@ static void test_orientation_forms(void **state)
 	struct model *m;
 	struct sim_options o;
 	diag_init(&d);
-	struct deck *dk = load_text(text, &d);
+	struct deck *dk = testutil_load_text(text, &d);
 	build_ok(dk, &m, &o, &d);
 	/* O(1) entries from sin, cos, acos, atan2 and a few products on both
 	 * sides (the matrix form re-orthonormalized by the loader): a few
@@ -323,7 +309,7 @@ static void test_many_errors(void **state)
 	struct model *m;
 	struct sim_options o;
 	diag_init(&d);
-	struct deck *dk = load_text(
+	struct deck *dk = testutil_load_text(
 		"time: {end: 1}\n"				/* 1 */
 		"integrator: {method: hhi, step: 0}\n"		/* 2 */
 		"bodies:\n"					/* 3 */

@@ -73,19 +73,6 @@ static void test_check_time(void **state)
 	assert_int_equal(which, 1);
 }
 
-static struct deck *load_text(const char *text, struct diag *d)
-{
-	char path[] = "/tmp/mbsim-test-options-XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	FILE *f = fdopen(fd, "w");
-	fputs(text, f);
-	fclose(f);
-	struct deck *dk = deck_load(path, d);
-	unlink(path);
-	return dk;
-}
-
 /* output.times arrives as the values written (expressions evaluated), in
  * order, in an array freed with the deck; without it the options carry no
  * times.  A deck is built once (its tree is freed then): a second build
@@ -95,7 +82,7 @@ static void test_output_times(void **state)
 	(void)state;
 	struct diag d;
 	diag_init(&d);
-	struct deck *dk = load_text("parameters: {T: 2}\n"
+	struct deck *dk = testutil_load_text("parameters: {T: 2}\n"
 				    "bodies: [{name: b, mass: 1, inertia: [1, 1, 1]}]\n"
 				    "time: {end: T}\n"
 				    "output: {times: [0, T/4, 1.5, T]}\n", &d);
@@ -112,7 +99,7 @@ static void test_output_times(void **state)
 	diag_release(&d);
 
 	diag_init(&d);
-	dk = load_text("bodies: [{name: b, mass: 1, inertia: [1, 1, 1]}]\n"
+	dk = testutil_load_text("bodies: [{name: b, mass: 1, inertia: [1, 1, 1]}]\n"
 		       "time: {end: 1}\n", &d);
 	assert_int_equal(deck_build(dk, &m, &o, &d), 0);
 	assert_null(o.times);

@@ -10,6 +10,10 @@
 
 #include "testutil.h"
 #include "util/vec.h"
+#include "deck/deck.h"
+
+#include <stdlib.h>
+#include <unistd.h>
 
 void testutil_near(double actual, double expected, double rtol, double atol,
 		   const char *what, const char *file, int line)
@@ -65,4 +69,17 @@ void testutil_rand_unit(double *u)
 		n = v3_norm(u);
 	} while (n < 0.1 || n > 1.0);
 	v3_scale(u, 1.0 / n, u);
+}
+
+struct deck *testutil_load_text(const char *text, struct diag *d)
+{
+	char path[] = "/tmp/mbsim-test-deck-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	struct deck *dk = deck_load(path, d);
+	unlink(path);
+	return dk;
 }

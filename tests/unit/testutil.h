@@ -27,4 +27,10 @@ void testutil_seed(uint64_t seed);
 double testutil_urand(void);
 void testutil_rand_unit(double *u);
 
+/* Write text to a temporary file and load it as a deck (deck_load); the
+ * file is removed.  NULL after reporting in d. */
+struct deck;
+struct diag;
+struct deck *testutil_load_text(const char *text, struct diag *d);
+
 #endif
