@@ -235,13 +235,23 @@ static int offsets_in(const struct h5r_data *o, long k, hsize_t ncols, hsize_t *
 	return 0;
 }
 
-/* The offsets table at path into o. */
+static int read_ds(struct h5in *f, hid_t ds, const char *path, long k, hsize_t c0, hsize_t c1,
+		   struct h5r_data *d, char *err, size_t errlen);
+
+/* The offsets table at path into o: the dataset there, read directly.
+ * Not by h5r_read, which tries the logical name first: an offsets
+ * attribute of /G/QTY naming /G/NAME/QTY, with a dataset there as well,
+ * made it read the offsets of /G/QTY again, until the stack overflowed. */
 static int offsets_read(struct h5in *f, const char *path, struct h5r_data *o)
 {
 	char err[64];
-	/* a dataset, not a logical name: an offsets attribute naming a
-	 * slice of a series with that same attribute would recurse */
-	return !h5r_exists(f, path) || h5r_read(f, path, o, err, sizeof err) ? -1 : 0;
+	memset(o, 0, sizeof(*o));
+	hid_t ds = h5r_exists(f, path) ? H5Dopen2(f->file, path, H5P_DEFAULT) : -1;
+	if (ds < 0)
+		return -1;
+	int rc = read_ds(f, ds, path, -1, 0, 0, o, err, sizeof err);
+	H5Dclose(ds);
+	return rc;
 }
 
 /* Read dataset ds (opened from path) whole, or (k >= 0) the slice of
