@@ -37,4 +37,36 @@ else
 	ok "offsets naming a slice of their own series: skipped (no h5py)"
 fi
 
+# 2. mbsim modes kept one of every two tiny real eigenvalues, taking them
+# for the halves of an undamped free motion's double zero.  A free motion
+# with damping has a single zero (s = 0 and s = -c/m), so two damped free
+# motions were listed as one (while one damped and one undamped gave two).
+# tests/statics/chain2.yaml with k1 = k2 = 0, c1 = 3, c2 = 4: K = 0, so
+# both masses are free (2 free motions, mbsim-modes(1)); the other
+# eigenvalues solve det(s M + C) = 0, M = diag(1, 2), C = [[7, -4], [-4,
+# 4]]: s^2 + 9 s + 6 = 0, s = (-9 -+ sqrt(57)) / 2, real and decaying
+# (damping ratio 1); their frequencies |s| / 2 pi to 1e-9 relative (the
+# finite differences of C err by ~1e-12, mbsim-modes(1)).
+json_check() {
+	if "$PY" -c "import json, math, sys; j = json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" \
+		"$tmp/out" 2>>"$tmp/err"; then ok "$1"; else bad "$1" "$(cat "$tmp/out")"; fi
+}
+expect_rc 0 "modes chain2.yaml k1=k2=0 c1=3 c2=4 --json" "$MBSIM" modes \
+	"$top/tests/statics/chain2.yaml" --set parameters.k1=0 --set parameters.k2=0 \
+	--set parameters.c1=3 --set parameters.c2=4 --json
+json_check "two damped free motions: 2 free modes, then |s| = (9 -+ sqrt(57)) / 2 with zeta 1" "
+(lambda m: j['dof'] == 2 and len(m) == 4 and m[0]['free'] and m[1]['free']
+ and all(not e['free'] and abs(e['damping_ratio'] - 1) <= 1e-9 for e in m[2:])
+ and all(abs(e['frequency'] - r / (2 * math.pi)) <= 1e-9 * r / (2 * math.pi)
+         for e, r in zip(m[2:], ((9 - math.sqrt(57)) / 2, (9 + math.sqrt(57)) / 2))))(j['modes'])"
+# the same count with one damper (c2 = 0): mass2 undamped and free, mass1
+# free with s = -c1 / m1 = -3 (the eigenvalue of mass1 alone: c2 = 0
+# uncouples them)
+expect_rc 0 "modes chain2.yaml k1=k2=0 c1=3 --json" "$MBSIM" modes \
+	"$top/tests/statics/chain2.yaml" --set parameters.k1=0 --set parameters.k2=0 \
+	--set parameters.c1=3 --json
+json_check "one damped, one undamped free motion: 2 free modes and |s| = 3" "
+(lambda m: len(m) == 3 and m[0]['free'] and m[1]['free'] and not m[2]['free']
+ and abs(m[2]['frequency'] - 3 / (2 * math.pi)) <= 1e-9 * 3 / (2 * math.pi))(j['modes'])"
+
 finish

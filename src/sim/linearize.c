@@ -91,6 +91,46 @@ static int by_freq(const void *a, const void *b)
 	return (x->freq > y->freq) - (x->freq < y->freq);
 }
 
+/* Free motions: how many undamped frequencies, Kr y = w^2 Mr y, are at
+ * most 1e-5 of wref (rad/s) or of the largest of them (the free-motion
+ * rule of eigen); -1 when dggev fails.  A free motion is a zero of the
+ * stiffness, whatever the damping: a double s = 0 of the pencil when
+ * nothing damps it, a single s = 0 beside s = -c/m when something does. */
+static int free_motions(const double *Mr, const double *Kr, int d, double wref)
+{
+	size_t dd = (size_t)d * (size_t)d;
+	double *K = xcalloc(dd, sizeof(double)), *M = xcalloc(dd, sizeof(double));
+	double *ar = xcalloc((size_t)d, sizeof(double)), *ai = xcalloc((size_t)d, sizeof(double));
+	double *be = xcalloc((size_t)d, sizeof(double)), *w = xcalloc((size_t)d, sizeof(double));
+	double wq, dummy = 0;
+	memcpy(K, Kr, dd * sizeof(double));
+	memcpy(M, Mr, dd * sizeof(double));
+	int one = 1, q = -1, info;
+	dggev_("N", "N", &d, K, &d, M, &d, ar, ai, be, &dummy, &one, &dummy, &one, &wq, &q, &info);
+	int lw = (int)wq + 1, n = -1;
+	double *work = xcalloc((size_t)lw, sizeof(double));
+	dggev_("N", "N", &d, K, &d, M, &d, ar, ai, be, &dummy, &one, &dummy, &one, work, &lw,
+	       &info);
+	if (info == 0) {
+		double wmax = wref;
+		for (int i = 0; i < d; i++) {
+			w[i] = sqrt(hypot(ar[i], ai[i]) / fabs(be[i]));	/* beta != 0: M > 0 */
+			wmax = fmax(wmax, w[i]);
+		}
+		n = 0;
+		for (int i = 0; i < d; i++)
+			n += w[i] <= 1e-5 * wmax || wmax == 0;
+	}
+	free(K);
+	free(M);
+	free(ar);
+	free(ai);
+	free(be);
+	free(w);
+	free(work);
+	return n;
+}
+
 /* Eigenvalues of the first-order pencil of (Mr, Cr, Kr) (d x d) into mo */
 static int eigen(const double *Mr, const double *Cr, const double *Kr, int d, struct modes *mo,
 		 char *msg, size_t len)
@@ -144,13 +184,18 @@ static int eigen(const double *Mr, const double *Cr, const double *Kr, int d, st
 			smax = fmax(smax, e->freq);
 		}
 		/* a free motion is a double s = 0 that rounding may split into two
-		 * tiny reals: keep one of each such pair */
-		int k = 0, zeros = 0;
+		 * tiny reals when nothing damps it, a single s = 0 when something
+		 * does: keep as many tiny ones as the stiffness has free motions
+		 * (one of each pair of tiny reals if dggev fails there; taking
+		 * every pair of tiny reals for one motion listed two damped free
+		 * motions as one) */
+		int k = 0, zeros = 0, kept = 0, nfree = free_motions(Mr, Kr, d, TWO_PI * smax);
 		for (int i = 0; i < mo->nmodes; i++) {
 			struct mode *e = &mo->m[i];
 			if (e->freq <= 1e-5 * smax || smax == 0) {
-				if (e->im == 0 && zeros++ % 2)
+				if (nfree >= 0 ? kept >= nfree : e->im == 0 && zeros++ % 2)
 					continue;
+				kept++;
 				e->rigid = 1;
 				e->freq = e->damped = e->zeta = e->re = e->im = 0;
 			}
