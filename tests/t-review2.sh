@@ -69,4 +69,48 @@ json_check "one damped, one undamped free motion: 2 free modes and |s| = 3" "
 (lambda m: len(m) == 3 and m[0]['free'] and m[1]['free'] and not m[2]['free']
  and abs(m[2]['frequency'] - 3 / (2 * math.pi)) <= 1e-9 * 3 / (2 * math.pi))(j['modes'])"
 
+# 3. compare and converge take q and -q for one rotation (mbsim-compare(1))
+# only when a dataset had 4 columns: /bodies/orientation read whole
+# (--quantity bodies/orientation, layout 2: 4 columns per body) was
+# compared with its signs as stored.  A copy of a double-pendulum run with
+# the second body's quaternions negated (the same rotations) failed with
+# |a - b| = 1.41; now it equals the run, for compare (exit 0) and for
+# converge (the same errors as against the run itself), and a copy with
+# that body's w changed by 1e-3 (a real difference, above the default
+# atol 1e-9 + rtol 1e-6) still fails.
+if have_scipy; then
+	dp=$decks/double_pendulum.yaml
+	"$MBSIM" run "$dp" --set time.end=0.01 -o "$tmp/dp.h5" --quiet 2>"$tmp/err" ||
+		bad "double pendulum run for item 3"
+	"$PY" - "$tmp" <<'PY' || bad "h5py could not write the negated copies"
+import sys, shutil, h5py
+d = sys.argv[1]
+for name, neg, dw in (("dpneg.h5", True, 0.0), ("dpoff.h5", True, 1e-3)):
+    shutil.copy(d + "/dp.h5", d + "/" + name)
+    with h5py.File(d + "/" + name, "r+") as f:
+        q = f["bodies/orientation"]
+        a = q[()]
+        a[:, 1, :] *= -1
+        a[:, 1, 0] += dw
+        q[...] = a
+PY
+	expect_rc 0 "compare --quantity bodies/orientation: q and -q per body are one rotation" \
+		"$MBSIM" compare "$tmp/dpneg.h5" "$tmp/dp.h5" --quantity bodies/orientation
+	expect_rc 1 "compare --quantity bodies/orientation: w off by 1e-3 fails" \
+		"$MBSIM" compare "$tmp/dpoff.h5" "$tmp/dp.h5" --quantity bodies/orientation
+	for r in dp dpneg; do
+		"$MBSIM" converge "$dp" --set time.end=0.01 --steps 1e-3,5e-4 --reference "$tmp/$r.h5" \
+			--quantity bodies/orientation --csv --quiet >"$tmp/conv-$r.csv" 2>"$tmp/err" ||
+			bad "converge against $r.h5"
+	done
+	if [ -s "$tmp/conv-dp.csv" ] && cmp -s "$tmp/conv-dp.csv" "$tmp/conv-dpneg.csv"; then
+		ok "converge --quantity bodies/orientation: the same errors against the negated copy"
+	else
+		bad "converge --quantity bodies/orientation: the same errors against the negated copy" \
+			"$(cat "$tmp/conv-dp.csv" "$tmp/conv-dpneg.csv")"
+	fi
+else
+	ok "quaternion signs per body: skipped (no h5py)"
+fi
+
 finish

@@ -83,8 +83,10 @@ volatile sig_atomic_t *cli_catch_signals(void);
 /* "mbsim ARG..." for the files' command_line attribute (malloc'd). */
 char *cli_join_args(int argc, char **argv);
 
-/* 1 when a dataset of cols columns at path is an orientation quaternion,
- * whose q and -q are the same rotation (compare them up to sign). */
+/* 1 when a dataset of cols columns at path holds orientation quaternions,
+ * one (bodies/NAME/orientation) or one per body (/bodies/orientation,
+ * cols = 4 nb), whose q and -q are the same rotation (compare each up to
+ * sign: cli_quat_sign on its 4 columns). */
 int cli_is_quat(const char *path, int cols);
 /* -1 when the quaternions a and b (4 each) point to opposite hemispheres
  * (a.b < 0), else 1: -a is then compared with b. */

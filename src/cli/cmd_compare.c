@@ -180,8 +180,10 @@ static void compare_one(const struct cmp_opts *c, struct files *F, struct result
 	for (long k = 0; k < F->n; k++) {
 		const double *x = d[0].v + (size_t)F->ia[k] * (size_t)cols;
 		const double *y = d[1].v + (size_t)F->ib[k] * (size_t)cols;
-		double sg = quat ? cli_quat_sign(x, y) : 1.0;	/* q, -q: one rotation */
+		double sg = 1.0;
 		for (int j = 0; j < cols; j++) {
+			if (quat && j % 4 == 0)	/* q, -q: one rotation (per body) */
+				sg = cli_quat_sign(x + j, y + j);
 			if (isnan(x[j]) && isnan(y[j]))
 				continue;	/* "none" in both */
 			double e = fabs(sg * x[j] - y[j]);

@@ -410,8 +410,10 @@ static int measure(struct study *st, struct series_set *S, struct qty *q)
 		for (long j = 0; j < S->ncommon; j++) {
 			const double *z = d[i].v + (size_t)S->idx[i][j] * (size_t)cols;
 			const double *zr = R->v + (size_t)ir[j] * (size_t)cols;
-			double sg = quat ? cli_quat_sign(z, zr) : 1.0;	/* q, -q: one rotation */
 			for (int k = c0; k < c1; k++) {
+				/* q, -q: one rotation (per body: 4 columns each) */
+				int q0 = k - k % 4;
+				double sg = quat ? cli_quat_sign(z + q0, zr + q0) : 1.0;
 				double e = sg * z[k] - zr[k];
 				sum += e * e;
 				mx = fmax(mx, fabs(e));

@@ -66,7 +66,7 @@ const char *cli_optval(int argc, char **argv, int *i, const char *name, const ch
 int cli_is_quat(const char *path, int cols)
 {
 	size_t n = strlen(path);
-	return cols == 4 && n >= 12 && strcmp(path + n - 12, "/orientation") == 0;
+	return cols > 0 && cols % 4 == 0 && n >= 12 && strcmp(path + n - 12, "/orientation") == 0;
 }
 
 double cli_quat_sign(const double *a, const double *b)
