@@ -113,4 +113,38 @@ else
 	ok "quaternion signs per body: skipped (no h5py)"
 fi
 
+# 4. A /time of shape (N, 0) (no values, N rows) was read as N times:
+# h5r_match_times read N values from a buffer of none (ASan: heap-buffer-
+# overflow; the plain build "found" a common sample in the garbage).
+# /time must hold one time per sample; compare and converge say so and
+# exit as for a file without /time: compare 2 (mbsim-compare(1)),
+# converge 1 (the reference read after the runs fails, as one without
+# /time does).  Under `make asan` a read past the buffer exits 99.
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}exitcode=99"
+export ASAN_OPTIONS
+if have_scipy; then
+	"$PY" - "$tmp/time0.h5" <<'PY' || bad "h5py could not write the zero-width /time"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "w") as f:
+    f.create_dataset("time", shape=(1000000, 0), dtype="f8")
+    f["energy/total"] = np.zeros(3)
+PY
+	[ -s "$tmp/dp.h5" ] || "$MBSIM" run "$decks/double_pendulum.yaml" --set time.end=0.01 \
+		-o "$tmp/dp.h5" --quiet 2>"$tmp/err"
+	for order in "$tmp/time0.h5 $tmp/dp.h5" "$tmp/dp.h5 $tmp/time0.h5"; do
+		# shellcheck disable=SC2086
+		expect_rc 2 "compare with a /time of 1e6 rows and no values: exit 2" "$MBSIM" compare $order
+		grep -q "mbsim: error: .*'/time'.*one time per sample" "$tmp/err" &&
+			ok "compare: the message says /time holds no time per sample" ||
+			bad "compare: the message says /time holds no time per sample"
+	done
+	expect_rc 1 "converge --reference with a /time of no values: exit 1" \
+		"$MBSIM" converge "$decks/double_pendulum.yaml" --set time.end=0.01 --steps 1e-3,5e-4 \
+		--reference "$tmp/time0.h5" --quantity energy/total --quiet
+	grep -q "one time per sample" "$tmp/err" && ok "converge: the message says so" ||
+		bad "converge: the message says so"
+else
+	ok "zero-width /time: skipped (no h5py)"
+fi
+
 finish

@@ -333,7 +333,7 @@ int cmd_compare(int argc, char **argv)
 	rc = EXIT_OK;
 	for (int i = 0; i < 2 && rc == EXIT_OK; i++) {
 		F.f[i] = h5r_open(name[i], err, sizeof err);
-		if (!F.f[i] || h5r_read(F.f[i], "/time", &F.t[i], err, sizeof err)) {
+		if (!F.f[i] || h5r_read_time(F.f[i], &F.t[i], err, sizeof err)) {
 			fprintf(stderr, "mbsim: error: %s\n", err);
 			if (F.f[i])
 				fprintf(stderr, "mbsim: error: '%s' is not an mbsim output file\n", name[i]);

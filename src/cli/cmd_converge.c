@@ -271,7 +271,7 @@ static int kinematic_ref(struct study *st, const char *path)
 	char err[1024];
 	struct h5in *f = h5r_open(st->files[0], err, sizeof err);
 	struct h5r_data t;
-	if (!f || h5r_read(f, "/time", &t, err, sizeof err)) {
+	if (!f || h5r_read_time(f, &t, err, sizeof err)) {
 		fprintf(stderr, "mbsim: error: %s\n", err);
 		h5r_close(&f);
 		return -1;
@@ -315,7 +315,7 @@ static int open_all(struct study *st, struct series_set *S)
 	S->idx = xcalloc((size_t)nf, sizeof(long *));
 	for (int i = 0; i < nf; i++) {
 		S->f[i] = h5r_open(st->files[i], err, sizeof err);
-		if (!S->f[i] || h5r_read(S->f[i], "/time", &S->time[i], err, sizeof err)) {
+		if (!S->f[i] || h5r_read_time(S->f[i], &S->time[i], err, sizeof err)) {
 			fprintf(stderr, "mbsim: error: %s%s\n", err,
 				i == nf - 1 ? " (reference)" : "");
 			return -1;

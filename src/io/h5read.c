@@ -477,6 +477,19 @@ int h5r_read(struct h5in *f, const char *path, struct h5r_data *d, char *err, si
 	return rc;
 }
 
+int h5r_read_time(struct h5in *f, struct h5r_data *d, char *err, size_t errlen)
+{
+	if (h5r_read(f, "/time", d, err, errlen))
+		return -1;
+	if (d->cols != 1) {
+		snprintf(err, errlen, "'/time' has %d values per row, not one time per sample",
+			 d->cols);
+		h5r_data_release(d);
+		return -1;
+	}
+	return 0;
+}
+
 void h5r_data_release(struct h5r_data *d)
 {
 	free(d->v);

@@ -40,6 +40,11 @@ void h5r_close(struct h5in **f);
 int h5r_read(struct h5in *f, const char *path, struct h5r_data *d, char *err, size_t errlen);
 void h5r_data_release(struct h5r_data *d);
 
+/* /time: h5r_read of "/time", which must hold one value per sample (a
+ * (N, 0) dataset has N rows and no values: read as N times it sent
+ * h5r_match_times past the buffer).  0, or -1 with a message in err. */
+int h5r_read_time(struct h5in *f, struct h5r_data *d, char *err, size_t errlen);
+
 /* Every series below group (recursively: the datasets but the tables
  * GROUP/names, GROUP/X_names and GROUP/X_offsets), as absolute paths sorted by name, a series
  * with a names table as the logical names of its slices; *names is a malloc'd array of
