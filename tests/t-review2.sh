@@ -147,4 +147,29 @@ else
 	ok "zero-width /time: skipped (no h5py)"
 fi
 
+# 5. converge's components took every dataset of 4 columns for a
+# quaternion: joints/uni_c/multipliers:x (a universal joint: 3 point rows,
+# then 1) was column 1, and :w was accepted, against mbsim-converge(1)
+# (x, y, z are columns 0, 1, 2 but of a quaternion).  Now :x gives the
+# errors of :0, :w is refused (exit 64), and an orientation's :x is
+# still its column 1.
+sc=$decks/slider_crank.yaml
+conv() {
+	"$MBSIM" converge "$sc" --set time.end=0.05 --steps 1e-3,5e-4 --quantity "$1" --csv \
+		--quiet 2>"$tmp/err" | sed 1d | cut -d, -f2-
+}
+for pair in joints/uni_c/multipliers:x,joints/uni_c/multipliers:0 \
+	bodies/rod/orientation:x,bodies/rod/orientation:1; do
+	a=$(conv "${pair%,*}") b=$(conv "${pair#*,}")
+	if [ -n "$a" ] && [ "$a" = "$b" ]; then
+		ok "converge ${pair%,*} is ${pair#*,}"
+	else
+		bad "converge ${pair%,*} is ${pair#*,}" "$a" "$b"
+	fi
+done
+expect_rc 64 "converge joints/uni_c/multipliers:w: no w in multipliers" "$MBSIM" converge "$sc" \
+	--set time.end=0.05 --steps 1e-3,5e-4 --quantity joints/uni_c/multipliers:w --quiet
+grep -q "no component 'w' in a dataset with 4 columns (use x, y, z or an index 0..3)" "$tmp/err" &&
+	ok "the message lists x, y, z and the indices" || bad "the message lists x, y, z and the indices"
+
 finish

@@ -190,13 +190,15 @@ static void qty_release(struct qty *q)
 	free(q->max);
 }
 
-/* Column of component word c in a dataset of ncols columns: x, y, z
- * (and w first for a quaternion (w,x,y,z)) or a 0-based index. */
-static int comp_col(const char *c, int ncols)
+/* Column of component word c in a dataset of ncols columns at path: x, y,
+ * z (and w first for a quaternion (w,x,y,z): an orientation, not any
+ * dataset of 4 columns such as a universal joint's multipliers) or a
+ * 0-based index. */
+static int comp_col(const char *c, const char *path, int ncols)
 {
 	if (!c)
 		return -1;
-	int off = ncols == 4 ? 1 : 0;
+	int quat = ncols == 4 && cli_is_quat(path, ncols), off = quat ? 1 : 0;
 	if (strcmp(c, "x") == 0)
 		return off;
 	if (strcmp(c, "y") == 0)
@@ -204,7 +206,7 @@ static int comp_col(const char *c, int ncols)
 	if (strcmp(c, "z") == 0)
 		return off + 2;
 	if (strcmp(c, "w") == 0)
-		return ncols == 4 ? 0 : -2;
+		return quat ? 0 : -2;
 	if (!isdigit((unsigned char)c[0]))	/* no sign, no blank */
 		return -2;
 	char *end;
@@ -672,11 +674,12 @@ static int check_quantities(struct study *st, struct qty *q, int nq)
 			bad++;
 			continue;
 		}
-		q[k].col = comp_col(q[k].comp, d.cols);
+		q[k].col = comp_col(q[k].comp, q[k].path, d.cols);
 		if (q[k].col == -2 || q[k].col >= d.cols) {
 			fprintf(stderr, "mbsim: error: unknown quantity '%s': no component '%s' in a "
 				"dataset with %d column%s (use x, y, z%s or an index 0..%d)\n", q[k].spec,
-				q[k].comp, d.cols, d.cols == 1 ? "" : "s", d.cols == 4 ? ", w" : "",
+				q[k].comp, d.cols, d.cols == 1 ? "" : "s",
+				d.cols == 4 && cli_is_quat(q[k].path, d.cols) ? ", w" : "",
 				d.cols - 1);
 			bad++;
 		}
