@@ -475,6 +475,9 @@ int statics_solve(struct ra *s, struct ra_state *x, double t, struct statics_res
 		res = tr.res;
 		V = tr.V;
 	}
+	/* the last accepted step may have converged (the loop tests at its top) */
+	if (!r->converged && rf <= r->tol_force && rp <= r->tol_phi)
+		r->converged = 1;
 	r->res_force = rf;
 	r->res_phi = rp;
 	r->worst_body = wb;
