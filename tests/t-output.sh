@@ -119,6 +119,44 @@ elif [ "$killed" -eq 30 ]; then
 	bad "SIGKILL at 30 random moments: no file had samples (no flush happened; is the machine overloaded?)"
 fi
 
+# --- 1a. SIGKILL inside a flush -------------------------------------------
+# output.flush_interval 0: every sample (each 10 steps) is its own flush,
+# so much of the run is flushing and kills land inside flushes.  10 kills
+# after 0.2 to 0.7 s (at most 7 s): every file opens, and every series is
+# as long as /time or longer by at most the one sample of the flush the
+# kill interrupted (h5.c writes /time last).
+delays=$(awk -v s="$seed" 'BEGIN { srand(s + 1); for (i = 0; i < 10; i++) printf "%.3f\n", 0.2 + 0.5 * rand() }')
+killed=0 inflush=0
+for d in $delays; do
+	f=$tmp/flush.h5
+	rm -f "$f" "$f.partial"
+	"$MBSIM" run "$dp" -o "$f" --quiet --set time.end=2000 --set output.every=10 \
+		--set output.flush_interval=0 2>"$tmp/err" &
+	pid=$!
+	sleep "$d"
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	if ! r=$("$PY" - "$f" <<'PY' 2>"$tmp/err"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    n = len(f["time"])
+    lens = []
+    f.visititems(lambda k, v: lens.append(v.shape[0])
+                 if isinstance(v, h5py.Dataset) and "units" in v.attrs else None)
+    assert len(lens) > 20 and n > 0, "%d series, %d samples" % (len(lens), n)
+    assert min(lens) >= n and max(lens) <= n + 1, "lengths %d..%d, /time %d" % (min(lens), max(lens), n)
+    print(int(max(lens) > n))
+PY
+	); then
+		bad "SIGKILL after $d s, a flush every sample" "$(cat "$tmp/err")"
+		break
+	fi
+	killed=$((killed + 1))
+	inflush=$((inflush + r))
+done
+[ "$killed" -eq 10 ] &&
+	ok "SIGKILL 10 times with a flush every sample: every file opens, series as long as /time or one sample longer ($inflush killed inside a flush)"
+
 # --- 1b. a stale F.partial ------------------------------------------------
 # what a run killed before its file was made leaves: the next run to the
 # same output replaces it, and leaves F (complete) alone
