@@ -67,6 +67,13 @@ with h5py.File(sys.argv[2], "r") as f:
 PY
 }
 
+# h5attr FILE NAME: a scalar root attribute of FILE, through h5dump
+# (strings without their quotes); empty when the file does not open
+h5attr() {
+	h5dump -a "/$2" "$1" 2>/dev/null |
+		awk '/\(0\):/ { sub(/.*\(0\): */, ""); gsub(/"/, ""); print; exit }'
+}
+
 finish() {
 	echo "$pass passed, $fail failed"
 	[ "$fail" -eq 0 ]

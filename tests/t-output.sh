@@ -11,30 +11,66 @@ if ! "$PY" -c 'import h5py' 2>/dev/null; then
 	exit $?
 fi
 
-# --- 1. SIGKILL at random moments -------------------------------------
+# --- 1. SIGKILL at random moments ---------------------------------------
 # A run of ~10 s (double pendulum to t = 2000 s, a sample every 10 steps;
 # 200 s take 1 s here) with a flush every 0.1 s of wall time is killed
-# after a random delay of 0.2 to 1.5 s, 20 times (at most 20 x 1.5 s).
-# Each file must open, say status "running", have ascending times and
-# every series as long as /time: HDF5 is touched only at flush points
-# (h5.c), so the file is as of the last flush.  A kill during a flush
-# itself (~0.5 ms of each 0.1 s here) may leave series longer than /time,
-# never shorter (h5.h writes /time last): then they must be longer by
-# less than one flush's samples, and mbsimlib.series must give /time's
-# length.  The seed is printed to replay a failure.
+# 30 times: 10 after a random delay of 0 to 50 ms (0.05 r^2, r uniform:
+# most within the first ~5 ms, where the process starts, reads the deck
+# and makes the file) and 20 after 0.5 to 1.5 s (in the steps);
+# at most 10 x 0.05 + 20 x 1.5 = 30.5 s of waiting.
+#
+# The file is made as F.partial and renamed onto F once it holds the
+# whole layout, status "running", flushed (h5.c, make_file); so F is
+# missing exactly when the process died before that rename - then at
+# most F.partial is there - and once F exists F.partial is gone.  The
+# rename comes before the first step, 2 to 5 ms after the fork here
+# (measured by killing after 0.5 to 4 ms: F.partial or nothing below
+# ~2 ms, F from ~5 ms), so every kill after 0.5 s (100 times that) must
+# find F.  When F exists it
+# must open with h5py and h5dump, say "running", have /time = 0.01 i
+# (i = 0, 1, ...: no sample lost, in order; the clock lands on multiples
+# of the step, so to round-off, 1e-9) and every series at least as long
+# as /time; bar 2's centre (first len(/time) rows) is 3 to 5 m from the
+# origin (pinned 4 m out, centre 1 m from the pin), which a row HDF5 never
+# got would not be (it reads as the fill value 0).  A kill during a
+# flush (~0.5 ms of each 0.1 s here) may leave series longer than /time,
+# never shorter (h5.c writes /time last): longer by less than one flush's
+# samples, and mbsimlib.series gives /time's length.  The seed is printed
+# to replay a failure.
 seed=${KILL_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 echo "     SIGKILL delays from seed $seed (KILL_SEED=$seed to replay)"
-delays=$(awk -v s="$seed" 'BEGIN { srand(s); for (i = 0; i < 20; i++) printf "%.3f\n", 0.2 + 1.3 * rand() }')
-killed=0 rows=0 nonempty=0 inflush=0
+delays=$(awk -v s="$seed" 'BEGIN { srand(s); for (i = 0; i < 30; i++)
+	{ r = rand(); printf "%.4f\n", i < 10 ? 0.05 * r * r : 0.5 + r } }')
+H5DUMP=$(command -v h5dump)
+killed=0 rows=0 nonempty=0 inflush=0 missing=0 partial=0
 for d in $delays; do
 	f=$tmp/killed.h5
-	rm -f "$f"
+	rm -f "$f" "$f.partial"
 	"$MBSIM" run "$dp" -o "$f" --quiet --set time.end=2000 --set output.every=10 \
 		--set output.flush_interval=0.1 2>"$tmp/err" &
 	pid=$!
 	sleep "$d"
 	kill -KILL "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
+	if [ ! -e "$f" ]; then
+		late=$(awk -v d="$d" 'BEGIN { print (d >= 0.5) }')
+		if [ "$late" = 1 ]; then
+			bad "SIGKILL after $d s: no file '$f' (made and renamed ~10 ms after exec)"
+			break
+		fi
+		missing=$((missing + 1))
+		[ -e "$f.partial" ] && partial=$((partial + 1))
+		killed=$((killed + 1))
+		continue
+	fi
+	if [ -e "$f.partial" ]; then
+		bad "SIGKILL after $d s: both '$f' and '$f.partial' exist"
+		break
+	fi
+	if [ -n "$H5DUMP" ] && ! "$H5DUMP" -d /time "$f" >/dev/null 2>"$tmp/err"; then
+		bad "SIGKILL after $d s: h5dump cannot read the file" "$(cat "$tmp/err")"
+		break
+	fi
 	if ! r=$("$PY" - "$f" "$top/tools" <<'PY' 2>"$tmp/err"
 import sys
 sys.path.insert(0, sys.argv[2])
@@ -52,7 +88,7 @@ with h5py.File(sys.argv[1], "r") as f:
     f.visititems(collect)
     bad = [k for k, m in lens.items() if m < n]
     assert st == "running", "status %r" % st
-    assert np.all(np.diff(t) > 0), "times not ascending"
+    assert np.all(np.abs(t - 0.01 * np.arange(n)) < 1e-9), "times are not 0.01 i"
     assert not bad and len(lens) > 20, "series shorter than /time (%d): %s" % (n, bad[:3])
     longer = max(lens.values()) - n
     # 0.1 s of the double pendulum (2000 samples of 1e-3 s a second
@@ -61,6 +97,8 @@ with h5py.File(sys.argv[1], "r") as f:
     assert longer < 100000, "series %d rows longer than /time" % longer
     assert all(len(series(f, p)) == n for p in ("bodies/bar2/position", "joints/pin1/coordinate",
                                                  "energy/total"))
+    r = np.linalg.norm(series(f, "bodies/bar2/position"), axis=1)
+    assert np.all((r > 3 - 1e-6) & (r < 5 + 1e-6)), "a sample of bar 2 is %g m out" % r.min()
     print(n, int(longer > 0))
 PY
 	); then
@@ -75,10 +113,59 @@ PY
 done
 # not a vacuous check: some kills came after samples were flushed (when
 # the machine is loaded, fewer do; one is enough)
-if [ "$killed" -eq 20 ] && [ "$nonempty" -gt 0 ]; then
-	ok "SIGKILL at 20 random moments: every file opens, status running, every series as long as /time ($nonempty with samples, $rows samples in all; $inflush killed during a flush)"
-elif [ "$killed" -eq 20 ]; then
-	bad "SIGKILL at 20 random moments: no file had samples (no flush happened; is the machine overloaded?)"
+if [ "$killed" -eq 30 ] && [ "$nonempty" -gt 0 ]; then
+	ok "SIGKILL at 30 random moments (10 in the first 50 ms): every file opens (h5py, h5dump), status running, /time complete and in order, every series as long ($nonempty with samples, $rows samples in all; $inflush killed during a flush; $missing killed before the file was made, $partial of them leaving F.partial)"
+elif [ "$killed" -eq 30 ]; then
+	bad "SIGKILL at 30 random moments: no file had samples (no flush happened; is the machine overloaded?)"
+fi
+
+# --- 1a. SIGKILL inside a flush -------------------------------------------
+# output.flush_interval 0: every sample (each 10 steps) is its own flush,
+# so much of the run is flushing and kills land inside flushes.  10 kills
+# after 0.2 to 0.7 s (at most 7 s): every file opens, and every series is
+# as long as /time or longer by at most the one sample of the flush the
+# kill interrupted (h5.c writes /time last).
+delays=$(awk -v s="$seed" 'BEGIN { srand(s + 1); for (i = 0; i < 10; i++) printf "%.3f\n", 0.2 + 0.5 * rand() }')
+killed=0 inflush=0
+for d in $delays; do
+	f=$tmp/flush.h5
+	rm -f "$f" "$f.partial"
+	"$MBSIM" run "$dp" -o "$f" --quiet --set time.end=2000 --set output.every=10 \
+		--set output.flush_interval=0 2>"$tmp/err" &
+	pid=$!
+	sleep "$d"
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	if ! r=$("$PY" - "$f" <<'PY' 2>"$tmp/err"
+import sys, h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as f:
+    n = len(f["time"])
+    lens = []
+    f.visititems(lambda k, v: lens.append(v.shape[0])
+                 if isinstance(v, h5py.Dataset) and "units" in v.attrs else None)
+    assert len(lens) > 20 and n > 0, "%d series, %d samples" % (len(lens), n)
+    assert min(lens) >= n and max(lens) <= n + 1, "lengths %d..%d, /time %d" % (min(lens), max(lens), n)
+    print(int(max(lens) > n))
+PY
+	); then
+		bad "SIGKILL after $d s, a flush every sample" "$(cat "$tmp/err")"
+		break
+	fi
+	killed=$((killed + 1))
+	inflush=$((inflush + r))
+done
+[ "$killed" -eq 10 ] &&
+	ok "SIGKILL 10 times with a flush every sample: every file opens, series as long as /time or one sample longer ($inflush killed inside a flush)"
+
+# --- 1b. a stale F.partial ------------------------------------------------
+# what a run killed before its file was made leaves: the next run to the
+# same output replaces it, and leaves F (complete) alone
+printf 'not HDF5' >"$tmp/stale.h5.partial"
+if "$MBSIM" run "$dp" -o "$tmp/stale.h5" --quiet --set time.end=0.01 2>"$tmp/err" &&
+	[ ! -e "$tmp/stale.h5.partial" ] && [ "$(h5attr "$tmp/stale.h5" status)" = complete ]; then
+	ok "a stale F.partial is replaced; F is complete, F.partial gone"
+else
+	bad "a stale F.partial" "$(ls "$tmp")" "$(cat "$tmp/err")"
 fi
 
 # --- 2. a full file system --------------------------------------------

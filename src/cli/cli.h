@@ -57,6 +57,10 @@ int cli_print_diag(const struct diag *d);
  * caller. */
 int cli_load(const char *path, char **sets, int nsets, struct deck **dk,
 	     struct model **m, struct sim_options *o);
+/* cli_load, and the first error's message (without FILE:LINE:COL) in why:
+ * what `run` records in the file it leaves when interrupted while loading. */
+int cli_load_why(const char *path, char **sets, int nsets, struct deck **dk,
+		 struct model **m, struct sim_options *o, char *why, size_t whylen);
 /* JSON on stdout: a quoted, escaped string; a number or null; an array
  * of n numbers. */
 void cli_json_str(const char *s);

@@ -3,6 +3,7 @@
 #include "usage.h"
 #include "../deck/deck.h"
 #include "../io/h5read.h"
+#include "../sim/output.h"
 #include "../sim/sim.h"
 #include "../util/xalloc.h"
 
@@ -222,8 +223,38 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 		r->mean_iterations, out ? out : "no output");
 }
 
+/* A run stopped while its deck was read or built still leaves a file at
+ * out that opens and says so, with the deck's text (read again: the
+ * loader has freed its copy). */
+static void interrupted_file(const char *deck, const char *out, const char *why)
+{
+	char *text = NULL, err[600];
+	size_t len = 0;
+	FILE *f = fopen(deck, "rb");
+	if (f) {
+		char buf[65536];
+		size_t k;
+		while ((k = fread(buf, 1, sizeof buf, f)) > 0) {
+			text = xrealloc(text, len + k + 1);
+			memcpy(text + len, buf, k);
+			len += k;
+		}
+		fclose(f);
+	}
+	if (text)
+		text[len] = 0;
+	if (strncmp(why, "interrupted ", 12) == 0)
+		why += 12;	/* "interrupted: during set-up (while building ...)" */
+	if (output_interrupted(out, text, why[0] ? why : "loading the deck", err, sizeof err))
+		fprintf(stderr, "mbsim: error: %s\n", err);
+	free(text);
+}
+
 int cmd_run(int argc, char **argv)
 {
+	/* first: a large deck's set-up takes seconds, and SIGINT or SIGTERM
+	 * at any moment must end it with exit 1 and a file (issue 17) */
+	volatile sig_atomic_t *stop = cli_catch_signals();
 	struct run_opts ro;
 	int rc = parse(argc, argv, &ro);
 	if (rc) {
@@ -239,10 +270,10 @@ int cmd_run(int argc, char **argv)
 	struct deck *dk = NULL;
 	struct model *m = NULL;
 	struct sim_options o;
-	/* before loading: a large deck's set-up takes seconds, and SIGTERM
-	 * must end it with exit 1 (issue 17) */
-	volatile sig_atomic_t *stop = cli_catch_signals();
-	rc = cli_load(ro.deck, ro.sets, ro.nsets, &dk, &m, &o);
+	char why[600];
+	rc = cli_load_why(ro.deck, ro.sets, ro.nsets, &dk, &m, &o, why, sizeof why);
+	if (rc == EXIT_SIM && *stop)
+		interrupted_file(ro.deck, out, why);
 	if (rc) {
 		free(out);
 		free(ro.sets);

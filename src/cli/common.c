@@ -102,6 +102,14 @@ void cli_usage_error(const char *usage, const char *fmt, ...)
 int cli_load(const char *path, char **sets, int nsets, struct deck **pdk,
 	     struct model **m, struct sim_options *o)
 {
+	return cli_load_why(path, sets, nsets, pdk, m, o, NULL, 0);
+}
+
+int cli_load_why(const char *path, char **sets, int nsets, struct deck **pdk,
+		 struct model **m, struct sim_options *o, char *why, size_t whylen)
+{
+	if (why && whylen)
+		why[0] = 0;
 	struct diag d;
 	diag_init(&d);
 	*m = NULL;
@@ -113,6 +121,14 @@ int cli_load(const char *path, char **sets, int nsets, struct deck **pdk,
 			deck_build(dk, m, o, &d);
 	}
 	int nerr = cli_print_diag(&d);
+	if (nerr && why && whylen) {
+		/* the first error's message, without FILE:LINE:COL */
+		for (int i = 0; i < d.n; i++)
+			if (!d.rec[i].is_note) {
+				snprintf(why, whylen, "%s", d.rec[i].msg);
+				break;
+			}
+	}
 	diag_release(&d);
 	if (nerr || !*m) {
 		if (*m)

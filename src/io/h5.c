@@ -26,6 +26,8 @@
 /* Rows kept in memory past this many bytes are flushed whatever the
  * interval (always at least one sample). */
 #define H5_KEEP_MAX (64UL * 1024 * 1024)
+/* Suffix of the name a file is made under before it takes its own. */
+#define H5_PARTIAL ".partial"
 
 struct series {
 	hid_t dset;		/* -1 until made */
@@ -51,6 +53,7 @@ struct pending {
 struct h5out {
 	hid_t file;		/* -1 until made */
 	char *path;
+	char *tmp;		/* PATH.partial while being made, NULL once renamed or written in place */
 	struct h5_opts opt;
 	struct series *s;
 	int ns;
@@ -95,19 +98,47 @@ const char *h5_error(const struct h5out *o)
 static int attr_str(hid_t obj, const char *name, const char *value);
 static int pend(struct h5out *o, struct pending *p);
 
+/* The name a file is made under (path + ".partial"), malloc'd. */
+static char *partial_name(const char *path)
+{
+	size_t n = strlen(path);
+	char *t = xmalloc(n + sizeof H5_PARTIAL);
+	memcpy(t, path, n);
+	memcpy(t + n, H5_PARTIAL, sizeof H5_PARTIAL);
+	return t;
+}
+
 struct h5out *h5_create(const char *path, const struct h5_opts *opt, char *err, size_t errlen)
 {
-	/* A regular file at path is removed rather than truncated, as linkers
-	 * do with their output: truncating a file that was just written makes
-	 * ext4 write its blocks out at the next close (auto_da_alloc) and
-	 * free them when the file is removed, ~3 ms per repeated run.  A
-	 * symbolic link is written through.  Whether path can be written is
-	 * tried here, to report a bad path at once; HDF5 makes the file in
-	 * h5_start (or at the first call that needs it). */
+	/* A regular file at path is removed at once rather than truncated
+	 * or left until the new one replaces it: the path never names the
+	 * results of an earlier run once this one has started, and
+	 * truncating a file just written makes ext4 write its blocks out at
+	 * the next close (auto_da_alloc), ~3 ms per repeated run.  The new
+	 * file is made as path.partial (a stale one, left by a run killed
+	 * before its file was made, is replaced) and renamed onto path once
+	 * made and flushed (make_file), so path never names a half-made
+	 * file.  Anything else at path (a symbolic link, written through; a
+	 * device) is written in place, as is a path whose .partial name
+	 * cannot be created (too long).  Whether the file can be written is
+	 * tried here, to report a bad path at once. */
 	struct stat st;
-	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
-		unlink(path);
-	int fd = open(path, O_WRONLY | O_CREAT, 0666);
+	int exists = lstat(path, &st) == 0, fd = -1;
+	char *tmp = NULL;
+	if (!exists || S_ISREG(st.st_mode)) {
+		if (exists)
+			unlink(path);
+		tmp = partial_name(path);
+		if (lstat(tmp, &st) == 0 && S_ISREG(st.st_mode))
+			unlink(tmp);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+		if (fd < 0) {
+			free(tmp);
+			tmp = NULL;
+		}
+	}
+	if (fd < 0)
+		fd = open(path, O_WRONLY | O_CREAT, 0666);
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot create HDF5 file '%s': %s", path, strerror(errno));
 		return NULL;
@@ -121,10 +152,24 @@ struct h5out *h5_create(const char *path, const struct h5_opts *opt, char *err, 
 	struct h5out *o = xcalloc(1, sizeof(*o));
 	o->file = -1;
 	o->path = xstrdup(path);
+	o->tmp = tmp;
 	if (opt)
 		o->opt = *opt;
 	o->last = wall();
 	return o;
+}
+
+/* The file made under its .partial name takes the output's: from here on
+ * path names a file that opens (HDF5 keeps writing through its open
+ * descriptor). */
+static int publish(struct h5out *o)
+{
+	if (!o->tmp)
+		return 0;
+	int rc = rename(o->tmp, o->path);
+	free(o->tmp);
+	o->tmp = NULL;
+	return rc;
 }
 
 static void make_series(struct h5out *o, struct series *s);
@@ -141,7 +186,7 @@ static void make_file(struct h5out *o)
 	 * short run's file; a long run's ~1000 chunks a series are 4 levels */
 	hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
 	H5Pset_istore_k(fcpl, 4);
-	o->file = H5Fcreate(o->path, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+	o->file = H5Fcreate(o->tmp ? o->tmp : o->path, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
 	H5Pclose(fcpl);
 	if (o->file < 0) {
 		fail(o, "creating HDF5 file");
@@ -155,6 +200,10 @@ static void make_file(struct h5out *o)
 	do_pending(o, 1);
 	if (!o->failed && H5Fflush(o->file, H5F_SCOPE_LOCAL) < 0)
 		fail(o, "writing HDF5 file");
+	/* complete and on disk: the output path may name it now (a failed
+	 * file is renamed by h5_close, once it says why) */
+	if (!o->failed && publish(o))
+		fail(o, "renaming the new HDF5 file onto");
 }
 
 static void *start_thread(void *arg)
@@ -546,6 +595,14 @@ int h5_close(struct h5out **po, const char *status, char *err, size_t errlen)
 	}
 	if (o->file >= 0 && H5Fclose(o->file) < 0 && !o->failed)
 		rc = fail(o, "closing HDF5 file");
+	/* a file that failed before it was renamed still takes the output's
+	 * name, saying "failed: ..." (or as much of it as could be written) */
+	if (o->tmp && o->file >= 0 && publish(o) && !o->failed)
+		rc = fail(o, "renaming the new HDF5 file onto");
+	if (o->tmp) {
+		unlink(o->tmp);	/* never made: nothing to show */
+		free(o->tmp);
+	}
 	if (rc && err)
 		snprintf(err, errlen, "%s", o->err[0] ? o->err : "writing HDF5 file failed");
 	free(o->s);

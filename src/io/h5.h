@@ -3,7 +3,8 @@
  * Knows nothing of mechanics.  A series is a dataset whose first dimension
  * is the sample: n, n x d1 or n x d1 x d2, extendible and chunked.  The
  * caller declares the series, tables and attributes, then h5_start makes
- * the file with all of them (status "running") and flushes it, in a second
+ * the file with all of them (status "running") under the name
+ * PATH.partial, flushes it and renames it onto PATH, in a second
  * thread on another processor while the caller computes (HDF5 is not
  * called from the caller's thread until it is joined, at the next h5_*
  * call that needs HDF5).  Rows are kept in memory and written only at
@@ -15,6 +16,11 @@
  * index (the sample times): it is written after all others, in a flush
  * of its own, so that a process killed during a flush leaves every series
  * at least as long as the index, whose length is the file's samples.
+ * So PATH, once it exists, always names a file that opens; a process
+ * killed before the rename leaves no PATH (h5_create removes an earlier
+ * file there at once) and perhaps PATH.partial, which the next
+ * h5_create of PATH replaces.  A PATH that is not a regular file (a
+ * symbolic link, a device) is written in place.
  *
  * A failed write (a full file system) is remembered: nothing more is
  * written, h5_commit, h5_flush and h5_close return -1, and h5_close
@@ -38,8 +44,8 @@ struct h5_opts {
 	long rows;		/* samples the caller expects (0: unknown), for chunk shapes */
 };
 
-/* Start a file at path (replacing it); NULL with a message in err when
- * path cannot be written. */
+/* Start a file at path (removing a regular file there now, replacing it
+ * at the rename); NULL with a message in err when path cannot be written. */
 struct h5out *h5_create(const char *path, const struct h5_opts *opt, char *err, size_t errlen);
 /* Make the file with everything declared so far, root attribute status =
  * "running", and flush (see above).  Without h5_start, the first call that

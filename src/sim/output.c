@@ -271,6 +271,23 @@ int output_sample(struct output *o, struct ra *s, const struct ra_state *x,
 	return h5_commit(h);
 }
 
+int output_interrupted(const char *path, const char *deck_text, const char *why, char *err,
+		       size_t n)
+{
+	struct h5out *h = h5_create(path, NULL, err, n);
+	if (!h)
+		return -1;
+	h5_attr_num(h, "/", "layout_version", OUTPUT_LAYOUT_VERSION);
+	h5_text(h, "/deck", deck_text ? deck_text : "");
+	h5_series(h, "/time", 0, 0, H5_DOUBLE, "s", "sample times");
+	size_t len = strlen(why) + 64;
+	char *status = xmalloc(len);
+	snprintf(status, len, "interrupted: during set-up (%s)", why);
+	int rc = h5_close(&h, status, err, n);
+	free(status);
+	return rc;
+}
+
 int output_close(struct output **po, const char *status, char *err, size_t n)
 {
 	struct output *o = *po;

@@ -42,6 +42,12 @@ struct output *output_open(const char *path, const struct model *m, const struct
  * file has failed (h5_error names it). */
 int output_sample(struct output *o, struct ra *s, const struct ra_state *x,
 		  const struct sample_info *si, double res[3]);
+/* The file of a run stopped (SIGINT, SIGTERM) before its model existed,
+ * while the deck was read or built: layout_version, /deck, an empty
+ * /time and status "interrupted: during set-up (why)".  -1 with a
+ * message in err when it cannot be written. */
+int output_interrupted(const char *path, const char *deck_text, const char *why, char *err,
+		       size_t n);
 /* Close (h5_close): -1 with a message in err when writing failed. */
 int output_close(struct output **o, const char *status, char *err, size_t n);
 

@@ -642,8 +642,9 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 		char status[1100];
 		if (r->status == SIM_COMPLETE)
 			snprintf(status, sizeof status, "complete");
-		else if (r->status == SIM_INTERRUPTED)
-			snprintf(status, sizeof status, "interrupted");
+		else if (r->status == SIM_INTERRUPTED)	/* "interrupted: at t = ..." */
+			snprintf(status, sizeof status, "interrupted: %s",
+				 strncmp(r->message, "interrupted ", 12) ? r->message : r->message + 12);
 		else
 			snprintf(status, sizeof status, "failed: %s", r->message);
 		/* all root attributes at the end: an HDF5 call now would wait
