@@ -3,11 +3,15 @@
  * Both Schur paths work from one structure fixed at kkt_new: for each body
  * block b the list of constraint rows touching it (an "entry" e = (b, row),
  * rows ascending).  At kkt_factor each entry gets P_e, the row's 6 values on
- * block b (both sides summed when a row touches b twice), and
- * Z_e = W_b^-1 P_e^T, so that
+ * block b (both sides summed when a row touches b twice); with
+ * Z_e = W_b^-1 P_e^T,
  *   S = P W^-1 P^T,   S(r, l) = sum over blocks b of P_{b,r} . Z_{b,l},
  * a sum over the pairs of entries of each block's list; rows that share no
- * block give an exact zero and are never visited.
+ * block give an exact zero and are never visited.  Z_e is not stored: it
+ * is remade from W_b^-1 and P_e where it is used (the same products, so
+ * the same values), a block's entries at a time into a scratch of the
+ * longest list; stored it would be 48 bytes an entry, a quarter of the
+ * solver's memory on a model of one-body joints.
  *
  * Dense path (n <= KKT_DENSE_MAX): when every W block is symmetric, W^-1 is
  * (inv3 of a symmetric 3x3 is exactly symmetric) and S is symmetric
@@ -48,12 +52,14 @@
 struct kkt {
 	enum kkt_mode mode;
 	int nb, nc, n;		/* n: order of the factored matrix */
-	int *bi, *bj;
+	const int *bi, *bj;	/* the caller's (kkt_new) */
 	double *Winv;		/* nb x 18 */
 	/* block -> rows lists: entries estart[b] .. estart[b + 1] - 1 */
 	int *estart, *erow;
 	int *first;		/* envelope: S(r, l) = 0 for l < first[r] */
-	double *PZ;		/* ne x 12: P_e (6), then Z_e = W_b^-1 P_e (6) */
+	double *P;		/* ne x 6: P_e */
+	double *Zb;		/* emax x 6: Z_e of one block's entries */
+	int emax;		/* longest list */
 	/* dense: S row-major; Cholesky L in the lower triangle, or LU */
 	double *S;
 	double *dinv;		/* reciprocals of the pivots (L(j, j) or U(j, j)) */
@@ -172,7 +178,12 @@ static void block_entries(struct kkt *k)
 		k->estart[b + 1] = k->estart[b] + cnt[b];
 	size_t ne = (size_t)k->estart[nb];
 	k->erow = xmalloc((ne + 1) * sizeof(int));
-	k->PZ = xmalloc((ne * 12 + 1) * sizeof(double));
+	k->P = xmalloc((ne * 6 + 1) * sizeof(double));
+	k->emax = 0;
+	for (int b = 0; b < nb; b++)
+		if (cnt[b] > k->emax)
+			k->emax = cnt[b];
+	k->Zb = xmalloc(((size_t)k->emax * 6 + 1) * sizeof(double));
 	memset(cnt, 0, (size_t)nb * sizeof(int));
 	for (int r = 0; r < nc; r++) {
 		int b0 = k->bi[r], b1 = k->bj[r];
@@ -268,10 +279,8 @@ struct kkt *kkt_new(int nb, int nc, const int *bi, const int *bj, enum kkt_mode 
 	k->nb = nb;
 	k->nc = nc;
 	k->bad_row = -1;
-	k->bi = xmalloc(((size_t)nc + 1) * sizeof(int));
-	k->bj = xmalloc(((size_t)nc + 1) * sizeof(int));
-	memcpy(k->bi, bi, (size_t)nc * sizeof(int));
-	memcpy(k->bj, bj, (size_t)nc * sizeof(int));
+	k->bi = bi;
+	k->bj = bj;
 	k->Winv = xmalloc(((size_t)nb * 18 + 1) * sizeof(double));
 	if (mode == KKT_DENSE) {
 		k->n = nc;
@@ -307,12 +316,11 @@ void kkt_free(struct kkt **pk)
 	if (k->Symbolic)
 		umfpack_di_free_symbolic(&k->Symbolic);
 	spf_free(&k->spf);
-	free(k->bi);
-	free(k->bj);
 	free(k->Winv);
 	free(k->estart);
 	free(k->erow);
-	free(k->PZ);
+	free(k->P);
+	free(k->Zb);
 	free(k->first);
 	free(k->S);
 	free(k->ipiv);
@@ -405,24 +413,35 @@ static int w_symmetric(const struct kkt *k, const double *W)
 	return 1;
 }
 
-/* P_e and Z_e = W_b^-1 P_e^T for every entry */
-static void form_pz(struct kkt *k, const double *jac)
+/* P_e for every entry */
+static void form_p(struct kkt *k, const double *jac)
 {
-	for (int b = 0; b < k->nb; b++) {
-		const double *Wi = k->Winv + 18 * b;
+	for (int b = 0; b < k->nb; b++)
 		for (int e = k->estart[b]; e < k->estart[b + 1]; e++) {
 			int r = k->erow[e];
 			const double *J = jac + 12 * r;
-			double *P = k->PZ + 12 * e, *Z = P + 6;
+			double *P = k->P + 6 * e;
 			if (k->bi[r] == b && k->bj[r] == b)	/* both sides */
 				for (int c = 0; c < 6; c++)
 					P[c] = J[c] + J[6 + c];
 			else
 				memcpy(P, J + (k->bi[r] == b ? 0 : 6), 6 * sizeof(double));
-			m3_mulv(Z, Wi, P);
-			m3_mulv(Z + 3, Wi + 9, P + 3);
 		}
-	}
+}
+
+/* Z_e = W_b^-1 P_e^T */
+static inline void form_z(const struct kkt *k, int b, int e, double *Z)
+{
+	const double *Wi = k->Winv + 18 * b, *P = k->P + 6 * e;
+	m3_mulv(Z, Wi, P);
+	m3_mulv(Z + 3, Wi + 9, P + 3);
+}
+
+/* k->Zb: Z_e of block b's entries, in list order */
+static void block_z(struct kkt *k, int b)
+{
+	for (int e = k->estart[b]; e < k->estart[b + 1]; e++)
+		form_z(k, b, e, k->Zb + 6 * (e - k->estart[b]));
 }
 
 /* S(r, l) = sum over blocks of P_r . Z_l, row-major.  lower: only the
@@ -438,12 +457,13 @@ static void form_schur(struct kkt *k, int lower)
 	}
 	for (int b = 0; b < k->nb; b++) {
 		int e0 = k->estart[b], e1 = k->estart[b + 1];
+		block_z(k, b);
 		for (int x = e0; x < e1; x++) {
-			const double *Px = k->PZ + 12 * x;
+			const double *Px = k->P + 6 * x;
 			double *Sr = k->S + (size_t)k->erow[x] * n;
 			int yend = lower ? x + 1 : e1;	/* rows ascending in a list */
 			for (int y = e0; y < yend; y++)
-				Sr[k->erow[y]] += dot6(Px, k->PZ + 12 * y + 6);
+				Sr[k->erow[y]] += dot6(Px, k->Zb + 6 * (y - e0));
 		}
 	}
 }
@@ -618,10 +638,13 @@ static int factor_sparse(struct kkt *k, const double *W)
 	memset(k->Ax, 0, (size_t)k->nnz * sizeof(double));
 	/* the contributions in the order sparse_schur_pattern made them */
 	const int *map = k->map;
-	for (int b = 0; b < k->nb; b++)
-		for (int x = k->estart[b]; x < k->estart[b + 1]; x++)
-			for (int y = k->estart[b]; y < k->estart[b + 1]; y++)
-				k->Ax[*map++] += dot6(k->PZ + 12 * x, k->PZ + 12 * y + 6);
+	for (int b = 0; b < k->nb; b++) {
+		int e0 = k->estart[b], e1 = k->estart[b + 1];
+		block_z(k, b);
+		for (int x = e0; x < e1; x++)
+			for (int y = e0; y < e1; y++)
+				k->Ax[*map++] += dot6(k->P + 6 * x, k->Zb + 6 * (y - e0));
+	}
 	k->use_spf = k->spf && spf_factor(k->spf, k->Ax, w_symmetric(k, W), KKT_SPF_TOL) == 0;
 	if (k->use_spf)
 		return 0;
@@ -661,7 +684,7 @@ int kkt_factor(struct kkt *k, const double *W, const double *jac)
 		}
 	if (k->mode == KKT_FULL)
 		return factor_full(k, W, jac);
-	form_pz(k, jac);
+	form_p(k, jac);
 	return k->mode == KKT_DENSE ? factor_dense(k, W) : factor_sparse(k, W);
 }
 
@@ -698,7 +721,7 @@ int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double
 		m3_mulv(xq, k->Winv + 18 * q, a + 6 * q);
 		m3_mulv(xq + 3, k->Winv + 18 * q + 9, a + 6 * q + 3);
 		for (int e = k->estart[q]; e < k->estart[q + 1]; e++)
-			rhs[k->erow[e]] += dot6(k->PZ + 12 * e, xq);
+			rhs[k->erow[e]] += dot6(k->P + 6 * e, xq);
 	}
 	if (k->mode == KKT_DENSE) {
 		if (k->chol)
@@ -716,9 +739,9 @@ int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double
 	for (int q = 0; q < nb; q++) {
 		double *xq = x + 6 * q;
 		for (int e = k->estart[q]; e < k->estart[q + 1]; e++) {
-			const double *Z = k->PZ + 12 * e + 6;
-			double ye = y[k->erow[e]];
-			axpy6_neg(xq, ye, Z);
+			double Z[6];
+			form_z(k, q, e, Z);
+			axpy6_neg(xq, y[k->erow[e]], Z);
 		}
 	}
 	return 0;
