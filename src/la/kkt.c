@@ -69,7 +69,7 @@ struct kkt {
 	int *Ap, *Ai;
 	double *Ax;
 	int nnz;
-	int *map;		/* contribution -> position in Ax */
+	int *map;		/* KKT_FULL: contribution -> position in Ax */
 	int ncontrib;
 	void *Symbolic, *Numeric;
 	struct spf *spf;	/* sparse Schur: LU without pivoting (spf.h) */
@@ -115,8 +115,9 @@ static int trip_cmp(const void *a, const void *b)
 	return x->i - y->i;
 }
 
-/* Build CSC pattern from triplets (duplicates merged); map[t] = position. */
-static void build_csc(struct kkt *k, struct trip *t, int nt)
+/* Build CSC pattern from triplets (duplicates merged); with_map:
+ * map[t] = position of triplet t. */
+static void build_csc(struct kkt *k, struct trip *t, int nt, int with_map)
 {
 	struct trip *s = xmalloc((size_t)(nt + 1) * sizeof(*s));
 	memcpy(s, t, (size_t)nt * sizeof(*s));
@@ -134,6 +135,9 @@ static void build_csc(struct kkt *k, struct trip *t, int nt)
 		k->Ap[j + 1] += k->Ap[j];
 	k->nnz = nnz;
 	k->Ax = xcalloc((size_t)nnz + 1, sizeof(double));
+	free(s);
+	if (!with_map)
+		return;
 	k->map = xmalloc((size_t)(nt + 1) * sizeof(int));
 	for (int q = 0; q < nt; q++) {
 		int lo = k->Ap[t[q].j], hi = k->Ap[t[q].j + 1] - 1;
@@ -146,7 +150,6 @@ static void build_csc(struct kkt *k, struct trip *t, int nt)
 		}
 		k->map[q] = lo;
 	}
-	free(s);
 }
 
 static int umf_symbolic(struct kkt *k)
@@ -217,8 +220,9 @@ static void sparse_schur_pattern(struct kkt *k)
 	struct trip *t = xmalloc(((size_t)nt + nc + 1) * sizeof(*t));
 	int q = 0;
 	/* contribution q: entries (x, y) of block b; factor_sparse walks
-	 * the same loops instead of storing them (8 bytes per contribution,
-	 * some 200 bytes per body of a pendulum array) */
+	 * the blocks' lists instead of storing the contributions or their
+	 * positions (8 and 4 bytes each, some 200 and 100 bytes per body of
+	 * a pendulum array) */
 	for (int b = 0; b < nb; b++)
 		for (int x = k->estart[b]; x < k->estart[b + 1]; x++)
 			for (int y = k->estart[b]; y < k->estart[b + 1]; y++) {
@@ -229,7 +233,7 @@ static void sparse_schur_pattern(struct kkt *k)
 	k->ncontrib = q;
 	for (int r = 0; r < nc; r++, q++)
 		t[q].i = t[q].j = r;
-	build_csc(k, t, q);
+	build_csc(k, t, q, 0);
 	free(t);
 }
 
@@ -266,7 +270,7 @@ static void full_pattern(struct kkt *k)
 			}
 		}
 	k->ncontrib = q;
-	build_csc(k, t, q);
+	build_csc(k, t, q, 1);
 	free(t);
 }
 
@@ -636,14 +640,22 @@ static int umf_numeric(struct kkt *k)
 static int factor_sparse(struct kkt *k, const double *W)
 {
 	memset(k->Ax, 0, (size_t)k->nnz * sizeof(double));
-	/* the contributions in the order sparse_schur_pattern made them */
-	const int *map = k->map;
+	/* S(r, l) += P_x . Z_y for the entries x, y of each block b, blocks
+	 * ascending: every position sums its terms in block order.  Column l
+	 * = erow[y] holds the rows erow[x] (ascending with x) in ascending
+	 * order, so one forward walk of the column finds them all. */
 	for (int b = 0; b < k->nb; b++) {
 		int e0 = k->estart[b], e1 = k->estart[b + 1];
 		block_z(k, b);
-		for (int x = e0; x < e1; x++)
-			for (int y = e0; y < e1; y++)
-				k->Ax[*map++] += dot6(k->P + 6 * x, k->Zb + 6 * (y - e0));
+		for (int y = e0; y < e1; y++) {
+			const double *Z = k->Zb + 6 * (y - e0);
+			int p = k->Ap[k->erow[y]];
+			for (int x = e0; x < e1; x++) {
+				while (k->Ai[p] != k->erow[x])
+					p++;
+				k->Ax[p] += dot6(k->P + 6 * x, Z);
+			}
+		}
 	}
 	k->use_spf = k->spf && spf_factor(k->spf, k->Ax, w_symmetric(k, W), KKT_SPF_TOL) == 0;
 	if (k->use_spf)
