@@ -295,8 +295,7 @@ struct kkt *kkt_new(int nb, int nc, const int *bi, const int *bj, enum kkt_mode 
 	} else if (mode == KKT_SPARSE) {
 		k->n = nc;
 		block_entries(k);
-		sparse_schur_pattern(k);
-		k->rhs = xmalloc(((size_t)nc + 1) * sizeof(double));
+		sparse_schur_pattern(k);	/* rhs: at the first UMFPACK solve */
 	} else {
 		k->n = 6 * nb + nc;
 		full_pattern(k);
@@ -660,6 +659,8 @@ static int factor_sparse(struct kkt *k, const double *W)
 	k->use_spf = k->spf && spf_factor(k->spf, k->Ax, w_symmetric(k, W), KKT_SPF_TOL) == 0;
 	if (k->use_spf)
 		return 0;
+	if (!k->rhs)
+		k->rhs = xmalloc(((size_t)k->nc + 1) * sizeof(double));
 	if (!k->Symbolic && umf_symbolic(k))
 		return -2;
 	return umf_numeric(k);
@@ -722,8 +723,9 @@ int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double
 	 * Newton method that refactors now and then must solve with one
 	 * matrix, not the caller's newer Jacobian against an older S.  The
 	 * dense right side is built in y and solved in place (y may alias b:
-	 * every b[r] is read before anything is added to y). */
-	double *rhs = k->mode == KKT_DENSE ? y : k->rhs;
+	 * every b[r] is read before anything is added to y); so is spf's, whose
+	 * solve copies its right side first. */
+	double *rhs = k->mode == KKT_DENSE || k->use_spf ? y : k->rhs;
 	for (int r = 0; r < nc; r++)
 		rhs[r] = -b[r];
 	if (!a)		/* the constraint-only solves of Newton: x = -Z y */
