@@ -17,6 +17,9 @@ and `mbsim check` (read, build, model_finalize).  Derived:
                assembly, file creation (two samples are left in it)
   peak_kb      the largest resident set of the run10 processes (GNU time)
   per_body_b   peak_kb * 1024 / N (goal: under 4096 plus the output buffer)
+  step_cpu_us, output_cpu_us   the same differences of CPU time (user +
+               system, GNU time): on a shared machine less noisy than wall
+               time, and blind to waiting for the disk
 """
 import json, os, statistics, subprocess, sys, tempfile, time
 
@@ -24,8 +27,8 @@ DECK = "decks/pendulum_array.yaml"
 
 
 def run(mbsim, args, h5):
-    """Wall time, JSON summary (or None), peak RSS in KB of one process."""
-    cmd = ["/usr/bin/time", "-f", "%M", mbsim] + args
+    """Wall time, JSON summary (or None), peak RSS in KB, CPU s of one process."""
+    cmd = ["/usr/bin/time", "-f", "%M %U %S", mbsim] + args
     if args[0] == "run":
         cmd += ["-o", h5, "--json"]
     t0 = time.perf_counter()
@@ -34,8 +37,9 @@ def run(mbsim, args, h5):
     if p.returncode != 0:
         sys.exit("bench/large.py: %s failed (exit %d): %s" % (" ".join(args), p.returncode,
                                                             p.stderr.strip()[-500:]))
-    rss = int(p.stderr.strip().splitlines()[-1])
-    return dt, (json.loads(p.stdout) if args[0] == "run" else None), rss
+    rss, user, sys_ = p.stderr.strip().splitlines()[-1].split()
+    return (dt, (json.loads(p.stdout) if args[0] == "run" else None), int(rss),
+            float(user) + float(sys_))
 
 
 def case(mbsim, n, rep, h5):
@@ -47,10 +51,11 @@ def case(mbsim, n, rep, h5):
         "run60": ["run", DECK] + base + ["--set", "time.end=0.06", "--set", "output.every=1"],
         "check": ["check", DECK] + base,
     }
-    t, js, rss = {}, {}, {}
+    t, js, rss, cpu = {}, {}, {}, {}
     for name, args in variants.items():
         res = [run(mbsim, args, h5) for _ in range(rep)]
         t[name] = statistics.median(r[0] for r in res)
+        cpu[name] = statistics.median(r[3] for r in res)
         js[name] = res[-1][1]
         rss[name] = max(r[2] for r in res)
         if os.path.exists(h5):
@@ -59,9 +64,11 @@ def case(mbsim, n, rep, h5):
     ds = js["run60"]["samples"] - js["run60q"]["samples"]
     out_us = 1e6 * (t["run60"] - t["run60q"]) / (ds * n)
     setup = t["run10q"] - 10 * n * step_us * 1e-6
-    return ("%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d,%.3g" %
+    step_cpu = 1e6 * (cpu["run60q"] - cpu["run10q"]) / (50 * n)
+    out_cpu = 1e6 * (cpu["run60"] - cpu["run60q"]) / (ds * n)
+    return ("%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d,%.3g,%.3f,%.3f" %
             (n, t["check"], setup, t["run10"], step_us, out_us, t["run60"], rss["run10"],
-             rss["run10"] * 1024 // n, js["run60"]["max_position_residual"]))
+             rss["run10"] * 1024 // n, js["run60"]["max_position_residual"], step_cpu, out_cpu))
 
 
 def main():
@@ -69,7 +76,8 @@ def main():
     ns = [int(float(a)) for a in sys.argv[4:]] or [1000, 10000, 100000]
     with open(out, "w") as f:
         f.write("N,check_s,setup_s,run10_s,step_us_per_body,output_us_per_body_sample,"
-                "run60_s,peak_kb,per_body_bytes,max_position_residual\n")
+                "run60_s,peak_kb,per_body_bytes,max_position_residual,step_cpu_us_per_body,"
+                "output_cpu_us_per_body_sample\n")
     h5 = os.path.join(tempfile.mkdtemp(), "large.h5")
     for n in ns:
         row = case(mbsim, n, min(rep, 3) if n >= 100000 else rep, h5)

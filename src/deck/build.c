@@ -551,6 +551,7 @@ int deck_build(struct deck *dk, struct model **m, struct sim_options *o,
 		 * a deck written out in full is a tree of some 3 KB per body */
 		dn_free(dk->root);
 		dk->root = NULL;
+		model_drop_index(*m);
 		return 0;
 	}
 	model_free(&b.m);

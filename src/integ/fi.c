@@ -135,7 +135,7 @@ int fi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 	/* first iterate: accelerations and multipliers of t_{n+1} extrapolated
 	 * from the last steps (integrator.predictor), else those of t_n; should
 	 * Newton fail from an extrapolation, once more from those of t_n */
-	int pred = integ_hist_predict(it, x->t + h, g), rc, total = 0;
+	int pred = integ_hist_predict(it, x->t + h, g, NULL), rc, total = 0;
 	if (!pred)
 		last_values(s, x, g);
 	y->t = x->t + h;
@@ -152,7 +152,7 @@ int fi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 	advance(s, x, y, g, h);
 	integ_acc_put(s, g, y);
 	memcpy(y->lam, g + s->ng, (size_t)s->nc * sizeof(double));
-	integ_hist_push(it, y->t, g);
+	integ_hist_push(it, y->t, g, NULL);
 	it->steps++;
 	return INTEG_OK;
 }

@@ -265,12 +265,14 @@ int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 	 * (integrator.predictor), else lambda_{n-1} and g from it.  Should
 	 * Newton fail from an extrapolation (a kink: stick-slip, a driver
 	 * switching), it starts once more from lambda_{n-1}.  The history
-	 * rows are (lambda_n, g). */
-	double *pv = it->hist.pe2;
-	int pred = integ_hist_predict(it, x->t, pv), rc, total = 0;
+	 * rows are (lambda_n, g); the predicted lambda_n goes to lambda-hat,
+	 * the predicted g to it->dg, which both Newton iterations read
+	 * before their first correction overwrites it. */
+	double *gp = it->dg;
+	int pred = integ_hist_predict(it, x->t, lh, gp), rc, total = 0;
 	for (int k = 0; k < nc; k++)
-		lh[k] = h2 * (pred ? pv[k] : x->lam[k]);
-	while ((rc = (lg ? newton_lg : newton)(it, x, y, h, F, pred ? pv + nc : NULL)) != INTEG_OK &&
+		lh[k] = h2 * (pred ? lh[k] : x->lam[k]);
+	while ((rc = (lg ? newton_lg : newton)(it, x, y, h, F, pred ? gp : NULL)) != INTEG_OK &&
 	       pred) {
 		total += it->iters;
 		pred = 0;
@@ -309,9 +311,7 @@ int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 	}
 	memcpy(y->a, x->a, 3 * (size_t)nb * sizeof(double));
 	memcpy(y->wd, x->wd, 3 * (size_t)nb * sizeof(double));
-	memcpy(it->hist.pe2, x->lam, (size_t)nc * sizeof(double));
-	memcpy(it->hist.pe2 + nc, g, (size_t)s->ng * sizeof(double));
-	integ_hist_push(it, x->t, it->hist.pe2);
+	integ_hist_push(it, x->t, x->lam, g);
 	it->steps++;
 	return INTEG_OK;
 }

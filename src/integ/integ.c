@@ -41,11 +41,10 @@ struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 		/* hi: lambda, then the displacement g, whose predictions
 		 * choose the degree; fi: (r-ddot, w-dot), then lambda */
 		it->hist.n = ng + nc;
+		it->hist.n0 = hi ? nc : ng + nc;
 		it->hist.sel = hi ? nc : 0;
 		it->hist.cap = o->predictor ? INTEG_HIST_MAX : 0;
 		it->hist.v = xcalloc((size_t)it->hist.cap * (size_t)it->hist.n + 1, sizeof(double));
-		it->hist.pe = xcalloc((size_t)it->hist.n + 1, sizeof(double));
-		it->hist.pe2 = xcalloc((size_t)it->hist.n + 1, sizeof(double));
 		it->hist.q = it->hist.cap;
 	}
 	it->h_next = o->step;
@@ -83,8 +82,6 @@ void integ_free(struct integ **pit)
 	free(it->dl2);
 	free(it->lam);
 	free(it->hist.v);
-	free(it->hist.pe);
-	free(it->hist.pe2);
 	free(it);
 	*pit = NULL;
 }
@@ -169,24 +166,38 @@ static const double extrap_w[INTEG_HIST_MAX + 1][INTEG_HIST_MAX] = {
 	{ 6, -15, 20, -15, 6, -1 }
 };
 
-/* out[i - i0] for i in i0 .. n-1: the extrapolation of q rows.  Rows are
- * kept in a ring: row j (0 the newest) is at slot (head + j) % cap. */
-static void extrap(const struct integ_hist *H, int q, int i0, double *out)
+/* Row j (0 the newest) of the ring is at slot (head + j) % cap. */
+static void ring_rows(const struct integ_hist *H, int q, const double **r)
 {
-	size_t n = (size_t)H->n;
-	const double *w = extrap_w[q];
-	const double *r[INTEG_HIST_MAX];
 	for (int j = 0; j < q; j++)
-		r[j] = H->v + (size_t)((H->head + j) % H->cap) * n;
-	for (size_t i = (size_t)i0; i < n; i++) {
-		double s = 0.0;
-		for (int j = 0; j < q; j++)
-			s += w[j] * r[j][i];
-		out[i - (size_t)i0] = s;
-	}
+		r[j] = H->v + (size_t)((H->head + j) % H->cap) * (size_t)H->n;
 }
 
-void integ_hist_push(struct integ *it, double t, const double *v)
+/* The extrapolation of q rows at index i. */
+static inline double extrap_at(const double *const *r, const double *w, int q, size_t i)
+{
+	double s = 0.0;
+	for (int j = 0; j < q; j++)
+		s += w[j] * r[j][i];
+	return s;
+}
+
+/* Squared distance of the extrapolation of q rows from the row (v0, v1),
+ * over its values sel .. n-1. */
+static double extrap_err(const struct integ_hist *H, int q, const double *v0, const double *v1)
+{
+	const double *r[INTEG_HIST_MAX], *w = extrap_w[q];
+	size_t n = (size_t)H->n, n0 = (size_t)H->n0;
+	double e = 0.0;
+	ring_rows(H, q, r);
+	for (size_t i = (size_t)H->sel; i < n; i++) {
+		double d = extrap_at(r, w, q, i) - (i < n0 ? v0[i] : v1[i - n0]);
+		e += d * d;
+	}
+	return e;
+}
+
+void integ_hist_push(struct integ *it, double t, const double *v0, const double *v1)
 {
 	struct integ_hist *H = &it->hist;
 	if (H->cap == 0)
@@ -198,9 +209,9 @@ void integ_hist_push(struct integ *it, double t, const double *v)
 		else
 			H->h = d;
 	}
-	size_t n = (size_t)H->n, sel = (size_t)H->sel;
+	size_t n = (size_t)H->n, n0 = (size_t)H->n0;
 	/* order for the next step: of q - 1, q, q + 1 rows, the one whose
-	 * prediction of v (its values sel .. n-1) was closest (a smooth
+	 * prediction of the row (its values sel .. n-1) was closest (a smooth
 	 * solution favours a high degree, noise of the Newton tolerance a low
 	 * one), as multistep codes move their order by one at a time */
 	if (H->rows > 0) {
@@ -208,10 +219,7 @@ void integ_hist_push(struct integ *it, double t, const double *v)
 		int qc = H->q < H->rows ? H->q : H->rows;
 		int q0 = qc > 1 ? qc - 1 : 1, q1 = qc < H->rows ? qc + 1 : H->rows;
 		for (int q = q0; q <= q1; q++) {
-			extrap(H, q, H->sel, H->pe);
-			double e = 0.0;
-			for (size_t i = sel; i < n; i++)
-				e += (H->pe[i - sel] - v[i]) * (H->pe[i - sel] - v[i]);
+			double e = extrap_err(H, q, v0, v1);
 			if (e < best) {
 				best = e;
 				H->q = q;
@@ -219,20 +227,29 @@ void integ_hist_push(struct integ *it, double t, const double *v)
 		}
 	}
 	H->head = (H->head + H->cap - 1) % H->cap;
-	memcpy(H->v + (size_t)H->head * n, v, n * sizeof(double));
+	double *row = H->v + (size_t)H->head * n;
+	memcpy(row, v0, n0 * sizeof(double));
+	if (n > n0)
+		memcpy(row + n0, v1, (n - n0) * sizeof(double));
 	if (H->rows < H->cap)
 		H->rows++;
 	H->t = t;
 }
 
-int integ_hist_predict(const struct integ *it, double t, double *out)
+int integ_hist_predict(const struct integ *it, double t, double *out0, double *out1)
 {
 	const struct integ_hist *H = &it->hist;
 	int q = H->rows < H->q ? H->rows : H->q;
 	/* one row is the last step's values, which the caller has anyway */
 	if (q < 2 || !same(t - H->t, H->h))
 		return 0;
-	extrap(H, q, 0, out);
+	const double *r[INTEG_HIST_MAX], *w = extrap_w[q];
+	size_t n = (size_t)H->n, n0 = (size_t)H->n0;
+	ring_rows(H, q, r);
+	for (size_t i = 0; i < n0; i++)
+		out0[i] = extrap_at(r, w, q, i);
+	for (size_t i = n0; i < n; i++)
+		out1[i - n0] = extrap_at(r, w, q, i);
 	return q;
 }
 

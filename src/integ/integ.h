@@ -32,10 +32,10 @@ enum integ_status {
 
 struct integ_hist {
 	int n;			/* length of one row */
+	int n0;			/* a row is v0[0 .. n0-1], then v1[0 .. n-n0-1] */
 	int cap, rows;		/* rows kept at most, rows valid */
 	double *v;		/* cap x n, a ring: the newest row at head */
 	int head;
-	double *pe, *pe2;	/* n: scratch of integ_hist_push and of the caller */
 	int sel;		/* the degree is chosen by the values sel .. n-1 */
 	int q;			/* rows the next prediction uses */
 	double t, h;		/* time of the newest row, step between rows */
@@ -81,16 +81,18 @@ void integ_residual(struct integ *it, const struct ra_state *y, double t, const 
 		    const double *g, const double *lam, double theta, double cq);
 
 /* Predictor (integrator.predictor).  integ_hist_push records the solved
- * unknowns v of time t; integ_hist_predict writes to out the first iterate
- * for time t: the polynomial through the newest q kept rows (equally
+ * unknowns of time t, the row (v0[0 .. n0-1], v1[0 .. n-n0-1]) (v1 unused
+ * when n0 = n), so that a caller whose unknowns live in two arrays needs
+ * no copy of them; integ_hist_predict writes the first iterate for time t
+ * to out0 and out1 the same way: the polynomial through the newest q kept rows (equally
  * spaced, t the next point of their grid).  q (2 to hist.cap) is the one
  * whose prediction of the last pushed row was best, as multistep codes
  * pick an order: a smooth solution favours a high degree, the noise of
  * the Newton tolerance a low one.  Returns q, or 0 with out untouched
  * when there is nothing to extrapolate (the caller starts from the last
  * step's values).  integ_hist_reset forgets them all. */
-void integ_hist_push(struct integ *it, double t, const double *v);
-int integ_hist_predict(const struct integ *it, double t, double *out);
+void integ_hist_push(struct integ *it, double t, const double *v0, const double *v1);
+int integ_hist_predict(const struct integ *it, double t, double *out0, double *out1);
 void integ_hist_reset(struct integ *it);
 
 /* Family kernels */

@@ -3,11 +3,15 @@
  * Both Schur paths work from one structure fixed at kkt_new: for each body
  * block b the list of constraint rows touching it (an "entry" e = (b, row),
  * rows ascending).  At kkt_factor each entry gets P_e, the row's 6 values on
- * block b (both sides summed when a row touches b twice), and
- * Z_e = W_b^-1 P_e^T, so that
+ * block b (both sides summed when a row touches b twice); with
+ * Z_e = W_b^-1 P_e^T,
  *   S = P W^-1 P^T,   S(r, l) = sum over blocks b of P_{b,r} . Z_{b,l},
  * a sum over the pairs of entries of each block's list; rows that share no
- * block give an exact zero and are never visited.
+ * block give an exact zero and are never visited.  Z_e is not stored: it
+ * is remade from W_b^-1 and P_e where it is used (the same products, so
+ * the same values), a block's entries at a time into a scratch of the
+ * longest list; stored it would be 48 bytes an entry, a quarter of the
+ * solver's memory on a model of one-body joints.
  *
  * Dense path (n <= KKT_DENSE_MAX): when every W block is symmetric, W^-1 is
  * (inv3 of a symmetric 3x3 is exactly symmetric) and S is symmetric
@@ -48,12 +52,14 @@
 struct kkt {
 	enum kkt_mode mode;
 	int nb, nc, n;		/* n: order of the factored matrix */
-	int *bi, *bj;
+	const int *bi, *bj;	/* the caller's (kkt_new) */
 	double *Winv;		/* nb x 18 */
 	/* block -> rows lists: entries estart[b] .. estart[b + 1] - 1 */
 	int *estart, *erow;
 	int *first;		/* envelope: S(r, l) = 0 for l < first[r] */
-	double *PZ;		/* ne x 12: P_e (6), then Z_e = W_b^-1 P_e (6) */
+	double *P;		/* ne x 6: P_e */
+	double *Zb;		/* emax x 6: Z_e of one block's entries */
+	int emax;		/* longest list */
 	/* dense: S row-major; Cholesky L in the lower triangle, or LU */
 	double *S;
 	double *dinv;		/* reciprocals of the pivots (L(j, j) or U(j, j)) */
@@ -63,7 +69,7 @@ struct kkt {
 	int *Ap, *Ai;
 	double *Ax;
 	int nnz;
-	int *map;		/* contribution -> position in Ax */
+	int *map;		/* KKT_FULL: contribution -> position in Ax */
 	int ncontrib;
 	void *Symbolic, *Numeric;
 	struct spf *spf;	/* sparse Schur: LU without pivoting (spf.h) */
@@ -109,8 +115,9 @@ static int trip_cmp(const void *a, const void *b)
 	return x->i - y->i;
 }
 
-/* Build CSC pattern from triplets (duplicates merged); map[t] = position. */
-static void build_csc(struct kkt *k, struct trip *t, int nt)
+/* Build CSC pattern from triplets (duplicates merged); with_map:
+ * map[t] = position of triplet t. */
+static void build_csc(struct kkt *k, struct trip *t, int nt, int with_map)
 {
 	struct trip *s = xmalloc((size_t)(nt + 1) * sizeof(*s));
 	memcpy(s, t, (size_t)nt * sizeof(*s));
@@ -128,6 +135,9 @@ static void build_csc(struct kkt *k, struct trip *t, int nt)
 		k->Ap[j + 1] += k->Ap[j];
 	k->nnz = nnz;
 	k->Ax = xcalloc((size_t)nnz + 1, sizeof(double));
+	free(s);
+	if (!with_map)
+		return;
 	k->map = xmalloc((size_t)(nt + 1) * sizeof(int));
 	for (int q = 0; q < nt; q++) {
 		int lo = k->Ap[t[q].j], hi = k->Ap[t[q].j + 1] - 1;
@@ -140,7 +150,6 @@ static void build_csc(struct kkt *k, struct trip *t, int nt)
 		}
 		k->map[q] = lo;
 	}
-	free(s);
 }
 
 static int umf_symbolic(struct kkt *k)
@@ -172,7 +181,12 @@ static void block_entries(struct kkt *k)
 		k->estart[b + 1] = k->estart[b] + cnt[b];
 	size_t ne = (size_t)k->estart[nb];
 	k->erow = xmalloc((ne + 1) * sizeof(int));
-	k->PZ = xmalloc((ne * 12 + 1) * sizeof(double));
+	k->P = xmalloc((ne * 6 + 1) * sizeof(double));
+	k->emax = 0;
+	for (int b = 0; b < nb; b++)
+		if (cnt[b] > k->emax)
+			k->emax = cnt[b];
+	k->Zb = xmalloc(((size_t)k->emax * 6 + 1) * sizeof(double));
 	memset(cnt, 0, (size_t)nb * sizeof(int));
 	for (int r = 0; r < nc; r++) {
 		int b0 = k->bi[r], b1 = k->bj[r];
@@ -206,8 +220,9 @@ static void sparse_schur_pattern(struct kkt *k)
 	struct trip *t = xmalloc(((size_t)nt + nc + 1) * sizeof(*t));
 	int q = 0;
 	/* contribution q: entries (x, y) of block b; factor_sparse walks
-	 * the same loops instead of storing them (8 bytes per contribution,
-	 * some 200 bytes per body of a pendulum array) */
+	 * the blocks' lists instead of storing the contributions or their
+	 * positions (8 and 4 bytes each, some 200 and 100 bytes per body of
+	 * a pendulum array) */
 	for (int b = 0; b < nb; b++)
 		for (int x = k->estart[b]; x < k->estart[b + 1]; x++)
 			for (int y = k->estart[b]; y < k->estart[b + 1]; y++) {
@@ -218,7 +233,7 @@ static void sparse_schur_pattern(struct kkt *k)
 	k->ncontrib = q;
 	for (int r = 0; r < nc; r++, q++)
 		t[q].i = t[q].j = r;
-	build_csc(k, t, q);
+	build_csc(k, t, q, 0);
 	free(t);
 }
 
@@ -255,7 +270,7 @@ static void full_pattern(struct kkt *k)
 			}
 		}
 	k->ncontrib = q;
-	build_csc(k, t, q);
+	build_csc(k, t, q, 1);
 	free(t);
 }
 
@@ -268,10 +283,8 @@ struct kkt *kkt_new(int nb, int nc, const int *bi, const int *bj, enum kkt_mode 
 	k->nb = nb;
 	k->nc = nc;
 	k->bad_row = -1;
-	k->bi = xmalloc(((size_t)nc + 1) * sizeof(int));
-	k->bj = xmalloc(((size_t)nc + 1) * sizeof(int));
-	memcpy(k->bi, bi, (size_t)nc * sizeof(int));
-	memcpy(k->bj, bj, (size_t)nc * sizeof(int));
+	k->bi = bi;
+	k->bj = bj;
 	k->Winv = xmalloc(((size_t)nb * 18 + 1) * sizeof(double));
 	if (mode == KKT_DENSE) {
 		k->n = nc;
@@ -282,8 +295,7 @@ struct kkt *kkt_new(int nb, int nc, const int *bi, const int *bj, enum kkt_mode 
 	} else if (mode == KKT_SPARSE) {
 		k->n = nc;
 		block_entries(k);
-		sparse_schur_pattern(k);
-		k->rhs = xmalloc(((size_t)nc + 1) * sizeof(double));
+		sparse_schur_pattern(k);	/* rhs: at the first UMFPACK solve */
 	} else {
 		k->n = 6 * nb + nc;
 		full_pattern(k);
@@ -307,12 +319,11 @@ void kkt_free(struct kkt **pk)
 	if (k->Symbolic)
 		umfpack_di_free_symbolic(&k->Symbolic);
 	spf_free(&k->spf);
-	free(k->bi);
-	free(k->bj);
 	free(k->Winv);
 	free(k->estart);
 	free(k->erow);
-	free(k->PZ);
+	free(k->P);
+	free(k->Zb);
 	free(k->first);
 	free(k->S);
 	free(k->ipiv);
@@ -405,24 +416,35 @@ static int w_symmetric(const struct kkt *k, const double *W)
 	return 1;
 }
 
-/* P_e and Z_e = W_b^-1 P_e^T for every entry */
-static void form_pz(struct kkt *k, const double *jac)
+/* P_e for every entry */
+static void form_p(struct kkt *k, const double *jac)
 {
-	for (int b = 0; b < k->nb; b++) {
-		const double *Wi = k->Winv + 18 * b;
+	for (int b = 0; b < k->nb; b++)
 		for (int e = k->estart[b]; e < k->estart[b + 1]; e++) {
 			int r = k->erow[e];
 			const double *J = jac + 12 * r;
-			double *P = k->PZ + 12 * e, *Z = P + 6;
+			double *P = k->P + 6 * e;
 			if (k->bi[r] == b && k->bj[r] == b)	/* both sides */
 				for (int c = 0; c < 6; c++)
 					P[c] = J[c] + J[6 + c];
 			else
 				memcpy(P, J + (k->bi[r] == b ? 0 : 6), 6 * sizeof(double));
-			m3_mulv(Z, Wi, P);
-			m3_mulv(Z + 3, Wi + 9, P + 3);
 		}
-	}
+}
+
+/* Z_e = W_b^-1 P_e^T */
+static inline void form_z(const struct kkt *k, int b, int e, double *Z)
+{
+	const double *Wi = k->Winv + 18 * b, *P = k->P + 6 * e;
+	m3_mulv(Z, Wi, P);
+	m3_mulv(Z + 3, Wi + 9, P + 3);
+}
+
+/* k->Zb: Z_e of block b's entries, in list order */
+static void block_z(struct kkt *k, int b)
+{
+	for (int e = k->estart[b]; e < k->estart[b + 1]; e++)
+		form_z(k, b, e, k->Zb + 6 * (e - k->estart[b]));
 }
 
 /* S(r, l) = sum over blocks of P_r . Z_l, row-major.  lower: only the
@@ -438,12 +460,13 @@ static void form_schur(struct kkt *k, int lower)
 	}
 	for (int b = 0; b < k->nb; b++) {
 		int e0 = k->estart[b], e1 = k->estart[b + 1];
+		block_z(k, b);
 		for (int x = e0; x < e1; x++) {
-			const double *Px = k->PZ + 12 * x;
+			const double *Px = k->P + 6 * x;
 			double *Sr = k->S + (size_t)k->erow[x] * n;
 			int yend = lower ? x + 1 : e1;	/* rows ascending in a list */
 			for (int y = e0; y < yend; y++)
-				Sr[k->erow[y]] += dot6(Px, k->PZ + 12 * y + 6);
+				Sr[k->erow[y]] += dot6(Px, k->Zb + 6 * (y - e0));
 		}
 	}
 }
@@ -616,15 +639,28 @@ static int umf_numeric(struct kkt *k)
 static int factor_sparse(struct kkt *k, const double *W)
 {
 	memset(k->Ax, 0, (size_t)k->nnz * sizeof(double));
-	/* the contributions in the order sparse_schur_pattern made them */
-	const int *map = k->map;
-	for (int b = 0; b < k->nb; b++)
-		for (int x = k->estart[b]; x < k->estart[b + 1]; x++)
-			for (int y = k->estart[b]; y < k->estart[b + 1]; y++)
-				k->Ax[*map++] += dot6(k->PZ + 12 * x, k->PZ + 12 * y + 6);
+	/* S(r, l) += P_x . Z_y for the entries x, y of each block b, blocks
+	 * ascending: every position sums its terms in block order.  Column l
+	 * = erow[y] holds the rows erow[x] (ascending with x) in ascending
+	 * order, so one forward walk of the column finds them all. */
+	for (int b = 0; b < k->nb; b++) {
+		int e0 = k->estart[b], e1 = k->estart[b + 1];
+		block_z(k, b);
+		for (int y = e0; y < e1; y++) {
+			const double *Z = k->Zb + 6 * (y - e0);
+			int p = k->Ap[k->erow[y]];
+			for (int x = e0; x < e1; x++) {
+				while (k->Ai[p] != k->erow[x])
+					p++;
+				k->Ax[p] += dot6(k->P + 6 * x, Z);
+			}
+		}
+	}
 	k->use_spf = k->spf && spf_factor(k->spf, k->Ax, w_symmetric(k, W), KKT_SPF_TOL) == 0;
 	if (k->use_spf)
 		return 0;
+	if (!k->rhs)
+		k->rhs = xmalloc(((size_t)k->nc + 1) * sizeof(double));
 	if (!k->Symbolic && umf_symbolic(k))
 		return -2;
 	return umf_numeric(k);
@@ -661,7 +697,7 @@ int kkt_factor(struct kkt *k, const double *W, const double *jac)
 		}
 	if (k->mode == KKT_FULL)
 		return factor_full(k, W, jac);
-	form_pz(k, jac);
+	form_p(k, jac);
 	return k->mode == KKT_DENSE ? factor_dense(k, W) : factor_sparse(k, W);
 }
 
@@ -687,8 +723,9 @@ int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double
 	 * Newton method that refactors now and then must solve with one
 	 * matrix, not the caller's newer Jacobian against an older S.  The
 	 * dense right side is built in y and solved in place (y may alias b:
-	 * every b[r] is read before anything is added to y). */
-	double *rhs = k->mode == KKT_DENSE ? y : k->rhs;
+	 * every b[r] is read before anything is added to y); so is spf's, whose
+	 * solve copies its right side first. */
+	double *rhs = k->mode == KKT_DENSE || k->use_spf ? y : k->rhs;
 	for (int r = 0; r < nc; r++)
 		rhs[r] = -b[r];
 	if (!a)		/* the constraint-only solves of Newton: x = -Z y */
@@ -698,7 +735,7 @@ int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double
 		m3_mulv(xq, k->Winv + 18 * q, a + 6 * q);
 		m3_mulv(xq + 3, k->Winv + 18 * q + 9, a + 6 * q + 3);
 		for (int e = k->estart[q]; e < k->estart[q + 1]; e++)
-			rhs[k->erow[e]] += dot6(k->PZ + 12 * e, xq);
+			rhs[k->erow[e]] += dot6(k->P + 6 * e, xq);
 	}
 	if (k->mode == KKT_DENSE) {
 		if (k->chol)
@@ -716,9 +753,9 @@ int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double
 	for (int q = 0; q < nb; q++) {
 		double *xq = x + 6 * q;
 		for (int e = k->estart[q]; e < k->estart[q + 1]; e++) {
-			const double *Z = k->PZ + 12 * e + 6;
-			double ye = y[k->erow[e]];
-			axpy6_neg(xq, ye, Z);
+			double Z[6];
+			form_z(k, q, e, Z);
+			axpy6_neg(xq, y[k->erow[e]], Z);
 		}
 	}
 	return 0;

@@ -22,7 +22,8 @@ enum kkt_mode { KKT_AUTO, KKT_DENSE, KKT_SPARSE, KKT_FULL };
 
 struct kkt;
 
-/* bi, bj: for each row, the two blocks it touches (-1: none); copied. */
+/* bi, bj: for each row, the two blocks it touches (-1: none); borrowed:
+ * they must outlive k and keep their values. */
 struct kkt *kkt_new(int nb, int nc, const int *bi, const int *bj, enum kkt_mode mode);
 void kkt_free(struct kkt **k);
 

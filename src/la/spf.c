@@ -35,6 +35,8 @@ struct spf {
 	int *Lp, *Li;
 	double *Lx, *Ux, *D;
 	double *x, *y;		/* work, kept zero between uses */
+	size_t len;		/* entries of L; Ux and y are made at the first
+				 * factorization with values not symmetric */
 	int sym;		/* the last factorization had symmetric values */
 };
 
@@ -181,7 +183,7 @@ static void symbolic(struct spf *f)
 			f->Rt[t] = pos;
 		}
 	f->Lx = xcalloc(len + 1, sizeof(double));
-	f->Ux = xcalloc(len + 1, sizeof(double));
+	f->len = len;
 	free(parent);
 	free(w);
 	free(s);
@@ -211,12 +213,15 @@ struct spf *spf_new(int n, const int *Ap, const int *Ai)
 	symbolic(f);
 	f->D = xcalloc((size_t)n + 1, sizeof(double));
 	f->x = xcalloc((size_t)n + 1, sizeof(double));
-	f->y = xcalloc((size_t)n + 1, sizeof(double));
 	return f;
 }
 
 int spf_factor(struct spf *f, const double *Ax, int sym, double tol)
 {
+	if (!sym && !f->Ux) {
+		f->Ux = xcalloc(f->len + 1, sizeof(double));
+		f->y = xcalloc((size_t)f->n + 1, sizeof(double));
+	}
 	double *x = f->x, *y = f->y;
 	const int *Lp = f->Lp, *Li = f->Li;
 	double *Lx = f->Lx, *Ux = f->Ux;
@@ -252,7 +257,8 @@ int spf_factor(struct spf *f, const double *Ax, int sym, double tol)
 		if (!(fabs(d) > tol * fabs(akk)) || !isfinite(d)) {
 			/* leave the work vectors zero for the next call */
 			memset(x, 0, (size_t)f->n * sizeof(double));
-			memset(y, 0, (size_t)f->n * sizeof(double));
+			if (y)
+				memset(y, 0, (size_t)f->n * sizeof(double));
 			return -1;
 		}
 	}

@@ -171,9 +171,14 @@ _Static_assert(offsetof(struct body, name) == 0 && offsetof(struct joint, name) 
 	       offsetof(struct driver, name) == 0 && offsetof(struct force, name) == 0,
 	       "grow() writes the name at offset 0");
 
+static const struct name_table *table_of(const struct model *m, int kind, const void *arr,
+					 int n, size_t sz);
+
+/* (the table is remade first if model_drop_index freed it) */
 #define GROW(m, arr, n, kind, name) \
-	grow_named(&(m)->arr, &(m)->n, &(m)->ix->cap[kind], sizeof(*(m)->arr), &(m)->ix->t[kind], \
-		   name)
+	(table_of(m, kind, (m)->arr, (m)->n, sizeof(*(m)->arr)), \
+	 grow_named(&(m)->arr, &(m)->n, &(m)->ix->cap[kind], sizeof(*(m)->arr), \
+		    &(m)->ix->t[kind], name))
 
 struct body *model_add_body(struct model *m, const char *name)
 {
@@ -207,26 +212,51 @@ struct force *model_add_force(struct model *m, const char *name, enum force_type
 	return f;
 }
 
+void model_drop_index(struct model *m)
+{
+	for (int k = 0; k < IX_KINDS; k++) {
+		free(m->ix->t[k].slot);
+		memset(&m->ix->t[k], 0, sizeof(m->ix->t[k]));
+	}
+}
+
+/* Table kind, remade from the n elements of arr (stride sz, the name
+ * first) in their order when model_drop_index freed it. */
+static const struct name_table *table_of(const struct model *m, int kind, const void *arr, int n,
+					 size_t sz)
+{
+	struct name_table *t = &m->ix->t[kind];
+	if (t->slot)
+		return t;
+	for (int i = 0; i < n; i++) {
+		char *name;
+		memcpy(&name, (const char *)arr + (size_t)i * sz, sizeof name);
+		table_put(t, name, i);
+	}
+	return t;
+}
+
 int model_find_body(const struct model *m, const char *name)
 {
 	if (strcmp(name, "ground") == 0)
 		return MODEL_GROUND;
-	return table_find(&m->ix->t[IX_BODY], name);
+	return table_find(table_of(m, IX_BODY, m->bodies, m->nbodies, sizeof(*m->bodies)), name);
 }
 
 int model_find_joint(const struct model *m, const char *name)
 {
-	return table_find(&m->ix->t[IX_JOINT], name);
+	return table_find(table_of(m, IX_JOINT, m->joints, m->njoints, sizeof(*m->joints)), name);
 }
 
 int model_find_driver(const struct model *m, const char *name)
 {
-	return table_find(&m->ix->t[IX_DRIVER], name);
+	return table_find(table_of(m, IX_DRIVER, m->drivers, m->ndrivers, sizeof(*m->drivers)),
+			  name);
 }
 
 int model_find_force(const struct model *m, const char *name)
 {
-	return table_find(&m->ix->t[IX_FORCE], name);
+	return table_find(table_of(m, IX_FORCE, m->forces, m->nforces, sizeof(*m->forces)), name);
 }
 
 void model_pose0(const struct model *m, int b, double r[3], double A[9])

@@ -133,6 +133,10 @@ int model_find_body(const struct model *m, const char *name);
 int model_find_joint(const struct model *m, const char *name);
 int model_find_driver(const struct model *m, const char *name);
 int model_find_force(const struct model *m, const char *name);
+/* Free the name tables (some 126 bytes a body of a pendulum array) once
+ * the model is built: the run needs no lookups.  A later model_find_*
+ * remakes the table it needs, O(N) once. */
+void model_drop_index(struct model *m);
 
 /* Helpers for builders: initial pose of body b (ground -> identity). */
 void model_pose0(const struct model *m, int b, double r[3], double A[9]);

@@ -16,6 +16,7 @@
 
 #include "deck/deck.h"
 #include "deck/expr.h"
+#include "model/model.h"
 
 /* Record i formatted, compared with want. */
 static void assert_diag(const struct diag *d, int i, const char *want)
@@ -359,6 +360,34 @@ static void test_print_keys(void **state)
 	free(buf);
 }
 
+/* model_drop_index frees the name tables after a build; lookups remake
+ * them with the same answers (the first of equal names, -2 for none,
+ * "ground"), also for elements added after the drop. */
+static void test_drop_index(void **state)
+{
+	(void)state;
+	struct model *m = model_new();
+	model_add_body(m, "a");
+	model_add_body(m, "b");
+	model_add_body(m, "a");	/* a duplicate: the first one is found */
+	model_add_joint(m, "j", JOINT_REVOLUTE);
+	for (int round = 0; round < 2; round++) {
+		model_drop_index(m);
+		assert_int_equal(model_find_body(m, "a"), 0);
+		assert_int_equal(model_find_body(m, "b"), 1);
+		assert_int_equal(model_find_body(m, "c"), -2);
+		assert_int_equal(model_find_body(m, "ground"), MODEL_GROUND);
+		assert_int_equal(model_find_joint(m, "j"), 0);
+		assert_int_equal(model_find_force(m, "j"), -2);
+	}
+	model_drop_index(m);
+	model_add_body(m, "c");	/* added after a drop: the old names stay */
+	assert_int_equal(model_find_body(m, "c"), 3);
+	assert_int_equal(model_find_body(m, "a"), 0);
+	assert_int_equal(model_find_body(m, "b"), 1);
+	model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_orientation_forms),
 		cmocka_unit_test(test_many_errors),
 		cmocka_unit_test(test_print_keys),
+		cmocka_unit_test(test_drop_index),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

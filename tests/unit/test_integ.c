@@ -215,29 +215,31 @@ static void test_predictor(void **st)
 	int n = s->nc + s->ng;	/* 5 + 6 */
 	assert_int_equal(it->hist.n, n);
 	assert_int_equal(it->hist.sel, s->nc);
+	/* rows are (lambda, g) from two arrays: here one, split at nc */
+	assert_int_equal(it->hist.n0, s->nc);
 	double h = 0.1, v[16], out[16];
 	for (int i = 0; i < 16; i++)
 		v[i] = out[i] = -7.0;
 	/* nothing kept yet: nothing to extrapolate, out untouched */
-	assert_int_equal(integ_hist_predict(it, 0.0, out), 0);
+	assert_int_equal(integ_hist_predict(it, 0.0, out, out + s->nc), 0);
 	assert_true(out[0] == -7.0);
 	for (int k = 0; k < 5; k++) {
 		for (int i = 0; i < n; i++)
 			v[i] = i < s->nc ? (k % 2 ? 1e3 : -1e3) : (i + 1) * cubic(k * h);
-		integ_hist_push(it, k * h, v);
+		integ_hist_push(it, k * h, v, v + s->nc);
 	}
 	/* the fifth row was predicted exactly by the cubic through the four
 	 * before it (and by no lower degree): the next prediction is cubic */
-	assert_int_equal(integ_hist_predict(it, 5 * h, out), 4);
+	assert_int_equal(integ_hist_predict(it, 5 * h, out, out + s->nc), 4);
 	for (int i = s->nc; i < n; i++)	/* sums of O(1) terms: round-off */
 		assert_near(out[i], (i + 1) * cubic(5 * h), 1e-13, 1e-13);
 	/* ten rows: the ring has wrapped; the newest six still give the cubic */
 	for (int k = 5; k < 10; k++) {
 		for (int i = 0; i < n; i++)
 			v[i] = (i + 1) * cubic(k * h);
-		integ_hist_push(it, k * h, v);
+		integ_hist_push(it, k * h, v, v + s->nc);
 	}
-	assert_true(integ_hist_predict(it, 10 * h, out) >= 4);
+	assert_true(integ_hist_predict(it, 10 * h, out, out + s->nc) >= 4);
 	/* all of them now, lambda's too: the -1e3 of row 4 is no longer used.
 	 * Round-off: the extrapolation weights of 4 or 5 rows sum to 15 or 31
 	 * in modulus, on rows no larger than the result (|cubic| <= 2.3 at
@@ -247,32 +249,32 @@ static void test_predictor(void **st)
 		assert_near(out[i], (i + 1) * cubic(10 * h), 1e-13, 0);
 	/* a time off the grid: nothing */
 	out[0] = -7.0;
-	assert_int_equal(integ_hist_predict(it, 5.5 * h, out), 0);
+	assert_int_equal(integ_hist_predict(it, 5.5 * h, out, out + s->nc), 0);
 	assert_true(out[0] == -7.0);
 	/* a row at another spacing starts the history again; one row is only
 	 * the last step's values, which the caller has: nothing */
 	for (int i = 0; i < n; i++)
 		v[i] = 2.0 * (i + 1);
-	integ_hist_push(it, 4 * h + 0.05, v);
-	assert_int_equal(integ_hist_predict(it, 4 * h + 0.1, out), 0);
+	integ_hist_push(it, 4 * h + 0.05, v, v + s->nc);
+	assert_int_equal(integ_hist_predict(it, 4 * h + 0.1, out, out + s->nc), 0);
 	/* rows on a line (2, 3, 4, ... times i + 1): after the third the
 	 * line predicted best, so the next value is 5 */
 	for (int k = 1; k <= 2; k++) {
 		for (int i = 0; i < n; i++)
 			v[i] = (2.0 + k) * (i + 1);
-		integ_hist_push(it, 4 * h + 0.05 + 0.05 * k, v);
+		integ_hist_push(it, 4 * h + 0.05 + 0.05 * k, v, v + s->nc);
 	}
-	assert_int_equal(integ_hist_predict(it, 4 * h + 0.2, out), 2);
+	assert_int_equal(integ_hist_predict(it, 4 * h + 0.2, out, out + s->nc), 2);
 	assert_near(out[0], 5.0, 1e-14, 1e-14);
 	integ_hist_reset(it);
-	assert_int_equal(integ_hist_predict(it, 4 * h + 0.2, out), 0);
+	assert_int_equal(integ_hist_predict(it, 4 * h + 0.2, out, out + s->nc), 0);
 	/* predictor: last keeps no history */
 	integ_free(&it);
 	o.predictor = 0;
 	it = integ_new(integ_find("fi"), s, &o, &d);
 	for (int k = 0; k < 3; k++)
-		integ_hist_push(it, k * h, v);
-	assert_int_equal(integ_hist_predict(it, 3 * h, out), 0);
+		integ_hist_push(it, k * h, v, v + s->nc);
+	assert_int_equal(integ_hist_predict(it, 3 * h, out, out + s->nc), 0);
 	integ_free(&it);
 	diag_release(&d);
 	ra_free(&s);

@@ -178,8 +178,12 @@ static void solve_all_modes(int nb, int nc, enum wkind kind, uint64_t seed)
 		if (round == 1) {	/* new values, same pattern */
 			struct problem q;
 			make_problem(&q, nb, nc, kind, seed * 7 + 1);
-			memcpy(q.bi, p.bi, (size_t)nc * sizeof(int));
-			memcpy(q.bj, p.bj, (size_t)nc * sizeof(int));
+			/* kkt_new borrowed p's bi and bj: q takes them over */
+			int *bi = q.bi, *bj = q.bj;
+			q.bi = p.bi;
+			q.bj = p.bj;
+			p.bi = bi;
+			p.bj = bj;
 			free_problem(&p);
 			p = q;
 		}
@@ -253,14 +257,14 @@ static void duplicated_row(enum wkind kind)
 	assert_int_equal(kkt_factor(k, p.W, p.jac), -1);
 	assert_int_equal(kkt_bad_row(k), 9);
 	assert_non_null(strstr(kkt_error(k), "rank deficient"));
-	/* the same structure with independent values factors again */
-	free_problem(&p);
-	make_problem(&p, 4, 14, kind, 41);
-	p.bi[9] = p.bi[4];
-	p.bj[9] = p.bj[4];
-	assert_int_equal(kkt_factor(k, p.W, p.jac), 0);
+	/* the same structure with independent values factors again (k
+	 * borrows p's bi and bj, so p lives on until k is freed) */
+	struct problem q;
+	make_problem(&q, 4, 14, kind, 41);
+	assert_int_equal(kkt_factor(k, q.W, q.jac), 0);
 	assert_int_equal(kkt_bad_row(k), -1);
 	kkt_free(&k);
+	free_problem(&q);
 	free_problem(&p);
 }
 
