@@ -129,6 +129,8 @@ install: all
 	install -m 755 $(BUILD)/mbsim $(DESTDIR)$(PREFIX)/bin/mbsim
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man7
+	install -m 644 man/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
 	install -m 644 decks/*.yaml $(DESTDIR)$(PREFIX)/share/mbsim/decks/
 	install -m 644 schema/deck.schema.json $(DESTDIR)$(PREFIX)/share/mbsim/schema/
 

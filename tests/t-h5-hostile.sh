@@ -1,5 +1,5 @@
 #!/bin/sh
-# t-h5-hostile.sh - files given to `mbsim compare` that are not what they
+# t-h5-hostile.sh - files given to `mbsim compare` (and `mbsim summary`) that are not what they
 # should be: empty, a deck, truncated output files (at 8 sizes), an output
 # file with bytes flipped (any documented status), and HDF5 files of foreign layout (made with
 # h5py: no /time, /time a group, a string, 3-D, empty, NaN or descending;
@@ -44,6 +44,16 @@ hostile() {
 			head -5 "$tmp/err" | sed 's/^/     /'
 		fi
 	done
+	# mbsim summary makes a row of any file: a header and one row, exit 0 or 1
+	"$MBSIM" summary "$2" --quantity energy/total@0 >"$tmp/out" 2>"$tmp/err"
+	st=$?
+	if grep -q 'Sanitizer\|runtime error:' "$tmp/err" || [ "$st" -gt 1 ] ||
+	   [ "$(wc -l <"$tmp/out")" -ne 2 ]; then
+		bad "$1 (summary): exit $st, $(wc -l <"$tmp/out") lines; want 0 or 1 and a row" "stderr:"
+		head -5 "$tmp/err" | sed 's/^/     /'
+	else
+		ok "$1 (summary): a row, exit $st"
+	fi
 }
 
 : >"$tmp/empty.h5"

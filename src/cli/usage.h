@@ -26,6 +26,8 @@
 	"mbsim static DECK [--set KEY=VALUE]... [--time T] [--json]\n"
 #define USAGE_MODES \
 	"mbsim modes DECK [--set KEY=VALUE]... [--time T] [--json]\n"
+#define USAGE_SUMMARY \
+	"mbsim summary FILE.h5... [--quantity PATH[:COMP]@TIME]... [--json]\n"
 #define USAGE_HELP \
 	"mbsim help [COMMAND]\n"
 

@@ -627,6 +627,25 @@ int h5r_attr_str(struct h5in *f, const char *path, const char *name, char *buf, 
 	return rc;
 }
 
+int h5r_attr_num(struct h5in *f, const char *path, const char *name, double *v)
+{
+	if (H5Aexists_by_name(f->file, path, name, H5P_DEFAULT) <= 0)
+		return -1;
+	hid_t a = H5Aopen_by_name(f->file, path, name, H5P_DEFAULT, H5P_DEFAULT);
+	if (a < 0)
+		return -1;
+	int rc = -1;
+	hid_t ty = H5Aget_type(a), sp = H5Aget_space(a);
+	H5T_class_t c = H5Tget_class(ty);
+	if ((c == H5T_FLOAT || c == H5T_INTEGER) && H5Sget_simple_extent_npoints(sp) == 1 &&
+	    H5Aread(a, H5T_NATIVE_DOUBLE, v) >= 0)
+		rc = 0;
+	H5Sclose(sp);
+	H5Tclose(ty);
+	H5Aclose(a);
+	return rc;
+}
+
 long h5r_match_times(const double *ta, long na, const double *tb, long nb, long *ia, long *ib)
 {
 	long i = 0, j = 0, k = 0;

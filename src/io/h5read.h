@@ -57,6 +57,10 @@ void h5r_list_free(char ***names, int n);
  * 0, or -1 when missing or not a string. */
 int h5r_attr_str(struct h5in *f, const char *path, const char *name, char *buf, size_t n);
 
+/* Numeric scalar attribute name of the object at path into *v (converted
+ * to double by the HDF5 library); 0, or -1 when missing or not a number. */
+int h5r_attr_num(struct h5in *f, const char *path, const char *name, double *v);
+
 /* Common samples of two ascending time series: pairs (ia[k], ib[k]) with
  * |ta[ia] - tb[ib]| <= 1e-9 max(1, |ta[ia]|).  ia, ib need min(na, nb)
  * entries.  Returns the number of pairs. */

@@ -1,0 +1,451 @@
+/* cmd_summary.c - mbsim summary: one row per result file.
+ *
+ * For the files of a parameter sweep (tools/sweep) it prints a CSV table
+ * (or a JSON array of objects), one row per file: the --set values of the
+ * run, its status, the statistics of the root attributes, the maxima of
+ * the constraint residuals and of |energy drift| over the samples, and
+ * the value of every --quantity PATH[:COMP]@T.  Everything is read
+ * through io/h5read.h; the layout is man/mbsim-output.5.
+ *
+ * The parameters are not a separate attribute: they are the --set
+ * KEY=VALUE arguments of the root attribute "command_line", which
+ * cli_join_args writes with single blanks between the arguments.
+ */
+#include "cli.h"
+#include "usage.h"
+#include "../io/h5read.h"
+#include "../util/xalloc.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --quantity PATH[:COMP]@T */
+struct squant {
+	const char *spec;
+	char *path;		/* absolute, without component */
+	const char *comp;	/* x, y, z, w, an index, or NULL */
+	double t;
+};
+
+struct param {
+	char *key, *val;
+};
+
+struct row {
+	const char *file;
+	char status[32];
+	char *message;		/* failure reason or open error, "" when none */
+	char integrator[64];
+	struct param *par;
+	int npar;
+	/* NAN where the file has no such attribute or series */
+	double wall, steps, newton, rejected, t_end, max_pos, max_vel, max_drift;
+	double *q;		/* one per --quantity */
+};
+
+/* Split "mbsim run DECK --set K=V ..." at blanks and collect the K=V of
+ * every --set (also --set=K=V). */
+static void params_from(const char *cl, struct row *r)
+{
+	char *s = xstrdup(cl), *save = NULL;
+	int cap = 0, next = 0;
+	for (char *w = strtok_r(s, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		const char *kv = NULL;
+		if (next)
+			kv = w;
+		else if (strncmp(w, "--set=", 6) == 0)
+			kv = w + 6;
+		next = strcmp(w, "--set") == 0;
+		const char *eq = kv ? strchr(kv, '=') : NULL;
+		if (!eq || eq == kv)
+			continue;
+		if (r->npar == cap) {
+			cap = cap ? 2 * cap : 8;
+			r->par = xrealloc(r->par, (size_t)cap * sizeof(*r->par));
+		}
+		struct param *p = &r->par[r->npar++];
+		p->key = xstrdup(kv);
+		p->key[eq - kv] = 0;
+		p->val = xstrdup(eq + 1);
+	}
+	free(s);
+}
+
+static const char *param_get(const struct row *r, const char *key)
+{
+	for (int i = r->npar - 1; i >= 0; i--)	/* a later --set wins, as in run */
+		if (strcmp(r->par[i].key, key) == 0)
+			return r->par[i].val;
+	return NULL;
+}
+
+/* Largest |x| of the first n values of series path, NAN when missing. */
+static double series_max(struct h5in *f, const char *path, long n)
+{
+	struct h5r_data d;
+	char err[256];
+	if (h5r_read(f, path, &d, err, sizeof err) != 0)
+		return NAN;
+	double m = 0;
+	long k = d.rows < n ? d.rows : n;
+	for (long i = 0; i < k * d.cols; i++)
+		if (fabs(d.v[i]) > m || isnan(d.v[i]))
+			m = isnan(d.v[i]) ? d.v[i] : fabs(d.v[i]);
+	h5r_data_release(&d);
+	return m;
+}
+
+/* Column of component c in a series of ncols columns (as in converge):
+ * x, y, z (after w in a quaternion), w, or a 0-based index; -1 bad. */
+static int comp_col(const char *c, int ncols)
+{
+	if (!c)
+		return ncols == 1 ? 0 : -1;
+	int off = ncols == 4 ? 1 : 0;
+	if (strcmp(c, "x") == 0 || strcmp(c, "y") == 0 || strcmp(c, "z") == 0)
+		return off + (c[0] - 'x') < ncols ? off + (c[0] - 'x') : -1;
+	if (strcmp(c, "w") == 0)
+		return ncols == 4 ? 0 : -1;
+	if (!isdigit((unsigned char)c[0]))
+		return -1;
+	char *end;
+	long k = strtol(c, &end, 10);
+	return *end || k >= ncols ? -1 : (int)k;
+}
+
+/* Value of q in f at q->t: the sample at t (within 1e-9 max(1, |t|), as
+ * h5r_match_times), else linear interpolation between the two samples
+ * around it; NAN when t is outside the samples (a run that stopped
+ * early).  0, or -1 with a message in err. */
+static int quant_at(struct h5in *f, const struct h5r_data *t, const struct squant *q, double *v,
+		    char *err, size_t errlen)
+{
+	struct h5r_data d;
+	*v = NAN;
+	if (h5r_read(f, q->path, &d, err, errlen) != 0)
+		return -1;
+	int c = comp_col(q->comp, d.cols), rc = 0;
+	long n = d.rows < t->rows ? d.rows : t->rows;
+	if (c < 0) {
+		snprintf(err, errlen, "%s has %d columns: name one (%s:x, :y, :z, :w or an index)",
+			 q->path, d.cols, q->spec);
+		rc = -1;
+	} else {
+		double eps = 1e-9 * fmax(1.0, fabs(q->t));
+		for (long i = 0; i < n; i++) {
+			double ti = t->v[i];
+			if (fabs(ti - q->t) <= eps) {
+				*v = d.v[i * d.cols + c];
+				break;
+			}
+			if (i + 1 < n && ti < q->t && q->t < t->v[i + 1]) {
+				double s = (q->t - ti) / (t->v[i + 1] - ti);
+				*v = (1 - s) * d.v[i * d.cols + c] + s * d.v[(i + 1) * d.cols + c];
+				break;
+			}
+		}
+	}
+	h5r_data_release(&d);
+	return rc;
+}
+
+static double attr(struct h5in *f, const char *name)
+{
+	double v;
+	return h5r_attr_num(f, "/", name, &v) == 0 ? v : NAN;
+}
+
+/* Read one file into r; 0, or 1 when it could not be read whole (message
+ * on stderr, the row still made). */
+static int read_row(const char *file, const struct squant *q, int nq, struct row *r)
+{
+	char err[1024], buf[4096];
+	int bad = 0;
+	r->file = file;
+	r->wall = r->steps = r->newton = r->rejected = r->t_end = NAN;
+	r->max_pos = r->max_vel = r->max_drift = NAN;
+	r->q = xcalloc((size_t)nq + 1, sizeof(double));
+	for (int i = 0; i < nq; i++)
+		r->q[i] = NAN;
+	struct h5in *f = h5r_open(file, err, sizeof err);
+	if (!f) {
+		snprintf(r->status, sizeof r->status, "unreadable");
+		r->message = xstrdup(err);
+		fprintf(stderr, "mbsim: error: %s\n", err);
+		return 1;
+	}
+	if (h5r_attr_str(f, "/", "status", buf, sizeof buf) != 0)
+		snprintf(buf, sizeof buf, "unknown");
+	const char *colon = strchr(buf, ':');
+	size_t l = colon ? (size_t)(colon - buf) : strlen(buf);
+	snprintf(r->status, sizeof r->status, "%.*s", (int)(l < 31 ? l : 31), buf);
+	r->message = xstrdup(colon ? colon + 1 + strspn(colon + 1, " ") : "");
+	if (h5r_attr_str(f, "/", "integrator", r->integrator, sizeof r->integrator) != 0)
+		r->integrator[0] = 0;
+	char *cl = xcalloc(1 << 16, 1);
+	if (h5r_attr_str(f, "/", "command_line", cl, 1 << 16) == 0)
+		params_from(cl, r);
+	free(cl);
+	r->wall = attr(f, "wall_time");
+	r->steps = attr(f, "steps");
+	r->rejected = attr(f, "rejected_steps");
+	double mean = attr(f, "mean_newton_iterations");
+	r->newton = round(mean * r->steps);	/* the total: mean over the steps taken */
+	struct h5r_data t;
+	if (h5r_read(f, "/time", &t, err, sizeof err) == 0) {
+		/* a killed run's series may be longer than /time (mbsim-output(5)) */
+		r->t_end = t.rows ? t.v[t.rows - 1] : NAN;
+		r->max_pos = series_max(f, "/constraints/position_residual", t.rows);
+		r->max_vel = series_max(f, "/constraints/velocity_residual", t.rows);
+		r->max_drift = series_max(f, "/energy/drift", t.rows);
+		for (int i = 0; i < nq; i++)
+			if (quant_at(f, &t, &q[i], &r->q[i], err, sizeof err) != 0) {
+				fprintf(stderr, "mbsim: error: %s: %s\n", file, err);
+				bad = 1;
+			}
+		h5r_data_release(&t);
+	} else {
+		fprintf(stderr, "mbsim: error: %s: %s\n", file, err);
+		bad = 1;
+	}
+	h5r_close(&f);
+	return bad;
+}
+
+static void row_release(struct row *r)
+{
+	for (int i = 0; i < r->npar; i++) {
+		free(r->par[i].key);
+		free(r->par[i].val);
+	}
+	free(r->par);
+	free(r->message);
+	free(r->q);
+}
+
+/* One CSV field (RFC 4180: quoted when it holds a comma, quote or line
+ * break, quotes doubled). */
+static void csv_str(const char *s, int first)
+{
+	if (!first)
+		putchar(',');
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+static void csv_num(double x, const char *fmt)
+{
+	putchar(',');
+	if (!isnan(x))
+		printf(fmt, x);
+}
+
+/* A --set value in JSON: a number when the whole text is a finite number, else a string. */
+static void json_val(const char *s)
+{
+	char *end;
+	double x = strtod(s, &end);
+	if (s[0] && !*end && isfinite(x) && !isspace((unsigned char)s[0]))
+		cli_json_num(x);
+	else
+		cli_json_str(s);
+}
+
+static const char *const stat_names[] = {
+	"wall_time", "steps", "newton_iterations", "rejected_steps", "t_end",
+	"max_position_residual", "max_velocity_residual", "max_energy_drift",
+};
+
+static void stats_of(const struct row *r, double *v)
+{
+	double s[] = { r->wall, r->steps, r->newton, r->rejected, r->t_end,
+		       r->max_pos, r->max_vel, r->max_drift };
+	memcpy(v, s, sizeof s);
+}
+
+#define NSTAT ((int)(sizeof stat_names / sizeof stat_names[0]))
+
+static void print_csv(const struct row *r, int n, char **keys, int nkeys, const struct squant *q,
+		      int nq)
+{
+	csv_str("file", 1);
+	csv_str("status", 0);
+	for (int k = 0; k < nkeys; k++)
+		csv_str(keys[k], 0);
+	csv_str("integrator", 0);
+	for (int k = 0; k < NSTAT; k++)
+		csv_str(stat_names[k], 0);
+	for (int k = 0; k < nq; k++)
+		csv_str(q[k].spec, 0);
+	csv_str("message", 0);
+	putchar('\n');
+	for (int i = 0; i < n; i++) {
+		double v[NSTAT];
+		csv_str(r[i].file, 1);
+		csv_str(r[i].status, 0);
+		for (int k = 0; k < nkeys; k++)
+			csv_str(param_get(&r[i], keys[k]), 0);
+		csv_str(r[i].integrator, 0);
+		stats_of(&r[i], v);
+		for (int k = 0; k < NSTAT; k++)
+			csv_num(v[k], k == 1 || k == 2 || k == 3 ? "%.0f" : "%.6g");
+		for (int k = 0; k < nq; k++)
+			csv_num(r[i].q[k], "%.17g");
+		csv_str(r[i].message, 0);
+		putchar('\n');
+	}
+}
+
+static void print_json(const struct row *r, int n, const struct squant *q, int nq)
+{
+	printf("[");
+	for (int i = 0; i < n; i++) {
+		double v[NSTAT];
+		printf(i ? ",\n {" : "\n {");
+		printf("\"file\": ");
+		cli_json_str(r[i].file);
+		printf(", \"status\": ");
+		cli_json_str(r[i].status);
+		printf(", \"message\": ");
+		cli_json_str(r[i].message);
+		printf(", \"parameters\": {");
+		for (int k = 0, m = 0; k < r[i].npar; k++) {
+			if (param_get(&r[i], r[i].par[k].key) != r[i].par[k].val)
+				continue;	/* overridden by a later --set */
+			printf(m++ ? ", " : "");
+			cli_json_str(r[i].par[k].key);
+			printf(": ");
+			json_val(r[i].par[k].val);
+		}
+		printf("}, \"integrator\": ");
+		cli_json_str(r[i].integrator);
+		stats_of(&r[i], v);
+		for (int k = 0; k < NSTAT; k++) {
+			printf(", \"%s\": ", stat_names[k]);
+			cli_json_num(v[k]);
+		}
+		printf(", \"quantities\": {");
+		for (int k = 0; k < nq; k++) {
+			printf(k ? ", " : "");
+			cli_json_str(q[k].spec);
+			printf(": ");
+			cli_json_num(r[i].q[k]);
+		}
+		printf("}}");
+	}
+	printf("\n]\n");
+}
+
+/* The union of the rows' parameter keys in order of first appearance. */
+static int collect_keys(const struct row *r, int n, char ***keys)
+{
+	int nk = 0, cap = 0;
+	*keys = NULL;
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < r[i].npar; k++) {
+			int seen = 0;
+			for (int j = 0; j < nk && !seen; j++)
+				seen = strcmp((*keys)[j], r[i].par[k].key) == 0;
+			if (seen)
+				continue;
+			if (nk == cap) {
+				cap = cap ? 2 * cap : 8;
+				*keys = xrealloc(*keys, (size_t)cap * sizeof(char *));
+			}
+			(*keys)[nk++] = r[i].par[k].key;
+		}
+	return nk;
+}
+
+/* "bodies/slider/position:x@0.5" -> path, comp, t; -1 after the usage error. */
+static int quant_parse(const char *spec, struct squant *q)
+{
+	const char *at = strrchr(spec, '@');
+	char *end = NULL;
+	q->spec = spec;
+	q->t = at ? strtod(at + 1, &end) : NAN;
+	if (!at || at == spec || end == at + 1 || *end || !isfinite(q->t)) {
+		cli_usage_error(USAGE_SUMMARY, "bad --quantity '%s' (want PATH[:COMP]@TIME)", spec);
+		return -1;
+	}
+	char *p = xstrdup(spec);
+	p[at - spec] = 0;
+	q->path = cli_abs_path(p);
+	free(p);
+	/* as in converge: the word after the last ':' is the component when it holds no '/' */
+	char *colon = strrchr(q->path, ':');
+	q->comp = NULL;
+	if (colon && !strchr(colon, '/')) {
+		*colon = 0;
+		q->comp = colon + 1;
+	}
+	return 0;
+}
+
+int cmd_summary(int argc, char **argv)
+{
+	const char **files = xcalloc((size_t)argc + 1, sizeof(char *));
+	struct squant *q = xcalloc((size_t)argc + 1, sizeof(*q));
+	int nf = 0, nq = 0, json = 0, rc = 0;
+	for (int i = 1; i < argc && !rc; i++) {
+		const char *a = argv[i], *v;
+		int err = 0;
+		if ((v = cli_optval(argc, argv, &i, "--quantity", USAGE_SUMMARY, &err))) {
+			if (quant_parse(v, &q[nq++]) != 0)
+				rc = EXIT_USAGE;
+		} else if (err) {
+			rc = EXIT_USAGE;
+		} else if (strcmp(a, "--json") == 0) {
+			json = 1;
+		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			printf("usage: %s", USAGE_SUMMARY);
+			rc = -1;
+		} else if (a[0] == '-' && a[1] && strcmp(a, "--") != 0) {
+			static const char *const opts[] = { "--quantity", "--json", "--help", NULL };
+			cli_usage_error(USAGE_SUMMARY, "unknown option '%s'%s", a, cli_suggest(a, opts));
+			rc = EXIT_USAGE;
+		} else if (strcmp(a, "--") != 0) {
+			files[nf++] = a;
+		}
+	}
+	if (!rc && nf == 0) {
+		cli_usage_error(USAGE_SUMMARY, "no result files");
+		rc = EXIT_USAGE;
+	}
+	if (!rc) {
+		struct row *r = xcalloc((size_t)nf, sizeof(*r));
+		int bad = 0;
+		for (int i = 0; i < nf; i++)
+			bad |= read_row(files[i], q, nq, &r[i]);
+		char **keys;
+		int nk = collect_keys(r, nf, &keys);
+		if (json)
+			print_json(r, nf, q, nq);
+		else
+			print_csv(r, nf, keys, nk, q, nq);
+		free(keys);
+		for (int i = 0; i < nf; i++)
+			row_release(&r[i]);
+		free(r);
+		rc = bad ? EXIT_SIM : EXIT_OK;
+	}
+	for (int i = 0; i < nq; i++)
+		free(q[i].path);
+	free(q);
+	free(files);
+	return rc < 0 ? EXIT_OK : rc;
+}

@@ -1,0 +1,251 @@
+#!/usr/bin/python3
+"""animate.py - a GIF or MP4 and a PNG strip of an mbsim run.
+
+usage: /usr/bin/python3 tools/animate.py RUN.h5 [-o OUT.gif|OUT.mp4] [--strip OUT.png]
+           [--view xy|xz|yz|AZ,EL] [--frames N] [--fps F] [--panels K] [--size W,H]
+
+Every body is a dot at its centroid, with a line from the centroid to each
+of its joints' points (the `point` of the joint in the deck, numbers or
+expressions of the deck's parameters, carried with the body from its first
+sample), and a line between the centroids of the two bodies of a joint
+whose point cannot be read (a `repeat` block's joints are not drawn).  Ground joints'
+points are crosses.  The title holds the time.  --view names a projection
+plane (xy, xz, yz: the plane's first axis to the right) or a 3-D camera's
+azimuth and elevation in degrees (`--view 30,20`).  --frames N frames at
+sample indices evenly spread over the run (default: every sample up to
+100); --fps F frames per second (default 20).  The animation's format
+follows the extension: .gif through Pillow, .mp4 through ffmpeg (Debian's
+`ffmpeg`, not installed by tools/install-deps).  --strip writes K panels
+(--panels, default 6) side by side at evenly spread times.
+
+Results are read through mbsimlib.series and mbsimlib.names, so any file
+of man/mbsim-output.5 works; the joints and their points come from the
+deck text the file keeps (/deck).
+"""
+import argparse
+import os
+import shutil
+import sys
+
+import h5py
+import numpy as np
+import yaml
+
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.animation as manim  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+
+import mbsimlib  # noqa: E402
+
+AXES = {"x": 0, "y": 1, "z": 2}
+
+
+def rotation(q):
+    """Rotation matrices (n, 3, 3), body to global, of unit quaternions (n, 4) (w, x, y, z)."""
+    w, x, y, z = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
+    ], -2)
+
+
+def number(x, ns):
+    """A deck number: a float, or an expression of the deck's parameters and
+    the usual functions (a close reading of muparser's syntax: ^ is **);
+    None when it is neither."""
+    if isinstance(x, (int, float)):
+        return float(x)
+    try:
+        return float(eval(str(x).replace("^", "**"), {"__builtins__": {}}, ns))
+    except Exception:  # an expression this reading does not know
+        return None
+
+
+def names_of(deck):
+    """Functions and the deck's parameters for number()."""
+    ns = {k: getattr(np, k) for k in ("sin", "cos", "tan", "sqrt", "exp", "log", "abs", "pi")}
+    params = deck.get("parameters") if isinstance(deck.get("parameters"), dict) else {}
+    for _ in range(len(params)):      # parameters may use each other, in any order
+        for k, v in params.items():
+            x = number(v, ns)
+            if x is not None:
+                ns[k] = x
+    return ns
+
+
+def point_of(j, ns):
+    """A joint's `point` as 3 floats, or None."""
+    p = j.get("point") if isinstance(j, dict) else None
+    if not isinstance(p, list) or len(p) != 3:
+        return None
+    v = [number(c, ns) for c in p]
+    return None if any(c is None for c in v) else np.array(v)
+
+
+def load(path):
+    """Times, body centroids (n, b, 3), and the segments to draw: per frame
+    a function of the sample index giving a list of (2, 3) arrays, plus the
+    fixed ground points."""
+    with h5py.File(path, "r") as f:
+        t = mbsimlib.series(f, "time")
+        names = mbsimlib.names(f, "bodies")
+        pos = np.stack([mbsimlib.series(f, "bodies/%s/position" % n) for n in names], 1)
+        rot = [rotation(mbsimlib.series(f, "bodies/%s/orientation" % n)) for n in names]
+        deck = mbsimlib.text(f["deck"][()]) if "deck" in f else ""
+    try:
+        dk = yaml.safe_load(deck) or {}
+    except yaml.YAMLError:
+        dk = {}
+    dk = dk if isinstance(dk, dict) else {}
+    joints, ns = dk.get("joints") or [], names_of(dk)
+    idx = {n: k for k, n in enumerate(names)}
+    attach, pairs, ground = [], [], []   # (body, local point), (body, body), global point
+    for j in joints if isinstance(joints, list) else []:
+        if not isinstance(j, dict):
+            continue
+        bs = [b for b in (j.get("body1"), j.get("body2")) if b in idx]
+        p = point_of(j, ns)
+        if p is None:
+            if len(bs) == 2:
+                pairs.append((idx[bs[0]], idx[bs[1]]))
+            continue
+        for b in bs:
+            k = idx[b]
+            attach.append((k, rot[k][0].T @ (p - pos[0, k])))   # body frame, first sample
+        if len(bs) < 2:
+            ground.append(p)
+
+    def segments(i):
+        s = [np.array([pos[i, k], pos[i, k] + rot[k][i] @ sp]) for k, sp in attach]
+        s += [np.array([pos[i, a], pos[i, b]]) for a, b in pairs]
+        return s
+    return t, names, pos, segments, np.array(ground).reshape(-1, 3)
+
+
+def frames_of(n, want):
+    """Sample indices of the frames: want (or min(n, 100)) evenly spread, first and last included."""
+    k = min(n, want) if want else min(n, 100)
+    return np.unique(np.round(np.linspace(0, n - 1, max(k, 1))).astype(int))
+
+
+class Scene:
+    """One axes drawing the model at a sample."""
+
+    def __init__(self, ax, view, data):
+        self.ax, self.view = ax, view
+        self.t, self.names, self.pos, self.segments, self.ground = data
+        pts = [self.pos.reshape(-1, 3)] + [s for i in range(0, len(self.t), max(1, len(self.t) // 50))
+                                           for s in self.segments(i)]
+        if len(self.ground):
+            pts.append(self.ground)
+        allp = np.concatenate(pts)
+        lo, hi = allp.min(0), allp.max(0)
+        c, r = (lo + hi) / 2, max((hi - lo).max() / 2, 1e-3) * 1.1
+        if view[0] == "3d":
+            ax.view_init(elev=view[2], azim=view[1])
+            for setl, k in ((ax.set_xlim, 0), (ax.set_ylim, 1), (ax.set_zlim, 2)):
+                setl(c[k] - r, c[k] + r)
+            ax.set_xlabel("x, m")
+            ax.set_ylabel("y, m")
+            ax.set_zlabel("z, m")
+        else:
+            a, b = view[1], view[2]
+            ax.set_xlim(c[a] - r, c[a] + r)
+            ax.set_ylim(c[b] - r, c[b] + r)
+            ax.set_aspect("equal")
+            ax.set_xlabel("xyz"[a] + ", m")
+            ax.set_ylabel("xyz"[b] + ", m")
+        self.artists = []
+
+    def proj(self, p):
+        p = np.atleast_2d(p)
+        if self.view[0] == "3d":
+            return p[:, 0], p[:, 1], p[:, 2]
+        return p[:, self.view[1]], p[:, self.view[2]]
+
+    def draw(self, i):
+        for a in self.artists:
+            a.remove()
+        ax, self.artists = self.ax, []
+        for s in self.segments(i):
+            self.artists += ax.plot(*self.proj(s), "-", color="0.3", lw=2)
+        self.artists += ax.plot(*self.proj(self.pos[i]), "o", color="C0", ms=6)
+        if len(self.ground):
+            self.artists += ax.plot(*self.proj(self.ground), "x", color="C3", ms=8)
+        ax.set_title("t = %.3f s" % self.t[i])
+        return self.artists
+
+
+def parse_view(s):
+    if s in ("xy", "xz", "yz", "yx", "zx", "zy"):
+        return ("plane", AXES[s[0]], AXES[s[1]])
+    try:
+        az, el = (float(v) for v in s.split(","))
+        return ("3d", az, el)
+    except ValueError:
+        sys.exit("animate.py: bad --view '%s' (want xy, xz, yz or AZ,EL in degrees)" % s)
+
+
+def new_axes(fig, view, *grid):
+    return fig.add_subplot(*grid, projection="3d" if view[0] == "3d" else None)
+
+
+def animate(data, view, out, frames, fps, size):
+    fig = plt.figure(figsize=size, dpi=80)
+    sc = Scene(new_axes(fig, view, 1, 1, 1), view, data)
+    fig.tight_layout()
+    idx = frames_of(len(data[0]), frames)
+    if out.endswith(".mp4"):
+        if not shutil.which("ffmpeg"):
+            sys.exit("animate.py: ffmpeg is not installed (apt-get install ffmpeg), write a .gif")
+        writer = manim.FFMpegWriter(fps=fps)
+    elif out.endswith(".gif"):
+        writer = manim.PillowWriter(fps=fps)
+    else:
+        sys.exit("animate.py: %s: the animation must be a .gif or an .mp4" % out)
+    ani = manim.FuncAnimation(fig, sc.draw, frames=list(idx), blit=False)
+    ani.save(out, writer=writer)
+    plt.close(fig)
+    return len(idx)
+
+
+def strip(data, view, out, panels, size):
+    idx = frames_of(len(data[0]), panels)
+    fig = plt.figure(figsize=(size[0] * len(idx) * 0.6, size[1] * 0.6), dpi=80)
+    for k, i in enumerate(idx):
+        Scene(new_axes(fig, view, 1, len(idx), k + 1), view, data).draw(i)
+    fig.tight_layout()
+    fig.savefig(out)
+    plt.close(fig)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n", 2)[2])
+    ap.add_argument("run")
+    ap.add_argument("-o", "--output", help="animation, .gif or .mp4")
+    ap.add_argument("--strip", help="PNG strip of --panels frames")
+    ap.add_argument("--view", default="xz")
+    ap.add_argument("--frames", type=int, default=0)
+    ap.add_argument("--fps", type=float, default=20)
+    ap.add_argument("--panels", type=int, default=6)
+    ap.add_argument("--size", default="5,4", help="inches at 80 dpi, W,H")
+    a = ap.parse_args()
+    if not a.output and not a.strip:
+        ap.error("nothing to write: give -o OUT.gif|OUT.mp4 and/or --strip OUT.png")
+    view = parse_view(a.view)
+    size = tuple(float(v) for v in a.size.split(","))
+    data = load(a.run)
+    if a.output:
+        n = animate(data, view, a.output, a.frames, a.fps, size)
+        mbsimlib.say("animate.py: %s, %d frames" % (a.output, n))
+    if a.strip:
+        strip(data, view, a.strip, a.panels, size)
+        mbsimlib.say("animate.py: %s" % a.strip)
+
+
+if __name__ == "__main__":
+    main()
