@@ -266,7 +266,7 @@ void build_body(struct bctx *b, const struct dnode *item)
 	if (req_num(b, item, "mass", what, &tmp.mass) > 0 && !(tmp.mass > 0))
 		diag_error(b->d, &dn_get(item, "mass")->pos,
 			   "mass of %s must be positive, got %g", what, tmp.mass);
-	if (kind != BODY_PARTICLE && (v = need(b, item, "inertia", what)))
+	if (kind == BODY_RIGID && (v = need(b, item, "inertia", what)))
 		read_inertia(b, v, what, tmp.J);
 	opt_vec3(b, item, "position", tmp.r0);
 	if (kind != BODY_PARTICLE && (v = dn_get(item, "orientation")))
