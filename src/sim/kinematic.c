@@ -45,6 +45,11 @@ int kinematic_check(const struct model *m, char *msg, size_t n)
 		snprintf(msg, n, "kinematic reference: the model has no bodies");
 		return -1;
 	}
+	if (m->nparticles > 0) {	/* its solve is square in 6 per body */
+		snprintf(msg, n, "kinematic reference: not available for models with particles "
+			 "(this one has %d); choose another reference", m->nparticles);
+		return -1;
+	}
 	return 0;
 }
 
