@@ -237,6 +237,37 @@ for tb in 0.1:3e-5 5:1.5e-3; do
 	fi
 done
 
+# a particle of 2 kg on a spring (100 N/m, free length 1 m) from the
+# origin: static sag m g / k = 0.1962 m, and 3 modes (not 6): the
+# vertical one sqrt(k / m) / 2 pi and two pendulum ones sqrt(g / L) / 2 pi,
+# L = 1.1962 m (exact; 1e-9 relative is the solver's tolerance)
+hp=$tmp/hang.yaml
+cat >"$hp" <<'EOF'
+gravity: [0, 0, -9.81]
+time: {end: 1}
+bodies:
+  - {name: bob, kind: particle, mass: 2, position: [0.1, 0, -1]}
+forces:
+  - {name: spring, type: tsda, body1: ground, body2: bob, at1: [0, 0, 0], at2: [0.1, 0, -1], stiffness: 100, free_length: 1}
+EOF
+if "$MBSIM" static "$hp" --json >"$tmp/st.json" 2>"$tmp/err" &&
+	"$MBSIM" modes "$hp" --json >"$tmp/mo.json" 2>>"$tmp/err" &&
+	"$PY" - "$tmp/st.json" "$tmp/mo.json" <<'PY' 2>>"$tmp/err"; then
+import json, math, sys
+st = open(sys.argv[1]).read()
+z = json.loads(st)["bodies"][0]["position"][2]
+assert abs(z + 1.1962) < 1e-9, z
+d = json.load(open(sys.argv[2]))
+f = sorted(m["frequency"] for m in d["modes"])
+assert d["dof"] == 3 and len(f) == 3, d
+ref = sorted([math.sqrt(9.81 / 1.1962)] * 2 + [math.sqrt(50)])
+assert all(abs(a - b / (2 * math.pi)) < 1e-9 * a for a, b in zip(f, ref)), (f, ref)
+PY
+	ok "particle on a spring: static sag m g / k and 3 modes (vertical, two pendulum) to 1e-9"
+else
+	bad "particle on a spring: static or modes"
+fi
+
 # ---- 3. points -----------------------------------------------------------
 # a free body spinning at 2 rad/s about its principal z axis and drifting
 # at 0.5 m/s: p = r0 + v0 t + Rz(2t) s exactly; hi is exact for it up to
