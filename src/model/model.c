@@ -1,6 +1,7 @@
 /* model.c - building the model and expanding joints into primitives. */
 #include "model.h"
 #include "prim.h"
+#include "sexpr.h"
 #include "../util/interrupt.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
@@ -25,7 +26,7 @@ const char *const joint_type_help[JOINT_NTYPES] = {
 	"distance between two points fixed (1 D)",
 };
 const char *const force_type_names[FORCE_NTYPES] = {
-	"tsda", "rsda", "force", "torque", "friction"
+	"tsda", "rsda", "force", "torque", "friction", "motor", "bushing"
 };
 const char *const force_type_help[FORCE_NTYPES] = {
 	"translational spring-damper-actuator between two points",
@@ -33,6 +34,8 @@ const char *const force_type_help[FORCE_NTYPES] = {
 	"point force vector * f(t), global or body frame",
 	"torque vector * f(t), global or body frame",
 	"Coulomb friction in a translational joint from the previous step's normal reaction (000 3.4)",
+	"effort in a revolute, cylindrical or translational joint: an expression of time and state, or P/PD/PID control towards a function of time",
+	"six-component linear spring-damper with preload between frames on two bodies",
 };
 
 /* Element arrays grow by doubling and every name goes into an
@@ -127,7 +130,17 @@ void model_free(struct model **pm)
 	for (int i = 0; i < m->nforces; i++) {
 		free(m->forces[i].name);
 		func_release(&m->forces[i].act);
+		func_release(&m->forces[i].target);
+		sexpr_free(&m->forces[i].ex);
 	}
+	for (int i = 0; i < m->ncurves; i++)
+		curve_release(&m->curves[i]);
+	free(m->curves);
+	for (int i = 0; i < m->nmeasures; i++) {
+		free(m->measures[i].name);
+		sexpr_free(&m->measures[i].ex);
+	}
+	free(m->measures);
 	for (int k = 0; k < IX_KINDS; k++)
 		free(m->ix->t[k].slot);
 	free(m->ix);

@@ -12,6 +12,7 @@
 #define MBSIM_MODEL_H
 
 #include "../util/diag.h"
+#include "curve.h"
 #include "func.h"
 
 #define MODEL_GROUND (-1)
@@ -77,6 +78,8 @@ enum force_type {
 	FORCE_POINT,	/* force vec * f(t) at a point of a body */
 	FORCE_TORQUE,	/* torque vec * f(t) on a body */
 	FORCE_FRICTION,	/* Coulomb friction in a translational joint (000 §3.4) */
+	FORCE_MOTOR,	/* effort in a joint: expression or P/PD/PID control */
+	FORCE_BUSHING,	/* six-component linear spring-damper between two frames */
 	FORCE_NTYPES
 };
 
@@ -95,6 +98,28 @@ struct force {
 	int joint;		/* RSDA, FRICTION: joint index */
 	double mu;		/* FRICTION coefficient */
 	double v_eps;		/* FRICTION: |v| below this -> no force, m/s */
+	/* expression of time and state (sexpr.h), owned: added to the
+	 * tension/moment of TSDA/RSDA, the multiplier of POINT/TORQUE (in
+	 * place of act), the effort of MOTOR */
+	struct sexpr *ex;
+	/* MOTOR control (when ex == NULL): effort = kp e + kd e' + ki int e,
+	 * e = target(t) - q (on_rate: target(t) - qd, no kd), clipped to
+	 * +-limit (limit 0: none) */
+	double kp, ki, kd, limit;
+	int on_rate;
+	struct func target;
+	/* BUSHING: marker frames F[k] (columns x, y, z, body frame) at s[k];
+	 * stiffness and damping of the 3 translations then the 3 rotations
+	 * about marker 0's axes, preload force then moment (marker 0 axes) */
+	double F[2][9];
+	double K6[6], C6[6], pre[6];
+	struct srcpos pos;
+};
+
+/* A named expression sampled with the output (/measures). */
+struct measure {
+	char *name;
+	struct sexpr *ex;
 	struct srcpos pos;
 };
 
@@ -108,6 +133,8 @@ struct model {
 	struct joint *joints;	int njoints;
 	struct driver *drivers;	int ndrivers;
 	struct force *forces;	int nforces;
+	struct curve *curves;	int ncurves;	/* tabulated curves (curve.h) */
+	struct measure *measures;	int nmeasures;
 	/* filled by model_finalize: */
 	struct prim *prims;	int nprims;	/* one per constraint row */
 	int ncons;				/* number of constraint rows */
