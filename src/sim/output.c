@@ -149,6 +149,7 @@ struct output *output_open(const char *path, const struct model *m, const struct
 	o->time = output_body_series(h, m, o->body);
 	joint_series(o, h, m);
 	driver_series(o, h, m);
+	output_forces_open(o, h, m);
 	int nc = m->ncons > 0 ? m->ncons : 1;
 	o->pres = ser(h, "/constraints/position_residual", 0, 0, "mixed", "2-norm of Phi");
 	o->vres = ser(h, "/constraints/velocity_residual", 0, 0, "mixed", "2-norm of Phi_q v - nu");
@@ -241,6 +242,7 @@ int output_sample(struct output *o, struct ra *s, const struct ra_state *x,
 		mat_to_quat(o->q + 4 * b, x->A + 9 * b);
 	output_body_row(h, o->body, x->r, x->v, x->a, o->q, x->w, x->wd);
 	joint_rows(o, s, x, si);
+	output_forces_rows(o, s, x);
 	/* residual vectors: Phi, Phi_q v - nu, Phi_q a - gamma */
 	double *g = o->g, *pv = o->pv;
 	if (nc > 0) {
@@ -299,6 +301,7 @@ int output_close(struct output **po, const char *status, char *err, size_t n)
 	free(o->pv);
 	free(o->q);
 	free(o->jF);
+	output_forces_close(o);
 	free(o);
 	*po = NULL;
 	return rc;
