@@ -24,7 +24,9 @@
 #      2 % settling time of the second-order system to 1 %;
 #   6. pid.yaml: the integral removes the offset L / kp = 0.1 rad that the
 #      same law without it (ki = 0) leaves, and the effort stays within
-#      its limit of 30 N m and reaches it;
+#      its limit of 30 N m and reaches it; rate.yaml: a P motor on a rate
+#      and a constant-effort motor in a translational joint against their
+#      closed-form motions;
 #   7. /forces of every force element of the shipped decks, /measures
 #      through the logical names of summary, compare and converge;
 #   8. bad decks: unknown joint or body in an expression (did you mean),
@@ -132,6 +134,19 @@ q = f['/joints/coordinate'][-1, 0]; q0 = g['/joints/coordinate'][-1, 0]
 e = f['/forces/effort'][:, 0]
 ok = abs(q - 1) < 0.01 and abs(q0 - 0.9) < 0.01 and np.abs(e).max() == 30.0
 msg = 'pid %g, ki = 0 %g, max |effort| %g' % (q, q0, np.abs(e).max())
+"
+
+# 6b. rate control and a translational motor
+"$MBSIM" run "$fd/rate.yaml" -o "$tmp/rate.h5" --set integrator.method=lms2 >/dev/null \
+	2>"$tmp/err" || bad "run rate.yaml"
+pycheck "on: rate P motor: w = 2 (1 - exp(-10 t)) to 2e-5; 5 N push: x = 1.25 t^2 to 1e-12 m" "
+f = h5py.File('$tmp/rate.h5'); t = f['/time'][:]
+w = f['/forces/rate'][:, 0]; x = f['/forces/deflection'][:, 1]; mv = f['/measures/value'][:]
+ew = np.abs(w - 2 * (1 - np.exp(-10 * t))).max(); ex = np.abs(x - 1.25 * t * t).max()
+# 2e-5: lms2's second-order error, (10 h)^2 / 12 of the command 2 is 1.7e-5;
+# a constant acceleration is integrated exactly; q.rail = x.slider - 1, wz = qd
+ok = ew <= 2e-5 and ex <= 1e-12 and np.abs(mv[:, 0]).max() <= 1e-12 and np.abs(mv[:, 1] - w).max() <= 1e-12
+msg = 'rate %g, push %g' % (ew, ex)
 "
 
 # 7. outputs
