@@ -73,6 +73,17 @@ for d in ('pend_expr', 'pend_torque'):
 "
 done
 
+# 1b. static and modes see the expression as they see the rsda
+"$MBSIM" modes "$fd/pend_rsda.yaml" --json >"$tmp/mr.json" 2>"$tmp/err" || bad "modes pend_rsda"
+"$MBSIM" modes "$fd/pend_expr.yaml" --json >"$tmp/me.json" 2>"$tmp/err" || bad "modes pend_expr"
+pycheck "modes: expression = rsda; Re s = -c / (2 J_pin) = -0.8 / 1.4 to 1e-9" "
+a = json.load(open('$tmp/mr.json')); b = json.load(open('$tmp/me.json'))
+ea = a['modes'][0]['eigenvalue']; eb = b['modes'][0]['eigenvalue']
+# J_pin = 0.2 + m (len/2)^2 = 0.2 + 2 * 0.25 (the deck's inertia and centroid)
+ok = abs(ea[0] - eb[0]) <= 1e-12 and abs(ea[1] - eb[1]) <= 1e-9 * abs(ea[1]) and abs(eb[0] + 0.8 / 1.4) <= 1e-9
+msg = '%s %s' % (ea, eb)
+"
+
 # 2. the finite-difference force Jacobian in the Newton matrix
 "$MBSIM" run "$fd/pend_rsda.yaml" -o "$tmp/stiff.h5" --set integrator.method=lms2 \
 	--set parameters.k=4e5 >/dev/null 2>&1
