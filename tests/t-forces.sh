@@ -19,7 +19,8 @@
 #      a CSV file) and curve_expr.yaml (the law as an expression): equal to
 #      1e-12 m; the spring visits compression and extension;
 #   4. bushing.yaml: mbsim static gives the hand values of its comment to
-#      1e-9 (translation -0.003405 m, rotation 0.01 rad);
+#      1e-9 (translation -0.003405 m, rotation 0.01 rad); bushing_curve.yaml
+#      (the force along z from a curve) its hand value -0.00117147 m;
 #   5. pd.yaml: a PD motor's step response has the analytic overshoot and
 #      2 % settling time of the second-order system to 1 %;
 #   6. pid.yaml: the integral removes the offset L / kp = 0.1 rad that the
@@ -113,6 +114,14 @@ b = j['bodies'][0]; d = b['displacement']; q = b['orientation']
 th = 2 * np.arcsin(q[1])
 ok = (abs(d[2] + (10 * 9.81 - 30) / 2e4) <= 1e-9 and abs(th - 5 / 500) <= 1e-9
       and abs(d[0]) <= 1e-12 and abs(d[1]) <= 1e-12 and abs(q[2]) <= 1e-12 and abs(q[3]) <= 1e-12)
+msg = json.dumps(b)
+"
+
+expect_rc 0 "static bushing_curve.yaml --json" "$MBSIM" static "$fd/bushing_curve.yaml" --json
+pycheck "bushing with a force curve along z: hand value -0.00117147368421053 m to 1e-9" "
+j = json.load(open('$tmp/out'))
+b = j['bodies'][0]; d = b['displacement']; th = 2 * np.arcsin(b['orientation'][1])
+ok = abs(d[2] - (-0.001 - 18.1 * 0.009 / 950)) <= 1e-9 and abs(th - 0.01) <= 1e-9
 msg = json.dumps(b)
 "
 
@@ -212,6 +221,10 @@ sed 's/control: pd/control: p/' "$fd/pd.yaml" >"$tmp/bad5.yaml"
 expect_rc 2 "kd with control p: exit 2" "$MBSIM" check "$tmp/bad5.yaml"
 grep -q "bad5.yaml:.*'kd' does not apply to control p" "$tmp/err" && ok "kd with p: message" ||
 	bad "kd with p message"
+sed 's/{z: zlaw}/{z: zlwa}/' "$fd/bushing_curve.yaml" >"$tmp/bad7.yaml"
+expect_rc 2 "unknown curve in stiffness_curves: exit 2" "$MBSIM" check "$tmp/bad7.yaml"
+grep -q "bad7.yaml:.*unknown curve 'zlwa'.*did you mean 'zlaw'" "$tmp/err" &&
+	ok "unknown curve: did you mean" || bad "unknown curve message"
 sed 's/law.csv/nothere.csv/' "$fd/curve_csv.yaml" >"$tmp/bad6.yaml"
 expect_rc 2 "missing CSV file: exit 2" "$MBSIM" check "$tmp/bad6.yaml"
 

@@ -269,6 +269,46 @@ static void vec_nonneg(struct bctx *b, struct fread *fr, const char *key, double
 	}
 }
 
+/* stiffness_curves: {x: NAME, ..., rz: NAME} in place of the stiffness */
+static void bushing_curves(struct bctx *b, struct fread *fr)
+{
+	static const char *const comp[6] = { "x", "y", "z", "rx", "ry", "rz" };
+	const struct dnode *cv = dn_get(fr->item, "stiffness_curves");
+	char sug[200];
+	if (!cv || want_map(b, cv, "stiffness_curves")) {
+		fr->bad |= cv != NULL;
+		return;
+	}
+	fr->bad |= check_keys(b, cv, key_sub(key_sub(&key_top, "forces"), "stiffness_curves"), 0,
+			      NULL) > 0;
+	for (int c = 0; c < 6; c++) {
+		const struct dnode *v = dn_get(cv, comp[c]);
+		const char *name;
+		if (!v)
+			continue;
+		if (get_str(b, v, comp[c], &name)) {
+			fr->bad = 1;
+			continue;
+		}
+		struct suggest sg;
+		suggest_init(&sg, name);
+		for (int i = 0; i < b->m->ncurves && !fr->f.kc[c]; i++) {
+			if (strcmp(b->m->curves[i].name, name) == 0)
+				fr->f.kc[c] = &b->m->curves[i];
+			suggest_add(&sg, b->m->curves[i].name);
+		}
+		if (!fr->f.kc[c]) {
+			diag_error(b->d, &v->pos, "unknown curve '%s' in stiffness_curves of %s%s",
+				   name, fr->what, suggest_text(&sg, sug, sizeof sug));
+			fr->bad = 1;
+		} else if (fr->f.K6[c] != 0.0) {
+			diag_error(b->d, &v->pos, "%s has a stiffness and a curve for component %s",
+				   fr->what, comp[c]);
+			fr->bad = 1;
+		}
+	}
+}
+
 static void force_bushing(struct bctx *b, struct fread *fr)
 {
 	double Ag[9], r[3], A[9];
@@ -300,6 +340,7 @@ static void force_bushing(struct bctx *b, struct fread *fr)
 	vec_nonneg(b, fr, "rotational_damping", fr->f.C6 + 3);
 	fr->bad |= opt_vec3(b, fr->item, "preload_force", fr->f.pre) < 0;
 	fr->bad |= opt_vec3(b, fr->item, "preload_torque", fr->f.pre + 3) < 0;
+	bushing_curves(b, fr);
 	if (fr->bad)
 		return;
 	/* both markers have the bushing axes at t0: F_k = A_k0^T Ag */

@@ -167,6 +167,17 @@ static const struct key_def measure_keys[] = {
 };
 static const struct key_sect measure_sect = { "measure", measure_keys };
 
+static const struct key_def kcurve_keys[] = {
+	{ "x", K_STR, 0, NULL, "curve of the force along x (N) versus the displacement (m)" },
+	{ "y", K_STR, 0, NULL, "curve of the force along y versus the displacement" },
+	{ "z", K_STR, 0, NULL, "curve of the force along z versus the displacement" },
+	{ "rx", K_STR, 0, NULL, "curve of the moment about x (N m) versus the rotation (rad)" },
+	{ "ry", K_STR, 0, NULL, "curve of the moment about y versus the rotation" },
+	{ "rz", K_STR, 0, NULL, "curve of the moment about z versus the rotation" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect kcurve_sect = { "stiffness_curves", kcurve_keys };
+
 static const struct key_def force_keys[] = {
 	{ "name", K_STR, 0, NULL, "unique force name (required)" },
 	{ "type", K_STR, 0, NULL, "tsda, rsda, force, torque, friction, motor or bushing (required)" },
@@ -205,6 +216,7 @@ static const struct key_def force_keys[] = {
 	{ "rotational_damping", K_VEC3, F(BUSHING), NULL, "N m s/rad, >= 0 (default 0)" },
 	{ "preload_force", K_VEC3, F(BUSHING), NULL, "force on body2 at zero deflection, bushing axes, N (default 0)" },
 	{ "preload_torque", K_VEC3, F(BUSHING), NULL, "torque on body2 at zero deflection, bushing axes, N m (default 0)" },
+	{ "stiffness_curves", K_MAP, F(BUSHING), &kcurve_sect, "curves (curves:) of the elastic force or moment of components, in place of their linear stiffness" },
 	{ "repeat", K_MAP, 0, &repeat_sect, "instantiate the item once per index value" },
 	{ NULL, 0, 0, NULL, NULL }
 };

@@ -296,6 +296,13 @@ static void bush_kin(const struct ra_state *x, const struct force *f, struct bus
 	m3_tmulv(k->thd, k->R0, dv);
 }
 
+/* Elastic force (moment) of bushing component c at deflection d: the
+ * curve when given (its work then counts as nonconservative), else K d. */
+static double bush_elastic(const struct force *f, int c, double d)
+{
+	return f->kc[c] ? curve_eval(f->kc[c], d, NULL) : f->K6[c] * d;
+}
+
 /* What element i does at x: out[0..5] on f->body[0], out[6..11] on
  * f->body[1] (translational global, rotational body frame); o (may be
  * NULL) the output quantities except power. */
@@ -407,8 +414,9 @@ static void elem_eval(const struct ra *s, const struct ra_state *x, double t,
 		double fm[3], tm[3], Fg[3], Tg[3];
 		bush_kin(x, f, &k);
 		for (int c = 0; c < 3; c++) {
-			fm[c] = -(f->K6[c] * k.d[c] + f->C6[c] * k.dd[c]) + f->pre[c];
-			tm[c] = -(f->K6[3 + c] * k.th[c] + f->C6[3 + c] * k.thd[c]) + f->pre[3 + c];
+			fm[c] = -(bush_elastic(f, c, k.d[c]) + f->C6[c] * k.dd[c]) + f->pre[c];
+			tm[c] = -(bush_elastic(f, 3 + c, k.th[c]) + f->C6[3 + c] * k.thd[c]) +
+				f->pre[3 + c];
 			o->energy += 0.5 * (f->K6[c] * k.d[c] * k.d[c] +
 					    f->K6[3 + c] * k.th[c] * k.th[c]) -
 				     f->pre[c] * k.d[c] - f->pre[3 + c] * k.th[c];
@@ -589,11 +597,17 @@ double ra_ncpower(struct ra *s, const struct ra_state *x)
 			break;
 		}
 		case FORCE_BUSHING: {
-			/* the dampers' power; the springs and preloads are in V */
+			/* the dampers' and curves' power; linear springs and
+			 * preloads are in V */
 			struct bush_kin k;
 			bush_kin(x, f, &k);
-			for (int c = 0; c < 3; c++)
+			for (int c = 0; c < 3; c++) {
 				P -= f->C6[c] * k.dd[c] * k.dd[c] + f->C6[3 + c] * k.thd[c] * k.thd[c];
+				if (f->kc[c])
+					P -= bush_elastic(f, c, k.d[c]) * k.dd[c];
+				if (f->kc[3 + c])
+					P -= bush_elastic(f, 3 + c, k.th[c]) * k.thd[c];
+			}
 			break;
 		}
 		default:

@@ -113,6 +113,9 @@ struct force {
 	 * about marker 0's axes, preload force then moment (marker 0 axes) */
 	double F[2][9];
 	double K6[6], C6[6], pre[6];
+	const struct curve *kc[6];	/* non-NULL: that component's elastic
+					 * force (moment) is kc(deflection), in
+					 * place of K6 (points into m->curves) */
 	struct srcpos pos;
 };
 
