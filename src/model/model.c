@@ -34,8 +34,8 @@ const char *const force_type_help[FORCE_NTYPES] = {
 	"point force vector * f(t), global or body frame",
 	"torque vector * f(t), global or body frame",
 	"Coulomb friction in a translational joint from the previous step's normal reaction (000 3.4)",
-	"effort in a revolute, cylindrical or translational joint: an expression of time and state, or P/PD/PID control towards a function of time",
-	"six-component linear spring-damper with preload between frames on two bodies",
+	"effort in a revolute, cylindrical or translational joint: an expression of time and state, or P/PD/PI/PID control towards a function of time, with an effort limit",
+	"six-component spring-damper with preload between frames on two bodies, linear or with curves",
 };
 
 /* Element arrays grow by doubling and every name goes into an
