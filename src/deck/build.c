@@ -518,11 +518,13 @@ static void build_top(struct bctx *b, const struct dnode *root, struct sim_optio
 		b->m->title = xstrdup(title);
 	v3_set(b->m->gravity, 0, 0, -9.81);
 	opt_vec3(b, root, "gravity", b->m->gravity);
+	build_list(b, root, "curves", build_curve);
 	build_list(b, root, "bodies", build_body);
 	build_list(b, root, "joints", build_joint);
 	build_list(b, root, "drivers", build_driver);
 	build_list(b, root, "forces", build_force);
 	build_list(b, root, "points", build_point);
+	build_list(b, root, "measures", build_measure);
 }
 
 int deck_build(struct deck *dk, struct model **m, struct sim_options *o,

@@ -149,19 +149,52 @@ static const struct key_def driver_keys[] = {
 };
 static const struct key_sect driver_sect = { "driver", driver_keys };
 
+/* ---- issue 15: state expressions, curves, motors, bushings, measures ---- */
+#define F_EXPR (F(TSDA) | F(RSDA) | F(POINT) | F(TORQUE) | F(MOTOR))
+
+static const struct key_def curve_keys[] = {
+	{ "name", K_STR, 0, NULL, "unique curve name, an identifier; expressions call it as name(x) (required)" },
+	{ "x", K_NUMLIST, 0, NULL, "argument values, strictly increasing, at least 2 (with y; or file)" },
+	{ "y", K_NUMLIST, 0, NULL, "values at x, as many as x" },
+	{ "file", K_STR, 0, NULL, "CSV file of x,y rows, path relative to the deck; lines that do not start with a number are skipped" },
+	{ "interpolation", K_STR, 0, NULL, "linear or cubic (monotone, Fritsch-Carlson) (default linear)" },
+	{ "extrapolation", K_STR, 0, NULL, "outside the knots: constant (end value) or linear (end slope) (default constant)" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect curve_sect = { "curve", curve_keys };
+
+static const struct key_def measure_keys[] = {
+	{ "name", K_STR, 0, NULL, "unique measure name (required)" },
+	{ "expression", K_STR, 0, NULL, "expression of time and state, see mbsim-deck(5) EXPRESSIONS OF STATE (required)" },
+	{ "repeat", K_MAP, 0, &repeat_sect, "instantiate the item once per index value" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect measure_sect = { "measure", measure_keys };
+
+static const struct key_def kcurve_keys[] = {
+	{ "x", K_STR, 0, NULL, "curve of the force along x (N) versus the displacement (m)" },
+	{ "y", K_STR, 0, NULL, "curve of the force along y versus the displacement" },
+	{ "z", K_STR, 0, NULL, "curve of the force along z versus the displacement" },
+	{ "rx", K_STR, 0, NULL, "curve of the moment about x (N m) versus the rotation (rad)" },
+	{ "ry", K_STR, 0, NULL, "curve of the moment about y versus the rotation" },
+	{ "rz", K_STR, 0, NULL, "curve of the moment about z versus the rotation" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect kcurve_sect = { "stiffness_curves", kcurve_keys };
+
 static const struct key_def force_keys[] = {
 	{ "name", K_STR, 0, NULL, "unique force name (required)" },
-	{ "type", K_STR, 0, NULL, "tsda, rsda, force, torque or friction (required)" },
-	{ "body1", K_STR, F(TSDA), NULL, "first body (tsda)" },
-	{ "body2", K_STR, F(TSDA), NULL, "second body (tsda)" },
+	{ "type", K_STR, 0, NULL, "tsda, rsda, force, torque, friction, motor or bushing (required)" },
+	{ "body1", K_STR, F(TSDA) | F(BUSHING), NULL, "first body (tsda, bushing)" },
+	{ "body2", K_STR, F(TSDA) | F(BUSHING), NULL, "second body (tsda, bushing)" },
 	{ "body", K_STR, F(POINT) | F(TORQUE), NULL, "loaded body (force, torque)" },
-	{ "joint", K_STR, F(RSDA) | F(FRICTION) | F(TORQUE), NULL, "joint (rsda: revolute or cylindrical; friction: translational; torque: a distance joint, the massless link the torque turns, instead of body)" },
-	{ "point1", K_VEC3, F(TSDA), NULL, "attachment on body1, body frame" },
-	{ "point2", K_VEC3, F(TSDA), NULL, "attachment on body2, body frame" },
+	{ "joint", K_STR, F(RSDA) | F(FRICTION) | F(MOTOR) | F(TORQUE), NULL, "joint (rsda: revolute or cylindrical; friction: translational; motor: revolute, cylindrical or translational; torque: a distance joint, the massless link the torque turns, instead of body)" },
+	{ "point1", K_VEC3, F(TSDA) | F(BUSHING), NULL, "attachment on body1, body frame" },
+	{ "point2", K_VEC3, F(TSDA) | F(BUSHING), NULL, "attachment on body2, body frame" },
 	{ "at1", K_VEC3, F(TSDA), NULL, "attachment on body1, global at t0" },
 	{ "at2", K_VEC3, F(TSDA), NULL, "attachment on body2, global at t0" },
 	{ "point", K_VEC3, F(POINT), NULL, "point of application, body frame (default 0)" },
-	{ "at", K_VEC3, F(POINT), NULL, "point of application, global at t0" },
+	{ "at", K_VEC3, F(POINT) | F(BUSHING), NULL, "point of application, global at t0 (bushing: both attachments)" },
 	{ "stiffness", K_NUM, F(TSDA) | F(RSDA), NULL, "N/m or N m/rad (default 0)" },
 	{ "damping", K_NUM, F(TSDA) | F(RSDA), NULL, "N s/m or N m s/rad (default 0)" },
 	{ "free_length", K_NUM, F(TSDA), NULL, "m (default: length at t0)" },
@@ -172,6 +205,22 @@ static const struct key_def force_keys[] = {
 	{ "function", K_MAP, F(POINT) | F(TORQUE), &func_sect, "multiplier of vector as a function of time (default 1)" },
 	{ "mu", K_NUM, F(FRICTION), NULL, "Coulomb friction coefficient, >= 0 (required)" },
 	{ "velocity_threshold", K_NUM, F(FRICTION), NULL, "m/s, > 0 (default 1e-5)" },
+	{ "expression", K_STR, F_EXPR, NULL, "expression of time and state: added to the tension (tsda) or moment (rsda) like actuator; the multiplier of vector (force, torque) in place of function; the effort (motor)" },
+	{ "control", K_STR, F(MOTOR), NULL, "motor feedback law without expression: p, pd, pi or pid (required without expression)" },
+	{ "on", K_STR, F(MOTOR), NULL, "controlled quantity: coordinate or rate (default coordinate)" },
+	{ "target", K_MAP, F(MOTOR), &func_sect, "commanded coordinate or rate as a function of time (required with control)" },
+	{ "kp", K_NUM, F(MOTOR), NULL, "proportional gain, N m/rad or N/m (per rad/s, m/s with on: rate), >= 0" },
+	{ "kd", K_NUM, F(MOTOR), NULL, "derivative gain on the error rate, N m s/rad or N s/m, >= 0 (on: coordinate only)" },
+	{ "ki", K_NUM, F(MOTOR), NULL, "integral gain, N m/(rad s) or N/(m s), >= 0" },
+	{ "limit", K_NUM, F(MOTOR), NULL, "largest |effort|, N m or N, > 0 (default none)" },
+	{ "orientation", K_MAP, F(BUSHING), &orient_sect, "bushing axes, global at t0 (default the global axes)" },
+	{ "translational_stiffness", K_VEC3, F(BUSHING), NULL, "N/m along the bushing's x, y, z, >= 0" },
+	{ "rotational_stiffness", K_VEC3, F(BUSHING), NULL, "N m/rad about x, y, z, >= 0" },
+	{ "translational_damping", K_VEC3, F(BUSHING), NULL, "N s/m, >= 0 (default 0)" },
+	{ "rotational_damping", K_VEC3, F(BUSHING), NULL, "N m s/rad, >= 0 (default 0)" },
+	{ "preload_force", K_VEC3, F(BUSHING), NULL, "force on body2 at zero deflection, bushing axes, N (default 0)" },
+	{ "preload_torque", K_VEC3, F(BUSHING), NULL, "torque on body2 at zero deflection, bushing axes, N m (default 0)" },
+	{ "stiffness_curves", K_MAP, F(BUSHING), &kcurve_sect, "curves (curves:) of the elastic force or moment of components, in place of their linear stiffness" },
 	{ "repeat", K_MAP, 0, &repeat_sect, "instantiate the item once per index value" },
 	{ NULL, 0, 0, NULL, NULL }
 };
@@ -199,8 +248,10 @@ static const struct key_def top_keys[] = {
 	{ "bodies", K_LIST, 0, &body_sect, "rigid bodies and particles" },
 	{ "joints", K_LIST, 0, &joint_sect, "kinematic joints" },
 	{ "drivers", K_LIST, 0, &driver_sect, "prescribed joint motions" },
+	{ "curves", K_LIST, 0, &curve_sect, "tabulated curves, functions of one argument in expressions" },
 	{ "forces", K_LIST, 0, &force_sect, "force elements" },
 	{ "points", K_LIST, 0, &point_sect, "named body-fixed points written to the output" },
+	{ "measures", K_LIST, 0, &measure_sect, "named expressions sampled with the output (/measures)" },
 	{ NULL, 0, 0, NULL, NULL }
 };
 const struct key_sect key_top = { "the deck", top_keys };

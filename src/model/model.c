@@ -1,6 +1,7 @@
 /* model.c - building the model and expanding joints into primitives. */
 #include "model.h"
 #include "prim.h"
+#include "sexpr.h"
 #include "../util/interrupt.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
@@ -28,7 +29,7 @@ const char *const joint_type_help[JOINT_NTYPES] = {
 };
 const char *const body_kind_names[BODY_NKINDS] = { "rigid", "particle" };
 const char *const force_type_names[FORCE_NTYPES] = {
-	"tsda", "rsda", "force", "torque", "friction"
+	"tsda", "rsda", "force", "torque", "friction", "motor", "bushing"
 };
 const char *const force_type_help[FORCE_NTYPES] = {
 	"translational spring-damper-actuator between two points",
@@ -36,6 +37,8 @@ const char *const force_type_help[FORCE_NTYPES] = {
 	"point force vector * f(t), global or body frame",
 	"torque vector * f(t), global or body frame, on a body or a massless link (distance joint)",
 	"Coulomb friction in a translational joint from the previous step's normal reaction (000 3.4)",
+	"effort in a revolute, cylindrical or translational joint: an expression of time and state, or P/PD/PI/PID control towards a function of time, with an effort limit",
+	"six-component spring-damper with preload between frames on two bodies, linear or with curves",
 };
 
 /* Element arrays grow by doubling and every name goes into an
@@ -130,9 +133,19 @@ void model_free(struct model **pm)
 	for (int i = 0; i < m->nforces; i++) {
 		free(m->forces[i].name);
 		func_release(&m->forces[i].act);
+		func_release(&m->forces[i].target);
+		sexpr_free(&m->forces[i].ex);
 	}
 	for (int i = 0; i < m->npoints; i++)
 		free(m->points[i].name);
+	for (int i = 0; i < m->ncurves; i++)
+		curve_release(&m->curves[i]);
+	free(m->curves);
+	for (int i = 0; i < m->nmeasures; i++) {
+		free(m->measures[i].name);
+		sexpr_free(&m->measures[i].ex);
+	}
+	free(m->measures);
 	for (int k = 0; k < IX_KINDS; k++)
 		free(m->ix->t[k].slot);
 	free(m->ix);

@@ -12,6 +12,7 @@
 #define MBSIM_MODEL_H
 
 #include "../util/diag.h"
+#include "curve.h"
 #include "func.h"
 
 #define MODEL_GROUND (-1)
@@ -97,6 +98,8 @@ enum force_type {
 			 * (distance joint, f->joint >= 0): the couple of forces
 			 * (T x d)/|d|^2 on end 2, minus that on end 1 */
 	FORCE_FRICTION,	/* Coulomb friction in a translational joint (000 §3.4) */
+	FORCE_MOTOR,	/* effort in a joint: expression or P/PD/PID control */
+	FORCE_BUSHING,	/* six-component linear spring-damper between two frames */
 	FORCE_NTYPES
 };
 
@@ -115,6 +118,31 @@ struct force {
 	int joint;		/* RSDA, FRICTION, TORQUE on a link: joint index, else -1 */
 	double mu;		/* FRICTION coefficient */
 	double v_eps;		/* FRICTION: |v| below this -> no force, m/s */
+	/* expression of time and state (sexpr.h), owned: added to the
+	 * tension/moment of TSDA/RSDA, the multiplier of POINT/TORQUE (in
+	 * place of act), the effort of MOTOR */
+	struct sexpr *ex;
+	/* MOTOR control (when ex == NULL): effort = kp e + kd e' + ki int e,
+	 * e = target(t) - q (on_rate: target(t) - qd, no kd), clipped to
+	 * +-limit (limit 0: none) */
+	double kp, ki, kd, limit;
+	int on_rate;
+	struct func target;
+	/* BUSHING: marker frames F[k] (columns x, y, z, body frame) at s[k];
+	 * stiffness and damping of the 3 translations then the 3 rotations
+	 * about marker 0's axes, preload force then moment (marker 0 axes) */
+	double F[2][9];
+	double K6[6], C6[6], pre[6];
+	const struct curve *kc[6];	/* non-NULL: that component's elastic
+					 * force (moment) is kc(deflection), in
+					 * place of K6 (points into m->curves) */
+	struct srcpos pos;
+};
+
+/* A named expression sampled with the output (/measures). */
+struct measure {
+	char *name;
+	struct sexpr *ex;
 	struct srcpos pos;
 };
 
@@ -139,6 +167,8 @@ struct model {
 	struct force *forces;	int nforces;
 	struct body_point *points;	int npoints;
 	int nparticles;		/* bodies of kind BODY_PARTICLE */
+	struct curve *curves;	int ncurves;	/* tabulated curves (curve.h) */
+	struct measure *measures;	int nmeasures;
 	/* filled by model_finalize: */
 	struct prim *prims;	int nprims;	/* one per constraint row */
 	int ncons;				/* number of constraint rows */

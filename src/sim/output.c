@@ -262,6 +262,7 @@ struct output *output_open(const char *path, const struct model *m, const struct
 	joint_series(o, h, m);
 	driver_series(o, h, m);
 	point_series(o, h, m);
+	output_forces_open(o, h, m);
 	int nc = m->ncons > 0 ? m->ncons : 1;
 	o->pres = ser(h, "/constraints/position_residual", 0, 0, "mixed", "2-norm of Phi");
 	o->vres = ser(h, "/constraints/velocity_residual", 0, 0, "mixed", "2-norm of Phi_q v - nu");
@@ -356,6 +357,7 @@ int output_sample(struct output *o, struct ra *s, const struct ra_state *x,
 	output_body_row(h, o->m, o->body, x->r, x->v, x->a, o->q, x->w, x->wd);
 	point_rows(o, x);
 	joint_rows(o, s, x, si);
+	output_forces_rows(o, s, x);
 	/* residual vectors: Phi, Phi_q v - nu, Phi_q a - gamma */
 	double *g = o->g, *pv = o->pv;
 	if (nc > 0) {
@@ -415,6 +417,7 @@ int output_close(struct output **po, const char *status, char *err, size_t n)
 	free(o->q);
 	free(o->pts);
 	free(o->jF);
+	output_forces_close(o);
 	free(o);
 	*po = NULL;
 	return rc;

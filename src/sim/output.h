@@ -35,7 +35,13 @@ struct output {
 	int hstep, hiter, hconv;
 	double *row, *g, *pv, *q, *pts;	/* scratch */
 	double *jF, *jC, *jc, *jl, *dF, *dC, *dl, *de;	/* rows of the joint and driver series */
+	struct out_forces *fx;	/* /forces and /measures (output_forces.c) */
 };
+
+/* /forces and /measures (output_forces.c): datasets, one row, release. */
+void output_forces_open(struct output *o, struct h5out *h, const struct model *m);
+void output_forces_rows(struct output *o, struct ra *s, const struct ra_state *x);
+void output_forces_close(struct output *o);
 
 /* Create the file with every dataset, write the deck text (/deck) and
  * flush; NULL with a message in err.  opt: flush interval, compression,

@@ -562,6 +562,7 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 		}
 		R->r->steps++;
 		R->r->t_reached = y->t;
+		ra_force_step(R->sys, y, hk);	/* integral of motor control errors */
 		int yw = c.ts ? req : (k + 1) % o->every == 0 || last;
 		if (lag && k == 0) {
 			t0_exact(R, x, &t0);
