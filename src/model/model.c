@@ -1,6 +1,7 @@
 /* model.c - building the model and expanding joints into primitives. */
 #include "model.h"
 #include "prim.h"
+#include "shape.h"
 #include "../util/interrupt.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
@@ -131,6 +132,7 @@ void model_free(struct model **pm)
 	for (int k = 0; k < IX_KINDS; k++)
 		free(m->ix->t[k].slot);
 	free(m->ix);
+	shapes_free(&m->shapes);
 	free(m->bodies);
 	free(m->joints);
 	free(m->drivers);

@@ -108,6 +108,7 @@ struct model {
 	struct joint *joints;	int njoints;
 	struct driver *drivers;	int ndrivers;
 	struct force *forces;	int nforces;
+	struct model_shapes *shapes;	/* what bodies look like (shape.h); NULL: none given */
 	/* filled by model_finalize: */
 	struct prim *prims;	int nprims;	/* one per constraint row */
 	int ncons;				/* number of constraint rows */
