@@ -15,7 +15,7 @@ static char *mesh_path(const struct bctx *b, const char *file)
 	const char *slash = deck ? strrchr(deck, '/') : NULL;
 	if (file[0] == '/' || !slash)
 		return xstrdup(file);
-	return xasprintf("%.*s/%s", (int)(slash - deck + 1), deck, file);
+	return xasprintf("%.*s/%s", (int)(slash - deck), deck, file);
 }
 
 /* Index of the mesh of file in m->shapes (read once per path), or -1
@@ -68,7 +68,9 @@ int build_shape(struct bctx *b, const struct dnode *v, const char *what, struct 
 	s->mesh = -1;
 	if (want_map(b, v, "shape"))
 		return -1;
-	if (!(tv = need(b, v, "type", "shape"))) {
+	char whose[200];
+	snprintf(whose, sizeof whose, "the shape of %s", what);
+	if (!(tv = need(b, v, "type", whose))) {
 		check_keys(b, v, sect, 0, NULL);
 		return -1;
 	}
