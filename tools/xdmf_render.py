@@ -2,13 +2,14 @@
 """Render one sample of an mbsim run through its XDMF file with ParaView.
 
     pvpython tools/xdmf_render.py RUN.xdmf OUT.png [--time T] [--size W H]
-                                  [--view AZIMUTH,ELEVATION] [--json]
+                                  [--view AZIMUTH,ELEVATION] [--shaded] [--json]
 
 RUN.xdmf is written by `mbsim run ... --xdmf` or `mbsim export --xdmf`
 (man mbsim-export(1)); it is read with ParaView's "XDMF Reader".  Each body
 is drawn in a flat colour of its own (COLOURS, by the vertex array
 "body"), on white, without shading, so that a pixel tells which body it
-shows.  With --json, prints the time drawn, the pixel (x right, y down)
+shows (--shaded: lit, for pictures).  --view: the camera's azimuth from
++x towards +y and elevation above the x-y plane, in degrees.  With --json, prints the time drawn, the pixel (x right, y down)
 where each body's vertex centroid projects, and the body colours.
 Needs a display: run it under xvfb-run where there is none (pvpython
 --force-offscreen-rendering is tried by tests/t-xdmf.sh first).
@@ -27,7 +28,8 @@ COLOURS = [(0.85, 0.1, 0.1), (0.1, 0.45, 0.85), (0.1, 0.65, 0.2), (0.95, 0.6, 0.
 
 
 def parse(argv):
-    opts = {"time": None, "size": (640, 480), "view": (-60.0, 25.0), "json": False}
+    opts = {"time": None, "size": (640, 480), "view": (-60.0, 25.0), "json": False,
+            "shaded": False}
     pos = []
     i = 0
     while i < len(argv):
@@ -44,6 +46,8 @@ def parse(argv):
             i += 1
         elif a == "--json":
             opts["json"] = True
+        elif a == "--shaded":
+            opts["shaded"] = True
         else:
             pos.append(a)
         i += 1
@@ -52,7 +56,7 @@ def parse(argv):
     return pos[0], pos[1], opts
 
 
-def render(xdmf, png, time=None, size=(640, 480), view=(-60.0, 25.0)):
+def render(xdmf, png, time=None, size=(640, 480), view=(-60.0, 25.0), shaded=False):
     """Draw the sample nearest time (default: the first); return the reader,
     the time drawn, the fetched data set and the render view."""
     import math
@@ -77,8 +81,8 @@ def render(xdmf, png, time=None, size=(640, 480), view=(-60.0, 25.0)):
     lut.InterpretValuesAsCategories = 1
     lut.Annotations = sum([[str(b), str(b)] for b in range(nb)], [])
     lut.IndexedColors = sum([list(COLOURS[b % len(COLOURS)]) for b in range(nb)], [])
-    d.Ambient = 1.0
-    d.Diffuse = 0.0
+    d.Ambient = 0.35 if shaded else 1.0
+    d.Diffuse = 0.65 if shaded else 0.0
     d.Specular = 0.0
     d.InterpolateScalarsBeforeMapping = 0
     # camera on a sphere about the bodies, z up
@@ -119,7 +123,7 @@ def centroids(data):
 
 def main():
     xdmf, png, opts = parse(sys.argv[1:])
-    _, t, data, v = render(xdmf, png, opts["time"], opts["size"], opts["view"])
+    _, t, data, v = render(xdmf, png, opts["time"], opts["size"], opts["view"], opts["shaded"])
     if opts["json"]:
         cs = centroids(data)
         print(json.dumps({"time": t, "pixels": project(v, cs),

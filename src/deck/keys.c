@@ -79,6 +79,16 @@ static const struct key_sect orient_sect = { "orientation", orient_keys };
 
 /* shape: what a body looks like (model/shape.h); mask bits by enum shape_type */
 #define SH(t) (1u << SHAPE_##t)
+static const struct key_def shape_orient_keys[] = {	/* the keys of orient_keys */
+	{ "matrix", K_MAT3, 0, NULL, "rows of the shape-to-body rotation matrix" },
+	{ "quaternion", K_NUMLIST, 0, NULL, "unit quaternion [w, x, y, z], shape to body" },
+	{ "axis", K_VEC3, 0, NULL, "rotation axis in the body frame, nonzero; with angle" },
+	{ "angle", K_NUM, 0, NULL, "rotation angle about axis in rad" },
+	{ "euler", K_VEC3, 0, NULL, "three intrinsic rotation angles in rad" },
+	{ "sequence", K_STR, 0, NULL, "axes of the euler rotations, e.g. xyz (default zxz)" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect shape_orient_sect = { "orientation", shape_orient_keys };
 static const struct key_def shape_keys[] = {
 	{ "type", K_STR, 0, NULL, "box, cylinder, sphere, capsule or mesh (required)" },
 	{ "size", K_VEC3, SH(BOX), NULL, "box edge lengths along the shape's x, y, z in m, each > 0 (required)" },
@@ -87,7 +97,7 @@ static const struct key_def shape_keys[] = {
 	{ "file", K_STR, SH(MESH), NULL, "STL (ASCII or binary) or OBJ file, relative to the deck's directory (required)" },
 	{ "scale", K_NUM, SH(MESH), NULL, "factor from the file's units to m, > 0 (default 1)" },
 	{ "position", K_VEC3, 0, NULL, "origin of the shape in the body frame, m (default 0)" },
-	{ "orientation", K_MAP, 0, &orient_sect, "axes of the shape in the body frame (default identity)" },
+	{ "orientation", K_MAP, 0, &shape_orient_sect, "axes of the shape in the body frame (default identity)" },
 	{ NULL, 0, 0, NULL, NULL }
 };
 static const struct key_sect shape_sect = { "shape", shape_keys };
