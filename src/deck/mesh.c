@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Files larger than this are refused: a mesh for a viewer, not a scan. */
 #define MESH_MAX_BYTES (256L * 1024 * 1024)
@@ -214,6 +215,15 @@ static int ends_with(const char *s, const char *suf)
 int mesh_read(const char *path, struct shape_mesh *out, char *err, int n)
 {
 	memset(out, 0, sizeof(*out));
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		snprintf(err, (size_t)n, "%s", strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {	/* a FIFO or device would block or never end */
+		snprintf(err, (size_t)n, "not a regular file");
+		return -1;
+	}
 	FILE *f = fopen(path, "rb");
 	if (!f) {
 		snprintf(err, (size_t)n, "%s", strerror(errno));

@@ -381,13 +381,18 @@ static void put_pending(struct h5out *o, const struct pending *p)
 	}
 }
 
-/* Write the pending tables (attrs 0) or attributes (attrs 1). */
+/* Write the pending tables (attrs 0) or attributes (attrs 1), and free
+ * their data: a run keeps no copy of what is on disk (the tables of
+ * /shapes are some 500 bytes a body). */
 static void do_pending(struct h5out *o, int attrs)
 {
 	for (int i = 0; i < o->np; i++) {
 		int isattr = o->p[i].kind == P_ATTR_STR || o->p[i].kind == P_ATTR_NUM;
-		if (isattr == attrs)
+		if (isattr == attrs) {
 			put_pending(o, &o->p[i]);
+			free(o->p[i].data);
+			o->p[i].data = NULL;
+		}
 	}
 }
 

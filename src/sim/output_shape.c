@@ -60,9 +60,9 @@ void output_shapes(struct h5out *h, const struct model *m)
 	h5_matrix(h, "/shapes/triangles", H5_INT, tb.t, tb.nt, 3, 0);
 	h5_ints(h, "/shapes/vertex_offsets", voff, nb + 1);
 	h5_ints(h, "/shapes/triangle_offsets", toff, nb + 1);
-	h5_attr_str(h, "/shapes/vertices", "units", "m");
+	/* no "units": that attribute marks a series (man/mbsim-output.5) */
 	h5_attr_str(h, "/shapes/vertices", "description",
-		    "triangulated surface of each body in its body frame, bodies in the order of "
+		    "triangulated surface of each body in its body frame, m, bodies in the order of "
 		    "/bodies/names, body b's rows vertex_offsets[b] to vertex_offsets[b+1]");
 	h5_attr_str(h, "/shapes/triangles", "description",
 		    "vertex indices (0-based, into /shapes/vertices) of each triangle, "
