@@ -12,7 +12,9 @@ and checks, printing one "ok"/"FAIL" line each:
      coordinates below 1 m to 6e-8 m: 1e-6 m leaves 16 ulps for the
      rotation's rounding);
   3. the speed array is |/bodies/velocity| of the body, to float32's 1e-6
-     relative;
+     relative; the kinetic_energy array summed over the bodies (one vertex
+     each) is /energy/kinetic of the run, which the run computed itself
+     (form/ra.c), to 1e-6 relative (float32 and the sum of 3 terms);
   4. in the PNG, the pixel where each body's vertex centroid projects (or
      one within 2 pixels: the rounding of the projection) has that body's
      colour, each channel within 10/255; a corner is the white background
@@ -61,12 +63,14 @@ def main():
         r = f["/bodies/position"][k]
         q = f["/bodies/orientation"][k]
         vel = f["/bodies/velocity"][k]
+        ekin = float(f["/energy/kinetic"][k])
         verts = f["/shapes/vertices"][:]
         off = f["/shapes/vertex_offsets"][:]
     w = dsa.WrapDataObject(data)
     pts = np.asarray(w.Points)
     body = np.asarray(w.PointData["body"]).astype(int)
     speed = np.asarray(w.PointData["speed"])
+    ke = np.asarray(w.PointData["kinetic_energy"]).astype(float)
     nb = len(off) - 1
     check(len(pts) == off[-1], "xdmf: %d vertices, as /shapes/vertices" % len(pts))
     err, serr, cents = 0.0, 0.0, []
@@ -80,6 +84,10 @@ def main():
         cents.append(want.mean(axis=0))  # where the HDF5 file puts the body
     check(err < 1e-6, "xdmf: vertices at t = %g are r + R(q) v of the HDF5 file "
           "(max error %.2g m)" % (t, err))
+    ksum = sum(ke[off[b]] for b in range(nb))
+    kerr = abs(ksum - ekin) / ekin
+    check(kerr < 1e-6, "xdmf: kinetic_energy of the bodies sums to /energy/kinetic %.6g J "
+          "(relative error %.2g)" % (ekin, kerr))
     check(serr < 1e-6, "xdmf: speed is |v| of the HDF5 file to float32 (max relative error %.2g)"
           % serr)
     from PIL import Image
