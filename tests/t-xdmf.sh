@@ -45,6 +45,10 @@ grep -q "sc.xdmf: 1001 of 1001 samples, 3 bodies" err || bad "run --xdmf says wh
 n=$(grids sc.xdmf)
 [ "$n" = 1001 ] && ok "sc.xdmf: 1001 time steps, one a sample" || bad "sc.xdmf time steps" "$n"
 ls ./*.partial >/dev/null 2>&1 && bad "a .partial file is left" "$(ls)"
+# the .xdmf reads sc.xdmf.h5 alone (triangles copied): a later run that
+# replaces sc.h5 cannot make it name datasets of another model
+refs=$(grep -o '>[^<>]*\.h5:/[^<]*<' sc.xdmf | sed 's/:.*//; s/^>//' | sort -u)
+[ "$refs" = sc.xdmf.h5 ] && ok "sc.xdmf reads sc.xdmf.h5 only" || bad "sc.xdmf reads" "$refs"
 expect_rc 0 "export --xdmf --every 100" "$MBSIM" export --xdmf --every 100 sc.h5
 n=$(grids sc.xdmf)
 # samples 0, 100, ..., 1000

@@ -58,13 +58,13 @@ struct run {
 	long ns;		/* samples (rows of /time) */
 	int nb;
 	long nv, nt;
-	struct h5r_data t, r, q, v, w, verts, voff, mass, J;
+	struct h5r_data t, r, q, v, w, verts, voff, mass, J, tri;
 };
 
 static void run_release(struct run *u)
 {
 	struct h5r_data *d[] = { &u->t, &u->r, &u->q, &u->v, &u->w, &u->verts, &u->voff,
-				 &u->mass, &u->J };
+				 &u->mass, &u->J, &u->tri };
 	for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
 		h5r_data_release(d[i]);
 }
@@ -110,11 +110,14 @@ static int read_run(const char *h5path, struct run *u, char *err, size_t n)
 	    need(f, "/shapes/vertex_offsets", &u->voff, u->nb + 1, 1, err, n))
 		goto out;
 	u->nv = u->verts.rows;
-	struct h5r_data tri = { 0 };
-	if (need(f, "/shapes/triangles", &tri, -1, 3, err, n))
+	if (need(f, "/shapes/triangles", &u->tri, -1, 3, err, n))
 		goto out;
-	u->nt = tri.rows;
-	h5r_data_release(&tri);
+	u->nt = u->tri.rows;
+	for (long i = 0; i < 3 * u->nt; i++)
+		if (!(u->tri.v[i] >= 0 && u->tri.v[i] < (double)u->nv)) {
+			seterr(err, n, "/shapes/triangles names a vertex that /shapes/vertices lacks");
+			goto out;
+		}
 	if (u->voff.v[0] != 0 || u->voff.v[u->nb] != (double)u->nv) {
 		seterr(err, n, "/shapes/vertex_offsets does not span /shapes/vertices");
 		goto out;
@@ -138,8 +141,8 @@ out:
 	return rc;
 }
 
-/* The sidecar: /vertices (k x nv x 3), /body (nv), /FIELD (k x nv),
- * float32 (int for body), one chunk a sample. */
+/* The sidecar: /vertices (k x nv x 3), /FIELD (k x nv), float32, one
+ * chunk a sample; /body (nv) and /triangles (nt x 3), int. */
 static int write_data(const char *path, const struct run *u, long every, long nk, char *err,
 		      size_t n)
 {
@@ -186,6 +189,19 @@ static int write_data(const char *path, const struct run *u, long every, long nk
 		H5Dclose(bd);
 	H5Sclose(sp);
 	free(body);
+	/* the triangles, copied: FILE.xdmf and FILE.xdmf.h5 agree whatever
+	 * becomes of FILE.h5 (a later run without --xdmf replaces it) */
+	hsize_t dt[2] = { (hsize_t)u->nt, 3 };
+	int *tri = xmalloc((size_t)u->nt * 3 * sizeof(int) + 1);
+	for (long i = 0; i < 3 * u->nt; i++)
+		tri[i] = (int)u->tri.v[i];
+	sp = H5Screate_simple(2, dt, NULL);
+	bd = H5Dcreate2(f, "/triangles", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	ok &= bd >= 0 && (u->nt == 0 || H5Dwrite(bd, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, tri) >= 0);
+	if (bd >= 0)
+		H5Dclose(bd);
+	H5Sclose(sp);
+	free(tri);
 	/* one sample at a time */
 	float *xyz = xmalloc((size_t)nv * 3 * sizeof(float) + 1);
 	float *fld = xmalloc((size_t)nv * NFIELD * sizeof(float) + 1);
@@ -307,8 +323,8 @@ static int write_xml(const char *path, const char *h5path, const char *datapath,
 			"    <Topology TopologyType=\"Triangle\" NumberOfElements=\"%ld\">\n"
 			"     <DataItem Dimensions=\"%ld 3\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">",
 			k * every, u->t.v[k * every], u->nt, u->nt);
-		xml_str(f, h5);
-		fprintf(f, ":/shapes/triangles</DataItem>\n    </Topology>\n"
+		xml_str(f, dat);
+		fprintf(f, ":/triangles</DataItem>\n    </Topology>\n"
 			"    <Geometry GeometryType=\"XYZ\">\n");
 		slab(f, dat, "/vertices", k, nk, u->nv, 3, fl);
 		fprintf(f, "    </Geometry>\n"

@@ -3,10 +3,11 @@
  * XDMF 2, read by ParaView's "XDMF Reader" (its Xdmf3 readers, 5.11, read
  * no HyperSlab items), cannot move a mesh rigidly, so the writer precomputes each body's triangulated
  * shape (/shapes of the output file) in the global frame at every sample
- * and keeps these vertices, and the per-vertex scalars to colour by, in a
- * file of its own, FILE.xdmf.h5 (float32: 12 bytes a vertex-sample for
- * positions, 4 for each scalar).  The output file itself is only read, so
- * it stays as its run closed it.  Both files are made under NAME.partial
+ * and keeps these vertices, the per-vertex scalars to colour by and a
+ * copy of the triangles in a file of its own, FILE.xdmf.h5 (float32: 12
+ * bytes a vertex-sample for positions, 4 for each scalar), which is all
+ * FILE.xdmf reads.  The output file itself is only read, so it stays as
+ * its run closed it.  Both files are made under NAME.partial
  * and renamed, the .xdmf last and FILE.xdmf removed first: an .xdmf, once
  * it exists, names samples that are in its files.
  *
