@@ -3,10 +3,12 @@
 #include "usage.h"
 #include "../deck/deck.h"
 #include "../io/h5read.h"
+#include "../io/xdmf.h"
 #include "../sim/output.h"
 #include "../sim/sim.h"
 #include "../util/xalloc.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +32,7 @@ static char *default_output(const char *deck)
 struct run_opts {
 	const char *deck, *out;
 	char **sets;
-	int nsets, quiet, json, force, from_static;
+	int nsets, quiet, json, force, from_static, xdmf;
 };
 
 static int parse(int argc, char **argv, struct run_opts *ro)
@@ -55,12 +57,14 @@ static int parse(int argc, char **argv, struct run_opts *ro)
 			ro->force = 1;
 		} else if (strcmp(a, "--from-static") == 0) {
 			ro->from_static = 1;
+		} else if (strcmp(a, "--xdmf") == 0) {
+			ro->xdmf = 1;
 		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			printf("usage: %s", USAGE_RUN);
 			return 1;
 		} else if (a[0] == '-' && a[1]) {
 			static const char *const opts[] = { "-o", "--output", "--set", "--force",
-				"--quiet", "-q", "--json", "--from-static", "--help", "-h", NULL };
+				"--quiet", "-q", "--json", "--from-static", "--xdmf", "--help", "-h", NULL };
 			cli_usage_error(USAGE_RUN, "unknown option '%s'%s", a, cli_suggest(a, opts));
 			return -1;
 		} else if (!ro->deck) {
@@ -250,6 +254,19 @@ static void interrupted_file(const char *deck, const char *out, const char *why)
 	free(text);
 }
 
+/* run --xdmf: the FILE.xdmf of an earlier run names the old file's
+ * samples; it goes before the new file replaces the old.  0, or -1 after
+ * the message. */
+static int remove_xdmf(const char *out)
+{
+	char *x = xdmf_path(out);
+	int rc = unlink(x) == 0 || errno == ENOENT ? 0 : -1;
+	if (rc)
+		cli_usage_error(USAGE_RUN, "cannot remove '%s': %s", x, strerror(errno));
+	free(x);
+	return rc;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	/* first: a large deck's set-up takes seconds, and SIGINT or SIGTERM
@@ -263,6 +280,11 @@ int cmd_run(int argc, char **argv)
 	}
 	char *out = ro.out ? xstrdup(ro.out) : default_output(ro.deck);
 	if (check_output(ro.deck, out, ro.force)) {
+		free(out);
+		free(ro.sets);
+		return EXIT_USAGE;
+	}
+	if (ro.xdmf && remove_xdmf(out)) {
 		free(out);
 		free(ro.sets);
 		return EXIT_USAGE;
@@ -306,6 +328,16 @@ int cmd_run(int argc, char **argv)
 		summary(&ro, out, &o, &r);
 	}
 	diag_release(&d);
+	if (ro.xdmf && d.nerr == 0 && access(out, F_OK) == 0) {
+		/* at the end, from the file as closed: only samples it holds */
+		char info[1200], err[600];
+		if (xdmf_export(out, 1, info, sizeof info, err, sizeof err)) {
+			fprintf(stderr, "mbsim: error: --xdmf: %s\n", err);
+			st = st == SIM_COMPLETE ? SIM_FAILED : st;
+		} else if (!ro.quiet && !ro.json) {
+			fprintf(stderr, "mbsim: %s\n", info);
+		}
+	}
 	free(out);
 	free(cmdline);
 	free(ro.sets);

@@ -1,5 +1,6 @@
 /* body.c - bodies: mass, inertia, initial pose and velocities. */
 #include "build.h"
+#include "../model/shape.h"
 #include "../util/vec.h"
 
 #include <math.h>
@@ -274,6 +275,8 @@ void build_body(struct bctx *b, const struct dnode *item)
 	opt_vec3(b, item, "velocity", tmp.v0);
 	if (kind != BODY_PARTICLE)
 		opt_vec3(b, item, "angular_velocity", tmp.w0);
+	struct shape shp;
+	int has_shape = (v = dn_get(item, "shape")) && build_shape(b, v, what, &shp) == 0;
 	if (!named)
 		return;
 	struct body *bd = model_add_body(b->m, name);
@@ -285,6 +288,8 @@ void build_body(struct bctx *b, const struct dnode *item)
 	memcpy(bd->v0, tmp.v0, sizeof tmp.v0);
 	memcpy(bd->w0, tmp.w0, sizeof tmp.w0);
 	bd->pos = item->pos;
+	if (has_shape)
+		*shapes_at(&b->m->shapes, b->m->nbodies - 1) = shp;
 }
 
 /* points: a name, a body (or ground) and a body-frame position, given as

@@ -120,6 +120,9 @@ int build_func(struct bctx *b, const struct dnode *v, const char *key,
 /* Orientation mapping -> rotation matrix A (body -> global). */
 int build_orientation(struct bctx *b, const struct dnode *v, const char *what,
 		      double A[9]);
+/* A body's shape mapping into s (shape.c); 0 or -1 after reporting. */
+struct shape;
+int build_shape(struct bctx *b, const struct dnode *v, const char *what, struct shape *s);
 /* Body reference: index, MODEL_GROUND, or -2 after reporting. */
 int resolve_body(struct bctx *b, const struct dnode *v, const char *what);
 int resolve_joint(struct bctx *b, const struct dnode *v, const char *what);

@@ -1,6 +1,7 @@
 /* keys.c - the deck's key table, suggestions, and the key listing. */
 #include "keys.h"
 #include "../model/model.h"
+#include "../model/shape.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +80,31 @@ static const struct key_def orient_keys[] = {
 };
 static const struct key_sect orient_sect = { "orientation", orient_keys };
 
+/* shape: what a body looks like (model/shape.h); mask bits by enum shape_type */
+#define SH(t) (1u << SHAPE_##t)
+static const struct key_def shape_orient_keys[] = {	/* the keys of orient_keys */
+	{ "matrix", K_MAT3, 0, NULL, "rows of the shape-to-body rotation matrix" },
+	{ "quaternion", K_NUMLIST, 0, NULL, "unit quaternion [w, x, y, z], shape to body" },
+	{ "axis", K_VEC3, 0, NULL, "rotation axis in the body frame, nonzero; with angle" },
+	{ "angle", K_NUM, 0, NULL, "rotation angle about axis in rad" },
+	{ "euler", K_VEC3, 0, NULL, "three intrinsic rotation angles in rad" },
+	{ "sequence", K_STR, 0, NULL, "axes of the euler rotations, e.g. xyz (default zxz)" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect shape_orient_sect = { "orientation", shape_orient_keys };
+static const struct key_def shape_keys[] = {
+	{ "type", K_STR, 0, NULL, "box, cylinder, sphere, capsule or mesh (required)" },
+	{ "size", K_VEC3, SH(BOX), NULL, "box edge lengths along the shape's x, y, z in m, each > 0 (required)" },
+	{ "radius", K_NUM, SH(CYLINDER) | SH(SPHERE) | SH(CAPSULE), NULL, "radius in m, > 0 (required)" },
+	{ "length", K_NUM, SH(CYLINDER) | SH(CAPSULE), NULL, "length along the shape's z in m (capsule: between the centres of its end caps, may be 0), > 0 (required)" },
+	{ "file", K_STR, SH(MESH), NULL, "STL (ASCII or binary) or OBJ file, relative to the deck's directory (required)" },
+	{ "scale", K_NUM, SH(MESH), NULL, "factor from the file's units to m, > 0 (default 1)" },
+	{ "position", K_VEC3, 0, NULL, "origin of the shape in the body frame, m (default 0)" },
+	{ "orientation", K_MAP, 0, &shape_orient_sect, "axes of the shape in the body frame (default identity)" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect shape_sect = { "shape", shape_keys };
+
 static const struct key_def body_keys[] = {
 	{ "name", K_STR, 0, NULL, "unique body name, not 'ground' (required)" },
 	{ "kind", K_STR, 0, NULL, "rigid or particle (a point mass: no inertia, orientation or angular velocity; loaded at its centre only) (default rigid)" },
@@ -88,6 +114,7 @@ static const struct key_def body_keys[] = {
 	{ "orientation", K_MAP, B(RIGID), &orient_sect, "initial orientation (default identity)" },
 	{ "velocity", K_VEC3, 0, NULL, "initial centroid velocity, global, m/s (default 0)" },
 	{ "angular_velocity", K_VEC3, B(RIGID), NULL, "initial angular velocity, body frame, rad/s (default 0)" },
+	{ "shape", K_MAP, B(RIGID), &shape_sect, "what the body looks like in output for viewers (default: the box of uniform density with its mass and inertia)" },
 	{ "repeat", K_MAP, 0, &repeat_sect, "instantiate the item once per index value" },
 	{ NULL, 0, 0, NULL, NULL }
 };

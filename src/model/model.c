@@ -2,6 +2,7 @@
 #include "model.h"
 #include "prim.h"
 #include "sexpr.h"
+#include "shape.h"
 #include "../util/interrupt.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
@@ -150,6 +151,7 @@ void model_free(struct model **pm)
 		free(m->ix->t[k].slot);
 	free(m->ix);
 	free(m->points);
+	shapes_free(&m->shapes);
 	free(m->bodies);
 	free(m->joints);
 	free(m->drivers);

@@ -169,6 +169,7 @@ struct model {
 	int nparticles;		/* bodies of kind BODY_PARTICLE */
 	struct curve *curves;	int ncurves;	/* tabulated curves (curve.h) */
 	struct measure *measures;	int nmeasures;
+	struct model_shapes *shapes;	/* what bodies look like (shape.h); NULL: none given */
 	/* filled by model_finalize: */
 	struct prim *prims;	int nprims;	/* one per constraint row */
 	int ncons;				/* number of constraint rows */

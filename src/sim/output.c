@@ -263,6 +263,7 @@ struct output *output_open(const char *path, const struct model *m, const struct
 	driver_series(o, h, m);
 	point_series(o, h, m);
 	output_forces_open(o, h, m);
+	output_shapes(h, m);
 	int nc = m->ncons > 0 ? m->ncons : 1;
 	o->pres = ser(h, "/constraints/position_residual", 0, 0, "mixed", "2-norm of Phi");
 	o->vres = ser(h, "/constraints/velocity_residual", 0, 0, "mixed", "2-norm of Phi_q v - nu");

@@ -59,6 +59,9 @@ int output_sample(struct output *o, struct ra *s, const struct ra_state *x,
  * message in err when it cannot be written. */
 int output_interrupted(const char *path, const char *deck_text, const char *why, char *err,
 		       size_t n);
+/* The group /shapes: the bodies' shapes, triangulated, and their masses
+ * and inertias (output_shape.c). */
+void output_shapes(struct h5out *h, const struct model *m);
 /* Close (h5_close): -1 with a message in err when writing failed. */
 int output_close(struct output **o, const char *status, char *err, size_t n);
 
