@@ -301,6 +301,9 @@ int cmd_run(int argc, char **argv)
 		if (!ro.quiet && !ro.json && r.moved_vel > 1e-9)
 			fprintf(stderr, "mbsim: note: initial velocities projected onto the constraints: "
 				"changed by up to %.3g (body '%s')\n", r.moved_vel, r.moved_vel_body);
+		if (!ro.quiet && !ro.json && r.redundant)
+			fprintf(stderr, "mbsim: note: %d redundant constraint row%s dropped (multiplier "
+				"0): %s\n", r.redundant, r.redundant > 1 ? "s" : "", r.redundant_rows);
 		if (st != SIM_COMPLETE && !ro.json)
 			fprintf(stderr, "mbsim: error: %s\n", r.message);
 		summary(&ro, out, &o, &r);
