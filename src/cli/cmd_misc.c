@@ -3,11 +3,39 @@
 #include "usage.h"
 #include "../deck/deck.h"
 #include "../integ/registry.h"
+#include "../sim/mobility.h"
+#include "../sim/sim.h"
 #include "../util/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* One line per valid deck: the mobility from the rank of Phi_q (the
+ * Grübler count 6 n_b - n_c is wrong for redundant constraints). */
+static void print_mobility(const char *deck, const struct model *m, const struct sim_options *o)
+{
+	struct mobility mo;
+	if (mobility_compute(m, o->t0, &mo)) {
+		printf("%s: %d bod%s, %d constraint rows; Grübler count %d; mobility not "
+		       "computed: %s\n", deck, m->nbodies, m->nbodies == 1 ? "y" : "ies", mo.nrows,
+		       mo.grubler, mo.why);
+		return;
+	}
+	printf("%s: %d bod%s, %d constraint rows; mobility %d (rank of the constraint "
+	       "Jacobian %d at the assembled initial configuration; Grübler count %d)",
+	       deck, m->nbodies, m->nbodies == 1 ? "y" : "ies", mo.nrows, mo.mobility, mo.rank,
+	       mo.grubler);
+	int nd = mo.nrows - mo.rank;
+	for (int i = 0; i < nd && i < 6; i++) {
+		char what[256];
+		sim_row_name(m, mo.dependent[i], what, sizeof what);
+		printf("%s%s", i ? ", " : (nd > 1 ? "; dependent rows: " : "; dependent row: "),
+		       what);
+	}
+	printf("%s\n", nd > 6 ? ", ..." : "");
+	mobility_release(&mo);
+}
 
 int cmd_check(int argc, char **argv)
 {
@@ -48,6 +76,7 @@ int cmd_check(int argc, char **argv)
 			bad++;
 			continue;
 		}
+		print_mobility(decks[i], m, &o);
 		model_free(&m);
 		deck_free(&dk);
 	}

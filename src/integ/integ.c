@@ -324,7 +324,7 @@ int integ_fix_redundant(struct integ *it, int *rows)
 
 int integ_singular_retry(struct integ *it, int on)
 {
-	double tol = on ? INTEG_SINGULAR_TOL : 0.0;
+	double tol = on ? INTEG_SINGULAR_TOL * pow(100.0, on - 1) : 0.0;
 	if (kkt_set_singular_tol(it->kkt, tol))
 		return -1;
 	if (strcmp(it->info->family, "dae3") == 0)

@@ -80,12 +80,15 @@ int integ_step(struct integ *it, double h, struct ra_state *x, struct ra_state *
  * rows: room for nc.  Returns their count. */
 int integ_fix_redundant(struct integ *it, int *rows);
 
-/* Singular positions: a step whose Newton iteration failed is taken once
- * more with the rows within sqrt(INTEG_SINGULAR_TOL) rad of dependence
- * dropped (kkt_set_singular_tol) for that step; integ_singular_retry(it,
- * 1) before it, (it, 0) after.  Returns 0 when the retry can be made. */
+/* Singular positions: a step whose Newton iteration failed is taken again
+ * with the rows within sqrt(tol) rad of dependence dropped
+ * (kkt_set_singular_tol) for that step, tol = INTEG_SINGULAR_TOL at level
+ * 1, 100 times more at each of the INTEG_SINGULAR_LEVELS levels;
+ * integ_singular_retry(it, level) before it, (it, 0) after.  Returns 0
+ * when the retry can be made. */
 #define INTEG_SINGULAR_TOL 1e-4
-int integ_singular_retry(struct integ *it, int on);
+#define INTEG_SINGULAR_LEVELS 2
+int integ_singular_retry(struct integ *it, int level);
 
 /* Residual of the implicit solves of fi and dae3 at y (time t) for the
  * accelerations g = (r-ddot, w-dot) and multipliers lam: it->rhs = theta F

@@ -888,7 +888,7 @@ static int factor_schur(struct kkt *k, const double *W, const double *jac)
 	}
 	/* near a singular position (kkt_set_singular_tol): rows close to
 	 * dependent are dropped too, for this factorization */
-	if (rc == 0 && k->sing_tol > 0.0 && rank_drop(k, jac, k->sing_tol) > 0)
+	if (rc <= 0 && rc >= -1 && k->sing_tol > 0.0 && rank_drop(k, jac, k->sing_tol) > 0)
 		rc = factor_try(k, W);
 	if (chose && rc == 0 && k->ndrop == k->nred) {
 		memcpy(k->fixed, k->drop, (size_t)k->nc);

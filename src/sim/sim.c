@@ -408,6 +408,7 @@ static void finish_attrs(struct run *R)
 	h5_attr_num(h, "/", "mean_newton_iterations", r->mean_iterations);
 	h5_attr_num(h, "/", "factorizations", (double)r->factorizations);
 	h5_attr_num(h, "/", "rejected_steps", (double)r->rejected);
+	h5_attr_num(h, "/", "singular_steps", (double)r->singular_steps);
 	h5_attr_num(h, "/", "initial_position_correction", r->moved_pos);
 	h5_attr_num(h, "/", "initial_velocity_correction", r->moved_vel);
 	h5_attr_num(h, "/", "wall_time", r->wall);
@@ -569,9 +570,10 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 		}
 		double hk = clock_target(o, &c, x->t, h) - x->t;
 		int st = integ_step(R->it, hk, x, y);
-		if ((st == INTEG_NEWTON_FAIL || st == INTEG_SINGULAR) &&
-		    integ_singular_retry(R->it, 1) == 0) {
-			/* a singular position, perhaps: once more with the rows
+		for (int lv = 1; lv <= INTEG_SINGULAR_LEVELS &&
+		     (st == INTEG_NEWTON_FAIL || st == INTEG_SINGULAR) &&
+		     integ_singular_retry(R->it, lv) == 0; lv++) {
+			/* a singular position, perhaps: again with the rows
 			 * close to dependent dropped (integ.h) */
 			st = integ_step(R->it, hk, x, y);
 			integ_singular_retry(R->it, 0);
