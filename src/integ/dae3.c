@@ -343,6 +343,7 @@ static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, st
 		ra_jac_tmul(s, E->mu, E->pm);
 	while (it_n < it->maxit) {
 		kin(E, in, g, y);
+		kkt_zero_dropped(it->kkt, lam);	/* redundant rows: kkt.h */
 		integ_residual(it, y, in->t, E->lamf, g, lam, in->theta, in->cq);
 		if (ggl)
 			ggl_rows(it, E, y, in);

@@ -852,14 +852,18 @@ static int factor_try(struct kkt *k, const double *W)
  * (nfixed: those dropped now).  Which rows of a redundant set are
  * dependent can change along the motion (in Bricard's mechanism every
  * row takes its turn): when the rows kept lose rank, or come within
- * KKT_RECHOOSE_TOL of it (the smallest relative pivot, before the
- * solves lose more than half the digits), the choice is made again from
+ * KKT_RECHOOSE_TOL of it (the smallest relative pivot of the dense
+ * path: an angle of 1e-2 rad; the sparse path rechooses when spf fails,
+ * at 1e-8), the choice is made again from
  * all rows, and kept when it drops exactly nred rows (more: a singular
  * position on top of the redundancy; then every factorization chooses
  * until one drops nred again).  A plain failure without fixed rows goes
  * to rank_drop, up to three rounds (each finds the dependent rows of the
  * last; one is the rule).  The sparse path ends in UMFPACK as before. */
-#define KKT_RECHOOSE_TOL 1e-8
+/* Early enough that the multipliers of the rows kept, which grow as one
+ * over that angle, stay of the size of the forces (Bricard: 32 N at most
+ * with it, 1400 N at a relative pivot of 1e-8). */
+#define KKT_RECHOOSE_TOL 1e-4
 static int factor_schur(struct kkt *k, const double *W, const double *jac)
 {
 	int rc = factor_try(k, W), chose = k->nred && !k->nfixed;
@@ -929,6 +933,13 @@ void kkt_fix_dropped(struct kkt *k, const int *rows, int n)
 			k->nfixed++;
 		}
 	k->nred = k->nfixed;
+}
+
+void kkt_zero_dropped(const struct kkt *k, double *lam)
+{
+	for (int r = 0; k->ndrop && r < k->nc; r++)
+		if (k->drop[r])
+			lam[r] = 0.0;
 }
 
 int kkt_dropped(const struct kkt *k, int *rows)

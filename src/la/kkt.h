@@ -54,6 +54,12 @@ int kkt_bad_row(const struct kkt *k);
  * found once at set-up), so that the plain path stays the fast one;
  * n = 0 clears them. */
 int kkt_dropped(const struct kkt *k, int *rows);
+/* Zero the multipliers (nc) of the rows the last factorization dropped.
+ * Their solves leave those multipliers as they were; an integrator calls
+ * this before it evaluates P^T lambda, so that a row dropped in the course
+ * of a run (the choice made again, a singular position) does not keep the
+ * value it had, which the rows kept would then have to balance. */
+void kkt_zero_dropped(const struct kkt *k, double *lam);
 /* Near a singular position the rows are independent but nearly not, and
  * Newton's iteration can stall or diverge (the multipliers grow as 1/angle
  * and the constraints bend the fastest there).  With tol > 0, every
