@@ -937,8 +937,8 @@ void kkt_fix_dropped(struct kkt *k, const int *rows, int n)
 
 void kkt_zero_dropped(const struct kkt *k, double *lam)
 {
-	for (int r = 0; k->ndrop && r < k->nc; r++)
-		if (k->drop[r])
+	for (int r = 0; k->nfixed && r < k->nc; r++)
+		if (k->fixed[r])
 			lam[r] = 0.0;
 }
 

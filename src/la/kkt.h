@@ -54,11 +54,14 @@ int kkt_bad_row(const struct kkt *k);
  * found once at set-up), so that the plain path stays the fast one;
  * n = 0 clears them. */
 int kkt_dropped(const struct kkt *k, int *rows);
-/* Zero the multipliers (nc) of the rows the last factorization dropped.
- * Their solves leave those multipliers as they were; an integrator calls
- * this before it evaluates P^T lambda, so that a row dropped in the course
- * of a run (the choice made again, a singular position) does not keep the
- * value it had, which the rows kept would then have to balance. */
+/* Zero the multipliers (nc) of the redundant rows (kkt_fix_dropped, as
+ * chosen again).  Solves leave the multipliers of dropped rows as they
+ * were; an integrator calls this before it evaluates P^T lambda, so that
+ * a row that becomes the redundant one in the course of a run does not
+ * keep its value, which the rows kept would then have to balance.  Rows
+ * dropped only for a step near a singular position are left alone: their
+ * multipliers, held at the value of the step before, carry the force
+ * along the nearly dependent direction that the rows kept cannot. */
 void kkt_zero_dropped(const struct kkt *k, double *lam);
 /* Near a singular position the rows are independent but nearly not, and
  * Newton's iteration can stall or diverge (the multipliers grow as 1/angle
