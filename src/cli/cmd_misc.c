@@ -3,11 +3,41 @@
 #include "usage.h"
 #include "../deck/deck.h"
 #include "../integ/registry.h"
+#include "../sim/mobility.h"
+#include "../sim/sim.h"
 #include "../util/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* One line per valid deck: the mobility from the rank of Phi_q (the
+ * Grübler count 6 n_b - n_c is wrong for redundant constraints). */
+static void print_mobility(const char *deck, const struct model *m, const struct sim_options *o)
+{
+	struct mobility mo;
+	int fail = mobility_compute(m, o->t0, &mo);
+	printf("%s: %d bod%s", deck, m->nbodies, m->nbodies == 1 ? "y" : "ies");
+	if (m->nparticles > 0)	/* a particle's inert rotation is no coordinate */
+		printf(" (%d rigid, %d particle%s)", m->nbodies - m->nparticles, m->nparticles,
+		       m->nparticles == 1 ? "" : "s");
+	printf(", %d coordinates, %d constraint rows; ", mo.ncoord, mo.nrows);
+	if (fail) {
+		printf("Grübler count %d; mobility not computed: %s\n", mo.grubler, mo.why);
+		return;
+	}
+	printf("mobility %d (rank of the constraint Jacobian %d at the assembled initial "
+	       "configuration; Grübler count %d)", mo.mobility, mo.rank, mo.grubler);
+	int nd = mo.nrows - mo.rank;
+	for (int i = 0; i < nd && i < 6; i++) {
+		char what[256];
+		sim_row_name(m, mo.dependent[i], what, sizeof what);
+		printf("%s%s", i ? ", " : (nd > 1 ? "; dependent rows: " : "; dependent row: "),
+		       what);
+	}
+	printf("%s\n", nd > 6 ? ", ..." : "");
+	mobility_release(&mo);
+}
 
 int cmd_check(int argc, char **argv)
 {
@@ -48,12 +78,7 @@ int cmd_check(int argc, char **argv)
 			bad++;
 			continue;
 		}
-		/* Gruebler count: a particle's inert rotation (model.h) is no
-		 * freedom */
-		int nq = model_nq(m);
-		printf("%s: %d bodies (%d rigid, %d particles), %d coordinates, %d constraint rows: "
-		       "mobility %d (Gruebler count)\n", decks[i], m->nbodies,
-		       m->nbodies - m->nparticles, m->nparticles, nq, m->ncons, nq - m->ncons);
+		print_mobility(decks[i], m, &o);
 		model_free(&m);
 		deck_free(&dk);
 	}

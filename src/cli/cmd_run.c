@@ -193,6 +193,8 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 			{ "max_energy_drift", r->max_abs_drift }, { "max_kinetic_energy", r->max_kinetic },
 			{ "initial_position_correction", r->moved_pos },
 			{ "initial_velocity_correction", r->moved_vel },
+			{ "redundant_rows", (double)r->redundant },
+			{ "singular_steps", (double)r->singular_steps },
 		};
 		const int n = (int)(sizeof nums / sizeof nums[0]);
 		printf("{\"status\": \"%s\", \"message\": ", status_word(r->status));
@@ -323,6 +325,13 @@ int cmd_run(int argc, char **argv)
 		if (!ro.quiet && !ro.json && r.moved_vel > 1e-9)
 			fprintf(stderr, "mbsim: note: initial velocities projected onto the constraints: "
 				"changed by up to %.3g (body '%s')\n", r.moved_vel, r.moved_vel_body);
+		if (!ro.quiet && !ro.json && r.redundant)
+			fprintf(stderr, "mbsim: note: %d redundant constraint row%s dropped (multiplier "
+				"0): %s\n", r.redundant, r.redundant > 1 ? "s" : "", r.redundant_rows);
+		if (!ro.quiet && !ro.json && r.singular_steps)
+			fprintf(stderr, "mbsim: note: %ld step%s near singular positions taken again "
+				"with nearly dependent constraint rows dropped\n", r.singular_steps,
+				r.singular_steps > 1 ? "s" : "");
 		if (st != SIM_COMPLETE && !ro.json)
 			fprintf(stderr, "mbsim: error: %s\n", r.message);
 		summary(&ro, out, &o, &r);

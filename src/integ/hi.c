@@ -272,6 +272,7 @@ int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 	int pred = integ_hist_predict(it, x->t, lh, gp), rc, total = 0;
 	for (int k = 0; k < nc; k++)
 		lh[k] = h2 * (pred ? lh[k] : x->lam[k]);
+	kkt_zero_dropped(it->kkt, lh);
 	while ((rc = (lg ? newton_lg : newton)(it, x, y, h, F, pred ? gp : NULL)) != INTEG_OK &&
 	       pred) {
 		total += it->iters;
@@ -279,6 +280,7 @@ int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 		integ_hist_reset(it);
 		for (int k = 0; k < nc; k++)
 			lh[k] = h2 * x->lam[k];
+		kkt_zero_dropped(it->kkt, lh);
 	}
 	it->iters += total;
 	it->total_iters += it->iters;

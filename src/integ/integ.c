@@ -31,7 +31,9 @@ struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 	it->dg = xcalloc((size_t)ng + 1, sizeof(double));
 	it->F = xcalloc((size_t)ng + 1, sizeof(double));
 	it->F2 = xcalloc((size_t)ng + 1, sizeof(double));
-	it->rhs = xcalloc((size_t)ng + 1, sizeof(double));
+	/* hi also solves the multiplier correction (nc) into rhs: a model
+	 * with redundant constraints can have more rows than coordinates */
+	it->rhs = xcalloc((size_t)(ng > nc ? ng : nc) + 1, sizeof(double));
 	it->dl = xcalloc((size_t)nc + 1, sizeof(double));
 	it->dl2 = xcalloc((size_t)nc + 1, sizeof(double));
 	it->lam = xcalloc((size_t)nc + 1, sizeof(double));
@@ -307,6 +309,27 @@ int integ_accel(struct integ *it, struct ra_state *x)
 	kkt_solve(it->kkt, it->F, s->gamma, it->g, x->lam);
 	integ_acc_put(s, it->g, x);
 	return INTEG_OK;
+}
+
+int integ_fix_redundant(struct integ *it, int *rows)
+{
+	int n = kkt_dropped(it->kkt, rows);
+	if (n == 0)
+		return 0;
+	kkt_fix_dropped(it->kkt, rows, n);
+	if (strcmp(it->info->family, "dae3") == 0)
+		dae3_fix_redundant(it, rows, n);
+	return n;
+}
+
+int integ_singular_retry(struct integ *it, int on)
+{
+	double tol = on ? INTEG_SINGULAR_TOL * pow(100.0, on - 1) : 0.0;
+	if (kkt_set_singular_tol(it->kkt, tol))
+		return -1;
+	if (strcmp(it->info->family, "dae3") == 0)
+		dae3_singular_tol(it, tol);
+	return 0;
 }
 
 int integ_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)

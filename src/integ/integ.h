@@ -72,6 +72,24 @@ int integ_accel(struct integ *it, struct ra_state *x);
 
 int integ_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
 
+/* Redundant constraints: the rows the last factorization of it->kkt
+ * dropped as dependent (kkt_dropped) are dropped before every later
+ * factorization of every saddle-point solver of the scheme (kkt_fix_
+ * dropped), so that the fast path serves a model redundant everywhere.
+ * Called once at set-up, after integ_accel at the assembled initial state.
+ * rows: room for nc.  Returns their count. */
+int integ_fix_redundant(struct integ *it, int *rows);
+
+/* Singular positions: a step whose Newton iteration failed is taken again
+ * with the rows within sqrt(tol) rad of dependence dropped
+ * (kkt_set_singular_tol) for that step, tol = INTEG_SINGULAR_TOL at level
+ * 1, 100 times more at each of the INTEG_SINGULAR_LEVELS levels;
+ * integ_singular_retry(it, level) before it, (it, 0) after.  Returns 0
+ * when the retry can be made. */
+#define INTEG_SINGULAR_TOL 1e-4
+#define INTEG_SINGULAR_LEVELS 2
+int integ_singular_retry(struct integ *it, int level);
+
 /* Residual of the implicit solves of fi and dae3 at y (time t) for the
  * accelerations g = (r-ddot, w-dot) and multipliers lam: it->rhs = theta F
  * - P^T lam - (M r-ddot, J w-dot), F the applied forces (friction from

@@ -297,6 +297,31 @@ static int setup_stopped(struct run *R, const char *before)
 	return 1;
 }
 
+/* Rows that the factorization at the initial state found dependent are
+ * redundant (or the initial state is a singular position: mbsim cannot
+ * tell the two apart at one configuration, and drops them for the whole
+ * run either way; man mbsim-deck(5), REDUNDANT CONSTRAINTS).  Named in
+ * r->redundant_rows, as many as fit. */
+static void note_redundant(struct run *R)
+{
+	struct sim_result *r = R->r;
+	int *rows = xmalloc(((size_t)R->sys->nc + 1) * sizeof(int));
+	r->redundant = integ_fix_redundant(R->it, rows);
+	r->redundant_rows[0] = 0;
+	size_t len = 0;
+	for (int i = 0; i < r->redundant; i++) {
+		char what[256];
+		sim_row_name(R->a->m, rows[i], what, sizeof what);
+		size_t w = strlen(what), room = sizeof r->redundant_rows - len;
+		if (w + 8 >= room) {
+			snprintf(r->redundant_rows + len, room, "%s...", i ? ", " : "");
+			break;
+		}
+		len += (size_t)snprintf(r->redundant_rows + len, room, "%s%s", i ? ", " : "", what);
+	}
+	free(rows);
+}
+
 static int setup(struct run *R, struct ra_state *x, struct diag *d)
 {
 	const struct sim_args *a = R->a;
@@ -353,6 +378,7 @@ static int setup(struct run *R, struct ra_state *x, struct diag *d)
 		fail_message(R, st, x->t, 0, a->o->step);
 		return 1;
 	}
+	note_redundant(R);
 	R->mo.coord = xcalloc((size_t)a->m->njoints + 1, sizeof(double));
 	R->mo.coord_raw = xcalloc((size_t)a->m->njoints + 1, sizeof(double));
 	R->mo.turn = xcalloc((size_t)a->m->njoints + 1, sizeof(double));
@@ -369,6 +395,7 @@ static void write_attrs(struct run *R)
 	h5_attr_str(h, "/", "command_line", a->command_line ? a->command_line : "");
 	h5_attr_str(h, "/", "integrator", a->o->method);
 	h5_attr_str(h, "/", "linear_solver", R->r->solver);
+	h5_attr_str(h, "/", "redundant_rows", R->r->redundant_rows);
 	h5_attr_num(h, "/", "step", a->o->step);
 	h5_attr_num(h, "/", "tolerance", a->o->tolerance);
 }
@@ -381,6 +408,7 @@ static void finish_attrs(struct run *R)
 	h5_attr_num(h, "/", "mean_newton_iterations", r->mean_iterations);
 	h5_attr_num(h, "/", "factorizations", (double)r->factorizations);
 	h5_attr_num(h, "/", "rejected_steps", (double)r->rejected);
+	h5_attr_num(h, "/", "singular_steps", (double)r->singular_steps);
 	h5_attr_num(h, "/", "initial_position_correction", r->moved_pos);
 	h5_attr_num(h, "/", "initial_velocity_correction", r->moved_vel);
 	h5_attr_num(h, "/", "wall_time", r->wall);
@@ -542,6 +570,15 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 		}
 		double hk = clock_target(o, &c, x->t, h) - x->t;
 		int st = integ_step(R->it, hk, x, y);
+		for (int lv = 1; lv <= INTEG_SINGULAR_LEVELS &&
+		     (st == INTEG_NEWTON_FAIL || st == INTEG_SINGULAR) &&
+		     integ_singular_retry(R->it, lv) == 0; lv++) {
+			/* a singular position, perhaps: again with the rows
+			 * close to dependent dropped (integ.h) */
+			st = integ_step(R->it, hk, x, y);
+			integ_singular_retry(R->it, 0);
+			R->r->singular_steps += st == 0;
+		}
 		if (st) {
 			fail_message(R, st, x->t, k, hk);
 			t0_release(&t0);
