@@ -100,8 +100,22 @@ int nm_growth_check(struct nm_growth *gr, const struct ra *s, const struct ra_st
 		double zn = sqrt(fabs(mdot(s, z, z, NULL)));
 		int grows = gr->have_z && zn > 1e-9 * gr->gmax &&
 			    mdot(s, z, gr->z, NULL) < 0.0 && zn >= NM_GROWTH_RATIO * gr->zn;
+		if (grows && gr->run == 0) {	/* a run begins: what the window saw */
+			gr->before = 0.0;
+			for (int k = 0; k < gr->nhist; k++)
+				gr->before = fmax(gr->before, gr->hist[k]);
+			gr->first = gr->zn;
+		}
 		gr->run = grows ? gr->run + 1 : 0;
-		if (gr->run >= NM_GROWTH_STEPS) {
+		int fast = gr->run >= 3 && zn >= NM_GROWTH_FACTOR * gr->first &&
+			   zn >= NM_GROWTH_FACTOR * gr->before;
+		gr->hist[gr->head] = zn;
+		gr->head = (gr->head + 1) % NM_GROWTH_WINDOW;
+		if (gr->nhist < NM_GROWTH_WINDOW)
+			gr->nhist++;
+		if (gr->run >= NM_GROWTH_STEPS || fast) {
+			gr->trip_run = gr->run;
+			gr->trip_growth = gr->first > 0 ? zn / gr->first : INFINITY;
 			double *share = gr->share, best = -1.0;
 			mdot(s, z, z, share);
 			for (int k = 0; k < s->nb; k++)

@@ -280,12 +280,14 @@ static void fail_message(struct run *R, int st, double t, long step, double h)
 	case INTEG_UNSTABLE:
 		snprintf(r->message, sizeof r->message,
 			 "unstable: growth detected at t = %.9g (step %ld, h = %g) in body '%s': "
-			 "the change of the accelerations reversed and grew by %g or more at each "
-			 "of the last %d steps; reduce integrator.step (below the seed-002 eq. 11 "
-			 "bound for tangent_newmark) or, with newmark, take beta >= gamma/2 "
-			 "(beta < gamma/2 is unstable at any step on constrained models)",
-			 t, step, h, R->it->bad_body >= 0 ? m->bodies[R->it->bad_body].name : "?",
-			 NM_GROWTH_RATIO, NM_GROWTH_STEPS);
+			 "the change of the accelerations reversed its direction and grew at each "
+			 "of the last %d steps, %.3g-fold in all; reduce integrator.step (below the "
+			 "seed-002 eq. 11 bound with tangent_newmark) or, with newmark, take "
+			 "beta >= gamma/2 (beta < gamma/2 is unstable at any step on a constrained "
+			 "model)", t, step, h,
+			 R->it->bad_body >= 0 ? m->bodies[R->it->bad_body].name : "?",
+			 R->it->growth ? R->it->growth->trip_run : 0,
+			 R->it->growth ? R->it->growth->trip_growth : 0.0);
 		break;
 	case INTEG_NONFINITE:
 		snprintf(r->message, sizeof r->message,
