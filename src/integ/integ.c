@@ -325,6 +325,8 @@ int integ_accel(struct integ *it, struct ra_state *x)
 	integ_gyro(s, x, it->F);
 	kkt_solve(it->kkt, it->F, s->gamma, it->g, x->lam);
 	integ_acc_put(s, it->g, x);
+	if (it->tan)	/* tangent_newmark: omega_max of the first sample */
+		return tangent_omega_at(it, x);
 	return INTEG_OK;
 }
 

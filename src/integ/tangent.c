@@ -512,6 +512,27 @@ static void multipliers(struct tangent *T, struct ra *s, const struct ra_state *
 	}
 }
 
+int tangent_omega_at(struct integ *it, const struct ra_state *x)
+{
+	struct tangent *T = it->tan;
+	struct ra *s = it->sys;
+	ra_state_copy(s, &T->xn, x);
+	ra_state_copy(s, &T->base, x);
+	memcpy(T->lamstar, x->lam, (size_t)T->m * sizeof(double));
+	ra_eval(s, &T->base, x->t, PRIM_JAC);
+	if (factor(T, s))
+		return INTEG_SINGULAR;
+	project_prev(T, s);
+	memset(T->al, 0, (size_t)T->f * sizeof(double));
+	memcpy(T->ald, T->adn, (size_t)T->f * sizeof(double));
+	memcpy(T->y, T->addn, (size_t)T->f * sizeof(double));
+	if (reduced_derivs(T, s, x->t, x->lam))
+		return INTEG_NEWTON_FAIL;
+	reduced_mass(T, s);
+	it->omega_max = omega_max(T);
+	return INTEG_OK;
+}
+
 int tangent_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 {
 	struct tangent *T = it->tan;

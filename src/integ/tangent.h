@@ -12,5 +12,8 @@ int tangent_init(struct integ *it, const struct sim_options *o, struct diag *d);
 void tangent_free(struct integ *it);
 /* One step x (t_n) -> y (t_n + h); sets it->omega_max. */
 int tangent_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
+/* it->omega_max of the tangent system linearized at the consistent state x
+ * (positions, velocities, accelerations, multipliers): the first sample's. */
+int tangent_omega_at(struct integ *it, const struct ra_state *x);
 
 #endif
