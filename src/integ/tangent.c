@@ -32,7 +32,8 @@
  * Newton's matrix is M_R + gamma h C_R + beta h^2 K_R with M_R = N^T M N,
  * C_R = dR/d alpha-dot and K_R = dR/d alpha by central differences of R
  * (002's K_R = N^T K_L N + N^T C_L X-dot_p + N^T M_L X-ddot_p1 are these
- * derivatives).  One Newton step per linearization; then q* <- q(alpha),
+ * derivatives), made at the first linearization of a step and kept while
+ * the iteration contracts by 4 or more per iteration.  One Newton step per linearization; then q* <- q(alpha),
  * and again until the move of q* and h^2 |dy| are below
  * integrator.tolerance.  The end state satisfies Phi, Phi-dot and
  * Phi-ddot to the round-off of the small solves; the multipliers are the
@@ -40,7 +41,7 @@
  *
  * omega_max: the largest natural frequency of the linearized tangent
  * system, sqrt of the largest eigenvalue of (K_R + K_R^T)/2 phi = w^2 M_R
- * phi (LAPACK dsygv), at the last linearization of the step (002 §5,
+ * phi (LAPACK dsygv), at the first linearization of the step (002 §5,
  * Figs. 21, 25); the eq. 11 bound follows from it.
  *
  * Dense: O(n^3) per step, n = 6 bodies; refused above TAN_MAX_BODIES.
@@ -62,8 +63,9 @@ void dgesvd_(const char *jobu, const char *jobvt, const int *m, const int *n, do
 void dsygv_(const int *itype, const char *jobz, const char *uplo, const int *n, double *a,
 	    const int *lda, double *b, const int *ldb, double *w, double *work, const int *lwork,
 	    int *info);
-void dgesv_(const int *n, const int *nrhs, double *a, const int *lda, int *ipiv, double *b,
-	    const int *ldb, int *info);
+void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *lda,
+	     const int *ipiv, double *b, const int *ldb, int *info);
 
 #define TAN_RANK_TOL 1e-10	/* singular values below this times the largest: rank */
 #define TAN_SOLVE_IT 40		/* chord iterations of the small solves */
@@ -484,7 +486,7 @@ static void newmark_alpha(struct tangent *T, double h)
 }
 
 /* Multipliers: minimum-norm solution of G^T lambda = F - M g at q (G
- * factored at q). */
+ * factored at the last estimate, within the tolerance of q). */
 static void multipliers(struct tangent *T, struct ra *s, const struct ra_state *q, double t,
 			const double *lamf, double *lam)
 {
@@ -552,7 +554,7 @@ int tangent_step(struct integ *it, double h, struct ra_state *x, struct ra_state
 	integ_acc_get(s, x, T->g);	/* acceleration estimate */
 	memcpy(T->lamstar, x->lam, (size_t)T->m * sizeof(double));
 	it->iters = 0;
-	int ok = 0;
+	int ok = 0, refresh = 0, fS = -1;
 	double last = INFINITY;
 	for (int k = 0; k < it->maxit; k++) {
 		it->iters++;
@@ -565,25 +567,39 @@ int tangent_step(struct integ *it, double h, struct ra_state *x, struct ra_state
 		project_prev(T, s);
 		tmul(T->N, n, f, T->g, T->y);	/* y from the current acceleration estimate */
 		newmark_alpha(T, h);
-		if (state_at(T, s, t, lamf, T->al, T->ald, T->y, T->R0) ||
-		    reduced_derivs(T, s, t, lamf)) {
+		if (state_at(T, s, t, lamf, T->al, T->ald, T->y, T->R0)) {
 			integ_note_worst(it);
 			return INTEG_NEWTON_FAIL;
 		}
-		reduced_mass(T, s);
-		double cv = T->gam * h, cq = T->beta * h * h;
-		for (size_t e = 0; e < (size_t)f * f; e++)
-			T->SM[e] = T->MR[e] + cv * T->CR[e] + cq * T->KR[e];
+		/* Newton's matrix at the first linearization of the step (and
+		 * again when the iteration contracts slowly or the rank
+		 * changes); the later ones of the step, whose bases differ by
+		 * the last correction only, reuse its LU factors */
+		if (k == 0 || refresh || f != fS) {
+			if (reduced_derivs(T, s, t, lamf)) {
+				integ_note_worst(it);
+				return INTEG_NEWTON_FAIL;
+			}
+			reduced_mass(T, s);
+			double cv = T->gam * h, cq = T->beta * h * h;
+			for (size_t e = 0; e < (size_t)f * f; e++)
+				T->SM[e] = T->MR[e] + cv * T->CR[e] + cq * T->KR[e];
+			int info = 0;
+			if (f > 0)
+				dgetrf_(&f, &f, T->SM, &f, T->ipiv, &info);
+			if (info != 0) {
+				integ_note_worst(it);
+				return INTEG_SINGULAR;
+			}
+			it->omega_max = omega_max(T);
+			fS = f;
+			refresh = 0;
+		}
 		for (int i = 0; i < f; i++)
 			T->dy[i] = -T->R0[i];
 		int one = 1, info = 0;
 		if (f > 0)
-			dgesv_(&f, &one, T->SM, &f, T->ipiv, T->dy, &f, &info);
-		if (info != 0) {
-			integ_note_worst(it);
-			return INTEG_SINGULAR;
-		}
-		it->omega_max = omega_max(T);
+			dgetrs_("N", &f, &one, T->SM, &f, T->ipiv, T->dy, &f, &info);
 		for (int i = 0; i < f; i++)
 			T->y[i] += T->dy[i];
 		newmark_alpha(T, h);
@@ -606,6 +622,7 @@ int tangent_step(struct integ *it, double h, struct ra_state *x, struct ra_state
 			ok = 1;
 			break;
 		}
+		refresh = k > 0 && nrm_step > 0.25 * last;
 		last = nrm_step;
 	}
 	it->total_iters += it->iters;
@@ -615,21 +632,19 @@ int tangent_step(struct integ *it, double h, struct ra_state *x, struct ra_state
 		integ_note_worst(it);
 		return INTEG_NEWTON_FAIL;
 	}
-	/* the end state: velocities and accelerations solved exactly at q,
-	 * the factorization and multipliers of q itself */
-	ra_eval(s, &T->base, t, PRIM_JAC);
-	if (factor(T, s))
-		return INTEG_SINGULAR;
-	project_prev(T, s);
+	/* the end state: velocities and accelerations solved again at q (the
+	 * last estimate, which moved less than the tolerance from where G
+	 * was factored), so that they meet the constraints at q itself */
 	get_u(s, &T->base, T->tmpn);
 	tmul(T->N, n, T->f, T->tmpn, T->ald);
 	tmul(T->N, n, T->f, T->g, T->y);
-	memset(T->al, 0, (size_t)T->f * sizeof(double));
+	difference(T, s, &T->base, T->tmpn);	/* zero: alpha of q itself */
+	tmul(T->N, n, T->f, T->tmpn, T->al);
 	if (state_at(T, s, t, lamf, T->al, T->ald, T->y, NULL))
 		return INTEG_NEWTON_FAIL;
 	ra_state_copy(s, y, &T->q);
 	y->t = t;
 	multipliers(T, s, y, t, lamf, y->lam);
-	it->factorizations += it->iters + 1;
+	it->factorizations += it->iters;
 	return INTEG_OK;
 }
