@@ -33,9 +33,9 @@
  * C_R = dR/d alpha-dot and K_R = dR/d alpha by central differences of R
  * (002's K_R = N^T K_L N + N^T C_L X-dot_p + N^T M_L X-ddot_p1 are these
  * derivatives), made at the first linearization of a step and kept while
- * the iteration contracts by 4 or more per iteration.  One Newton step per linearization; then q* <- q(alpha),
- * and again until the move of q* and h^2 |dy| are below
- * integrator.tolerance.  The end state satisfies Phi, Phi-dot and
+ * the iteration contracts by 4 or more per iteration.  One Newton step per
+ * linearization; then q* <- q(alpha), and again until the move of q* and
+ * h^2 |dy| are below integrator.tolerance.  The end state satisfies Phi, Phi-dot and
  * Phi-ddot to the round-off of the small solves; the multipliers are the
  * minimum-norm solution of G^T lambda = F - M g (redundant rows share).
  *
@@ -44,7 +44,8 @@
  * phi (LAPACK dsygv), at the first linearization of the step (002 §5,
  * Figs. 21, 25); the eq. 11 bound follows from it.
  *
- * Dense: O(n^3) per step, n = 6 bodies; refused above TAN_MAX_BODIES.
+ * Dense: an SVD of the m x n Jacobian per iteration (n = 6 per body) and
+ * 4 f residual evaluations per step; refused above TAN_MAX_BODIES bodies.
  * Friction forces take the multipliers of the step's start.
  */
 #include "tangent.h"
@@ -78,7 +79,8 @@ struct tangent {
 	int lwork;
 	double *N, *Vr;		/* n x f, n x r (column-major) */
 	struct ra_state base, q, xn;	/* q*, a trial state, x_n */
-	double *d, *z, *tmpn, *tmpn2, *tmpm, *F, *g, *u, *lamstar;
+	double *A;		/* m x n: the copy of G that dgesvd overwrites */
+	double *d, *tmpn, *tmpn2, *tmpm, *F, *g, *u, *lamstar;	/* n or m */
 	double *an, *adn, *addn, *al, *ald, *y, *dy, *R0, *Rp, *Rm;	/* f */
 	double *MR, *KR, *CR, *SM, *EK, *EM, *ev;	/* f x f, f */
 	int *ipiv;
@@ -124,10 +126,8 @@ static int factor(struct tangent *T, const struct ra *s)
 		return 0;
 	}
 	dense_jac(s, T->G);
-	double *A = xmalloc((size_t)m * n * sizeof(double));
-	memcpy(A, T->G, (size_t)m * n * sizeof(double));
-	dgesvd_("A", "A", &m, &n, A, &m, T->S, T->U, &m, T->VT, &n, T->work, &T->lwork, &info);
-	free(A);
+	memcpy(T->A, T->G, (size_t)m * n * sizeof(double));
+	dgesvd_("A", "A", &m, &n, T->A, &m, T->S, T->U, &m, T->VT, &n, T->work, &T->lwork, &info);
 	if (info != 0)
 		return -1;
 	int k = m < n ? m : n, r = 0;
@@ -235,9 +235,9 @@ static int retract(struct tangent *T, struct ra *s, const double *alpha, double 
 	return -1;
 }
 
-/* x = p + V_r w with G(q) x = rhs (G(q) dense in T->tmpm... evaluated by
- * ra_jac_mul at the state last given to ra_eval(PRIM_JAC)): chord
- * iteration with the factored G*. */
+/* x = p + V_r w with G(q) x = rhs, p the x given (G(q) applied by
+ * ra_jac_mul: the Jacobian of the state last given to ra_eval(PRIM_JAC)):
+ * chord iteration with the factored G*; the part of x along N stays p's. */
 static int normal_solve(struct tangent *T, struct ra *s, const double *rhs, double *x)
 {
 	int n = T->n, m = T->m;
@@ -385,7 +385,7 @@ static void tangent_free_data(struct tangent *T)
 	ra_state_release(&T->base);
 	ra_state_release(&T->q);
 	ra_state_release(&T->xn);
-	double *arrs[] = { T->G, T->U, T->S, T->VT, T->work, T->N, T->Vr, T->d, T->z, T->tmpn,
+	double *arrs[] = { T->G, T->U, T->S, T->VT, T->work, T->N, T->Vr, T->A, T->d, T->tmpn,
 			   T->tmpn2, T->tmpm, T->F, T->g, T->u, T->lamstar, T->an, T->adn, T->addn,
 			   T->al, T->ald, T->y, T->dy, T->R0, T->Rp, T->Rm, T->MR, T->KR, T->CR,
 			   T->SM, T->EK, T->EM, T->ev, T->swork };
@@ -419,7 +419,7 @@ int tangent_init(struct integ *it, const struct sim_options *o, struct diag *dg)
 	T->N = xcalloc(N * N, sizeof(double));
 	T->Vr = xcalloc(N * N, sizeof(double));
 	T->d = xcalloc(N, sizeof(double));
-	T->z = xcalloc(N, sizeof(double));
+	T->A = xcalloc(M * N, sizeof(double));
 	T->tmpn = xcalloc(N, sizeof(double));
 	T->tmpn2 = xcalloc(N, sizeof(double));
 	T->tmpm = xcalloc(M, sizeof(double));
