@@ -48,6 +48,12 @@ int cmd_check(int argc, char **argv)
 			bad++;
 			continue;
 		}
+		/* Gruebler count: a particle's inert rotation (model.h) is no
+		 * freedom */
+		int nq = model_nq(m);
+		printf("%s: %d bodies (%d rigid, %d particles), %d coordinates, %d constraint rows: "
+		       "mobility %d (Gruebler count)\n", decks[i], m->nbodies,
+		       m->nbodies - m->nparticles, m->nparticles, nq, m->ncons, nq - m->ncons);
 		model_free(&m);
 		deck_free(&dk);
 	}

@@ -514,7 +514,7 @@ static void build_list(struct bctx *b, const struct dnode *root, const char *key
 static void check_set_unused(struct bctx *b)
 {
 	struct model *m = b->m;
-	int n = m->nbodies + m->njoints + m->ndrivers + m->nforces, k = 0;
+	int n = m->nbodies + m->njoints + m->ndrivers + m->nforces + m->npoints, k = 0;
 	const char **names = xcalloc((size_t)n + 1, sizeof(char *));
 	for (int i = 0; i < m->nbodies; i++)
 		names[k++] = m->bodies[i].name;
@@ -531,6 +531,10 @@ static void check_set_unused(struct bctx *b)
 	for (int i = 0; i < m->nforces; i++)
 		names[k++] = m->forces[i].name;
 	deck_set_unused(b->dk, "forces", names, k, b->d);
+	k = 0;
+	for (int i = 0; i < m->npoints; i++)
+		names[k++] = m->points[i].name;
+	deck_set_unused(b->dk, "points", names, k, b->d);
 	free(names);
 }
 
@@ -559,6 +563,7 @@ static void build_top(struct bctx *b, const struct dnode *root, struct sim_optio
 	build_list(b, root, "joints", build_joint);
 	build_list(b, root, "drivers", build_driver);
 	build_list(b, root, "forces", build_force);
+	build_list(b, root, "points", build_point);
 }
 
 int deck_build(struct deck *dk, struct model **m, struct sim_options *o,

@@ -105,6 +105,7 @@ void build_body(struct bctx *b, const struct dnode *item);
 void build_joint(struct bctx *b, const struct dnode *item);
 void build_driver(struct bctx *b, const struct dnode *item);
 void build_force(struct bctx *b, const struct dnode *item);
+void build_point(struct bctx *b, const struct dnode *item);
 /* Parse a function mapping into fn (fn->seg malloc'd for piecewise). */
 int build_func(struct bctx *b, const struct dnode *v, const char *key,
 	       const char *what, struct func *fn);

@@ -69,6 +69,26 @@ static void attach(struct bctx *b, struct fread *fr, int k, const char *pk,
 	}
 }
 
+/* A particle is loaded at its centre only (model.h): attachment k, given
+ * by key pk or ak, is snapped to 0 within 1e-9 (1 m + |r0|), else an
+ * error at that key. */
+static void particle_end(struct bctx *b, struct fread *fr, int k, const char *pk, const char *ak)
+{
+	if (fr->bad || !model_is_particle(b->m, fr->f.body[k]))
+		return;
+	const struct body *P = &b->m->bodies[fr->f.body[k]];
+	double off = v3_norm(fr->f.s[k]);
+	if (off > 1e-9 * (1.0 + v3_norm(P->r0))) {
+		const struct dnode *v = dn_get(fr->item, pk);
+		diag_error(b->d, v ? &v->pos : &dn_get(fr->item, ak)->pos,
+			   "%s acts %.6g m from the centre of particle '%s' (a particle is "
+			   "loaded at its centre)", fr->what, off, P->name);
+		fr->bad = 1;
+		return;
+	}
+	v3_set(fr->f.s[k], 0, 0, 0);
+}
+
 static void actuator(struct bctx *b, struct fread *fr, const char *key, int unit)
 {
 	const struct dnode *v = dn_get(fr->item, key);
@@ -96,6 +116,8 @@ static void force_tsda(struct bctx *b, struct fread *fr)
 		nonneg(b, fr, "free_length", fr->f.l0);
 	fr->bad |= given < 0;
 	actuator(b, fr, "actuator", 0);
+	particle_end(b, fr, 0, "point1", "at1");
+	particle_end(b, fr, 1, "point2", "at2");
 	if (fr->bad || given)
 		return;
 	for (int k = 0; k < 2; k++) {
@@ -138,11 +160,35 @@ static void force_rsda(struct bctx *b, struct fread *fr)
 	actuator(b, fr, "actuator", 0);
 }
 
+/* torque on a massless link: the distance joint named by 'joint' */
+static void torque_link(struct bctx *b, struct fread *fr)
+{
+	if (dn_get(fr->item, "body")) {
+		diag_error(b->d, &dn_get(fr->item, "joint")->pos, "%s has both 'body' and 'joint'",
+			   fr->what);
+		fr->bad = 1;
+		return;
+	}
+	joint_of(b, fr, 1u << JOINT_DISTANCE, "distance (massless link)");
+	fr->bad |= req_vec3(b, fr->item, "vector", fr->what, fr->f.vec) < 0;
+	const struct dnode *v = dn_get(fr->item, "frame");
+	if (v && (v->kind != DN_SCALAR || strcmp(v->str, "global") != 0)) {
+		diag_error(b->d, &v->pos, "%s on a link takes its vector in the global frame only",
+			   fr->what);
+		fr->bad = 1;
+	}
+	actuator(b, fr, "function", 1);
+}
+
 /* force and torque: a vector on one body, scaled by a function. */
 static void force_load(struct bctx *b, struct fread *fr, int point)
 {
 	static const char *const frames[] = { "global", "body" };
 	const struct dnode *v;
+	if (!point && dn_get(fr->item, "joint")) {
+		torque_link(b, fr);
+		return;
+	}
 	int k = body_of(b, fr, "body");
 	if (k == MODEL_GROUND) {
 		diag_error(b->d, &dn_get(fr->item, "body")->pos, "%s cannot act on ground",
@@ -157,7 +203,19 @@ static void force_load(struct bctx *b, struct fread *fr, int point)
 		int fk = pick_name(b, v, "frame", frames, 2);
 		fr->bad |= fk < 0;
 		fr->f.body_frame = fk == 1;
+		if (fk == 1 && model_is_particle(b->m, k)) {
+			diag_error(b->d, &v->pos, "%s: particle '%s' has no body frame", fr->what,
+				   b->m->bodies[k].name);
+			fr->bad = 1;
+		}
 	}
+	if (!point && model_is_particle(b->m, k)) {
+		diag_error(b->d, &dn_get(fr->item, "body")->pos, "%s cannot act on particle '%s' "
+			   "(a point mass has no rotation)", fr->what, b->m->bodies[k].name);
+		fr->bad = 1;
+	}
+	if (point)
+		particle_end(b, fr, 0, "point", "at");
 	actuator(b, fr, "function", 1);
 }
 

@@ -10,7 +10,10 @@
 #define F(t) (1u << FORCE_##t)
 #define FN(t) (1u << FUNC_##t)
 
-#define J_AXIS (J(REVOLUTE) | J(CYLINDRICAL) | J(TRANSLATIONAL) | J(UNIVERSAL) | J(FIXED))
+#define B(t) (1u << BODY_##t)
+
+#define J_AXIS (J(REVOLUTE) | J(CYLINDRICAL) | J(TRANSLATIONAL) | J(UNIVERSAL) | J(FIXED) | \
+		J(POINT_LINE) | J(POINT_PLANE))
 #define J_NOTDIST (J_AXIS | J(SPHERICAL))
 
 static const struct key_def repeat_keys[] = {
@@ -81,12 +84,13 @@ static const struct key_sect orient_sect = { "orientation", orient_keys };
 
 static const struct key_def body_keys[] = {
 	{ "name", K_STR, 0, NULL, "unique body name, not 'ground' (required)" },
+	{ "kind", K_STR, 0, NULL, "rigid or particle (a point mass: no inertia, orientation or angular velocity; loaded at its centre only) (default rigid)" },
 	{ "mass", K_NUM, 0, NULL, "mass in kg, > 0 (required)" },
-	{ "inertia", K_INERTIA, 0, NULL, "centroidal inertia in the body frame: [Ixx, Iyy, Izz] or 3x3 rows, positive definite (required)" },
+	{ "inertia", K_INERTIA, B(RIGID), NULL, "centroidal inertia in the body frame: [Ixx, Iyy, Izz] or 3x3 rows, positive definite (required)" },
 	{ "position", K_VEC3, 0, NULL, "initial centroid position, global, m (default 0)" },
-	{ "orientation", K_MAP, 0, &orient_sect, "initial orientation (default identity)" },
+	{ "orientation", K_MAP, B(RIGID), &orient_sect, "initial orientation (default identity)" },
 	{ "velocity", K_VEC3, 0, NULL, "initial centroid velocity, global, m/s (default 0)" },
-	{ "angular_velocity", K_VEC3, 0, NULL, "initial angular velocity, body frame, rad/s (default 0)" },
+	{ "angular_velocity", K_VEC3, B(RIGID), NULL, "initial angular velocity, body frame, rad/s (default 0)" },
 	{ "repeat", K_MAP, 0, &repeat_sect, "instantiate the item once per index value" },
 	{ NULL, 0, 0, NULL, NULL }
 };
@@ -94,13 +98,13 @@ static const struct key_sect body_sect = { "body", body_keys };
 
 static const struct key_def joint_keys[] = {
 	{ "name", K_STR, 0, NULL, "unique joint name (required)" },
-	{ "type", K_STR, 0, NULL, "spherical, revolute, universal, cylindrical, translational, fixed or distance (required)" },
+	{ "type", K_STR, 0, NULL, "spherical, revolute, universal, cylindrical, translational, fixed, distance, point_on_line or point_on_plane (required)" },
 	{ "body1", K_STR, 0, NULL, "first body name or ground (required)" },
 	{ "body2", K_STR, 0, NULL, "second body name or ground (required)" },
 	{ "point", K_VEC3, J_NOTDIST, NULL, "joint point, global, at t0" },
 	{ "point1", K_VEC3, 0, NULL, "joint point on body1, body1 frame" },
 	{ "point2", K_VEC3, 0, NULL, "joint point on body2, body2 frame" },
-	{ "axis", K_VEC3, J_AXIS, NULL, "joint axis, global, at t0 (universal: on body1)" },
+	{ "axis", K_VEC3, J_AXIS, NULL, "joint axis, global, at t0 (universal: on body1; point_on_line: the line; point_on_plane: the normal)" },
 	{ "axis1", K_VEC3, J_AXIS, NULL, "joint axis on body1, body1 frame" },
 	{ "axis2", K_VEC3, J_AXIS, NULL, "joint axis on body2, body2 frame" },
 	{ "cross_axis", K_VEC3, J(UNIVERSAL), NULL, "second universal axis, global at t0, on body2, perpendicular to axis" },
@@ -154,7 +158,7 @@ static const struct key_def force_keys[] = {
 	{ "body1", K_STR, F(TSDA), NULL, "first body (tsda)" },
 	{ "body2", K_STR, F(TSDA), NULL, "second body (tsda)" },
 	{ "body", K_STR, F(POINT) | F(TORQUE), NULL, "loaded body (force, torque)" },
-	{ "joint", K_STR, F(RSDA) | F(FRICTION), NULL, "joint (rsda: revolute or cylindrical; friction: translational)" },
+	{ "joint", K_STR, F(RSDA) | F(FRICTION) | F(TORQUE), NULL, "joint (rsda: revolute or cylindrical; friction: translational; torque: a distance joint, the massless link the torque turns, instead of body)" },
 	{ "point1", K_VEC3, F(TSDA), NULL, "attachment on body1, body frame" },
 	{ "point2", K_VEC3, F(TSDA), NULL, "attachment on body2, body frame" },
 	{ "at1", K_VEC3, F(TSDA), NULL, "attachment on body1, global at t0" },
@@ -167,7 +171,7 @@ static const struct key_def force_keys[] = {
 	{ "free_angle", K_NUM, F(RSDA), NULL, "rad (default 0)" },
 	{ "actuator", K_MAP, F(TSDA) | F(RSDA), &func_sect, "actuator force or torque as a function of time" },
 	{ "vector", K_VEC3, F(POINT) | F(TORQUE), NULL, "force (N) or torque (N m) vector (required)" },
-	{ "frame", K_STR, F(POINT) | F(TORQUE), NULL, "frame of vector: global or body (default global)" },
+	{ "frame", K_STR, F(POINT) | F(TORQUE), NULL, "frame of vector: global or body; global only on a particle or a link (default global)" },
 	{ "function", K_MAP, F(POINT) | F(TORQUE), &func_sect, "multiplier of vector as a function of time (default 1)" },
 	{ "mu", K_NUM, F(FRICTION), NULL, "Coulomb friction coefficient, >= 0 (required)" },
 	{ "velocity_threshold", K_NUM, F(FRICTION), NULL, "m/s, > 0 (default 1e-5)" },
@@ -175,6 +179,16 @@ static const struct key_def force_keys[] = {
 	{ NULL, 0, 0, NULL, NULL }
 };
 static const struct key_sect force_sect = { "force", force_keys };
+
+static const struct key_def point_keys[] = {
+	{ "name", K_STR, 0, NULL, "unique point name (required)" },
+	{ "body", K_STR, 0, NULL, "body or particle the point is fixed on, or ground (required)" },
+	{ "point", K_VEC3, 0, NULL, "position in the body frame, m" },
+	{ "at", K_VEC3, 0, NULL, "position, global at t0, m (one of point and at is required)" },
+	{ "repeat", K_MAP, 0, &repeat_sect, "instantiate the item once per index value" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect point_sect = { "point", point_keys };
 
 static const struct key_def top_keys[] = {
 	{ "title", K_STR, 0, NULL, "free text" },
@@ -185,10 +199,11 @@ static const struct key_def top_keys[] = {
 	{ "integrator", K_MAP, 0, &integ_sect, "integration scheme and its settings" },
 	{ "output", K_MAP, 0, &output_sect, "output sampling" },
 	{ "initial", K_MAP, 0, &initial_sect, "initial assembly" },
-	{ "bodies", K_LIST, 0, &body_sect, "rigid bodies" },
+	{ "bodies", K_LIST, 0, &body_sect, "rigid bodies and particles" },
 	{ "joints", K_LIST, 0, &joint_sect, "kinematic joints" },
 	{ "drivers", K_LIST, 0, &driver_sect, "prescribed joint motions" },
 	{ "forces", K_LIST, 0, &force_sect, "force elements" },
+	{ "points", K_LIST, 0, &point_sect, "named body-fixed points written to the output" },
 	{ NULL, 0, 0, NULL, NULL }
 };
 const struct key_sect key_top = { "the deck", top_keys };

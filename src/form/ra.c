@@ -339,6 +339,29 @@ static double rsda_kin(const struct ra *s, const struct ra_state *x,
 	return joint_coordinate(j, DRIVER_ROTATION, b0.r, b0.A, b1.r, b1.A);
 }
 
+/* Torque on a massless link (distance joint j): a massless member carries
+ * no net load, so the torque T acts on its two ends as the couple of
+ * forces Fe = (T x d)/|d|^2 on end 2 and -Fe on end 1, d = p2 - p1, whose
+ * moment d x Fe is the component of T normal to the link (the axial
+ * component cannot be carried and is dropped).  Seed 002 eq. 13 is this
+ * with |d| = L: the force T/L normal to the link on the pendulum's mass.
+ * Returns Fe; dv = v2 - v1 of the ends. */
+static void link_torque(const struct ra_state *x, const struct joint *j, const double *T,
+			double Fe[3], double dv[3])
+{
+	struct bstate b0, b1;
+	double p0[3], p1[3], v0[3], v1[3], sg[3], d[3];
+	ra_bstate(x, j->body[0], &b0);
+	ra_bstate(x, j->body[1], &b1);
+	point_kin(&b0, j->s[0], p0, v0, sg);
+	point_kin(&b1, j->s[1], p1, v1, sg);
+	v3_sub(d, p1, p0);
+	v3_sub(dv, v1, v0);
+	double dd = v3_dot(d, d);
+	v3_cross(Fe, T, d);
+	v3_scale(Fe, dd > 0 ? 1.0 / dd : 0.0, Fe);
+}
+
 static double wrap(double a)
 {
 	return a - 2.0 * M_PI * floor((a + M_PI) / (2.0 * M_PI));
@@ -410,6 +433,16 @@ void ra_forces(const struct ra *s, const struct ra_state *x, double t,
 		case FORCE_TORQUE: {
 			int b = f->body[0];
 			double g = act(f, t);
+			if (f->type == FORCE_TORQUE && f->joint >= 0) {
+				const struct joint *j = &m->joints[f->joint];
+				double dv[3];
+				v3_scale(G, g, f->vec);
+				link_torque(x, j, G, z, dv);
+				add_point_force(x, j->body[1], j->s[1], z, F);
+				v3_scale(z, -1.0, z);
+				add_point_force(x, j->body[0], j->s[0], z, F);
+				break;
+			}
 			if (b < 0)
 				break;
 			if (f->body_frame)
@@ -506,6 +539,13 @@ double ra_ncpower(struct ra *s, const struct ra_state *x)
 		case FORCE_POINT:
 		case FORCE_TORQUE: {
 			int b = f->body[0];
+			if (f->type == FORCE_TORQUE && f->joint >= 0) {
+				double Fe[3], dv[3];
+				v3_scale(G, act(f, x->t), f->vec);
+				link_torque(x, &m->joints[f->joint], G, Fe, dv);
+				P += v3_dot(Fe, dv);
+				break;
+			}
 			if (b < 0)
 				break;
 			struct bstate bs;

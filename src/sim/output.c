@@ -40,13 +40,24 @@ static const struct {
 	{ "angular_acceleration", "rad/s^2", "angular acceleration, body frame", 3 },
 };
 
+/* Names of the bodies of one kind, in model order (malloc'd array). */
+static int kind_names(const struct model *m, enum body_kind kind, const char ***names)
+{
+	int n = 0;
+	*names = xmalloc(((size_t)m->nbodies + 1) * sizeof(char *));
+	for (int b = 0; b < m->nbodies; b++)
+		if (m->bodies[b].kind == kind)
+			(*names)[n++] = m->bodies[b].name;
+	return n;
+}
+
 int output_body_series(struct h5out *h, const struct model *m, int *id)
 {
-	int nb = m->nbodies;
+	static const char *const pdesc[3] = { "particle position, global frame",
+		"particle velocity, global frame", "particle acceleration, global frame" };
+	const char **names;
 	int time = h5_series(h, "/time", 0, 0, H5_DOUBLE, "s", "sample times");
-	const char **names = xmalloc(((size_t)nb + 1) * sizeof(char *));
-	for (int b = 0; b < nb; b++)
-		names[b] = m->bodies[b].name;
+	int nb = kind_names(m, BODY_RIGID, &names);
 	h5_names(h, "/bodies/names", names, nb);
 	free(names);
 	for (int j = 0; j < 6; j++) {
@@ -55,15 +66,116 @@ int output_body_series(struct h5out *h, const struct model *m, int *id)
 		id[j] = nb > 0 ? ser_named(h, path, nb, body_series[j].cols, body_series[j].units,
 					   body_series[j].desc, "/bodies/names") : -1;
 	}
+	int np = kind_names(m, BODY_PARTICLE, &names);
+	if (np > 0)
+		h5_names(h, "/particles/names", names, np);
+	free(names);
+	for (int j = 0; j < 3; j++) {
+		char path[64];
+		snprintf(path, sizeof path, "/particles/%s", body_series[j].name);
+		id[6 + j] = np > 0 ? ser_named(h, path, np, 3, body_series[j].units, pdesc[j],
+					       "/particles/names") : -1;
+	}
 	return time;
 }
 
-void output_body_row(struct h5out *h, const int *id, const double *r, const double *v,
-		     const double *a, const double *q, const double *w, const double *wd)
+/* Rows of the bodies of one kind gathered from arrays over all bodies
+ * (stride values each). */
+static void gather(const struct model *m, enum body_kind kind, const double *x, int stride,
+		   double *out)
+{
+	int n = 0;
+	for (int b = 0; b < m->nbodies; b++)
+		if (m->bodies[b].kind == kind)
+			memcpy(out + (size_t)stride * (size_t)n++, x + (size_t)stride * (size_t)b,
+			       (size_t)stride * sizeof(double));
+}
+
+void output_body_row(struct h5out *h, const struct model *m, const int *id, const double *r,
+		     const double *v, const double *a, const double *q, const double *w,
+		     const double *wd)
 {
 	const double *row[6] = { r, v, a, q, w, wd };
-	for (int j = 0; j < 6; j++)
-		h5_row(h, id[j], row[j]);
+	if (m->nparticles == 0) {	/* the arrays are the rows */
+		for (int j = 0; j < 6; j++)
+			h5_row(h, id[j], row[j]);
+		return;
+	}
+	double *buf = xmalloc((4 * (size_t)m->nbodies + 1) * sizeof(double));
+	for (int j = 0; j < 6; j++) {
+		if (id[j] < 0)
+			continue;
+		gather(m, BODY_RIGID, row[j], body_series[j].cols, buf);
+		h5_row(h, id[j], buf);
+	}
+	for (int j = 0; j < 3; j++) {
+		gather(m, BODY_PARTICLE, row[j], 3, buf);
+		h5_row(h, id[6 + j], buf);
+	}
+	free(buf);
+}
+
+void output_point_kin(const struct body_point *p, const double *r, const double *A,
+		      const double *v, const double *w, const double *a, const double *wd,
+		      double pos[3], double vel[3], double acc[3])
+{
+	int b = p->body;
+	double ws[3], wws[3], t[3];
+	if (b < 0) {
+		v3_copy(pos, p->s);
+		v3_set(vel, 0, 0, 0);
+		v3_set(acc, 0, 0, 0);
+		return;
+	}
+	const double *Ab = A + 9 * b, *wb = w + 3 * b;
+	/* p = r + A s, p' = v + A (w x s), p'' = a + A (w' x s + w x (w x s)),
+	 * w and w' in the body frame */
+	m3_mulv(t, Ab, p->s);
+	v3_add(pos, r + 3 * b, t);
+	v3_cross(ws, wb, p->s);
+	m3_mulv(t, Ab, ws);
+	v3_add(vel, v + 3 * b, t);
+	v3_cross(wws, wb, ws);
+	v3_cross(t, wd + 3 * b, p->s);
+	v3_add(t, t, wws);
+	m3_mulv(ws, Ab, t);
+	v3_add(acc, a + 3 * b, ws);
+}
+
+/* /points: names and the three series. */
+static void point_series(struct output *o, struct h5out *h, const struct model *m)
+{
+	static const char *const desc[3] = { "point position, global frame",
+		"point velocity, global frame", "point acceleration, global frame" };
+	int np = m->npoints, *id[3] = { &o->ppos, &o->pvel, &o->pacc };
+	o->ppos = o->pvel = o->pacc = -1;
+	if (np == 0)
+		return;
+	const char **names = xmalloc(((size_t)np + 1) * sizeof(char *));
+	for (int i = 0; i < np; i++)
+		names[i] = m->points[i].name;
+	h5_names(h, "/points/names", names, np);
+	free(names);
+	for (int j = 0; j < 3; j++) {
+		char path[64];
+		snprintf(path, sizeof path, "/points/%s", body_series[j].name);
+		*id[j] = ser_named(h, path, np, 3, body_series[j].units, desc[j], "/points/names");
+	}
+}
+
+static void point_rows(struct output *o, const struct ra_state *x)
+{
+	const struct model *m = o->m;
+	int np = m->npoints;
+	if (np == 0)
+		return;
+	double *P = o->pts, *V = P + 3 * np, *Ac = V + 3 * np;
+	for (int i = 0; i < np; i++)
+		output_point_kin(&m->points[i], x->r, x->A, x->v, x->w, x->a, x->wd, P + 3 * i,
+				 V + 3 * i, Ac + 3 * i);
+	h5_row(o->h5, o->ppos, P);
+	h5_row(o->h5, o->pvel, V);
+	h5_row(o->h5, o->pacc, Ac);
 }
 
 static int has_coord(enum joint_type t)
@@ -149,6 +261,7 @@ struct output *output_open(const char *path, const struct model *m, const struct
 	o->time = output_body_series(h, m, o->body);
 	joint_series(o, h, m);
 	driver_series(o, h, m);
+	point_series(o, h, m);
 	int nc = m->ncons > 0 ? m->ncons : 1;
 	o->pres = ser(h, "/constraints/position_residual", 0, 0, "mixed", "2-norm of Phi");
 	o->vres = ser(h, "/constraints/velocity_residual", 0, 0, "mixed", "2-norm of Phi_q v - nu");
@@ -175,6 +288,7 @@ struct output *output_open(const char *path, const struct model *m, const struct
 	o->g = xmalloc((6 * nb + 1) * sizeof(double));
 	o->pv = xmalloc(((size_t)nc + 1) * sizeof(double));
 	o->q = xmalloc((4 * nb + 1) * sizeof(double));
+	o->pts = xmalloc((9 * (size_t)m->npoints + 1) * sizeof(double));
 	o->jF = xmalloc((7 * nj + (size_t)m->ncons + 8 * nd + 1) * sizeof(double));
 	o->jC = o->jF + 3 * nj;
 	o->jc = o->jC + 3 * nj;
@@ -242,7 +356,8 @@ int output_sample(struct output *o, struct ra *s, const struct ra_state *x,
 	h5_row(h, o->time, &x->t);
 	for (int b = 0; b < s->nb; b++)
 		mat_to_quat(o->q + 4 * b, x->A + 9 * b);
-	output_body_row(h, o->body, x->r, x->v, x->a, o->q, x->w, x->wd);
+	output_body_row(h, o->m, o->body, x->r, x->v, x->a, o->q, x->w, x->wd);
+	point_rows(o, x);
 	joint_rows(o, s, x, si);
 	/* residual vectors: Phi, Phi_q v - nu, Phi_q a - gamma */
 	double *g = o->g, *pv = o->pv;
@@ -303,6 +418,7 @@ int output_close(struct output **po, const char *status, char *err, size_t n)
 	free(o->g);
 	free(o->pv);
 	free(o->q);
+	free(o->pts);
 	free(o->jF);
 	free(o);
 	*po = NULL;

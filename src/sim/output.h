@@ -11,6 +11,10 @@
 
 #define OUTPUT_LAYOUT_VERSION 2
 
+/* Series ids of output_body_series: the six /bodies series (rigid bodies),
+ * then /particles/position, velocity, acceleration. */
+#define OUTPUT_BODY_IDS 9
+
 struct sample_info {
 	double step;		/* size of the step that produced the sample */
 	int iterations;		/* Newton iterations of that step */
@@ -23,14 +27,15 @@ struct sample_info {
 struct output {
 	struct h5out *h5;
 	const struct model *m;
-	int time, body[6];	/* series ids: /time, /bodies/... (output_body_series) */
+	int time, body[OUTPUT_BODY_IDS];	/* series ids: /time, /bodies/..., /particles/... */
+	int ppos, pvel, pacc;	/* /points/... */
 	int jmul, jforce, jtorque, jcoord;		/* /joints/... */
 	int dmul, deffort, dforce, dtorque;		/* /drivers/... */
 	int pres, vres, ares, pvec, vvec, avec;
 	int ekin, epot, ework, etot, edrift;
 	int hstep, hiter, hconv;
 	int homega;		/* /solver/omega_max, or -1 (schemes without it) */
-	double *row, *g, *pv, *q;	/* scratch */
+	double *row, *g, *pv, *q, *pts;	/* scratch */
 	double *jF, *jC, *jc, *jl, *dF, *dC, *dl, *de;	/* rows of the joint and driver series */
 };
 
@@ -58,12 +63,22 @@ int output_close(struct output **o, const char *status, char *err, size_t n);
  * (kinematic.c) so that the two cannot drift apart.  Creates /time
  * (returns its id), /bodies/names and the series /bodies/position,
  * velocity, acceleration, orientation, angular_velocity and
- * angular_acceleration (samples x bodies x 3, or 4 for orientation), with
- * ids id[0..6) in that order. */
+ * angular_acceleration (samples x rigid bodies x 3, or 4 for orientation),
+ * with ids id[0..6) in that order; when the model has particles,
+ * /particles/names and /particles/position, velocity, acceleration
+ * (samples x particles x 3), ids id[6..9) (else -1): a particle has no
+ * orientation to write (model.h). */
 int output_body_series(struct h5out *h, const struct model *m, int *id);
-/* One sample of every body: r, v, a global (3 per body); q the unit
- * quaternions (w,x,y,z) body to global (4 per body); w, wd body frame. */
-void output_body_row(struct h5out *h, const int *id, const double *r, const double *v,
-		     const double *a, const double *q, const double *w, const double *wd);
+/* One sample of every body, arrays over all bodies in model order: r, v,
+ * a global (3 per body); q the unit quaternions (w,x,y,z) body to global
+ * (4 per body); w, wd body frame.  Split into rigid bodies and particles. */
+void output_body_row(struct h5out *h, const struct model *m, const int *id, const double *r,
+		     const double *v, const double *a, const double *q, const double *w,
+		     const double *wd);
+/* Global position, velocity and acceleration (3 each) of body point p at
+ * the state arrays r, A, v, w, a, wd (all bodies, model order). */
+void output_point_kin(const struct body_point *p, const double *r, const double *A,
+		      const double *v, const double *w, const double *a, const double *wd,
+		      double pos[3], double vel[3], double acc[3]);
 
 #endif
