@@ -64,6 +64,9 @@ void dgesvd_(const char *jobu, const char *jobvt, const int *m, const int *n, do
 void dsygv_(const int *itype, const char *jobz, const char *uplo, const int *n, double *a,
 	    const int *lda, double *b, const int *ldb, double *w, double *work, const int *lwork,
 	    int *info);
+void dgemv_(const char *trans, const int *m, const int *n, const double *alpha, const double *a,
+	    const int *lda, const double *x, const int *incx, const double *beta, double *y,
+	    const int *incy);
 void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
 void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *lda,
 	     const int *ipiv, double *b, const int *ldb, int *info);
@@ -81,6 +84,7 @@ struct tangent {
 	struct ra_state base, q, xn;	/* q*, a trial state, x_n */
 	double *A;		/* m x n: the copy of G that dgesvd overwrites */
 	double *d, *tmpn, *tmpn2, *tmpm, *F, *g, *u, *lamstar;	/* n or m */
+	double *rwork;		/* r */
 	double *an, *adn, *addn, *al, *ald, *y, *dy, *R0, *Rp, *Rm;	/* f */
 	double *MR, *KR, *CR, *SM, *EK, *EM, *ev;	/* f x f, f */
 	int *ipiv;
@@ -148,39 +152,40 @@ static int factor(struct tangent *T, const struct ra *s)
 	return 0;
 }
 
-/* out (k) = B^T x, B n x k column-major */
+/* out (k) = B^T x, B n x k column-major (BLAS: these products are most of
+ * the cost of a step) */
 static void tmul(const double *B, int n, int k, const double *x, double *out)
 {
-	for (int j = 0; j < k; j++) {
-		double a = 0.0;
-		for (int i = 0; i < n; i++)
-			a += B[(size_t)j * n + i] * x[i];
-		out[j] = a;
-	}
+	static const double one = 1.0, zero = 0.0;
+	static const int inc = 1;
+	if (k > 0 && n > 0)
+		dgemv_("T", &n, &k, &one, B, &n, x, &inc, &zero, out, &inc);
+	else if (k > 0)
+		memset(out, 0, (size_t)k * sizeof(double));
 }
 
 /* out (n) += B c, B n x k */
 static void mul_add(const double *B, int n, int k, const double *c, double *out)
 {
-	for (int j = 0; j < k; j++)
-		for (int i = 0; i < n; i++)
-			out[i] += B[(size_t)j * n + i] * c[j];
+	static const double one = 1.0;
+	static const int inc = 1;
+	if (k > 0 && n > 0)
+		dgemv_("N", &n, &k, &one, B, &n, c, &inc, &one, out, &inc);
 }
 
 /* d(row space part) = V_r S_r^-1 U_r^T e: the minimum-norm solution of
  * G* d = e with the factored G*. */
 static void pinv_solve(const struct tangent *T, const double *e, double *d)
 {
-	int m = T->m, n = T->n;
+	int m = T->m, n = T->n, r = T->r;
 	memset(d, 0, (size_t)n * sizeof(double));
-	for (int i = 0; i < T->r; i++) {
-		double c = 0.0;
-		for (int k = 0; k < m; k++)
-			c += T->U[(size_t)i * m + k] * e[k];
-		c /= T->S[i];
-		for (int j = 0; j < n; j++)
-			d[j] += T->Vr[(size_t)i * n + j] * c;
-	}
+	if (r == 0)
+		return;
+	double *c = T->rwork;
+	tmul(T->U, m, r, e, c);
+	for (int i = 0; i < r; i++)
+		c[i] /= T->S[i];
+	mul_add(T->Vr, n, r, c, d);
 }
 
 /* x = base (+) d into the trial state q (positions only) */
@@ -385,7 +390,7 @@ static void tangent_free_data(struct tangent *T)
 	ra_state_release(&T->base);
 	ra_state_release(&T->q);
 	ra_state_release(&T->xn);
-	double *arrs[] = { T->G, T->U, T->S, T->VT, T->work, T->N, T->Vr, T->A, T->d, T->tmpn,
+	double *arrs[] = { T->G, T->U, T->S, T->VT, T->work, T->N, T->Vr, T->A, T->rwork, T->d, T->tmpn,
 			   T->tmpn2, T->tmpm, T->F, T->g, T->u, T->lamstar, T->an, T->adn, T->addn,
 			   T->al, T->ald, T->y, T->dy, T->R0, T->Rp, T->Rm, T->MR, T->KR, T->CR,
 			   T->SM, T->EK, T->EM, T->ev, T->swork };
@@ -420,6 +425,7 @@ int tangent_init(struct integ *it, const struct sim_options *o, struct diag *dg)
 	T->Vr = xcalloc(N * N, sizeof(double));
 	T->d = xcalloc(N, sizeof(double));
 	T->A = xcalloc(M * N, sizeof(double));
+	T->rwork = xcalloc(M + N, sizeof(double));
 	T->tmpn = xcalloc(N, sizeof(double));
 	T->tmpn2 = xcalloc(N, sizeof(double));
 	T->tmpm = xcalloc(M, sizeof(double));
@@ -503,14 +509,14 @@ static void multipliers(struct tangent *T, struct ra *s, const struct ra_state *
 			e[6 * b + 3 + c] -= Jg[c];
 		}
 	}
+	/* lambda = U_r S_r^-1 V_r^T e */
 	memset(lam, 0, (size_t)m * sizeof(double));
-	for (int i = 0; i < T->r; i++) {
-		double c = 0.0;
-		for (int j = 0; j < n; j++)
-			c += T->Vr[(size_t)i * n + j] * e[j];
-		c /= T->S[i];
-		for (int k = 0; k < m; k++)
-			lam[k] += T->U[(size_t)i * m + k] * c;
+	if (T->r > 0) {
+		double *c = T->rwork;
+		tmul(T->Vr, n, T->r, e, c);
+		for (int i = 0; i < T->r; i++)
+			c[i] /= T->S[i];
+		mul_add(T->U, m, T->r, c, lam);
 	}
 }
 
