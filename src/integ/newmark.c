@@ -35,6 +35,10 @@ int newmark_init(struct integ *it, const struct sim_options *o)
 int newmark_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 {
 	int st = dae3_step(it, h, x, y);
+	if (st && st != INTEG_STEP_TOO_SMALL && nm_growth_suspect(it->growth, it->sys)) {
+		it->bad_body = it->growth->body;
+		return INTEG_UNSTABLE;
+	}
 	if (st)
 		return st;
 	if (nm_growth_check(it->growth, it->sys, y)) {
@@ -85,6 +89,22 @@ static double mdot(const struct ra *s, const double *a, const double *b, double 
 	return sum;
 }
 
+int nm_growth_suspect(struct nm_growth *gr, const struct ra *s)
+{
+	if (!gr || gr->run < 3 || !(gr->zn >= NM_GROWTH_ABOVE * gr->before))
+		return 0;
+	gr->trip_run = gr->run;
+	gr->trip_growth = gr->first > 0 ? gr->zn / gr->first : INFINITY;
+	double best = -1.0;
+	mdot(s, gr->z, gr->z, gr->share);
+	for (int k = 0; k < s->nb; k++)
+		if (gr->share[k] > best) {
+			best = gr->share[k];
+			gr->body = k;
+		}
+	return 1;
+}
+
 int nm_growth_check(struct nm_growth *gr, const struct ra *s, const struct ra_state *y)
 {
 	int ng = s->ng;
@@ -100,20 +120,16 @@ int nm_growth_check(struct nm_growth *gr, const struct ra *s, const struct ra_st
 		double zn = sqrt(fabs(mdot(s, z, z, NULL)));
 		int grows = gr->have_z && zn > 1e-9 * gr->gmax &&
 			    mdot(s, z, gr->z, NULL) < 0.0 && zn >= NM_GROWTH_RATIO * gr->zn;
-		if (grows && gr->run == 0) {	/* a run begins: what the window saw */
-			gr->before = 0.0;
-			for (int k = 0; k < gr->nhist; k++)
-				gr->before = fmax(gr->before, gr->hist[k]);
+		if (grows && gr->run == 0) {
 			gr->first = gr->zn;
+			gr->before = gr->zmax;
 		}
 		gr->run = grows ? gr->run + 1 : 0;
-		int fast = gr->run >= 3 && zn >= NM_GROWTH_FACTOR * gr->first &&
-			   zn >= NM_GROWTH_FACTOR * gr->before;
-		gr->hist[gr->head] = zn;
-		gr->head = (gr->head + 1) % NM_GROWTH_WINDOW;
-		if (gr->nhist < NM_GROWTH_WINDOW)
-			gr->nhist++;
-		if (gr->run >= NM_GROWTH_STEPS || fast) {
+		gr->fast = grows && zn >= NM_GROWTH_FAST * gr->zn ? gr->fast + 1 : 0;
+		gr->zmax = fmax(gr->zmax, zn);
+		int above = zn >= NM_GROWTH_ABOVE * gr->before;
+		int fast = gr->fast >= NM_GROWTH_FAST_STEPS && above;
+		if ((gr->run >= NM_GROWTH_STEPS && above) || fast) {
 			gr->trip_run = gr->run;
 			gr->trip_growth = gr->first > 0 ? zn / gr->first : INFINITY;
 			double *share = gr->share, best = -1.0;
