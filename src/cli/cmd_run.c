@@ -174,10 +174,23 @@ struct json_num {
 	double v;
 };
 
+/* Seed 002 eq. 11: the largest step a Newmark scheme (beta, gamma) is
+ * stable at on a linear system of largest frequency w: (1/w) sqrt(1 /
+ * (gamma/2 - beta)); infinite when beta >= gamma/2. */
+static double newmark_bound(double w, double beta, double gamma)
+{
+	double d = 0.5 * gamma - beta;
+	if (!(d > 0))
+		return INFINITY;
+	return w > 0 ? sqrt(1.0 / d) / w : INFINITY;
+}
+
 static void summary(const struct run_opts *ro, const char *out, const struct sim_options *o,
 		    const struct sim_result *r)
 {
 	double rel = r->max_kinetic > 0 ? r->max_abs_drift / r->max_kinetic : 0.0;
+	double bound = isfinite(r->omega_max) ? newmark_bound(r->omega_max, o->nm_beta, o->nm_gamma)
+					      : NAN;
 	if (ro->json) {
 		/* every number is JSON: a non-finite one (a diverged run) is
 		 * null, and "nonfinite" says what it was */
@@ -195,6 +208,7 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 			{ "initial_velocity_correction", r->moved_vel },
 			{ "redundant_rows", (double)r->redundant },
 			{ "singular_steps", (double)r->singular_steps },
+			{ "omega_max", r->omega_max }, { "stable_step_bound", bound },
 		};
 		const int n = (int)(sizeof nums / sizeof nums[0]);
 		printf("{\"status\": \"%s\", \"message\": ", status_word(r->status));
@@ -227,6 +241,16 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 		status_word(r->status), o->method, r->steps, o->step, r->t_reached, r->wall,
 		r->max_pos_res, r->max_vel_res, r->max_acc_res, r->max_abs_drift, 100 * rel,
 		r->mean_iterations, out ? out : "no output");
+	if (isfinite(r->omega_max)) {
+		if (isfinite(bound))
+			fprintf(stderr, "mbsim: omega_max %.6g rad/s (largest over the samples); "
+				"stable step bound of seed 002 eq. 11 (beta %g, gamma %g): "
+				"dt <= %.6g s\n", r->omega_max, o->nm_beta, o->nm_gamma, bound);
+		else
+			fprintf(stderr, "mbsim: omega_max %.6g rad/s (largest over the samples); "
+				"beta %g >= gamma/2 (%g): no step bound (seed 002 eq. 11)\n",
+				r->omega_max, o->nm_beta, 0.5 * o->nm_gamma);
+	}
 }
 
 /* A run stopped while its deck was read or built still leaves a file at

@@ -134,6 +134,46 @@ static void build_integrator_004(struct bctx *b, const struct dnode *v, struct s
 	}
 }
 
+/* Newmark family of seed 002 (newmark, tangent_newmark): a named variant
+ * or beta and gamma.  The classical index-3 form cannot take beta = 0
+ * (central differences): its positions at t_{n+1} would not depend on the
+ * unknowns of the step, so Phi(q_{n+1}) = 0 could not be imposed (the
+ * constraint rows of its Newton matrix, scaled by 1/(beta h^2), would
+ * divide by zero). */
+static void build_newmark(struct bctx *b, const struct dnode *v, struct sim_options *o)
+{
+	static const char *const variants[] = { "trapezoidal", "fox_goodwin", "linear_acceleration",
+						"central_differences" };
+	static const double vbeta[] = { 0.25, 1.0 / 12.0, 1.0 / 6.0, 0.0 };
+	const struct dnode *s = dn_get(v, "variant"), *kb = dn_get(v, "beta"), *kg = dn_get(v, "gamma");
+	if (s) {
+		if (kb || kg) {
+			diag_error(b->d, &(kb ? kb : kg)->pos, "integrator.%s cannot be given with "
+				   "integrator.variant: the variant sets beta and gamma",
+				   kb ? "beta" : "gamma");
+			diag_note(b->d, &s->pos, "variant given here");
+			return;
+		}
+		int k = pick_name(b, s, "Newmark variant", variants, 4);
+		if (k < 0)
+			return;
+		o->nm_beta = vbeta[k];
+		o->nm_gamma = 0.5;
+		o->nm_beta_pos = s->pos;
+	}
+	if (opt_num(b, v, "beta", &o->nm_beta) > 0) {
+		check_range(b, v, "beta", o->nm_beta, 0.0, 1.0);
+		o->nm_beta_pos = kb->pos;
+	}
+	if (opt_num(b, v, "gamma", &o->nm_gamma) > 0)
+		check_range(b, v, "gamma", o->nm_gamma, 0.5, 1.0);
+	if (strcmp(o->method, "newmark") == 0 && o->nm_beta == 0.0 && o->nm_beta_pos.line > 0)
+		diag_error(b->d, &o->nm_beta_pos, "newmark cannot take beta = 0 (central differences): "
+			   "in the index-3 form the positions of a step would not depend on its "
+			   "unknowns, so the constraints could not be imposed; use tangent_newmark, "
+			   "or a beta > 0 (see mbsim-deck(5))");
+}
+
 static void build_integrator(struct bctx *b, const struct dnode *v, struct sim_options *o)
 {
 	static const char *const solvers[] = { "auto", "schur", "umfpack" };
@@ -160,6 +200,7 @@ static void build_integrator(struct bctx *b, const struct dnode *v, struct sim_o
 			strcpy(o->linear_solver, solvers[k]);
 	}
 	build_integrator_004(b, v, o);
+	build_newmark(b, v, o);
 }
 
 static void build_time(struct bctx *b, const struct dnode *v, struct sim_options *o)

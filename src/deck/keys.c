@@ -48,6 +48,9 @@ static const struct key_def integ_keys[] = {
 	{ "facmax", K_NUM, 0, NULL, "largest step ratio of the step control, in [1.001, 1000] (default 5)" },
 	{ "index", K_INT, 0, NULL, "constraint formulation of the dae3 schemes except hht and genalpha: 3 (positions, seed 004) or 2 (positions and velocities with a second multiplier, Gear-Gupta-Leimkuhler) (default 3)" },
 	{ "startup", K_STR, 0, NULL, "start of lms2/3/4: trapezoidal or single_step (default trapezoidal)" },
+	{ "variant", K_STR, 0, NULL, "beta and gamma of newmark and tangent_newmark by name: trapezoidal (1/4, 1/2), fox_goodwin (1/12, 1/2), linear_acceleration (1/6, 1/2) or central_differences (0, 1/2; tangent_newmark only); not with beta or gamma (default trapezoidal)" },
+	{ "beta", K_NUM, 0, NULL, "Newmark beta of newmark and tangent_newmark, in [0, 1]; newmark needs beta > 0 (default 1/4)" },
+	{ "gamma", K_NUM, 0, NULL, "Newmark gamma of newmark and tangent_newmark (seed 002 calls it alpha), in [1/2, 1] (default 1/2)" },
 	{ "predictor", K_STR, 0, NULL, "first Newton iterate of hi and fi: extrapolate (a polynomial through up to the last six steps' solutions, for hi multipliers and displacement, of the degree that predicted the last step best) or last (the last step's values) (default extrapolate)" },
 	{ NULL, 0, 0, NULL, NULL }
 };

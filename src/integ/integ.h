@@ -24,6 +24,7 @@ enum integ_status {
 	INTEG_SINGULAR = 2,	/* iteration matrix singular */
 	INTEG_NONFINITE = 3,	/* NaN or Inf in the iterate */
 	INTEG_STEP_TOO_SMALL = 4,	/* step control went below its floor */
+	INTEG_UNSTABLE = 5,	/* the growth detector of newmark.h tripped */
 };
 
 /* Values of a step's unknowns at the last few steps of equal size, newest
@@ -59,6 +60,13 @@ struct integ {
 	double bad_value;	/* its residual */
 	double last_norm;	/* last correction norm */
 	struct integ_hist hist;	/* predictor of hi and fi */
+	/* Newmark family of seed 002 (newmark.c, tangent.c) */
+	struct tangent *tan;	/* tangent_newmark's state */
+	struct nm_growth *growth;	/* growth detector (newmark.h) */
+	int bad_body;		/* body named when the detector trips */
+	double omega_max;	/* tangent_newmark: largest natural frequency of the
+				 * last step's linearized tangent system, rad/s
+				 * (NAN for other schemes) */
 };
 
 /* Create for scheme info on system sys; NULL with diag record on failure. */
@@ -118,6 +126,8 @@ int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
 int fi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
 
 int dae3_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
+int newmark_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
+int tangent_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
 
 /* Shared helpers for kernels */
 void integ_mass_blocks(struct integ *it);	/* W = diag(m I, J) */

@@ -247,7 +247,7 @@ static void driver_series(struct output *o, struct h5out *h, const struct model 
 }
 
 struct output *output_open(const char *path, const struct model *m, const struct h5_opts *opt,
-			   const char *deck_text, char *err, size_t n)
+			   const char *deck_text, int omega, char *err, size_t n)
 {
 	struct h5out *h = h5_create(path, opt, err, n);
 	if (!h)
@@ -283,6 +283,9 @@ struct output *output_open(const char *path, const struct model *m, const struct
 			     "Newton iterations of the step");
 	o->hconv = h5_series(h, "/solver/converged", 0, 0, H5_INT, "1",
 			     "1 if the step's Newton iteration converged");
+	o->homega = omega ? ser(h, "/solver/omega_max", 0, 0, "rad/s",
+				"largest natural frequency of the linearized tangent system "
+				"(seed 002 Figs. 21, 25)") : -1;
 	o->row = xmalloc(((size_t)(nc > 12 ? nc : 12) + 1) * sizeof(double));
 	o->g = xmalloc((6 * nb + 1) * sizeof(double));
 	o->pv = xmalloc(((size_t)nc + 1) * sizeof(double));
@@ -386,6 +389,8 @@ int output_sample(struct output *o, struct ra *s, const struct ra_state *x,
 	double it = si->iterations, cv = si->converged;
 	h5_row(h, o->hiter, &it);
 	h5_row(h, o->hconv, &cv);
+	if (o->homega >= 0)
+		h5_row(h, o->homega, &si->omega_max);
 	return h5_commit(h);
 }
 

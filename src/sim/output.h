@@ -21,6 +21,7 @@ struct sample_info {
 	int converged;
 	double kinetic, potential, work, total, drift;
 	const double *coord;	/* unwrapped joint coordinates (njoints) */
+	double omega_max;	/* tangent_newmark: largest natural frequency, rad/s */
 };
 
 struct output {
@@ -33,6 +34,7 @@ struct output {
 	int pres, vres, ares, pvec, vvec, avec;
 	int ekin, epot, ework, etot, edrift;
 	int hstep, hiter, hconv;
+	int homega;		/* /solver/omega_max, or -1 (schemes without it) */
 	double *row, *g, *pv, *q, *pts;	/* scratch */
 	double *jF, *jC, *jc, *jl, *dF, *dC, *dl, *de;	/* rows of the joint and driver series */
 	struct out_forces *fx;	/* /forces and /measures (output_forces.c) */
@@ -45,9 +47,10 @@ void output_forces_close(struct output *o);
 
 /* Create the file with every dataset, write the deck text (/deck) and
  * flush; NULL with a message in err.  opt: flush interval, compression,
- * expected samples (see h5.h). */
+ * expected samples (see h5.h).  omega: also /solver/omega_max (the
+ * schemes that compute it, tangent_newmark). */
 struct output *output_open(const char *path, const struct model *m, const struct h5_opts *opt,
-			   const char *deck_text, char *err, size_t n);
+			   const char *deck_text, int omega, char *err, size_t n);
 /* Write one sample; the caller has done ra_eval(PRIM_ALL) at x. Returns
  * the three residual norms through res[3].  0, or -1 when writing the
  * file has failed (h5_error names it). */

@@ -12,6 +12,7 @@
 #include "assemble.h"
 #include "output.h"
 #include "../integ/integ.h"
+#include "../integ/newmark.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -211,7 +212,11 @@ static int complete(struct run *R, const struct ra_state *x, double h, int iters
 	if (!write)
 		return 0;
 	ra_eval(s, x, x->t, PRIM_ALL);
-	struct sample_info si = { h, iters, converged, K, V, mo->work, total, drift, mo->coord };
+	struct sample_info si = { h, iters, converged, K, V, mo->work, total, drift, mo->coord,
+				  R->it->omega_max };
+	if (isfinite(si.omega_max))
+		R->r->omega_max = isfinite(R->r->omega_max) ? fmax(R->r->omega_max, si.omega_max)
+							    : si.omega_max;
 	double res[3] = { 0, 0, 0 };
 	if (R->out) {
 		if (output_sample(R->out, s, x, &si, res)) {
@@ -271,6 +276,18 @@ static void fail_message(struct run *R, int st, double t, long step, double h)
 			 "estimate kept rejecting until the step fell below 1e-12 (%ld rejections "
 			 "in the run); loosen integrator.atol/rtol or check the model",
 			 t, step, h, R->it->rejected);
+		break;
+	case INTEG_UNSTABLE:
+		snprintf(r->message, sizeof r->message,
+			 "unstable: growth detected at t = %.9g (step %ld, h = %g) in body '%s': "
+			 "the change of the accelerations reversed its direction and grew at each "
+			 "of the last %d steps, %.3g-fold in all; reduce integrator.step (below the "
+			 "seed-002 eq. 11 bound with tangent_newmark) or, with newmark, take "
+			 "beta >= gamma/2 (beta < gamma/2 is unstable at any step on a constrained "
+			 "model)", t, step, h,
+			 R->it->bad_body >= 0 ? m->bodies[R->it->bad_body].name : "?",
+			 R->it->growth ? R->it->growth->trip_run : 0,
+			 R->it->growth ? R->it->growth->trip_growth : 0.0);
 		break;
 	case INTEG_NONFINITE:
 		snprintf(r->message, sizeof r->message,
@@ -646,11 +663,14 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 	R.a = a;
 	R.r = r;
 	r->status = SIM_FAILED;
+	r->omega_max = NAN;
 	char err[512];
 	if (a->out_path) {
 		struct h5_opts ho = { a->o->flush_interval, a->o->compression,
 				      expected_samples(a->o, integ_find(a->o->method)) };
-		R.out = output_open(a->out_path, a->m, &ho, a->deck_text, err, sizeof err);
+		const struct integ_info *info = integ_find(a->o->method);
+		R.out = output_open(a->out_path, a->m, &ho, a->deck_text,
+				    info && info->id == INTEG_TANGENT_NEWMARK, err, sizeof err);
 		if (!R.out) {
 			diag_error(d, NULL, "%s", err);
 			return SIM_FAILED;

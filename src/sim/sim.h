@@ -38,6 +38,7 @@ struct sim_result {
 	int redundant;			/* constraint rows dropped as redundant at set-up */
 	long singular_steps;		/* steps taken again near a singular position */
 	char redundant_rows[1024];	/* their names, "joint 'r5' row 5 (DP1), ..." */
+	double omega_max;		/* tangent_newmark: largest over the samples (NAN otherwise) */
 };
 
 /* Run the simulation. Returns the status; details in r.  Set-up errors
