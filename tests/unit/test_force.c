@@ -105,9 +105,10 @@ static void test_tsda_expression_damping(void **state)
 	model_free(&mb);
 }
 
-/* An rsda about global z at zero deflection: rotational blocks k z z^T
- * and c z z^T in the body frame (the body is not rotated: z = e3). */
-static void test_rsda_blocks(void **state)
+/* A wheel of mass 1 kg and inertia 0.2 I on a revolute joint 'axle'
+ * about global z through the origin, with (rsda) a rotational
+ * spring-damper k = 40, c = 0.5 about it; finalized. */
+static struct model *wheel(int rsda)
 {
 	struct model *m = model_new();
 	struct body *b = model_add_body(m, "wheel");
@@ -119,16 +120,26 @@ static void test_rsda_blocks(void **state)
 	j->body[1] = 0;
 	double p[3] = { 0, 0, 0 }, z[3] = { 0, 0, 1 };
 	model_joint_global(m, j, p, z, NULL);
-	struct force *f = model_add_force(m, "spring", FORCE_RSDA);
-	f->joint = 0;
-	f->body[0] = MODEL_GROUND;
-	f->body[1] = 0;
-	f->k = 40.0;
-	f->c = 0.5;
+	if (rsda) {
+		struct force *f = model_add_force(m, "spring", FORCE_RSDA);
+		f->joint = 0;
+		f->body[0] = MODEL_GROUND;
+		f->body[1] = 0;
+		f->k = 40.0;
+		f->c = 0.5;
+	}
 	struct diag d;
 	diag_init(&d);
 	assert_int_equal(model_finalize(m, &d), 0);
 	diag_release(&d);
+	return m;
+}
+
+/* An rsda about global z at zero deflection: rotational blocks k z z^T
+ * and c z z^T in the body frame (the body is not rotated: z = e3). */
+static void test_rsda_blocks(void **state)
+{
+	struct model *m = wheel(1);
 	struct ra *s = ra_new(m);
 	struct ra_state x;
 	ra_state_init(s, &x);
@@ -152,20 +163,7 @@ static void test_rsda_blocks(void **state)
  * x.B and the rotation vector; an unknown joint gets a suggestion. */
 static void test_state_names(void **state)
 {
-	struct model *m = model_new();
-	struct body *b = model_add_body(m, "wheel");
-	b->mass = 1.0;
-	b->J[0] = b->J[4] = b->J[8] = 0.2;
-	m3_identity(b->A0);
-	struct joint *j = model_add_joint(m, "axle", JOINT_REVOLUTE);
-	j->body[0] = MODEL_GROUND;
-	j->body[1] = 0;
-	double p[3] = { 0, 0, 0 }, z[3] = { 0, 0, 1 };
-	model_joint_global(m, j, p, z, NULL);
-	struct diag d;
-	diag_init(&d);
-	assert_int_equal(model_finalize(m, &d), 0);
-	diag_release(&d);
+	struct model *m = wheel(0);
 	struct ra *s = ra_new(m);
 	struct ra_state x;
 	ra_state_init(s, &x);
