@@ -14,6 +14,8 @@
 static const char name_chars[] =
 	"0123456789_.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
+#define SX_NAME_MAX 256
+
 static const char *const body_qty[12] = {
 	"x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz", "rx", "ry", "rz"
 };
@@ -52,11 +54,25 @@ static muParserHandle_t parser(const struct sx_scope *sc)
 	return h;
 }
 
-/* Every name an expression may use, for "did you mean". */
-static void suggest_all(struct suggest *sg, const struct sx_scope *sc, const char *prefix)
+/* suggest_add of a name made in buf, which the next one overwrites: the
+ * best so far is kept in keep (suggest.h keeps only the pointer; before,
+ * the suggestion shown was the last name made, not the closest) */
+static void add_made(struct suggest *sg, const char *buf, char *keep)
+{
+	suggest_add(sg, buf);
+	if (sg->best == buf) {
+		snprintf(keep, SX_NAME_MAX, "%s", buf);
+		sg->best = keep;
+	}
+}
+
+/* Every name an expression may use, for "did you mean"; keep: see
+ * add_made. */
+static void suggest_all(struct suggest *sg, const struct sx_scope *sc, const char *prefix,
+			char *keep)
 {
 	const struct model *m = sc->m;
-	char buf[256];
+	char buf[SX_NAME_MAX];
 	suggest_add(sg, "t");
 	if (sc->self) {
 		suggest_add(sg, "deflection");
@@ -73,17 +89,24 @@ static void suggest_all(struct suggest *sg, const struct sx_scope *sc, const cha
 			if (prefix && strcmp(prefix, p))
 				continue;
 			snprintf(buf, sizeof buf, "%s.%s", p, m->joints[j].name);
-			suggest_add(sg, buf);
+			add_made(sg, buf, keep);
 		}
 	}
-	if (m->nbodies > 1000)
+	if (m->nbodies + m->npoints > 1000)
 		return;		/* suggestions stay O(elements), not 12x */
+	for (int p = 0; p < m->npoints; p++)
+		for (int k = 0; k < 6; k++) {
+			if (prefix && strcmp(prefix, body_qty[k]))
+				continue;
+			snprintf(buf, sizeof buf, "%s.%s", body_qty[k], m->points[p].name);
+			add_made(sg, buf, keep);
+		}
 	for (int b = 0; b < m->nbodies; b++)
 		for (int k = 0; k < 12; k++) {
 			if (prefix && strcmp(prefix, body_qty[k]))
 				continue;
 			snprintf(buf, sizeof buf, "%s.%s", body_qty[k], m->bodies[b].name);
-			suggest_add(sg, buf);
+			add_made(sg, buf, keep);
 		}
 }
 
@@ -93,7 +116,7 @@ static int classify(const char *name, const struct sx_scope *sc, struct sx_var *
 {
 	const struct model *m = sc->m;
 	const char *dot = strchr(name, '.');
-	char pre[16], sug[200];
+	char pre[16], sug[200], keep[SX_NAME_MAX];
 	memset(v, 0, sizeof(*v));
 	if (strcmp(name, "t") == 0) {
 		v->kind = SX_TIME;
@@ -126,7 +149,7 @@ static int classify(const char *name, const struct sx_scope *sc, struct sx_var *
 					 name, el, joint_type_names[m->joints[j].type]);
 				return -1;
 			}
-			suggest_all(&sg, sc, pre);
+			suggest_all(&sg, sc, pre, keep);
 			snprintf(msg, size, "unknown joint '%s' in '%s'%s", el, name,
 				 suggest_text(&sg, sug, sizeof sug));
 			return -1;
@@ -141,15 +164,29 @@ static int classify(const char *name, const struct sx_scope *sc, struct sx_var *
 				v->sub = k;
 				return 0;
 			}
-			suggest_all(&sg, sc, pre);
-			snprintf(msg, size, "unknown body '%s' in '%s'%s", el, name,
+			/* a body-fixed point (points:) where no body has the name */
+			int p = model_find_point(m, el);
+			if (p >= 0 && k < 6) {
+				v->kind = SX_POINT;
+				v->idx = p;
+				v->sub = k;
+				return 0;
+			}
+			if (p >= 0) {
+				snprintf(msg, size, "'%s': point '%s' has a position and a velocity "
+					 "(x, y, z, vx, vy, vz), not %s: name its body", name, el,
+					 k < 9 ? "an angular velocity" : "a rotation");
+				return -1;
+			}
+			suggest_all(&sg, sc, pre, keep);
+			snprintf(msg, size, "unknown body or point '%s' in '%s'%s", el, name,
 				 suggest_text(&sg, sug, sizeof sug));
 			return -1;
 		}
 	}
-	suggest_all(&sg, sc, NULL);
+	suggest_all(&sg, sc, NULL, keep);
 	snprintf(msg, size, "unknown name '%s' (state names: t, q.JOINT, qd.JOINT, x.BODY, "
-		 "vx.BODY, wx.BODY, rx.BODY, ...)%s", name, suggest_text(&sg, sug, sizeof sug));
+		 "vx.BODY, wx.BODY, rx.BODY, x.POINT, vx.POINT, ...)%s", name, suggest_text(&sg, sug, sizeof sug));
 	return -1;
 }
 

@@ -12,6 +12,9 @@
  *   vx.B, vy.B, vz.B      its velocity, global, m/s
  *   wx.B, wy.B, wz.B      its angular velocity, global, rad/s
  *   rx.B, ry.B, rz.B      its rotation vector log(A), global, rad
+ *   x.P, ..., vz.P        position and velocity of body-fixed point P
+ *                         (points:), global, m and m/s (a body of the
+ *                         same name wins)
  *   deflection, rate      (force elements only) the element's own
  *                         deflection and its rate (see mbsim-deck(5))
  *
@@ -31,6 +34,7 @@ enum sx_kind {
 	SX_Q, SX_QD,		/* idx = joint */
 	SX_BODY,		/* idx = body, sub = 0..11: x y z vx vy vz wx wy wz rx ry rz */
 	SX_SELF_DEF, SX_SELF_RATE,
+	SX_POINT,		/* idx = point (model.points), sub = 0..5: x y z vx vy vz */
 };
 
 struct sx_var {
