@@ -39,7 +39,12 @@
 #      the same law on vz.bar and wx.bar to 1e-12 m with hi and lms2, with
 #      equal Newton iterations; wx.tip (a point has no angular velocity)
 #      is an error at FILE:LINE:COL; vz.tpi suggests vz.tip (the closest
-#      name, not the last one made: vz.bar, as it did before).
+#      name, not the last one made: vz.bar, as it did before);
+#  10. repeat_expr.yaml: a repeat block's springs k*i*deflection (the text
+#      names the index: one parser each) and dampers c*rate (one shared
+#      parser) run as the same deck with stiffness "k*i", damping c, to
+#      1e-12 m, and the copies move differently (so a shared i would
+#      show); sharing itself: test_force.c's test_sexpr_cache.
 # Prints "N passed, N failed"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
@@ -260,5 +265,18 @@ sed 's/vz.tip) +/vz.tpi) +/' "$fd/point_expr.yaml" >"$tmp/bad9.yaml"
 expect_rc 2 "unknown point: exit 2" "$MBSIM" check "$tmp/bad9.yaml"
 grep -q "bad9.yaml:27:32: error: unknown body or point 'tpi' in 'vz.tpi' (did you mean 'vz.tip'?)" "$tmp/err" &&
 	ok "unknown point: did you mean the closest, vz.tip" || bad "unknown point message"
+
+# 10. repeat copies: shared parsers keep each copy's constants
+sed -e 's/expression: "k\*i\*deflection"/stiffness: "k*i"/' -e 's/expression: "c\*rate"/damping: c/' \
+	"$fd/repeat_expr.yaml" >"$tmp/repeat_ref.yaml"
+"$MBSIM" run "$fd/repeat_expr.yaml" -o "$tmp/re.h5" >/dev/null 2>"$tmp/err" || bad "run repeat_expr.yaml"
+"$MBSIM" run "$tmp/repeat_ref.yaml" -o "$tmp/rr.h5" >/dev/null 2>"$tmp/err" || bad "run its reference"
+pycheck "repeat copies: k*i*deflection, c*rate = stiffness k*i, damping c to 1e-12 m; copies differ" "
+f = h5py.File('$tmp/re.h5'); g = h5py.File('$tmp/rr.h5')
+p = f['/bodies/position'][:]
+d = np.abs(p - g['/bodies/position'][:]).max(); spread = np.abs(p[:, 0, 2] - p[:, 2, 2]).max()
+ok = d <= 1e-12 and spread > 0.01
+msg = 'difference %g, spread of copies 1 and 3 %g' % (d, spread)
+"
 
 finish

@@ -3,6 +3,7 @@
 #include "build.h"
 #include "deck.h"
 #include "../integ/registry.h"
+#include "../model/sexpr.h"
 #include "../util/interrupt.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
@@ -549,7 +550,9 @@ int deck_build(struct deck *dk, struct model **m, struct sim_options *o,
 	b.m = model_new();
 	for (int i = 0; i < dk->npend; i++)
 		dk->pend[i].used = 0;
+	b.sxc = sx_cache_new();
 	build_top(&b, dk->root, o);
+	sx_cache_free(&b.sxc);
 	expr_free(&b.ex);
 	if (d->nerr == nerr)
 		check_set_unused(&b);

@@ -219,11 +219,138 @@ static int fail(struct sx_err *err, muParserHandle_t h, const char *text,
 	return -1;
 }
 
+/* ---- the cache: open addressing on FNV-1a of the key ---- */
+
+struct sx_cache {
+	char **key;
+	struct sexpr **e;
+	size_t cap, n;		/* cap a power of 2, n <= cap / 2 */
+};
+
+struct sx_cache *sx_cache_new(void)
+{
+	struct sx_cache *c = xcalloc(1, sizeof(*c));
+	c->cap = 64;
+	c->key = xcalloc(c->cap, sizeof(char *));
+	c->e = xcalloc(c->cap, sizeof(struct sexpr *));
+	return c;
+}
+
+void sx_cache_free(struct sx_cache **pc)
+{
+	struct sx_cache *c = *pc;
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->cap; i++) {
+		free(c->key[i]);
+		sexpr_free(&c->e[i]);	/* NULL slots are skipped there */
+	}
+	free(c->key);
+	free(c->e);
+	free(c);
+	*pc = NULL;
+}
+
+static size_t fnv(const char *s)
+{
+	size_t h = 1469598103934665603u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+static size_t slot(const struct sx_cache *c, const char *key)
+{
+	size_t i = fnv(key) & (c->cap - 1);
+	while (c->key[i] && strcmp(c->key[i], key))
+		i = (i + 1) & (c->cap - 1);
+	return i;
+}
+
+static void cache_put(struct sx_cache *c, char *key, struct sexpr *e)
+{
+	if (2 * (c->n + 1) > c->cap) {
+		struct sx_cache old = *c;
+		c->cap *= 2;
+		c->key = xcalloc(c->cap, sizeof(char *));
+		c->e = xcalloc(c->cap, sizeof(struct sexpr *));
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.key[i]) {
+				size_t j = slot(c, old.key[i]);
+				c->key[j] = old.key[i];
+				c->e[j] = old.e[i];
+			}
+		free(old.key);
+		free(old.e);
+	}
+	size_t i = slot(c, key);
+	c->key[i] = key;
+	c->e[i] = e;
+	c->n++;
+}
+
+/* What makes two compilations equal: the text, self, and the exact value
+ * of every parameter whose name is a token of the text (the parser folds
+ * them in as constants; a repeat index is one that changes) */
+static char *cache_key(const char *text, const struct sx_scope *sc)
+{
+	size_t len = strlen(text), cap = len + 64, n = 0;
+	char *k = xmalloc(cap);
+	n = (size_t)snprintf(k, cap, "%d|%s|", sc->self, text);
+	for (const char *p = text; *p;) {
+		size_t t = strspn(p, name_chars);
+		if (t == 0) {
+			p++;
+			continue;
+		}
+		for (int i = 0; i < sc->np; i++)
+			if (strlen(sc->pnames[i]) == t && strncmp(sc->pnames[i], p, t) == 0) {
+				if (cap - n < t + 40) {
+					cap = 2 * cap + t + 40;
+					k = xrealloc(k, cap);
+				}
+				/* %a: the exact double */
+				n += (size_t)snprintf(k + n, cap - n, "%.*s=%a;", (int)t, p,
+						      sc->pvals[i]);
+				break;
+			}
+		p += t;
+	}
+	return k;
+}
+
+static int compile(const char *text, const struct sx_scope *sc, struct sexpr **out,
+		   struct sx_err *err);
+
 int sexpr_compile(const char *text, const struct sx_scope *sc, struct sexpr **out,
 		  struct sx_err *err)
 {
 	memset(err, 0, sizeof(*err));
 	*out = NULL;
+	if (!sc->cache)
+		return compile(text, sc, out, err);
+	char *key = cache_key(text, sc);
+	size_t i = slot(sc->cache, key);
+	if (sc->cache->key[i]) {
+		free(key);
+		*out = sc->cache->e[i];
+		(*out)->refs++;
+		return 0;
+	}
+	int rc = compile(text, sc, out, err);
+	if (rc == 0) {
+		(*out)->refs++;	/* the cache's own: a holder freeing it early
+				 * (an element that fails later) leaves it valid */
+		cache_put(sc->cache, key, *out);
+	} else {
+		free(key);
+	}
+	return rc;
+}
+
+static int compile(const char *text, const struct sx_scope *sc, struct sexpr **out,
+		   struct sx_err *err)
+{
 	if (strlen(text) > 1000) {
 		snprintf(err->msg, sizeof err->msg, "expression longer than 1000 characters");
 		return -1;
@@ -273,6 +400,7 @@ int sexpr_compile(const char *text, const struct sx_scope *sc, struct sexpr **ou
 	}
 	e->h = h;
 	e->text = xstrdup(text);
+	e->refs = 1;
 	*out = e;
 	return 0;
 }
@@ -300,6 +428,9 @@ void sexpr_free(struct sexpr **pe)
 	struct sexpr *e = *pe;
 	if (!e)
 		return;
+	*pe = NULL;
+	if (--e->refs > 0)
+		return;		/* another element holds it */
 	mupRelease(e->h);
 	free(e->v);
 	free(e->text);
