@@ -46,7 +46,12 @@
 #      (17 digits), status complete, state run, time T; an existing file
 #      that is not an mbsim output is refused (exit 64, left as it was)
 #      unless --force; --at with --time and --at not after time.start are
-#      usage errors.
+#      usage errors; the chain's mode shapes: mass 2 / mass 1 =
+#      (k1 + k2 - m1 w^2) / k2 (the first row of (K - w^2 M) x = 0) to
+#      1e-9, real (imaginary parts of round-off, <= 1e-12), nothing in y,
+#      z or the rotations; the spinner's wobble: dth_x = i (J3 - J2) Omega /
+#      (lambda J1) dth_y = i sqrt(3)/2 dth_y (Euler's first equation), to
+#      1e-9.
 # Prints "N passed, N failed"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
@@ -223,6 +228,34 @@ else bad "the file was changed"; fi
 expect_rc 0 "modes -o --force writes it" "$MBSIM" modes "$sd/chain2.yaml" -o "$tmp/other.h5" --force
 if [ "$(h5attr "$tmp/other.h5" state)" = static_equilibrium ]; then ok "written: state static_equilibrium"
 else bad "not written as a modes file"; fi
+expect_rc 0 "modes chain2.yaml -o" "$MBSIM" modes "$sd/chain2.yaml" -o "$tmp/chain.h5"
+if "$PY" -c "
+import h5py, numpy as np, math, sys
+f = h5py.File('$tmp/chain.h5')
+S = f['/modes/shape'][:]; fr = f['/modes/frequency'][:]
+ok = S.shape == (2, 12, 2)
+for m in range(2):
+    w2 = (2 * math.pi * fr[m]) ** 2
+    ref = (100 + 50 - 1 * w2) / 50
+    x = S[m, :, 0]
+    ok = ok and abs(x[6] / x[0] - ref) <= 1e-9 * abs(ref) and np.abs(S[m, :, 1]).max() <= 1e-12 \
+        and np.abs(np.delete(x, [0, 6])).max() <= 1e-12 and np.abs(x).max() == 1
+    print(m, x[6] / x[0], ref)
+sys.exit(0 if ok else 1)" >"$tmp/pout" 2>&1; then
+	ok "chain shapes: x2 / x1 = (k1 + k2 - m1 w^2) / k2 to 1e-9"
+else
+	bad "chain shapes" "$(cat "$tmp/pout")"
+fi
+if "$PY" -c "
+import h5py, numpy as np, math, sys
+S = h5py.File('$tmp/spin.h5')['/modes/shape'][-1]
+z = complex(*S[3]) / complex(*S[4])
+print(z)
+sys.exit(0 if abs(z - 1j * math.sqrt(3) / 2) <= 1e-9 and np.abs(S[:3]).max() <= 1e-12 else 1)" >"$tmp/pout" 2>&1; then
+	ok "spinner wobble shape: dth_x / dth_y = i sqrt(3)/2 to 1e-9"
+else
+	bad "spinner wobble shape" "$(cat "$tmp/pout")"
+fi
 expect_rc 64 "modes: --at with --time" "$MBSIM" modes "$sd/chain2.yaml" --at 1 --time 1
 expect_rc 64 "modes: --at not after time.start" "$MBSIM" modes "$sd/chain2.yaml" --at 0
 finish

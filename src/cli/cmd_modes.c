@@ -172,6 +172,10 @@ static int write_h5(const char *path, const struct model *m, const struct modes 
 			   "eigenvalue s: real, imaginary part");
 	int fr = h5_series(h, "/modes/free", 0, 0, H5_INT, "1",
 			   "1: a free motion (zero stiffness)");
+	int sh = mo->ncoord > 0 ?
+		 h5_series(h, "/modes/shape", mo->ncoord, 2, H5_DOUBLE, "1",
+			   "eigenvector dq = N y, 6 per body (dr global, dth body frame): "
+			   "re, im, 1 at its largest entry") : -1;
 	const char **names = xcalloc((size_t)nb + 1, sizeof(char *));
 	for (int b = 0; b < nb; b++)
 		names[b] = m->bodies[b].name;
@@ -190,6 +194,8 @@ static int write_h5(const char *path, const struct model *m, const struct modes 
 		h5_row(h, z, &e->zeta);
 		h5_row(h, ev, re_im);
 		h5_row(h, fr, &free_);
+		if (sh >= 0)
+			h5_row(h, sh, e->shape);
 	}
 	h5_row(h, sp, wh->r);
 	h5_row(h, sr, wh->A);

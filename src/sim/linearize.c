@@ -140,9 +140,40 @@ static int free_motions(const double *Mr, const double *Kr, int d, double wref)
 	return n;
 }
 
-/* Eigenvalues of the first-order pencil of (Mr, Cr, Kr) (d x d) into mo */
-static int eigen(const double *Mr, const double *Cr, const double *Kr, int d, struct modes *mo,
-		 char *msg, size_t len)
+/* The shape of eigenvector column j of VR (2d x 2d; with j + 1 its
+ * imaginary part when im) in the model's coordinates: N times its first
+ * d entries (y; the rest is y'), scaled so that the largest |entry| is 1
+ * and real; 2 n values, re and im by coordinate (malloc'd). */
+static double *shape(const double *VR, int j, int im, const double *N, int n, int d)
+{
+	int n2 = 2 * d;
+	double *sh = xcalloc(2 * (size_t)n, sizeof(double));
+	for (int c = 0; c < d; c++) {
+		double yr = VR[c + (size_t)n2 * j], yi = im ? VR[c + (size_t)n2 * (j + 1)] : 0;
+		for (int i = 0; i < n; i++) {
+			double nc = N[i + (size_t)n * c];
+			sh[2 * i] += nc * yr;
+			sh[2 * i + 1] += nc * yi;
+		}
+	}
+	int big = 0;
+	for (int i = 1; i < n; i++)
+		if (hypot(sh[2 * i], sh[2 * i + 1]) > hypot(sh[2 * big], sh[2 * big + 1]))
+			big = i;
+	double br = sh[2 * big], bi = sh[2 * big + 1], b2 = br * br + bi * bi;
+	if (b2 > 0)
+		for (int i = 0; i < n; i++) {	/* divide by sh[big] */
+			double r = sh[2 * i], q = sh[2 * i + 1];
+			sh[2 * i] = (r * br + q * bi) / b2;
+			sh[2 * i + 1] = (q * br - r * bi) / b2;
+		}
+	return sh;
+}
+
+/* Eigenvalues of the first-order pencil of (Mr, Cr, Kr) (d x d) into mo,
+ * with the mode shapes N y (N n x d) */
+static int eigen(const double *Mr, const double *Cr, const double *Kr, int d, const double *N,
+		 int n, struct modes *mo, char *msg, size_t len)
 {
 	int n2 = 2 * d;
 	if (d == 0)
@@ -161,11 +192,12 @@ static int eigen(const double *Mr, const double *Cr, const double *Kr, int d, st
 		}
 	}
 	int one = 1, q = -1, info;
-	dggev_("N", "N", &n2, A, &n2, B, &n2, ar, ai, be, &dummy, &one, &dummy, &one, &wq, &q,
+	double *VR = xcalloc(nn, sizeof(double));
+	dggev_("N", "V", &n2, A, &n2, B, &n2, ar, ai, be, &dummy, &one, VR, &n2, &wq, &q,
 	       &info);
 	int lw = (int)wq + 1;
 	double *work = xcalloc((size_t)lw, sizeof(double));
-	dggev_("N", "N", &n2, A, &n2, B, &n2, ar, ai, be, &dummy, &one, &dummy, &one, work, &lw,
+	dggev_("N", "V", &n2, A, &n2, B, &n2, ar, ai, be, &dummy, &one, VR, &n2, work, &lw,
 	       &info);
 	int rc = 0;
 	if (info != 0) {
@@ -187,6 +219,7 @@ static int eigen(const double *Mr, const double *Cr, const double *Kr, int d, st
 			struct mode *e = &mo->m[mo->nmodes++];
 			e->re = re;
 			e->im = im;
+			e->shape = shape(VR, i, ai[i] != 0, N, n, d);
 			e->freq = hypot(re, im) / TWO_PI;
 			e->damped = im / TWO_PI;
 			e->zeta = e->freq > 0 ? -re / hypot(re, im) + 0.0 : 0;	/* no -0 */
@@ -202,8 +235,10 @@ static int eigen(const double *Mr, const double *Cr, const double *Kr, int d, st
 		for (int i = 0; i < mo->nmodes; i++) {
 			struct mode *e = &mo->m[i];
 			if (e->freq <= 1e-5 * smax || smax == 0) {
-				if (nfree >= 0 ? kept >= nfree : e->im == 0 && zeros++ % 2)
+				if (nfree >= 0 ? kept >= nfree : e->im == 0 && zeros++ % 2) {
+					free(e->shape);
 					continue;
+				}
 				kept++;
 				e->rigid = 1;
 				e->freq = e->damped = e->zeta = e->re = e->im = 0;
@@ -216,6 +251,7 @@ static int eigen(const double *Mr, const double *Cr, const double *Kr, int d, st
 	}
 	free(A);
 	free(B);
+	free(VR);
 	free(ar);
 	free(ai);
 	free(be);
@@ -294,7 +330,8 @@ int modes_compute(struct ra *s, const struct ra_state *x, double t, struct modes
 		project(M, N, n, d, Mr);
 		project(C, N, n, d, Cr);
 		project(K, N, n, d, Kr);
-		rc = eigen(Mr, Cr, Kr, d, mo, msg, len);
+		rc = eigen(Mr, Cr, Kr, d, N, n, mo, msg, len);
+		mo->ncoord = n;
 		free(Mr);
 		free(Cr);
 		free(Kr);
@@ -309,6 +346,8 @@ int modes_compute(struct ra *s, const struct ra_state *x, double t, struct modes
 
 void modes_release(struct modes *mo)
 {
+	for (int i = 0; mo->m && i < mo->nmodes; i++)
+		free(mo->m[i].shape);
 	free(mo->m);
 	mo->m = NULL;
 	mo->nmodes = 0;

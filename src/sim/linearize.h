@@ -41,11 +41,15 @@ struct mode {
 				 * (s^2 ~ stiffness, whose finite differences err
 				 * by ~1e-12 relative: a zero one gives |s| up to
 				 * ~1e-6 of the largest) */
+	double *shape;		/* 2 ncoord: the eigenvector's dq = N y, (re, im)
+				 * per coordinate, scaled to 1 at its largest
+				 * entry */
 };
 
 struct modes {
 	int ndof;		/* dimension of the null space of Phi_q */
 	int nmodes;
+	int ncoord;		/* coordinates of a shape: 6 per body */
 	struct mode *m;		/* sorted by freq, ascending */
 	double fmax;		/* largest freq, Hz */
 	int damped;		/* -df/dv has a nonzero entry */
