@@ -32,7 +32,19 @@
 #      through the logical names of summary, compare and converge;
 #   8. bad decks: unknown joint or body in an expression (did you mean),
 #      curve knots not increasing, motor without a law, gains that do not
-#      apply: exit 2 at FILE:LINE:COL.
+#      apply: exit 2 at FILE:LINE:COL;
+#   9. point_expr.yaml: a body-fixed point's x.P ... vz.P in expressions
+#      equal the same written with its body (r + A s, v + w x A s) to
+#      1e-14 in measures, and a damping force on vz.tip gives the run of
+#      the same law on vz.bar and wx.bar to 1e-12 m with hi and lms2, with
+#      equal Newton iterations; wx.tip (a point has no angular velocity)
+#      is an error at FILE:LINE:COL; vz.tpi suggests vz.tip (the closest
+#      name, not the last one made: vz.bar, as it did before);
+#  10. repeat_expr.yaml: a repeat block's springs k*i*deflection (the text
+#      names the index: one parser each) and dampers c*rate (one shared
+#      parser) run as the same deck with stiffness "k*i", damping c, to
+#      1e-12 m, and the copies move differently (so a shared i would
+#      show); sharing itself: test_force.c's test_sexpr_cache.
 # Prints "N passed, N failed"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
@@ -227,5 +239,44 @@ grep -q "bad7.yaml:.*unknown curve 'zlwa'.*did you mean 'zlaw'" "$tmp/err" &&
 	ok "unknown curve: did you mean" || bad "unknown curve message"
 sed 's/law.csv/nothere.csv/' "$fd/curve_csv.yaml" >"$tmp/bad6.yaml"
 expect_rc 2 "missing CSV file: exit 2" "$MBSIM" check "$tmp/bad6.yaml"
+
+# 9. body-fixed points in expressions
+for m in hi lms2; do
+	"$MBSIM" run "$fd/point_expr.yaml" -o "$tmp/pt1.h5" --set integrator.method=$m >/dev/null \
+		2>"$tmp/err" || bad "run point_expr.yaml $m"
+	"$MBSIM" run "$fd/point_expr.yaml" -o "$tmp/pt0.h5" --set integrator.method=$m \
+		--set parameters.usepoint=0 >/dev/null 2>"$tmp/err" || bad "run point_expr.yaml usepoint=0 $m"
+	pycheck "$m: x.tip ... vz.tip = the body's r + d, v + w x d to 1e-14; force on vz.tip = on the body's to 1e-12 m" "
+f = h5py.File('$tmp/pt1.h5'); g = h5py.File('$tmp/pt0.h5')
+dm = np.abs(f['/measures/value'][:]).max()
+dp = np.abs(f['/bodies/position'][:] - g['/bodies/position'][:]).max()
+F = np.abs(f['/forces/force'][:]).max()
+it = (f['/solver/newton_iterations'][:] == g['/solver/newton_iterations'][:]).all()
+# F > 1 N: the damping force is not negligible, so the comparison could fail
+ok = dm <= 1e-14 and dp <= 1e-12 and F > 1 and it
+msg = 'measures %g, positions %g, max force %g, iterations equal %s' % (dm, dp, F, it)
+"
+done
+sed 's/vz.tip) +/wx.tip) +/' "$fd/point_expr.yaml" >"$tmp/bad8.yaml"
+expect_rc 2 "wx of a point: exit 2" "$MBSIM" check "$tmp/bad8.yaml"
+grep -q "bad8.yaml:[0-9]*:[0-9]*: error: 'wx.tip': point 'tip' has a position and a velocity" "$tmp/err" &&
+	ok "wx of a point: FILE:LINE:COL and why" || bad "wx of a point message"
+sed 's/vz.tip) +/vz.tpi) +/' "$fd/point_expr.yaml" >"$tmp/bad9.yaml"
+expect_rc 2 "unknown point: exit 2" "$MBSIM" check "$tmp/bad9.yaml"
+grep -q "bad9.yaml:27:32: error: unknown body or point 'tpi' in 'vz.tpi' (did you mean 'vz.tip'?)" "$tmp/err" &&
+	ok "unknown point: did you mean the closest, vz.tip" || bad "unknown point message"
+
+# 10. repeat copies: shared parsers keep each copy's constants
+sed -e 's/expression: "k\*i\*deflection"/stiffness: "k*i"/' -e 's/expression: "c\*rate"/damping: c/' \
+	"$fd/repeat_expr.yaml" >"$tmp/repeat_ref.yaml"
+"$MBSIM" run "$fd/repeat_expr.yaml" -o "$tmp/re.h5" >/dev/null 2>"$tmp/err" || bad "run repeat_expr.yaml"
+"$MBSIM" run "$tmp/repeat_ref.yaml" -o "$tmp/rr.h5" >/dev/null 2>"$tmp/err" || bad "run its reference"
+pycheck "repeat copies: k*i*deflection, c*rate = stiffness k*i, damping c to 1e-12 m; copies differ" "
+f = h5py.File('$tmp/re.h5'); g = h5py.File('$tmp/rr.h5')
+p = f['/bodies/position'][:]
+d = np.abs(p - g['/bodies/position'][:]).max(); spread = np.abs(p[:, 0, 2] - p[:, 2, 2]).max()
+ok = d <= 1e-12 and spread > 0.01
+msg = 'difference %g, spread of copies 1 and 3 %g' % (d, spread)
+"
 
 finish

@@ -32,7 +32,26 @@
 #      driver effort m g (len / 2) cos(0.5) (the deck's comment), 1e-9;
 #   9. the equilibria found for the conservative seed decks (pendulum,
 #      double pendulum, free four-link, heavy top, spring top, 8-link
-#      chain) are stable: no mode with a negative damping ratio.
+#      chain) are stable: no mode with a negative damping ratio;
+#  10. modes --at T (the state a run reaches): spinner.yaml, a free body
+#      spinning at Omega = 10 rad/s about its principal axis of largest
+#      inertia, (J1, J2, J3) = (2, 3, 4): the gyroscopic wobble of Euler's
+#      equations linearized about the spin, Omega sqrt((J3-J1)(J3-J2)/(J1
+#      J2)) / (2 pi) = 10 / sqrt(3) / (2 pi) Hz, to 1e-9 relative, beside
+#      six free motions (without the gyroscopic term there would be no
+#      mode above 0 Hz); chain2.yaml, which starts and stays at rest, gives
+#      at T = 0.5 the frequencies of its static equilibrium to 1e-12
+#      relative;
+#  11. modes -o FILE.h5: /modes/frequency equals the printed frequencies
+#      (17 digits), status complete, state run, time T; an existing file
+#      that is not an mbsim output is refused (exit 64, left as it was)
+#      unless --force; --at with --time and --at not after time.start are
+#      usage errors; the chain's mode shapes: mass 2 / mass 1 =
+#      (k1 + k2 - m1 w^2) / k2 (the first row of (K - w^2 M) x = 0) to
+#      1e-9, real (imaginary parts of round-off, <= 1e-12), nothing in y,
+#      z or the rotations; the spinner's wobble: dth_x = i (J3 - J2) Omega /
+#      (lambda J1) dth_y = i sqrt(3)/2 dth_y (Euler's first equation), to
+#      1e-9.
 # Prints "N passed, N failed"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
@@ -171,4 +190,72 @@ json_check "run --from-static --json: the failure as JSON, naming body rock" \
 	"j['status'] == 'failed' and j['body'] == 'rock'"
 expect_rc 64 "static: unknown option" "$MBSIM" static "$sd/car.yaml" --jsn
 expect_rc 64 "modes: no deck" "$MBSIM" modes
+# 10. modes at the state of a run
+expect_rc 0 "modes spinner.yaml --at 0.5 --json" "$MBSIM" modes "$sd/spinner.yaml" --at 0.5 --json
+json_check "spinner: wobble 10 / sqrt(3) / 2 pi Hz to 1e-9 relative, six free motions" "
+(lambda m, ref: j['state'] == 'run' and j['time'] == 0.5 and j['gyroscopic'] and j['dof'] == 6
+ and sum(e['free'] for e in m) == 6 and len(m) == 7 and not m[6]['free']
+ and abs(m[6]['frequency'] - ref) <= 1e-9 * ref and abs(m[6]['damping_ratio']) <= 1e-12)(
+ j['modes'], 10 / math.sqrt(3) / (2 * math.pi))"
+"$MBSIM" modes "$sd/chain2.yaml" --json >"$tmp/static.json" 2>"$tmp/err"
+expect_rc 0 "modes chain2.yaml --at 0.5 --json" "$MBSIM" modes "$sd/chain2.yaml" --at 0.5 --json
+json_check "chain at rest: --at 0.5 gives the static frequencies to 1e-12 relative" "
+(lambda a, b: len(a) == len(b) == 2 and all(abs(x - y) <= 1e-12 * y for x, y in zip(a, b))
+ and not j['gyroscopic'])(
+ [m['frequency'] for m in j['modes']],
+ [m['frequency'] for m in json.load(open('$tmp/static.json'))['modes']])"
+
+# 11. the modes file
+expect_rc 0 "modes spinner.yaml --at 0.5 -o --json" "$MBSIM" modes "$sd/spinner.yaml" \
+	--at 0.5 -o "$tmp/spin.h5" --json
+h5dump -m %.17g -d /modes/frequency "$tmp/spin.h5" 2>/dev/null |
+	awk '/DATA \{/ { on = 1; next } on && /}/ { exit } on' | sed 's/^ *([0-9]*): *//' | tr ',' '\n' |
+	sed '/^ *$/d' >"$tmp/freq"
+json_check "/modes/frequency is the printed frequencies" "
+[float(x) for x in open('$tmp/freq').read().split()] == [m['frequency'] for m in j['modes']]
+ and j['output'] == '$tmp/spin.h5'"
+st=$(h5attr "$tmp/spin.h5" status) state=$(h5attr "$tmp/spin.h5" state) at=$(h5attr "$tmp/spin.h5" time)
+if [ "$st" = complete ] && [ "$state" = run ] && [ "$at" = 0.5 ]; then
+	ok "modes file: status complete, state run, time 0.5"
+else
+	bad "modes file: status '$st', state '$state', time '$at'"
+fi
+echo "not an mbsim file" >"$tmp/other.h5"
+expect_rc 64 "modes -o refuses a file that is not an mbsim output" "$MBSIM" modes \
+	"$sd/chain2.yaml" -o "$tmp/other.h5"
+if [ "$(cat "$tmp/other.h5")" = "not an mbsim file" ]; then ok "the file is left as it was"
+else bad "the file was changed"; fi
+expect_rc 0 "modes -o --force writes it" "$MBSIM" modes "$sd/chain2.yaml" -o "$tmp/other.h5" --force
+if [ "$(h5attr "$tmp/other.h5" state)" = static_equilibrium ]; then ok "written: state static_equilibrium"
+else bad "not written as a modes file"; fi
+expect_rc 0 "modes chain2.yaml -o" "$MBSIM" modes "$sd/chain2.yaml" -o "$tmp/chain.h5"
+if "$PY" -c "
+import h5py, numpy as np, math, sys
+f = h5py.File('$tmp/chain.h5')
+S = f['/modes/shape'][:]; fr = f['/modes/frequency'][:]
+ok = S.shape == (2, 12, 2)
+for m in range(2):
+    w2 = (2 * math.pi * fr[m]) ** 2
+    ref = (100 + 50 - 1 * w2) / 50
+    x = S[m, :, 0]
+    ok = ok and abs(x[6] / x[0] - ref) <= 1e-9 * abs(ref) and np.abs(S[m, :, 1]).max() <= 1e-12 \
+        and np.abs(np.delete(x, [0, 6])).max() <= 1e-12 and np.abs(x).max() == 1
+    print(m, x[6] / x[0], ref)
+sys.exit(0 if ok else 1)" >"$tmp/pout" 2>&1; then
+	ok "chain shapes: x2 / x1 = (k1 + k2 - m1 w^2) / k2 to 1e-9"
+else
+	bad "chain shapes" "$(cat "$tmp/pout")"
+fi
+if "$PY" -c "
+import h5py, numpy as np, math, sys
+S = h5py.File('$tmp/spin.h5')['/modes/shape'][-1]
+z = complex(*S[3]) / complex(*S[4])
+print(z)
+sys.exit(0 if abs(z - 1j * math.sqrt(3) / 2) <= 1e-9 and np.abs(S[:3]).max() <= 1e-12 else 1)" >"$tmp/pout" 2>&1; then
+	ok "spinner wobble shape: dth_x / dth_y = i sqrt(3)/2 to 1e-9"
+else
+	bad "spinner wobble shape" "$(cat "$tmp/pout")"
+fi
+expect_rc 64 "modes: --at with --time" "$MBSIM" modes "$sd/chain2.yaml" --at 1 --time 1
+expect_rc 64 "modes: --at not after time.start" "$MBSIM" modes "$sd/chain2.yaml" --at 0
 finish

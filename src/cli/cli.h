@@ -86,6 +86,10 @@ const char *cli_optval(int argc, char **argv, int *i, const char *name, const ch
  * once per step and ends with status "interrupted"; the loader, builder
  * and assembly poll it too).  Call it before cli_load. */
 volatile sig_atomic_t *cli_catch_signals(void);
+/* Refuse an output path that is the deck, a directory, a FIFO, or an
+ * existing file that is not an mbsim output (no root attribute status),
+ * unless force (run -o, modes -o).  0, or -1 after a usage message. */
+int cli_check_output(const char *usage, const char *deck, const char *out, int force);
 /* "mbsim ARG..." for the files' command_line attribute (malloc'd). */
 char *cli_join_args(int argc, char **argv);
 

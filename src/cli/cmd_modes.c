@@ -1,15 +1,21 @@
 /* cmd_modes.c - mbsim modes: natural frequencies and damping ratios of the
  * linearized constrained system at the static equilibrium of a deck
- * (sim/statics.h, sim/linearize.h). */
+ * (sim/statics.h) or at the state a run of it reaches at time T (--at,
+ * sim/sim.h), by sim/linearize.h; printed, and written to HDF5 with -o. */
 #include "cli.h"
 #include "usage.h"
 #include "../deck/deck.h"
+#include "../io/h5.h"
 #include "../sim/linearize.h"
+#include "../sim/sim.h"
 #include "../sim/statics.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "../util/xalloc.h"
 
 /* Seed 002 eq. 11: Newmark(gamma, beta) is stable for
  * h <= (1 / omega_max) / sqrt(gamma / 2 - beta); the three conditionally
@@ -29,10 +35,59 @@ static double hmax(double fmax, double beta)
 	return 1.0 / (6.283185307179586476925286766559 * fmax) / sqrt(0.25 - beta);
 }
 
-static void print_text(const struct modes *mo)
+
+/* What is linearized: the static equilibrium at time t, or the state of a
+ * run at t (at), with the bodies' state copied for the file */
+struct where {
+	int at;			/* 1: the state of a run (--at) */
+	double t;
+	int nb;
+	double *r, *A, *v, *w;	/* 3, 9, 3, 3 per body */
+	int done;		/* the run reached t and modes_compute was called */
+	int rc;			/* its return */
+	struct modes mo;
+	char msg[256];
+};
+
+static void keep_state(struct where *wh, const struct ra *s, const struct ra_state *x)
 {
-	printf("%d degrees of freedom at the static equilibrium; %s\n", mo->ndof,
-	       mo->damped ? "damped (first-order eigenproblem)" : "undamped");
+	int nb = s->nb;
+	wh->nb = nb;
+	wh->r = memcpy(xmalloc(3 * (size_t)nb * sizeof(double) + 1), x->r, 3 * (size_t)nb * sizeof(double));
+	wh->A = memcpy(xmalloc(9 * (size_t)nb * sizeof(double) + 1), x->A, 9 * (size_t)nb * sizeof(double));
+	wh->v = memcpy(xmalloc(3 * (size_t)nb * sizeof(double) + 1), x->v, 3 * (size_t)nb * sizeof(double));
+	wh->w = memcpy(xmalloc(3 * (size_t)nb * sizeof(double) + 1), x->w, 3 * (size_t)nb * sizeof(double));
+}
+
+static void where_release(struct where *wh)
+{
+	free(wh->r);
+	free(wh->A);
+	free(wh->v);
+	free(wh->w);
+	modes_release(&wh->mo);
+}
+
+/* sim_args.at_end: linearize at the final state of the run */
+static void at_end(void *ctx, struct ra *s, const struct ra_state *x)
+{
+	struct where *wh = ctx;
+	wh->done = 1;
+	wh->t = x->t;
+	keep_state(wh, s, x);
+	wh->rc = modes_compute(s, x, x->t, &wh->mo, wh->msg, sizeof wh->msg);
+}
+
+static void print_text(const struct modes *mo, const struct where *wh)
+{
+	if (wh->at)
+		printf("%d degrees of freedom at the state of the run at t = %.15g; %s%s\n",
+		       mo->ndof, wh->t, mo->damped ? "damped" : "undamped",
+		       mo->gyroscopic ? ", gyroscopic (first-order eigenproblem)" :
+		       mo->damped ? " (first-order eigenproblem)" : "");
+	else
+		printf("%d degrees of freedom at the static equilibrium; %s\n", mo->ndof,
+		       mo->damped ? "damped (first-order eigenproblem)" : "undamped");
 	if (mo->nmodes == 0)
 		return;
 	printf("\n%4s %22s %22s %14s\n", "mode", "frequency [Hz]", "damped freq. [Hz]",
@@ -50,10 +105,13 @@ static void print_text(const struct modes *mo)
 	}
 }
 
-static void print_json(const struct modes *mo)
+static void print_json(const struct modes *mo, const struct where *wh, const char *out)
 {
-	printf("{\"status\": \"ok\", \"dof\": %d, \"damped\": %s, \"modes\": [", mo->ndof,
-	       mo->damped ? "true" : "false");
+	printf("{\"status\": \"ok\", \"state\": \"%s\", \"time\": ",
+	       wh->at ? "run" : "static_equilibrium");
+	cli_json_num(wh->t);
+	printf(", \"dof\": %d, \"damped\": %s, \"gyroscopic\": %s, \"modes\": [", mo->ndof,
+	       mo->damped ? "true" : "false", mo->gyroscopic ? "true" : "false");
 	for (int i = 0; i < mo->nmodes; i++) {
 		const struct mode *e = &mo->m[i];
 		printf("%s{\"frequency\": ", i ? ", " : "");
@@ -75,43 +133,236 @@ static void print_json(const struct modes *mo)
 		printf("%s\"%s\": ", k ? ", " : "", newmark[k].name);
 		cli_json_num(mo->fmax > 0 ? hmax(mo->fmax, newmark[k].beta) : INFINITY);
 	}
-	printf("}}\n");
+	printf("}, \"output\": ");
+	cli_json_str(out ? out : "");
+	printf("}\n");
+}
+
+/* The modes file (man/mbsim-output.5, "MODES FILES"): one row per mode
+ * under /modes, the state linearized at under /state.  0, or -1 with a
+ * message in err. */
+static int write_h5(const char *path, const struct model *m, const struct modes *mo,
+		    const struct where *wh, const char *deck_text, const char *cmdline,
+		    const char *method, char *err, size_t n)
+{
+	struct h5_opts opt = { 1e9, 0, mo->nmodes };	/* written at close */
+	struct h5out *h = h5_create(path, &opt, err, n);
+	if (!h)
+		return -1;
+	int nb = m->nbodies;
+	h5_attr_num(h, "/", "layout_version", 1);
+	h5_attr_str(h, "/", "analysis", "modes");
+	h5_attr_str(h, "/", "state", wh->at ? "run" : "static_equilibrium");
+	h5_attr_num(h, "/", "time", wh->t);
+	h5_attr_num(h, "/", "dof", mo->ndof);
+	h5_attr_num(h, "/", "damped", mo->damped);
+	h5_attr_num(h, "/", "gyroscopic", mo->gyroscopic);
+	h5_attr_num(h, "/", "max_frequency", mo->fmax);
+	if (wh->at)
+		h5_attr_str(h, "/", "integrator", method);
+	h5_attr_str(h, "/", "command_line", cmdline);
+	if (deck_text)
+		h5_text(h, "/deck", deck_text);
+	int f = h5_series(h, "/modes/frequency", 0, 0, H5_DOUBLE, "Hz",
+			  "undamped natural frequency |s| / 2 pi");
+	int fd = h5_series(h, "/modes/damped_frequency", 0, 0, H5_DOUBLE, "Hz",
+			   "damped frequency Im s / 2 pi");
+	int z = h5_series(h, "/modes/damping_ratio", 0, 0, H5_DOUBLE, "1", "-Re s / |s|");
+	int ev = h5_series(h, "/modes/eigenvalue", 2, 0, H5_DOUBLE, "1/s",
+			   "eigenvalue s: real, imaginary part");
+	int fr = h5_series(h, "/modes/free", 0, 0, H5_INT, "1",
+			   "1: a free motion (zero stiffness)");
+	int sh = mo->ncoord > 0 ?
+		 h5_series(h, "/modes/shape", mo->ncoord, 2, H5_DOUBLE, "1",
+			   "eigenvector dq = N y, 6 per body (dr global, dth body frame): "
+			   "re, im, 1 at its largest entry") : -1;
+	const char **names = xcalloc((size_t)nb + 1, sizeof(char *));
+	for (int b = 0; b < nb; b++)
+		names[b] = m->bodies[b].name;
+	h5_names(h, "/state/bodies", names, nb);
+	free(names);
+	int sp = h5_series(h, "/state/position", nb, 3, H5_DOUBLE, "m", "body origin, global");
+	int sr = h5_series(h, "/state/rotation", nb, 9, H5_DOUBLE, "1",
+			   "rotation matrix A (body to global), row by row");
+	int sv = h5_series(h, "/state/velocity", nb, 3, H5_DOUBLE, "m/s", "global");
+	int sw = h5_series(h, "/state/angular_velocity", nb, 3, H5_DOUBLE, "rad/s", "body frame");
+	for (int i = 0; i < mo->nmodes; i++) {
+		const struct mode *e = &mo->m[i];
+		double re_im[2] = { e->re, e->im }, free_ = e->rigid;
+		h5_row(h, f, &e->freq);
+		h5_row(h, fd, &e->damped);
+		h5_row(h, z, &e->zeta);
+		h5_row(h, ev, re_im);
+		h5_row(h, fr, &free_);
+		if (sh >= 0)
+			h5_row(h, sh, e->shape);
+	}
+	h5_row(h, sp, wh->r);
+	h5_row(h, sr, wh->A);
+	h5_row(h, sv, wh->v);
+	h5_row(h, sw, wh->w);
+	return h5_close(&h, "complete", err, n) ? -1 : 0;
+}
+
+struct modes_opts {
+	const char *deck, *out;
+	char **sets;
+	int nsets, json, force, at;
+	double t;
+};
+
+static int parse(int argc, char **argv, struct modes_opts *mo)
+{
+	memset(mo, 0, sizeof(*mo));
+	mo->t = NAN;
+	mo->sets = xcalloc((size_t)argc + 1, sizeof(char *));
+	int time = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+		int err = 0, at = 0;
+		if ((v = cli_optval(argc, argv, &i, "-o", USAGE_MODES, &err)) ||
+		    (v = cli_optval(argc, argv, &i, "--output", USAGE_MODES, &err))) {
+			mo->out = v;
+		} else if ((v = cli_optval(argc, argv, &i, "--set", USAGE_MODES, &err))) {
+			mo->sets[mo->nsets++] = (char *)v;
+		} else if ((v = cli_optval(argc, argv, &i, "--time", USAGE_MODES, &err)) ||
+			   (at = 1, v = cli_optval(argc, argv, &i, "--at", USAGE_MODES, &err))) {
+			char *end;
+			mo->t = strtod(v, &end);
+			if (!*v || *end || !isfinite(mo->t)) {
+				cli_usage_error(USAGE_MODES, "%s must be a finite number of seconds, "
+						"got '%s'", at ? "--at" : "--time", v);
+				return -1;
+			}
+			if (at ? time : mo->at) {
+				cli_usage_error(USAGE_MODES, "--at and --time exclude each other");
+				return -1;
+			}
+			mo->at |= at;
+			time |= !at;
+		} else if (err) {
+			return -1;
+		} else if (strcmp(a, "--json") == 0) {
+			mo->json = 1;
+		} else if (strcmp(a, "--force") == 0) {
+			mo->force = 1;
+		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			printf("usage: %s", USAGE_MODES);
+			return 1;
+		} else if (a[0] == '-' && a[1]) {
+			static const char *const opts[] = { "-o", "--output", "--set", "--time",
+							    "--at", "--force", "--json", "--help",
+							    "-h", NULL };
+			cli_usage_error(USAGE_MODES, "unknown option '%s'%s", a, cli_suggest(a, opts));
+			return -1;
+		} else if (!mo->deck) {
+			mo->deck = a;
+		} else {
+			cli_usage_error(USAGE_MODES, "more than one deck ('%s' and '%s')", mo->deck, a);
+			return -1;
+		}
+	}
+	if (!mo->deck) {
+		cli_usage_error(USAGE_MODES, "no deck given");
+		return -1;
+	}
+	return 0;
+}
+
+/* Run the deck from time.start to wh->t with its integrator, no output,
+ * and linearize at the end (at_end).  0, or EXIT_SIM after a message. */
+static int run_to(struct model *m, struct sim_options o, struct where *wh, int json,
+		  const char *cmdline)
+{
+	o.t_end = wh->t;
+	o.times = NULL;		/* the samples do not matter: nothing is written */
+	o.ntimes = 0;
+	struct sim_args a = { m, &o, NULL, NULL, cmdline, 0, cli_catch_signals(), at_end, wh };
+	struct sim_result r;
+	struct diag d;
+	diag_init(&d);
+	enum sim_status st = sim_run(&a, &r, &d);
+	cli_print_diag(&d);
+	diag_release(&d);
+	if (st == SIM_COMPLETE && wh->done)
+		return 0;
+	const char *why = r.message[0] ? r.message : "the run did not complete";
+	if (json) {
+		printf("{\"status\": \"failed\", \"message\": ");
+		cli_json_str(why);
+		printf("}\n");
+	}
+	fprintf(stderr, "mbsim: error: the run to t = %g: %s\n", wh->t, why);
+	return EXIT_SIM;
 }
 
 int cmd_modes(int argc, char **argv)
 {
+	struct modes_opts mop;
+	int rc = parse(argc, argv, &mop);
+	if (rc) {
+		free(mop.sets);
+		return rc > 0 ? EXIT_OK : EXIT_USAGE;
+	}
+	if (mop.out && cli_check_output(USAGE_MODES, mop.deck, mop.out, mop.force)) {
+		free(mop.sets);
+		return EXIT_USAGE;
+	}
 	struct deck *dk = NULL;
 	struct model *m = NULL;
 	struct sim_options o;
-	int json, rc;
-	double t;
-	if (cli_static_open(argc, argv, USAGE_MODES, &dk, &m, &o, &t, &json, &rc))
+	rc = cli_load(mop.deck, mop.sets, mop.nsets, &dk, &m, &o);
+	free(mop.sets);
+	if (rc)
 		return rc;
-	struct ra *s = ra_new(m);
-	struct ra_state x;
-	ra_state_init(s, &x);
+	struct where wh;
+	memset(&wh, 0, sizeof wh);
+	wh.at = mop.at;
+	wh.t = isnan(mop.t) ? o.t0 : mop.t;
+	char *cmdline = cli_join_args(argc, argv);
 	rc = EXIT_SIM;
-	if (cli_static_solve(s, &x, t, json, NULL) == 0) {
-		struct modes mo;
-		char msg[256];
-		if (modes_compute(s, &x, t, &mo, msg, sizeof msg) == 0) {
-			if (json)
-				print_json(&mo);
-			else
-				print_text(&mo);
-			rc = EXIT_OK;
-		} else {
-			if (json) {
-				printf("{\"status\": \"failed\", \"message\": ");
-				cli_json_str(msg);
-				printf("}\n");
-			}
-			fprintf(stderr, "mbsim: error: %s\n", msg);
+	if (wh.at && !(wh.t > o.t0)) {
+		cli_usage_error(USAGE_MODES, "--at %g is not after time.start = %g", wh.t, o.t0);
+		rc = EXIT_USAGE;
+	} else if (wh.at) {
+		rc = run_to(m, o, &wh, mop.json, cmdline);
+		if (rc == 0 && wh.rc != 0)
+			rc = EXIT_SIM;
+	} else {
+		struct ra *s = ra_new(m);
+		struct ra_state x;
+		ra_state_init(s, &x);
+		if (cli_static_solve(s, &x, wh.t, mop.json, NULL) == 0) {
+			wh.done = 1;
+			keep_state(&wh, s, &x);
+			wh.rc = modes_compute(s, &x, wh.t, &wh.mo, wh.msg, sizeof wh.msg);
+			rc = wh.rc ? EXIT_SIM : 0;
 		}
-		modes_release(&mo);
+		ra_state_release(&x);
+		ra_free(&s);
 	}
-	ra_state_release(&x);
-	ra_free(&s);
+	if (wh.done && wh.rc != 0) {
+		if (mop.json) {
+			printf("{\"status\": \"failed\", \"message\": ");
+			cli_json_str(wh.msg);
+			printf("}\n");
+		}
+		fprintf(stderr, "mbsim: error: %s\n", wh.msg);
+	} else if (rc == 0) {
+		char err[600];
+		if (mop.out && write_h5(mop.out, m, &wh.mo, &wh, deck_text(dk), cmdline, o.method,
+					err, sizeof err)) {
+			fprintf(stderr, "mbsim: error: %s\n", err);
+			rc = EXIT_SIM;
+		}
+		if (mop.json)
+			print_json(&wh.mo, &wh, rc == 0 ? mop.out : NULL);
+		else
+			print_text(&wh.mo, &wh);
+		rc = rc ? rc : EXIT_OK;
+	}
+	where_release(&wh);
+	free(cmdline);
 	model_free(&m);
 	deck_free(&dk);
 	return rc;

@@ -81,54 +81,6 @@ static int parse(int argc, char **argv, struct run_opts *ro)
 	return 0;
 }
 
-/* 1 when path is an HDF5 file with the root attribute "status" that
- * every mbsim output carries from its creation (man/mbsim-output.5) */
-static int is_mbsim_output(const char *path)
-{
-	char err[256], status[64];
-	struct h5in *f = h5r_open(path, err, sizeof err);
-	if (!f)
-		return 0;
-	int ok = h5r_attr_str(f, "/", "status", status, sizeof status) == 0;
-	h5r_close(&f);
-	return ok;
-}
-
-/* Refuse an output path that would destroy an input or a file that is
- * not an earlier result (issue 16: '-o copy.yaml' overwrote the deck).
- * 0, or -1 after the message. */
-static int check_output(const char *deck, const char *out, int force)
-{
-	struct stat so, sd;
-	if (force || stat(out, &so) != 0)
-		return 0;	/* nothing there yet: the writer reports other errors */
-	if (stat(deck, &sd) == 0 && so.st_dev == sd.st_dev && so.st_ino == sd.st_ino) {
-		cli_usage_error(USAGE_RUN, "output '%s' is the deck '%s': refusing to overwrite "
-				"it (--force to write it anyway)", out, deck);
-		return -1;
-	}
-	if (S_ISDIR(so.st_mode)) {
-		cli_usage_error(USAGE_RUN, "output '%s' is a directory", out);
-		return -1;
-	}
-	if (S_ISCHR(so.st_mode))
-		return 0;	/* /dev/null, /dev/full: no contents to lose */
-	if (!S_ISREG(so.st_mode)) {
-		/* a FIFO would block the reading below until a writer came */
-		cli_usage_error(USAGE_RUN, "output '%s' exists and is not a regular file (a FIFO, "
-				"socket or block device): refusing to write to it (--force to "
-				"write it anyway)", out);
-		return -1;
-	}
-	if (!is_mbsim_output(out)) {
-		cli_usage_error(USAGE_RUN, "output '%s' exists and is not an mbsim output file "
-				"(no HDF5 root attribute 'status'): refusing to overwrite it "
-				"(--force to write it anyway)", out);
-		return -1;
-	}
-	return 0;
-}
-
 static const char *status_word(enum sim_status s)
 {
 	return s == SIM_COMPLETE ? "complete" : s == SIM_INTERRUPTED ? "interrupted" : "failed";
@@ -305,7 +257,7 @@ int cmd_run(int argc, char **argv)
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	}
 	char *out = ro.out ? xstrdup(ro.out) : default_output(ro.deck);
-	if (check_output(ro.deck, out, ro.force)) {
+	if (cli_check_output(USAGE_RUN, ro.deck, out, ro.force)) {
 		free(out);
 		free(ro.sets);
 		return EXIT_USAGE;
@@ -336,7 +288,7 @@ int cmd_run(int argc, char **argv)
 	}
 	char *cmdline = cli_join_args(argc, argv);
 	struct sim_args a = { m, &o, out, deck_text(dk), cmdline,
-			      !ro.quiet && !ro.json && isatty(2), stop };
+			      !ro.quiet && !ro.json && isatty(2), stop, NULL, NULL };
 	struct sim_result r;
 	struct diag d;
 	diag_init(&d);

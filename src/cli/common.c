@@ -2,6 +2,7 @@
  * messages, JSON. */
 #include "cli.h"
 #include "../deck/deck.h"
+#include "../io/h5read.h"
 #include "../util/suggest.h"
 #include "../util/interrupt.h"
 #include "../util/xalloc.h"
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The one piece of process-wide state lives in util/interrupt.h, where
  * the loader, the builder and the assembly can poll it too. */
@@ -232,4 +234,52 @@ void cli_json_array(const double *v, int n)
 		cli_json_num(v[i]);
 	}
 	putchar(']');
+}
+
+/* 1 when path is an HDF5 file with the root attribute "status" that
+ * every mbsim output carries from its creation (man/mbsim-output.5) */
+static int is_mbsim_output(const char *path)
+{
+	char err[256], status[64];
+	struct h5in *f = h5r_open(path, err, sizeof err);
+	if (!f)
+		return 0;
+	int ok = h5r_attr_str(f, "/", "status", status, sizeof status) == 0;
+	h5r_close(&f);
+	return ok;
+}
+
+/* Refuse an output path that would destroy an input or a file that is
+ * not an earlier result (issue 16: '-o copy.yaml' overwrote the deck).
+ * 0, or -1 after the message. */
+int cli_check_output(const char *usage, const char *deck, const char *out, int force)
+{
+	struct stat so, sd;
+	if (force || stat(out, &so) != 0)
+		return 0;	/* nothing there yet: the writer reports other errors */
+	if (stat(deck, &sd) == 0 && so.st_dev == sd.st_dev && so.st_ino == sd.st_ino) {
+		cli_usage_error(usage, "output '%s' is the deck '%s': refusing to overwrite "
+				"it (--force to write it anyway)", out, deck);
+		return -1;
+	}
+	if (S_ISDIR(so.st_mode)) {
+		cli_usage_error(usage, "output '%s' is a directory", out);
+		return -1;
+	}
+	if (S_ISCHR(so.st_mode))
+		return 0;	/* /dev/null, /dev/full: no contents to lose */
+	if (!S_ISREG(so.st_mode)) {
+		/* a FIFO would block the reading below until a writer came */
+		cli_usage_error(usage, "output '%s' exists and is not a regular file (a FIFO, "
+				"socket or block device): refusing to write to it (--force to "
+				"write it anyway)", out);
+		return -1;
+	}
+	if (!is_mbsim_output(out)) {
+		cli_usage_error(usage, "output '%s' exists and is not an mbsim output file "
+				"(no HDF5 root attribute 'status'): refusing to overwrite it "
+				"(--force to write it anyway)", out);
+		return -1;
+	}
+	return 0;
 }

@@ -25,7 +25,7 @@
 #define USAGE_STATIC \
 	"mbsim static DECK [--set KEY=VALUE]... [--time T] [--json]\n"
 #define USAGE_MODES \
-	"mbsim modes DECK [--set KEY=VALUE]... [--time T] [--json]\n"
+	"mbsim modes DECK [--set KEY=VALUE]... [--time T | --at T] [-o FILE.h5 [--force]] [--json]\n"
 #define USAGE_SUMMARY \
 	"mbsim summary FILE.h5... [--quantity PATH[:COMP]@TIME]... [--json]\n"
 #define USAGE_EXPORT \

@@ -3,6 +3,7 @@
 #include "build.h"
 #include "deck.h"
 #include "../integ/registry.h"
+#include "../model/sexpr.h"
 #include "../util/interrupt.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
@@ -561,10 +562,11 @@ static void build_top(struct bctx *b, const struct dnode *root, struct sim_optio
 	opt_vec3(b, root, "gravity", b->m->gravity);
 	build_list(b, root, "curves", build_curve);
 	build_list(b, root, "bodies", build_body);
+	/* points before anything whose expressions may name them (x.POINT) */
+	build_list(b, root, "points", build_point);
 	build_list(b, root, "joints", build_joint);
 	build_list(b, root, "drivers", build_driver);
 	build_list(b, root, "forces", build_force);
-	build_list(b, root, "points", build_point);
 	build_list(b, root, "measures", build_measure);
 }
 
@@ -589,7 +591,9 @@ int deck_build(struct deck *dk, struct model **m, struct sim_options *o,
 	b.m = model_new();
 	for (int i = 0; i < dk->npend; i++)
 		dk->pend[i].used = 0;
+	b.sxc = sx_cache_new();
 	build_top(&b, dk->root, o);
+	sx_cache_free(&b.sxc);
 	expr_free(&b.ex);
 	if (d->nerr == nerr)
 		check_set_unused(&b);

@@ -57,6 +57,7 @@ struct bctx {
 	int no_bodies, no_joints;	/* section missing: 1 once the first
 					 * reference has said so (no cascade) */
 	int stopped;		/* interrupted (util/interrupt.h), reported once */
+	struct sx_cache *sxc;	/* state expressions shared by text (sexpr.h) */
 };
 
 int get_num(struct bctx *b, const struct dnode *v, const char *key, double *out);

@@ -32,6 +32,7 @@ int build_sexpr(struct bctx *b, const struct dnode *v, const char *key, const ch
 	struct sx_scope sc = {
 		.m = b->m, .pnames = names, .pvals = vals, .np = n,
 		.curves = b->m->curves, .ncurves = b->m->ncurves, .self = self,
+		.cache = b->sxc,
 	};
 	struct sx_err err;
 	int rc = sexpr_compile(v->str, &sc, out, &err);

@@ -280,7 +280,7 @@ static const struct key_def top_keys[] = {
 	{ "drivers", K_LIST, 0, &driver_sect, "prescribed joint motions" },
 	{ "curves", K_LIST, 0, &curve_sect, "tabulated curves, functions of one argument in expressions" },
 	{ "forces", K_LIST, 0, &force_sect, "force elements" },
-	{ "points", K_LIST, 0, &point_sect, "named body-fixed points written to the output" },
+	{ "points", K_LIST, 0, &point_sect, "named body-fixed points, written to the output and named in expressions (x.P, vx.P)" },
 	{ "measures", K_LIST, 0, &measure_sect, "named expressions sampled with the output (/measures)" },
 	{ NULL, 0, 0, NULL, NULL }
 };

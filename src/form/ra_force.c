@@ -181,6 +181,15 @@ static void sx_fill(const struct model *m, const struct ra_state *x, double t,
 			}
 			break;
 		}
+		case SX_POINT: {
+			const struct body_point *p = &m->points[v->idx];
+			struct bstate bs;
+			double pp[3], pv[3], sg[3];
+			ra_bstate(x, p->body, &bs);
+			point_kin(&bs, p->s, pp, pv, sg);
+			v->val = v->sub < 3 ? pp[v->sub] : pv[v->sub - 3];
+			break;
+		}
 		}
 	}
 }

@@ -14,6 +14,8 @@
 static const char name_chars[] =
 	"0123456789_.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 
+#define SX_NAME_MAX 256
+
 static const char *const body_qty[12] = {
 	"x", "y", "z", "vx", "vy", "vz", "wx", "wy", "wz", "rx", "ry", "rz"
 };
@@ -52,11 +54,25 @@ static muParserHandle_t parser(const struct sx_scope *sc)
 	return h;
 }
 
-/* Every name an expression may use, for "did you mean". */
-static void suggest_all(struct suggest *sg, const struct sx_scope *sc, const char *prefix)
+/* suggest_add of a name made in buf, which the next one overwrites: the
+ * best so far is kept in keep (suggest.h keeps only the pointer; before,
+ * the suggestion shown was the last name made, not the closest) */
+static void add_made(struct suggest *sg, const char *buf, char *keep)
+{
+	suggest_add(sg, buf);
+	if (sg->best == buf) {
+		snprintf(keep, SX_NAME_MAX, "%s", buf);
+		sg->best = keep;
+	}
+}
+
+/* Every name an expression may use, for "did you mean"; keep: see
+ * add_made. */
+static void suggest_all(struct suggest *sg, const struct sx_scope *sc, const char *prefix,
+			char *keep)
 {
 	const struct model *m = sc->m;
-	char buf[256];
+	char buf[SX_NAME_MAX];
 	suggest_add(sg, "t");
 	if (sc->self) {
 		suggest_add(sg, "deflection");
@@ -73,17 +89,24 @@ static void suggest_all(struct suggest *sg, const struct sx_scope *sc, const cha
 			if (prefix && strcmp(prefix, p))
 				continue;
 			snprintf(buf, sizeof buf, "%s.%s", p, m->joints[j].name);
-			suggest_add(sg, buf);
+			add_made(sg, buf, keep);
 		}
 	}
-	if (m->nbodies > 1000)
+	if (m->nbodies + m->npoints > 1000)
 		return;		/* suggestions stay O(elements), not 12x */
+	for (int p = 0; p < m->npoints; p++)
+		for (int k = 0; k < 6; k++) {
+			if (prefix && strcmp(prefix, body_qty[k]))
+				continue;
+			snprintf(buf, sizeof buf, "%s.%s", body_qty[k], m->points[p].name);
+			add_made(sg, buf, keep);
+		}
 	for (int b = 0; b < m->nbodies; b++)
 		for (int k = 0; k < 12; k++) {
 			if (prefix && strcmp(prefix, body_qty[k]))
 				continue;
 			snprintf(buf, sizeof buf, "%s.%s", body_qty[k], m->bodies[b].name);
-			suggest_add(sg, buf);
+			add_made(sg, buf, keep);
 		}
 }
 
@@ -93,7 +116,7 @@ static int classify(const char *name, const struct sx_scope *sc, struct sx_var *
 {
 	const struct model *m = sc->m;
 	const char *dot = strchr(name, '.');
-	char pre[16], sug[200];
+	char pre[16], sug[200], keep[SX_NAME_MAX];
 	memset(v, 0, sizeof(*v));
 	if (strcmp(name, "t") == 0) {
 		v->kind = SX_TIME;
@@ -126,7 +149,7 @@ static int classify(const char *name, const struct sx_scope *sc, struct sx_var *
 					 name, el, joint_type_names[m->joints[j].type]);
 				return -1;
 			}
-			suggest_all(&sg, sc, pre);
+			suggest_all(&sg, sc, pre, keep);
 			snprintf(msg, size, "unknown joint '%s' in '%s'%s", el, name,
 				 suggest_text(&sg, sug, sizeof sug));
 			return -1;
@@ -141,15 +164,29 @@ static int classify(const char *name, const struct sx_scope *sc, struct sx_var *
 				v->sub = k;
 				return 0;
 			}
-			suggest_all(&sg, sc, pre);
-			snprintf(msg, size, "unknown body '%s' in '%s'%s", el, name,
+			/* a body-fixed point (points:) where no body has the name */
+			int p = model_find_point(m, el);
+			if (p >= 0 && k < 6) {
+				v->kind = SX_POINT;
+				v->idx = p;
+				v->sub = k;
+				return 0;
+			}
+			if (p >= 0) {
+				snprintf(msg, size, "'%s': point '%s' has a position and a velocity "
+					 "(x, y, z, vx, vy, vz), not %s: name its body", name, el,
+					 k < 9 ? "an angular velocity" : "a rotation");
+				return -1;
+			}
+			suggest_all(&sg, sc, pre, keep);
+			snprintf(msg, size, "unknown body or point '%s' in '%s'%s", el, name,
 				 suggest_text(&sg, sug, sizeof sug));
 			return -1;
 		}
 	}
-	suggest_all(&sg, sc, NULL);
+	suggest_all(&sg, sc, NULL, keep);
 	snprintf(msg, size, "unknown name '%s' (state names: t, q.JOINT, qd.JOINT, x.BODY, "
-		 "vx.BODY, wx.BODY, rx.BODY, ...)%s", name, suggest_text(&sg, sug, sizeof sug));
+		 "vx.BODY, wx.BODY, rx.BODY, x.POINT, vx.POINT, ...)%s", name, suggest_text(&sg, sug, sizeof sug));
 	return -1;
 }
 
@@ -182,11 +219,138 @@ static int fail(struct sx_err *err, muParserHandle_t h, const char *text,
 	return -1;
 }
 
+/* ---- the cache: open addressing on FNV-1a of the key ---- */
+
+struct sx_cache {
+	char **key;
+	struct sexpr **e;
+	size_t cap, n;		/* cap a power of 2, n <= cap / 2 */
+};
+
+struct sx_cache *sx_cache_new(void)
+{
+	struct sx_cache *c = xcalloc(1, sizeof(*c));
+	c->cap = 64;
+	c->key = xcalloc(c->cap, sizeof(char *));
+	c->e = xcalloc(c->cap, sizeof(struct sexpr *));
+	return c;
+}
+
+void sx_cache_free(struct sx_cache **pc)
+{
+	struct sx_cache *c = *pc;
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->cap; i++) {
+		free(c->key[i]);
+		sexpr_free(&c->e[i]);	/* NULL slots are skipped there */
+	}
+	free(c->key);
+	free(c->e);
+	free(c);
+	*pc = NULL;
+}
+
+static size_t fnv(const char *s)
+{
+	size_t h = 1469598103934665603u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+static size_t slot(const struct sx_cache *c, const char *key)
+{
+	size_t i = fnv(key) & (c->cap - 1);
+	while (c->key[i] && strcmp(c->key[i], key))
+		i = (i + 1) & (c->cap - 1);
+	return i;
+}
+
+static void cache_put(struct sx_cache *c, char *key, struct sexpr *e)
+{
+	if (2 * (c->n + 1) > c->cap) {
+		struct sx_cache old = *c;
+		c->cap *= 2;
+		c->key = xcalloc(c->cap, sizeof(char *));
+		c->e = xcalloc(c->cap, sizeof(struct sexpr *));
+		for (size_t i = 0; i < old.cap; i++)
+			if (old.key[i]) {
+				size_t j = slot(c, old.key[i]);
+				c->key[j] = old.key[i];
+				c->e[j] = old.e[i];
+			}
+		free(old.key);
+		free(old.e);
+	}
+	size_t i = slot(c, key);
+	c->key[i] = key;
+	c->e[i] = e;
+	c->n++;
+}
+
+/* What makes two compilations equal: the text, self, and the exact value
+ * of every parameter whose name is a token of the text (the parser folds
+ * them in as constants; a repeat index is one that changes) */
+static char *cache_key(const char *text, const struct sx_scope *sc)
+{
+	size_t len = strlen(text), cap = len + 64, n = 0;
+	char *k = xmalloc(cap);
+	n = (size_t)snprintf(k, cap, "%d|%s|", sc->self, text);
+	for (const char *p = text; *p;) {
+		size_t t = strspn(p, name_chars);
+		if (t == 0) {
+			p++;
+			continue;
+		}
+		for (int i = 0; i < sc->np; i++)
+			if (strlen(sc->pnames[i]) == t && strncmp(sc->pnames[i], p, t) == 0) {
+				if (cap - n < t + 40) {
+					cap = 2 * cap + t + 40;
+					k = xrealloc(k, cap);
+				}
+				/* %a: the exact double */
+				n += (size_t)snprintf(k + n, cap - n, "%.*s=%a;", (int)t, p,
+						      sc->pvals[i]);
+				break;
+			}
+		p += t;
+	}
+	return k;
+}
+
+static int compile(const char *text, const struct sx_scope *sc, struct sexpr **out,
+		   struct sx_err *err);
+
 int sexpr_compile(const char *text, const struct sx_scope *sc, struct sexpr **out,
 		  struct sx_err *err)
 {
 	memset(err, 0, sizeof(*err));
 	*out = NULL;
+	if (!sc->cache)
+		return compile(text, sc, out, err);
+	char *key = cache_key(text, sc);
+	size_t i = slot(sc->cache, key);
+	if (sc->cache->key[i]) {
+		free(key);
+		*out = sc->cache->e[i];
+		(*out)->refs++;
+		return 0;
+	}
+	int rc = compile(text, sc, out, err);
+	if (rc == 0) {
+		(*out)->refs++;	/* the cache's own: a holder freeing it early
+				 * (an element that fails later) leaves it valid */
+		cache_put(sc->cache, key, *out);
+	} else {
+		free(key);
+	}
+	return rc;
+}
+
+static int compile(const char *text, const struct sx_scope *sc, struct sexpr **out,
+		   struct sx_err *err)
+{
 	if (strlen(text) > 1000) {
 		snprintf(err->msg, sizeof err->msg, "expression longer than 1000 characters");
 		return -1;
@@ -236,6 +400,7 @@ int sexpr_compile(const char *text, const struct sx_scope *sc, struct sexpr **ou
 	}
 	e->h = h;
 	e->text = xstrdup(text);
+	e->refs = 1;
 	*out = e;
 	return 0;
 }
@@ -263,6 +428,9 @@ void sexpr_free(struct sexpr **pe)
 	struct sexpr *e = *pe;
 	if (!e)
 		return;
+	*pe = NULL;
+	if (--e->refs > 0)
+		return;		/* another element holds it */
 	mupRelease(e->h);
 	free(e->v);
 	free(e->text);

@@ -12,6 +12,9 @@
  *   vx.B, vy.B, vz.B      its velocity, global, m/s
  *   wx.B, wy.B, wz.B      its angular velocity, global, rad/s
  *   rx.B, ry.B, rz.B      its rotation vector log(A), global, rad
+ *   x.P, ..., vz.P        position and velocity of body-fixed point P
+ *                         (points:), global, m and m/s (a body of the
+ *                         same name wins)
  *   deflection, rate      (force elements only) the element's own
  *                         deflection and its rate (see mbsim-deck(5))
  *
@@ -31,6 +34,7 @@ enum sx_kind {
 	SX_Q, SX_QD,		/* idx = joint */
 	SX_BODY,		/* idx = body, sub = 0..11: x y z vx vy vz wx wy wz rx ry rz */
 	SX_SELF_DEF, SX_SELF_RATE,
+	SX_POINT,		/* idx = point (model.points), sub = 0..5: x y z vx vy vz */
 };
 
 struct sx_var {
@@ -47,7 +51,22 @@ struct sexpr {
 	void *h;		/* muparser handle */
 	struct sx_var *v;
 	int nv;
+	int refs;		/* elements holding it (sx_cache), 1 unshared */
 };
+
+/* Compiled expressions shared by their text: elements whose expression
+ * has the same text, the same 'self' and the same values of the
+ * parameters it names (the copies of a repeat block whose text does not
+ * change with the index) get one parser and one set of variable cells
+ * (some 6.5 KB and 0.14 ms of set-up each).  Sharing the cells is safe:
+ * sx_fill sets every one before each evaluation, one element at a time,
+ * and the only state a cell keeps (the unwrapping of q.J) belongs to the
+ * joint, which the same text names for every holder. */
+struct sx_cache;
+struct sx_cache *sx_cache_new(void);
+/* Free the table and its references; the expressions stay with their
+ * holders. */
+void sx_cache_free(struct sx_cache **c);
 
 /* What an expression may name. */
 struct sx_scope {
@@ -58,6 +77,7 @@ struct sx_scope {
 	const struct curve *curves;	/* must not move while expressions live */
 	int ncurves;
 	int self;			/* deflection and rate allowed */
+	struct sx_cache *cache;		/* share by text (NULL: compile each) */
 };
 
 struct sx_err {
@@ -65,12 +85,14 @@ struct sx_err {
 	char msg[320];
 };
 
-/* Compile text.  0 and *out, or -1 with err (unknown names get a
- * "did you mean" among the names of the scope). */
+/* Compile text (or take the same one from sc->cache).  0 and *out, or -1
+ * with err (unknown names get a "did you mean" among the names of the
+ * scope). */
 int sexpr_compile(const char *text, const struct sx_scope *sc, struct sexpr **out,
 		  struct sx_err *err);
 /* Value with the variables as filled; NaN if muparser fails. */
 double sexpr_value(struct sexpr *e);
+/* Release one holder's reference; the last frees it. */
 void sexpr_free(struct sexpr **e);
 /* 1 if the expression reads any state (not only t and constants). */
 int sexpr_has_state(const struct sexpr *e);

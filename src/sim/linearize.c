@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "statics.h"
+#include "../util/vec.h"
 #include "../util/xalloc.h"
 
 /* LAPACK */
@@ -20,6 +21,14 @@ void dggev_(const char *jobvl, const char *jobvr, const int *n, double *a, const
 	    const int *lwork, int *info);
 
 #define TWO_PI 6.283185307179586476925286766559
+
+/* (a~)_ik: a~ b = a x b */
+static double skew_entry(const double *a, int i, int k)
+{
+	static const int sg[3][3] = { { 0, -1, 1 }, { 1, 0, -1 }, { -1, 1, 0 } };
+	static const int ix[3][3] = { { 0, 2, 1 }, { 2, 0, 0 }, { 1, 0, 0 } };
+	return sg[i][k] * a[ix[i][k]];
+}
 
 /* Orthonormal basis of the null space of P (nc x n, column-major): the
  * right singular vectors of the singular values below 1e-10 of the
@@ -131,9 +140,40 @@ static int free_motions(const double *Mr, const double *Kr, int d, double wref)
 	return n;
 }
 
-/* Eigenvalues of the first-order pencil of (Mr, Cr, Kr) (d x d) into mo */
-static int eigen(const double *Mr, const double *Cr, const double *Kr, int d, struct modes *mo,
-		 char *msg, size_t len)
+/* The shape of eigenvector column j of VR (2d x 2d; with j + 1 its
+ * imaginary part when im) in the model's coordinates: N times its first
+ * d entries (y; the rest is y'), scaled so that the largest |entry| is 1
+ * and real; 2 n values, re and im by coordinate (malloc'd). */
+static double *shape(const double *VR, int j, int im, const double *N, int n, int d)
+{
+	int n2 = 2 * d;
+	double *sh = xcalloc(2 * (size_t)n, sizeof(double));
+	for (int c = 0; c < d; c++) {
+		double yr = VR[c + (size_t)n2 * j], yi = im ? VR[c + (size_t)n2 * (j + 1)] : 0;
+		for (int i = 0; i < n; i++) {
+			double nc = N[i + (size_t)n * c];
+			sh[2 * i] += nc * yr;
+			sh[2 * i + 1] += nc * yi;
+		}
+	}
+	int big = 0;
+	for (int i = 1; i < n; i++)
+		if (hypot(sh[2 * i], sh[2 * i + 1]) > hypot(sh[2 * big], sh[2 * big + 1]))
+			big = i;
+	double br = sh[2 * big], bi = sh[2 * big + 1], b2 = br * br + bi * bi;
+	if (b2 > 0)
+		for (int i = 0; i < n; i++) {	/* divide by sh[big] */
+			double r = sh[2 * i], q = sh[2 * i + 1];
+			sh[2 * i] = (r * br + q * bi) / b2;
+			sh[2 * i + 1] = (q * br - r * bi) / b2;
+		}
+	return sh;
+}
+
+/* Eigenvalues of the first-order pencil of (Mr, Cr, Kr) (d x d) into mo,
+ * with the mode shapes N y (N n x d) */
+static int eigen(const double *Mr, const double *Cr, const double *Kr, int d, const double *N,
+		 int n, struct modes *mo, char *msg, size_t len)
 {
 	int n2 = 2 * d;
 	if (d == 0)
@@ -152,11 +192,12 @@ static int eigen(const double *Mr, const double *Cr, const double *Kr, int d, st
 		}
 	}
 	int one = 1, q = -1, info;
-	dggev_("N", "N", &n2, A, &n2, B, &n2, ar, ai, be, &dummy, &one, &dummy, &one, &wq, &q,
+	double *VR = xcalloc(nn, sizeof(double));
+	dggev_("N", "V", &n2, A, &n2, B, &n2, ar, ai, be, &dummy, &one, VR, &n2, &wq, &q,
 	       &info);
 	int lw = (int)wq + 1;
 	double *work = xcalloc((size_t)lw, sizeof(double));
-	dggev_("N", "N", &n2, A, &n2, B, &n2, ar, ai, be, &dummy, &one, &dummy, &one, work, &lw,
+	dggev_("N", "V", &n2, A, &n2, B, &n2, ar, ai, be, &dummy, &one, VR, &n2, work, &lw,
 	       &info);
 	int rc = 0;
 	if (info != 0) {
@@ -178,6 +219,7 @@ static int eigen(const double *Mr, const double *Cr, const double *Kr, int d, st
 			struct mode *e = &mo->m[mo->nmodes++];
 			e->re = re;
 			e->im = im;
+			e->shape = shape(VR, i, ai[i] != 0, N, n, d);
 			e->freq = hypot(re, im) / TWO_PI;
 			e->damped = im / TWO_PI;
 			e->zeta = e->freq > 0 ? -re / hypot(re, im) + 0.0 : 0;	/* no -0 */
@@ -193,8 +235,10 @@ static int eigen(const double *Mr, const double *Cr, const double *Kr, int d, st
 		for (int i = 0; i < mo->nmodes; i++) {
 			struct mode *e = &mo->m[i];
 			if (e->freq <= 1e-5 * smax || smax == 0) {
-				if (nfree >= 0 ? kept >= nfree : e->im == 0 && zeros++ % 2)
+				if (nfree >= 0 ? kept >= nfree : e->im == 0 && zeros++ % 2) {
+					free(e->shape);
 					continue;
+				}
 				kept++;
 				e->rigid = 1;
 				e->freq = e->damped = e->zeta = e->re = e->im = 0;
@@ -207,6 +251,7 @@ static int eigen(const double *Mr, const double *Cr, const double *Kr, int d, st
 	}
 	free(A);
 	free(B);
+	free(VR);
 	free(ar);
 	free(ai);
 	free(be);
@@ -230,6 +275,26 @@ int modes_compute(struct ra *s, const struct ra_state *x, double t, struct modes
 		C[i] = -C[i];
 		if (C[i] != 0)
 			mo->damped = 1;
+	}
+	/* the gyroscopic term of J w' + w~ J w = n (body frame): its
+	 * derivative w~ J - (J w)~ joins C, exactly (zero at rest) */
+	for (int b = 0; b < s->nb; b++) {
+		const double *w = x->w + 3 * b, *J = s->J + 9 * b;
+		double Jw[3], G[9];
+		m3_mulv(Jw, J, w);
+		for (int i = 0; i < 3; i++)
+			for (int k = 0; k < 3; k++) {
+				double wJ = 0;	/* (w~ J)_ik */
+				for (int l = 0; l < 3; l++)
+					wJ += skew_entry(w, i, l) * J[3 * l + k];
+				G[3 * i + k] = wJ - skew_entry(Jw, i, k);
+			}
+		for (int i = 0; i < 9; i++)
+			if (G[i] != 0)
+				mo->gyroscopic = 1;
+		for (int i = 0; i < 3; i++)
+			for (int k = 0; k < 3; k++)
+				C[(6 * b + 3 + i) + (size_t)n * (6 * b + 3 + k)] += G[3 * i + k];
 	}
 	for (int b = 0; b < s->nb; b++)
 		for (int i = 0; i < 3; i++) {
@@ -265,7 +330,8 @@ int modes_compute(struct ra *s, const struct ra_state *x, double t, struct modes
 		project(M, N, n, d, Mr);
 		project(C, N, n, d, Cr);
 		project(K, N, n, d, Kr);
-		rc = eigen(Mr, Cr, Kr, d, mo, msg, len);
+		rc = eigen(Mr, Cr, Kr, d, N, n, mo, msg, len);
+		mo->ncoord = n;
 		free(Mr);
 		free(Cr);
 		free(Kr);
@@ -280,6 +346,8 @@ int modes_compute(struct ra *s, const struct ra_state *x, double t, struct modes
 
 void modes_release(struct modes *mo)
 {
+	for (int i = 0; mo->m && i < mo->nmodes; i++)
+		free(mo->m[i].shape);
 	free(mo->m);
 	mo->m = NULL;
 	mo->nmodes = 0;

@@ -1,17 +1,26 @@
-/* linearize.h - the constrained linearized system at a state at rest, and
- * its natural frequencies and damping ratios.
+/* linearize.h - the constrained linearized system at a state, and its
+ * natural frequencies and damping ratios.
  *
- * About a state x with v = w = 0 and multipliers lambda (a static
- * equilibrium, statics.h), small motions dq (6 per body: dr global, dth
- * body frame, A = A0 exp(dth~)) obey
+ * About a state x with velocities v, w and multipliers lambda (a static
+ * equilibrium, statics.h, or the state a run reaches, mbsim modes --at),
+ * small motions dq (6 per body: dr global, dth body frame,
+ * A = A0 exp(dth~)) obey, frozen at x,
  *   M dq'' + C dq' + K dq + Phi_q^T dlambda = 0,   Phi_q dq = 0,
  * M = diag(m I, J) per body, K = -dG/dq (G = f - Phi_q^T lambda, lambda
- * fixed: the constraints' geometric stiffness is in K), C = -df/dv, both by
- * the finite differences of statics_fd.  The gyroscopic term w~ J w is
- * quadratic in w and drops out at rest.  With N an orthonormal basis of
- * the null space of Phi_q (LAPACK dgesvd), dq = N y gives the minimal
- * system Mr y'' + Cr y' + Kr y = 0, Mr = N^T M N, ...; its eigenvalues s
- * come from the generalized eigenproblem (LAPACK dggev)
+ * fixed: the constraints' geometric stiffness, and with it the centripetal
+ * reactions a moving state's lambda carries, is in K), C = -df/dv + the
+ * gyroscopic d(w~ J w)/dw = w~ J - (J w)~ (body frame); -dG/dq and -df/dv
+ * by the finite differences of statics_fd at x's velocities, the
+ * gyroscopic block exactly.  At rest the gyroscopic block is zero.  The
+ * velocity perturbation is taken as dq' (dw = dth'), which neglects the
+ * term w x dth of the rotation's kinematics and the motion of Phi_q along
+ * the run: at a moving state the frequencies are those of the system
+ * frozen at x (exact for a steady motion whose perturbations are measured
+ * in the body frame, e.g. the wobble of a free body spinning about a
+ * principal axis, Omega sqrt((J3-J1)(J3-J2)/(J1 J2))).  With N an
+ * orthonormal basis of the null space of Phi_q (LAPACK dgesvd), dq = N y
+ * gives the minimal system Mr y'' + Cr y' + Kr y = 0, Mr = N^T M N, ...;
+ * its eigenvalues s come from the generalized eigenproblem (LAPACK dggev)
  *   [0 I; -Kr -Cr] z = s [I 0; 0 Mr] z.
  */
 #ifndef MBSIM_LINEARIZE_H
@@ -32,17 +41,22 @@ struct mode {
 				 * (s^2 ~ stiffness, whose finite differences err
 				 * by ~1e-12 relative: a zero one gives |s| up to
 				 * ~1e-6 of the largest) */
+	double *shape;		/* 2 ncoord: the eigenvector's dq = N y, (re, im)
+				 * per coordinate, scaled to 1 at its largest
+				 * entry */
 };
 
 struct modes {
 	int ndof;		/* dimension of the null space of Phi_q */
 	int nmodes;
+	int ncoord;		/* coordinates of a shape: 6 per body */
 	struct mode *m;		/* sorted by freq, ascending */
 	double fmax;		/* largest freq, Hz */
-	int damped;		/* C has a nonzero entry */
+	int damped;		/* -df/dv has a nonzero entry */
+	int gyroscopic;		/* the gyroscopic block has one (w != 0) */
 };
 
-/* Linearize at x (at rest, multipliers in x->lam) at time t and solve the
+/* Linearize at x (multipliers in x->lam) at time t and solve the
  * eigenproblem.  0, or -1 with a message. */
 int modes_compute(struct ra *s, const struct ra_state *x, double t, struct modes *out,
 		  char *msg, size_t n);

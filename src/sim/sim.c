@@ -683,6 +683,8 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 		ra_state_copy(R.sys, &y, &x);
 		r->status = loop(&R, &x, &y);
 		progress(&R, x.t, 1);
+		if (r->status == SIM_COMPLETE && a->at_end)
+			a->at_end(a->at_end_ctx, R.sys, &x);
 	} else if (rc < 0) {
 		r->status = SIM_FAILED;
 		if (!r->message[0])

@@ -7,6 +7,9 @@
 #include "../model/model.h"
 #include "../model/options.h"
 
+struct ra;
+struct ra_state;
+
 struct sim_args {
 	const struct model *m;
 	const struct sim_options *o;
@@ -15,6 +18,10 @@ struct sim_args {
 	const char *command_line;	/* stored as attribute "command_line" */
 	int progress;			/* draw a progress bar on stderr */
 	volatile sig_atomic_t *stop;	/* set asynchronously to interrupt */
+	/* when not NULL, called once with the system and the final state of a
+	 * complete run, before they are freed (mbsim modes --at) */
+	void (*at_end)(void *ctx, struct ra *s, const struct ra_state *x);
+	void *at_end_ctx;
 };
 
 enum sim_status { SIM_COMPLETE = 0, SIM_FAILED = 1, SIM_INTERRUPTED = 2 };

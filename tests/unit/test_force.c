@@ -193,6 +193,51 @@ static void test_state_names(void **state)
 	model_free(&m);
 }
 
+/* Expressions shared by text (sx_cache): the copies of a repeat block
+ * whose text does not name the index share one parser, those that name
+ * it (a different constant each) do not, and each evaluates with its own
+ * constants. */
+static void test_sexpr_cache(void **state)
+{
+	(void)state;
+	struct model *m = model_new();
+	static const char *const names[] = { "k", "ki", "i" };
+	double v1[] = { 300.0, 5.0, 1.0 }, v2[] = { 300.0, 5.0, 2.0 };
+	struct sx_cache *c = sx_cache_new();
+	struct sx_scope s1 = { .m = m, .pnames = names, .pvals = v1, .np = 3, .self = 1,
+			       .cache = c };
+	struct sx_scope s2 = s1;
+	s2.pvals = v2;
+	struct sx_err err;
+	struct sexpr *a1, *a2, *b1, *b2, *d1, *bad = NULL;
+	assert_int_equal(sexpr_compile("ki*k*deflection", &s1, &a1, &err), 0);
+	assert_int_equal(sexpr_compile("ki*k*deflection", &s2, &a2, &err), 0);
+	assert_ptr_equal(a1, a2);	/* i not named ("ki" is another token) */
+	assert_int_equal(a1->refs, 3);	/* two holders and the cache */
+	assert_int_equal(sexpr_compile("k*i*deflection", &s1, &b1, &err), 0);
+	assert_int_equal(sexpr_compile("k*i*deflection", &s2, &b2, &err), 0);
+	assert_ptr_not_equal(b1, b2);	/* i named: 1 and 2 */
+	b1->v[0].val = b2->v[0].val = 0.5;	/* deflection, the only variable */
+	assert_true(sexpr_value(b1) == 150.0 && sexpr_value(b2) == 300.0);
+	s1.self = 0;
+	assert_int_equal(sexpr_compile("k*t", &s1, &d1, &err), 0);
+	assert_int_equal(d1->refs, 2);
+	/* a failure is not kept: the same text fails again, with its message */
+	assert_int_equal(sexpr_compile("2*q.nope", &s1, &bad, &err), -1);
+	assert_int_equal(sexpr_compile("2*q.nope", &s1, &bad, &err), -1);
+	assert_non_null(strstr(err.msg, "unknown joint 'nope'"));
+	/* holders and cache released in any order (asan: no leak, no double free) */
+	sexpr_free(&a1);
+	sx_cache_free(&c);
+	assert_int_equal(a2->refs, 1);
+	sexpr_free(&a2);
+	sexpr_free(&b1);
+	sexpr_free(&b2);
+	sexpr_free(&d1);
+	assert_null(a1);
+	model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -200,6 +245,7 @@ int main(void)
 		cmocka_unit_test(test_tsda_expression_damping),
 		cmocka_unit_test(test_rsda_blocks),
 		cmocka_unit_test(test_state_names),
+		cmocka_unit_test(test_sexpr_cache),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
