@@ -7,6 +7,7 @@
 #                 see tests/fuzz/README.md)
 #   make study-000  regenerate docs/results/000 (seed 000 figures; not part of test)
 #   make study-004  regenerate docs/results/004 (seed 004 §4 spectral figures; not part of test)
+#   make study-002  regenerate docs/results/002 (seed 002 stiff pendulum, Andrews, IFToMM; not part of test)
 #   make install PREFIX=/usr/local
 
 PREFIX ?= /usr/local
@@ -51,7 +52,7 @@ TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_HELP := $(BUILD)/tests/testutil.o
 
-.PHONY: all run test unit asan bench install clean study-000 study-004 fuzz fuzz-build
+.PHONY: all run test unit asan bench install clean study-000 study-002 study-004 fuzz fuzz-build
 all: $(BUILD)/mbsim
 
 $(BUILD)/%.o: %.c
@@ -117,6 +118,11 @@ bench: all
 # a few minutes, not part of test.  STUDY_ARGS e.g. "--reps 3 --chain-max 256".
 study-000: all
 	/usr/bin/python3 tools/study000.py --mbsim $(BUILD)/mbsim --out docs/results/000 $(STUDY_ARGS)
+
+# Regenerate docs/results/002 (seed 002 §§3, 5-7: stiff pendulum, Andrews,
+# double four-bar and Bricard) with the mbsim CLI; about a minute, not part of test.
+study-002: all
+	/usr/bin/python3 tools/study002.py --mbsim $(BUILD)/mbsim --out docs/results/002 $(STUDY_ARGS)
 
 study-004: all
 	/usr/bin/python3 tools/spectral_plots.py --mbsim $(BUILD)/mbsim --out docs/results/004 $(STUDY_ARGS)
