@@ -457,9 +457,11 @@ def readme(out, sp, an, bench, meta):
     a("gravity oscillation: the seed's \"considerable oscillation\".)\n")
 
     a("## Negrut's double pendulum (seed 002 §6, Figs. 15-22): not done\n")
-    a("The seed gives no data for it (masses, lengths, spring and damper constants and initial")
-    a("conditions are in the cited paper by Negrut et al., not in seed 002), so no deck reproduces")
-    a("its figures; `decks/negrut_double_pendulum.yaml` does not exist.\n")
+    a("The seed gives no data for it: its text states only g = 9.81 m/s^2, 10 s, torsional")
+    a("spring-dampers in both joints and the Newmark parameters; masses, lengths, spring and damper")
+    a("constants and initial conditions are not in the project's copy of the seed (the drawing of its")
+    a("Fig. 14 is not in it), so no deck reproduces Figs. 15-22 and `decks/negrut_double_pendulum.yaml`")
+    a("does not exist.\n")
 
     a("## Andrews' squeezer, tangent Fox-Goodwin (Figs. 24-27)\n")
     a("![andrews](fig_andrews.png)\n")
@@ -544,7 +546,7 @@ def main():
         sp["torque_note"] = (
             "mbsim's classical `newmark` %s at T0 = 9 N m (its Newton iteration converges at every "
             "step), but its accelerations miss the acceleration constraints by up to %.3g m/s^2 and "
-            "its reaction (right) is noisy, while `tangent_newmark` %s with the constraints met at "
+            "its reaction (right panel) is noisy, while `tangent_newmark` %s with the constraints met at "
             "all three levels; the seed's breakdown is therefore only partly reproduced."
             % ("completes" if c9["status"] == "complete" else "fails (%s)" % c9["message"][:120],
                c9["acc_res"], "completes" if t9["status"] == "complete" else "fails")
