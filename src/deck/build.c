@@ -503,7 +503,7 @@ static void build_list(struct bctx *b, const struct dnode *root, const char *key
 		} else if (item->kind != DN_MAP)
 			diag_error(b->d, &item->pos, "expected a mapping for %s in '%s', got %s",
 				   sect->noun, key, dn_describe(item, buf, sizeof buf));
-		else if (dn_get(item, "repeat"))
+		else if (dn_get(item, "repeat") && key_sub(sect, "repeat"))
 			build_repeated(b, item, key, sect, fn);
 		else
 			fn(b, item);
