@@ -50,6 +50,7 @@
  */
 #include "tangent.h"
 #include "newmark.h"
+#include "../la/rank.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -58,9 +59,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-void dgesvd_(const char *jobu, const char *jobvt, const int *m, const int *n, double *a,
-	     const int *lda, double *s, double *u, const int *ldu, double *vt, const int *ldvt,
+void dgeqp3_(const int *m, const int *n, double *a, const int *lda, int *jpvt, double *tau,
 	     double *work, const int *lwork, int *info);
+void dorm2r_(const char *side, const char *trans, const int *m, const int *n, const int *k,
+	     const double *a, const int *lda, const double *tau, double *c, const int *ldc,
+	     double *work, int *info);
+void dtrsv_(const char *uplo, const char *trans, const char *diag, const int *n, const double *a,
+	    const int *lda, double *x, const int *incx);
 void dsygv_(const int *itype, const char *jobz, const char *uplo, const int *n, double *a,
 	    const int *lda, double *b, const int *ldb, double *w, double *work, const int *lwork,
 	    int *info);
@@ -71,18 +76,17 @@ void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, i
 void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *lda,
 	     const int *ipiv, double *b, const int *ldb, int *info);
 
-#define TAN_RANK_TOL 1e-10	/* singular values below this times the largest: rank */
+#define TAN_RANK_TOL LA_RANK_QR_TOL	/* |R(i,i)| below this times |R(0,0)|: rank */
 #define TAN_SOLVE_IT 40		/* chord iterations of the small solves */
 
 struct tangent {
 	int n, m, f, r;		/* coordinates, constraint rows, tangent dim, rank */
 	double beta, gam;
-	double *G;		/* m x n, column-major */
-	double *U, *S, *VT, *work;	/* SVD of G */
-	int lwork;
-	double *N, *Vr;		/* n x f, n x r (column-major) */
+	double *A;		/* n x m, column-major: G^T, then its QR factors */
+	double *tau, *work;	/* reflectors of Q; LAPACK scratch */
+	int *jpvt, lwork;	/* column pivots (1-based): independent rows of G first */
+	double *N;		/* n x f (column-major) */
 	struct ra_state base, q, xn;	/* q*, a trial state, x_n */
-	double *A;		/* m x n: the copy of G that dgesvd overwrites */
 	double *d, *tmpn, *tmpn2, *tmpm, *F, *g, *u, *lamstar;	/* n or m */
 	double *rwork;		/* r */
 	double *an, *adn, *addn, *al, *ald, *y, *dy, *R0, *Rp, *Rm;	/* f */
@@ -100,11 +104,12 @@ static double nrm(const double *a, int n)
 	return sqrt(s);
 }
 
-/* Dense G (m x n, column-major) from the per-row body blocks of ra_eval. */
-static void dense_jac(const struct ra *s, double *G)
+/* Dense G^T (n x m, column-major: row k of G is column k) from the
+ * per-row body blocks of ra_eval. */
+static void dense_jact(const struct ra *s, double *GT)
 {
-	int m = s->nc;
-	memset(G, 0, (size_t)m * (size_t)s->ng * sizeof(double));
+	int m = s->nc, n = s->ng;
+	memset(GT, 0, (size_t)m * (size_t)n * sizeof(double));
 	for (int k = 0; k < m; k++) {
 		const double *J = s->jac + 12 * k;
 		for (int side = 0; side < 2; side++) {
@@ -112,12 +117,27 @@ static void dense_jac(const struct ra *s, double *G)
 			if (b < 0)
 				continue;
 			for (int c = 0; c < 6; c++)
-				G[(size_t)(6 * b + c) * m + k] += J[6 * side + c];
+				GT[(size_t)k * n + 6 * b + c] += J[6 * side + c];
 		}
 	}
 }
 
-/* SVD of G at the state s was evaluated at: rank, N, V_r.  -1 on failure. */
+/* Column-pivoted QR of G^T at the state s was evaluated at (the
+ * factorization of la_rank_qr, src/la/rank.h, kept here because the small
+ * solves below need R and the reflectors, not only N):
+ *   G^T P = Q R,  Q = [Q_r Q_f] orthogonal (n x n),  R = [R11 R12; 0 R22],
+ * rank r from |R(i,i)| > TAN_RANK_TOL |R(0,0)|; N = Q_f (the last n - r
+ * columns of Q) is an orthonormal basis of the null space, Q_r of the row
+ * space, so the split of 002 eqs. 34, 38, 45 into N alpha and a particular
+ * part orthogonal to N is the one the SVD gave: the same tangent space and
+ * the same minimum-norm particular parts, alpha rotated within it by an
+ * orthogonal matrix, to which the Newmark formulas and the least-squares
+ * projection (eqs. 56-58, N^T) are invariant.  Seed 002 (text after eq.
+ * 34, and eq. 52) allows any basis N_H; an orthonormal one is kept because
+ * alpha_n = N^T (q_n (-) q*) is the least-squares projection only then.
+ * Cost O(n m min(n, m)) for dgeqp3 and 4 n min(n, m) f for N (dormqr on the
+ * last f columns of I) against the SVD's larger constant and full U, V^T.
+ * -1 on failure. */
 static int factor(struct tangent *T, const struct ra *s)
 {
 	int m = T->m, n = T->n, info = 0;
@@ -129,27 +149,24 @@ static int factor(struct tangent *T, const struct ra *s)
 			T->N[(size_t)i * n + i] = 1.0;
 		return 0;
 	}
-	dense_jac(s, T->G);
-	memcpy(T->A, T->G, (size_t)m * n * sizeof(double));
-	dgesvd_("A", "A", &m, &n, T->A, &m, T->S, T->U, &m, T->VT, &n, T->work, &T->lwork, &info);
-	if (info != 0)
+	dense_jact(s, T->A);
+	memset(T->jpvt, 0, (size_t)m * sizeof(int));
+	dgeqp3_(&n, &m, T->A, &n, T->jpvt, T->tau, T->work, &T->lwork, &info);
+	if (info != 0 || !isfinite(T->A[0]))
 		return -1;
 	int k = m < n ? m : n, r = 0;
-	for (int i = 0; i < k; i++)
-		if (T->S[i] > TAN_RANK_TOL * T->S[0])
-			r++;
+	double r0 = fabs(T->A[0]);
+	while (r < k && r0 > 0.0 && fabs(T->A[(size_t)r * n + r]) > TAN_RANK_TOL * r0)
+		r++;
 	T->r = r;
 	T->f = n - r;
-	/* V^T rows r..n-1 are the null space; rows 0..r-1 the row space */
-	for (int j = 0; j < n; j++)
-		for (int i = 0; i < n; i++) {
-			double v = T->VT[(size_t)j * n + i];	/* VT(i, j) */
-			if (i < r)
-				T->Vr[(size_t)i * n + j] = v;
-			else
-				T->N[(size_t)(i - r) * n + j] = v;
-		}
-	return 0;
+	int f = T->f;
+	memset(T->N, 0, (size_t)n * (size_t)(f > 0 ? f : 1) * sizeof(double));
+	for (int j = 0; j < f; j++)
+		T->N[(size_t)j * n + r + j] = 1.0;
+	if (f > 0)
+		dorm2r_("L", "N", &n, &f, &k, T->A, &n, T->tau, T->N, &n, T->work, &info);
+	return info != 0 ? -1 : 0;
 }
 
 /* out (k) = B^T x, B n x k column-major (BLAS: these products are most of
@@ -173,19 +190,19 @@ static void mul_add(const double *B, int n, int k, const double *c, double *out)
 		dgemv_("N", &n, &k, &one, B, &n, c, &inc, &one, out, &inc);
 }
 
-/* d(row space part) = V_r S_r^-1 U_r^T e: the minimum-norm solution of
- * G* d = e with the factored G*. */
+/* d = Q_r R11^-T (P^T e)[0 .. r-1]: the minimum-norm solution of G* d = e
+ * with the factored G* when e is consistent (it is at a fixed point of the
+ * chord iterations below; the rows found dependent are not read). */
 static void pinv_solve(const struct tangent *T, const double *e, double *d)
 {
-	int m = T->m, n = T->n, r = T->r;
+	int m = T->m, n = T->n, r = T->r, k = m < n ? m : n, one = 1, info = 0;
 	memset(d, 0, (size_t)n * sizeof(double));
 	if (r == 0)
 		return;
-	double *c = T->rwork;
-	tmul(T->U, m, r, e, c);
 	for (int i = 0; i < r; i++)
-		c[i] /= T->S[i];
-	mul_add(T->Vr, n, r, c, d);
+		d[i] = e[T->jpvt[i] - 1];
+	dtrsv_("U", "T", "N", &r, T->A, &n, d, &one);
+	dorm2r_("L", "N", &n, &one, &k, T->A, &n, T->tau, d, &n, T->work, &info);
 }
 
 /* x = base (+) d into the trial state q (positions only) */
@@ -390,13 +407,14 @@ static void tangent_free_data(struct tangent *T)
 	ra_state_release(&T->base);
 	ra_state_release(&T->q);
 	ra_state_release(&T->xn);
-	double *arrs[] = { T->G, T->U, T->S, T->VT, T->work, T->N, T->Vr, T->A, T->rwork, T->d, T->tmpn,
+	double *arrs[] = { T->tau, T->work, T->N, T->A, T->rwork, T->d, T->tmpn,
 			   T->tmpn2, T->tmpm, T->F, T->g, T->u, T->lamstar, T->an, T->adn, T->addn,
 			   T->al, T->ald, T->y, T->dy, T->R0, T->Rp, T->Rm, T->MR, T->KR, T->CR,
 			   T->SM, T->EK, T->EM, T->ev, T->swork };
 	for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
 		free(arrs[i]);
 	free(T->ipiv);
+	free(T->jpvt);
 	free(T);
 }
 
@@ -417,12 +435,9 @@ int tangent_init(struct integ *it, const struct sim_options *o, struct diag *dg)
 	T->m = m;
 	T->beta = o->nm_beta;
 	T->gam = o->nm_gamma;
-	T->G = xcalloc(M * N, sizeof(double));
-	T->U = xcalloc(M * M, sizeof(double));
-	T->S = xcalloc(M + N, sizeof(double));
-	T->VT = xcalloc(N * N, sizeof(double));
+	T->tau = xcalloc(M + N, sizeof(double));
+	T->jpvt = xcalloc(M, sizeof(int));
 	T->N = xcalloc(N * N, sizeof(double));
-	T->Vr = xcalloc(N * N, sizeof(double));
 	T->d = xcalloc(N, sizeof(double));
 	T->A = xcalloc(M * N, sizeof(double));
 	T->rwork = xcalloc(M + N, sizeof(double));
@@ -444,11 +459,11 @@ int tangent_init(struct integ *it, const struct sim_options *o, struct diag *dg)
 	/* workspace queries */
 	int info = 0, lw = -1;
 	double wq = 0.0;
+	T->lwork = n + 1;	/* dorm2r with up to n columns */
 	if (m > 0) {
-		dgesvd_("A", "A", &m, &n, T->G, &m, T->S, T->U, &m, T->VT, &n, &wq, &lw, &info);
-		T->lwork = info == 0 ? (int)wq + 1 : 5 * (m + n) + 64;
-	} else {
-		T->lwork = 1;
+		dgeqp3_(&n, &m, T->A, &n, T->jpvt, T->tau, &wq, &lw, &info);
+		if (info == 0 && (int)wq + 1 > T->lwork)
+			T->lwork = (int)wq + 1;
 	}
 	T->work = xcalloc((size_t)T->lwork, sizeof(double));
 	T->slwork = 3 * n + 64;
@@ -509,14 +524,19 @@ static void multipliers(struct tangent *T, struct ra *s, const struct ra_state *
 			e[6 * b + 3 + c] -= Jg[c];
 		}
 	}
-	/* lambda = U_r S_r^-1 V_r^T e */
+	/* G^T lambda = e by least squares, G^T P = Q R: R11 c = (Q^T e)[0 .. r-1],
+	 * lambda(P) = (c, 0) - the unique solution while G has full row rank,
+	 * else the basic one (rows found dependent get 0, as the rows dropped
+	 * at assembly) */
 	memset(lam, 0, (size_t)m * sizeof(double));
 	if (T->r > 0) {
+		int r = T->r, k = m < n ? m : n, one = 1, info = 0;
 		double *c = T->rwork;
-		tmul(T->Vr, n, T->r, e, c);
-		for (int i = 0; i < T->r; i++)
-			c[i] /= T->S[i];
-		mul_add(T->U, m, T->r, c, lam);
+		memcpy(c, e, (size_t)n * sizeof(double));
+		dorm2r_("L", "T", &n, &one, &k, T->A, &n, T->tau, c, &n, T->work, &info);
+		dtrsv_("U", "N", "N", &r, T->A, &n, c, &one);
+		for (int i = 0; i < r; i++)
+			lam[T->jpvt[i] - 1] = c[i];
 	}
 }
 
