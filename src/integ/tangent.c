@@ -61,6 +61,8 @@
 
 void dgeqp3_(const int *m, const int *n, double *a, const int *lda, int *jpvt, double *tau,
 	     double *work, const int *lwork, int *info);
+void dgeqrf_(const int *m, const int *n, double *a, const int *lda, double *tau, double *work,
+	     const int *lwork, int *info);
 void dorm2r_(const char *side, const char *trans, const int *m, const int *n, const int *k,
 	     const double *a, const int *lda, const double *tau, double *c, const int *ldc,
 	     double *work, int *info);
@@ -77,6 +79,7 @@ void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, 
 	     const int *ipiv, double *b, const int *ldb, int *info);
 
 #define TAN_RANK_TOL LA_RANK_QR_TOL	/* |R(i,i)| below this times |R(0,0)|: rank */
+#define TAN_FAST_TOL 1e-3	/* fast_qr: smallest |R(i,i)| at least this of the largest */
 #define TAN_SOLVE_IT 40		/* chord iterations of the small solves */
 
 struct tangent {
@@ -85,6 +88,8 @@ struct tangent {
 	double *A;		/* n x m, column-major: G^T, then its QR factors */
 	double *tau, *work;	/* reflectors of Q; LAPACK scratch */
 	int *jpvt, lwork;	/* column pivots (1-based): independent rows of G first */
+	int have_piv, kq;	/* jpvt set by an earlier dgeqp3; reflectors in A */
+	double *GT;		/* n x m: G^T before the columns are put in jpvt's order */
 	double *N;		/* n x f (column-major) */
 	struct ra_state base, q, xn;	/* q*, a trial state, x_n */
 	double *d, *tmpn, *tmpn2, *tmpm, *F, *g, *u, *lamstar;	/* n or m */
@@ -122,6 +127,65 @@ static void dense_jact(const struct ra *s, double *GT)
 	}
 }
 
+static void tmul(const double *B, int n, int k, const double *x, double *out);
+
+/* N = the last n - r columns of Q (dorm2r on the last f columns of I). */
+static int null_basis(struct tangent *T)
+{
+	int n = T->n, r = T->r, f = T->f, info = 0;
+	memset(T->N, 0, (size_t)n * (size_t)(f > 0 ? f : 1) * sizeof(double));
+	for (int j = 0; j < f; j++)
+		T->N[(size_t)j * n + r + j] = 1.0;
+	if (f > 0 && T->kq > 0)
+		dorm2r_("L", "N", &n, &f, &T->kq, T->A, &n, T->tau, T->N, &n, T->work, &info);
+	return info;
+}
+
+/* The fast path of factor(), within a step and from step to step: the
+ * rank r and the order of the rows of the last dgeqp3 kept, the r rows it
+ * found independent factored by the blocked dgeqrf (no pivot search, most
+ * of the flops in dgemm).  Accepted when
+ *   every |R(i,i)| > TAN_FAST_TOL g_max (well clear of TAN_RANK_TOL: these
+ *     rows are still independent), and
+ *   every other row j has |N^T g_j| <= TAN_RANK_TOL g_max (still dependent:
+ *     its part outside the span of the kept rows is what dgeqp3 would have
+ *     compared with the same bound),
+ * g_max the largest row norm of G (dgeqp3's |R(0,0)|).  Then the rank,
+ * the null space and the rows' roles are the ones dgeqp3 would find, up
+ * to the choice among independent rows; else 0 and factor() runs dgeqp3. */
+static int fast_qr(struct tangent *T, const struct ra *s)
+{
+	int m = T->m, n = T->n, r = T->r, info = 0;
+	if (r == 0)
+		return 0;
+	dense_jact(s, T->GT);
+	double gmax = 0.0;
+	for (int j = 0; j < m; j++)
+		gmax = fmax(gmax, nrm(T->GT + (size_t)j * n, n));
+	if (!isfinite(gmax) || gmax == 0.0)
+		return 0;
+	for (int j = 0; j < r; j++)
+		memcpy(T->A + (size_t)j * n, T->GT + (size_t)(T->jpvt[j] - 1) * n,
+		       (size_t)n * sizeof(double));
+	dgeqrf_(&n, &r, T->A, &n, T->tau, T->work, &T->lwork, &info);
+	if (info != 0)
+		return 0;
+	for (int i = 0; i < r; i++) {
+		double v = fabs(T->A[(size_t)i * n + i]);
+		if (!(v > TAN_FAST_TOL * gmax))
+			return 0;
+	}
+	T->kq = r;
+	if (null_basis(T))
+		return 0;
+	for (int j = r; j < m; j++) {
+		tmul(T->N, n, T->f, T->GT + (size_t)(T->jpvt[j] - 1) * n, T->rwork);
+		if (!(nrm(T->rwork, T->f) <= TAN_RANK_TOL * gmax))
+			return 0;
+	}
+	return 1;
+}
+
 /* Column-pivoted QR of G^T at the state s was evaluated at (the
  * factorization of la_rank_qr, src/la/rank.h, kept here because the small
  * solves below need R and the reflectors, not only N):
@@ -149,24 +213,25 @@ static int factor(struct tangent *T, const struct ra *s)
 			T->N[(size_t)i * n + i] = 1.0;
 		return 0;
 	}
+	if (T->have_piv && fast_qr(T, s))
+		return 0;
+	int k = m < n ? m : n, r = 0;
+	T->have_piv = 0;
 	dense_jact(s, T->A);
 	memset(T->jpvt, 0, (size_t)m * sizeof(int));
 	dgeqp3_(&n, &m, T->A, &n, T->jpvt, T->tau, T->work, &T->lwork, &info);
 	if (info != 0 || !isfinite(T->A[0]))
 		return -1;
-	int k = m < n ? m : n, r = 0;
 	double r0 = fabs(T->A[0]);
 	while (r < k && r0 > 0.0 && fabs(T->A[(size_t)r * n + r]) > TAN_RANK_TOL * r0)
 		r++;
 	T->r = r;
 	T->f = n - r;
-	int f = T->f;
-	memset(T->N, 0, (size_t)n * (size_t)(f > 0 ? f : 1) * sizeof(double));
-	for (int j = 0; j < f; j++)
-		T->N[(size_t)j * n + r + j] = 1.0;
-	if (f > 0)
-		dorm2r_("L", "N", &n, &f, &k, T->A, &n, T->tau, T->N, &n, T->work, &info);
-	return info != 0 ? -1 : 0;
+	T->kq = k;
+	if (null_basis(T))
+		return -1;
+	T->have_piv = 1;
+	return 0;
 }
 
 /* out (k) = B^T x, B n x k column-major (BLAS: these products are most of
@@ -195,14 +260,14 @@ static void mul_add(const double *B, int n, int k, const double *c, double *out)
  * chord iterations below; the rows found dependent are not read). */
 static void pinv_solve(const struct tangent *T, const double *e, double *d)
 {
-	int m = T->m, n = T->n, r = T->r, k = m < n ? m : n, one = 1, info = 0;
+	int n = T->n, r = T->r, one = 1, info = 0;
 	memset(d, 0, (size_t)n * sizeof(double));
 	if (r == 0)
 		return;
 	for (int i = 0; i < r; i++)
 		d[i] = e[T->jpvt[i] - 1];
 	dtrsv_("U", "T", "N", &r, T->A, &n, d, &one);
-	dorm2r_("L", "N", &n, &one, &k, T->A, &n, T->tau, d, &n, T->work, &info);
+	dorm2r_("L", "N", &n, &one, &T->kq, T->A, &n, T->tau, d, &n, T->work, &info);
 }
 
 /* x = base (+) d into the trial state q (positions only) */
@@ -407,7 +472,7 @@ static void tangent_free_data(struct tangent *T)
 	ra_state_release(&T->base);
 	ra_state_release(&T->q);
 	ra_state_release(&T->xn);
-	double *arrs[] = { T->tau, T->work, T->N, T->A, T->rwork, T->d, T->tmpn,
+	double *arrs[] = { T->GT, T->tau, T->work, T->N, T->A, T->rwork, T->d, T->tmpn,
 			   T->tmpn2, T->tmpm, T->F, T->g, T->u, T->lamstar, T->an, T->adn, T->addn,
 			   T->al, T->ald, T->y, T->dy, T->R0, T->Rp, T->Rm, T->MR, T->KR, T->CR,
 			   T->SM, T->EK, T->EM, T->ev, T->swork };
@@ -437,6 +502,7 @@ int tangent_init(struct integ *it, const struct sim_options *o, struct diag *dg)
 	T->gam = o->nm_gamma;
 	T->tau = xcalloc(M + N, sizeof(double));
 	T->jpvt = xcalloc(M, sizeof(int));
+	T->GT = xcalloc(M * N, sizeof(double));
 	T->N = xcalloc(N * N, sizeof(double));
 	T->d = xcalloc(N, sizeof(double));
 	T->A = xcalloc(M * N, sizeof(double));
@@ -462,6 +528,10 @@ int tangent_init(struct integ *it, const struct sim_options *o, struct diag *dg)
 	T->lwork = n + 1;	/* dorm2r with up to n columns */
 	if (m > 0) {
 		dgeqp3_(&n, &m, T->A, &n, T->jpvt, T->tau, &wq, &lw, &info);
+		if (info == 0 && (int)wq + 1 > T->lwork)
+			T->lwork = (int)wq + 1;
+		lw = -1;
+		dgeqrf_(&n, &m, T->A, &n, T->tau, &wq, &lw, &info);
 		if (info == 0 && (int)wq + 1 > T->lwork)
 			T->lwork = (int)wq + 1;
 	}
@@ -530,10 +600,10 @@ static void multipliers(struct tangent *T, struct ra *s, const struct ra_state *
 	 * at assembly) */
 	memset(lam, 0, (size_t)m * sizeof(double));
 	if (T->r > 0) {
-		int r = T->r, k = m < n ? m : n, one = 1, info = 0;
+		int r = T->r, one = 1, info = 0;
 		double *c = T->rwork;
 		memcpy(c, e, (size_t)n * sizeof(double));
-		dorm2r_("L", "T", &n, &one, &k, T->A, &n, T->tau, c, &n, T->work, &info);
+		dorm2r_("L", "T", &n, &one, &T->kq, T->A, &n, T->tau, c, &n, T->work, &info);
 		dtrsv_("U", "N", "N", &r, T->A, &n, c, &one);
 		for (int i = 0; i < r; i++)
 			lam[T->jpvt[i] - 1] = c[i];
