@@ -9,10 +9,11 @@
  * g = (a, w-dot).
  *
  * Per iteration of a step the constraints are linearized at the current
- * estimate q* of q_{n+1} (002 eqs. 32-33): the SVD G = U S V^T gives the
- * rank r (singular values above TAN_RANK_TOL times the largest), the
- * orthonormal null-space basis N (002's N_H: the last n - r columns of V,
- * so redundant rows do no harm) and V_r.  In the neighbourhood
+ * estimate q* of q_{n+1} (002 eqs. 32-33): a column-pivoted QR of G^T,
+ * G^T P = [Q_r Q_f] R (factor() below), gives the rank r (|R(i,i)| above
+ * TAN_RANK_TOL times the largest row norm), the orthonormal null-space
+ * basis N = Q_f (002's N_H; redundant rows do no harm) and V_r = Q_r, an
+ * orthonormal basis of the row space.  In the neighbourhood
  *   q(alpha) = q* (+) (N alpha + V_r z(alpha)),  Phi(q(alpha)) = 0   (002 eq. 34)
  *   u = N alpha-dot + V_r w,  G(q) u = nu                            (002 eq. 38)
  *   g = N alpha-ddot + V_r s, G(q) g = gamma(q, u)                   (002 eq. 45)
@@ -37,15 +38,20 @@
  * linearization; then q* <- q(alpha), and again until the move of q* and
  * h^2 |dy| are below integrator.tolerance.  The end state satisfies Phi, Phi-dot and
  * Phi-ddot to the round-off of the small solves; the multipliers are the
- * minimum-norm solution of G^T lambda = F - M g (redundant rows share).
+ * least-squares solution of G^T lambda = F - M g, the basic one when G is
+ * rank deficient (rows found dependent get 0, as rows dropped at assembly).
  *
  * omega_max: the largest natural frequency of the linearized tangent
  * system, sqrt of the largest eigenvalue of (K_R + K_R^T)/2 phi = w^2 M_R
  * phi (LAPACK dsygv), at the first linearization of the step (002 §5,
  * Figs. 21, 25); the eq. 11 bound follows from it.
  *
- * Dense: an SVD of the m x n Jacobian per iteration (n = 6 per body) and
- * 4 f residual evaluations per step; refused above TAN_MAX_BODIES bodies.
+ * Dense: a QR of the n x m G^T per iteration (n = 6 per body; dgeqp3, or
+ * dgeqrf in the row order of the last dgeqp3 while that order still
+ * reveals the rank) and 4 f residual evaluations per step; refused above
+ * TAN_MAX_BODIES bodies.  Measured on decks/n_four_bar.yaml with N = 40
+ * (605 x 486, rank 485): 17 ms of CPU per step, against 0.55 s with the
+ * full SVD this file used before.
  * Friction forces take the multipliers of the step's start.
  */
 #include "tangent.h"
@@ -87,8 +93,10 @@ struct tangent {
 	double beta, gam;
 	double *A;		/* n x m, column-major: G^T, then its QR factors */
 	double *tau, *work;	/* reflectors of Q; LAPACK scratch */
+	const int *bi, *bj;	/* the model's: bodies of each row's sides */
 	int *jpvt, lwork;	/* column pivots (1-based): independent rows of G first */
 	int have_piv, kq;	/* jpvt set by an earlier dgeqp3; reflectors in A */
+	double *Gs;		/* 12 m: the row blocks of ra_eval's Jacobian at q* */
 	double *GT;		/* n x m: G^T before the columns are put in jpvt's order */
 	double *N;		/* n x f (column-major) */
 	struct ra_state base, q, xn;	/* q*, a trial state, x_n */
@@ -190,18 +198,23 @@ static int fast_qr(struct tangent *T, const struct ra *s)
  * factorization of la_rank_qr, src/la/rank.h, kept here because the small
  * solves below need R and the reflectors, not only N):
  *   G^T P = Q R,  Q = [Q_r Q_f] orthogonal (n x n),  R = [R11 R12; 0 R22],
- * rank r from |R(i,i)| > TAN_RANK_TOL |R(0,0)|; N = Q_f (the last n - r
+ * rank r from |R(i,i)| > TAN_RANK_TOL |R(0,0)| (|R(0,0)| = the largest row
+ * norm of G; LA_RANK_QR_TOL, an angle of about 1e-5 rad between a row and
+ * the span of the others: at 1e-10 the rows of Bricard's mechanism that are
+ * redundant on the manifold counted as independent at the step's predicted
+ * q*, 1e-10 off it, and the small solves failed); N = Q_f (the last n - r
  * columns of Q) is an orthonormal basis of the null space, Q_r of the row
  * space, so the split of 002 eqs. 34, 38, 45 into N alpha and a particular
- * part orthogonal to N is the one the SVD gave: the same tangent space and
+ * part orthogonal to N is the one an SVD gives: the same tangent space and
  * the same minimum-norm particular parts, alpha rotated within it by an
  * orthogonal matrix, to which the Newmark formulas and the least-squares
- * projection (eqs. 56-58, N^T) are invariant.  Seed 002 (text after eq.
- * 34, and eq. 52) allows any basis N_H; an orthonormal one is kept because
- * alpha_n = N^T (q_n (-) q*) is the least-squares projection only then.
- * Cost O(n m min(n, m)) for dgeqp3 and 4 n min(n, m) f for N (dormqr on the
- * last f columns of I) against the SVD's larger constant and full U, V^T.
- * -1 on failure. */
+ * projection (eqs. 56-58, N^T) are invariant.  Only the central-difference
+ * K_R, C_R (Newton's matrix, not the equations solved) and the rounding
+ * depend on the basis.  Seed 002 (text after eq. 34, and eq. 52) allows any
+ * basis N_H; an orthonormal one is kept because alpha_n = N^T (q_n (-) q*)
+ * is the least-squares projection of eqs. 56-58 only then.
+ * Cost O(n m min(n, m)) for dgeqp3 and 4 n min(n, m) f for N (dorm2r on
+ * the last f columns of I).  * -1 on failure. */
 static int factor(struct tangent *T, const struct ra *s)
 {
 	int m = T->m, n = T->n, info = 0;
@@ -213,6 +226,7 @@ static int factor(struct tangent *T, const struct ra *s)
 			T->N[(size_t)i * n + i] = 1.0;
 		return 0;
 	}
+	memcpy(T->Gs, s->jac, (size_t)12 * m * sizeof(double));
 	if (T->have_piv && fast_qr(T, s))
 		return 0;
 	int k = m < n ? m : n, r = 0;
@@ -257,17 +271,35 @@ static void mul_add(const double *B, int n, int k, const double *c, double *out)
 
 /* d = Q_r R11^-T (P^T e)[0 .. r-1]: the minimum-norm solution of G* d = e
  * with the factored G* when e is consistent (it is at a fixed point of the
- * chord iterations below; the rows found dependent are not read). */
+ * chord iterations below; the rows found dependent are not read).  The r
+ * independent rows G_I of G* are G_I^T = Q_r R11, so Q_r = G_I^T R11^-1 and
+ *   d = G_I^T R11^-1 R11^-T (P^T e)[0 .. r-1]:
+ * two triangular solves and a product with the sparse rows (at most 12
+ * entries each) instead of applying r Householder reflectors.  Squaring
+ * R11 costs accuracy only in the chord iterations' contraction rate, not
+ * in their fixed points, which use the true G. */
 static void pinv_solve(const struct tangent *T, const double *e, double *d)
 {
-	int n = T->n, r = T->r, one = 1, info = 0;
+	int n = T->n, r = T->r, one = 1;
 	memset(d, 0, (size_t)n * sizeof(double));
 	if (r == 0)
 		return;
+	double *y = T->rwork;
 	for (int i = 0; i < r; i++)
-		d[i] = e[T->jpvt[i] - 1];
-	dtrsv_("U", "T", "N", &r, T->A, &n, d, &one);
-	dorm2r_("L", "N", &n, &one, &T->kq, T->A, &n, T->tau, d, &n, T->work, &info);
+		y[i] = e[T->jpvt[i] - 1];
+	dtrsv_("U", "T", "N", &r, T->A, &n, y, &one);
+	dtrsv_("U", "N", "N", &r, T->A, &n, y, &one);
+	for (int i = 0; i < r; i++) {
+		int k = T->jpvt[i] - 1;
+		const double *J = T->Gs + 12 * k;
+		for (int side = 0; side < 2; side++) {
+			int b = side ? T->bj[k] : T->bi[k];
+			if (b < 0)
+				continue;
+			for (int c = 0; c < 6; c++)
+				d[6 * b + c] += J[6 * side + c] * y[i];
+		}
+	}
 }
 
 /* x = base (+) d into the trial state q (positions only) */
@@ -472,7 +504,7 @@ static void tangent_free_data(struct tangent *T)
 	ra_state_release(&T->base);
 	ra_state_release(&T->q);
 	ra_state_release(&T->xn);
-	double *arrs[] = { T->GT, T->tau, T->work, T->N, T->A, T->rwork, T->d, T->tmpn,
+	double *arrs[] = { T->Gs, T->GT, T->tau, T->work, T->N, T->A, T->rwork, T->d, T->tmpn,
 			   T->tmpn2, T->tmpm, T->F, T->g, T->u, T->lamstar, T->an, T->adn, T->addn,
 			   T->al, T->ald, T->y, T->dy, T->R0, T->Rp, T->Rm, T->MR, T->KR, T->CR,
 			   T->SM, T->EK, T->EM, T->ev, T->swork };
@@ -488,7 +520,7 @@ int tangent_init(struct integ *it, const struct sim_options *o, struct diag *dg)
 	const struct ra *s = it->sys;
 	if (s->nb > TAN_MAX_BODIES) {
 		diag_error(dg, NULL,
-			   "tangent_newmark is dense (an SVD of the constraint Jacobian per "
+			   "tangent_newmark is dense (a QR of the constraint Jacobian per "
 			   "iteration): at most %d bodies, the model has %d; use newmark, hht or "
 			   "genalpha", TAN_MAX_BODIES, s->nb);
 		return -1;
@@ -503,6 +535,9 @@ int tangent_init(struct integ *it, const struct sim_options *o, struct diag *dg)
 	T->tau = xcalloc(M + N, sizeof(double));
 	T->jpvt = xcalloc(M, sizeof(int));
 	T->GT = xcalloc(M * N, sizeof(double));
+	T->Gs = xcalloc(12 * M, sizeof(double));
+	T->bi = s->bi;
+	T->bj = s->bj;
 	T->N = xcalloc(N * N, sizeof(double));
 	T->d = xcalloc(N, sizeof(double));
 	T->A = xcalloc(M * N, sizeof(double));
