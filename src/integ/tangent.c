@@ -9,10 +9,11 @@
  * g = (a, w-dot).
  *
  * Per iteration of a step the constraints are linearized at the current
- * estimate q* of q_{n+1} (002 eqs. 32-33): the SVD G = U S V^T gives the
- * rank r (singular values above TAN_RANK_TOL times the largest), the
- * orthonormal null-space basis N (002's N_H: the last n - r columns of V,
- * so redundant rows do no harm) and V_r.  In the neighbourhood
+ * estimate q* of q_{n+1} (002 eqs. 32-33): a column-pivoted QR of G^T,
+ * G^T P = [Q_r Q_f] R (factor() below), gives the rank r (|R(i,i)| above
+ * TAN_RANK_TOL times the largest row norm), the orthonormal null-space
+ * basis N = Q_f (002's N_H; redundant rows do no harm) and V_r = Q_r, an
+ * orthonormal basis of the row space.  In the neighbourhood
  *   q(alpha) = q* (+) (N alpha + V_r z(alpha)),  Phi(q(alpha)) = 0   (002 eq. 34)
  *   u = N alpha-dot + V_r w,  G(q) u = nu                            (002 eq. 38)
  *   g = N alpha-ddot + V_r s, G(q) g = gamma(q, u)                   (002 eq. 45)
@@ -37,19 +38,25 @@
  * linearization; then q* <- q(alpha), and again until the move of q* and
  * h^2 |dy| are below integrator.tolerance.  The end state satisfies Phi, Phi-dot and
  * Phi-ddot to the round-off of the small solves; the multipliers are the
- * minimum-norm solution of G^T lambda = F - M g (redundant rows share).
+ * least-squares solution of G^T lambda = F - M g, the basic one when G is
+ * rank deficient (rows found dependent get 0, as rows dropped at assembly).
  *
  * omega_max: the largest natural frequency of the linearized tangent
  * system, sqrt of the largest eigenvalue of (K_R + K_R^T)/2 phi = w^2 M_R
  * phi (LAPACK dsygv), at the first linearization of the step (002 §5,
  * Figs. 21, 25); the eq. 11 bound follows from it.
  *
- * Dense: an SVD of the m x n Jacobian per iteration (n = 6 per body) and
- * 4 f residual evaluations per step; refused above TAN_MAX_BODIES bodies.
+ * Dense: a QR of the n x m G^T per iteration (n = 6 per body; dgeqp3, or
+ * dgeqrf in the row order of the last dgeqp3 while that order still
+ * reveals the rank) and 4 f residual evaluations per step; refused above
+ * TAN_MAX_BODIES bodies.  Measured on decks/n_four_bar.yaml with N = 40
+ * (605 x 486, rank 485): 17 ms of CPU per step, against 0.55 s with the
+ * full SVD this file used before.
  * Friction forces take the multipliers of the step's start.
  */
 #include "tangent.h"
 #include "newmark.h"
+#include "../la/rank.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -58,9 +65,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-void dgesvd_(const char *jobu, const char *jobvt, const int *m, const int *n, double *a,
-	     const int *lda, double *s, double *u, const int *ldu, double *vt, const int *ldvt,
+void dgeqp3_(const int *m, const int *n, double *a, const int *lda, int *jpvt, double *tau,
 	     double *work, const int *lwork, int *info);
+void dgeqrf_(const int *m, const int *n, double *a, const int *lda, double *tau, double *work,
+	     const int *lwork, int *info);
+void dorm2r_(const char *side, const char *trans, const int *m, const int *n, const int *k,
+	     const double *a, const int *lda, const double *tau, double *c, const int *ldc,
+	     double *work, int *info);
+void dtrsv_(const char *uplo, const char *trans, const char *diag, const int *n, const double *a,
+	    const int *lda, double *x, const int *incx);
 void dsygv_(const int *itype, const char *jobz, const char *uplo, const int *n, double *a,
 	    const int *lda, double *b, const int *ldb, double *w, double *work, const int *lwork,
 	    int *info);
@@ -71,18 +84,22 @@ void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, i
 void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *lda,
 	     const int *ipiv, double *b, const int *ldb, int *info);
 
-#define TAN_RANK_TOL 1e-10	/* singular values below this times the largest: rank */
+#define TAN_RANK_TOL LA_RANK_QR_TOL	/* |R(i,i)| below this times |R(0,0)|: rank */
+#define TAN_FAST_TOL 1e-3	/* fast_qr: smallest |R(i,i)| at least this of the largest */
 #define TAN_SOLVE_IT 40		/* chord iterations of the small solves */
 
 struct tangent {
 	int n, m, f, r;		/* coordinates, constraint rows, tangent dim, rank */
 	double beta, gam;
-	double *G;		/* m x n, column-major */
-	double *U, *S, *VT, *work;	/* SVD of G */
-	int lwork;
-	double *N, *Vr;		/* n x f, n x r (column-major) */
+	double *A;		/* n x m, column-major: G^T, then its QR factors */
+	double *tau, *work;	/* reflectors of Q; LAPACK scratch */
+	const int *bi, *bj;	/* the model's: bodies of each row's sides */
+	int *jpvt, lwork;	/* column pivots (1-based): independent rows of G first */
+	int have_piv, kq;	/* jpvt set by an earlier dgeqp3; reflectors in A */
+	double *Gs;		/* 12 m: the row blocks of ra_eval's Jacobian at q* */
+	double *GT;		/* n x m: G^T before the columns are put in jpvt's order */
+	double *N;		/* n x f (column-major) */
 	struct ra_state base, q, xn;	/* q*, a trial state, x_n */
-	double *A;		/* m x n: the copy of G that dgesvd overwrites */
 	double *d, *tmpn, *tmpn2, *tmpm, *F, *g, *u, *lamstar;	/* n or m */
 	double *rwork;		/* r */
 	double *an, *adn, *addn, *al, *ald, *y, *dy, *R0, *Rp, *Rm;	/* f */
@@ -100,11 +117,12 @@ static double nrm(const double *a, int n)
 	return sqrt(s);
 }
 
-/* Dense G (m x n, column-major) from the per-row body blocks of ra_eval. */
-static void dense_jac(const struct ra *s, double *G)
+/* Dense G^T (n x m, column-major: row k of G is column k) from the
+ * per-row body blocks of ra_eval. */
+static void dense_jact(const struct ra *s, double *GT)
 {
-	int m = s->nc;
-	memset(G, 0, (size_t)m * (size_t)s->ng * sizeof(double));
+	int m = s->nc, n = s->ng;
+	memset(GT, 0, (size_t)m * (size_t)n * sizeof(double));
 	for (int k = 0; k < m; k++) {
 		const double *J = s->jac + 12 * k;
 		for (int side = 0; side < 2; side++) {
@@ -112,12 +130,91 @@ static void dense_jac(const struct ra *s, double *G)
 			if (b < 0)
 				continue;
 			for (int c = 0; c < 6; c++)
-				G[(size_t)(6 * b + c) * m + k] += J[6 * side + c];
+				GT[(size_t)k * n + 6 * b + c] += J[6 * side + c];
 		}
 	}
 }
 
-/* SVD of G at the state s was evaluated at: rank, N, V_r.  -1 on failure. */
+static void tmul(const double *B, int n, int k, const double *x, double *out);
+
+/* N = the last n - r columns of Q (dorm2r on the last f columns of I). */
+static int null_basis(struct tangent *T)
+{
+	int n = T->n, r = T->r, f = T->f, info = 0;
+	memset(T->N, 0, (size_t)n * (size_t)(f > 0 ? f : 1) * sizeof(double));
+	for (int j = 0; j < f; j++)
+		T->N[(size_t)j * n + r + j] = 1.0;
+	if (f > 0 && T->kq > 0)
+		dorm2r_("L", "N", &n, &f, &T->kq, T->A, &n, T->tau, T->N, &n, T->work, &info);
+	return info;
+}
+
+/* The fast path of factor(), within a step and from step to step: the
+ * rank r and the order of the rows of the last dgeqp3 kept, the r rows it
+ * found independent factored by the blocked dgeqrf (no pivot search, most
+ * of the flops in dgemm).  Accepted when
+ *   every |R(i,i)| > TAN_FAST_TOL g_max (well clear of TAN_RANK_TOL: these
+ *     rows are still independent), and
+ *   every other row j has |N^T g_j| <= TAN_RANK_TOL g_max (still dependent:
+ *     its part outside the span of the kept rows is what dgeqp3 would have
+ *     compared with the same bound),
+ * g_max the largest row norm of G (dgeqp3's |R(0,0)|).  Then the rank,
+ * the null space and the rows' roles are the ones dgeqp3 would find, up
+ * to the choice among independent rows; else 0 and factor() runs dgeqp3. */
+static int fast_qr(struct tangent *T, const struct ra *s)
+{
+	int m = T->m, n = T->n, r = T->r, info = 0;
+	if (r == 0)
+		return 0;
+	dense_jact(s, T->GT);
+	double gmax = 0.0;
+	for (int j = 0; j < m; j++)
+		gmax = fmax(gmax, nrm(T->GT + (size_t)j * n, n));
+	if (!isfinite(gmax) || gmax == 0.0)
+		return 0;
+	for (int j = 0; j < r; j++)
+		memcpy(T->A + (size_t)j * n, T->GT + (size_t)(T->jpvt[j] - 1) * n,
+		       (size_t)n * sizeof(double));
+	dgeqrf_(&n, &r, T->A, &n, T->tau, T->work, &T->lwork, &info);
+	if (info != 0)
+		return 0;
+	for (int i = 0; i < r; i++) {
+		double v = fabs(T->A[(size_t)i * n + i]);
+		if (!(v > TAN_FAST_TOL * gmax))
+			return 0;
+	}
+	T->kq = r;
+	if (null_basis(T))
+		return 0;
+	for (int j = r; j < m; j++) {
+		tmul(T->N, n, T->f, T->GT + (size_t)(T->jpvt[j] - 1) * n, T->rwork);
+		if (!(nrm(T->rwork, T->f) <= TAN_RANK_TOL * gmax))
+			return 0;
+	}
+	return 1;
+}
+
+/* Column-pivoted QR of G^T at the state s was evaluated at (the
+ * factorization of la_rank_qr, src/la/rank.h, kept here because the small
+ * solves below need R and the reflectors, not only N):
+ *   G^T P = Q R,  Q = [Q_r Q_f] orthogonal (n x n),  R = [R11 R12; 0 R22],
+ * rank r from |R(i,i)| > TAN_RANK_TOL |R(0,0)| (|R(0,0)| = the largest row
+ * norm of G; LA_RANK_QR_TOL, an angle of about 1e-5 rad between a row and
+ * the span of the others: at 1e-10 the rows of Bricard's mechanism that are
+ * redundant on the manifold counted as independent at the step's predicted
+ * q*, 1e-10 off it, and the small solves failed); N = Q_f (the last n - r
+ * columns of Q) is an orthonormal basis of the null space, Q_r of the row
+ * space, so the split of 002 eqs. 34, 38, 45 into N alpha and a particular
+ * part orthogonal to N is the one an SVD gives: the same tangent space and
+ * the same minimum-norm particular parts, alpha rotated within it by an
+ * orthogonal matrix, to which the Newmark formulas and the least-squares
+ * projection (eqs. 56-58, N^T) are invariant.  Only the central-difference
+ * K_R, C_R (Newton's matrix, not the equations solved) and the rounding
+ * depend on the basis.  Seed 002 (text after eq. 34, and eq. 52) allows any
+ * basis N_H; an orthonormal one is kept because alpha_n = N^T (q_n (-) q*)
+ * is the least-squares projection of eqs. 56-58 only then.
+ * Cost O(n m min(n, m)) for dgeqp3 and 4 n min(n, m) f for N (dorm2r on
+ * the last f columns of I).  * -1 on failure. */
 static int factor(struct tangent *T, const struct ra *s)
 {
 	int m = T->m, n = T->n, info = 0;
@@ -129,26 +226,25 @@ static int factor(struct tangent *T, const struct ra *s)
 			T->N[(size_t)i * n + i] = 1.0;
 		return 0;
 	}
-	dense_jac(s, T->G);
-	memcpy(T->A, T->G, (size_t)m * n * sizeof(double));
-	dgesvd_("A", "A", &m, &n, T->A, &m, T->S, T->U, &m, T->VT, &n, T->work, &T->lwork, &info);
-	if (info != 0)
-		return -1;
+	memcpy(T->Gs, s->jac, (size_t)12 * m * sizeof(double));
+	if (T->have_piv && fast_qr(T, s))
+		return 0;
 	int k = m < n ? m : n, r = 0;
-	for (int i = 0; i < k; i++)
-		if (T->S[i] > TAN_RANK_TOL * T->S[0])
-			r++;
+	T->have_piv = 0;
+	dense_jact(s, T->A);
+	memset(T->jpvt, 0, (size_t)m * sizeof(int));
+	dgeqp3_(&n, &m, T->A, &n, T->jpvt, T->tau, T->work, &T->lwork, &info);
+	if (info != 0 || !isfinite(T->A[0]))
+		return -1;
+	double r0 = fabs(T->A[0]);
+	while (r < k && r0 > 0.0 && fabs(T->A[(size_t)r * n + r]) > TAN_RANK_TOL * r0)
+		r++;
 	T->r = r;
 	T->f = n - r;
-	/* V^T rows r..n-1 are the null space; rows 0..r-1 the row space */
-	for (int j = 0; j < n; j++)
-		for (int i = 0; i < n; i++) {
-			double v = T->VT[(size_t)j * n + i];	/* VT(i, j) */
-			if (i < r)
-				T->Vr[(size_t)i * n + j] = v;
-			else
-				T->N[(size_t)(i - r) * n + j] = v;
-		}
+	T->kq = k;
+	if (null_basis(T))
+		return -1;
+	T->have_piv = 1;
 	return 0;
 }
 
@@ -173,19 +269,37 @@ static void mul_add(const double *B, int n, int k, const double *c, double *out)
 		dgemv_("N", &n, &k, &one, B, &n, c, &inc, &one, out, &inc);
 }
 
-/* d(row space part) = V_r S_r^-1 U_r^T e: the minimum-norm solution of
- * G* d = e with the factored G*. */
+/* d = Q_r R11^-T (P^T e)[0 .. r-1]: the minimum-norm solution of G* d = e
+ * with the factored G* when e is consistent (it is at a fixed point of the
+ * chord iterations below; the rows found dependent are not read).  The r
+ * independent rows G_I of G* are G_I^T = Q_r R11, so Q_r = G_I^T R11^-1 and
+ *   d = G_I^T R11^-1 R11^-T (P^T e)[0 .. r-1]:
+ * two triangular solves and a product with the sparse rows (at most 12
+ * entries each) instead of applying r Householder reflectors.  Squaring
+ * R11 costs accuracy only in the chord iterations' contraction rate, not
+ * in their fixed points, which use the true G. */
 static void pinv_solve(const struct tangent *T, const double *e, double *d)
 {
-	int m = T->m, n = T->n, r = T->r;
+	int n = T->n, r = T->r, one = 1;
 	memset(d, 0, (size_t)n * sizeof(double));
 	if (r == 0)
 		return;
-	double *c = T->rwork;
-	tmul(T->U, m, r, e, c);
+	double *y = T->rwork;
 	for (int i = 0; i < r; i++)
-		c[i] /= T->S[i];
-	mul_add(T->Vr, n, r, c, d);
+		y[i] = e[T->jpvt[i] - 1];
+	dtrsv_("U", "T", "N", &r, T->A, &n, y, &one);
+	dtrsv_("U", "N", "N", &r, T->A, &n, y, &one);
+	for (int i = 0; i < r; i++) {
+		int k = T->jpvt[i] - 1;
+		const double *J = T->Gs + 12 * k;
+		for (int side = 0; side < 2; side++) {
+			int b = side ? T->bj[k] : T->bi[k];
+			if (b < 0)
+				continue;
+			for (int c = 0; c < 6; c++)
+				d[6 * b + c] += J[6 * side + c] * y[i];
+		}
+	}
 }
 
 /* x = base (+) d into the trial state q (positions only) */
@@ -390,13 +504,14 @@ static void tangent_free_data(struct tangent *T)
 	ra_state_release(&T->base);
 	ra_state_release(&T->q);
 	ra_state_release(&T->xn);
-	double *arrs[] = { T->G, T->U, T->S, T->VT, T->work, T->N, T->Vr, T->A, T->rwork, T->d, T->tmpn,
+	double *arrs[] = { T->Gs, T->GT, T->tau, T->work, T->N, T->A, T->rwork, T->d, T->tmpn,
 			   T->tmpn2, T->tmpm, T->F, T->g, T->u, T->lamstar, T->an, T->adn, T->addn,
 			   T->al, T->ald, T->y, T->dy, T->R0, T->Rp, T->Rm, T->MR, T->KR, T->CR,
 			   T->SM, T->EK, T->EM, T->ev, T->swork };
 	for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
 		free(arrs[i]);
 	free(T->ipiv);
+	free(T->jpvt);
 	free(T);
 }
 
@@ -405,7 +520,7 @@ int tangent_init(struct integ *it, const struct sim_options *o, struct diag *dg)
 	const struct ra *s = it->sys;
 	if (s->nb > TAN_MAX_BODIES) {
 		diag_error(dg, NULL,
-			   "tangent_newmark is dense (an SVD of the constraint Jacobian per "
+			   "tangent_newmark is dense (a QR of the constraint Jacobian per "
 			   "iteration): at most %d bodies, the model has %d; use newmark, hht or "
 			   "genalpha", TAN_MAX_BODIES, s->nb);
 		return -1;
@@ -417,12 +532,13 @@ int tangent_init(struct integ *it, const struct sim_options *o, struct diag *dg)
 	T->m = m;
 	T->beta = o->nm_beta;
 	T->gam = o->nm_gamma;
-	T->G = xcalloc(M * N, sizeof(double));
-	T->U = xcalloc(M * M, sizeof(double));
-	T->S = xcalloc(M + N, sizeof(double));
-	T->VT = xcalloc(N * N, sizeof(double));
+	T->tau = xcalloc(M + N, sizeof(double));
+	T->jpvt = xcalloc(M, sizeof(int));
+	T->GT = xcalloc(M * N, sizeof(double));
+	T->Gs = xcalloc(12 * M, sizeof(double));
+	T->bi = s->bi;
+	T->bj = s->bj;
 	T->N = xcalloc(N * N, sizeof(double));
-	T->Vr = xcalloc(N * N, sizeof(double));
 	T->d = xcalloc(N, sizeof(double));
 	T->A = xcalloc(M * N, sizeof(double));
 	T->rwork = xcalloc(M + N, sizeof(double));
@@ -444,11 +560,15 @@ int tangent_init(struct integ *it, const struct sim_options *o, struct diag *dg)
 	/* workspace queries */
 	int info = 0, lw = -1;
 	double wq = 0.0;
+	T->lwork = n + 1;	/* dorm2r with up to n columns */
 	if (m > 0) {
-		dgesvd_("A", "A", &m, &n, T->G, &m, T->S, T->U, &m, T->VT, &n, &wq, &lw, &info);
-		T->lwork = info == 0 ? (int)wq + 1 : 5 * (m + n) + 64;
-	} else {
-		T->lwork = 1;
+		dgeqp3_(&n, &m, T->A, &n, T->jpvt, T->tau, &wq, &lw, &info);
+		if (info == 0 && (int)wq + 1 > T->lwork)
+			T->lwork = (int)wq + 1;
+		lw = -1;
+		dgeqrf_(&n, &m, T->A, &n, T->tau, &wq, &lw, &info);
+		if (info == 0 && (int)wq + 1 > T->lwork)
+			T->lwork = (int)wq + 1;
 	}
 	T->work = xcalloc((size_t)T->lwork, sizeof(double));
 	T->slwork = 3 * n + 64;
@@ -509,14 +629,19 @@ static void multipliers(struct tangent *T, struct ra *s, const struct ra_state *
 			e[6 * b + 3 + c] -= Jg[c];
 		}
 	}
-	/* lambda = U_r S_r^-1 V_r^T e */
+	/* G^T lambda = e by least squares, G^T P = Q R: R11 c = (Q^T e)[0 .. r-1],
+	 * lambda(P) = (c, 0) - the unique solution while G has full row rank,
+	 * else the basic one (rows found dependent get 0, as the rows dropped
+	 * at assembly) */
 	memset(lam, 0, (size_t)m * sizeof(double));
 	if (T->r > 0) {
+		int r = T->r, one = 1, info = 0;
 		double *c = T->rwork;
-		tmul(T->Vr, n, T->r, e, c);
-		for (int i = 0; i < T->r; i++)
-			c[i] /= T->S[i];
-		mul_add(T->U, m, T->r, c, lam);
+		memcpy(c, e, (size_t)n * sizeof(double));
+		dorm2r_("L", "T", &n, &one, &T->kq, T->A, &n, T->tau, c, &n, T->work, &info);
+		dtrsv_("U", "N", "N", &r, T->A, &n, c, &one);
+		for (int i = 0; i < r; i++)
+			lam[T->jpvt[i] - 1] = c[i];
 	}
 }
 

@@ -5,7 +5,7 @@
 
 #include "integ.h"
 
-#define TAN_MAX_BODIES 100	/* dense: an SVD of the n x 6 nb Jacobian per iteration */
+#define TAN_MAX_BODIES 100	/* dense: a QR of the 6 nb x m Phi_q^T per iteration */
 
 /* Set up for it (beta, gamma from o); -1 with a message in d. */
 int tangent_init(struct integ *it, const struct sim_options *o, struct diag *d);
