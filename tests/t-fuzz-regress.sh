@@ -37,7 +37,7 @@ replay() {	# NAME DECK: its lines "#--set KEY=VALUE" become --set options
 	"$MBSIM" check "$@" "$deck" >/dev/null 2>"$tmp/err"
 	st=$?
 	if [ "$st" -eq 2 ] && grep -q "^\($deck\|--set\):[0-9]*:[0-9]*: error: " "$tmp/err" &&
-		! grep -q 'Sanitizer\|runtime error:' "$tmp/err"; then
+		! grep -q 'ERROR: [A-Za-z]*Sanitizer\|runtime error:' "$tmp/err"; then
 		ok "$name"
 	else
 		bad "$name (exit $st, want 2 and a FILE:LINE:COL: error:)" "stderr:"
@@ -72,7 +72,7 @@ for f in "$dir"/h5/*; do
 	*) okst="1 2" msg="grep -q ^mbsim:.error:.\|^FAIL $tmp/err $tmp/out" ;;
 	esac
 	if echo " $okst " | grep -q " $st " && $msg &&
-		! grep -q 'Sanitizer\|runtime error:' "$tmp/err"; then
+		! grep -q 'ERROR: [A-Za-z]*Sanitizer\|runtime error:' "$tmp/err"; then
 		ok "regress/h5/$(basename "$f")"
 	else
 		bad "regress/h5/$(basename "$f") (exit $st, want $okst and a message)" "stderr:"
