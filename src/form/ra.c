@@ -220,6 +220,24 @@ void ra_jac_mul(const struct ra *s, const double *g, double *y)
 	}
 }
 
+void ra_jac_mul_split(const struct ra *s, const double *lin, const double *ang, double *y)
+{
+	for (int k = 0; k < s->nc; k++) {
+		const double *J = s->jac + 12 * k;
+		double acc = 0.0;
+		for (int side = 0; side < 2; side++) {
+			int b = side ? s->bj[k] : s->bi[k];
+			if (b < 0)
+				continue;
+			for (int c = 0; c < 3; c++)
+				acc += J[6 * side + c] * lin[3 * b + c];
+			for (int c = 0; c < 3; c++)
+				acc += J[6 * side + 3 + c] * ang[3 * b + c];
+		}
+		y[k] = acc;
+	}
+}
+
 void ra_jac_tmul(const struct ra *s, const double *l, double *y)
 {
 	memset(y, 0, (size_t)s->ng * sizeof(double));

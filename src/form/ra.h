@@ -57,6 +57,9 @@ void ra_geo(const struct ra *s, const struct ra_state *x, double t, const double
 
 /* y = Phi_q g (g generalized, y nc); y = Phi_q^T l (y generalized). */
 void ra_jac_mul(const struct ra *s, const double *g, double *y);
+/* y = Phi_q g as ra_jac_mul (the same sums in the same order) with g given
+ * by its parts lin, ang (3 nb each: translational, rotational). */
+void ra_jac_mul_split(const struct ra *s, const double *lin, const double *ang, double *y);
 void ra_jac_tmul(const struct ra *s, const double *l, double *y);
 
 /* Applied generalized forces at x, time t: gravity, elements, loads,

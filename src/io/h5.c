@@ -485,18 +485,24 @@ int h5_series(struct h5out *o, const char *path, long d1, long d2, enum h5_type 
 	return o->ns++;
 }
 
-void h5_row(struct h5out *o, int id, const double *row)
+double *h5_row_next(struct h5out *o, int id)
 {
 	if (id < 0)
-		return;
+		return NULL;
 	struct series *s = &o->s[id];
 	if (s->nbuf == s->cap) {
 		s->cap *= 2;
 		s->buf = xrealloc(s->buf, (size_t)s->cap * s->width * sizeof(double));
 	}
-	memcpy(s->buf + (size_t)s->nbuf * s->width, row, s->width * sizeof(double));
-	s->nbuf++;
 	o->kept += s->width * sizeof(double);
+	return s->buf + (size_t)s->nbuf++ * s->width;
+}
+
+void h5_row(struct h5out *o, int id, const double *row)
+{
+	double *r = h5_row_next(o, id);
+	if (r)
+		memcpy(r, row, o->s[id].width * sizeof(double));
 }
 
 /* Append the rows kept of s to its dataset. */

@@ -135,9 +135,9 @@ static void residuals(struct kctx *c, const struct ra_state *x, double res[3])
 	struct ra *s = c->s;
 	int nc = s->nc, arg;
 	res[0] = assemble_maxabs(s->phi, nc, &arg);
-	assemble_residual(s, x->v, x->w, s->nu, c->dg, c->b);
+	assemble_residual(s, x->v, x->w, s->nu, c->b);
 	res[1] = assemble_maxabs(c->b, nc, &arg);
-	assemble_residual(s, x->a, x->wd, s->gamma, c->dg, c->b);
+	assemble_residual(s, x->a, x->wd, s->gamma, c->b);
 	res[2] = assemble_maxabs(c->b, nc, &arg);
 }
 

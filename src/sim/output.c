@@ -141,7 +141,6 @@ struct output *output_open(const char *path, const struct model *m, const struct
 	if (!h)
 		return NULL;
 	struct output *o = xcalloc(1, sizeof(*o));
-	size_t nb = (size_t)m->nbodies, nj = (size_t)m->njoints, nd = (size_t)m->ndrivers;
 	o->h5 = h;
 	o->m = m;
 	h5_attr_num(h, "/", "layout_version", OUTPUT_LAYOUT_VERSION);
@@ -168,18 +167,6 @@ struct output *output_open(const char *path, const struct model *m, const struct
 			     "Newton iterations of the step");
 	o->hconv = h5_series(h, "/solver/converged", 0, 0, H5_INT, "1",
 			     "1 if the step's Newton iteration converged");
-	o->row = xmalloc(((size_t)(nc > 12 ? nc : 12) + 1) * sizeof(double));
-	o->g = xmalloc((6 * nb + 1) * sizeof(double));
-	o->pv = xmalloc(((size_t)nc + 1) * sizeof(double));
-	o->q = xmalloc((4 * nb + 1) * sizeof(double));
-	o->jF = xmalloc((7 * nj + (size_t)m->ncons + 8 * nd + 1) * sizeof(double));
-	o->jC = o->jF + 3 * nj;
-	o->jc = o->jC + 3 * nj;
-	o->jl = o->jc + nj;
-	o->dF = o->jl + m->ncons;
-	o->dC = o->dF + 3 * nd;
-	o->dl = o->dC + 3 * nd;
-	o->de = o->dl + nd;
 	/* the layout and the provenance on disk as the run starts, made
 	 * while set-up computes */
 	h5_start(h);
@@ -194,40 +181,42 @@ static double norm(const double *v, int n)
 	return sqrt(s);
 }
 
-/* Rows of the joint and driver series at x. */
+/* Rows of the joint and driver series at x, made in the writer's rows
+ * (h5_row_next; a series that is not written has id -1 and no rows). */
 static void joint_rows(struct output *o, struct ra *s, const struct ra_state *x,
 		       const struct sample_info *si)
 {
 	const struct model *m = o->m;
-	int k = 0;
-	for (int j = 0; j < m->njoints; j++) {
-		const struct joint *jt = &m->joints[j];
-		ra_reaction(s, x, jt->row0, jt->nrows, jt->s[1], o->jF + 3 * j, o->jC + 3 * j);
-		o->jc[j] = has_coord(jt->type) ? si->coord[j] : NAN;
-		memcpy(o->jl + k, x->lam + jt->row0, (size_t)jt->nrows * sizeof(double));
-		k += jt->nrows;
+	struct h5out *h = o->h5;
+	if (m->njoints > 0) {
+		double *jl = h5_row_next(h, o->jmul), *jF = h5_row_next(h, o->jforce);
+		double *jC = h5_row_next(h, o->jtorque), *jc = h5_row_next(h, o->jcoord);
+		int k = 0;
+		for (int j = 0; j < m->njoints; j++) {
+			const struct joint *jt = &m->joints[j];
+			ra_reaction(s, x, jt->row0, jt->nrows, jt->s[1], jF + 3 * j, jC + 3 * j);
+			jc[j] = has_coord(jt->type) ? si->coord[j] : NAN;
+			if (jl)
+				memcpy(jl + k, x->lam + jt->row0, (size_t)jt->nrows * sizeof(double));
+			k += jt->nrows;
+		}
 	}
+	if (m->ndrivers == 0)
+		return;
+	double *dl = h5_row_next(h, o->dmul), *de = h5_row_next(h, o->deffort);
+	double *dF = h5_row_next(h, o->dforce), *dC = h5_row_next(h, o->dtorque);
 	for (int d = 0; d < m->ndrivers; d++) {
 		const struct driver *dv = &m->drivers[d];
 		const struct joint *jt = &m->joints[dv->joint];
-		double *F = o->dF + 3 * d, *C = o->dC + 3 * d;
+		double *F = dF + 3 * d, *C = dC + 3 * d;
 		ra_reaction(s, x, dv->row0, 1, jt->s[1], F, C);
-		o->dl[d] = x->lam[dv->row0];
+		dl[d] = x->lam[dv->row0];
 		double zb[3] = { jt->F[0][2], jt->F[0][5], jt->F[0][8] }, z[3];
 		static const double I[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
 		const double *A0 = jt->body[0] >= 0 ? x->A + 9 * jt->body[0] : I;
 		m3_mulv(z, A0, zb);
-		o->de[d] = dv->kind == DRIVER_ROTATION ? v3_dot(C, z) : v3_dot(F, z);
+		de[d] = dv->kind == DRIVER_ROTATION ? v3_dot(C, z) : v3_dot(F, z);
 	}
-	struct h5out *h = o->h5;
-	h5_row(h, o->jmul, o->jl);
-	h5_row(h, o->jforce, o->jF);
-	h5_row(h, o->jtorque, o->jC);
-	h5_row(h, o->jcoord, o->jc);
-	h5_row(h, o->dmul, o->dl);
-	h5_row(h, o->deffort, o->de);
-	h5_row(h, o->dforce, o->dF);
-	h5_row(h, o->dtorque, o->dC);
 }
 
 int output_sample(struct output *o, struct ra *s, const struct ra_state *x,
@@ -235,27 +224,36 @@ int output_sample(struct output *o, struct ra *s, const struct ra_state *x,
 {
 	struct h5out *h = o->h5;
 	int nc = s->nc;
-	double *row = o->row;
 	h5_row(h, o->time, &x->t);
-	for (int b = 0; b < s->nb; b++)
-		mat_to_quat(o->q + 4 * b, x->A + 9 * b);
-	output_body_row(h, o->body, x->r, x->v, x->a, o->q, x->w, x->wd);
-	joint_rows(o, s, x, si);
-	/* residual vectors: Phi, Phi_q v - nu, Phi_q a - gamma */
-	double *g = o->g, *pv = o->pv;
-	if (nc > 0) {
-		h5_row(h, o->pvec, s->phi);
-	} else {
-		row[0] = 0;
-		h5_row(h, o->pvec, row);
+	/* the body rows as output_body_row writes them, the quaternions
+	 * made in place */
+	const double *body[6] = { x->r, x->v, x->a, NULL, x->w, x->wd };
+	for (int j = 0; j < 6; j++) {
+		if (body[j]) {
+			h5_row(h, o->body[j], body[j]);
+			continue;
+		}
+		double *q = h5_row_next(h, o->body[j]);
+		for (int b = 0; q && b < s->nb; b++)
+			mat_to_quat(q + 4 * b, x->A + 9 * b);
 	}
+	joint_rows(o, s, x, si);
+	/* residual vectors: Phi, Phi_q v - nu, Phi_q a - gamma (a model
+	 * without constraints has rows of one 0) */
+	double *pv = h5_row_next(h, o->pvec);
+	if (nc > 0)
+		memcpy(pv, s->phi, (size_t)nc * sizeof(double));
+	else
+		pv[0] = 0;
 	res[0] = norm(s->phi, nc);
-	assemble_residual(s, x->v, x->w, s->nu, g, pv);
+	pv = h5_row_next(h, o->vvec);
+	pv[0] = 0;
+	assemble_residual(s, x->v, x->w, s->nu, pv);
 	res[1] = norm(pv, nc);
-	h5_row(h, o->vvec, nc > 0 ? pv : row);
-	assemble_residual(s, x->a, x->wd, s->gamma, g, pv);
+	pv = h5_row_next(h, o->avec);
+	pv[0] = 0;
+	assemble_residual(s, x->a, x->wd, s->gamma, pv);
 	res[2] = norm(pv, nc);
-	h5_row(h, o->avec, nc > 0 ? pv : row);
 	h5_row(h, o->pres, &res[0]);
 	h5_row(h, o->vres, &res[1]);
 	h5_row(h, o->ares, &res[2]);
@@ -294,11 +292,6 @@ int output_close(struct output **po, const char *status, char *err, size_t n)
 	if (!o)
 		return 0;
 	int rc = h5_close(&o->h5, status, err, n);
-	free(o->row);
-	free(o->g);
-	free(o->pv);
-	free(o->q);
-	free(o->jF);
 	free(o);
 	*po = NULL;
 	return rc;

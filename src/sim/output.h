@@ -28,8 +28,6 @@ struct output {
 	int pres, vres, ares, pvec, vvec, avec;
 	int ekin, epot, ework, etot, edrift;
 	int hstep, hiter, hconv;
-	double *row, *g, *pv, *q;	/* scratch */
-	double *jF, *jC, *jc, *jl, *dF, *dC, *dl, *de;	/* rows of the joint and driver series */
 };
 
 /* Create the file with every dataset, write the deck text (/deck) and
