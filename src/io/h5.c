@@ -448,7 +448,15 @@ static void make_series(struct h5out *o, struct series *s)
 	if (o->opt.compression > 0)
 		H5Pset_deflate(pl, (unsigned)o->opt.compression);
 	hid_t ft = s->type == H5_INT ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE;
-	s->dset = H5Dcreate2(o->file, s->path, ft, sp, H5P_DEFAULT, pl, H5P_DEFAULT);
+	/* a row split into chunks of its own (one sample a chunk) is
+	 * written in whole chunks: HDF5's chunk cache (1 MB a dataset)
+	 * would only hold copies of them, some 65 bytes a body of a
+	 * pendulum array at N = 1e5 */
+	hid_t apl = H5Pcreate(H5P_DATASET_ACCESS);
+	if (s->width * sizeof(double) > H5_ROW_MAX)
+		H5Pset_chunk_cache(apl, 0, 0, 1.0);
+	s->dset = H5Dcreate2(o->file, s->path, ft, sp, H5P_DEFAULT, pl, apl);
+	H5Pclose(apl);
 	H5Pclose(pl);
 	H5Sclose(sp);
 	if (s->dset < 0) {
