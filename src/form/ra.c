@@ -48,9 +48,14 @@ struct ra *ra_new(const struct model *m)
 	s->jac = xcalloc((size_t)nc * 12 + 1, sizeof(double));
 	s->bi = xmalloc(((size_t)nc + 1) * sizeof(int));
 	s->bj = xmalloc(((size_t)nc + 1) * sizeof(int));
-	for (int k = 0; k < nc; k++) {
-		s->bi[k] = m->prims[k].bi;
-		s->bj[k] = m->prims[k].bj;
+	for (int j = 0; j < m->njoints; j++)
+		for (int k = m->joints[j].row0; k < m->joints[j].row0 + m->joints[j].nrows; k++) {
+			s->bi[k] = m->joints[j].body[0];
+			s->bj[k] = m->joints[j].body[1];
+		}
+	for (int d = 0; d < m->ndrivers; d++) {
+		s->bi[m->drivers[d].row0] = m->dprims[d].bi;
+		s->bj[m->drivers[d].row0] = m->dprims[d].bj;
 	}
 	s->has_ncforce = m->ndrivers > 0;
 	for (int i = 0; i < m->nforces; i++) {
@@ -150,26 +155,38 @@ void ra_bstate(const struct ra_state *x, int b, struct bstate *bs)
 	bs->w = x->w + 3 * b;
 }
 
+/* Row k, primitive p */
+static void eval_row(struct ra *s, const struct ra_state *x, double t, unsigned what,
+		     const struct prim *p, int k)
+{
+	struct bstate bi, bj;
+	struct prim_out o;
+	ra_bstate(x, p->bi, &bi);
+	ra_bstate(x, p->bj, &bj);
+	if (what == PRIM_PHI) {	/* the Newton iterations: Phi alone */
+		s->phi[k] = prim_phi(p, &bi, &bj, t);
+		s->nu[k] = s->gamma[k] = 0.0;
+		return;
+	}
+	prim_eval(p, &bi, &bj, t, what, &o);
+	s->phi[k] = o.phi;
+	s->nu[k] = o.nu;
+	s->gamma[k] = o.gamma;
+	if (what & PRIM_JAC)
+		memcpy(s->jac + 12 * k, o.J, 12 * sizeof(double));
+}
+
 void ra_eval(struct ra *s, const struct ra_state *x, double t, unsigned what)
 {
-	const struct prim *P = s->m->prims;
-	for (int k = 0; k < s->nc; k++) {
-		struct bstate bi, bj;
-		struct prim_out o;
-		ra_bstate(x, P[k].bi, &bi);
-		ra_bstate(x, P[k].bj, &bj);
-		if (what == PRIM_PHI) {	/* the Newton iterations: Phi alone */
-			s->phi[k] = prim_phi(&P[k], &bi, &bj, t);
-			s->nu[k] = s->gamma[k] = 0.0;
-			continue;
-		}
-		prim_eval(&P[k], &bi, &bj, t, what, &o);
-		s->phi[k] = o.phi;
-		s->nu[k] = o.nu;
-		s->gamma[k] = o.gamma;
-		if (what & PRIM_JAC)
-			memcpy(s->jac + 12 * k, o.J, 12 * sizeof(double));
+	const struct model *m = s->m;
+	struct prim P[MODEL_JOINT_ROWS_MAX];
+	for (int j = 0; j < m->njoints; j++) {
+		int n = model_joint_prims(m, j, P), k0 = m->joints[j].row0;
+		for (int i = 0; i < n; i++)
+			eval_row(s, x, t, what, &P[i], k0 + i);
 	}
+	for (int d = 0; d < m->ndrivers; d++)
+		eval_row(s, x, t, what, &m->dprims[d], m->drivers[d].row0);
 }
 
 static void geo_side(int b, const double *K, double kr, double scale, double *W)
@@ -184,21 +201,33 @@ static void geo_side(int b, const double *K, double kr, double scale, double *W)
 		Wb[9 + e] += scale * K[e];
 }
 
+/* Row k, primitive p */
+static void geo_row(const struct ra_state *x, double t, const double *lam, double scale,
+		    double *W, const struct prim *p, int k)
+{
+	struct bstate bi, bj;
+	double Ki[9], Kj[9], kri, krj;
+	if (lam[k] == 0.0)
+		return;
+	ra_bstate(x, p->bi, &bi);
+	ra_bstate(x, p->bj, &bj);
+	prim_hess(p, &bi, &bj, t, lam[k], Ki, Kj, &kri, &krj);
+	geo_side(p->bi, Ki, kri, scale, W);
+	geo_side(p->bj, Kj, krj, scale, W);
+}
+
 void ra_geo(const struct ra *s, const struct ra_state *x, double t, const double *lam,
 	    double scale, double *W)
 {
-	const struct prim *P = s->m->prims;
-	for (int k = 0; k < s->nc; k++) {
-		struct bstate bi, bj;
-		double Ki[9], Kj[9], kri, krj;
-		if (lam[k] == 0.0)
-			continue;
-		ra_bstate(x, P[k].bi, &bi);
-		ra_bstate(x, P[k].bj, &bj);
-		prim_hess(&P[k], &bi, &bj, t, lam[k], Ki, Kj, &kri, &krj);
-		geo_side(P[k].bi, Ki, kri, scale, W);
-		geo_side(P[k].bj, Kj, krj, scale, W);
+	const struct model *m = s->m;
+	struct prim P[MODEL_JOINT_ROWS_MAX];
+	for (int j = 0; j < m->njoints; j++) {
+		int n = model_joint_prims(m, j, P), k0 = m->joints[j].row0;
+		for (int i = 0; i < n; i++)
+			geo_row(x, t, lam, scale, W, &P[i], k0 + i);
 	}
+	for (int d = 0; d < m->ndrivers; d++)
+		geo_row(x, t, lam, scale, W, &m->dprims[d], m->drivers[d].row0);
 }
 
 void ra_jac_mul(const struct ra *s, const double *g, double *y)
@@ -381,10 +410,12 @@ static double friction_force(const struct ra *s, const struct ra_state *x,
 	*vrel = v3_dot(z, v1) - v3_dot(z, v0);
 	if (!lam || fabs(*vrel) < f->v_eps)
 		return 0.0;
-	for (int k = j->row0; k < j->row0 + j->nrows; k++) {
+	struct prim P[MODEL_JOINT_ROWS_MAX];
+	int n = model_joint_prims(m, f->joint, P);
+	for (int i = 0; i < n; i++) {
 		struct prim_out o;
-		prim_eval(&m->prims[k], &b0, &b1, x->t, PRIM_JAC, &o);
-		v3_axpy(Fn, -lam[k], o.J[2]);
+		prim_eval(&P[i], &b0, &b1, x->t, PRIM_JAC, &o);
+		v3_axpy(Fn, -lam[j->row0 + i], o.J[2]);
 	}
 	v3_axpy(Fn, -v3_dot(Fn, z), z);
 	double N = v3_norm(Fn);
@@ -490,7 +521,7 @@ static double driver_power(const struct ra *s, const struct ra_state *x)
 	double P = 0.0;
 	for (int i = 0; i < m->ndrivers; i++) {
 		int k = m->drivers[i].row0;
-		const struct prim *p = &m->prims[k];
+		const struct prim *p = &m->dprims[i];
 		struct bstate bi, bj;
 		struct prim_out o;
 		ra_bstate(x, p->bi, &bi);

@@ -55,7 +55,6 @@ struct name_table {
 
 struct model_index {
 	size_t cap[IX_KINDS];
-	size_t cap_prims;
 	struct name_table t[IX_KINDS];
 };
 
@@ -135,7 +134,7 @@ void model_free(struct model **pm)
 	free(m->joints);
 	free(m->drivers);
 	free(m->forces);
-	free(m->prims);
+	free(m->dprims);
 	free(m->title);
 	free(m);
 	*pm = NULL;
@@ -344,15 +343,18 @@ void model_joint_global(struct model *m, struct joint *j, const double p[3],
 
 /* ---- expansion into primitives ---- */
 
+/* Primitives are made into out[n++]: a joint's where they are used (ra.c
+ * asks for them at every evaluation), a driver's once, in m->dprims. */
 struct emit {
-	struct model *m;
+	struct prim *out;
+	int n;
 	int owner;
 };
 
 static struct prim *emit(struct emit *e, enum prim_type t, int bi, int bj)
 {
-	struct model *m = e->m;
-	struct prim *p = grow(&m->prims, &m->nprims, &m->ix->cap_prims, sizeof(*p));
+	struct prim *p = &e->out[e->n++];
+	memset(p, 0, sizeof(*p));
 	p->type = t;
 	p->bi = bi;
 	p->bj = bj;
@@ -387,6 +389,8 @@ static void emit_sph(struct emit *e, const struct joint *j)
 
 static void expand_joint(struct emit *e, const struct joint *j)
 {
+	if (j->body[0] == j->body[1])
+		return;		/* model_finalize's error */
 	switch (j->type) {
 	case JOINT_SPHERICAL:
 		emit_sph(e, j);
@@ -468,9 +472,34 @@ double joint_coordinate(const struct joint *j, enum driver_kind k,
 	return v3_dot(z0, d);
 }
 
-static int expand_driver(struct emit *e, struct driver *dv, struct diag *d)
+int model_joint_prims(const struct model *m, int j, struct prim *out)
 {
-	struct model *m = e->m;
+	struct emit e = { out, 0, j };
+	expand_joint(&e, &m->joints[j]);
+	return e.n;
+}
+
+const struct prim *model_prim(const struct model *m, int k, struct prim *buf)
+{
+	int njr = m->ncons - m->ndrivers;	/* rows of the joints */
+	if (k >= njr)
+		return &m->dprims[k - njr];
+	int lo = 0, hi = m->njoints - 1;	/* the last joint with row0 <= k */
+	while (lo < hi) {
+		int mid = (lo + hi + 1) / 2;
+		if (m->joints[mid].row0 <= k)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	struct prim all[MODEL_JOINT_ROWS_MAX];
+	model_joint_prims(m, lo, all);
+	*buf = all[k - m->joints[lo].row0];
+	return buf;
+}
+
+static int expand_driver(struct model *m, struct emit *e, struct driver *dv, struct diag *d)
+{
 	if (dv->joint < 0 || dv->joint >= m->njoints) {
 		diag_error(d, &dv->pos, "driver '%s' has no joint", dv->name);
 		return -1;
@@ -532,16 +561,10 @@ static int check_forces(struct model *m, struct diag *d)
 
 int model_finalize(struct model *m, struct diag *d)
 {
-	struct emit e = { m, 0 };
-	int rc = 0;
-	/* rows known in advance: one exact allocation, no doubling slack */
-	size_t rows = (size_t)m->ndrivers;
-	for (int i = 0; i < m->njoints; i++)
-		rows += (size_t)joint_type_rows[m->joints[i].type];
-	free(m->prims);
-	m->prims = xmalloc((rows + 1) * sizeof(*m->prims));
-	m->ix->cap_prims = rows + 1;
-	m->nprims = 0;
+	int rc = 0, rows = 0;
+	struct prim buf[MODEL_JOINT_ROWS_MAX];
+	free(m->dprims);
+	m->dprims = xmalloc(((size_t)m->ndrivers + 1) * sizeof(*m->dprims));
 	for (int i = 0; i < m->njoints; i++) {
 		struct joint *j = &m->joints[i];
 		if (interrupted()) {
@@ -552,21 +575,22 @@ int model_finalize(struct model *m, struct diag *d)
 		if (j->body[0] == j->body[1]) {
 			diag_error(d, &j->pos, "joint '%s' connects a body to itself", j->name);
 			rc = -1;
+			j->row0 = rows;
+			j->nrows = 0;
 			continue;
 		}
-		e.owner = i;
-		j->row0 = m->nprims;
-		expand_joint(&e, j);
-		j->nrows = m->nprims - j->row0;
+		j->row0 = rows;
+		j->nrows = model_joint_prims(m, i, buf);
+		rows += j->nrows;
 	}
 	for (int i = 0; i < m->ndrivers; i++) {
-		e.owner = m->njoints + i;
-		m->drivers[i].row0 = m->nprims;
-		if (expand_driver(&e, &m->drivers[i], d))
+		struct emit e = { m->dprims, i, m->njoints + i };
+		m->drivers[i].row0 = rows++;
+		if (expand_driver(m, &e, &m->drivers[i], d))
 			rc = -1;
 	}
 	if (check_forces(m, d))
 		rc = -1;
-	m->ncons = m->nprims;
+	m->ncons = rows;
 	return rc;
 }

@@ -109,8 +109,12 @@ struct model {
 	struct driver *drivers;	int ndrivers;
 	struct force *forces;	int nforces;
 	/* filled by model_finalize: */
-	struct prim *prims;	int nprims;	/* one per constraint row */
-	int ncons;				/* number of constraint rows */
+	int ncons;				/* number of constraint rows: the
+						 * joints' (joint.row0, nrows), then
+						 * one per driver (driver.row0) */
+	struct prim *dprims;			/* the drivers' primitives; a joint's
+						 * are made when asked for
+						 * (model_joint_prims, model_prim) */
 	struct model_index *ix;			/* private to model.c */
 };
 
@@ -155,6 +159,20 @@ void model_joint_local(struct model *m, struct joint *j, const double s0[3],
 /* Expand joints and drivers into primitives, number the rows, check
  * references. Returns 0, or -1 with records in d. */
 int model_finalize(struct model *m, struct diag *d);
+
+/* Most rows a joint has (fixed). */
+#define MODEL_JOINT_ROWS_MAX 6
+/* The primitives of joint j, its rows in order, into out (room for
+ * MODEL_JOINT_ROWS_MAX); returns their number.  Made from the joint's
+ * markers at every call rather than stored: 104 bytes a row, 520 a
+ * revolute joint, a fifth of what a body of a pendulum array costs a
+ * run (issue 17: 4 KB a body). */
+int model_joint_prims(const struct model *m, int j, struct prim *out);
+/* The primitive of constraint row k (0 <= k < ncons, model finalized): a
+ * driver's stored one, or a joint's made in *buf (a binary search of
+ * the joints' rows and the joint's primitives: for occasional lookups;
+ * loops over rows go joint by joint with model_joint_prims). */
+const struct prim *model_prim(const struct model *m, int k, struct prim *buf);
 
 /* Registry tables (feed `mbsim list` and docs). */
 extern const char *const joint_type_names[JOINT_NTYPES];

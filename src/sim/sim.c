@@ -36,7 +36,8 @@ void sim_row_name(const struct model *m, int k, char *buf, size_t n)
 		snprintf(buf, n, "an unknown constraint");
 		return;
 	}
-	const struct prim *p = &m->prims[k];
+	struct prim pb;
+	const struct prim *p = model_prim(m, k, &pb);
 	if (p->owner < m->njoints) {
 		const struct joint *j = &m->joints[p->owner];
 		snprintf(buf, n, "joint '%s' (%s, row %d of %d, %s)", j->name,
