@@ -45,7 +45,6 @@ struct ra *ra_new(const struct model *m)
 	s->phi = xcalloc((size_t)nc + 1, sizeof(double));
 	s->nu = xcalloc((size_t)nc + 1, sizeof(double));
 	s->gamma = xcalloc((size_t)nc + 1, sizeof(double));
-	s->jac = xcalloc((size_t)nc * 12 + 1, sizeof(double));
 	s->bi = xmalloc(((size_t)nc + 1) * sizeof(int));
 	s->bj = xmalloc(((size_t)nc + 1) * sizeof(int));
 	for (int j = 0; j < m->njoints; j++)
@@ -57,6 +56,14 @@ struct ra *ra_new(const struct model *m)
 		s->bi[m->drivers[d].row0] = m->dprims[d].bi;
 		s->bj[m->drivers[d].row0] = m->dprims[d].bj;
 	}
+	/* the Jacobian's rows: 12 values, or 6 when side i is ground */
+	s->jo = xmalloc(((size_t)nc + 1) * sizeof(int));
+	size_t len = 0;
+	for (int k = 0; k < nc; k++) {
+		s->jo[k] = (int)len - (s->bi[k] < 0 ? 6 : 0);
+		len += s->bi[k] < 0 ? 6 : 12;
+	}
+	s->jac = xcalloc(len + 1, sizeof(double));
 	s->has_ncforce = m->ndrivers > 0;
 	for (int i = 0; i < m->nforces; i++) {
 		const struct force *f = &m->forces[i];
@@ -81,6 +88,7 @@ void ra_free(struct ra **ps)
 	free(s->nu);
 	free(s->gamma);
 	free(s->jac);
+	free(s->jo);
 	free(s->bi);
 	free(s->bj);
 	free(s);
@@ -172,8 +180,12 @@ static void eval_row(struct ra *s, const struct ra_state *x, double t, unsigned 
 	s->phi[k] = o.phi;
 	s->nu[k] = o.nu;
 	s->gamma[k] = o.gamma;
-	if (what & PRIM_JAC)
-		memcpy(s->jac + 12 * k, o.J, 12 * sizeof(double));
+	if (what & PRIM_JAC) {
+		if (p->bi >= 0)
+			memcpy(s->jac + s->jo[k], o.J, 12 * sizeof(double));
+		else
+			memcpy(s->jac + (s->jo[k] + 6), o.J[2], 6 * sizeof(double));
+	}
 }
 
 void ra_eval(struct ra *s, const struct ra_state *x, double t, unsigned what)
@@ -233,17 +245,17 @@ void ra_geo(const struct ra *s, const struct ra_state *x, double t, const double
 void ra_jac_mul(const struct ra *s, const double *g, double *y)
 {
 	for (int k = 0; k < s->nc; k++) {
-		const double *J = s->jac + 12 * k;
+		const double *J = s->jac + (s->jo[k] + 6);	/* side j; side i at J - 6 */
 		double acc = 0.0;
 		if (s->bi[k] >= 0) {
 			const double *gi = g + 6 * s->bi[k];
 			for (int c = 0; c < 6; c++)
-				acc += J[c] * gi[c];
+				acc += J[c - 6] * gi[c];
 		}
 		if (s->bj[k] >= 0) {
 			const double *gj = g + 6 * s->bj[k];
 			for (int c = 0; c < 6; c++)
-				acc += J[6 + c] * gj[c];
+				acc += J[c] * gj[c];
 		}
 		y[k] = acc;
 	}
@@ -252,16 +264,16 @@ void ra_jac_mul(const struct ra *s, const double *g, double *y)
 void ra_jac_mul_split(const struct ra *s, const double *lin, const double *ang, double *y)
 {
 	for (int k = 0; k < s->nc; k++) {
-		const double *J = s->jac + 12 * k;
 		double acc = 0.0;
 		for (int side = 0; side < 2; side++) {
 			int b = side ? s->bj[k] : s->bi[k];
 			if (b < 0)
 				continue;
+			const double *J = s->jac + (s->jo[k] + 6 * side);
 			for (int c = 0; c < 3; c++)
-				acc += J[6 * side + c] * lin[3 * b + c];
+				acc += J[c] * lin[3 * b + c];
 			for (int c = 0; c < 3; c++)
-				acc += J[6 * side + 3 + c] * ang[3 * b + c];
+				acc += J[3 + c] * ang[3 * b + c];
 		}
 		y[k] = acc;
 	}
@@ -271,16 +283,16 @@ void ra_jac_tmul(const struct ra *s, const double *l, double *y)
 {
 	memset(y, 0, (size_t)s->ng * sizeof(double));
 	for (int k = 0; k < s->nc; k++) {
-		const double *J = s->jac + 12 * k;
+		const double *J = s->jac + (s->jo[k] + 6);	/* side j; side i at J - 6 */
 		if (s->bi[k] >= 0) {
 			double *yi = y + 6 * s->bi[k];
 			for (int c = 0; c < 6; c++)
-				yi[c] += J[c] * l[k];
+				yi[c] += J[c - 6] * l[k];
 		}
 		if (s->bj[k] >= 0) {
 			double *yj = y + 6 * s->bj[k];
 			for (int c = 0; c < 6; c++)
-				yj[c] += J[6 + c] * l[k];
+				yj[c] += J[c] * l[k];
 		}
 	}
 }
@@ -591,9 +603,9 @@ void ra_reaction(const struct ra *s, const struct ra_state *x, int row0, int n,
 	int b = -1;
 	v3_set(F, 0, 0, 0);
 	for (int k = row0; k < row0 + n; k++) {
-		const double *J = s->jac + 12 * k;
-		v3_axpy(F, -x->lam[k], J + 6);
-		v3_axpy(Tb, -x->lam[k], J + 9);
+		const double *J = s->jac + (s->jo[k] + 6);	/* side j */
+		v3_axpy(F, -x->lam[k], J);
+		v3_axpy(Tb, -x->lam[k], J + 3);
 		b = s->bj[k];
 	}
 	if (b < 0) {

@@ -29,7 +29,12 @@ struct ra {
 	double *J, *Jinv;	/* 9 nb each */
 	/* constraint evaluation (ra_eval): */
 	double *phi, *nu, *gamma;	/* nc */
-	double *jac;		/* nc x 12: d phi_k / d(r_i, th_i, r_j, th_j) */
+	/* d phi_k / d(r_i, th_i) at jac[jo[k] + 0..5], d phi_k / d(r_j,
+	 * th_j) at jac[jo[k] + 6..11]; a row whose side i is ground keeps
+	 * the second six only (jo[k] + 6 is where they start), 44 bytes a row
+	 * less (kkt_set_rows reads the same layout) */
+	double *jac;
+	int *jo;		/* nc */
 	int *bi, *bj;		/* nc: body of each row side (-1 ground) */
 	int has_ncforce;	/* model has nonconservative loads or drivers */
 	int needs_lambda;	/* a force depends on multipliers (friction) */

@@ -26,6 +26,7 @@ struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 	it->tol = o->tolerance;
 	it->maxit = o->max_iterations;
 	it->kkt = kkt_new(sys->nb, nc, sys->bi, sys->bj, solver_mode(o->linear_solver));
+	kkt_set_rows(it->kkt, sys->jo);
 	it->W = xcalloc((size_t)sys->nb * 18 + 1, sizeof(double));
 	it->g = xcalloc((size_t)ng + (size_t)nc + 1, sizeof(double));	/* fi packs (g, lambda) */
 	it->dg = xcalloc((size_t)ng + 1, sizeof(double));

@@ -190,6 +190,7 @@ int kinematic_solve(const struct model *m, double t0, const double *t, int nt,
 	struct ra *s = c.s;
 	int nb = s->nb, nc = s->nc, ng = s->ng, rc = -1;
 	c.kkt = kkt_new(nb, nc, s->bi, s->bj, KKT_AUTO);
+	kkt_set_rows(c.kkt, s->jo);
 	c.W = xcalloc((size_t)nb * 18, sizeof(double));
 	for (int b = 0; b < nb; b++)
 		for (int i = 0; i < 3; i++)

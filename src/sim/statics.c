@@ -57,12 +57,12 @@ void statics_jacobian(const struct ra *s, double *P)
 	int nc = s->nc;
 	memset(P, 0, (size_t)nc * (size_t)s->ng * sizeof(double));
 	for (int k = 0; k < nc; k++) {
-		const double *J = s->jac + 12 * k;
+		const double *J = s->jac + (s->jo[k] + 6);	/* side j; side i at J - 6 */
 		for (int c = 0; c < 6; c++) {
 			if (s->bi[k] >= 0)
-				P[k + (size_t)nc * (size_t)(6 * s->bi[k] + c)] += J[c];
+				P[k + (size_t)nc * (size_t)(6 * s->bi[k] + c)] += J[c - 6];
 			if (s->bj[k] >= 0)
-				P[k + (size_t)nc * (size_t)(6 * s->bj[k] + c)] += J[6 + c];
+				P[k + (size_t)nc * (size_t)(6 * s->bj[k] + c)] += J[c];
 		}
 	}
 }
