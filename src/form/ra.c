@@ -34,11 +34,9 @@ struct ra *ra_new(const struct model *m)
 	s->nc = m->ncons;
 	s->ng = 6 * s->nb;
 	s->mass = xmalloc((size_t)s->nb * sizeof(double));
-	s->J = xmalloc((size_t)s->nb * 9 * sizeof(double));
 	s->Jinv = xmalloc((size_t)s->nb * 9 * sizeof(double));
 	for (int b = 0; b < s->nb; b++) {
 		s->mass[b] = m->bodies[b].mass;
-		memcpy(s->J + 9 * b, m->bodies[b].J, 9 * sizeof(double));
 		inv3(s->Jinv + 9 * b, m->bodies[b].J);
 	}
 	int nc = s->nc;
@@ -82,7 +80,6 @@ void ra_free(struct ra **ps)
 	if (!s)
 		return;
 	free(s->mass);
-	free(s->J);
 	free(s->Jinv);
 	free(s->phi);
 	free(s->nu);
@@ -506,7 +503,7 @@ void ra_energy(const struct ra *s, const struct ra_state *x, double *kin, double
 	for (int b = 0; b < s->nb; b++) {
 		double Jw[3];
 		const double *w = x->w + 3 * b;
-		m3_mulv(Jw, s->J + 9 * b, w);
+		m3_mulv(Jw, ra_inertia(s, b), w);
 		K += 0.5 * (s->mass[b] * v3_dot(x->v + 3 * b, x->v + 3 * b) + v3_dot(w, Jw));
 		V -= s->mass[b] * v3_dot(m->gravity, x->r + 3 * b);
 	}

@@ -26,7 +26,7 @@ struct ra {
 	const struct model *m;
 	int nb, nc, ng;		/* bodies, constraint rows, 6 nb */
 	double *mass;		/* nb */
-	double *J, *Jinv;	/* 9 nb each */
+	double *Jinv;		/* 9 nb; J itself is the model's (ra_inertia) */
 	/* constraint evaluation (ra_eval): */
 	double *phi, *nu, *gamma;	/* nc */
 	/* d phi_k / d(r_i, th_i) at jac[jo[k] + 0..5], d phi_k / d(r_j,
@@ -41,6 +41,12 @@ struct ra {
 };
 
 struct ra *ra_new(const struct model *m);
+
+/* Centroidal inertia of body b (3x3, body frame), the model's. */
+static inline const double *ra_inertia(const struct ra *s, int b)
+{
+	return s->m->bodies[b].J;
+}
 void ra_free(struct ra **s);
 
 void ra_state_init(const struct ra *s, struct ra_state *x);	/* allocate, zero */

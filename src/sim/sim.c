@@ -163,7 +163,7 @@ static int fastest_body(const struct ra *s, const struct ra_state *x)
 	int best = 0;
 	double e = -1.0;
 	for (int b = 0; b < s->nb; b++) {
-		const double *J = s->J + 9 * b, *w = x->w + 3 * b, *v = x->v + 3 * b;
+		const double *J = ra_inertia(s, b), *w = x->w + 3 * b, *v = x->v + 3 * b;
 		double Jw[3];
 		m3_mulv(Jw, J, w);
 		double k = s->mass[b] * v3_dot(v, v) + v3_dot(w, Jw);

@@ -239,7 +239,7 @@ static int solve(const struct ra *s, double it2, struct work *w)
 			w->A[p + (size_t)N * p] += it2 * s->mass[b];
 			for (int k = 0; k < 3; k++) {
 				int r = 6 * b + 3 + i, c = 6 * b + 3 + k;
-				w->A[r + (size_t)N * c] += it2 * s->J[9 * b + 3 * i + k];
+				w->A[r + (size_t)N * c] += it2 * ra_inertia(s, b)[3 * i + k];
 			}
 		}
 	for (int k = 0; k < nc; k++)
