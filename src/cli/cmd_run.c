@@ -189,6 +189,7 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 			{ "max_energy_drift", r->max_abs_drift }, { "max_kinetic_energy", r->max_kinetic },
 			{ "initial_position_correction", r->moved_pos },
 			{ "initial_velocity_correction", r->moved_vel },
+			{ "output_buffer_bytes", r->output_buffer },
 		};
 		const int n = (int)(sizeof nums / sizeof nums[0]);
 		printf("{\"status\": \"%s\", \"message\": ", status_word(r->status));

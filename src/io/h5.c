@@ -62,6 +62,7 @@ struct h5out {
 	int state;		/* 0 declaring, 1 h5_start's thread busy, 2 file made */
 	pthread_t th;
 	size_t kept;		/* bytes of rows in the buffers */
+	size_t kept_max;	/* the most kept at once */
 	double last;		/* wall time of the last flush, s */
 	int failed;
 	char err[300];
@@ -88,6 +89,11 @@ static int fail(struct h5out *o, const char *what)
 	}
 	o->failed = 1;
 	return -1;
+}
+
+size_t h5_kept_max(const struct h5out *o)
+{
+	return o->kept_max;
 }
 
 const char *h5_error(const struct h5out *o)
@@ -503,6 +509,8 @@ double *h5_row_next(struct h5out *o, int id)
 		s->buf = xrealloc(s->buf, (size_t)s->cap * s->width * sizeof(double));
 	}
 	o->kept += s->width * sizeof(double);
+	if (o->kept > o->kept_max)
+		o->kept_max = o->kept;
 	return s->buf + (size_t)s->nbuf++ * s->width;
 }
 

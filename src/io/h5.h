@@ -83,6 +83,10 @@ int h5_commit(struct h5out *o);
 int h5_flush(struct h5out *o);
 /* Why the first failed write failed ("" when none has). */
 const char *h5_error(const struct h5out *o);
+/* The most bytes of rows kept in memory at once so far: the output
+ * buffer of issue 17's memory goal (the buffers keep their pages after
+ * a flush and take the next rows there). */
+size_t h5_kept_max(const struct h5out *o);
 /* Write the rows kept, set root attribute status, close, free.  -1 when
  * anything could not be written, with h5_error's message in err (if not
  * NULL). */

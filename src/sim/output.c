@@ -286,6 +286,11 @@ int output_interrupted(const char *path, const char *deck_text, const char *why,
 	return rc;
 }
 
+size_t output_buffer_bytes(const struct output *o)
+{
+	return h5_kept_max(o->h5);
+}
+
 int output_close(struct output **po, const char *status, char *err, size_t n)
 {
 	struct output *o = *po;

@@ -48,6 +48,8 @@ int output_interrupted(const char *path, const char *deck_text, const char *why,
 		       size_t n);
 /* Close (h5_close): -1 with a message in err when writing failed. */
 int output_close(struct output **o, const char *status, char *err, size_t n);
+/* Bytes of samples the writer has kept in memory at once (h5_kept_max). */
+size_t output_buffer_bytes(const struct output *o);
 
 /* The body part of the layout, shared with the kinematic reference
  * (kinematic.c) so that the two cannot drift apart.  Creates /time

@@ -654,6 +654,7 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 			write_attrs(&R);
 			finish_attrs(&R);
 		}
+		r->output_buffer = (double)output_buffer_bytes(R.out);
 		if (output_close(&R.out, status, err, sizeof err)) {
 			diag_error(d, NULL, "%s", R.write_failed ? r->message : err);
 			r->status = SIM_FAILED;

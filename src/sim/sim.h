@@ -35,6 +35,7 @@ struct sim_result {
 	double moved_pos, moved_vel;	/* initial-condition corrections (max per body) */
 	char moved_pos_body[64], moved_vel_body[64];
 	char solver[16];		/* linear solver used */
+	double output_buffer;		/* bytes of samples kept in memory at once */
 };
 
 /* Run the simulation. Returns the status; details in r.  Set-up errors
