@@ -31,7 +31,7 @@ struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 	it->g = xcalloc((size_t)ng + (size_t)nc + 1, sizeof(double));	/* fi packs (g, lambda) */
 	it->dg = xcalloc((size_t)ng + 1, sizeof(double));
 	it->F = xcalloc((size_t)ng + 1, sizeof(double));
-	if (info->id == INTEG_HILG)	/* its momentum term; nothing else needs F2 */
+	if (info->id != INTEG_HI)	/* hi keeps its start's right side in F */
 		it->F2 = xcalloc((size_t)ng + 1, sizeof(double));
 	it->rhs = xcalloc((size_t)ng + 1, sizeof(double));
 	it->dl = xcalloc((size_t)nc + 1, sizeof(double));
