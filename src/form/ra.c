@@ -34,9 +34,11 @@ struct ra *ra_new(const struct model *m)
 	s->nc = m->ncons;
 	s->ng = 6 * s->nb;
 	s->mass = xmalloc((size_t)s->nb * sizeof(double));
+	s->J = xmalloc((size_t)s->nb * 9 * sizeof(double));
 	s->Jinv = xmalloc((size_t)s->nb * 9 * sizeof(double));
 	for (int b = 0; b < s->nb; b++) {
 		s->mass[b] = m->bodies[b].mass;
+		memcpy(s->J + 9 * b, m->bodies[b].J, 9 * sizeof(double));
 		inv3(s->Jinv + 9 * b, m->bodies[b].J);
 	}
 	int nc = s->nc;
@@ -80,6 +82,7 @@ void ra_free(struct ra **ps)
 	if (!s)
 		return;
 	free(s->mass);
+	free(s->J);
 	free(s->Jinv);
 	free(s->phi);
 	free(s->nu);

@@ -26,7 +26,7 @@ struct ra {
 	const struct model *m;
 	int nb, nc, ng;		/* bodies, constraint rows, 6 nb */
 	double *mass;		/* nb */
-	double *Jinv;		/* 9 nb; J itself is the model's (ra_inertia) */
+	double *J, *Jinv;	/* 9 nb each (J: ra_inertia) */
 	/* constraint evaluation (ra_eval): */
 	double *phi, *nu, *gamma;	/* nc */
 	/* d phi_k / d(r_i, th_i) at jac[jo[k] + 0..5], d phi_k / d(r_j,
@@ -42,10 +42,12 @@ struct ra {
 
 struct ra *ra_new(const struct model *m);
 
-/* Centroidal inertia of body b (3x3, body frame), the model's. */
+/* Centroidal inertia of body b (3x3, body frame).  A copy of the
+ * model's: read from the body structs (248 bytes apart) the steps at
+ * N = 1e5 took 3 % longer. */
 static inline const double *ra_inertia(const struct ra *s, int b)
 {
-	return s->m->bodies[b].J;
+	return s->J + 9 * b;
 }
 void ra_free(struct ra **s);
 

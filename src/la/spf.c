@@ -38,7 +38,9 @@ struct spf {
 	/* L by columns (strictly lower) */
 	int *Lp, *Li;
 	double *Lx, *Ux, *D;
-	double *x, *y;		/* work, kept zero between uses */
+	double *x, *y;		/* work, n + 1: kept zero between uses but for
+				 * x[n], y[n], where spf_factor puts what it
+				 * does not need */
 	size_t len;		/* entries of L; Ux and y are made at the first
 				 * factorization with values not symmetric */
 	int sym;		/* the last factorization had symmetric values */
@@ -212,17 +214,22 @@ int spf_factor(struct spf *f, const double *Ax, int sym, double tol)
 		/* column k of C: C(i, k) for i < k (x) and C(k, i) (y), C(k, k) */
 		int c = f->perm[k];
 		double akk = 0.0;
-		for (int q = Ap[c]; q < Ap[c + 1]; q++) {
-			int i = pinv[Ai[q]];
-			if (i > k)
-				continue;
-			if (i == k) {
-				akk = Ax[q];
-				continue;
+		/* without branches on i (AMD's order makes them a coin toss):
+		 * entries i >= k go to x[n], which nothing reads */
+		int n = f->n;
+		if (sym) {	/* L from the upper values */
+			for (int q = Ap[c]; q < Ap[c + 1]; q++) {
+				int i = pinv[Ai[q]];
+				x[i < k ? i : n] = Ax[q];
+				akk = i == k ? Ax[q] : akk;
 			}
-			x[i] = Ax[q];
-			if (!sym)	/* symmetric: L from the upper values */
-				y[i] = Ax[f->tq[q]];
+		} else {
+			for (int q = Ap[c]; q < Ap[c + 1]; q++) {
+				int i = pinv[Ai[q]];
+				x[i < k ? i : n] = Ax[q];
+				y[i < k ? i : n] = Ax[f->tq[q]];
+				akk = i == k ? Ax[q] : akk;
+			}
 		}
 		double d = akk;
 		for (int t = f->Rp[k]; t < f->Rp[k + 1]; t++) {

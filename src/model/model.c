@@ -376,14 +376,18 @@ struct emit {
 	int owner;
 };
 
+/* The vectors of its type are for the caller to write (prim.h): the
+ * others are left as they are, as ra_eval makes five of these a joint
+ * at every evaluation. */
 static struct prim *emit(struct emit *e, enum prim_type t, int bi, int bj)
 {
 	struct prim *p = &e->out[e->n++];
-	memset(p, 0, sizeof(*p));
 	p->type = t;
 	p->bi = bi;
 	p->bj = bj;
 	p->owner = e->owner;
+	p->f0 = 0.0;
+	p->f = NULL;
 	return p;
 }
 
@@ -406,6 +410,7 @@ static void emit_sph(struct emit *e, const struct joint *j)
 {
 	for (int k = 0; k < 3; k++) {
 		struct prim *p = emit(e, PRIM_CD, j->body[0], j->body[1]);
+		v3_set(p->c, 0.0, 0.0, 0.0);
 		p->c[k] = 1.0;
 		v3_copy(p->si, j->s[0]);
 		v3_copy(p->sj, j->s[1]);
