@@ -146,6 +146,15 @@ stop_slurm() {
 	for p in $slurm_pids; do
 		kill "$p" 2>/dev/null
 	done
+	# wait (5 s at most) until they are gone, so that they do not write
+	# their state into $tmp while it is removed
+	for p in $slurm_pids; do
+		n=0
+		while kill -0 "$p" 2>/dev/null && [ $n -lt 50 ]; do
+			sleep 0.1
+			n=$((n + 1))
+		done
+	done
 	slurm_pids=
 }
 start_slurm() {

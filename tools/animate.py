@@ -91,8 +91,12 @@ def load(path):
     with h5py.File(path, "r") as f:
         t = mbsimlib.series(f, "time")
         names = mbsimlib.names(f, "bodies")
-        pos = np.stack([mbsimlib.series(f, "bodies/%s/position" % n) for n in names], 1)
+        parts = mbsimlib.names(f, "particles")     # no orientation: the identity
+        pos = np.stack([mbsimlib.series(f, "bodies/%s/position" % n) for n in names] +
+                       [mbsimlib.series(f, "particles/%s/position" % n) for n in parts], 1)
         rot = [rotation(mbsimlib.series(f, "bodies/%s/orientation" % n)) for n in names]
+        rot += [np.broadcast_to(np.eye(3), (len(t), 3, 3)) for n in parts]
+        names = names + parts
         deck = mbsimlib.text(f["deck"][()]) if "deck" in f else ""
     try:
         dk = yaml.safe_load(deck) or {}

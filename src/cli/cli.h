@@ -27,6 +27,7 @@ int cmd_spectral(int argc, char **argv);
 int cmd_static(int argc, char **argv);
 int cmd_modes(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 
 /* Parse static's or modes' command line and load the deck: 0, or 1 with
  * the exit status in *status (cmd_static.c). */

@@ -1,8 +1,8 @@
 /* cmd_compare.c - mbsim compare: two output files within tolerances.
  *
- * Every series under /bodies, /joints, /drivers and /energy present in
- * both files (or the ones named with --quantity), by logical name
- * (bodies/NAME/QTY, see io/h5read.h), is compared at the sample times
+ * Every series under /bodies, /particles, /points, /joints, /drivers and
+ * /energy present in both files (or the ones named with --quantity), by
+ * logical name (bodies/NAME/QTY, points/NAME/QTY, see io/h5read.h), is compared at the sample times
  * both files share; a value passes when |a - b| <= atol + rtol |b| (B is
  * the reference), or when both are NaN (a joint without a coordinate).  /time passes when both files cover the same interval.
  * Constraint residuals are not compared: they are round-off noise.
@@ -209,7 +209,8 @@ out:
  * in either file (a dataset in only one file is reported, not failed). */
 static int collect(const struct cmp_opts *c, struct files *F, struct result **pr)
 {
-	static const char *const groups[] = { "/bodies", "/joints", "/drivers", "/energy" };
+	static const char *const groups[] = { "/bodies", "/particles", "/points", "/joints",
+					      "/drivers", "/energy" };
 	int n = 0, cap = 64;
 	struct result *r = xcalloc((size_t)cap, sizeof(*r));
 	if (c->nq) {
@@ -222,7 +223,7 @@ static int collect(const struct cmp_opts *c, struct files *F, struct result **pr
 		*pr = r;
 		return n;
 	}
-	for (int g = 0; g < 4; g++) {
+	for (int g = 0; g < (int)(sizeof groups / sizeof groups[0]); g++) {
 		char **na, **nb;
 		int a = h5r_list(F->f[0], groups[g], &na), b = h5r_list(F->f[1], groups[g], &nb);
 		int i = 0, j = 0;

@@ -633,24 +633,31 @@ static void cleanup(struct study *st)
 		rmdir(st->dir);
 }
 
-/* Default quantities: every body's position and velocity in run 0. */
+/* Default quantities: every body's, particle's and point's position and
+ * velocity in run 0. */
 static int default_quantities(struct study *st, struct qty **pq)
 {
-	char err[1024], **names = NULL;
+	static const char *const groups[] = { "/bodies", "/particles", "/points" };
+	char err[1024], **names[3] = { NULL, NULL, NULL };
+	int n[3], tot = 0, nq = 0;
 	struct h5in *f = h5r_open(st->files[0], err, sizeof err);
 	*pq = NULL;
 	if (!f)
 		return 0;
-	int n = h5r_list(f, "/bodies", &names), nq = 0;
+	for (int g = 0; g < 3; g++)
+		tot += n[g] = h5r_list(f, groups[g], &names[g]);
 	h5r_close(&f);
-	*pq = xcalloc((size_t)n + 1, sizeof(struct qty));
-	for (int i = 0; i < n; i++) {
-		size_t l = strlen(names[i]);
-		if ((l > 9 && strcmp(names[i] + l - 9, "/position") == 0) ||
-		    (l > 9 && strcmp(names[i] + l - 9, "/velocity") == 0))
-			qty_init(&(*pq)[nq++], names[i] + 1, xstrdup(names[i]), st->c->nh);
+	*pq = xcalloc((size_t)tot + 1, sizeof(struct qty));
+	for (int g = 0; g < 3; g++) {
+		for (int i = 0; i < n[g]; i++) {
+			const char *nm = names[g][i];
+			size_t l = strlen(nm);
+			if ((l > 9 && strcmp(nm + l - 9, "/position") == 0) ||
+			    (l > 9 && strcmp(nm + l - 9, "/velocity") == 0))
+				qty_init(&(*pq)[nq++], nm + 1, xstrdup(nm), st->c->nh);
+		}
+		h5r_list_free(&names[g], n[g]);
 	}
-	h5r_list_free(&names, n);
 	return nq;
 }
 

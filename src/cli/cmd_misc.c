@@ -3,11 +3,41 @@
 #include "usage.h"
 #include "../deck/deck.h"
 #include "../integ/registry.h"
+#include "../sim/mobility.h"
+#include "../sim/sim.h"
 #include "../util/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* One line per valid deck: the mobility from the rank of Phi_q (the
+ * Grübler count 6 n_b - n_c is wrong for redundant constraints). */
+static void print_mobility(const char *deck, const struct model *m, const struct sim_options *o)
+{
+	struct mobility mo;
+	int fail = mobility_compute(m, o->t0, &mo);
+	printf("%s: %d bod%s", deck, m->nbodies, m->nbodies == 1 ? "y" : "ies");
+	if (m->nparticles > 0)	/* a particle's inert rotation is no coordinate */
+		printf(" (%d rigid, %d particle%s)", m->nbodies - m->nparticles, m->nparticles,
+		       m->nparticles == 1 ? "" : "s");
+	printf(", %d coordinates, %d constraint rows; ", mo.ncoord, mo.nrows);
+	if (fail) {
+		printf("Grübler count %d; mobility not computed: %s\n", mo.grubler, mo.why);
+		return;
+	}
+	printf("mobility %d (rank of the constraint Jacobian %d at the assembled initial "
+	       "configuration; Grübler count %d)", mo.mobility, mo.rank, mo.grubler);
+	int nd = mo.nrows - mo.rank;
+	for (int i = 0; i < nd && i < 6; i++) {
+		char what[256];
+		sim_row_name(m, mo.dependent[i], what, sizeof what);
+		printf("%s%s", i ? ", " : (nd > 1 ? "; dependent rows: " : "; dependent row: "),
+		       what);
+	}
+	printf("%s\n", nd > 6 ? ", ..." : "");
+	mobility_release(&mo);
+}
 
 int cmd_check(int argc, char **argv)
 {
@@ -48,6 +78,7 @@ int cmd_check(int argc, char **argv)
 			bad++;
 			continue;
 		}
+		print_mobility(decks[i], m, &o);
 		model_free(&m);
 		deck_free(&dk);
 	}
@@ -117,12 +148,13 @@ int cmd_help(int argc, char **argv)
 		       "  static    static equilibrium, reactions and residual of a deck\n"
 		       "  modes     natural frequencies and damping ratios at the static equilibrium\n"
 		       "  summary   one CSV row (or JSON object) per result file, for sweeps\n"
+		       "  export    an output file for ParaView (XDMF)\n"
 		       "  help      show a command's synopsis\n"
 		       "\nexit status: 0 success, 1 simulation failed or interrupted, "
 		       "2 invalid deck, 64 usage error\n"
 		       "manuals: mbsim(1), mbsim-run(1), mbsim-converge(1), mbsim-compare(1),\n"
 		       "         mbsim-spectral(1), mbsim-static(1), mbsim-modes(1), mbsim-summary(1),\n"
-		       "         mbsim-deck(5), mbsim-output(5), mbsim-workflows(7)\n");
+		       "         mbsim-export(1), mbsim-deck(5), mbsim-output(5), mbsim-workflows(7)\n");
 		return EXIT_OK;
 	}
 	struct { const char *n, *u; } t[] = {
@@ -130,7 +162,7 @@ int cmd_help(int argc, char **argv)
 		{ "help", USAGE_HELP }, { "converge", USAGE_CONVERGE },
 		{ "compare", USAGE_COMPARE }, { "spectral", USAGE_SPECTRAL },
 		{ "static", USAGE_STATIC }, { "modes", USAGE_MODES },
-		{ "summary", USAGE_SUMMARY },
+		{ "summary", USAGE_SUMMARY }, { "export", USAGE_EXPORT },
 	};
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
 		if (strcmp(c, t[i].n) == 0) {

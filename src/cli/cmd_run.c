@@ -3,10 +3,12 @@
 #include "usage.h"
 #include "../deck/deck.h"
 #include "../io/h5read.h"
+#include "../io/xdmf.h"
 #include "../sim/output.h"
 #include "../sim/sim.h"
 #include "../util/xalloc.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +32,7 @@ static char *default_output(const char *deck)
 struct run_opts {
 	const char *deck, *out;
 	char **sets;
-	int nsets, quiet, json, force, from_static;
+	int nsets, quiet, json, force, from_static, xdmf;
 };
 
 static int parse(int argc, char **argv, struct run_opts *ro)
@@ -55,12 +57,14 @@ static int parse(int argc, char **argv, struct run_opts *ro)
 			ro->force = 1;
 		} else if (strcmp(a, "--from-static") == 0) {
 			ro->from_static = 1;
+		} else if (strcmp(a, "--xdmf") == 0) {
+			ro->xdmf = 1;
 		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			printf("usage: %s", USAGE_RUN);
 			return 1;
 		} else if (a[0] == '-' && a[1]) {
 			static const char *const opts[] = { "-o", "--output", "--set", "--force",
-				"--quiet", "-q", "--json", "--from-static", "--help", "-h", NULL };
+				"--quiet", "-q", "--json", "--from-static", "--xdmf", "--help", "-h", NULL };
 			cli_usage_error(USAGE_RUN, "unknown option '%s'%s", a, cli_suggest(a, opts));
 			return -1;
 		} else if (!ro->deck) {
@@ -170,10 +174,23 @@ struct json_num {
 	double v;
 };
 
+/* Seed 002 eq. 11: the largest step a Newmark scheme (beta, gamma) is
+ * stable at on a linear system of largest frequency w: (1/w) sqrt(1 /
+ * (gamma/2 - beta)); infinite when beta >= gamma/2. */
+static double newmark_bound(double w, double beta, double gamma)
+{
+	double d = 0.5 * gamma - beta;
+	if (!(d > 0))
+		return INFINITY;
+	return w > 0 ? sqrt(1.0 / d) / w : INFINITY;
+}
+
 static void summary(const struct run_opts *ro, const char *out, const struct sim_options *o,
 		    const struct sim_result *r)
 {
 	double rel = r->max_kinetic > 0 ? r->max_abs_drift / r->max_kinetic : 0.0;
+	double bound = isfinite(r->omega_max) ? newmark_bound(r->omega_max, o->nm_beta, o->nm_gamma)
+					      : NAN;
 	if (ro->json) {
 		/* every number is JSON: a non-finite one (a diverged run) is
 		 * null, and "nonfinite" says what it was */
@@ -190,6 +207,9 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 			{ "initial_position_correction", r->moved_pos },
 			{ "initial_velocity_correction", r->moved_vel },
 			{ "output_buffer_bytes", r->output_buffer },
+			{ "redundant_rows", (double)r->redundant },
+			{ "singular_steps", (double)r->singular_steps },
+			{ "omega_max", r->omega_max }, { "stable_step_bound", bound },
 		};
 		const int n = (int)(sizeof nums / sizeof nums[0]);
 		printf("{\"status\": \"%s\", \"message\": ", status_word(r->status));
@@ -222,6 +242,16 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 		status_word(r->status), o->method, r->steps, o->step, r->t_reached, r->wall,
 		r->max_pos_res, r->max_vel_res, r->max_acc_res, r->max_abs_drift, 100 * rel,
 		r->mean_iterations, out ? out : "no output");
+	if (isfinite(r->omega_max)) {
+		if (isfinite(bound))
+			fprintf(stderr, "mbsim: omega_max %.6g rad/s (largest over the samples); "
+				"stable step bound of seed 002 eq. 11 (beta %g, gamma %g): "
+				"dt <= %.6g s\n", r->omega_max, o->nm_beta, o->nm_gamma, bound);
+		else
+			fprintf(stderr, "mbsim: omega_max %.6g rad/s (largest over the samples); "
+				"beta %g >= gamma/2 (%g): no step bound (seed 002 eq. 11)\n",
+				r->omega_max, o->nm_beta, 0.5 * o->nm_gamma);
+	}
 }
 
 /* A run stopped while its deck was read or built still leaves a file at
@@ -251,6 +281,19 @@ static void interrupted_file(const char *deck, const char *out, const char *why)
 	free(text);
 }
 
+/* run --xdmf: the FILE.xdmf of an earlier run names the old file's
+ * samples; it goes before the new file replaces the old.  0, or -1 after
+ * the message. */
+static int remove_xdmf(const char *out)
+{
+	char *x = xdmf_path(out);
+	int rc = unlink(x) == 0 || errno == ENOENT ? 0 : -1;
+	if (rc)
+		cli_usage_error(USAGE_RUN, "cannot remove '%s': %s", x, strerror(errno));
+	free(x);
+	return rc;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	/* first: a large deck's set-up takes seconds, and SIGINT or SIGTERM
@@ -264,6 +307,11 @@ int cmd_run(int argc, char **argv)
 	}
 	char *out = ro.out ? xstrdup(ro.out) : default_output(ro.deck);
 	if (check_output(ro.deck, out, ro.force)) {
+		free(out);
+		free(ro.sets);
+		return EXIT_USAGE;
+	}
+	if (ro.xdmf && remove_xdmf(out)) {
 		free(out);
 		free(ro.sets);
 		return EXIT_USAGE;
@@ -302,11 +350,28 @@ int cmd_run(int argc, char **argv)
 		if (!ro.quiet && !ro.json && r.moved_vel > 1e-9)
 			fprintf(stderr, "mbsim: note: initial velocities projected onto the constraints: "
 				"changed by up to %.3g (body '%s')\n", r.moved_vel, r.moved_vel_body);
+		if (!ro.quiet && !ro.json && r.redundant)
+			fprintf(stderr, "mbsim: note: %d redundant constraint row%s dropped (multiplier "
+				"0): %s\n", r.redundant, r.redundant > 1 ? "s" : "", r.redundant_rows);
+		if (!ro.quiet && !ro.json && r.singular_steps)
+			fprintf(stderr, "mbsim: note: %ld step%s near singular positions taken again "
+				"with nearly dependent constraint rows dropped\n", r.singular_steps,
+				r.singular_steps > 1 ? "s" : "");
 		if (st != SIM_COMPLETE && !ro.json)
 			fprintf(stderr, "mbsim: error: %s\n", r.message);
 		summary(&ro, out, &o, &r);
 	}
 	diag_release(&d);
+	if (ro.xdmf && d.nerr == 0 && access(out, F_OK) == 0) {
+		/* at the end, from the file as closed: only samples it holds */
+		char info[1200], err[600];
+		if (xdmf_export(out, 1, info, sizeof info, err, sizeof err)) {
+			fprintf(stderr, "mbsim: error: --xdmf: %s\n", err);
+			st = st == SIM_COMPLETE ? SIM_FAILED : st;
+		} else if (!ro.quiet && !ro.json) {
+			fprintf(stderr, "mbsim: %s\n", info);
+		}
+	}
 	free(out);
 	free(cmdline);
 	free(ro.sets);

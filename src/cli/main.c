@@ -25,6 +25,7 @@ static const struct cmd cmds[] = {
 	{ "static", cmd_static },
 	{ "modes", cmd_modes },
 	{ "summary", cmd_summary },
+	{ "export", cmd_export },
 };
 
 int main(int argc, char **argv)
@@ -40,7 +41,7 @@ int main(int argc, char **argv)
 #endif
 	if (argc < 2) {
 		fprintf(stderr, "usage: %s", USAGE_MBSIM);
-		fprintf(stderr, "commands: run, check, list, converge, compare, spectral, static, modes, summary, help (see 'mbsim help')\n");
+		fprintf(stderr, "commands: run, check, list, converge, compare, spectral, static, modes, summary, export, help (see 'mbsim help')\n");
 		return EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {

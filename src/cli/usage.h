@@ -7,7 +7,7 @@
 	"mbsim COMMAND [ARGS]...\n" \
 	"mbsim --version\n"
 #define USAGE_RUN \
-	"mbsim run DECK [-o FILE.h5 [--force]] [--set KEY=VALUE]... [--from-static] [--quiet] [--json]\n"
+	"mbsim run DECK [-o FILE.h5 [--force]] [--set KEY=VALUE]... [--from-static] [--xdmf] [--quiet] [--json]\n"
 #define USAGE_CHECK \
 	"mbsim check [--set KEY=VALUE]... DECK...\n"
 #define USAGE_LIST \
@@ -28,6 +28,8 @@
 	"mbsim modes DECK [--set KEY=VALUE]... [--time T] [--json]\n"
 #define USAGE_SUMMARY \
 	"mbsim summary FILE.h5... [--quantity PATH[:COMP]@TIME]... [--json]\n"
+#define USAGE_EXPORT \
+	"mbsim export --xdmf [--every K] [--quiet] FILE.h5...\n"
 #define USAGE_HELP \
 	"mbsim help [COMMAND]\n"
 

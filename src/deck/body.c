@@ -1,5 +1,6 @@
 /* body.c - bodies: mass, inertia, initial pose and velocities. */
 #include "build.h"
+#include "../model/shape.h"
 #include "../util/vec.h"
 
 #include <math.h>
@@ -244,30 +245,42 @@ void build_body(struct bctx *b, const struct dnode *item)
 	const char *name = NULL;
 	const struct dnode *v;
 	struct body tmp;
-	char what[160];
+	char what[160], tdesc[200];
+	int kind = BODY_RIGID;
 
 	memset(&tmp, 0, sizeof tmp);
 	m3_identity(tmp.A0);
 	tmp.mass = 1;
-	check_keys(b, item, key_sub(&key_top, "bodies"), 0, NULL);
 	int named = body_name(b, item, &name) == 0;
+	if ((v = dn_get(item, "kind")) && (kind = pick_name(b, v, "body kind", body_kind_names,
+							     BODY_NKINDS)) < 0)
+		named = 0;
+	const char *noun = kind == BODY_PARTICLE ? "particle" : "body";
 	if (name)
-		snprintf(what, sizeof what, "body '%s'", name);
+		snprintf(what, sizeof what, "%s '%s'", noun, name);
 	else
-		snprintf(what, sizeof what, "body");
+		snprintf(what, sizeof what, "%s", noun);
+	/* a particle's orientation, inertia, angular velocity: "key 'inertia'
+	 * does not apply to particle 'p'" at the key */
+	snprintf(tdesc, sizeof tdesc, "%s (a point mass has no rotation)", what);
+	check_keys(b, item, key_sub(&key_top, "bodies"), kind >= 0 ? 1u << kind : 0, tdesc);
 	if (req_num(b, item, "mass", what, &tmp.mass) > 0 && !(tmp.mass > 0))
 		diag_error(b->d, &dn_get(item, "mass")->pos,
 			   "mass of %s must be positive, got %g", what, tmp.mass);
-	if ((v = need(b, item, "inertia", what)))
+	if (kind == BODY_RIGID && (v = need(b, item, "inertia", what)))
 		read_inertia(b, v, what, tmp.J);
 	opt_vec3(b, item, "position", tmp.r0);
-	if ((v = dn_get(item, "orientation")))
+	if (kind != BODY_PARTICLE && (v = dn_get(item, "orientation")))
 		build_orientation(b, v, what, tmp.A0);
 	opt_vec3(b, item, "velocity", tmp.v0);
-	opt_vec3(b, item, "angular_velocity", tmp.w0);
+	if (kind != BODY_PARTICLE)
+		opt_vec3(b, item, "angular_velocity", tmp.w0);
+	struct shape shp;
+	int has_shape = (v = dn_get(item, "shape")) && build_shape(b, v, what, &shp) == 0;
 	if (!named)
 		return;
 	struct body *bd = model_add_body(b->m, name);
+	bd->kind = kind == BODY_PARTICLE ? BODY_PARTICLE : BODY_RIGID;
 	bd->mass = tmp.mass;
 	memcpy(bd->J, tmp.J, sizeof tmp.J);
 	memcpy(bd->r0, tmp.r0, sizeof tmp.r0);
@@ -275,4 +288,54 @@ void build_body(struct bctx *b, const struct dnode *item)
 	memcpy(bd->v0, tmp.v0, sizeof tmp.v0);
 	memcpy(bd->w0, tmp.w0, sizeof tmp.w0);
 	bd->pos = item->pos;
+	if (has_shape)
+		*shapes_at(&b->m->shapes, b->m->nbodies - 1) = shp;
+}
+
+/* points: a name, a body (or ground) and a body-frame position, given as
+ * 'point' (body frame) or 'at' (global at t0). */
+void build_point(struct bctx *b, const struct dnode *item)
+{
+	const struct dnode *nv, *bv, *pv, *av;
+	const char *name = NULL;
+	char what[160];
+	int body = -2, ok = 1;
+	double s[3] = { 0, 0, 0 }, g[3];
+
+	check_keys(b, item, key_sub(&key_top, "points"), 0, NULL);
+	if ((nv = need(b, item, "name", "point")) && get_name(b, nv, "point", &name) == 0) {
+		int k = model_find_point(b->m, name);
+		if (k >= 0) {
+			dup_name(b, nv, "point", &b->m->points[k].pos);
+			ok = 0;
+		}
+	} else {
+		ok = 0;
+	}
+	snprintf(what, sizeof what, name ? "point '%s'" : "point", name);
+	if ((bv = need(b, item, "body", what)))
+		body = resolve_body(b, bv, what);
+	pv = dn_get(item, "point");
+	av = dn_get(item, "at");
+	if (pv && av) {
+		diag_error(b->d, &av->pos, "%s has both 'point' and 'at'", what);
+		ok = 0;
+	} else if (!pv && !av) {
+		diag_error(b->d, &item->pos, "%s needs 'point' (body frame) or 'at' (global at t0)",
+			   what);
+		ok = 0;
+	} else if (pv) {
+		ok &= get_vec3(b, pv, "point", s) == 0;
+	} else if (get_vec3(b, av, "at", g) == 0) {
+		if (body != -2)
+			model_point_to_body(b->m, body, g, s);
+	} else {
+		ok = 0;
+	}
+	if (!ok || body == -2)
+		return;
+	struct body_point *p = model_add_point(b->m, name);
+	p->body = body;
+	memcpy(p->s, s, sizeof s);
+	p->pos = item->pos;
 }

@@ -134,6 +134,46 @@ static void build_integrator_004(struct bctx *b, const struct dnode *v, struct s
 	}
 }
 
+/* Newmark family of seed 002 (newmark, tangent_newmark): a named variant
+ * or beta and gamma.  The classical index-3 form cannot take beta = 0
+ * (central differences): its positions at t_{n+1} would not depend on the
+ * unknowns of the step, so Phi(q_{n+1}) = 0 could not be imposed (the
+ * constraint rows of its Newton matrix, scaled by 1/(beta h^2), would
+ * divide by zero). */
+static void build_newmark(struct bctx *b, const struct dnode *v, struct sim_options *o)
+{
+	static const char *const variants[] = { "trapezoidal", "fox_goodwin", "linear_acceleration",
+						"central_differences" };
+	static const double vbeta[] = { 0.25, 1.0 / 12.0, 1.0 / 6.0, 0.0 };
+	const struct dnode *s = dn_get(v, "variant"), *kb = dn_get(v, "beta"), *kg = dn_get(v, "gamma");
+	if (s) {
+		if (kb || kg) {
+			diag_error(b->d, &(kb ? kb : kg)->pos, "integrator.%s cannot be given with "
+				   "integrator.variant: the variant sets beta and gamma",
+				   kb ? "beta" : "gamma");
+			diag_note(b->d, &s->pos, "variant given here");
+			return;
+		}
+		int k = pick_name(b, s, "Newmark variant", variants, 4);
+		if (k < 0)
+			return;
+		o->nm_beta = vbeta[k];
+		o->nm_gamma = 0.5;
+		o->nm_beta_pos = s->pos;
+	}
+	if (opt_num(b, v, "beta", &o->nm_beta) > 0) {
+		check_range(b, v, "beta", o->nm_beta, 0.0, 1.0);
+		o->nm_beta_pos = kb->pos;
+	}
+	if (opt_num(b, v, "gamma", &o->nm_gamma) > 0)
+		check_range(b, v, "gamma", o->nm_gamma, 0.5, 1.0);
+	if (strcmp(o->method, "newmark") == 0 && o->nm_beta == 0.0 && o->nm_beta_pos.line > 0)
+		diag_error(b->d, &o->nm_beta_pos, "newmark cannot take beta = 0 (central differences): "
+			   "in the index-3 form the positions of a step would not depend on its "
+			   "unknowns, so the constraints could not be imposed; use tangent_newmark, "
+			   "or a beta > 0 (see mbsim-deck(5))");
+}
+
 static void build_integrator(struct bctx *b, const struct dnode *v, struct sim_options *o)
 {
 	static const char *const solvers[] = { "auto", "schur", "umfpack" };
@@ -160,6 +200,7 @@ static void build_integrator(struct bctx *b, const struct dnode *v, struct sim_o
 			strcpy(o->linear_solver, solvers[k]);
 	}
 	build_integrator_004(b, v, o);
+	build_newmark(b, v, o);
 }
 
 static void build_time(struct bctx *b, const struct dnode *v, struct sim_options *o)
@@ -473,7 +514,7 @@ static void build_list(struct bctx *b, const struct dnode *root, const char *key
 static void check_set_unused(struct bctx *b)
 {
 	struct model *m = b->m;
-	int n = m->nbodies + m->njoints + m->ndrivers + m->nforces, k = 0;
+	int n = m->nbodies + m->njoints + m->ndrivers + m->nforces + m->npoints, k = 0;
 	const char **names = xcalloc((size_t)n + 1, sizeof(char *));
 	for (int i = 0; i < m->nbodies; i++)
 		names[k++] = m->bodies[i].name;
@@ -490,6 +531,10 @@ static void check_set_unused(struct bctx *b)
 	for (int i = 0; i < m->nforces; i++)
 		names[k++] = m->forces[i].name;
 	deck_set_unused(b->dk, "forces", names, k, b->d);
+	k = 0;
+	for (int i = 0; i < m->npoints; i++)
+		names[k++] = m->points[i].name;
+	deck_set_unused(b->dk, "points", names, k, b->d);
 	free(names);
 }
 
@@ -514,10 +559,13 @@ static void build_top(struct bctx *b, const struct dnode *root, struct sim_optio
 		b->m->title = xstrdup(title);
 	v3_set(b->m->gravity, 0, 0, -9.81);
 	opt_vec3(b, root, "gravity", b->m->gravity);
+	build_list(b, root, "curves", build_curve);
 	build_list(b, root, "bodies", build_body);
 	build_list(b, root, "joints", build_joint);
 	build_list(b, root, "drivers", build_driver);
 	build_list(b, root, "forces", build_force);
+	build_list(b, root, "points", build_point);
+	build_list(b, root, "measures", build_measure);
 }
 
 int deck_build(struct deck *dk, struct model **m, struct sim_options *o,

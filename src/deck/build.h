@@ -105,12 +105,24 @@ void build_body(struct bctx *b, const struct dnode *item);
 void build_joint(struct bctx *b, const struct dnode *item);
 void build_driver(struct bctx *b, const struct dnode *item);
 void build_force(struct bctx *b, const struct dnode *item);
+void build_point(struct bctx *b, const struct dnode *item);
+/* Issue 15 (curve.c): curves: and measures: items; a state expression
+ * (model/sexpr.h) from scalar v, reported at v's FILE:LINE:COL; self:
+ * the element's deflection and rate may be named. */
+void build_curve(struct bctx *b, const struct dnode *item);
+void build_measure(struct bctx *b, const struct dnode *item);
+struct sexpr;
+int build_sexpr(struct bctx *b, const struct dnode *v, const char *key, const char *what,
+		int self, struct sexpr **out);
 /* Parse a function mapping into fn (fn->seg malloc'd for piecewise). */
 int build_func(struct bctx *b, const struct dnode *v, const char *key,
 	       const char *what, struct func *fn);
 /* Orientation mapping -> rotation matrix A (body -> global). */
 int build_orientation(struct bctx *b, const struct dnode *v, const char *what,
 		      double A[9]);
+/* A body's shape mapping into s (shape.c); 0 or -1 after reporting. */
+struct shape;
+int build_shape(struct bctx *b, const struct dnode *v, const char *what, struct shape *s);
 /* Body reference: index, MODEL_GROUND, or -2 after reporting. */
 int resolve_body(struct bctx *b, const struct dnode *v, const char *what);
 int resolve_joint(struct bctx *b, const struct dnode *v, const char *what);

@@ -163,6 +163,14 @@ const char *expr_var_name(const struct expr *ex, int i)
 	return v ? v->name : NULL;
 }
 
+double expr_var_value(const struct expr *ex, int i)
+{
+	struct expr_var *v = ex->vars;
+	while (v && i-- > 0)
+		v = v->next;
+	return v ? v->value : NAN;
+}
+
 int expr_is_ident(const char *s)
 {
 	if (!(isalpha((unsigned char)*s) || *s == '_'))

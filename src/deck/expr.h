@@ -35,6 +35,8 @@ void expr_undefine(struct expr *ex, const char *name);
 int expr_has(const struct expr *ex, const char *name);
 /* Names of the variables (for "did you mean"): i-th or NULL past the end. */
 const char *expr_var_name(const struct expr *ex, int i);
+/* Value of the i-th variable (as expr_var_name), NAN past the end. */
+double expr_var_value(const struct expr *ex, int i);
 /* Evaluate s. 0 and *v, or -1 with err filled. */
 int expr_eval(struct expr *ex, const char *s, double *v, struct expr_err *err);
 

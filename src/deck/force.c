@@ -1,5 +1,6 @@
 /* force.c - force elements: spring-damper-actuators, loads, friction. */
 #include "build.h"
+#include "../model/sexpr.h"
 #include "../util/vec.h"
 
 #include <stdio.h>
@@ -8,7 +9,7 @@
 
 /* Deck spelling of enum force_type, in enum order. */
 static const char *const force_names[FORCE_NTYPES] = {
-	"tsda", "rsda", "force", "torque", "friction"
+	"tsda", "rsda", "force", "torque", "friction", "motor", "bushing"
 };
 
 /* Force being read. */
@@ -69,6 +70,26 @@ static void attach(struct bctx *b, struct fread *fr, int k, const char *pk,
 	}
 }
 
+/* A particle is loaded at its centre only (model.h): attachment k, given
+ * by key pk or ak, is snapped to 0 within 1e-9 (1 m + |r0|), else an
+ * error at that key. */
+static void particle_end(struct bctx *b, struct fread *fr, int k, const char *pk, const char *ak)
+{
+	if (fr->bad || !model_is_particle(b->m, fr->f.body[k]))
+		return;
+	const struct body *P = &b->m->bodies[fr->f.body[k]];
+	double off = v3_norm(fr->f.s[k]);
+	if (off > 1e-9 * (1.0 + v3_norm(P->r0))) {
+		const struct dnode *v = dn_get(fr->item, pk);
+		diag_error(b->d, v ? &v->pos : &dn_get(fr->item, ak)->pos,
+			   "%s acts %.6g m from the centre of particle '%s' (a particle is "
+			   "loaded at its centre)", fr->what, off, P->name);
+		fr->bad = 1;
+		return;
+	}
+	v3_set(fr->f.s[k], 0, 0, 0);
+}
+
 static void actuator(struct bctx *b, struct fread *fr, const char *key, int unit)
 {
 	const struct dnode *v = dn_get(fr->item, key);
@@ -96,6 +117,8 @@ static void force_tsda(struct bctx *b, struct fread *fr)
 		nonneg(b, fr, "free_length", fr->f.l0);
 	fr->bad |= given < 0;
 	actuator(b, fr, "actuator", 0);
+	particle_end(b, fr, 0, "point1", "at1");
+	particle_end(b, fr, 1, "point2", "at2");
 	if (fr->bad || given)
 		return;
 	for (int k = 0; k < 2; k++) {
@@ -138,11 +161,35 @@ static void force_rsda(struct bctx *b, struct fread *fr)
 	actuator(b, fr, "actuator", 0);
 }
 
+/* torque on a massless link: the distance joint named by 'joint' */
+static void torque_link(struct bctx *b, struct fread *fr)
+{
+	if (dn_get(fr->item, "body")) {
+		diag_error(b->d, &dn_get(fr->item, "joint")->pos, "%s has both 'body' and 'joint'",
+			   fr->what);
+		fr->bad = 1;
+		return;
+	}
+	joint_of(b, fr, 1u << JOINT_DISTANCE, "distance (massless link)");
+	fr->bad |= req_vec3(b, fr->item, "vector", fr->what, fr->f.vec) < 0;
+	const struct dnode *v = dn_get(fr->item, "frame");
+	if (v && (v->kind != DN_SCALAR || strcmp(v->str, "global") != 0)) {
+		diag_error(b->d, &v->pos, "%s on a link takes its vector in the global frame only",
+			   fr->what);
+		fr->bad = 1;
+	}
+	actuator(b, fr, "function", 1);
+}
+
 /* force and torque: a vector on one body, scaled by a function. */
 static void force_load(struct bctx *b, struct fread *fr, int point)
 {
 	static const char *const frames[] = { "global", "body" };
 	const struct dnode *v;
+	if (!point && dn_get(fr->item, "joint")) {
+		torque_link(b, fr);
+		return;
+	}
 	int k = body_of(b, fr, "body");
 	if (k == MODEL_GROUND) {
 		diag_error(b->d, &dn_get(fr->item, "body")->pos, "%s cannot act on ground",
@@ -157,7 +204,19 @@ static void force_load(struct bctx *b, struct fread *fr, int point)
 		int fk = pick_name(b, v, "frame", frames, 2);
 		fr->bad |= fk < 0;
 		fr->f.body_frame = fk == 1;
+		if (fk == 1 && model_is_particle(b->m, k)) {
+			diag_error(b->d, &v->pos, "%s: particle '%s' has no body frame", fr->what,
+				   b->m->bodies[k].name);
+			fr->bad = 1;
+		}
 	}
+	if (!point && model_is_particle(b->m, k)) {
+		diag_error(b->d, &dn_get(fr->item, "body")->pos, "%s cannot act on particle '%s' "
+			   "(a point mass has no rotation)", fr->what, b->m->bodies[k].name);
+		fr->bad = 1;
+	}
+	if (point)
+		particle_end(b, fr, 0, "point", "at");
 	actuator(b, fr, "function", 1);
 }
 
@@ -177,6 +236,176 @@ static void force_friction(struct bctx *b, struct fread *fr)
 		fr->bad = 1;
 	}
 	fr->bad |= r < 0;
+}
+
+/* ---- issue 15: expressions, motors, bushings ---- */
+
+/* expression: of tsda, rsda (self names), force, torque (in place of
+ * function), motor (self names: the joint coordinate and rate). */
+static void expression(struct bctx *b, struct fread *fr, int t)
+{
+	const struct dnode *v = dn_get(fr->item, "expression");
+	if (!v)
+		return;
+	if ((t == FORCE_POINT || t == FORCE_TORQUE) && dn_get(fr->item, "function")) {
+		diag_error(b->d, &v->pos, "%s has both 'function' and 'expression'", fr->what);
+		fr->bad = 1;
+		return;
+	}
+	int self = t == FORCE_TSDA || t == FORCE_RSDA || t == FORCE_MOTOR;
+	fr->bad |= build_sexpr(b, v, "expression", fr->what, self, &fr->f.ex) < 0;
+}
+
+static void gain(struct bctx *b, struct fread *fr, const char *key, int allowed,
+		 const char *law, double *x)
+{
+	const struct dnode *v = dn_get(fr->item, key);
+	if (!v)
+		return;
+	if (!allowed) {
+		diag_error(b->d, &v->pos, "'%s' does not apply to control %s of %s", key, law,
+			   fr->what);
+		fr->bad = 1;
+		return;
+	}
+	opt_nonneg(b, fr, key, x);
+}
+
+static void force_motor(struct bctx *b, struct fread *fr)
+{
+	static const char *const laws[] = { "p", "pd", "pi", "pid" };
+	static const char *const ons[] = { "coordinate", "rate" };
+	const struct dnode *cv = dn_get(fr->item, "control"), *v;
+	joint_of(b, fr, 1u << JOINT_REVOLUTE | 1u << JOINT_CYLINDRICAL |
+		 1u << JOINT_TRANSLATIONAL, "revolute, cylindrical or translational");
+	if (dn_get(fr->item, "expression")) {
+		if (cv) {
+			diag_error(b->d, &cv->pos, "%s has both 'expression' and 'control'",
+				   fr->what);
+			fr->bad = 1;
+		}
+		return;
+	}
+	if (!cv) {
+		diag_error(b->d, &fr->item->pos, "%s needs 'expression' or 'control'", fr->what);
+		fr->bad = 1;
+		return;
+	}
+	int law = pick_name(b, cv, "control", laws, 4);
+	if (law < 0) {
+		fr->bad = 1;
+		return;
+	}
+	if ((v = dn_get(fr->item, "on"))) {
+		int k = pick_name(b, v, "controlled quantity", ons, 2);
+		fr->bad |= k < 0;
+		fr->f.on_rate = k == 1;
+	}
+	gain(b, fr, "kp", 1, laws[law], &fr->f.kp);
+	gain(b, fr, "kd", (law == 1 || law == 3) && !fr->f.on_rate, laws[law], &fr->f.kd);
+	gain(b, fr, "ki", law >= 2, laws[law], &fr->f.ki);
+	if ((v = dn_get(fr->item, "limit"))) {
+		fr->bad |= opt_num(b, fr->item, "limit", &fr->f.limit) < 0;
+		if (!(fr->f.limit > 0)) {
+			diag_error(b->d, &v->pos, "limit of %s must be positive, got %g", fr->what,
+				   fr->f.limit);
+			fr->bad = 1;
+		}
+	}
+	const struct dnode *tv = need(b, fr->item, "target", fr->what);
+	fr->bad |= !tv || build_func(b, tv, "target", fr->what, &fr->f.target) < 0;
+}
+
+static void vec_nonneg(struct bctx *b, struct fread *fr, const char *key, double *x)
+{
+	int r = opt_vec3(b, fr->item, key, x);
+	fr->bad |= r < 0;
+	if (r > 0 && (x[0] < 0 || x[1] < 0 || x[2] < 0)) {
+		diag_error(b->d, &dn_get(fr->item, key)->pos,
+			   "%s of %s must not be negative", key, fr->what);
+		fr->bad = 1;
+	}
+}
+
+/* stiffness_curves: {x: NAME, ..., rz: NAME} in place of the stiffness */
+static void bushing_curves(struct bctx *b, struct fread *fr)
+{
+	static const char *const comp[6] = { "x", "y", "z", "rx", "ry", "rz" };
+	const struct dnode *cv = dn_get(fr->item, "stiffness_curves");
+	char sug[200];
+	if (!cv || want_map(b, cv, "stiffness_curves")) {
+		fr->bad |= cv != NULL;
+		return;
+	}
+	fr->bad |= check_keys(b, cv, key_sub(key_sub(&key_top, "forces"), "stiffness_curves"), 0,
+			      NULL) > 0;
+	for (int c = 0; c < 6; c++) {
+		const struct dnode *v = dn_get(cv, comp[c]);
+		const char *name;
+		if (!v)
+			continue;
+		if (get_str(b, v, comp[c], &name)) {
+			fr->bad = 1;
+			continue;
+		}
+		struct suggest sg;
+		suggest_init(&sg, name);
+		for (int i = 0; i < b->m->ncurves && !fr->f.kc[c]; i++) {
+			if (strcmp(b->m->curves[i].name, name) == 0)
+				fr->f.kc[c] = &b->m->curves[i];
+			suggest_add(&sg, b->m->curves[i].name);
+		}
+		if (!fr->f.kc[c]) {
+			diag_error(b->d, &v->pos, "unknown curve '%s' in stiffness_curves of %s%s",
+				   name, fr->what, suggest_text(&sg, sug, sizeof sug));
+			fr->bad = 1;
+		} else if (fr->f.K6[c] != 0.0) {
+			diag_error(b->d, &v->pos, "%s has a stiffness and a curve for component %s",
+				   fr->what, comp[c]);
+			fr->bad = 1;
+		}
+	}
+}
+
+static void force_bushing(struct bctx *b, struct fread *fr)
+{
+	double Ag[9], r[3], A[9];
+	const struct dnode *av = dn_get(fr->item, "at"), *ov = dn_get(fr->item, "orientation");
+	fr->f.body[0] = body_of(b, fr, "body1");
+	fr->f.body[1] = body_of(b, fr, "body2");
+	if (av) {
+		double g[3];
+		if (dn_get(fr->item, "point1") || dn_get(fr->item, "point2")) {
+			diag_error(b->d, &av->pos, "%s has both 'at' and 'point1'/'point2'",
+				   fr->what);
+			fr->bad = 1;
+		} else if (get_vec3(b, av, "at", g)) {
+			fr->bad = 1;
+		} else if (!fr->bad) {
+			for (int k = 0; k < 2; k++)
+				model_point_to_body(b->m, fr->f.body[k], g, fr->f.s[k]);
+		}
+	} else {
+		attach(b, fr, 0, "point1", "at1", 1);
+		attach(b, fr, 1, "point2", "at2", 1);
+	}
+	m3_identity(Ag);
+	if (ov)
+		fr->bad |= build_orientation(b, ov, fr->what, Ag) < 0;
+	vec_nonneg(b, fr, "translational_stiffness", fr->f.K6);
+	vec_nonneg(b, fr, "rotational_stiffness", fr->f.K6 + 3);
+	vec_nonneg(b, fr, "translational_damping", fr->f.C6);
+	vec_nonneg(b, fr, "rotational_damping", fr->f.C6 + 3);
+	fr->bad |= opt_vec3(b, fr->item, "preload_force", fr->f.pre) < 0;
+	fr->bad |= opt_vec3(b, fr->item, "preload_torque", fr->f.pre + 3) < 0;
+	bushing_curves(b, fr);
+	if (fr->bad)
+		return;
+	/* both markers have the bushing axes at t0: F_k = A_k0^T Ag */
+	for (int k = 0; k < 2; k++) {
+		model_pose0(b->m, fr->f.body[k], r, A);
+		m3_tmul(fr->f.F[k], A, Ag);
+	}
 }
 
 /* As elem_name in joint.c: NULL when missing or duplicate. */
@@ -221,10 +450,16 @@ void build_force(struct bctx *b, const struct dnode *item)
 	case FORCE_POINT: force_load(b, &fr, 1); break;
 	case FORCE_TORQUE: force_load(b, &fr, 0); break;
 	case FORCE_FRICTION: force_friction(b, &fr); break;
+	case FORCE_MOTOR: expression(b, &fr, t); force_motor(b, &fr); break;
+	case FORCE_BUSHING: force_bushing(b, &fr); break;
 	default: fr.bad = 1; break;
 	}
+	if (t == FORCE_TSDA || t == FORCE_RSDA || t == FORCE_POINT || t == FORCE_TORQUE)
+		expression(b, &fr, t);
 	if (!name || fr.bad) {
 		free(fr.f.act.seg);
+		free(fr.f.target.seg);
+		sexpr_free(&fr.f.ex);
 		return;
 	}
 	struct force *f = model_add_force(b->m, name, (enum force_type)t);

@@ -19,7 +19,14 @@ struct jread {
 static int needs_axis(enum joint_type t)
 {
 	return t == JOINT_REVOLUTE || t == JOINT_CYLINDRICAL ||
-	       t == JOINT_TRANSLATIONAL || t == JOINT_UNIVERSAL;
+	       t == JOINT_TRANSLATIONAL || t == JOINT_UNIVERSAL ||
+	       t == JOINT_POINT_LINE || t == JOINT_POINT_PLANE;
+}
+
+/* point_on_line and point_on_plane use the axis on body1 only */
+static int needs_axis2(enum joint_type t)
+{
+	return needs_axis(t) && !(JOINT_AXIS_ON_1 & (1u << t));
 }
 
 /* Read a nonzero direction (absent: keep def when not required). */
@@ -89,7 +96,8 @@ static void joint_local(struct bctx *b, const struct jread *jr, struct joint *j)
 	bad |= req_vec3(b, it, "point1", jr->what, s[0]) < 0;
 	bad |= req_vec3(b, it, "point2", jr->what, s[1]) < 0;
 	bad |= read_axis(b, jr, "axis1", needs_axis(jr->type) || axes, z[0]) < 0;
-	bad |= read_axis(b, jr, "axis2", needs_axis(jr->type) || axes, z[1]) < 0;
+	bad |= read_axis(b, jr, "axis2", needs_axis2(jr->type) || (axes && needs_axis(jr->type)),
+			 z[1]) < 0;
 	if (bad || !j)
 		return;
 	if (jr->type == JOINT_UNIVERSAL) {
@@ -178,6 +186,56 @@ static void joint_geometry(struct bctx *b, const struct jread *jr, struct joint 
 			   jr->what);
 }
 
+/* The key that placed end k of a joint: point, point<k>, at<k>. */
+static const struct dnode *end_key(const struct dnode *it, int k)
+{
+	const struct dnode *v = dn_get(it, "point");
+	if (!v)
+		v = dn_get(it, k ? "point2" : "point1");
+	if (!v)
+		v = dn_get(it, k ? "at2" : "at1");
+	return v ? v : it;
+}
+
+/* A particle takes part only in joints that make sense for a point
+ * (model.h JOINT_PARTICLE_OK), with its centre as the joint point (snapped
+ * to exactly 0 within 1e-9 (1 m + |r0|), so that no row couples its inert
+ * rotation) and never as the carrier of an axis.  The body key of the
+ * particle, or the key of its point, is where an error is shown. */
+static void particle_ends(struct bctx *b, const struct jread *jr, struct joint *j,
+			  const struct dnode *const bv[2])
+{
+	for (int k = 0; k < 2; k++) {
+		if (!model_is_particle(b->m, jr->body[k]))
+			continue;
+		const struct body *P = &b->m->bodies[jr->body[k]];
+		unsigned bit = 1u << jr->type;
+		if (!(JOINT_PARTICLE_OK & bit)) {
+			diag_error(b->d, &bv[k]->pos, "%s joint cannot attach particle '%s' "
+				   "(a particle has no orientation; spherical, distance, "
+				   "point_on_line and point_on_plane can)",
+				   joint_type_names[jr->type], P->name);
+			continue;
+		}
+		if (k == 0 && (JOINT_AXIS_ON_1 & bit)) {
+			diag_error(b->d, &bv[k]->pos, "%s joint cannot carry its axis on particle "
+				   "'%s' (make the particle body2)", joint_type_names[jr->type],
+				   P->name);
+			continue;
+		}
+		if (!j)
+			continue;
+		double off = v3_norm(j->s[k]);
+		if (off > 1e-9 * (1.0 + v3_norm(P->r0))) {
+			diag_error(b->d, &end_key(jr->item, k)->pos, "%s is %.6g m from the centre "
+				   "of particle '%s' (a particle is joined at its centre)", jr->what,
+				   off, P->name);
+			continue;
+		}
+		v3_set(j->s[k], 0, 0, 0);
+	}
+}
+
 /* name of a joint or driver: required and unique. Returns the name to
  * add under, or NULL if missing or duplicate (then the element is still
  * checked, and *shown names it in messages). */
@@ -238,7 +296,12 @@ void build_joint(struct bctx *b, const struct dnode *item)
 		j->body[1] = jr.body[1];
 		j->pos = item->pos;
 	}
+	int nerr = b->d->nerr;
 	joint_geometry(b, &jr, j);
+	if (b->d->nerr == nerr) {
+		const struct dnode *const bv[2] = { v1, v2 };
+		particle_ends(b, &jr, j, bv);
+	}
 }
 
 static const struct srcpos *driver_pos(const struct model *m, int k)
@@ -253,11 +316,12 @@ static int driver_kind(struct bctx *b, const struct dnode *item, const struct jo
 	static const char *const kinds[] = { "rotation", "translation" };
 	const struct dnode *kv = dn_get(item, "kind"), *jv = dn_get(item, "joint");
 	int can_rot = j->type == JOINT_REVOLUTE || j->type == JOINT_CYLINDRICAL;
-	int can_tr = j->type == JOINT_TRANSLATIONAL || j->type == JOINT_CYLINDRICAL;
+	int can_tr = j->type == JOINT_TRANSLATIONAL || j->type == JOINT_CYLINDRICAL ||
+		     j->type == JOINT_POINT_LINE;
 	int k;
 
 	if (!can_rot && !can_tr) {
-		diag_error(b->d, &jv->pos, "%s cannot drive %s joint '%s' (only revolute, cylindrical, translational)",
+		diag_error(b->d, &jv->pos, "%s cannot drive %s joint '%s' (only revolute, cylindrical, translational, point_on_line)",
 			   what, joint_type_names[j->type], j->name);
 		return -1;
 	}

@@ -1,6 +1,7 @@
 /* keys.c - the deck's key table, suggestions, and the key listing. */
 #include "keys.h"
 #include "../model/model.h"
+#include "../model/shape.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,10 @@
 #define F(t) (1u << FORCE_##t)
 #define FN(t) (1u << FUNC_##t)
 
-#define J_AXIS (J(REVOLUTE) | J(CYLINDRICAL) | J(TRANSLATIONAL) | J(UNIVERSAL) | J(FIXED))
+#define B(t) (1u << BODY_##t)
+
+#define J_AXIS (J(REVOLUTE) | J(CYLINDRICAL) | J(TRANSLATIONAL) | J(UNIVERSAL) | J(FIXED) | \
+		J(POINT_LINE) | J(POINT_PLANE))
 #define J_NOTDIST (J_AXIS | J(SPHERICAL))
 
 static const struct key_def repeat_keys[] = {
@@ -44,6 +48,9 @@ static const struct key_def integ_keys[] = {
 	{ "facmax", K_NUM, 0, NULL, "largest step ratio of the step control, in [1.001, 1000] (default 5)" },
 	{ "index", K_INT, 0, NULL, "constraint formulation of the dae3 schemes except hht and genalpha: 3 (positions, seed 004) or 2 (positions and velocities with a second multiplier, Gear-Gupta-Leimkuhler) (default 3)" },
 	{ "startup", K_STR, 0, NULL, "start of lms2/3/4: trapezoidal or single_step (default trapezoidal)" },
+	{ "variant", K_STR, 0, NULL, "beta and gamma of newmark and tangent_newmark by name: trapezoidal (1/4, 1/2), fox_goodwin (1/12, 1/2), linear_acceleration (1/6, 1/2) or central_differences (0, 1/2; tangent_newmark only); not with beta or gamma (default trapezoidal)" },
+	{ "beta", K_NUM, 0, NULL, "Newmark beta of newmark and tangent_newmark, in [0, 1]; newmark needs beta > 0 (default 1/4)" },
+	{ "gamma", K_NUM, 0, NULL, "Newmark gamma of newmark and tangent_newmark (seed 002 calls it alpha), in [1/2, 1] (default 1/2)" },
 	{ "predictor", K_STR, 0, NULL, "first Newton iterate of hi and fi: extrapolate (a polynomial through up to the last six steps' solutions, for hi multipliers and displacement, of the degree that predicted the last step best) or last (the last step's values) (default extrapolate)" },
 	{ NULL, 0, 0, NULL, NULL }
 };
@@ -76,14 +83,41 @@ static const struct key_def orient_keys[] = {
 };
 static const struct key_sect orient_sect = { "orientation", orient_keys };
 
+/* shape: what a body looks like (model/shape.h); mask bits by enum shape_type */
+#define SH(t) (1u << SHAPE_##t)
+static const struct key_def shape_orient_keys[] = {	/* the keys of orient_keys */
+	{ "matrix", K_MAT3, 0, NULL, "rows of the shape-to-body rotation matrix" },
+	{ "quaternion", K_NUMLIST, 0, NULL, "unit quaternion [w, x, y, z], shape to body" },
+	{ "axis", K_VEC3, 0, NULL, "rotation axis in the body frame, nonzero; with angle" },
+	{ "angle", K_NUM, 0, NULL, "rotation angle about axis in rad" },
+	{ "euler", K_VEC3, 0, NULL, "three intrinsic rotation angles in rad" },
+	{ "sequence", K_STR, 0, NULL, "axes of the euler rotations, e.g. xyz (default zxz)" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect shape_orient_sect = { "orientation", shape_orient_keys };
+static const struct key_def shape_keys[] = {
+	{ "type", K_STR, 0, NULL, "box, cylinder, sphere, capsule or mesh (required)" },
+	{ "size", K_VEC3, SH(BOX), NULL, "box edge lengths along the shape's x, y, z in m, each > 0 (required)" },
+	{ "radius", K_NUM, SH(CYLINDER) | SH(SPHERE) | SH(CAPSULE), NULL, "radius in m, > 0 (required)" },
+	{ "length", K_NUM, SH(CYLINDER) | SH(CAPSULE), NULL, "length along the shape's z in m (capsule: between the centres of its end caps, may be 0), > 0 (required)" },
+	{ "file", K_STR, SH(MESH), NULL, "STL (ASCII or binary) or OBJ file, relative to the deck's directory (required)" },
+	{ "scale", K_NUM, SH(MESH), NULL, "factor from the file's units to m, > 0 (default 1)" },
+	{ "position", K_VEC3, 0, NULL, "origin of the shape in the body frame, m (default 0)" },
+	{ "orientation", K_MAP, 0, &shape_orient_sect, "axes of the shape in the body frame (default identity)" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect shape_sect = { "shape", shape_keys };
+
 static const struct key_def body_keys[] = {
 	{ "name", K_STR, 0, NULL, "unique body name, not 'ground' (required)" },
+	{ "kind", K_STR, 0, NULL, "rigid or particle (a point mass: no inertia, orientation or angular velocity; loaded at its centre only) (default rigid)" },
 	{ "mass", K_NUM, 0, NULL, "mass in kg, > 0 (required)" },
-	{ "inertia", K_INERTIA, 0, NULL, "centroidal inertia in the body frame: [Ixx, Iyy, Izz] or 3x3 rows, positive definite (required)" },
+	{ "inertia", K_INERTIA, B(RIGID), NULL, "centroidal inertia in the body frame: [Ixx, Iyy, Izz] or 3x3 rows, positive definite (required)" },
 	{ "position", K_VEC3, 0, NULL, "initial centroid position, global, m (default 0)" },
-	{ "orientation", K_MAP, 0, &orient_sect, "initial orientation (default identity)" },
+	{ "orientation", K_MAP, B(RIGID), &orient_sect, "initial orientation (default identity)" },
 	{ "velocity", K_VEC3, 0, NULL, "initial centroid velocity, global, m/s (default 0)" },
-	{ "angular_velocity", K_VEC3, 0, NULL, "initial angular velocity, body frame, rad/s (default 0)" },
+	{ "angular_velocity", K_VEC3, B(RIGID), NULL, "initial angular velocity, body frame, rad/s (default 0)" },
+	{ "shape", K_MAP, B(RIGID), &shape_sect, "what the body looks like in output for viewers (default: the box of uniform density with its mass and inertia)" },
 	{ "repeat", K_MAP, 0, &repeat_sect, "instantiate the item once per index value" },
 	{ NULL, 0, 0, NULL, NULL }
 };
@@ -91,13 +125,13 @@ static const struct key_sect body_sect = { "body", body_keys };
 
 static const struct key_def joint_keys[] = {
 	{ "name", K_STR, 0, NULL, "unique joint name (required)" },
-	{ "type", K_STR, 0, NULL, "spherical, revolute, universal, cylindrical, translational, fixed or distance (required)" },
+	{ "type", K_STR, 0, NULL, "spherical, revolute, universal, cylindrical, translational, fixed, distance, point_on_line or point_on_plane (required)" },
 	{ "body1", K_STR, 0, NULL, "first body name or ground (required)" },
 	{ "body2", K_STR, 0, NULL, "second body name or ground (required)" },
 	{ "point", K_VEC3, J_NOTDIST, NULL, "joint point, global, at t0" },
 	{ "point1", K_VEC3, 0, NULL, "joint point on body1, body1 frame" },
 	{ "point2", K_VEC3, 0, NULL, "joint point on body2, body2 frame" },
-	{ "axis", K_VEC3, J_AXIS, NULL, "joint axis, global, at t0 (universal: on body1)" },
+	{ "axis", K_VEC3, J_AXIS, NULL, "joint axis, global, at t0 (universal: on body1; point_on_line: the line; point_on_plane: the normal)" },
 	{ "axis1", K_VEC3, J_AXIS, NULL, "joint axis on body1, body1 frame" },
 	{ "axis2", K_VEC3, J_AXIS, NULL, "joint axis on body2, body2 frame" },
 	{ "cross_axis", K_VEC3, J(UNIVERSAL), NULL, "second universal axis, global at t0, on body2, perpendicular to axis" },
@@ -145,33 +179,92 @@ static const struct key_def driver_keys[] = {
 };
 static const struct key_sect driver_sect = { "driver", driver_keys };
 
+/* ---- issue 15: state expressions, curves, motors, bushings, measures ---- */
+#define F_EXPR (F(TSDA) | F(RSDA) | F(POINT) | F(TORQUE) | F(MOTOR))
+
+static const struct key_def curve_keys[] = {
+	{ "name", K_STR, 0, NULL, "unique curve name, an identifier; expressions call it as name(x) (required)" },
+	{ "x", K_NUMLIST, 0, NULL, "argument values, strictly increasing, at least 2 (with y; or file)" },
+	{ "y", K_NUMLIST, 0, NULL, "values at x, as many as x" },
+	{ "file", K_STR, 0, NULL, "CSV file of x,y rows, path relative to the deck; lines that do not start with a number are skipped" },
+	{ "interpolation", K_STR, 0, NULL, "linear or cubic (monotone, Fritsch-Carlson) (default linear)" },
+	{ "extrapolation", K_STR, 0, NULL, "outside the knots: constant (end value) or linear (end slope) (default constant)" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect curve_sect = { "curve", curve_keys };
+
+static const struct key_def measure_keys[] = {
+	{ "name", K_STR, 0, NULL, "unique measure name (required)" },
+	{ "expression", K_STR, 0, NULL, "expression of time and state, see mbsim-deck(5) EXPRESSIONS OF STATE (required)" },
+	{ "repeat", K_MAP, 0, &repeat_sect, "instantiate the item once per index value" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect measure_sect = { "measure", measure_keys };
+
+static const struct key_def kcurve_keys[] = {
+	{ "x", K_STR, 0, NULL, "curve of the force along x (N) versus the displacement (m)" },
+	{ "y", K_STR, 0, NULL, "curve of the force along y versus the displacement" },
+	{ "z", K_STR, 0, NULL, "curve of the force along z versus the displacement" },
+	{ "rx", K_STR, 0, NULL, "curve of the moment about x (N m) versus the rotation (rad)" },
+	{ "ry", K_STR, 0, NULL, "curve of the moment about y versus the rotation" },
+	{ "rz", K_STR, 0, NULL, "curve of the moment about z versus the rotation" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect kcurve_sect = { "stiffness_curves", kcurve_keys };
+
 static const struct key_def force_keys[] = {
 	{ "name", K_STR, 0, NULL, "unique force name (required)" },
-	{ "type", K_STR, 0, NULL, "tsda, rsda, force, torque or friction (required)" },
-	{ "body1", K_STR, F(TSDA), NULL, "first body (tsda)" },
-	{ "body2", K_STR, F(TSDA), NULL, "second body (tsda)" },
+	{ "type", K_STR, 0, NULL, "tsda, rsda, force, torque, friction, motor or bushing (required)" },
+	{ "body1", K_STR, F(TSDA) | F(BUSHING), NULL, "first body (tsda, bushing)" },
+	{ "body2", K_STR, F(TSDA) | F(BUSHING), NULL, "second body (tsda, bushing)" },
 	{ "body", K_STR, F(POINT) | F(TORQUE), NULL, "loaded body (force, torque)" },
-	{ "joint", K_STR, F(RSDA) | F(FRICTION), NULL, "joint (rsda: revolute or cylindrical; friction: translational)" },
-	{ "point1", K_VEC3, F(TSDA), NULL, "attachment on body1, body frame" },
-	{ "point2", K_VEC3, F(TSDA), NULL, "attachment on body2, body frame" },
+	{ "joint", K_STR, F(RSDA) | F(FRICTION) | F(MOTOR) | F(TORQUE), NULL, "joint (rsda: revolute or cylindrical; friction: translational; motor: revolute, cylindrical or translational; torque: a distance joint, the massless link the torque turns, instead of body)" },
+	{ "point1", K_VEC3, F(TSDA) | F(BUSHING), NULL, "attachment on body1, body frame" },
+	{ "point2", K_VEC3, F(TSDA) | F(BUSHING), NULL, "attachment on body2, body frame" },
 	{ "at1", K_VEC3, F(TSDA), NULL, "attachment on body1, global at t0" },
 	{ "at2", K_VEC3, F(TSDA), NULL, "attachment on body2, global at t0" },
 	{ "point", K_VEC3, F(POINT), NULL, "point of application, body frame (default 0)" },
-	{ "at", K_VEC3, F(POINT), NULL, "point of application, global at t0" },
+	{ "at", K_VEC3, F(POINT) | F(BUSHING), NULL, "point of application, global at t0 (bushing: both attachments)" },
 	{ "stiffness", K_NUM, F(TSDA) | F(RSDA), NULL, "N/m or N m/rad (default 0)" },
 	{ "damping", K_NUM, F(TSDA) | F(RSDA), NULL, "N s/m or N m s/rad (default 0)" },
 	{ "free_length", K_NUM, F(TSDA), NULL, "m (default: length at t0)" },
 	{ "free_angle", K_NUM, F(RSDA), NULL, "rad (default 0)" },
 	{ "actuator", K_MAP, F(TSDA) | F(RSDA), &func_sect, "actuator force or torque as a function of time" },
 	{ "vector", K_VEC3, F(POINT) | F(TORQUE), NULL, "force (N) or torque (N m) vector (required)" },
-	{ "frame", K_STR, F(POINT) | F(TORQUE), NULL, "frame of vector: global or body (default global)" },
+	{ "frame", K_STR, F(POINT) | F(TORQUE), NULL, "frame of vector: global or body; global only on a particle or a link (default global)" },
 	{ "function", K_MAP, F(POINT) | F(TORQUE), &func_sect, "multiplier of vector as a function of time (default 1)" },
 	{ "mu", K_NUM, F(FRICTION), NULL, "Coulomb friction coefficient, >= 0 (required)" },
 	{ "velocity_threshold", K_NUM, F(FRICTION), NULL, "m/s, > 0 (default 1e-5)" },
+	{ "expression", K_STR, F_EXPR, NULL, "expression of time and state: added to the tension (tsda) or moment (rsda) like actuator; the multiplier of vector (force, torque) in place of function; the effort (motor)" },
+	{ "control", K_STR, F(MOTOR), NULL, "motor feedback law without expression: p, pd, pi or pid (required without expression)" },
+	{ "on", K_STR, F(MOTOR), NULL, "controlled quantity: coordinate or rate (default coordinate)" },
+	{ "target", K_MAP, F(MOTOR), &func_sect, "commanded coordinate or rate as a function of time (required with control)" },
+	{ "kp", K_NUM, F(MOTOR), NULL, "proportional gain, N m/rad or N/m (per rad/s, m/s with on: rate), >= 0" },
+	{ "kd", K_NUM, F(MOTOR), NULL, "derivative gain on the error rate, N m s/rad or N s/m, >= 0 (on: coordinate only)" },
+	{ "ki", K_NUM, F(MOTOR), NULL, "integral gain, N m/(rad s) or N/(m s), >= 0" },
+	{ "limit", K_NUM, F(MOTOR), NULL, "largest |effort|, N m or N, > 0 (default none)" },
+	{ "orientation", K_MAP, F(BUSHING), &orient_sect, "bushing axes, global at t0 (default the global axes)" },
+	{ "translational_stiffness", K_VEC3, F(BUSHING), NULL, "N/m along the bushing's x, y, z, >= 0" },
+	{ "rotational_stiffness", K_VEC3, F(BUSHING), NULL, "N m/rad about x, y, z, >= 0" },
+	{ "translational_damping", K_VEC3, F(BUSHING), NULL, "N s/m, >= 0 (default 0)" },
+	{ "rotational_damping", K_VEC3, F(BUSHING), NULL, "N m s/rad, >= 0 (default 0)" },
+	{ "preload_force", K_VEC3, F(BUSHING), NULL, "force on body2 at zero deflection, bushing axes, N (default 0)" },
+	{ "preload_torque", K_VEC3, F(BUSHING), NULL, "torque on body2 at zero deflection, bushing axes, N m (default 0)" },
+	{ "stiffness_curves", K_MAP, F(BUSHING), &kcurve_sect, "curves (curves:) of the elastic force or moment of components, in place of their linear stiffness" },
 	{ "repeat", K_MAP, 0, &repeat_sect, "instantiate the item once per index value" },
 	{ NULL, 0, 0, NULL, NULL }
 };
 static const struct key_sect force_sect = { "force", force_keys };
+
+static const struct key_def point_keys[] = {
+	{ "name", K_STR, 0, NULL, "unique point name (required)" },
+	{ "body", K_STR, 0, NULL, "body or particle the point is fixed on, or ground (required)" },
+	{ "point", K_VEC3, 0, NULL, "position in the body frame, m" },
+	{ "at", K_VEC3, 0, NULL, "position, global at t0, m (one of point and at is required)" },
+	{ "repeat", K_MAP, 0, &repeat_sect, "instantiate the item once per index value" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect point_sect = { "point", point_keys };
 
 static const struct key_def top_keys[] = {
 	{ "title", K_STR, 0, NULL, "free text" },
@@ -182,10 +275,13 @@ static const struct key_def top_keys[] = {
 	{ "integrator", K_MAP, 0, &integ_sect, "integration scheme and its settings" },
 	{ "output", K_MAP, 0, &output_sect, "output sampling" },
 	{ "initial", K_MAP, 0, &initial_sect, "initial assembly" },
-	{ "bodies", K_LIST, 0, &body_sect, "rigid bodies" },
+	{ "bodies", K_LIST, 0, &body_sect, "rigid bodies and particles" },
 	{ "joints", K_LIST, 0, &joint_sect, "kinematic joints" },
 	{ "drivers", K_LIST, 0, &driver_sect, "prescribed joint motions" },
+	{ "curves", K_LIST, 0, &curve_sect, "tabulated curves, functions of one argument in expressions" },
 	{ "forces", K_LIST, 0, &force_sect, "force elements" },
+	{ "points", K_LIST, 0, &point_sect, "named body-fixed points written to the output" },
+	{ "measures", K_LIST, 0, &measure_sect, "named expressions sampled with the output (/measures)" },
 	{ NULL, 0, 0, NULL, NULL }
 };
 const struct key_sect key_top = { "the deck", top_keys };

@@ -13,6 +13,7 @@
 
 #include "../model/model.h"
 #include "../model/prim.h"
+#include "../model/sexpr.h"
 
 struct ra_state {
 	double t;
@@ -38,6 +39,10 @@ struct ra {
 	int *bi, *bj;		/* nc: body of each row side (-1 ground) */
 	int has_ncforce;	/* model has nonconservative loads or drivers */
 	int needs_lambda;	/* a force depends on multipliers (friction) */
+	/* state of force elements carried along a run (ra_force.c), 4 per
+	 * force: last wrapped angle, whole turns, 1 once taken, and the
+	 * integral of a motor's control error; NULL when no element needs it */
+	double *fst;
 };
 
 struct ra *ra_new(const struct model *m);
@@ -97,13 +102,43 @@ void ra_rotate(const struct ra *s, double *A, const double *g);
 void ra_reaction(const struct ra *s, const struct ra_state *x, int row0, int n,
 		 const double *s1, double F[3], double C[3]);
 
-/* Body-diagonal translational blocks of the Jacobian of the spring-dampers'
- * forces, added to the iteration-matrix blocks W (nb x 18): cq K + cv C per
- * body, K = k u u^T + (f / l)(I - u u^T), C = c u u^T.  Exact for a TSDA
- * attached at a centroid to ground; the coupling between the two bodies and
- * the terms of offset attachment points are not included. */
+/* Body-diagonal blocks of the Jacobian of the force elements, added to the
+ * iteration-matrix blocks W (nb x 18): cq K + cv C per body.  TSDA
+ * (without a state expression): translational, K = k u u^T + (f / l)(I -
+ * u u^T), C = c u u^T, exact for a TSDA attached at a centroid to ground.
+ * Elements with a state expression, rsda, motor, bushing: translational
+ * and rotational 3x3 blocks of -dF/d(r, theta) and -dF/d(v, w) of each
+ * body's own force by central differences (ra_force.c, step
+ * cbrt(DBL_EPSILON) max(1, |value|)).  The coupling between the two bodies,
+ * between r and theta, and the terms of offset TSDA attachment points are
+ * not included. */
 void ra_force_blocks(const struct ra *s, const struct ra_state *x, double t,
 		     double cq, double cv, double *W);
+
+/* Set up s->fst (called by ra_new). */
+void ra_force_init(struct ra *s);
+
+/* What force element i does at x (for /forces): force and torque on its
+ * second body (the loaded body of force and torque elements), global,
+ * the torque about that body's attachment point; deflection and rate
+ * (m or rad: TSDA length - free length, RSDA and motor the joint angle or
+ * displacement, bushing |relative displacement|); power delivered to the
+ * bodies, W; stored energy, J; the scalar effort. */
+struct ra_fout {
+	double force[3], torque[3];
+	double deflection, rate, power, energy;
+	double effort;	/* tsda tension, rsda moment on body 2 about the axis,
+			 * motor torque (force) on body 2 about (along) the
+			 * axis, friction force on body 2 along the axis; NaN
+			 * for force, torque and bushing */
+};
+void ra_force_out(const struct ra *s, const struct ra_state *x, double t, int i,
+		  struct ra_fout *o);
+/* Value of a state expression at x (measures). */
+double ra_sexpr(const struct ra *s, const struct ra_state *x, double t, struct sexpr *e);
+/* After a completed step to x of size h: advance the integral of the
+ * motors' control errors (rectangle rule at the step's end). */
+void ra_force_step(struct ra *s, const struct ra_state *x, double h);
 
 /* bstate views of body b (ground for b < 0). */
 void ra_bstate(const struct ra_state *x, int b, struct bstate *bs);

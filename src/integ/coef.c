@@ -863,6 +863,13 @@ int coef_make(const char *name, double rho, double alpha, struct coef *c)
 		return make_ss(name[2] - '0', rho, c);
 	if (!strcmp(name, "hht") || !strcmp(name, "genalpha"))
 		return make_newmark(name[0] == 'h', rho, alpha, c);
+	if (!strcmp(name, "newmark")) {	/* 002 §2; beta, gamma set by newmark.c */
+		c->kind = COEF_NEWMARK;
+		c->order = 2;
+		c->beta = 0.25;
+		c->gam = 0.5;
+		return 0;
+	}
 	if (!strcmp(name, "bathe"))
 		make_bathe(rho, c), rc = 0;
 	else if (!strcmp(name, "msstc3"))

@@ -61,6 +61,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+void dae3_fix_redundant(struct integ *it, const int *rows, int n)
+{
+	struct dae3 *E = dae3_eng(it);
+	if (E && E->kmu)
+		kkt_fix_dropped(E->kmu, rows, n);
+}
+
+void dae3_singular_tol(struct integ *it, double tol)
+{
+	struct dae3 *E = dae3_eng(it);
+	if (E && E->kmu)
+		kkt_set_singular_tol(E->kmu, tol);
+}
+
 struct dae3 *dae3_eng(const struct integ *it)
 {
 	return (struct dae3 *)it->eng;
@@ -330,6 +344,7 @@ static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, st
 		ra_jac_tmul(s, E->mu, E->pm);
 	while (it_n < it->maxit) {
 		kin(E, in, g, y);
+		kkt_zero_dropped(it->kkt, lam);	/* redundant rows: kkt.h */
 		integ_residual(it, y, in->t, E->lamf, g, lam, in->theta, in->cq);
 		if (ggl)
 			ggl_rows(it, E, y, in);

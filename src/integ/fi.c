@@ -86,6 +86,7 @@ static int newton(struct integ *it, const struct ra_state *x, struct ra_state *y
 	it->iters = 0;
 	while (it_n < it->maxit) {
 		advance(s, x, y, g, h);
+		kkt_zero_dropped(it->kkt, lam);	/* redundant rows: kkt.h */
 		integ_residual(it, y, tn1, x->lam, g, lam, 1.0, h2);	/* -e1, -e2; -e3 */
 		if (refactor) {
 			newton_blocks(it, y, lam, h);

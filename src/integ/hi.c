@@ -273,6 +273,7 @@ int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 	int pred = integ_hist_predict(it, x->t, lh, gp), rc, total = 0;
 	for (int k = 0; k < nc; k++)
 		lh[k] = h2 * (pred ? lh[k] : x->lam[k]);
+	kkt_zero_dropped(it->kkt, lh);
 	while ((rc = (lg ? newton_lg : newton)(it, x, y, h, F, pred ? gp : NULL)) != INTEG_OK &&
 	       pred) {
 		total += it->iters;
@@ -284,6 +285,7 @@ int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 		}
 		for (int k = 0; k < nc; k++)
 			lh[k] = h2 * x->lam[k];
+		kkt_zero_dropped(it->kkt, lh);
 	}
 	it->iters += total;
 	it->total_iters += it->iters;

@@ -2,6 +2,8 @@
  * acceleration solve, mass blocks, failure detail. */
 #include "integ.h"
 #include "dae3.h"
+#include "newmark.h"
+#include "tangent.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -33,11 +35,15 @@ struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 	it->F = xcalloc((size_t)ng + 1, sizeof(double));
 	if (info->id != INTEG_HI)	/* hi keeps its start's right side in F */
 		it->F2 = xcalloc((size_t)ng + 1, sizeof(double));
-	it->rhs = xcalloc((size_t)ng + 1, sizeof(double));
+	/* hi also solves the multiplier correction (nc) into rhs: a model
+	 * with redundant constraints can have more rows than coordinates */
+	it->rhs = xcalloc((size_t)(ng > nc ? ng : nc) + 1, sizeof(double));
 	it->dl = xcalloc((size_t)nc + 1, sizeof(double));
 	it->dl2 = xcalloc((size_t)nc + 1, sizeof(double));
 	it->lam = xcalloc((size_t)nc + 1, sizeof(double));
 	it->bad_row = -1;
+	it->bad_body = -1;
+	it->omega_max = NAN;
 	int hi = strcmp(info->family, "half_implicit") == 0;
 	if (hi || strcmp(info->family, "fully_implicit") == 0) {
 		/* hi: lambda, then the displacement g, whose predictions
@@ -51,10 +57,10 @@ struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 	}
 	it->h_next = o->step;
 	if (o->index == 2 && (strcmp(info->family, "dae3") != 0 || info->id == INTEG_HHT ||
-			      info->id == INTEG_GENALPHA)) {
+			      info->id == INTEG_GENALPHA || info->id == INTEG_NEWMARK)) {
 		diag_error(d, NULL, "integrator '%s' has no index-2 formulation: integrator.index: 2 "
-			   "needs a dae3 scheme other than hht and genalpha (lms*, ss*, bathe, msst*, "
-			   "esdirk*)", info->name);
+			   "needs a dae3 scheme other than hht, genalpha and newmark (lms*, ss*, "
+			   "bathe, msst*, esdirk*)", info->name);
 		integ_free(&it);
 		return NULL;
 	}
@@ -63,6 +69,19 @@ struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 			   "rho_inf = %g", info->name, o->rho_inf);
 		integ_free(&it);
 		return NULL;
+	}
+	if (info->id == INTEG_NEWMARK && newmark_init(it, o)) {
+		diag_error(d, NULL, "integrator 'newmark' needs integrator.beta > 0 (got %g): the "
+			   "index-3 form cannot impose the constraints with beta = 0", o->nm_beta);
+		integ_free(&it);
+		return NULL;
+	}
+	if (info->id == INTEG_TANGENT_NEWMARK) {
+		if (tangent_init(it, o, d)) {
+			integ_free(&it);
+			return NULL;
+		}
+		it->growth = nm_growth_new(sys);
 	}
 	return it;
 }
@@ -73,6 +92,8 @@ void integ_free(struct integ **pit)
 	if (!it)
 		return;
 	dae3_free(it);
+	tangent_free(it);
+	nm_growth_free(&it->growth);
 	kkt_free(&it->kkt);
 	free(it->W);
 	free(it->g);
@@ -308,7 +329,30 @@ int integ_accel(struct integ *it, struct ra_state *x)
 	integ_gyro(s, x, it->F);
 	kkt_solve(it->kkt, it->F, s->gamma, it->g, x->lam);
 	integ_acc_put(s, it->g, x);
+	if (it->tan)	/* tangent_newmark: omega_max of the first sample */
+		return tangent_omega_at(it, x);
 	return INTEG_OK;
+}
+
+int integ_fix_redundant(struct integ *it, int *rows)
+{
+	int n = kkt_dropped(it->kkt, rows);
+	if (n == 0)
+		return 0;
+	kkt_fix_dropped(it->kkt, rows, n);
+	if (strcmp(it->info->family, "dae3") == 0)
+		dae3_fix_redundant(it, rows, n);
+	return n;
+}
+
+int integ_singular_retry(struct integ *it, int on)
+{
+	double tol = on ? INTEG_SINGULAR_TOL * pow(100.0, on - 1) : 0.0;
+	if (kkt_set_singular_tol(it->kkt, tol))
+		return -1;
+	if (strcmp(it->info->family, "dae3") == 0)
+		dae3_singular_tol(it, tol);
+	return 0;
 }
 
 int integ_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
@@ -319,6 +363,17 @@ int integ_step(struct integ *it, double h, struct ra_state *x, struct ra_state *
 		return hi_step(it, h, x, y);
 	case INTEG_FI:
 		return fi_step(it, h, x, y);
+	case INTEG_NEWMARK:
+		return newmark_step(it, h, x, y);
+	case INTEG_TANGENT_NEWMARK: {
+		int st = tangent_step(it, h, x, y);
+		if ((st != INTEG_OK && nm_growth_suspect(it->growth, it->sys)) ||
+		    (st == INTEG_OK && nm_growth_check(it->growth, it->sys, y))) {
+			it->bad_body = it->growth->body;
+			return INTEG_UNSTABLE;
+		}
+		return st;
+	}
 	default:
 		return dae3_step(it, h, x, y);
 	}

@@ -24,6 +24,7 @@ enum integ_status {
 	INTEG_SINGULAR = 2,	/* iteration matrix singular */
 	INTEG_NONFINITE = 3,	/* NaN or Inf in the iterate */
 	INTEG_STEP_TOO_SMALL = 4,	/* step control went below its floor */
+	INTEG_UNSTABLE = 5,	/* the growth detector of newmark.h tripped */
 };
 
 /* Values of a step's unknowns at the last few steps of equal size, newest
@@ -59,6 +60,13 @@ struct integ {
 	double bad_value;	/* its residual */
 	double last_norm;	/* last correction norm */
 	struct integ_hist hist;	/* predictor of hi and fi */
+	/* Newmark family of seed 002 (newmark.c, tangent.c) */
+	struct tangent *tan;	/* tangent_newmark's state */
+	struct nm_growth *growth;	/* growth detector (newmark.h) */
+	int bad_body;		/* body named when the detector trips */
+	double omega_max;	/* tangent_newmark: largest natural frequency of the
+				 * last step's linearized tangent system, rad/s
+				 * (NAN for other schemes) */
 };
 
 /* Create for scheme info on system sys; NULL with diag record on failure. */
@@ -71,6 +79,24 @@ void integ_free(struct integ **it);
 int integ_accel(struct integ *it, struct ra_state *x);
 
 int integ_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
+
+/* Redundant constraints: the rows the last factorization of it->kkt
+ * dropped as dependent (kkt_dropped) are dropped before every later
+ * factorization of every saddle-point solver of the scheme (kkt_fix_
+ * dropped), so that the fast path serves a model redundant everywhere.
+ * Called once at set-up, after integ_accel at the assembled initial state.
+ * rows: room for nc.  Returns their count. */
+int integ_fix_redundant(struct integ *it, int *rows);
+
+/* Singular positions: a step whose Newton iteration failed is taken again
+ * with the rows within sqrt(tol) rad of dependence dropped
+ * (kkt_set_singular_tol) for that step, tol = INTEG_SINGULAR_TOL at level
+ * 1, 100 times more at each of the INTEG_SINGULAR_LEVELS levels;
+ * integ_singular_retry(it, level) before it, (it, 0) after.  Returns 0
+ * when the retry can be made. */
+#define INTEG_SINGULAR_TOL 1e-4
+#define INTEG_SINGULAR_LEVELS 2
+int integ_singular_retry(struct integ *it, int level);
 
 /* Residual of the implicit solves of fi and dae3 at y (time t) for the
  * accelerations g = (r-ddot, w-dot) and multipliers lam: it->rhs = theta F
@@ -100,6 +126,8 @@ int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
 int fi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
 
 int dae3_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
+int newmark_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
+int tangent_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
 
 /* Shared helpers for kernels */
 void integ_mass_blocks(struct integ *it);	/* W = diag(m I, J) */

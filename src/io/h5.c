@@ -42,12 +42,13 @@ struct series {
 
 /* A table or attribute declared before the file is made (see h5_start). */
 struct pending {
-	enum { P_STRINGS, P_INTS, P_TEXT, P_ATTR_STR, P_ATTR_NUM } kind;
+	enum { P_STRINGS, P_INTS, P_TEXT, P_ATTR_STR, P_ATTR_NUM, P_MATRIX } kind;
 	char *path, *name;
-	void *data;		/* strings: n x w bytes; ints; text; attribute string */
+	void *data;		/* strings: n x w bytes; ints; text; attribute string; matrix */
 	long n;
 	size_t w;
 	double num;
+	long d1, d2;		/* matrix: n x d1 (x d2 when > 0); w = 0 doubles, 1 ints */
 };
 
 struct h5out {
@@ -312,7 +313,7 @@ static int attr_obj(struct h5out *o, const char *path, const char *name, hid_t t
 		    const void *value)
 {
 	struct pending p = { t < 0 ? P_ATTR_STR : P_ATTR_NUM, xstrdup(path), xstrdup(name),
-			     t < 0 ? xstrdup(value) : NULL, 0, 0, t < 0 ? 0 : *(const double *)value };
+			     t < 0 ? xstrdup(value) : NULL, 0, 0, t < 0 ? 0 : *(const double *)value, 0, 0 };
 	return pend(o, &p);
 }
 
@@ -343,6 +344,25 @@ static int put_table(struct h5out *o, const char *path, hid_t t, long n, const v
 	return rc ? fail(o, "writing HDF5 file") : 0;
 }
 
+/* A contiguous 2-D or 3-D dataset (h5_matrix). */
+static void put_matrix(struct h5out *o, const struct pending *p)
+{
+	if (o->failed)
+		return;
+	make_groups(o, p->path);
+	hsize_t dim[3] = { (hsize_t)p->n, (hsize_t)p->d1, (hsize_t)p->d2 };
+	hid_t t = p->w ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE;
+	hid_t sp = H5Screate_simple(p->d1 > 0 ? (p->d2 > 0 ? 3 : 2) : 1, dim, NULL);
+	hid_t d = H5Dcreate2(o->file, p->path, t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	int rc = d >= 0 && (p->n == 0 || H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, p->data) >= 0)
+		 ? 0 : -1;
+	if (d >= 0)
+		H5Dclose(d);
+	H5Sclose(sp);
+	if (rc)
+		fail(o, "writing HDF5 file");
+}
+
 /* Write one table or attribute. */
 static void put_pending(struct h5out *o, const struct pending *p)
 {
@@ -352,6 +372,8 @@ static void put_pending(struct h5out *o, const struct pending *p)
 		H5Tclose(t);
 	} else if (p->kind == P_INTS) {
 		put_table(o, p->path, H5T_NATIVE_INT, p->n, p->data);
+	} else if (p->kind == P_MATRIX) {
+		put_matrix(o, p);
 	} else if (!o->failed) {
 		hid_t obj = H5Oopen(o->file, p->path, H5P_DEFAULT);
 		int rc = obj >= 0 ? 0 : -1;
@@ -365,13 +387,18 @@ static void put_pending(struct h5out *o, const struct pending *p)
 	}
 }
 
-/* Write the pending tables (attrs 0) or attributes (attrs 1). */
+/* Write the pending tables (attrs 0) or attributes (attrs 1), and free
+ * their data: a run keeps no copy of what is on disk (the tables of
+ * /shapes are some 500 bytes a body). */
 static void do_pending(struct h5out *o, int attrs)
 {
 	for (int i = 0; i < o->np; i++) {
 		int isattr = o->p[i].kind == P_ATTR_STR || o->p[i].kind == P_ATTR_NUM;
-		if (isattr == attrs)
+		if (isattr == attrs) {
 			put_pending(o, &o->p[i]);
+			free(o->p[i].data);
+			o->p[i].data = NULL;
+		}
 	}
 }
 
@@ -393,7 +420,18 @@ static int pend(struct h5out *o, struct pending *p)
 
 static int table(struct h5out *o, int kind, const char *path, void *data, long n, size_t w)
 {
-	struct pending p = { kind, xstrdup(path), NULL, data, n, w, 0 };
+	struct pending p = { kind, xstrdup(path), NULL, data, n, w, 0, 0, 0 };
+	return pend(o, &p);
+}
+
+int h5_matrix(struct h5out *o, const char *path, enum h5_type type, const void *v, long n,
+	      long d1, long d2)
+{
+	size_t es = type == H5_INT ? sizeof(int) : sizeof(double);
+	size_t bytes = (size_t)n * (size_t)(d1 > 0 ? d1 : 1) * (size_t)(d2 > 0 ? d2 : 1) * es;
+	void *c = xmalloc(bytes + 1);
+	memcpy(c, v, bytes);
+	struct pending p = { P_MATRIX, xstrdup(path), NULL, c, n, type == H5_INT, 0, d1, d2 };
 	return pend(o, &p);
 }
 

@@ -62,6 +62,10 @@ int h5_text(struct h5out *o, const char *path, const char *text);
 int h5_names(struct h5out *o, const char *path, const char *const *names, int n);
 /* 1-D dataset of n integers. */
 int h5_ints(struct h5out *o, const char *path, const int *v, int n);
+/* Dataset of n (d1 = 0), n x d1 or n x d1 x d2 (d2 > 0) values of type,
+ * copied from v (row-major). */
+int h5_matrix(struct h5out *o, const char *path, enum h5_type type, const void *v, long n,
+	      long d1, long d2);
 /* New series at path (groups created as needed), rows of d1 (d1 > 0) or
  * d1 x d2 (d2 > 0) values, or of one value (d1 = d2 = 0); returns its id
  * (a dataset that cannot be made fails the next flush).  units and desc become attributes

@@ -28,6 +28,7 @@
  * before it (rank deficiency); kkt_bad_row reports that row.
  */
 #include "kkt.h"
+#include "rank.h"
 #include "spf.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
@@ -48,6 +49,10 @@
  * below the pivots of the well-posed Schur complements seen in practice
  * (a chain's S: about 1/k at step k). */
 #define KKT_SPF_TOL 1e-8
+/* Largest Schur complement the rank-revealing fallback forms densely
+ * (2 n^2 doubles: 16 MB, some 0.1 s of
+ * dpstrf, at 1000 rows). */
+#define KKT_RANK_MAX 1000
 
 struct kkt {
 	enum kkt_mode mode;
@@ -79,6 +84,17 @@ struct kkt {
 	double *rhs, *sol;
 	int bad_row;
 	char err[160];
+	/* dropped rows (redundant or dependent): P_e = 0, S(r, r) = a
+	 * positive constant, y_r = 0.  fixed: those of kkt_fix_dropped;
+	 * drop: those of the last factorization (fixed plus the ones the
+	 * rank-revealing fallback found); NULL while none. */
+	unsigned char *fixed, *drop;
+	int nfixed, ndrop;
+	int nred;		/* rows redundant everywhere (kkt_fix_dropped) */
+	double *sd;		/* diagonal of S before the dense factorization */
+	double sing_tol;	/* kkt_set_singular_tol */
+	double *R;		/* fallback scratch: n^2 + 4 n */
+	int *rpiv;
 };
 
 const char *kkt_mode_name(enum kkt_mode m)
@@ -335,6 +351,11 @@ void kkt_free(struct kkt **pk)
 	free(k->map);
 	free(k->rhs);
 	free(k->sol);
+	free(k->fixed);
+	free(k->sd);
+	free(k->drop);
+	free(k->R);
+	free(k->rpiv);
 	free(k);
 	*pk = NULL;
 }
@@ -436,7 +457,9 @@ static void form_p(struct kkt *k, const double *jac)
 			int r = k->erow[e];
 			long o = row_at(k, r);
 			double *P = k->P + 6 * e;
-			if (k->bi[r] == b && k->bj[r] == b)	/* both sides */
+			if (k->ndrop && k->drop[r])
+				memset(P, 0, 6 * sizeof(double));
+			else if (k->bi[r] == b && k->bj[r] == b)	/* both sides */
 				for (int c = 0; c < 6; c++)
 					P[c] = jac[o + c] + jac[o + 6 + c];
 			else
@@ -610,12 +633,35 @@ static void lu_solve(const struct kkt *k, double *y)
 	}
 }
 
+/* A dropped row r has P_r = 0, so row and column r of S are zero: give
+ * it the diagonal c (the largest diagonal entry of the others, so that
+ * neither the pivot tolerances nor the scaling of S change), which
+ * decouples it: y_r = rhs_r / c = 0 once kkt_solve zeroes rhs_r. */
+static void dense_drop_diag(struct kkt *k)
+{
+	int n = k->nc;
+	double c = diag_max(k->S, n);
+	for (int r = 0; r < n; r++)
+		if (k->drop[r])
+			k->S[(size_t)r * n + r] = c > 0.0 ? c : 1.0;
+}
+
+static void form_dense(struct kkt *k, int lower)
+{
+	form_schur(k, lower);
+	if (k->ndrop)
+		dense_drop_diag(k);
+}
+
 static int factor_dense(struct kkt *k, const double *W)
 {
 	int n = k->nc;
 	k->chol = w_symmetric(k, W);
-	form_schur(k, k->chol);
+	form_dense(k, k->chol);
 	double dmax = diag_max(k->S, n), tol = KKT_PIVOT_TOL * dmax;
+	if (k->nred)	/* for dense_min_pivot */
+		for (int r = 0; r < n; r++)
+			k->sd[r] = k->S[(size_t)r * n + r];
 	if (k->chol) {
 		int rc = chol_factor(k, tol, dmax);
 		if (rc <= 0)
@@ -623,7 +669,7 @@ static int factor_dense(struct kkt *k, const double *W)
 		/* indefinite although symmetric (a W block not positive
 		 * definite): the LU below still solves it */
 		k->chol = 0;
-		form_schur(k, 0);
+		form_dense(k, 0);
 	}
 	return lu_factor(k, tol, dmax);
 }
@@ -645,10 +691,18 @@ static int umf_numeric(struct kkt *k)
 	return 0;
 }
 
-/* Sparse Schur complement: elimination without pivoting (spf) when every
- * pivot stays clear of zero, else UMFPACK with its pivoting (which also
- * tells rank deficiency). */
-static int factor_sparse(struct kkt *k, const double *W)
+/* position of S(r, r) in Ax */
+static int sparse_diag(const struct kkt *k, int r)
+{
+	int p = k->Ap[r];
+	while (k->Ai[p] != r)
+		p++;
+	return p;
+}
+
+/* the sparse Schur complement in Ax, dropped rows decoupled as in
+ * dense_drop_diag */
+static void form_sparse(struct kkt *k)
 {
 	memset(k->Ax, 0, (size_t)k->nnz * sizeof(double));
 	/* S(r, l) += P_x . Z_y for the entries x, y of each block b, blocks
@@ -668,14 +722,50 @@ static int factor_sparse(struct kkt *k, const double *W)
 			}
 		}
 	}
+	if (!k->ndrop)
+		return;
+	double c = 0.0;
+	for (int r = 0; r < k->nc; r++)
+		c = fmax(c, fabs(k->Ax[sparse_diag(k, r)]));
+	for (int r = 0; r < k->nc; r++)
+		if (k->drop[r])
+			k->Ax[sparse_diag(k, r)] = c > 0.0 ? c : 1.0;
+}
+
+/* Sparse Schur complement by elimination without pivoting (spf): 0, or
+ * -1 when a pivot comes close to zero (relative to its diagonal entry). */
+static int factor_spf(struct kkt *k, const double *W)
+{
+	form_sparse(k);
 	k->use_spf = k->spf && spf_factor(k->spf, k->Ax, w_symmetric(k, W), KKT_SPF_TOL) == 0;
-	if (k->use_spf)
-		return 0;
+	return k->use_spf ? 0 : -1;
+}
+
+/* UMFPACK with its pivoting on the Ax of factor_spf (which also tells
+ * rank deficiency, at the round-off level) */
+static int factor_umf(struct kkt *k)
+{
 	if (!k->rhs)
 		k->rhs = xmalloc(((size_t)k->nc + 1) * sizeof(double));
 	if (!k->Symbolic && umf_symbolic(k))
 		return -2;
 	return umf_numeric(k);
+}
+
+/* Smallest pivot of the dense factorization relative to the diagonal
+ * entry of its row (k->sd, saved by factor_dense): 1 for orthogonal rows,
+ * the squared sine of the angle a row makes with the span of the rows
+ * before it (Cholesky). */
+static double dense_min_pivot(const struct kkt *k)
+{
+	double m = 1.0;
+	for (int j = 0; j < k->nc; j++) {
+		if (k->drop[j])
+			continue;
+		double u = 1.0 / k->dinv[j], r = k->chol ? u * u / k->sd[j] : fabs(u) / k->sd[j];
+		m = fmin(m, r);
+	}
+	return m;
 }
 
 static int factor_full(struct kkt *k, const double *W, const double *jac)
@@ -697,10 +787,194 @@ static int factor_full(struct kkt *k, const double *W, const double *jac)
 	return umf_numeric(k);
 }
 
+/* The rank-revealing fallback, used when the plain factorization meets a
+ * pivot at zero.  Choice (issue 10): the dependent rows are found by a
+ * pivoted Cholesky factorization of the Schur complement, scaled to unit
+ * diagonal (la_rank_psd; its symmetric part when W is not symmetric:
+ * P sym(W^-1) P^T has the same null space as long as sym(W) is definite,
+ * which holds for every iteration matrix of mbsim, dominated by the mass
+ * blocks), and dropped: P_r = 0, multiplier 0.  That is the basic
+ * solution of the singular saddle-point system: the rows kept determine
+ * the motion and the constraint forces P^T lambda exactly, the multipliers
+ * are unique on the rows kept and 0 on the dropped ones.  A row is
+ * dependent when the part of it (in the metric W^-1) outside the span of
+ * the rows chosen before is below sqrt(KKT_RANK_TOL) = 1e-5 of its length.
+ * Why this and not the alternatives: QR of P (nc x 6 nb) would cost more
+ * than S (nc x nc) for every model with more coordinates than rows, and
+ * an augmented Lagrangian (Bayo and Ledesma) would change the equations
+ * of every scheme, and so their results on every non-redundant model;
+ * here a model whose factorization succeeds never reaches this code.  A
+ * row redundant everywhere (found at set-up, kkt_fix_dropped) is dropped
+ * before factoring, so that only instants of lost rank pay for this.
+ * Returns the number of rows newly dropped, 0 when none is found (or n is
+ * above KKT_RANK_MAX), -1 on failure. */
+#define KKT_RANK_TOL LA_RANK_PSD_TOL
+static int rank_drop(struct kkt *k, const double *jac, double tol)
+{
+	int n = k->nc;
+	if (n > KKT_RANK_MAX || k->mode == KKT_FULL)
+		return 0;
+	if (!k->R) {
+		k->R = xmalloc(((size_t)2 * n * n + 4 * (size_t)n + 1) * sizeof(double));
+		k->rpiv = xmalloc(((size_t)n + 1) * sizeof(int));
+	}
+	if (!k->drop)
+		k->drop = xcalloc((size_t)n + 1, 1);
+	double *R = k->R, tr = 0.0;
+	if (k->mode == KKT_DENSE) {
+		form_dense(k, 0);	/* the failed factorization overwrote S */
+		memcpy(R, k->S, (size_t)n * n * sizeof(double));
+	} else {
+		memset(R, 0, (size_t)n * n * sizeof(double));
+		for (int j = 0; j < n; j++)
+			for (int p = k->Ap[j]; p < k->Ap[j + 1]; p++)
+				R[(size_t)k->Ai[p] * n + j] = k->Ax[p];
+	}
+	for (int i = 0; i < n; i++) {
+		tr += R[(size_t)i * n + i];
+		for (int j = 0; j < i; j++)
+			R[(size_t)i * n + j] = 0.5 * (R[(size_t)i * n + j] + R[(size_t)j * n + i]);
+	}
+	if (tr < 0.0)	/* W negative definite: so is S */
+		for (size_t e = 0; e < (size_t)n * n; e++)
+			R[e] = -R[e];
+	int rank = la_rank_psd(n, R, tol, k->rpiv, R + (size_t)n * n);
+	if (rank < 0)
+		return -1;
+	int added = 0;
+	for (int a = rank; a < n; a++)
+		if (!k->drop[k->rpiv[a]]) {
+			k->drop[k->rpiv[a]] = 1;
+			added++;
+		}
+	if (added) {
+		k->ndrop += added;
+		form_p(k, jac);
+	}
+	return added;
+}
+
+static int factor_try(struct kkt *k, const double *W)
+{
+	return k->mode == KKT_DENSE ? factor_dense(k, W) : factor_spf(k, W);
+}
+
+/* The Schur paths with redundant rows and singular positions.  Rows
+ * redundant everywhere (kkt_fix_dropped, nred of them) are dropped first
+ * (nfixed: those dropped now).  Which rows of a redundant set are
+ * dependent can change along the motion (in Bricard's mechanism every
+ * row takes its turn): when the rows kept lose rank, or come within
+ * KKT_RECHOOSE_TOL of it (the smallest relative pivot of the dense
+ * path: an angle of 1e-2 rad; the sparse path rechooses when spf fails,
+ * at 1e-8), the choice is made again from
+ * all rows, and kept when it drops exactly nred rows (more: a singular
+ * position on top of the redundancy; then every factorization chooses
+ * until one drops nred again).  A plain failure without fixed rows goes
+ * to rank_drop, up to three rounds (each finds the dependent rows of the
+ * last; one is the rule).  The sparse path ends in UMFPACK as before. */
+/* Early enough that the multipliers of the rows kept, which grow as one
+ * over that angle, stay of the size of the forces (Bricard: 32 N at most
+ * with it, 1400 N at a relative pivot of 1e-8). */
+#define KKT_RECHOOSE_TOL 1e-4
+static int factor_schur(struct kkt *k, const double *W, const double *jac)
+{
+	int rc = factor_try(k, W), chose = k->nred && !k->nfixed;
+	if (rc == 0 && k->nfixed && k->mode == KKT_DENSE && dense_min_pivot(k) < KKT_RECHOOSE_TOL)
+		rc = -1;
+	if (rc == -1 && k->nfixed && k->nc <= KKT_RANK_MAX) {
+		chose = 1;
+		k->nfixed = 0;
+		k->ndrop = 0;
+		memset(k->drop, 0, (size_t)k->nc);
+		form_p(k, jac);
+		rc = factor_try(k, W);
+	}
+	int bad = k->bad_row;
+	char err[sizeof k->err];
+	memcpy(err, k->err, sizeof err);
+	for (int round = 0; rc == -1 && round < 3; round++) {
+		int got = rank_drop(k, jac, KKT_RANK_TOL);
+		if (got < 0) {
+			snprintf(k->err, sizeof k->err, "rank-revealing factorization failed");
+			return -2;
+		}
+		if (got == 0)
+			break;	/* keep the plain factorization's report */
+		rc = factor_try(k, W);
+	}
+	/* near a singular position (kkt_set_singular_tol): rows close to
+	 * dependent are dropped too, for this factorization */
+	if (rc <= 0 && rc >= -1 && k->sing_tol > 0.0 && rank_drop(k, jac, k->sing_tol) > 0)
+		rc = factor_try(k, W);
+	if (chose && rc == 0 && k->ndrop == k->nred) {
+		memcpy(k->fixed, k->drop, (size_t)k->nc);
+		k->nfixed = k->ndrop;
+	}
+	if (rc == -1 && k->mode == KKT_SPARSE)
+		return factor_umf(k);
+	if (rc == -1 && k->bad_row < 0) {
+		k->bad_row = bad;
+		memcpy(k->err, err, sizeof err);
+	}
+	return rc;
+}
+
+int kkt_set_singular_tol(struct kkt *k, double tol)
+{
+	if (k->mode == KKT_FULL || k->nc > KKT_RANK_MAX || k->nc == 0)
+		return -1;
+	k->sing_tol = tol;
+	return 0;
+}
+
+void kkt_fix_dropped(struct kkt *k, const int *rows, int n)
+{
+	if (k->mode == KKT_FULL)
+		return;
+	if (!k->fixed)
+		k->fixed = xcalloc((size_t)k->nc + 1, 1);
+	if (!k->drop)
+		k->drop = xcalloc((size_t)k->nc + 1, 1);
+	if (!k->sd)
+		k->sd = xcalloc((size_t)k->nc + 1, sizeof(double));
+	memset(k->fixed, 0, (size_t)k->nc);
+	k->nfixed = 0;
+	for (int i = 0; i < n; i++)
+		if (rows[i] >= 0 && rows[i] < k->nc && !k->fixed[rows[i]]) {
+			k->fixed[rows[i]] = 1;
+			k->nfixed++;
+		}
+	k->nred = k->nfixed;
+}
+
+void kkt_zero_dropped(const struct kkt *k, double *lam)
+{
+	for (int r = 0; k->nfixed && r < k->nc; r++)
+		if (k->fixed[r])
+			lam[r] = 0.0;
+}
+
+int kkt_dropped(const struct kkt *k, int *rows)
+{
+	int c = 0;
+	for (int r = 0; k->ndrop && r < k->nc; r++)
+		if (k->drop[r]) {
+			if (rows)
+				rows[c] = r;
+			c++;
+		}
+	return c;
+}
+
 int kkt_factor(struct kkt *k, const double *W, const double *jac)
 {
 	k->bad_row = -1;
 	k->err[0] = 0;
+	k->ndrop = k->nfixed;
+	if (k->nfixed)
+		memcpy(k->drop, k->fixed, (size_t)k->nc);
+	else if (k->drop)
+		memset(k->drop, 0, (size_t)k->nc);
 	for (int b = 0; b < k->nb; b++)
 		if (inv3(k->Winv + 18 * b, W + 18 * b) ||
 		    inv3(k->Winv + 18 * b + 9, W + 18 * b + 9)) {
@@ -710,7 +984,7 @@ int kkt_factor(struct kkt *k, const double *W, const double *jac)
 	if (k->mode == KKT_FULL)
 		return factor_full(k, W, jac);
 	form_p(k, jac);
-	return k->mode == KKT_DENSE ? factor_dense(k, W) : factor_sparse(k, W);
+	return factor_schur(k, W, jac);
 }
 
 int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double *y)
@@ -739,7 +1013,7 @@ int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double
 	 * solve copies its right side first. */
 	double *rhs = k->mode == KKT_DENSE || k->use_spf ? y : k->rhs;
 	for (int r = 0; r < nc; r++)
-		rhs[r] = -b[r];
+		rhs[r] = k->ndrop && k->drop[r] ? 0.0 : -b[r];
 	if (!a)		/* the constraint-only solves of Newton: x = -Z y */
 		memset(x, 0, (size_t)ng * sizeof(double));
 	for (int q = 0; a && q < nb; q++) {

@@ -11,6 +11,8 @@
  *               AMD order without pivoting (spf.h, pattern work once),
  *               UMFPACK LU when a pivot comes close to zero
  *   KKT_FULL    the whole (6 nb + nc) matrix, UMFPACK LU
+ * Rank-deficient P (redundant rows, singular positions): below,
+ * kkt_dropped.
  * The sparsity pattern is fixed at kkt_new; symbolic analysis is done once,
  * numeric factorization at each kkt_factor.  This module knows nothing of
  * mechanics: a "body" is a pair of 3x3 blocks, a "row" a 12-vector.
@@ -44,6 +46,39 @@ int kkt_factor(struct kkt *k, const double *W, const double *jac);
 int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double *y);
 
 int kkt_bad_row(const struct kkt *k);
+
+/* Redundant constraints and singular positions.  When the plain
+ * factorization meets a pivot at zero (P rank deficient), kkt_factor
+ * finds the dependent rows by a pivoted Cholesky factorization of the
+ * Schur complement scaled to unit diagonal (la_rank_psd, relative pivot
+ * 1e-10: a row within about 1e-5 rad of the span of the others, in the
+ * metric W^-1) and drops them: their multipliers are 0 and their
+ * equations are left out, the basic solution of the singular system
+ * (the rows kept fix x and P^T y uniquely).  Dense (KKT_DENSE) and sparse
+ * Schur paths up to 1000 rows; KKT_FULL does not look for dependent rows
+ * (UMFPACK calls the matrix singular only at an exact zero pivot).  kkt_dropped: the rows dropped by the last factorization (rows:
+ * NULL, or room for nc), their count.  kkt_fix_dropped: rows to drop at
+ * every later factorization before factoring (rows redundant everywhere,
+ * found once at set-up), so that the plain path stays the fast one;
+ * n = 0 clears them. */
+int kkt_dropped(const struct kkt *k, int *rows);
+/* Zero the multipliers (nc) of the redundant rows (kkt_fix_dropped, as
+ * chosen again).  Solves leave the multipliers of dropped rows as they
+ * were; an integrator calls this before it evaluates P^T lambda, so that
+ * a row that becomes the redundant one in the course of a run does not
+ * keep its value, which the rows kept would then have to balance.  Rows
+ * dropped only for a step near a singular position are left alone: their
+ * multipliers, held at the value of the step before, carry the force
+ * along the nearly dependent direction that the rows kept cannot. */
+void kkt_zero_dropped(const struct kkt *k, double *lam);
+/* Near a singular position the rows are independent but nearly not, and
+ * Newton's iteration can stall or diverge (the multipliers grow as 1/angle
+ * and the constraints bend the fastest there).  With tol > 0, every
+ * factorization also drops the rows whose relative pivot in la_rank_psd
+ * falls below tol (an angle below sqrt(tol)); 0 restores the default.
+ * -1 (and nothing set) where the rank-revealing path does not serve. */
+int kkt_set_singular_tol(struct kkt *k, double tol);
+void kkt_fix_dropped(struct kkt *k, const int *rows, int n);
 enum kkt_mode kkt_mode_of(const struct kkt *k);
 const char *kkt_mode_name(enum kkt_mode m);
 /* Message for the last failure (static storage in k). */

@@ -1,6 +1,8 @@
 /* model.c - building the model and expanding joints into primitives. */
 #include "model.h"
 #include "prim.h"
+#include "sexpr.h"
+#include "shape.h"
 #include "../util/interrupt.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
@@ -12,9 +14,9 @@
 
 const char *const joint_type_names[JOINT_NTYPES] = {
 	"spherical", "revolute", "universal", "cylindrical", "translational",
-	"fixed", "distance"
+	"fixed", "distance", "point_on_line", "point_on_plane"
 };
-const int joint_type_rows[JOINT_NTYPES] = { 3, 5, 4, 4, 5, 6, 1 };
+const int joint_type_rows[JOINT_NTYPES] = { 3, 5, 4, 4, 5, 6, 1, 2, 1 };
 const char *const joint_type_help[JOINT_NTYPES] = {
 	"points coincide (3 CD)",
 	"points coincide, axes parallel (3 CD + 2 DP1)",
@@ -22,17 +24,22 @@ const char *const joint_type_help[JOINT_NTYPES] = {
 	"axes parallel, point 2 on axis 1 (2 DP1 + 2 DP2)",
 	"cylindrical without rotation about the axis (3 DP1 + 2 DP2)",
 	"frames locked together (3 CD + 3 DP1)",
-	"distance between two points fixed (1 D)",
+	"distance between two points fixed (1 D); a massless link",
+	"point 2 on the line of axis 1 through point 1 (2 DP2)",
+	"point 2 on the plane normal to axis 1 through point 1 (1 DP2)",
 };
+const char *const body_kind_names[BODY_NKINDS] = { "rigid", "particle" };
 const char *const force_type_names[FORCE_NTYPES] = {
-	"tsda", "rsda", "force", "torque", "friction"
+	"tsda", "rsda", "force", "torque", "friction", "motor", "bushing"
 };
 const char *const force_type_help[FORCE_NTYPES] = {
 	"translational spring-damper-actuator between two points",
 	"rotational spring-damper-actuator about a revolute or cylindrical joint",
 	"point force vector * f(t), global or body frame",
-	"torque vector * f(t), global or body frame",
+	"torque vector * f(t), global or body frame, on a body or a massless link (distance joint)",
 	"Coulomb friction in a translational joint from the previous step's normal reaction (000 3.4)",
+	"effort in a revolute, cylindrical or translational joint: an expression of time and state, or P/PD/PI/PID control towards a function of time, with an effort limit",
+	"six-component spring-damper with preload between frames on two bodies, linear or with curves",
 };
 
 /* Element arrays grow by doubling and every name goes into an
@@ -40,7 +47,7 @@ const char *const force_type_help[FORCE_NTYPES] = {
  * building a model of N elements and resolving its N references is O(N)
  * instead of O(N^2) (issue 17: a 3e4-link chain spent most of its 19.7 s
  * of `check` in linear name searches and one-element reallocs). */
-enum { IX_BODY, IX_JOINT, IX_DRIVER, IX_FORCE, IX_KINDS };
+enum { IX_BODY, IX_JOINT, IX_DRIVER, IX_FORCE, IX_POINT, IX_KINDS };
 
 struct name_slot {
 	const char *name;	/* the element's own copy; NULL: empty */
@@ -146,8 +153,19 @@ void model_free(struct model **pm)
 		return;
 	for (int i = 0; i < m->ndrivers; i++)
 		func_release(&m->drivers[i].f);
-	for (int i = 0; i < m->nforces; i++)
+	for (int i = 0; i < m->nforces; i++) {
 		func_release(&m->forces[i].act);
+		func_release(&m->forces[i].target);
+		sexpr_free(&m->forces[i].ex);
+	}
+	for (int i = 0; i < m->ncurves; i++)
+		curve_release(&m->curves[i]);
+	free(m->curves);
+	for (int i = 0; i < m->nmeasures; i++) {
+		free(m->measures[i].name);	/* measures are not in the index */
+		sexpr_free(&m->measures[i].ex);
+	}
+	free(m->measures);
 	for (int k = 0; k < IX_KINDS; k++)
 		free(m->ix->t[k].slot);
 	for (struct name_chunk *c = m->ix->names, *next; c; c = next) {
@@ -155,6 +173,8 @@ void model_free(struct model **pm)
 		free(c);
 	}
 	free(m->ix);
+	free(m->points);
+	shapes_free(&m->shapes);
 	free(m->bodies);
 	free(m->joints);
 	free(m->drivers);
@@ -192,7 +212,8 @@ static void *grow_named(void *parr, int *n, size_t *cap, size_t sz, struct model
 }
 
 _Static_assert(offsetof(struct body, name) == 0 && offsetof(struct joint, name) == 0 &&
-	       offsetof(struct driver, name) == 0 && offsetof(struct force, name) == 0,
+	       offsetof(struct driver, name) == 0 && offsetof(struct force, name) == 0 &&
+	       offsetof(struct body_point, name) == 0,
 	       "grow() writes the name at offset 0");
 
 static const struct name_table *table_of(const struct model *m, int kind, const void *arr,
@@ -232,8 +253,14 @@ struct force *model_add_force(struct model *m, const char *name, enum force_type
 	struct force *f = GROW(m, forces, nforces, IX_FORCE, name);
 	f->type = t;
 	f->v_eps = 1e-5;
+	f->joint = -1;
 	f->act.type = FUNC_CONSTANT;
 	return f;
+}
+
+struct body_point *model_add_point(struct model *m, const char *name)
+{
+	return GROW(m, points, npoints, IX_POINT, name);
 }
 
 void model_drop_index(struct model *m)
@@ -281,6 +308,19 @@ int model_find_driver(const struct model *m, const char *name)
 int model_find_force(const struct model *m, const char *name)
 {
 	return table_find(table_of(m, IX_FORCE, m->forces, m->nforces, sizeof(*m->forces)), name);
+}
+
+int model_find_point(const struct model *m, const char *name)
+{
+	return table_find(table_of(m, IX_POINT, m->points, m->npoints, sizeof(*m->points)), name);
+}
+
+int model_nq(const struct model *m)
+{
+	int n = 0;
+	for (int b = 0; b < m->nbodies; b++)
+		n += m->bodies[b].kind == BODY_PARTICLE ? 3 : 6;
+	return n;
 }
 
 void model_pose0(const struct model *m, int b, double r[3], double A[9])
@@ -456,6 +496,13 @@ static void expand_joint(struct emit *e, const struct joint *j)
 		p->f0 = j->length * j->length;
 		break;
 	}
+	case JOINT_POINT_LINE:	/* d_ij normal to x and y of marker 0 */
+		emit_dp2(e, j, 0);
+		emit_dp2(e, j, 1);
+		break;
+	case JOINT_POINT_PLANE:	/* d_ij normal to z of marker 0 */
+		emit_dp2(e, j, 2);
+		break;
 	default:
 		break;
 	}
@@ -466,7 +513,7 @@ static int driver_kind_ok(enum joint_type t, enum driver_kind k)
 	if (t == JOINT_CYLINDRICAL)
 		return 1;
 	return (k == DRIVER_ROTATION && t == JOINT_REVOLUTE) ||
-	       (k == DRIVER_TRANSLATION && t == JOINT_TRANSLATIONAL);
+	       (k == DRIVER_TRANSLATION && (t == JOINT_TRANSLATIONAL || t == JOINT_POINT_LINE));
 }
 
 double model_joint_coordinate0(const struct model *m, const struct joint *j,
@@ -562,11 +609,78 @@ static int expand_driver(struct model *m, struct emit *e, struct driver *dv, str
 	return 0;
 }
 
+static int is_zero3(const double *v)
+{
+	return v[0] == 0.0 && v[1] == 0.0 && v[2] == 0.0;
+}
+
+/* The inert rotational block of a particle (model.h): placeholder inertia,
+ * identity orientation, no spin; and nothing may couple it.  The deck
+ * reports these at the keys; this is the check for models built otherwise. */
+static int check_particles(struct model *m, struct diag *d)
+{
+	int rc = 0;
+	m->nparticles = 0;
+	for (int b = 0; b < m->nbodies; b++) {
+		struct body *B = &m->bodies[b];
+		if (B->kind != BODY_PARTICLE)
+			continue;
+		m->nparticles++;
+		m3_identity(B->J);
+		for (int k = 0; k < 9; k++)
+			B->J[k] *= B->mass;	/* kg m^2, times 1 m^2 */
+		m3_identity(B->A0);
+		v3_set(B->w0, 0, 0, 0);
+	}
+	if (m->nparticles == 0)
+		return 0;
+	for (int i = 0; i < m->njoints; i++) {
+		const struct joint *j = &m->joints[i];
+		for (int k = 0; k < 2; k++) {
+			if (!model_is_particle(m, j->body[k]))
+				continue;
+			const char *pn = m->bodies[j->body[k]].name;
+			if (!(JOINT_PARTICLE_OK & (1u << j->type)) ||
+			    (k == 0 && (JOINT_AXIS_ON_1 & (1u << j->type)))) {
+				diag_error(d, &j->pos, "%s joint '%s' cannot have particle '%s' as body%d",
+					   joint_type_names[j->type], j->name, pn, k + 1);
+				rc = -1;
+			} else if (!is_zero3(j->s[k])) {
+				diag_error(d, &j->pos, "joint '%s' attaches to particle '%s' off its centre",
+					   j->name, pn);
+				rc = -1;
+			}
+		}
+	}
+	for (int i = 0; i < m->nforces; i++) {
+		const struct force *f = &m->forces[i];
+		int n = f->type == FORCE_TSDA ? 2 : f->type == FORCE_POINT ||
+			(f->type == FORCE_TORQUE && f->joint < 0) ? 1 : 0;
+		for (int k = 0; k < n; k++) {
+			if (!model_is_particle(m, f->body[k]))
+				continue;
+			if (f->type == FORCE_TORQUE || !is_zero3(f->s[k]) ||
+			    (f->type == FORCE_POINT && f->body_frame)) {
+				diag_error(d, &f->pos, "force '%s' would turn particle '%s' (a particle "
+					   "takes forces at its centre, global frame, and no torque)",
+					   f->name, m->bodies[f->body[k]].name);
+				rc = -1;
+			}
+		}
+	}
+	return rc;
+}
+
 static int check_forces(struct model *m, struct diag *d)
 {
 	int rc = 0;
 	for (int i = 0; i < m->nforces; i++) {
 		struct force *f = &m->forces[i];
+		if (f->type == FORCE_TORQUE && f->joint >= 0 &&
+		    (f->joint >= m->njoints || m->joints[f->joint].type != JOINT_DISTANCE)) {
+			diag_error(d, &f->pos, "torque '%s' on a link needs a distance joint", f->name);
+			rc = -1;
+		}
 		if (f->type != FORCE_RSDA && f->type != FORCE_FRICTION)
 			continue;
 		if (f->joint < 0 || f->joint >= m->njoints) {
@@ -620,6 +734,8 @@ int model_finalize(struct model *m, struct diag *d)
 			rc = -1;
 	}
 	if (check_forces(m, d))
+		rc = -1;
+	if (check_particles(m, d))
 		rc = -1;
 	m->ncons = rows;
 	return rc;

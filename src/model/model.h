@@ -12,12 +12,29 @@
 #define MBSIM_MODEL_H
 
 #include "../util/diag.h"
+#include "curve.h"
 #include "func.h"
 
 #define MODEL_GROUND (-1)
 
+/* A particle is a point mass: loads and joints act at its centre only, so
+ * it has no orientation.  Every formulation keeps 6 generalized coordinates
+ * per body; a particle's rotational block is inert: J is a placeholder
+ * (mass times 1 m^2 times I, for the scale of the iteration matrices), A0 = I,
+ * w0 = 0, and no constraint row, force or geometric stiffness ever couples
+ * it (the deck and model_finalize refuse marker points off the centre,
+ * axes on a particle, torques), so its rotation stays exactly the identity
+ * and its angular velocity exactly 0 under every scheme: each Newton
+ * correction of the block is W^-1 times a zero right-hand side.  This costs
+ * 3 unused coordinates per particle and no change to ra, kkt or the
+ * integrators; a formulation with 3 coordinates per particle (recursive,
+ * seed 003) can use model_nq().  Output, energies and mobility counts skip
+ * the inert block. */
+enum body_kind { BODY_RIGID, BODY_PARTICLE, BODY_NKINDS };
+
 struct body {
 	char *name;
+	enum body_kind kind;
 	double mass;		/* kg, > 0 */
 	double J[9];		/* centroidal inertia in body frame, SPD, kg m^2 */
 	double r0[3];		/* initial centroid position, global, m */
@@ -35,6 +52,8 @@ enum joint_type {
 	JOINT_TRANSLATIONAL,	/* 5: cylindrical + no rotation about axis */
 	JOINT_FIXED,		/* 6: spherical + frames aligned */
 	JOINT_DISTANCE,		/* 1: |p2 - p1| = length */
+	JOINT_POINT_LINE,	/* 2: point 2 on the line through point 1 along axis 1 */
+	JOINT_POINT_PLANE,	/* 1: point 2 on the plane through point 1 normal to axis 1 */
 	JOINT_NTYPES
 };
 
@@ -75,8 +94,12 @@ enum force_type {
 	FORCE_TSDA,	/* spring-damper-actuator between two points */
 	FORCE_RSDA,	/* rotational spring-damper-actuator about a revolute joint */
 	FORCE_POINT,	/* force vec * f(t) at a point of a body */
-	FORCE_TORQUE,	/* torque vec * f(t) on a body */
+	FORCE_TORQUE,	/* torque vec * f(t) on a body, or on a massless link
+			 * (distance joint, f->joint >= 0): the couple of forces
+			 * (T x d)/|d|^2 on end 2, minus that on end 1 */
 	FORCE_FRICTION,	/* Coulomb friction in a translational joint (000 §3.4) */
+	FORCE_MOTOR,	/* effort in a joint: expression or P/PD/PID control */
+	FORCE_BUSHING,	/* six-component linear spring-damper between two frames */
 	FORCE_NTYPES
 };
 
@@ -92,9 +115,43 @@ struct force {
 	int has_act;
 	double vec[3];		/* POINT/TORQUE direction*magnitude */
 	int body_frame;		/* POINT/TORQUE: vec in body frame (1) or global (0) */
-	int joint;		/* RSDA, FRICTION: joint index */
+	int joint;		/* RSDA, FRICTION, TORQUE on a link: joint index, else -1 */
 	double mu;		/* FRICTION coefficient */
 	double v_eps;		/* FRICTION: |v| below this -> no force, m/s */
+	/* expression of time and state (sexpr.h), owned: added to the
+	 * tension/moment of TSDA/RSDA, the multiplier of POINT/TORQUE (in
+	 * place of act), the effort of MOTOR */
+	struct sexpr *ex;
+	/* MOTOR control (when ex == NULL): effort = kp e + kd e' + ki int e,
+	 * e = target(t) - q (on_rate: target(t) - qd, no kd), clipped to
+	 * +-limit (limit 0: none) */
+	double kp, ki, kd, limit;
+	int on_rate;
+	struct func target;
+	/* BUSHING: marker frames F[k] (columns x, y, z, body frame) at s[k];
+	 * stiffness and damping of the 3 translations then the 3 rotations
+	 * about marker 0's axes, preload force then moment (marker 0 axes) */
+	double F[2][9];
+	double K6[6], C6[6], pre[6];
+	const struct curve *kc[6];	/* non-NULL: that component's elastic
+					 * force (moment) is kc(deflection), in
+					 * place of K6 (points into m->curves) */
+	struct srcpos pos;
+};
+
+/* A named expression sampled with the output (/measures). */
+struct measure {
+	char *name;
+	struct sexpr *ex;
+	struct srcpos pos;
+};
+
+/* A named point fixed on a body (s in the body frame), whose global
+ * position, velocity and acceleration the output writes (/points). */
+struct body_point {
+	char *name;
+	int body;		/* body index or MODEL_GROUND */
+	double s[3];		/* m, body frame */
 	struct srcpos pos;
 };
 
@@ -108,6 +165,11 @@ struct model {
 	struct joint *joints;	int njoints;
 	struct driver *drivers;	int ndrivers;
 	struct force *forces;	int nforces;
+	struct body_point *points;	int npoints;
+	int nparticles;		/* bodies of kind BODY_PARTICLE */
+	struct curve *curves;	int ncurves;	/* tabulated curves (curve.h) */
+	struct measure *measures;	int nmeasures;
+	struct model_shapes *shapes;	/* what bodies look like (shape.h); NULL: none given */
 	/* filled by model_finalize: */
 	int ncons;				/* number of constraint rows: the
 						 * joints' (joint.row0, nrows), then
@@ -129,6 +191,7 @@ struct body *model_add_body(struct model *m, const char *name);
 struct joint *model_add_joint(struct model *m, const char *name, enum joint_type t);
 struct driver *model_add_driver(struct model *m, const char *name);
 struct force *model_add_force(struct model *m, const char *name, enum force_type t);
+struct body_point *model_add_point(struct model *m, const char *name);
 
 /* Name lookup through hash tables, O(1): index, MODEL_GROUND for
  * "ground" (bodies only), -2 if not found.  Of equal names the first
@@ -137,6 +200,7 @@ int model_find_body(const struct model *m, const char *name);
 int model_find_joint(const struct model *m, const char *name);
 int model_find_driver(const struct model *m, const char *name);
 int model_find_force(const struct model *m, const char *name);
+int model_find_point(const struct model *m, const char *name);
 /* Free the name tables (some 126 bytes a body of a pendulum array) once
  * the model is built: the run needs no lookups.  A later model_find_*
  * remakes the table it needs, O(N) once. */
@@ -174,12 +238,27 @@ int model_joint_prims(const struct model *m, int j, struct prim *out);
  * loops over rows go joint by joint with model_joint_prims). */
 const struct prim *model_prim(const struct model *m, int k, struct prim *buf);
 
+/* Coordinates that move: 6 per rigid body, 3 per particle (its inert
+ * rotational block does not count); the Gruebler mobility is this minus
+ * ncons. */
+int model_nq(const struct model *m);
+static inline int model_is_particle(const struct model *m, int b)
+{
+	return b >= 0 && m->bodies[b].kind == BODY_PARTICLE;
+}
+
 /* Registry tables (feed `mbsim list` and docs). */
 extern const char *const joint_type_names[JOINT_NTYPES];
 extern const char *const joint_type_help[JOINT_NTYPES];
 extern const int joint_type_rows[JOINT_NTYPES];
 extern const char *const force_type_names[FORCE_NTYPES];
 extern const char *const force_type_help[FORCE_NTYPES];
+extern const char *const body_kind_names[BODY_NKINDS];
+/* Joint types a particle may take part in (bit per type), and which
+ * of them need the particle as body2 (an axis on body1). */
+#define JOINT_PARTICLE_OK ((1u << JOINT_SPHERICAL) | (1u << JOINT_DISTANCE) | \
+			   (1u << JOINT_POINT_LINE) | (1u << JOINT_POINT_PLANE))
+#define JOINT_AXIS_ON_1 ((1u << JOINT_POINT_LINE) | (1u << JOINT_POINT_PLANE))
 
 /* Joint coordinate from poses: relative angle of marker 1's x about
  * marker 0's z in (-pi, pi] (ROTATION), or displacement of point 1 from

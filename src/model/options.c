@@ -24,6 +24,8 @@ void sim_options_default(struct sim_options *o)
 	o->startup_ss = 0;
 	o->index = 3;
 	o->predictor = 1;
+	o->nm_beta = 0.25;	/* trapezoidal */
+	o->nm_gamma = 0.5;
 	o->t0 = 0.0;
 	o->t_end = 1.0;
 	o->every = 1;

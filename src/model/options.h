@@ -22,6 +22,12 @@ struct sim_options {
 	int startup_ss;		/* integrator.startup: 0 trapezoidal, 1 single_step (LMS) */
 	int index;		/* integrator.index: 3 (seed 004) or 2 (GGL, dae3.c) */
 	int predictor;		/* integrator.predictor (hi, fi): 1 extrapolate, 0 last */
+	/* Newmark family of seed 002 (newmark, tangent_newmark): beta and
+	 * gamma of q_{n+1} = q_n + h v_n + h^2 ((1/2 - beta) a_n + beta a_{n+1}),
+	 * v_{n+1} = v_n + h ((1 - gamma) a_n + gamma a_{n+1}); seed 002 calls
+	 * gamma alpha.  Set by integrator.beta/gamma or integrator.variant. */
+	double nm_beta, nm_gamma;
+	struct srcpos nm_beta_pos;	/* where beta (or the variant) was given; line 0: default */
 	double t0, t_end;	/* time.start, time.end */
 	int every;		/* output.every: write every k-th step */
 	const double *times;	/* output.times: sample times, increasing, in

@@ -28,7 +28,7 @@
 
 int kinematic_dof(const struct model *m)
 {
-	return 6 * m->nbodies - m->ncons;
+	return model_nq(m) - m->ncons;	/* a particle's rotation is inert (model.h) */
 }
 
 int kinematic_check(const struct model *m, char *msg, size_t n)
@@ -43,6 +43,11 @@ int kinematic_check(const struct model *m, char *msg, size_t n)
 	}
 	if (m->nbodies == 0) {
 		snprintf(msg, n, "kinematic reference: the model has no bodies");
+		return -1;
+	}
+	if (m->nparticles > 0) {	/* its solve is square in 6 per body */
+		snprintf(msg, n, "kinematic reference: not available for models with particles "
+			 "(this one has %d); choose another reference", m->nparticles);
 		return -1;
 	}
 	return 0;
@@ -272,13 +277,13 @@ int kinematic_write(const struct model *m, const struct kin_series *k, const cha
 	struct h5out *h = h5_create(path, &opt, err, n);
 	if (!h)
 		return -1;
-	int nb = k->nb, id[6];
+	int nb = k->nb, id[OUTPUT_BODY_IDS];
 	h5_attr_num(h, "/", "layout_version", OUTPUT_LAYOUT_VERSION);
 	int tid = output_body_series(h, m, id);
 	for (int i = 0; i < k->nt; i++) {
 		size_t o = (size_t)i * (size_t)nb;
 		h5_row(h, tid, &k->t[i]);
-		output_body_row(h, id, k->r + 3 * o, k->v + 3 * o, k->a + 3 * o, k->q + 4 * o,
+		output_body_row(h, m, id, k->r + 3 * o, k->v + 3 * o, k->a + 3 * o, k->q + 4 * o,
 				k->w + 3 * o, k->wd + 3 * o);
 	}
 	h5_attr_str(h, "/", "integrator", "kinematic");

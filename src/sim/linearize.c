@@ -240,8 +240,23 @@ int modes_compute(struct ra *s, const struct ra_state *x, double t, struct modes
 		}
 	ra_eval(s, x, t, PRIM_PHI | PRIM_JAC);
 	statics_jacobian(s, P);
+	/* a particle's rotation is inert (model.h), no freedom: three rows
+	 * theta = 0 per particle join Phi_q, so that the null space holds
+	 * only the coordinates that move */
+	int np = s->m->nparticles, nr = nc + 3 * np;
+	if (np > 0) {
+		double *Q = xcalloc((size_t)nr * (size_t)n, sizeof(double));
+		for (int c = 0; c < n; c++)
+			memcpy(Q + (size_t)nr * c, P + (size_t)nc * c, (size_t)nc * sizeof(double));
+		for (int b = 0, r = nc; b < s->nb; b++)
+			if (model_is_particle(s->m, b))
+				for (int i = 0; i < 3; i++, r++)
+					Q[r + (size_t)nr * (size_t)(6 * b + 3 + i)] = 1.0;
+		free(P);
+		P = Q;
+	}
 	double *N = NULL;
-	int rc = -1, d = null_space(P, nc, n, &N, msg, len);
+	int rc = -1, d = null_space(P, nr, n, &N, msg, len);
 	if (d >= 0) {
 		mo->ndof = d;
 		size_t dd = (size_t)(d ? d : 1) * (size_t)(d ? d : 1);

@@ -40,13 +40,24 @@ static const struct {
 	{ "angular_acceleration", "rad/s^2", "angular acceleration, body frame", 3 },
 };
 
+/* Names of the bodies of one kind, in model order (malloc'd array). */
+static int kind_names(const struct model *m, enum body_kind kind, const char ***names)
+{
+	int n = 0;
+	*names = xmalloc(((size_t)m->nbodies + 1) * sizeof(char *));
+	for (int b = 0; b < m->nbodies; b++)
+		if (m->bodies[b].kind == kind)
+			(*names)[n++] = m->bodies[b].name;
+	return n;
+}
+
 int output_body_series(struct h5out *h, const struct model *m, int *id)
 {
-	int nb = m->nbodies;
+	static const char *const pdesc[3] = { "particle position, global frame",
+		"particle velocity, global frame", "particle acceleration, global frame" };
+	const char **names;
 	int time = h5_series(h, "/time", 0, 0, H5_DOUBLE, "s", "sample times");
-	const char **names = xmalloc(((size_t)nb + 1) * sizeof(char *));
-	for (int b = 0; b < nb; b++)
-		names[b] = m->bodies[b].name;
+	int nb = kind_names(m, BODY_RIGID, &names);
 	h5_names(h, "/bodies/names", names, nb);
 	free(names);
 	for (int j = 0; j < 6; j++) {
@@ -55,15 +66,125 @@ int output_body_series(struct h5out *h, const struct model *m, int *id)
 		id[j] = nb > 0 ? ser_named(h, path, nb, body_series[j].cols, body_series[j].units,
 					   body_series[j].desc, "/bodies/names") : -1;
 	}
+	int np = kind_names(m, BODY_PARTICLE, &names);
+	if (np > 0)
+		h5_names(h, "/particles/names", names, np);
+	free(names);
+	for (int j = 0; j < 3; j++) {
+		char path[64];
+		snprintf(path, sizeof path, "/particles/%s", body_series[j].name);
+		id[6 + j] = np > 0 ? ser_named(h, path, np, 3, body_series[j].units, pdesc[j],
+					       "/particles/names") : -1;
+	}
 	return time;
 }
 
-void output_body_row(struct h5out *h, const int *id, const double *r, const double *v,
-		     const double *a, const double *q, const double *w, const double *wd)
+/* Rows of the bodies of one kind gathered from arrays over all bodies
+ * (stride values each) into out; x NULL: the quaternions of the
+ * orientation matrices A (stride 4). */
+static void gather(const struct model *m, enum body_kind kind, const double *x, const double *A,
+		   int stride, double *out)
+{
+	int n = 0;
+	for (int b = 0; b < m->nbodies; b++) {
+		if (m->bodies[b].kind != kind)
+			continue;
+		double *o = out + (size_t)stride * (size_t)n++;
+		if (x)
+			memcpy(o, x + (size_t)stride * (size_t)b, (size_t)stride * sizeof(double));
+		else
+			mat_to_quat(o, A + 9 * (size_t)b);
+	}
+}
+
+/* One sample of every body (output_body_row), the rows made in the
+ * writer's buffer (h5_row_next) where they are not the arrays
+ * themselves; row[3] NULL: the quaternions made there from A. */
+static void body_rows(struct h5out *h, const struct model *m, const int *id,
+		      const double *const *row, const double *A)
+{
+	for (int j = 0; j < 6; j++) {
+		if (m->nparticles == 0 && row[j]) {	/* the arrays are the rows */
+			h5_row(h, id[j], row[j]);
+			continue;
+		}
+		double *out = h5_row_next(h, id[j]);
+		if (out)
+			gather(m, BODY_RIGID, row[j], A, body_series[j].cols, out);
+	}
+	for (int j = 0; j < 3 && m->nparticles > 0; j++) {
+		double *out = h5_row_next(h, id[6 + j]);
+		if (out)
+			gather(m, BODY_PARTICLE, row[j], NULL, 3, out);
+	}
+}
+
+void output_body_row(struct h5out *h, const struct model *m, const int *id, const double *r,
+		     const double *v, const double *a, const double *q, const double *w,
+		     const double *wd)
 {
 	const double *row[6] = { r, v, a, q, w, wd };
-	for (int j = 0; j < 6; j++)
-		h5_row(h, id[j], row[j]);
+	body_rows(h, m, id, row, NULL);
+}
+
+void output_point_kin(const struct body_point *p, const double *r, const double *A,
+		      const double *v, const double *w, const double *a, const double *wd,
+		      double pos[3], double vel[3], double acc[3])
+{
+	int b = p->body;
+	double ws[3], wws[3], t[3];
+	if (b < 0) {
+		v3_copy(pos, p->s);
+		v3_set(vel, 0, 0, 0);
+		v3_set(acc, 0, 0, 0);
+		return;
+	}
+	const double *Ab = A + 9 * b, *wb = w + 3 * b;
+	/* p = r + A s, p' = v + A (w x s), p'' = a + A (w' x s + w x (w x s)),
+	 * w and w' in the body frame */
+	m3_mulv(t, Ab, p->s);
+	v3_add(pos, r + 3 * b, t);
+	v3_cross(ws, wb, p->s);
+	m3_mulv(t, Ab, ws);
+	v3_add(vel, v + 3 * b, t);
+	v3_cross(wws, wb, ws);
+	v3_cross(t, wd + 3 * b, p->s);
+	v3_add(t, t, wws);
+	m3_mulv(ws, Ab, t);
+	v3_add(acc, a + 3 * b, ws);
+}
+
+/* /points: names and the three series. */
+static void point_series(struct output *o, struct h5out *h, const struct model *m)
+{
+	static const char *const desc[3] = { "point position, global frame",
+		"point velocity, global frame", "point acceleration, global frame" };
+	int np = m->npoints, *id[3] = { &o->ppos, &o->pvel, &o->pacc };
+	o->ppos = o->pvel = o->pacc = -1;
+	if (np == 0)
+		return;
+	const char **names = xmalloc(((size_t)np + 1) * sizeof(char *));
+	for (int i = 0; i < np; i++)
+		names[i] = m->points[i].name;
+	h5_names(h, "/points/names", names, np);
+	free(names);
+	for (int j = 0; j < 3; j++) {
+		char path[64];
+		snprintf(path, sizeof path, "/points/%s", body_series[j].name);
+		*id[j] = ser_named(h, path, np, 3, body_series[j].units, desc[j], "/points/names");
+	}
+}
+
+static void point_rows(struct output *o, const struct ra_state *x)
+{
+	const struct model *m = o->m;
+	if (m->npoints == 0)
+		return;
+	double *P = h5_row_next(o->h5, o->ppos), *V = h5_row_next(o->h5, o->pvel);
+	double *Ac = h5_row_next(o->h5, o->pacc);
+	for (int i = 0; i < m->npoints; i++)
+		output_point_kin(&m->points[i], x->r, x->A, x->v, x->w, x->a, x->wd, P + 3 * i,
+				 V + 3 * i, Ac + 3 * i);
 }
 
 static int has_coord(enum joint_type t)
@@ -135,7 +256,7 @@ static void driver_series(struct output *o, struct h5out *h, const struct model 
 }
 
 struct output *output_open(const char *path, const struct model *m, const struct h5_opts *opt,
-			   const char *deck_text, char *err, size_t n)
+			   const char *deck_text, int omega, char *err, size_t n)
 {
 	struct h5out *h = h5_create(path, opt, err, n);
 	if (!h)
@@ -148,6 +269,9 @@ struct output *output_open(const char *path, const struct model *m, const struct
 	o->time = output_body_series(h, m, o->body);
 	joint_series(o, h, m);
 	driver_series(o, h, m);
+	point_series(o, h, m);
+	output_forces_open(o, h, m);
+	output_shapes(h, m);
 	int nc = m->ncons > 0 ? m->ncons : 1;
 	o->pres = ser(h, "/constraints/position_residual", 0, 0, "mixed", "2-norm of Phi");
 	o->vres = ser(h, "/constraints/velocity_residual", 0, 0, "mixed", "2-norm of Phi_q v - nu");
@@ -167,6 +291,9 @@ struct output *output_open(const char *path, const struct model *m, const struct
 			     "Newton iterations of the step");
 	o->hconv = h5_series(h, "/solver/converged", 0, 0, H5_INT, "1",
 			     "1 if the step's Newton iteration converged");
+	o->homega = omega ? ser(h, "/solver/omega_max", 0, 0, "rad/s",
+				"largest natural frequency of the linearized tangent system "
+				"(seed 002 Figs. 21, 25)") : -1;
 	/* the layout and the provenance on disk as the run starts, made
 	 * while set-up computes */
 	h5_start(h);
@@ -228,16 +355,10 @@ int output_sample(struct output *o, struct ra *s, const struct ra_state *x,
 	/* the body rows as output_body_row writes them, the quaternions
 	 * made in place */
 	const double *body[6] = { x->r, x->v, x->a, NULL, x->w, x->wd };
-	for (int j = 0; j < 6; j++) {
-		if (body[j]) {
-			h5_row(h, o->body[j], body[j]);
-			continue;
-		}
-		double *q = h5_row_next(h, o->body[j]);
-		for (int b = 0; q && b < s->nb; b++)
-			mat_to_quat(q + 4 * b, x->A + 9 * b);
-	}
+	body_rows(h, o->m, o->body, body, x->A);
+	point_rows(o, x);
 	joint_rows(o, s, x, si);
+	output_forces_rows(o, s, x);
 	/* residual vectors: Phi, Phi_q v - nu, Phi_q a - gamma (a model
 	 * without constraints has rows of one 0) */
 	double *pv = h5_row_next(h, o->pvec);
@@ -266,6 +387,8 @@ int output_sample(struct output *o, struct ra *s, const struct ra_state *x,
 	double it = si->iterations, cv = si->converged;
 	h5_row(h, o->hiter, &it);
 	h5_row(h, o->hconv, &cv);
+	if (o->homega >= 0)
+		h5_row(h, o->homega, &si->omega_max);
 	return h5_commit(h);
 }
 
@@ -297,6 +420,7 @@ int output_close(struct output **po, const char *status, char *err, size_t n)
 	if (!o)
 		return 0;
 	int rc = h5_close(&o->h5, status, err, n);
+	output_forces_close(o);
 	free(o);
 	*po = NULL;
 	return rc;

@@ -11,30 +11,44 @@
 
 #define OUTPUT_LAYOUT_VERSION 2
 
+/* Series ids of output_body_series: the six /bodies series (rigid bodies),
+ * then /particles/position, velocity, acceleration. */
+#define OUTPUT_BODY_IDS 9
+
 struct sample_info {
 	double step;		/* size of the step that produced the sample */
 	int iterations;		/* Newton iterations of that step */
 	int converged;
 	double kinetic, potential, work, total, drift;
 	const double *coord;	/* unwrapped joint coordinates (njoints) */
+	double omega_max;	/* tangent_newmark: largest natural frequency, rad/s */
 };
 
 struct output {
 	struct h5out *h5;
 	const struct model *m;
-	int time, body[6];	/* series ids: /time, /bodies/... (output_body_series) */
+	int time, body[OUTPUT_BODY_IDS];	/* series ids: /time, /bodies/..., /particles/... */
+	int ppos, pvel, pacc;	/* /points/... */
 	int jmul, jforce, jtorque, jcoord;		/* /joints/... */
 	int dmul, deffort, dforce, dtorque;		/* /drivers/... */
 	int pres, vres, ares, pvec, vvec, avec;
 	int ekin, epot, ework, etot, edrift;
 	int hstep, hiter, hconv;
+	int homega;		/* /solver/omega_max, or -1 (schemes without it) */
+	struct out_forces *fx;	/* /forces and /measures (output_forces.c) */
 };
+
+/* /forces and /measures (output_forces.c): datasets, one row, release. */
+void output_forces_open(struct output *o, struct h5out *h, const struct model *m);
+void output_forces_rows(struct output *o, struct ra *s, const struct ra_state *x);
+void output_forces_close(struct output *o);
 
 /* Create the file with every dataset, write the deck text (/deck) and
  * flush; NULL with a message in err.  opt: flush interval, compression,
- * expected samples (see h5.h). */
+ * expected samples (see h5.h).  omega: also /solver/omega_max (the
+ * schemes that compute it, tangent_newmark). */
 struct output *output_open(const char *path, const struct model *m, const struct h5_opts *opt,
-			   const char *deck_text, char *err, size_t n);
+			   const char *deck_text, int omega, char *err, size_t n);
 /* Write one sample; the caller has done ra_eval(PRIM_ALL) at x. Returns
  * the three residual norms through res[3].  0, or -1 when writing the
  * file has failed (h5_error names it). */
@@ -46,6 +60,9 @@ int output_sample(struct output *o, struct ra *s, const struct ra_state *x,
  * message in err when it cannot be written. */
 int output_interrupted(const char *path, const char *deck_text, const char *why, char *err,
 		       size_t n);
+/* The group /shapes: the bodies' shapes, triangulated, and their masses
+ * and inertias (output_shape.c). */
+void output_shapes(struct h5out *h, const struct model *m);
 /* Close (h5_close): -1 with a message in err when writing failed. */
 int output_close(struct output **o, const char *status, char *err, size_t n);
 /* Bytes of samples the writer has kept in memory at once (h5_kept_max). */
@@ -55,12 +72,22 @@ size_t output_buffer_bytes(const struct output *o);
  * (kinematic.c) so that the two cannot drift apart.  Creates /time
  * (returns its id), /bodies/names and the series /bodies/position,
  * velocity, acceleration, orientation, angular_velocity and
- * angular_acceleration (samples x bodies x 3, or 4 for orientation), with
- * ids id[0..6) in that order. */
+ * angular_acceleration (samples x rigid bodies x 3, or 4 for orientation),
+ * with ids id[0..6) in that order; when the model has particles,
+ * /particles/names and /particles/position, velocity, acceleration
+ * (samples x particles x 3), ids id[6..9) (else -1): a particle has no
+ * orientation to write (model.h). */
 int output_body_series(struct h5out *h, const struct model *m, int *id);
-/* One sample of every body: r, v, a global (3 per body); q the unit
- * quaternions (w,x,y,z) body to global (4 per body); w, wd body frame. */
-void output_body_row(struct h5out *h, const int *id, const double *r, const double *v,
-		     const double *a, const double *q, const double *w, const double *wd);
+/* One sample of every body, arrays over all bodies in model order: r, v,
+ * a global (3 per body); q the unit quaternions (w,x,y,z) body to global
+ * (4 per body); w, wd body frame.  Split into rigid bodies and particles. */
+void output_body_row(struct h5out *h, const struct model *m, const int *id, const double *r,
+		     const double *v, const double *a, const double *q, const double *w,
+		     const double *wd);
+/* Global position, velocity and acceleration (3 each) of body point p at
+ * the state arrays r, A, v, w, a, wd (all bodies, model order). */
+void output_point_kin(const struct body_point *p, const double *r, const double *A,
+		      const double *v, const double *w, const double *a, const double *wd,
+		      double pos[3], double vel[3], double acc[3]);
 
 #endif

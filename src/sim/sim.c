@@ -12,6 +12,7 @@
 #include "assemble.h"
 #include "output.h"
 #include "../integ/integ.h"
+#include "../integ/newmark.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -212,7 +213,11 @@ static int complete(struct run *R, const struct ra_state *x, double h, int iters
 	if (!write)
 		return 0;
 	ra_eval(s, x, x->t, PRIM_ALL);
-	struct sample_info si = { h, iters, converged, K, V, mo->work, total, drift, mo->coord };
+	struct sample_info si = { h, iters, converged, K, V, mo->work, total, drift, mo->coord,
+				  R->it->omega_max };
+	if (isfinite(si.omega_max))
+		R->r->omega_max = isfinite(R->r->omega_max) ? fmax(R->r->omega_max, si.omega_max)
+							    : si.omega_max;
 	double res[3] = { 0, 0, 0 };
 	if (R->out) {
 		if (output_sample(R->out, s, x, &si, res)) {
@@ -273,6 +278,18 @@ static void fail_message(struct run *R, int st, double t, long step, double h)
 			 "in the run); loosen integrator.atol/rtol or check the model",
 			 t, step, h, R->it->rejected);
 		break;
+	case INTEG_UNSTABLE:
+		snprintf(r->message, sizeof r->message,
+			 "unstable: growth detected at t = %.9g (step %ld, h = %g) in body '%s': "
+			 "the change of the accelerations reversed its direction and grew at each "
+			 "of the last %d steps, %.3g-fold in all; reduce integrator.step (below the "
+			 "seed-002 eq. 11 bound with tangent_newmark) or, with newmark, take "
+			 "beta >= gamma/2 (beta < gamma/2 is unstable at any step on a constrained "
+			 "model)", t, step, h,
+			 R->it->bad_body >= 0 ? m->bodies[R->it->bad_body].name : "?",
+			 R->it->growth ? R->it->growth->trip_run : 0,
+			 R->it->growth ? R->it->growth->trip_growth : 0.0);
+		break;
 	case INTEG_NONFINITE:
 		snprintf(r->message, sizeof r->message,
 			 "non-finite values at t = %.9g (step %ld, h = %g), largest residual in %s: "
@@ -296,6 +313,31 @@ static int setup_stopped(struct run *R, const char *before)
 	snprintf(R->r->message, sizeof R->r->message, "interrupted during set-up, before %s",
 		 before);
 	return 1;
+}
+
+/* Rows that the factorization at the initial state found dependent are
+ * redundant (or the initial state is a singular position: mbsim cannot
+ * tell the two apart at one configuration, and drops them for the whole
+ * run either way; man mbsim-deck(5), REDUNDANT CONSTRAINTS).  Named in
+ * r->redundant_rows, as many as fit. */
+static void note_redundant(struct run *R)
+{
+	struct sim_result *r = R->r;
+	int *rows = xmalloc(((size_t)R->sys->nc + 1) * sizeof(int));
+	r->redundant = integ_fix_redundant(R->it, rows);
+	r->redundant_rows[0] = 0;
+	size_t len = 0;
+	for (int i = 0; i < r->redundant; i++) {
+		char what[256];
+		sim_row_name(R->a->m, rows[i], what, sizeof what);
+		size_t w = strlen(what), room = sizeof r->redundant_rows - len;
+		if (w + 8 >= room) {
+			snprintf(r->redundant_rows + len, room, "%s...", i ? ", " : "");
+			break;
+		}
+		len += (size_t)snprintf(r->redundant_rows + len, room, "%s%s", i ? ", " : "", what);
+	}
+	free(rows);
 }
 
 static int setup(struct run *R, struct ra_state *x, struct diag *d)
@@ -354,6 +396,7 @@ static int setup(struct run *R, struct ra_state *x, struct diag *d)
 		fail_message(R, st, x->t, 0, a->o->step);
 		return 1;
 	}
+	note_redundant(R);
 	R->mo.coord = xcalloc((size_t)a->m->njoints + 1, sizeof(double));
 	R->mo.coord_raw = xcalloc((size_t)a->m->njoints + 1, sizeof(double));
 	R->mo.turn = xcalloc((size_t)a->m->njoints + 1, sizeof(double));
@@ -370,6 +413,7 @@ static void write_attrs(struct run *R)
 	h5_attr_str(h, "/", "command_line", a->command_line ? a->command_line : "");
 	h5_attr_str(h, "/", "integrator", a->o->method);
 	h5_attr_str(h, "/", "linear_solver", R->r->solver);
+	h5_attr_str(h, "/", "redundant_rows", R->r->redundant_rows);
 	h5_attr_num(h, "/", "step", a->o->step);
 	h5_attr_num(h, "/", "tolerance", a->o->tolerance);
 }
@@ -382,6 +426,7 @@ static void finish_attrs(struct run *R)
 	h5_attr_num(h, "/", "mean_newton_iterations", r->mean_iterations);
 	h5_attr_num(h, "/", "factorizations", (double)r->factorizations);
 	h5_attr_num(h, "/", "rejected_steps", (double)r->rejected);
+	h5_attr_num(h, "/", "singular_steps", (double)r->singular_steps);
 	h5_attr_num(h, "/", "initial_position_correction", r->moved_pos);
 	h5_attr_num(h, "/", "initial_velocity_correction", r->moved_vel);
 	h5_attr_num(h, "/", "wall_time", r->wall);
@@ -543,6 +588,15 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 		}
 		double hk = clock_target(o, &c, x->t, h) - x->t;
 		int st = integ_step(R->it, hk, x, y);
+		for (int lv = 1; lv <= INTEG_SINGULAR_LEVELS &&
+		     (st == INTEG_NEWTON_FAIL || st == INTEG_SINGULAR) &&
+		     integ_singular_retry(R->it, lv) == 0; lv++) {
+			/* a singular position, perhaps: again with the rows
+			 * close to dependent dropped (integ.h) */
+			st = integ_step(R->it, hk, x, y);
+			integ_singular_retry(R->it, 0);
+			R->r->singular_steps += st == 0;
+		}
 		if (st) {
 			fail_message(R, st, x->t, k, hk);
 			t0_release(&t0);
@@ -563,6 +617,7 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 		}
 		R->r->steps++;
 		R->r->t_reached = y->t;
+		ra_force_step(R->sys, y, hk);	/* integral of motor control errors */
 		int yw = c.ts ? req : (k + 1) % o->every == 0 || last;
 		if (lag && k == 0) {
 			t0_exact(R, x, &t0);
@@ -609,11 +664,14 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 	R.a = a;
 	R.r = r;
 	r->status = SIM_FAILED;
+	r->omega_max = NAN;
 	char err[512];
 	if (a->out_path) {
 		struct h5_opts ho = { a->o->flush_interval, a->o->compression,
 				      expected_samples(a->o, integ_find(a->o->method)) };
-		R.out = output_open(a->out_path, a->m, &ho, a->deck_text, err, sizeof err);
+		const struct integ_info *info = integ_find(a->o->method);
+		R.out = output_open(a->out_path, a->m, &ho, a->deck_text,
+				    info && info->id == INTEG_TANGENT_NEWMARK, err, sizeof err);
 		if (!R.out) {
 			diag_error(d, NULL, "%s", err);
 			return SIM_FAILED;

@@ -36,6 +36,10 @@ struct sim_result {
 	char moved_pos_body[64], moved_vel_body[64];
 	char solver[16];		/* linear solver used */
 	double output_buffer;		/* bytes of samples kept in memory at once */
+	int redundant;			/* constraint rows dropped as redundant at set-up */
+	long singular_steps;		/* steps taken again near a singular position */
+	char redundant_rows[1024];	/* their names, "joint 'r5' row 5 (DP1), ..." */
+	double omega_max;		/* tangent_newmark: largest over the samples (NAN otherwise) */
 };
 
 /* Run the simulation. Returns the status; details in r.  Set-up errors

@@ -287,8 +287,9 @@ static int conservative(const struct model *m)
 {
 	for (int i = 0; i < m->nforces; i++) {
 		const struct force *f = &m->forces[i];
-		if (f->type == FORCE_POINT || f->type == FORCE_TORQUE || f->has_act)
-			return 0;
+		if (f->type == FORCE_POINT || f->type == FORCE_TORQUE || f->has_act || f->ex ||
+		    f->type == FORCE_MOTOR)
+			return 0;	/* expressions and motors have no potential */
 	}
 	return 1;
 }

@@ -591,6 +591,18 @@ static void joint_motions(const struct model *m, const struct joint *j,
 		ALLOW(zero, t1); ALLOW(zero, t2);
 		REMOVE(zero, d);
 		break;
+	case JOINT_POINT_LINE:
+		/* point 2 at p on the line through p along z0: every rotation
+		 * about p and the slide along z0 */
+		for (int i = 0; i < 3; i++) ALLOW(e[i], zero);
+		ALLOW(zero, z0);
+		REMOVE(zero, x0); REMOVE(zero, y0);
+		break;
+	case JOINT_POINT_PLANE:
+		for (int i = 0; i < 3; i++) ALLOW(e[i], zero);
+		ALLOW(zero, x0); ALLOW(zero, y0);
+		REMOVE(zero, z0);
+		break;
 	default:
 		fail();
 	}

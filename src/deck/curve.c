@@ -1,0 +1,216 @@
+/* curve.c - deck sections of issue 15: tabulated curves (curves:), state
+ * expressions of force elements (build_sexpr) and measures (measures:). */
+#include "build.h"
+#include "../model/sexpr.h"
+#include "../util/xalloc.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int build_sexpr(struct bctx *b, const struct dnode *v, const char *key, const char *what,
+		int self, struct sexpr **out)
+{
+	char buf[64];
+	*out = NULL;
+	if (v->kind != DN_SCALAR) {
+		diag_error(b->d, &v->pos, "expected an expression for '%s' of %s, got %s", key,
+			   what, dn_describe(v, buf, sizeof buf));
+		return -1;
+	}
+	int n = 0;
+	while (expr_var_name(b->ex, n))
+		n++;
+	const char **names = xcalloc((size_t)n + 1, sizeof(char *));
+	double *vals = xcalloc((size_t)n + 1, sizeof(double));
+	for (int i = 0; i < n; i++) {
+		names[i] = expr_var_name(b->ex, i);
+		vals[i] = expr_var_value(b->ex, i);
+	}
+	struct sx_scope sc = {
+		.m = b->m, .pnames = names, .pvals = vals, .np = n,
+		.curves = b->m->curves, .ncurves = b->m->ncurves, .self = self,
+	};
+	struct sx_err err;
+	int rc = sexpr_compile(v->str, &sc, out, &err);
+	if (rc) {
+		struct srcpos p = v->pos;
+		p.col += v->quoted + err.pos;
+		diag_error(b->d, &p, "%s in '%s' of %s", err.msg, key, what);
+	}
+	free(names);
+	free(vals);
+	return rc;
+}
+
+/* A curve file is a table someone wrote, not a data set: 64 MB at most
+ * (and a regular file, so /dev/zero cannot hold the loader). */
+#define CURVE_MAX_FILE (64 << 20)
+
+/* Rows "x,y" (or separated by blanks or ';') of a CSV file; lines whose
+ * first field is not a number (headers, comments) are skipped. */
+static int read_csv(struct bctx *b, const struct dnode *v, const char *what, struct curve *c)
+{
+	char path[4096];
+	const char *dpath = b->dk && b->dk->path ? b->dk->path : "";
+	const char *slash = strrchr(dpath, '/');
+	if (v->str[0] == '/' || !slash)
+		snprintf(path, sizeof path, "%s", v->str);
+	else
+		snprintf(path, sizeof path, "%.*s/%s", (int)(slash - dpath), dpath, v->str);
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		diag_error(b->d, &v->pos, "'%s' of %s is not a regular file", path, what);
+		return -1;
+	}
+	if (stat(path, &st) == 0 && st.st_size > CURVE_MAX_FILE) {
+		diag_error(b->d, &v->pos, "'%s' of %s is larger than %d bytes", path, what,
+			   CURVE_MAX_FILE);
+		return -1;
+	}
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		diag_error(b->d, &v->pos, "cannot open '%s' of %s: %s", path, what, strerror(errno));
+		return -1;
+	}
+	char line[1024];
+	int cap = 0, lineno = 0;
+	while (fgets(line, sizeof line, f)) {
+		char *p = line, *end;
+		lineno++;
+		double x = strtod(p, &end);
+		if (end == p)
+			continue;
+		p = end + strspn(end, " \t,;");
+		double y = strtod(p, &end);
+		if (end == p) {
+			diag_error(b->d, &v->pos, "%s line %d: expected two numbers x,y", path, lineno);
+			fclose(f);
+			return -1;
+		}
+		if (c->n == cap) {
+			cap = cap ? 2 * cap : 64;
+			c->x = xrealloc(c->x, (size_t)cap * sizeof(double));
+			c->y = xrealloc(c->y, (size_t)cap * sizeof(double));
+		}
+		c->x[c->n] = x;
+		c->y[c->n++] = y;
+	}
+	fclose(f);
+	return 0;
+}
+
+static int numlist(struct bctx *b, const struct dnode *v, const char *key, double **out,
+		   int *n)
+{
+	char buf[64];
+	if (v->kind != DN_SEQ) {
+		diag_error(b->d, &v->pos, "expected a list of numbers for '%s', got %s", key,
+			   dn_describe(v, buf, sizeof buf));
+		return -1;
+	}
+	*out = xcalloc((size_t)v->n + 1, sizeof(double));
+	return get_numlist(b, v, key, *out, v->n, n);
+}
+
+void build_curve(struct bctx *b, const struct dnode *item)
+{
+	static const char *const interp[] = { "linear", "cubic" };
+	static const char *const extrap[] = { "constant", "linear" };
+	struct curve c = { 0 };
+	const struct dnode *nv = need(b, item, "name", "curve"), *v, *xv, *yv, *fv;
+	const char *name = NULL;
+	char what[200];
+	int bad = check_keys(b, item, key_sub(&key_top, "curves"), 0, NULL) > 0;
+	if (!nv || get_name(b, nv, "curve", &name))
+		return;
+	snprintf(what, sizeof what, "curve '%s'", name);
+	if (!expr_is_ident(name)) {
+		diag_error(b->d, &nv->pos, "name of %s must be an identifier (letters, digits, _)",
+			   what);
+		bad = 1;
+	}
+	for (int i = 0; i < b->m->ncurves; i++)
+		if (strcmp(b->m->curves[i].name, name) == 0) {
+			diag_error(b->d, &nv->pos, "duplicate curve name '%s'", name);
+			bad = 1;
+		}
+	if ((v = dn_get(item, "interpolation"))) {
+		int k = pick_name(b, v, "interpolation", interp, 2);
+		bad |= k < 0;
+		c.interp = k > 0 ? CURVE_CUBIC : CURVE_LINEAR;
+	}
+	if ((v = dn_get(item, "extrapolation"))) {
+		int k = pick_name(b, v, "extrapolation", extrap, 2);
+		bad |= k < 0;
+		c.extrap = k > 0 ? CURVE_EXTRAP_LINEAR : CURVE_EXTRAP_CONSTANT;
+	}
+	xv = dn_get(item, "x");
+	yv = dn_get(item, "y");
+	fv = dn_get(item, "file");
+	if (fv && (xv || yv)) {
+		diag_error(b->d, &fv->pos, "%s has both 'file' and 'x'/'y'", what);
+		bad = 1;
+	} else if (fv) {
+		const char *fs;
+		bad |= get_str(b, fv, "file", &fs) || read_csv(b, fv, what, &c);
+	} else if (xv && yv) {
+		int ny = 0;
+		bad |= numlist(b, xv, "x", &c.x, &c.n) || numlist(b, yv, "y", &c.y, &ny);
+		if (!bad && ny != c.n) {
+			diag_error(b->d, &yv->pos, "%s has %d x values and %d y values", what, c.n, ny);
+			bad = 1;
+		}
+	} else {
+		diag_error(b->d, &item->pos, "%s needs 'x' and 'y', or 'file'", what);
+		bad = 1;
+	}
+	if (!bad && c.n < 2) {
+		diag_error(b->d, &item->pos, "%s needs at least 2 points, got %d", what, c.n);
+		bad = 1;
+	}
+	int k;
+	if (!bad && curve_prepare(&c, &k)) {
+		diag_error(b->d, xv ? &xv->pos : &fv->pos,
+			   "x values of %s must be strictly increasing (point %d: %g after %g)", what,
+			   k + 1, c.x[k], c.x[k - 1]);
+		bad = 1;
+	}
+	if (bad) {
+		curve_release(&c);
+		return;
+	}
+	c.name = xstrdup(name);
+	b->m->curves = xrealloc(b->m->curves, (size_t)(b->m->ncurves + 1) * sizeof(c));
+	b->m->curves[b->m->ncurves++] = c;
+}
+
+void build_measure(struct bctx *b, const struct dnode *item)
+{
+	const struct dnode *nv = need(b, item, "name", "measure");
+	const struct dnode *ev = need(b, item, "expression", "measure");
+	const char *name = NULL;
+	char what[200];
+	int bad = check_keys(b, item, key_sub(&key_top, "measures"), 0, NULL) > 0;
+	if (!nv || get_name(b, nv, "measure", &name))
+		return;
+	snprintf(what, sizeof what, "measure '%s'", name);
+	for (int i = 0; i < b->m->nmeasures; i++)
+		if (strcmp(b->m->measures[i].name, name) == 0) {
+			dup_name(b, nv, "measure", &b->m->measures[i].pos);
+			bad = 1;
+		}
+	struct sexpr *ex = NULL;
+	if (!ev || build_sexpr(b, ev, "expression", what, 0, &ex) || bad) {
+		sexpr_free(&ex);
+		return;
+	}
+	struct model *m = b->m;
+	m->measures = xrealloc(m->measures, (size_t)(m->nmeasures + 1) * sizeof(*m->measures));
+	struct measure *ms = &m->measures[m->nmeasures++];
+	ms->name = xstrdup(name);
+	ms->ex = ex;
+	ms->pos = item->pos;
+}

@@ -1,0 +1,786 @@
+/* ra_force.c - applied forces of the ra formulation (ra.h): gravity and
+ * the force elements, their energies and nonconservative power, the
+ * state expressions they may carry (model/sexpr.h), and the body-diagonal
+ * blocks of their Jacobians for the Newton matrices. */
+#include "ra.h"
+#include "../util/vec.h"
+#include "../util/xalloc.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Global position and velocity of body point s (body frame) */
+static void point_kin(const struct bstate *b, const double *s, double *p,
+		      double *pv, double *sg)
+{
+	double ws[3];
+	m3_mulv(sg, b->A, s);
+	v3_add(p, b->r, sg);
+	v3_cross(ws, b->w, s);
+	m3_mulv(pv, b->A, ws);
+	v3_add(pv, pv, b->v);
+}
+
+/* Add force Fg (global) acting at body point s of body b to F6 (the
+ * body's 6 generalized entries). */
+static void add_point_force(const struct ra_state *x, int b, const double *s,
+			    const double *Fg, double *F6)
+{
+	if (b < 0)
+		return;
+	double Fb[3], n[3];
+	v3_add(F6, F6, Fg);
+	m3_tmulv(Fb, x->A + 9 * b, Fg);
+	v3_cross(n, s, Fb);
+	v3_add(F6 + 3, F6 + 3, n);
+}
+
+/* Add force Fg (global) acting at the global point p to body b. */
+static void add_force_at(const struct ra_state *x, int b, const double *p,
+			 const double *Fg, double *F6)
+{
+	if (b < 0)
+		return;
+	double d[3], s[3];
+	v3_sub(d, p, x->r + 3 * b);
+	m3_tmulv(s, x->A + 9 * b, d);
+	add_point_force(x, b, s, Fg, F6);
+}
+
+/* Add torque Tg (global) to body b. */
+static void add_torque(const struct ra_state *x, int b, const double *Tg, double *F6)
+{
+	if (b < 0)
+		return;
+	double Tb[3];
+	m3_tmulv(Tb, x->A + 9 * b, Tg);
+	v3_add(F6 + 3, F6 + 3, Tb);
+}
+
+static double act(const struct force *f, double t)
+{
+	double g[3];
+	if (!f->has_act)
+		return 0.0;
+	func_eval(&f->act, t, g);
+	return g[0];
+}
+
+/* Torque on a massless link (distance joint j): a massless member carries
+ * no net load, so the torque T acts on its two ends as the couple of
+ * forces Fe = (T x d)/|d|^2 on end 2 and -Fe on end 1, d = p2 - p1, whose
+ * moment d x Fe is the component of T normal to the link (the axial
+ * component cannot be carried and is dropped).  Seed 002 eq. 13 is this
+ * with |d| = L: the force T/L normal to the link on the pendulum's mass.
+ * Returns Fe; dv = v2 - v1 of the ends. */
+static void link_torque(const struct ra_state *x, const struct joint *j, const double *T,
+			double Fe[3], double dv[3])
+{
+	struct bstate b0, b1;
+	double p0[3], p1[3], v0[3], v1[3], sg[3], d[3];
+	ra_bstate(x, j->body[0], &b0);
+	ra_bstate(x, j->body[1], &b1);
+	point_kin(&b0, j->s[0], p0, v0, sg);
+	point_kin(&b1, j->s[1], p1, v1, sg);
+	v3_sub(d, p1, p0);
+	v3_sub(dv, v1, v0);
+	double dd = v3_dot(d, d);
+	v3_cross(Fe, T, d);
+	v3_scale(Fe, dd > 0 ? 1.0 / dd : 0.0, Fe);
+}
+
+static double wrap(double a)
+{
+	return a - 2.0 * M_PI * floor((a + M_PI) / (2.0 * M_PI));
+}
+
+/* ---- joint coordinates and state expressions ---- */
+
+/* Coordinate of joint j (wrapped angle of a revolute/cylindrical, or the
+ * displacement of a translational joint), its rate, and the global axis. */
+static double joint_q(const struct ra_state *x, const struct joint *j, double *rate,
+		      double *z)
+{
+	struct bstate b0, b1;
+	ra_bstate(x, j->body[0], &b0);
+	ra_bstate(x, j->body[1], &b1);
+	double zb[3] = { j->F[0][2], j->F[0][5], j->F[0][8] }, w0[3], w1[3];
+	m3_mulv(z, b0.A, zb);
+	m3_mulv(w0, b0.A, b0.w);
+	if (j->type != JOINT_TRANSLATIONAL) {
+		m3_mulv(w1, b1.A, b1.w);
+		*rate = v3_dot(z, w1) - v3_dot(z, w0);
+		return joint_coordinate(j, DRIVER_ROTATION, b0.r, b0.A, b1.r, b1.A);
+	}
+	/* d/dt (z . d) = (w0 x z) . d + z . (p1' - p0') */
+	double p0[3], p1[3], v0[3], v1[3], sg[3], d[3], dv[3], wz[3];
+	point_kin(&b0, j->s[0], p0, v0, sg);
+	point_kin(&b1, j->s[1], p1, v1, sg);
+	v3_sub(d, p1, p0);
+	v3_sub(dv, v1, v0);
+	v3_cross(wz, w0, z);
+	*rate = v3_dot(wz, d) + v3_dot(z, dv);
+	return v3_dot(z, d);
+}
+
+/* Unwrap angle c from the last value kept in st[0..2] (raw, turns, set). */
+static double unwrap(double c, double *st)
+{
+	if (st[2] != 0.0)
+		st[1] -= floor((c - st[0] + M_PI) / (2.0 * M_PI));
+	st[0] = c;
+	st[2] = 1.0;
+	return c + 2.0 * M_PI * st[1];
+}
+
+/* Fill e's variables at x; d, dr: the element's own deflection, rate. */
+static void sx_fill(const struct model *m, const struct ra_state *x, double t,
+		    struct sexpr *e, double d, double dr)
+{
+	for (int i = 0; i < e->nv; i++) {
+		struct sx_var *v = &e->v[i];
+		const struct joint *j;
+		double rate, z[3], q, st[3];
+		switch (v->kind) {
+		case SX_TIME: v->val = t; break;
+		case SX_SELF_DEF: v->val = d; break;
+		case SX_SELF_RATE: v->val = dr; break;
+		case SX_Q:
+		case SX_QD:
+			j = &m->joints[v->idx];
+			q = joint_q(x, j, &rate, z);
+			if (v->kind == SX_QD) {
+				v->val = rate;
+			} else if (j->type == JOINT_TRANSLATIONAL) {
+				v->val = q;
+			} else {
+				st[0] = v->raw_last;
+				st[1] = v->turns;
+				st[2] = v->have_last;
+				v->val = unwrap(q, st);
+				v->raw_last = st[0];
+				v->turns = st[1];
+				v->have_last = 1;
+			}
+			break;
+		case SX_BODY: {
+			const int b = v->idx, k = v->sub;
+			double g[3];
+			if (k < 3) {
+				v->val = x->r[3 * b + k];
+			} else if (k < 6) {
+				v->val = x->v[3 * b + k - 3];
+			} else if (k < 9) {
+				m3_mulv(g, x->A + 9 * b, x->w + 3 * b);
+				v->val = g[k - 6];
+			} else {
+				so3_log(g, x->A + 9 * b);
+				v->val = g[k - 9];
+			}
+			break;
+		}
+		}
+	}
+}
+
+double ra_sexpr(const struct ra *s, const struct ra_state *x, double t, struct sexpr *e)
+{
+	sx_fill(s->m, x, t, e, 0.0, 0.0);
+	return sexpr_value(e);
+}
+
+static double expr_of(const struct ra *s, const struct ra_state *x, double t,
+		      const struct force *f, double d, double dr)
+{
+	if (!f->ex)
+		return 0.0;
+	sx_fill(s->m, x, t, f->ex, d, dr);
+	return sexpr_value(f->ex);
+}
+
+/* ---- one element ---- */
+
+/* TSDA kinematics: unit direction i->j, length, length rate */
+struct tsda_kin {
+	double u[3], l, ld;
+};
+
+static void tsda_kin(const struct ra_state *x, const struct force *f, struct tsda_kin *k)
+{
+	struct bstate bi, bj;
+	double pi[3], pj[3], vi[3], vj[3], sg[3], d[3], dv[3];
+	ra_bstate(x, f->body[0], &bi);
+	ra_bstate(x, f->body[1], &bj);
+	point_kin(&bi, f->s[0], pi, vi, sg);
+	point_kin(&bj, f->s[1], pj, vj, sg);
+	v3_sub(d, pj, pi);
+	v3_sub(dv, vj, vi);
+	k->l = v3_norm(d);
+	if (k->l > 0)
+		v3_scale(k->u, 1.0 / k->l, d);
+	else
+		v3_set(k->u, 0, 0, 0);
+	k->ld = v3_dot(k->u, dv);
+}
+
+/* tension of a TSDA: spring, damper, actuator and expression */
+static double tsda_mag(const struct ra *s, const struct ra_state *x, double t,
+		       const struct force *f, const struct tsda_kin *k)
+{
+	double mag = f->k * (k->l - f->l0) + f->c * k->ld + act(f, t);
+	if (f->ex)
+		mag += expr_of(s, x, t, f, k->l - f->l0, k->ld);
+	return mag;
+}
+
+/* Friction: normal force from multipliers of the joint's rows. Returns the
+ * force magnitude along the axis on body 1 (signed) and v_rel. */
+static double friction_force(const struct ra *s, const struct ra_state *x,
+			     const struct force *f, const double *lam,
+			     double *z, double *vrel)
+{
+	const struct model *m = s->m;
+	const struct joint *j = &m->joints[f->joint];
+	struct bstate b0, b1;
+	ra_bstate(x, j->body[0], &b0);
+	ra_bstate(x, j->body[1], &b1);
+	double zb[3] = { j->F[0][2], j->F[0][5], j->F[0][8] };
+	double p0[3], v0[3], p1[3], v1[3], sg[3], Fn[3] = { 0, 0, 0 };
+	m3_mulv(z, b0.A, zb);
+	point_kin(&b0, j->s[0], p0, v0, sg);
+	point_kin(&b1, j->s[1], p1, v1, sg);
+	*vrel = v3_dot(z, v1) - v3_dot(z, v0);
+	if (!lam || fabs(*vrel) < f->v_eps)
+		return 0.0;
+	struct prim P[MODEL_JOINT_ROWS_MAX];
+	int n = model_joint_prims(m, f->joint, P);
+	for (int i = 0; i < n; i++) {
+		struct prim_out o;
+		prim_eval(&P[i], &b0, &b1, x->t, PRIM_JAC, &o);
+		v3_axpy(Fn, -lam[j->row0 + i], o.J[2]);
+	}
+	v3_axpy(Fn, -v3_dot(Fn, z), z);
+	double N = v3_norm(Fn);
+	return -f->mu * N * (*vrel > 0 ? 1.0 : -1.0);
+}
+
+/* Motor effort at x, with its (unwrapped) coordinate and rate. */
+static double motor_effort(const struct ra *s, const struct ra_state *x, double t,
+			   int i, double *q, double *qd, double *z)
+{
+	const struct force *f = &s->m->forces[i];
+	const struct joint *j = &s->m->joints[f->joint];
+	double *st = s->fst + 4 * i;
+	*q = joint_q(x, j, qd, z);
+	if (j->type != JOINT_TRANSLATIONAL)
+		*q = unwrap(*q, st);
+	if (f->ex)
+		return expr_of(s, x, t, f, *q, *qd);
+	double r[3], u;
+	func_eval(&f->target, t, r);
+	if (f->on_rate)
+		u = f->kp * (r[0] - *qd) + f->ki * st[3];
+	else
+		u = f->kp * (r[0] - *q) + f->kd * (r[1] - *qd) + f->ki * st[3];
+	if (f->limit > 0)
+		u = u > f->limit ? f->limit : u < -f->limit ? -f->limit : u;
+	return u;
+}
+
+/* Bushing: relative displacement d and rotation th of marker 1 in the
+ * axes of marker 0, their rates, marker 0's axes R0 (global) and the
+ * point of marker 1 (global). */
+struct bush_kin {
+	double d[3], th[3], dd[3], thd[3], R0[9], p1[3];
+};
+
+static void bush_kin(const struct ra_state *x, const struct force *f, struct bush_kin *k)
+{
+	struct bstate b0, b1;
+	double p0[3], v0[3], v1[3], sg[3], R1[9], R[9], dp[3], dv[3], w0[3], w1[3], wx[3];
+	ra_bstate(x, f->body[0], &b0);
+	ra_bstate(x, f->body[1], &b1);
+	point_kin(&b0, f->s[0], p0, v0, sg);
+	point_kin(&b1, f->s[1], k->p1, v1, sg);
+	m3_mul(k->R0, b0.A, f->F[0]);
+	m3_mul(R1, b1.A, f->F[1]);
+	m3_tmul(R, k->R0, R1);
+	so3_log(k->th, R);
+	v3_sub(dp, k->p1, p0);
+	m3_tmulv(k->d, k->R0, dp);
+	/* rates in the rotating axes of marker 0 */
+	m3_mulv(w0, b0.A, b0.w);
+	m3_mulv(w1, b1.A, b1.w);
+	v3_sub(dv, v1, v0);
+	v3_cross(wx, w0, dp);
+	v3_sub(dv, dv, wx);
+	m3_tmulv(k->dd, k->R0, dv);
+	v3_sub(dv, w1, w0);
+	m3_tmulv(k->thd, k->R0, dv);
+}
+
+/* Elastic force (moment) of bushing component c at deflection d: the
+ * curve when given (its work then counts as nonconservative), else K d. */
+static double bush_elastic(const struct force *f, int c, double d)
+{
+	return f->kc[c] ? curve_eval(f->kc[c], d, NULL) : f->K6[c] * d;
+}
+
+/* What element i does at x: out[0..5] on f->body[0], out[6..11] on
+ * f->body[1] (translational global, rotational body frame); o (may be
+ * NULL) the output quantities except power. */
+static void elem_eval(const struct ra *s, const struct ra_state *x, double t,
+		      const double *lam, int i, double *out, struct ra_fout *o)
+{
+	const struct model *m = s->m;
+	const struct force *f = &m->forces[i];
+	struct ra_fout tmp;
+	double G[3], z[3], rate, mag, vrel;
+	memset(out, 0, 12 * sizeof(double));
+	if (!o)
+		o = &tmp;
+	memset(o, 0, sizeof(*o));
+	o->effort = NAN;
+	switch (f->type) {
+	case FORCE_TSDA: {
+		struct tsda_kin k;
+		tsda_kin(x, f, &k);
+		mag = tsda_mag(s, x, t, f, &k);
+		v3_scale(G, mag, k.u);
+		add_point_force(x, f->body[0], f->s[0], G, out);
+		v3_scale(G, -mag, k.u);
+		add_point_force(x, f->body[1], f->s[1], G, out + 6);
+		v3_copy(o->force, G);
+		o->effort = mag;
+		o->deflection = k.l - f->l0;
+		o->rate = k.ld;
+		o->energy = 0.5 * f->k * o->deflection * o->deflection;
+		break;
+	}
+	case FORCE_RSDA: {
+		const struct joint *j = &m->joints[f->joint];
+		double phi = joint_q(x, j, &rate, z), e = wrap(phi - f->l0);
+		mag = f->k * e + f->c * rate + act(f, t);
+		if (f->ex)
+			mag += expr_of(s, x, t, f, e, rate);
+		v3_scale(G, -mag, z);
+		add_torque(x, j->body[1], G, out + 6);
+		v3_copy(o->torque, G);
+		v3_scale(G, mag, z);
+		add_torque(x, j->body[0], G, out);
+		o->deflection = e;
+		o->effort = -mag;
+		o->rate = rate;
+		o->energy = 0.5 * f->k * e * e;
+		break;
+	}
+	case FORCE_POINT:
+	case FORCE_TORQUE: {
+		int b = f->body[0];
+		double g = f->ex ? expr_of(s, x, t, f, 0.0, 0.0) : act(f, t);
+		if (f->type == FORCE_TORQUE && f->joint >= 0) {
+			const struct joint *j = &m->joints[f->joint];
+			double dv[3];
+			v3_scale(G, g, f->vec);
+			v3_copy(o->torque, G);
+			link_torque(x, j, G, z, dv);
+			add_point_force(x, j->body[1], j->s[1], z, out + 6);
+			v3_copy(o->force, z);
+			v3_scale(z, -1.0, z);
+			add_point_force(x, j->body[0], j->s[0], z, out);
+			break;
+		}
+		if (b < 0)
+			break;
+		if (f->body_frame)
+			m3_mulv(G, x->A + 9 * b, f->vec);
+		else
+			v3_copy(G, f->vec);
+		v3_scale(G, g, G);
+		if (f->type == FORCE_POINT) {
+			add_point_force(x, b, f->s[0], G, out);
+			v3_copy(o->force, G);
+		} else {
+			add_torque(x, b, G, out);
+			v3_copy(o->torque, G);
+		}
+		break;
+	}
+	case FORCE_FRICTION: {
+		const struct joint *j = &m->joints[f->joint];
+		mag = friction_force(s, x, f, lam, z, &vrel);
+		v3_scale(G, mag, z);
+		add_point_force(x, j->body[1], j->s[1], G, out + 6);
+		v3_copy(o->force, G);
+		v3_scale(G, -mag, z);
+		add_point_force(x, j->body[0], j->s[0], G, out);
+		o->rate = vrel;
+		o->effort = mag;
+		break;
+	}
+	case FORCE_MOTOR: {
+		const struct joint *j = &m->joints[f->joint];
+		double q, qd, u = motor_effort(s, x, t, i, &q, &qd, z);
+		o->deflection = q;
+		o->rate = qd;
+		o->effort = u;
+		v3_scale(G, u, z);
+		if (j->type == JOINT_TRANSLATIONAL) {
+			/* along the axis at body 2's joint point, reaction at the
+			 * same point on body 1 */
+			struct bstate b1;
+			double p1[3], v1[3], sg[3], Gm[3];
+			ra_bstate(x, j->body[1], &b1);
+			point_kin(&b1, j->s[1], p1, v1, sg);
+			add_force_at(x, j->body[1], p1, G, out + 6);
+			v3_copy(o->force, G);
+			v3_scale(Gm, -u, z);
+			add_force_at(x, j->body[0], p1, Gm, out);
+		} else {
+			add_torque(x, j->body[1], G, out + 6);
+			v3_copy(o->torque, G);
+			v3_scale(G, -u, z);
+			add_torque(x, j->body[0], G, out);
+		}
+		break;
+	}
+	case FORCE_BUSHING: {
+		struct bush_kin k;
+		double fm[3], tm[3], Fg[3], Tg[3];
+		bush_kin(x, f, &k);
+		for (int c = 0; c < 3; c++) {
+			fm[c] = -(bush_elastic(f, c, k.d[c]) + f->C6[c] * k.dd[c]) + f->pre[c];
+			tm[c] = -(bush_elastic(f, 3 + c, k.th[c]) + f->C6[3 + c] * k.thd[c]) +
+				f->pre[3 + c];
+			o->energy += 0.5 * (f->K6[c] * k.d[c] * k.d[c] +
+					    f->K6[3 + c] * k.th[c] * k.th[c]) -
+				     f->pre[c] * k.d[c] - f->pre[3 + c] * k.th[c];
+		}
+		m3_mulv(Fg, k.R0, fm);
+		m3_mulv(Tg, k.R0, tm);
+		add_force_at(x, f->body[1], k.p1, Fg, out + 6);
+		add_torque(x, f->body[1], Tg, out + 6);
+		v3_copy(o->force, Fg);
+		v3_copy(o->torque, Tg);
+		v3_scale(Fg, -1.0, Fg);
+		v3_scale(Tg, -1.0, Tg);
+		add_force_at(x, f->body[0], k.p1, Fg, out);
+		add_torque(x, f->body[0], Tg, out);
+		o->deflection = v3_norm(k.d);
+		o->rate = o->deflection > 0 ? v3_dot(k.d, k.dd) / o->deflection : 0.0;
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* The bodies an element's out[0..5], out[6..11] act on. */
+static void elem_bodies(const struct model *m, const struct force *f, int b[2])
+{
+	b[0] = f->body[0];
+	b[1] = f->type == FORCE_POINT || f->type == FORCE_TORQUE ? -1 : f->body[1];
+	if (f->type == FORCE_RSDA || f->type == FORCE_FRICTION || f->type == FORCE_MOTOR ||
+	    (f->type == FORCE_TORQUE && f->joint >= 0)) {
+		b[0] = m->joints[f->joint].body[0];
+		b[1] = m->joints[f->joint].body[1];
+	}
+}
+
+void ra_forces(const struct ra *s, const struct ra_state *x, double t,
+	       const double *lam, double *F)
+{
+	const struct model *m = s->m;
+	for (int b = 0; b < s->nb; b++) {
+		double *Fb = F + 6 * b;
+		v3_scale(Fb, s->mass[b], m->gravity);
+		v3_set(Fb + 3, 0, 0, 0);
+	}
+	for (int i = 0; i < m->nforces; i++) {
+		double out[12];
+		int b[2];
+		elem_eval(s, x, t, lam, i, out, NULL);
+		elem_bodies(m, &m->forces[i], b);
+		for (int e = 0; e < 2; e++)
+			if (b[e] >= 0)
+				for (int c = 0; c < 6; c++)
+					F[6 * b[e] + c] += out[6 * e + c];
+	}
+}
+
+/* Power delivered to the bodies by generalized forces out on bodies b. */
+static double elem_power(const struct ra_state *x, const int b[2], const double *out)
+{
+	double P = 0.0;
+	for (int e = 0; e < 2; e++)
+		if (b[e] >= 0)
+			P += v3_dot(out + 6 * e, x->v + 3 * b[e]) +
+			     v3_dot(out + 6 * e + 3, x->w + 3 * b[e]);
+	return P;
+}
+
+void ra_force_out(const struct ra *s, const struct ra_state *x, double t, int i,
+		  struct ra_fout *o)
+{
+	double out[12];
+	int b[2];
+	elem_eval(s, x, t, x->lam, i, out, o);
+	elem_bodies(s->m, &s->m->forces[i], b);
+	o->power = elem_power(x, b, out);
+}
+
+void ra_energy(const struct ra *s, const struct ra_state *x, double *kin, double *pot)
+{
+	const struct model *m = s->m;
+	double K = 0.0, V = 0.0;
+	for (int b = 0; b < s->nb; b++) {
+		double Jw[3];
+		const double *w = x->w + 3 * b;
+		m3_mulv(Jw, ra_inertia(s, b), w);
+		K += 0.5 * (s->mass[b] * v3_dot(x->v + 3 * b, x->v + 3 * b) + v3_dot(w, Jw));
+		V -= s->mass[b] * v3_dot(m->gravity, x->r + 3 * b);
+	}
+	for (int i = 0; i < m->nforces; i++) {
+		const struct force *f = &m->forces[i];
+		if (f->type == FORCE_TSDA && f->k != 0.0) {
+			struct tsda_kin k;
+			tsda_kin(x, f, &k);
+			V += 0.5 * f->k * (k.l - f->l0) * (k.l - f->l0);
+		} else if (f->type == FORCE_RSDA && f->k != 0.0) {
+			double rate, z[3];
+			double e = wrap(joint_q(x, &m->joints[f->joint], &rate, z) - f->l0);
+			V += 0.5 * f->k * e * e;
+		} else if (f->type == FORCE_BUSHING) {
+			struct ra_fout o;
+			double out[12];
+			elem_eval(s, x, x->t, NULL, i, out, &o);
+			V += o.energy;
+		}
+	}
+	*kin = K;
+	*pot = V;
+}
+
+/* Power of the driver rows' constraint forces, -lam_k (Phi_q,k qdot) */
+static double driver_power(const struct ra *s, const struct ra_state *x)
+{
+	const struct model *m = s->m;
+	double P = 0.0;
+	for (int i = 0; i < m->ndrivers; i++) {
+		int k = m->drivers[i].row0;
+		const struct prim *p = &m->dprims[i];
+		struct bstate bi, bj;
+		struct prim_out o;
+		ra_bstate(x, p->bi, &bi);
+		ra_bstate(x, p->bj, &bj);
+		prim_eval(p, &bi, &bj, x->t, PRIM_JAC, &o);
+		double qd = v3_dot(o.J[0], bi.v) + v3_dot(o.J[1], bi.w) +
+			    v3_dot(o.J[2], bj.v) + v3_dot(o.J[3], bj.w);
+		P -= x->lam[k] * qd;
+	}
+	return P;
+}
+
+double ra_ncpower(struct ra *s, const struct ra_state *x)
+{
+	const struct model *m = s->m;
+	double P = driver_power(s, x);
+	for (int i = 0; i < m->nforces; i++) {
+		const struct force *f = &m->forces[i];
+		double z[3], rate, vrel, G[3];
+		switch (f->type) {
+		case FORCE_TSDA: {
+			struct tsda_kin k;
+			tsda_kin(x, f, &k);
+			P -= (f->c * k.ld + act(f, x->t) +
+			      expr_of(s, x, x->t, f, k.l - f->l0, k.ld)) * k.ld;
+			break;
+		}
+		case FORCE_RSDA: {
+			double e = wrap(joint_q(x, &m->joints[f->joint], &rate, z) - f->l0);
+			P -= (f->c * rate + act(f, x->t) + expr_of(s, x, x->t, f, e, rate)) * rate;
+			break;
+		}
+		case FORCE_POINT:
+		case FORCE_TORQUE: {
+			int b = f->body[0];
+			if (f->type == FORCE_TORQUE && f->joint >= 0) {
+				double Fe[3], dv[3];
+				v3_scale(G, f->ex ? expr_of(s, x, x->t, f, 0.0, 0.0) : act(f, x->t),
+					 f->vec);
+				link_torque(x, &m->joints[f->joint], G, Fe, dv);
+				P += v3_dot(Fe, dv);
+				break;
+			}
+			if (b < 0)
+				break;
+			struct bstate bs;
+			double p[3], pv[3], sg[3], wg[3];
+			ra_bstate(x, b, &bs);
+			if (f->body_frame)
+				m3_mulv(G, bs.A, f->vec);
+			else
+				v3_copy(G, f->vec);
+			v3_scale(G, f->ex ? expr_of(s, x, x->t, f, 0.0, 0.0) : act(f, x->t), G);
+			if (f->type == FORCE_POINT) {
+				point_kin(&bs, f->s[0], p, pv, sg);
+				P += v3_dot(G, pv);
+			} else {
+				m3_mulv(wg, bs.A, bs.w);
+				P += v3_dot(G, wg);
+			}
+			break;
+		}
+		case FORCE_FRICTION:
+			P += friction_force(s, x, f, x->lam, z, &vrel) * vrel;
+			break;
+		case FORCE_MOTOR: {
+			struct ra_fout o;
+			ra_force_out(s, x, x->t, i, &o);
+			P += o.power;
+			break;
+		}
+		case FORCE_BUSHING: {
+			/* the dampers' and curves' power; linear springs and
+			 * preloads are in V */
+			struct bush_kin k;
+			bush_kin(x, f, &k);
+			for (int c = 0; c < 3; c++) {
+				P -= f->C6[c] * k.dd[c] * k.dd[c] + f->C6[3 + c] * k.thd[c] * k.thd[c];
+				if (f->kc[c])
+					P -= bush_elastic(f, c, k.d[c]) * k.dd[c];
+				if (f->kc[3 + c])
+					P -= bush_elastic(f, 3 + c, k.th[c]) * k.thd[c];
+			}
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	return P;
+}
+
+void ra_force_init(struct ra *s)
+{
+	const struct model *m = s->m;
+	for (int i = 0; i < m->nforces; i++)
+		if (m->forces[i].type == FORCE_MOTOR) {
+			s->fst = xcalloc(4 * (size_t)m->nforces, sizeof(double));
+			return;
+		}
+}
+
+void ra_force_step(struct ra *s, const struct ra_state *x, double h)
+{
+	const struct model *m = s->m;
+	if (!s->fst)
+		return;
+	for (int i = 0; i < m->nforces; i++) {
+		const struct force *f = &m->forces[i];
+		if (f->type != FORCE_MOTOR || f->ex || f->ki == 0.0)
+			continue;
+		double q, qd, z[3], r[3];
+		(void)motor_effort(s, x, x->t, i, &q, &qd, z);
+		func_eval(&f->target, x->t, r);
+		s->fst[4 * i + 3] += h * (r[0] - (f->on_rate ? qd : q));
+	}
+}
+
+/* ---- Jacobian blocks ---- */
+
+/* Elements whose blocks come from finite differences: every element with
+ * a state expression, the RSDA, the motor and the bushing. */
+static int fd_element(const struct force *f)
+{
+	if (f->type == FORCE_RSDA)
+		return f->k != 0.0 || f->c != 0.0 || f->ex != NULL;
+	if (f->type == FORCE_POINT || f->type == FORCE_TORQUE || f->type == FORCE_TSDA)
+		return f->ex != NULL && sexpr_has_state(f->ex);
+	return f->type == FORCE_MOTOR || f->type == FORCE_BUSHING;
+}
+
+/* Central differences of element i's force on body b[e] with respect to
+ * that body's own r, theta (A <- A exp(theta~)), v and w: step
+ * cbrt(DBL_EPSILON) max(1, |value|) (about 6e-6; error O(step^2), some
+ * 1e-11 relative); W[18 b + ...] += cq K + cv C with K = -dF/d(r, theta),
+ * C = -dF/d(v, w), translational and rotational 3x3 blocks. */
+static void fd_blocks(const struct ra *s, const struct ra_state *xc, double t, int i,
+		      const int b[2], double cq, double cv, double *W)
+{
+	struct ra_state *x = (struct ra_state *)xc;	/* perturbed and restored */
+	const double eps = cbrt(DBL_EPSILON);
+	for (int e = 0; e < 2; e++) {
+		int bb = b[e];
+		if (bb < 0)
+			continue;
+		double *r = x->r + 3 * bb, *v = x->v + 3 * bb, *w = x->w + 3 * bb;
+		double *A = x->A + 9 * bb, A0[9];
+		memcpy(A0, A, sizeof A0);
+		for (int kind = 0; kind < 4; kind++)
+			for (int c = 0; c < 3; c++) {
+				double *p = kind == 0 ? r + c : kind == 2 ? v + c : kind == 3 ? w + c : NULL;
+				double save = p ? *p : 0.0, hstep = eps * fmax(1.0, fabs(save));
+				double op[12], om[12];
+				for (int sgn = 0; sgn < 2; sgn++) {
+					double dd = sgn ? -hstep : hstep;
+					if (p) {
+						*p = save + dd;
+					} else {
+						double th[3] = { 0, 0, 0 }, R[9];
+						th[c] = dd;
+						so3_exp(R, th);
+						m3_mul(A, A0, R);
+					}
+					elem_eval(s, x, t, x->lam, i, sgn ? om : op, NULL);
+					if (p)
+						*p = save;
+					else
+						memcpy(A, A0, sizeof A0);
+				}
+				double coef = (kind < 2 ? cq : cv) / (2.0 * hstep);
+				int blk = kind == 0 || kind == 2 ? 0 : 9;
+				int row0 = kind == 0 || kind == 2 ? 0 : 3;
+				for (int rr = 0; rr < 3; rr++)
+					W[18 * bb + blk + 3 * rr + c] -=
+						coef * (op[6 * e + row0 + rr] - om[6 * e + row0 + rr]);
+			}
+	}
+}
+
+void ra_force_blocks(const struct ra *s, const struct ra_state *x, double t,
+		     double cq, double cv, double *W)
+{
+	const struct model *m = s->m;
+	for (int i = 0; i < m->nforces; i++) {
+		const struct force *f = &m->forces[i];
+		if (fd_element(f)) {
+			int b[2];
+			elem_bodies(m, f, b);
+			fd_blocks(s, x, t, i, b, cq, cv, W);
+			continue;
+		}
+		/* an actuator alone still turns its force with u: (mag / l) term */
+		if (f->type != FORCE_TSDA || (f->k == 0.0 && f->c == 0.0 && !f->has_act && !f->ex))
+			continue;
+		struct tsda_kin k;
+		tsda_kin(x, f, &k);
+		double mag = tsda_mag(s, x, t, f, &k);
+		double g = k.l > 0 ? mag / k.l : f->k, B[9];	/* l -> 0: f = -k d */
+		/* d(-mag u)/d p_j = -(k + c d/dt) u u^T - (mag / l) (I - u u^T) */
+		for (int r = 0; r < 3; r++)
+			for (int c = 0; c < 3; c++) {
+				double uu = k.u[r] * k.u[c];
+				B[3 * r + c] = cq * (f->k * uu + g * ((r == c) - uu)) + cv * f->c * uu;
+			}
+		for (int e = 0; e < 2; e++) {
+			int b = f->body[e];
+			if (b < 0)
+				continue;
+			for (int q = 0; q < 9; q++)
+				W[18 * b + q] += B[q];
+		}
+	}
+}

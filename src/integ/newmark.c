@@ -1,0 +1,151 @@
+/* newmark.c - the classical Newmark family on the index-3 DAE (seed 002
+ * §2, eqs. 3, 7, 10): `newmark`, and the growth detector of newmark.h.
+ *
+ * The scheme of 002 §2 is Newmark's update of positions and velocities
+ * from the accelerations, q_{n+1} = q_n + h v_n + h^2 ((1/2 - beta) a_n +
+ * beta a_{n+1}), v_{n+1} = v_n + h ((1 - gamma) a_n + gamma a_{n+1}), with
+ * the equations of motion at t_{n+1} and the constraints imposed on the
+ * positions, Phi(q_{n+1}) = 0, solved by Newton for a_{n+1} and lambda.
+ * That is the dae3 engine's Newmark step (dae3.c, step_newmark) with
+ * alpha_m = alpha_f = alpha_hht = 0, rotations in the chart of the last
+ * accepted orientation; only beta and gamma are set here.  beta = 0 is
+ * refused by the deck (build.c): q_{n+1} would not depend on the step's
+ * unknowns. */
+#include "newmark.h"
+#include "dae3_impl.h"
+#include "../util/vec.h"
+#include "../util/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int newmark_init(struct integ *it, const struct sim_options *o)
+{
+	struct dae3 *E = dae3_eng(it);
+	if (!E || E->co.kind != COEF_NEWMARK || !(o->nm_beta > 0))
+		return -1;
+	E->co.beta = o->nm_beta;
+	E->co.gam = o->nm_gamma;
+	E->co.alpha_m = E->co.alpha_f = E->co.alpha_hht = 0.0;
+	it->growth = nm_growth_new(it->sys);
+	return 0;
+}
+
+int newmark_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
+{
+	int st = dae3_step(it, h, x, y);
+	if (st && st != INTEG_STEP_TOO_SMALL && nm_growth_suspect(it->growth, it->sys)) {
+		it->bad_body = it->growth->body;
+		return INTEG_UNSTABLE;
+	}
+	if (st)
+		return st;
+	if (nm_growth_check(it->growth, it->sys, y)) {
+		it->bad_body = it->growth->body;
+		return INTEG_UNSTABLE;
+	}
+	return INTEG_OK;
+}
+
+struct nm_growth *nm_growth_new(const struct ra *s)
+{
+	struct nm_growth *gr = xcalloc(1, sizeof(*gr));
+	gr->g = xcalloc((size_t)s->ng + 1, sizeof(double));
+	gr->z = xcalloc((size_t)s->ng + 1, sizeof(double));
+	gr->gnew = xcalloc((size_t)s->ng + 1, sizeof(double));
+	gr->znew = xcalloc((size_t)s->ng + 1, sizeof(double));
+	gr->share = xcalloc((size_t)s->nb + 1, sizeof(double));
+	gr->body = -1;
+	return gr;
+}
+
+void nm_growth_free(struct nm_growth **pgr)
+{
+	struct nm_growth *gr = *pgr;
+	if (!gr)
+		return;
+	free(gr->g);
+	free(gr->z);
+	free(gr->gnew);
+	free(gr->znew);
+	free(gr->share);
+	free(gr);
+	*pgr = NULL;
+}
+
+/* a . M b over the generalized vectors (6 per body), and per body in out */
+static double mdot(const struct ra *s, const double *a, const double *b, double *out)
+{
+	double sum = 0.0;
+	for (int k = 0; k < s->nb; k++) {
+		double Jb[3];
+		m3_mulv(Jb, ra_inertia(s, k), b + 6 * k + 3);
+		double v = s->mass[k] * v3_dot(a + 6 * k, b + 6 * k) + v3_dot(a + 6 * k + 3, Jb);
+		if (out)
+			out[k] = v;
+		sum += v;
+	}
+	return sum;
+}
+
+int nm_growth_suspect(struct nm_growth *gr, const struct ra *s)
+{
+	if (!gr || gr->run < 3 || !(gr->zn >= NM_GROWTH_ABOVE * gr->before))
+		return 0;
+	gr->trip_run = gr->run;
+	gr->trip_growth = gr->first > 0 ? gr->zn / gr->first : INFINITY;
+	double best = -1.0;
+	mdot(s, gr->z, gr->z, gr->share);
+	for (int k = 0; k < s->nb; k++)
+		if (gr->share[k] > best) {
+			best = gr->share[k];
+			gr->body = k;
+		}
+	return 1;
+}
+
+int nm_growth_check(struct nm_growth *gr, const struct ra *s, const struct ra_state *y)
+{
+	int ng = s->ng;
+	double *gnew = gr->gnew;
+	integ_acc_get(s, y, gnew);
+	double gn = sqrt(fabs(mdot(s, gnew, gnew, NULL)));
+	gr->gmax = fmax(gr->gmax, gn);
+	int tripped = 0;
+	if (gr->have_g) {
+		double *z = gr->znew;
+		for (int i = 0; i < ng; i++)
+			z[i] = gnew[i] - gr->g[i];
+		double zn = sqrt(fabs(mdot(s, z, z, NULL)));
+		int grows = gr->have_z && zn > 1e-9 * gr->gmax &&
+			    mdot(s, z, gr->z, NULL) < 0.0 && zn >= NM_GROWTH_RATIO * gr->zn;
+		if (grows && gr->run == 0) {
+			gr->first = gr->zn;
+			gr->before = gr->zmax;
+		}
+		gr->run = grows ? gr->run + 1 : 0;
+		gr->fast = grows && zn >= NM_GROWTH_FAST * gr->zn ? gr->fast + 1 : 0;
+		gr->zmax = fmax(gr->zmax, zn);
+		int above = zn >= NM_GROWTH_ABOVE * gr->before;
+		int fast = gr->fast >= NM_GROWTH_FAST_STEPS && above;
+		if ((gr->run >= NM_GROWTH_STEPS && above) || fast) {
+			gr->trip_run = gr->run;
+			gr->trip_growth = gr->first > 0 ? zn / gr->first : INFINITY;
+			double *share = gr->share, best = -1.0;
+			mdot(s, z, z, share);
+			for (int k = 0; k < s->nb; k++)
+				if (share[k] > best) {
+					best = share[k];
+					gr->body = k;
+				}
+			tripped = 1;
+		}
+		memcpy(gr->z, z, (size_t)ng * sizeof(double));
+		gr->zn = zn;
+		gr->have_z = 1;
+	}
+	memcpy(gr->g, gnew, (size_t)ng * sizeof(double));
+	gr->have_g = 1;
+	return tripped;
+}

@@ -1,0 +1,657 @@
+/* tangent.c - Newmark in the tangent space of the constraint manifold
+ * (seed 002 §5, eqs. 32-58), on the ra formulation: `tangent_newmark`.
+ *
+ * Coordinates.  A generalized displacement d (6 per body: translation,
+ * body-frame rotation) moves a state q* to q* (+) d: r = r* + d_r,
+ * A = A* exp(d_th~) (the chart of ra_rotate).  G is Phi_q with respect to
+ * these coordinates (ra_eval's Jacobian), so that G u = nu and G g = gamma
+ * are the velocity and acceleration constraints for u = (v, w),
+ * g = (a, w-dot).
+ *
+ * Per iteration of a step the constraints are linearized at the current
+ * estimate q* of q_{n+1} (002 eqs. 32-33): the SVD G = U S V^T gives the
+ * rank r (singular values above TAN_RANK_TOL times the largest), the
+ * orthonormal null-space basis N (002's N_H: the last n - r columns of V,
+ * so redundant rows do no harm) and V_r.  In the neighbourhood
+ *   q(alpha) = q* (+) (N alpha + V_r z(alpha)),  Phi(q(alpha)) = 0   (002 eq. 34)
+ *   u = N alpha-dot + V_r w,  G(q) u = nu                            (002 eq. 38)
+ *   g = N alpha-ddot + V_r s, G(q) g = gamma(q, u)                   (002 eq. 45)
+ * with z, w, s the minimum-norm particular parts (002's x_p, x-dot_p,
+ * X-dot_p ..., solved here directly at q(alpha) rather than through their
+ * Taylor terms).  The previous step is projected onto the new tangent
+ * space by least squares (002 eqs. 56-58): with N orthonormal and the
+ * particular parts orthogonal to it, alpha_n = N^T (q_n (-) q*),
+ * alpha-dot_n = N^T u_n, alpha-ddot_n = N^T g_n.  Newmark acts on alpha:
+ *   alpha = alpha_n + h alpha-dot_n + h^2 ((1/2 - beta) alpha-ddot_n + beta y),
+ *   alpha-dot = alpha-dot_n + h ((1 - gamma) alpha-ddot_n + gamma y),
+ * y = alpha-ddot_{n+1}, and the equations of motion are reduced by N^T
+ * (002 eq. 52; N_G = N_H since G is the Jacobian of both):
+ *   R(y) = N^T (M g - F(q, u) + G(q)^T lambda*) = 0,
+ * lambda* the multipliers of the current estimate (N^T G^T lambda vanishes
+ * at q*, its derivative is the geometric stiffness 002 §5 keeps in K_L).
+ * Newton's matrix is M_R + gamma h C_R + beta h^2 K_R with M_R = N^T M N,
+ * C_R = dR/d alpha-dot and K_R = dR/d alpha by central differences of R
+ * (002's K_R = N^T K_L N + N^T C_L X-dot_p + N^T M_L X-ddot_p1 are these
+ * derivatives), made at the first linearization of a step and kept while
+ * the iteration contracts by 4 or more per iteration.  One Newton step per
+ * linearization; then q* <- q(alpha), and again until the move of q* and
+ * h^2 |dy| are below integrator.tolerance.  The end state satisfies Phi, Phi-dot and
+ * Phi-ddot to the round-off of the small solves; the multipliers are the
+ * minimum-norm solution of G^T lambda = F - M g (redundant rows share).
+ *
+ * omega_max: the largest natural frequency of the linearized tangent
+ * system, sqrt of the largest eigenvalue of (K_R + K_R^T)/2 phi = w^2 M_R
+ * phi (LAPACK dsygv), at the first linearization of the step (002 §5,
+ * Figs. 21, 25); the eq. 11 bound follows from it.
+ *
+ * Dense: an SVD of the m x n Jacobian per iteration (n = 6 per body) and
+ * 4 f residual evaluations per step; refused above TAN_MAX_BODIES bodies.
+ * Friction forces take the multipliers of the step's start.
+ */
+#include "tangent.h"
+#include "newmark.h"
+#include "../util/vec.h"
+#include "../util/xalloc.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void dgesvd_(const char *jobu, const char *jobvt, const int *m, const int *n, double *a,
+	     const int *lda, double *s, double *u, const int *ldu, double *vt, const int *ldvt,
+	     double *work, const int *lwork, int *info);
+void dsygv_(const int *itype, const char *jobz, const char *uplo, const int *n, double *a,
+	    const int *lda, double *b, const int *ldb, double *w, double *work, const int *lwork,
+	    int *info);
+void dgemv_(const char *trans, const int *m, const int *n, const double *alpha, const double *a,
+	    const int *lda, const double *x, const int *incx, const double *beta, double *y,
+	    const int *incy);
+void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
+void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *lda,
+	     const int *ipiv, double *b, const int *ldb, int *info);
+
+#define TAN_RANK_TOL 1e-10	/* singular values below this times the largest: rank */
+#define TAN_SOLVE_IT 40		/* chord iterations of the small solves */
+
+struct tangent {
+	int n, m, f, r;		/* coordinates, constraint rows, tangent dim, rank */
+	double beta, gam;
+	double *G;		/* m x n, column-major */
+	double *U, *S, *VT, *work;	/* SVD of G */
+	int lwork;
+	double *N, *Vr;		/* n x f, n x r (column-major) */
+	struct ra_state base, q, xn;	/* q*, a trial state, x_n */
+	double *A;		/* m x n: the copy of G that dgesvd overwrites */
+	double *d, *tmpn, *tmpn2, *tmpm, *F, *g, *u, *lamstar;	/* n or m */
+	double *rwork;		/* r */
+	double *an, *adn, *addn, *al, *ald, *y, *dy, *R0, *Rp, *Rm;	/* f */
+	double *MR, *KR, *CR, *SM, *EK, *EM, *ev;	/* f x f, f */
+	int *ipiv;
+	double *swork;
+	int slwork;
+};
+
+static double nrm(const double *a, int n)
+{
+	double s = 0.0;
+	for (int i = 0; i < n; i++)
+		s += a[i] * a[i];
+	return sqrt(s);
+}
+
+/* Dense G (m x n, column-major) from the per-row body blocks of ra_eval. */
+static void dense_jac(const struct ra *s, double *G)
+{
+	int m = s->nc;
+	memset(G, 0, (size_t)m * (size_t)s->ng * sizeof(double));
+	for (int k = 0; k < m; k++) {
+		/* side i at jo[k] when it is a body, side j 6 further (ra.h) */
+		const double *J = s->jac + s->jo[k];
+		for (int side = 0; side < 2; side++) {
+			int b = side ? s->bj[k] : s->bi[k];
+			if (b < 0)
+				continue;
+			for (int c = 0; c < 6; c++)
+				G[(size_t)(6 * b + c) * m + k] += J[6 * side + c];
+		}
+	}
+}
+
+/* SVD of G at the state s was evaluated at: rank, N, V_r.  -1 on failure. */
+static int factor(struct tangent *T, const struct ra *s)
+{
+	int m = T->m, n = T->n, info = 0;
+	if (m == 0) {
+		T->r = 0;
+		T->f = n;
+		memset(T->N, 0, (size_t)n * n * sizeof(double));
+		for (int i = 0; i < n; i++)
+			T->N[(size_t)i * n + i] = 1.0;
+		return 0;
+	}
+	dense_jac(s, T->G);
+	memcpy(T->A, T->G, (size_t)m * n * sizeof(double));
+	dgesvd_("A", "A", &m, &n, T->A, &m, T->S, T->U, &m, T->VT, &n, T->work, &T->lwork, &info);
+	if (info != 0)
+		return -1;
+	int k = m < n ? m : n, r = 0;
+	for (int i = 0; i < k; i++)
+		if (T->S[i] > TAN_RANK_TOL * T->S[0])
+			r++;
+	T->r = r;
+	T->f = n - r;
+	/* V^T rows r..n-1 are the null space; rows 0..r-1 the row space */
+	for (int j = 0; j < n; j++)
+		for (int i = 0; i < n; i++) {
+			double v = T->VT[(size_t)j * n + i];	/* VT(i, j) */
+			if (i < r)
+				T->Vr[(size_t)i * n + j] = v;
+			else
+				T->N[(size_t)(i - r) * n + j] = v;
+		}
+	return 0;
+}
+
+/* out (k) = B^T x, B n x k column-major (BLAS: these products are most of
+ * the cost of a step) */
+static void tmul(const double *B, int n, int k, const double *x, double *out)
+{
+	static const double one = 1.0, zero = 0.0;
+	static const int inc = 1;
+	if (k > 0 && n > 0)
+		dgemv_("T", &n, &k, &one, B, &n, x, &inc, &zero, out, &inc);
+	else if (k > 0)
+		memset(out, 0, (size_t)k * sizeof(double));
+}
+
+/* out (n) += B c, B n x k */
+static void mul_add(const double *B, int n, int k, const double *c, double *out)
+{
+	static const double one = 1.0;
+	static const int inc = 1;
+	if (k > 0 && n > 0)
+		dgemv_("N", &n, &k, &one, B, &n, c, &inc, &one, out, &inc);
+}
+
+/* d(row space part) = V_r S_r^-1 U_r^T e: the minimum-norm solution of
+ * G* d = e with the factored G*. */
+static void pinv_solve(const struct tangent *T, const double *e, double *d)
+{
+	int m = T->m, n = T->n, r = T->r;
+	memset(d, 0, (size_t)n * sizeof(double));
+	if (r == 0)
+		return;
+	double *c = T->rwork;
+	tmul(T->U, m, r, e, c);
+	for (int i = 0; i < r; i++)
+		c[i] /= T->S[i];
+	mul_add(T->Vr, n, r, c, d);
+}
+
+/* x = base (+) d into the trial state q (positions only) */
+static void displace(struct tangent *T, const struct ra *s, const double *d, struct ra_state *q)
+{
+	for (int b = 0; b < s->nb; b++) {
+		for (int c = 0; c < 3; c++)
+			q->r[3 * b + c] = T->base.r[3 * b + c] + d[6 * b + c];
+		double R[9];
+		so3_exp(R, d + 6 * b + 3);
+		m3_mul(q->A + 9 * b, T->base.A + 9 * b, R);
+	}
+}
+
+/* q (-) base: translation and body-frame rotation vector of base^T A */
+static void difference(const struct tangent *T, const struct ra *s, const struct ra_state *q,
+		       double *d)
+{
+	for (int b = 0; b < s->nb; b++) {
+		double R[9];
+		for (int c = 0; c < 3; c++)
+			d[6 * b + c] = q->r[3 * b + c] - T->base.r[3 * b + c];
+		m3_tmul(R, T->base.A + 9 * b, q->A + 9 * b);
+		so3_log(d + 6 * b + 3, R);
+	}
+}
+
+/* Positions of q(alpha): z by the chord method on U_r^T Phi = 0 with the
+ * factored G* (converges while q stays near q*).  Leaves q's positions,
+ * and Phi at them in s->phi.  -1 when it does not converge. */
+static int retract(struct tangent *T, struct ra *s, const double *alpha, double t,
+		   struct ra_state *q)
+{
+	int n = T->n;
+	double *d = T->d, *dz = T->tmpn;
+	memset(d, 0, (size_t)n * sizeof(double));
+	mul_add(T->N, n, T->f, alpha, d);
+	double prev = INFINITY;
+	for (int it = 0; it < TAN_SOLVE_IT; it++) {
+		displace(T, s, d, q);
+		ra_eval(s, q, t, PRIM_PHI);
+		if (T->m == 0)
+			return 0;
+		pinv_solve(T, s->phi, dz);
+		double c = nrm(dz, n);
+		if (c <= 4.0 * DBL_EPSILON * (1.0 + nrm(d, n)) || (it > 3 && c >= prev))
+			return c < 1e-9 * (1.0 + nrm(d, n)) ? 0 : -1;
+		for (int i = 0; i < n; i++)
+			d[i] -= dz[i];
+		prev = c;
+	}
+	return -1;
+}
+
+/* x = p + V_r w with G(q) x = rhs, p the x given (G(q) applied by
+ * ra_jac_mul: the Jacobian of the state last given to ra_eval(PRIM_JAC)):
+ * chord iteration with the factored G*; the part of x along N stays p's. */
+static int normal_solve(struct tangent *T, struct ra *s, const double *rhs, double *x)
+{
+	int n = T->n, m = T->m;
+	double *e = T->tmpm, *dx = T->tmpn, prev = INFINITY;
+	if (m == 0)
+		return 0;
+	for (int it = 0; it < TAN_SOLVE_IT; it++) {
+		ra_jac_mul(s, x, e);
+		for (int k = 0; k < m; k++)
+			e[k] = rhs[k] - e[k];
+		pinv_solve(T, e, dx);
+		double c = nrm(dx, n);
+		for (int i = 0; i < n; i++)
+			x[i] += dx[i];
+		if (c <= 4.0 * DBL_EPSILON * nrm(x, n) + 1e-300)
+			return 0;
+		if (it > 3 && c >= prev)
+			return c <= 1e-9 * (1.0 + nrm(x, n)) ? 0 : -1;
+		prev = c;
+	}
+	return -1;
+}
+
+/* u, w from a generalized vector (6 per body) into the state */
+static void put_u(const struct ra *s, const double *u, struct ra_state *q)
+{
+	for (int b = 0; b < s->nb; b++) {
+		v3_copy(q->v + 3 * b, u + 6 * b);
+		v3_copy(q->w + 3 * b, u + 6 * b + 3);
+	}
+}
+
+static void get_u(const struct ra *s, const struct ra_state *q, double *u)
+{
+	for (int b = 0; b < s->nb; b++) {
+		v3_copy(u + 6 * b, q->v + 3 * b);
+		v3_copy(u + 6 * b + 3, q->w + 3 * b);
+	}
+}
+
+/* The state of tangent coordinates (al, ald, add) into T->q (positions,
+ * velocities, accelerations in T->g), and R = N^T (M g - F + G^T lam*).
+ * 0, or -1 when a small solve fails. */
+static int state_at(struct tangent *T, struct ra *s, double t, const double *lamf,
+		    const double *al, const double *ald, const double *add, double *R)
+{
+	int n = T->n;
+	struct ra_state *q = &T->q;
+	if (retract(T, s, al, t, q))
+		return -1;
+	ra_eval(s, q, t, PRIM_JAC | PRIM_NU);
+	memset(T->u, 0, (size_t)n * sizeof(double));
+	mul_add(T->N, n, T->f, ald, T->u);
+	if (normal_solve(T, s, s->nu, T->u))
+		return -1;
+	put_u(s, T->u, q);
+	ra_eval(s, q, t, PRIM_JAC | PRIM_GAMMA);
+	memset(T->g, 0, (size_t)n * sizeof(double));
+	mul_add(T->N, n, T->f, add, T->g);
+	if (normal_solve(T, s, s->gamma, T->g))
+		return -1;
+	integ_acc_put(s, T->g, q);
+	if (!R)
+		return 0;
+	double *e = T->F;
+	ra_forces(s, q, t, lamf, e);
+	integ_gyro(s, q, e);
+	ra_jac_tmul(s, T->lamstar, T->tmpn2);
+	for (int b = 0; b < s->nb; b++) {
+		double Jg[3];
+		m3_mulv(Jg, ra_inertia(s, b), T->g + 6 * b + 3);
+		for (int c = 0; c < 3; c++) {
+			int i = 6 * b + c;
+			e[i] = s->mass[b] * T->g[i] - e[i] + T->tmpn2[i];
+			e[i + 3] = Jg[c] - e[i + 3] + T->tmpn2[i + 3];
+		}
+	}
+	tmul(T->N, n, T->f, e, R);
+	return 0;
+}
+
+/* M_R = N^T M N */
+static void reduced_mass(struct tangent *T, const struct ra *s)
+{
+	int n = T->n, f = T->f;
+	for (int j = 0; j < f; j++) {
+		const double *Nj = T->N + (size_t)j * n;
+		for (int b = 0; b < s->nb; b++) {
+			double Jn[3];
+			m3_mulv(Jn, ra_inertia(s, b), Nj + 6 * b + 3);
+			for (int c = 0; c < 3; c++) {
+				T->tmpn[6 * b + c] = s->mass[b] * Nj[6 * b + c];
+				T->tmpn[6 * b + 3 + c] = Jn[c];
+			}
+		}
+		tmul(T->N, n, f, T->tmpn, T->MR + (size_t)j * f);
+	}
+}
+
+/* Central differences of R in alpha (K_R) and alpha-dot (C_R) at (al, ald, y). */
+static int reduced_derivs(struct tangent *T, struct ra *s, double t, const double *lamf)
+{
+	int f = T->f;
+	for (int which = 0; which < 2; which++) {
+		double *X = which ? T->ald : T->al, *D = which ? T->CR : T->KR;
+		double sc = 1.0;
+		for (int i = 0; i < f; i++)
+			sc = fmax(sc, fabs(X[i]));
+		double eps = 1e-6 * sc;
+		for (int j = 0; j < f; j++) {
+			double x0 = X[j];
+			X[j] = x0 + eps;
+			int e1 = state_at(T, s, t, lamf, T->al, T->ald, T->y, T->Rp);
+			X[j] = x0 - eps;
+			int e2 = state_at(T, s, t, lamf, T->al, T->ald, T->y, T->Rm);
+			X[j] = x0;
+			if (e1 || e2)
+				return -1;
+			for (int i = 0; i < f; i++)
+				D[(size_t)j * f + i] = (T->Rp[i] - T->Rm[i]) / (2.0 * eps);
+		}
+	}
+	return 0;
+}
+
+/* Largest natural frequency of (sym K_R, M_R), 0 when none is positive. */
+static double omega_max(struct tangent *T)
+{
+	int f = T->f, one = 1, info = 0;
+	if (f == 0)
+		return 0.0;
+	for (int j = 0; j < f; j++)
+		for (int i = 0; i < f; i++) {
+			T->EK[(size_t)j * f + i] = 0.5 * (T->KR[(size_t)j * f + i] + T->KR[(size_t)i * f + j]);
+			T->EM[(size_t)j * f + i] = 0.5 * (T->MR[(size_t)j * f + i] + T->MR[(size_t)i * f + j]);
+		}
+	dsygv_(&one, "N", "U", &f, T->EK, &f, T->EM, &f, T->ev, T->swork, &T->slwork, &info);
+	if (info != 0)
+		return NAN;
+	return T->ev[f - 1] > 0 ? sqrt(T->ev[f - 1]) : 0.0;
+}
+
+static void tangent_free_data(struct tangent *T)
+{
+	ra_state_release(&T->base);
+	ra_state_release(&T->q);
+	ra_state_release(&T->xn);
+	double *arrs[] = { T->G, T->U, T->S, T->VT, T->work, T->N, T->Vr, T->A, T->rwork, T->d, T->tmpn,
+			   T->tmpn2, T->tmpm, T->F, T->g, T->u, T->lamstar, T->an, T->adn, T->addn,
+			   T->al, T->ald, T->y, T->dy, T->R0, T->Rp, T->Rm, T->MR, T->KR, T->CR,
+			   T->SM, T->EK, T->EM, T->ev, T->swork };
+	for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; i++)
+		free(arrs[i]);
+	free(T->ipiv);
+	free(T);
+}
+
+int tangent_init(struct integ *it, const struct sim_options *o, struct diag *dg)
+{
+	const struct ra *s = it->sys;
+	if (s->nb > TAN_MAX_BODIES) {
+		diag_error(dg, NULL,
+			   "tangent_newmark is dense (an SVD of the constraint Jacobian per "
+			   "iteration): at most %d bodies, the model has %d; use newmark, hht or "
+			   "genalpha", TAN_MAX_BODIES, s->nb);
+		return -1;
+	}
+	struct tangent *T = xcalloc(1, sizeof(*T));
+	int n = s->ng, m = s->nc;
+	size_t N = (size_t)n + 1, M = (size_t)m + 1;
+	T->n = n;
+	T->m = m;
+	T->beta = o->nm_beta;
+	T->gam = o->nm_gamma;
+	T->G = xcalloc(M * N, sizeof(double));
+	T->U = xcalloc(M * M, sizeof(double));
+	T->S = xcalloc(M + N, sizeof(double));
+	T->VT = xcalloc(N * N, sizeof(double));
+	T->N = xcalloc(N * N, sizeof(double));
+	T->Vr = xcalloc(N * N, sizeof(double));
+	T->d = xcalloc(N, sizeof(double));
+	T->A = xcalloc(M * N, sizeof(double));
+	T->rwork = xcalloc(M + N, sizeof(double));
+	T->tmpn = xcalloc(N, sizeof(double));
+	T->tmpn2 = xcalloc(N, sizeof(double));
+	T->tmpm = xcalloc(M, sizeof(double));
+	T->F = xcalloc(N, sizeof(double));
+	T->g = xcalloc(N, sizeof(double));
+	T->u = xcalloc(N, sizeof(double));
+	T->lamstar = xcalloc(M, sizeof(double));
+	double **fv[] = { &T->an, &T->adn, &T->addn, &T->al, &T->ald, &T->y, &T->dy, &T->R0,
+			  &T->Rp, &T->Rm, &T->ev };
+	for (size_t i = 0; i < sizeof fv / sizeof fv[0]; i++)
+		*fv[i] = xcalloc(N, sizeof(double));
+	double **fm[] = { &T->MR, &T->KR, &T->CR, &T->SM, &T->EK, &T->EM };
+	for (size_t i = 0; i < sizeof fm / sizeof fm[0]; i++)
+		*fm[i] = xcalloc(N * N, sizeof(double));
+	T->ipiv = xcalloc(N, sizeof(int));
+	/* workspace queries */
+	int info = 0, lw = -1;
+	double wq = 0.0;
+	if (m > 0) {
+		dgesvd_("A", "A", &m, &n, T->G, &m, T->S, T->U, &m, T->VT, &n, &wq, &lw, &info);
+		T->lwork = info == 0 ? (int)wq + 1 : 5 * (m + n) + 64;
+	} else {
+		T->lwork = 1;
+	}
+	T->work = xcalloc((size_t)T->lwork, sizeof(double));
+	T->slwork = 3 * n + 64;
+	T->swork = xcalloc((size_t)T->slwork, sizeof(double));
+	ra_state_init(s, &T->base);
+	ra_state_init(s, &T->q);
+	ra_state_init(s, &T->xn);
+	it->tan = T;
+	it->omega_max = NAN;
+	return 0;
+}
+
+void tangent_free(struct integ *it)
+{
+	if (it->tan)
+		tangent_free_data(it->tan);
+	it->tan = NULL;
+}
+
+/* Project x_n onto the tangent space at the current base: alpha_n,
+ * alpha-dot_n, alpha-ddot_n (002 eqs. 56-58, least squares). */
+static void project_prev(struct tangent *T, const struct ra *s)
+{
+	int n = T->n, f = T->f;
+	difference(T, s, &T->xn, T->tmpn);
+	tmul(T->N, n, f, T->tmpn, T->an);
+	get_u(s, &T->xn, T->tmpn);
+	tmul(T->N, n, f, T->tmpn, T->adn);
+	integ_acc_get(s, &T->xn, T->tmpn);
+	tmul(T->N, n, f, T->tmpn, T->addn);
+}
+
+/* Newmark in alpha for y = alpha-ddot_{n+1} */
+static void newmark_alpha(struct tangent *T, double h)
+{
+	for (int i = 0; i < T->f; i++) {
+		T->al[i] = T->an[i] + h * T->adn[i] +
+			   h * h * ((0.5 - T->beta) * T->addn[i] + T->beta * T->y[i]);
+		T->ald[i] = T->adn[i] + h * ((1.0 - T->gam) * T->addn[i] + T->gam * T->y[i]);
+	}
+}
+
+/* Multipliers: minimum-norm solution of G^T lambda = F - M g at q (G
+ * factored at the last estimate, within the tolerance of q). */
+static void multipliers(struct tangent *T, struct ra *s, const struct ra_state *q, double t,
+			const double *lamf, double *lam)
+{
+	int n = T->n, m = T->m;
+	double *e = T->F;
+	ra_forces(s, q, t, lamf, e);
+	integ_gyro(s, q, e);
+	integ_acc_get(s, q, T->g);
+	for (int b = 0; b < s->nb; b++) {
+		double Jg[3];
+		m3_mulv(Jg, ra_inertia(s, b), T->g + 6 * b + 3);
+		for (int c = 0; c < 3; c++) {
+			e[6 * b + c] -= s->mass[b] * T->g[6 * b + c];
+			e[6 * b + 3 + c] -= Jg[c];
+		}
+	}
+	/* lambda = U_r S_r^-1 V_r^T e */
+	memset(lam, 0, (size_t)m * sizeof(double));
+	if (T->r > 0) {
+		double *c = T->rwork;
+		tmul(T->Vr, n, T->r, e, c);
+		for (int i = 0; i < T->r; i++)
+			c[i] /= T->S[i];
+		mul_add(T->U, m, T->r, c, lam);
+	}
+}
+
+int tangent_omega_at(struct integ *it, const struct ra_state *x)
+{
+	struct tangent *T = it->tan;
+	struct ra *s = it->sys;
+	ra_state_copy(s, &T->xn, x);
+	ra_state_copy(s, &T->base, x);
+	memcpy(T->lamstar, x->lam, (size_t)T->m * sizeof(double));
+	ra_eval(s, &T->base, x->t, PRIM_JAC);
+	if (factor(T, s))
+		return INTEG_SINGULAR;
+	project_prev(T, s);
+	memset(T->al, 0, (size_t)T->f * sizeof(double));
+	memcpy(T->ald, T->adn, (size_t)T->f * sizeof(double));
+	memcpy(T->y, T->addn, (size_t)T->f * sizeof(double));
+	if (reduced_derivs(T, s, x->t, x->lam))
+		return INTEG_NEWTON_FAIL;
+	reduced_mass(T, s);
+	it->omega_max = omega_max(T);
+	return INTEG_OK;
+}
+
+int tangent_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
+{
+	struct tangent *T = it->tan;
+	struct ra *s = it->sys;
+	int n = T->n;
+	double t = x->t + h;
+	const double *lamf = x->lam;
+	ra_state_copy(s, &T->xn, x);
+	/* first estimate of q_{n+1}: the Taylor step h u_n + h^2/2 g_n */
+	ra_state_copy(s, &T->base, x);
+	get_u(s, x, T->tmpn);
+	integ_acc_get(s, x, T->tmpn2);
+	for (int i = 0; i < n; i++)
+		T->d[i] = h * T->tmpn[i] + 0.5 * h * h * T->tmpn2[i];
+	displace(T, s, T->d, &T->q);	/* (not in place: A = A* exp(d)) */
+	ra_state_copy(s, &T->base, &T->q);
+	integ_acc_get(s, x, T->g);	/* acceleration estimate */
+	memcpy(T->lamstar, x->lam, (size_t)T->m * sizeof(double));
+	it->iters = 0;
+	int ok = 0, refresh = 0, fS = -1;
+	double last = INFINITY;
+	for (int k = 0; k < it->maxit; k++) {
+		it->iters++;
+		ra_eval(s, &T->base, t, PRIM_JAC);
+		if (factor(T, s)) {
+			integ_note_worst(it);
+			return INTEG_SINGULAR;
+		}
+		int f = T->f;
+		project_prev(T, s);
+		tmul(T->N, n, f, T->g, T->y);	/* y from the current acceleration estimate */
+		newmark_alpha(T, h);
+		if (state_at(T, s, t, lamf, T->al, T->ald, T->y, T->R0)) {
+			integ_note_worst(it);
+			return INTEG_NEWTON_FAIL;
+		}
+		/* Newton's matrix at the first linearization of the step (and
+		 * again when the iteration contracts slowly or the rank
+		 * changes); the later ones of the step, whose bases differ by
+		 * the last correction only, reuse its LU factors */
+		if (k == 0 || refresh || f != fS) {
+			if (reduced_derivs(T, s, t, lamf)) {
+				integ_note_worst(it);
+				return INTEG_NEWTON_FAIL;
+			}
+			reduced_mass(T, s);
+			double cv = T->gam * h, cq = T->beta * h * h;
+			for (size_t e = 0; e < (size_t)f * f; e++)
+				T->SM[e] = T->MR[e] + cv * T->CR[e] + cq * T->KR[e];
+			int info = 0;
+			if (f > 0)
+				dgetrf_(&f, &f, T->SM, &f, T->ipiv, &info);
+			if (info != 0) {
+				integ_note_worst(it);
+				return INTEG_SINGULAR;
+			}
+			it->omega_max = omega_max(T);
+			fS = f;
+			refresh = 0;
+		}
+		for (int i = 0; i < f; i++)
+			T->dy[i] = -T->R0[i];
+		int one = 1, info = 0;
+		if (f > 0)
+			dgetrs_("N", &f, &one, T->SM, &f, T->ipiv, T->dy, &f, &info);
+		for (int i = 0; i < f; i++)
+			T->y[i] += T->dy[i];
+		newmark_alpha(T, h);
+		if (state_at(T, s, t, lamf, T->al, T->ald, T->y, NULL)) {
+			integ_note_worst(it);
+			return INTEG_NEWTON_FAIL;
+		}
+		/* the move of q*, and the acceleration change in position units */
+		difference(T, s, &T->q, T->tmpn);
+		double move = nrm(T->tmpn, n), dacc = h * h * nrm(T->dy, f);
+		double nrm_step = fmax(move, dacc);
+		it->last_norm = nrm_step;
+		ra_state_copy(s, &T->base, &T->q);
+		integ_acc_get(s, &T->q, T->g);
+		if (!isfinite(nrm_step)) {
+			integ_note_worst(it);
+			return INTEG_NONFINITE;
+		}
+		if (nrm_step < it->tol || (k > 2 && nrm_step >= last && nrm_step < 1e3 * it->tol)) {
+			ok = 1;
+			break;
+		}
+		refresh = k > 0 && nrm_step > 0.25 * last;
+		last = nrm_step;
+	}
+	it->total_iters += it->iters;
+	it->steps++;
+	if (!ok) {
+		ra_eval(s, &T->base, t, PRIM_PHI);
+		integ_note_worst(it);
+		return INTEG_NEWTON_FAIL;
+	}
+	/* the end state: velocities and accelerations solved again at q (the
+	 * last estimate, which moved less than the tolerance from where G
+	 * was factored), so that they meet the constraints at q itself */
+	get_u(s, &T->base, T->tmpn);
+	tmul(T->N, n, T->f, T->tmpn, T->ald);
+	tmul(T->N, n, T->f, T->g, T->y);
+	difference(T, s, &T->base, T->tmpn);	/* zero: alpha of q itself */
+	tmul(T->N, n, T->f, T->tmpn, T->al);
+	if (state_at(T, s, t, lamf, T->al, T->ald, T->y, NULL))
+		return INTEG_NEWTON_FAIL;
+	ra_state_copy(s, y, &T->q);
+	y->t = t;
+	multipliers(T, s, y, t, lamf, y->lam);
+	it->factorizations += it->iters;
+	return INTEG_OK;
+}

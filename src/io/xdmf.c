@@ -1,0 +1,391 @@
+/* xdmf.c - FILE.xdmf and FILE.xdmf.h5 for ParaView (xdmf.h). */
+#include "xdmf.h"
+#include "h5read.h"
+#include "../util/vec.h"
+#include "../util/xalloc.h"
+
+#include <errno.h>
+#include <hdf5.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Scalars per vertex, per sample, to colour by. */
+#define NFIELD 3
+static const char *const field_name[NFIELD] = { "speed", "angular_speed", "kinetic_energy" };
+
+static char *stem(const char *h5path)
+{
+	size_t n = strlen(h5path);
+	if (n > 3 && strcmp(h5path + n - 3, ".h5") == 0)
+		n -= 3;
+	return xasprintf("%.*s", (int)n, h5path);
+}
+
+char *xdmf_path(const char *h5path)
+{
+	char *s = stem(h5path), *p = xasprintf("%s.xdmf", s);
+	free(s);
+	return p;
+}
+
+char *xdmf_data_path(const char *h5path)
+{
+	char *s = stem(h5path), *p = xasprintf("%s.xdmf.h5", s);
+	free(s);
+	return p;
+}
+
+static const char *base(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+static void seterr(char *err, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, n, fmt, ap);
+	va_end(ap);
+}
+
+/* What the output file holds, read whole. */
+struct run {
+	long ns;		/* samples (rows of /time) */
+	int nb;
+	long nv, nt;
+	struct h5r_data t, r, q, v, w, verts, voff, mass, J, tri;
+};
+
+static void run_release(struct run *u)
+{
+	struct h5r_data *d[] = { &u->t, &u->r, &u->q, &u->v, &u->w, &u->verts, &u->voff,
+				 &u->mass, &u->J, &u->tri };
+	for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
+		h5r_data_release(d[i]);
+}
+
+static int need(struct h5in *f, const char *path, struct h5r_data *d, long rows, int cols,
+		char *err, size_t n)
+{
+	char e[512];
+	if (h5r_read(f, path, d, e, sizeof e)) {
+		seterr(err, n, "%s%s", e,
+		       strncmp(path, "/shapes", 7) == 0 ?
+		       " (files written before shapes existed have none: run the deck again)" : "");
+		return -1;
+	}
+	if ((rows >= 0 && d->rows < rows) || (cols > 0 && d->cols != cols)) {
+		seterr(err, n, "%s has %ld x %d values, expected %ld x %d", path, d->rows, d->cols,
+		       rows, cols);
+		return -1;
+	}
+	return 0;
+}
+
+static int read_run(const char *h5path, struct run *u, char *err, size_t n)
+{
+	char e[512];
+	memset(u, 0, sizeof(*u));
+	struct h5in *f = h5r_open(h5path, e, sizeof e);
+	if (!f) {
+		seterr(err, n, "%s", e);
+		return -1;
+	}
+	int rc = -1;
+	if (h5r_read_time(f, &u->t, e, sizeof e)) {
+		seterr(err, n, "%s", e);
+		goto out;
+	}
+	u->ns = u->t.rows;
+	if (need(f, "/shapes/mass", &u->mass, -1, 1, err, n))
+		goto out;
+	u->nb = (int)u->mass.rows;
+	if (need(f, "/shapes/inertia", &u->J, u->nb, 9, err, n) ||
+	    need(f, "/shapes/vertices", &u->verts, -1, 3, err, n) ||
+	    need(f, "/shapes/vertex_offsets", &u->voff, u->nb + 1, 1, err, n))
+		goto out;
+	u->nv = u->verts.rows;
+	if (need(f, "/shapes/triangles", &u->tri, -1, 3, err, n))
+		goto out;
+	u->nt = u->tri.rows;
+	for (long i = 0; i < 3 * u->nt; i++)
+		if (!(u->tri.v[i] >= 0 && u->tri.v[i] < (double)u->nv)) {
+			seterr(err, n, "/shapes/triangles names a vertex that /shapes/vertices lacks");
+			goto out;
+		}
+	if (u->voff.v[0] != 0 || u->voff.v[u->nb] != (double)u->nv) {
+		seterr(err, n, "/shapes/vertex_offsets does not span /shapes/vertices");
+		goto out;
+	}
+	for (int b = 0; b < u->nb; b++)
+		if (u->voff.v[b + 1] < u->voff.v[b]) {
+			seterr(err, n, "/shapes/vertex_offsets is not increasing");
+			goto out;
+		}
+	if (u->ns > 0 &&
+	    (need(f, "/bodies/position", &u->r, u->ns, 3 * u->nb, err, n) ||
+	     need(f, "/bodies/orientation", &u->q, u->ns, 4 * u->nb, err, n) ||
+	     need(f, "/bodies/velocity", &u->v, u->ns, 3 * u->nb, err, n) ||
+	     need(f, "/bodies/angular_velocity", &u->w, u->ns, 3 * u->nb, err, n)))
+		goto out;
+	rc = 0;
+out:
+	h5r_close(&f);
+	if (rc)
+		run_release(u);
+	return rc;
+}
+
+/* The sidecar: /vertices (k x nv x 3), /FIELD (k x nv), float32, one
+ * chunk a sample; /body (nv) and /triangles (nt x 3), int. */
+static int write_data(const char *path, const struct run *u, long every, long nk, char *err,
+		      size_t n)
+{
+	char *tmp = xasprintf("%s.partial", path);
+	hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+	if (f < 0) {
+		seterr(err, n, "cannot create '%s'", tmp);
+		free(tmp);
+		return -1;
+	}
+	int ok = 1;
+	hsize_t nv = (hsize_t)u->nv;
+	hsize_t dv[3] = { (hsize_t)nk, nv, 3 }, cv[3] = { 1, nv ? nv : 1, 3 };
+	hid_t pl = H5Pcreate(H5P_DATASET_CREATE);
+	if (nk > 0 && nv > 0)
+		H5Pset_chunk(pl, 3, cv);
+	hid_t sp = H5Screate_simple(3, dv, NULL);
+	hid_t dset[1 + NFIELD];
+	dset[0] = H5Dcreate2(f, "/vertices", H5T_NATIVE_FLOAT, sp, H5P_DEFAULT, pl, H5P_DEFAULT);
+	H5Sclose(sp);
+	H5Pclose(pl);
+	pl = H5Pcreate(H5P_DATASET_CREATE);
+	if (nk > 0 && nv > 0)
+		H5Pset_chunk(pl, 2, cv);
+	sp = H5Screate_simple(2, dv, NULL);
+	for (int j = 0; j < NFIELD; j++) {
+		char p[64];
+		snprintf(p, sizeof p, "/%s", field_name[j]);
+		dset[1 + j] = H5Dcreate2(f, p, H5T_NATIVE_FLOAT, sp, H5P_DEFAULT, pl, H5P_DEFAULT);
+	}
+	H5Sclose(sp);
+	H5Pclose(pl);
+	for (int j = 0; j <= NFIELD; j++)
+		ok &= dset[j] >= 0;
+	/* the body of each vertex */
+	int *body = xmalloc((size_t)nv * sizeof(int) + 1);
+	for (int b = 0; b < u->nb; b++)
+		for (long i = (long)u->voff.v[b]; i < (long)u->voff.v[b + 1]; i++)
+			body[i] = b;
+	sp = H5Screate_simple(1, &nv, NULL);
+	hid_t bd = H5Dcreate2(f, "/body", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	ok &= bd >= 0 && (nv == 0 || H5Dwrite(bd, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, body) >= 0);
+	if (bd >= 0)
+		H5Dclose(bd);
+	H5Sclose(sp);
+	free(body);
+	/* the triangles, copied: FILE.xdmf and FILE.xdmf.h5 agree whatever
+	 * becomes of FILE.h5 (a later run without --xdmf replaces it) */
+	hsize_t dt[2] = { (hsize_t)u->nt, 3 };
+	int *tri = xmalloc((size_t)u->nt * 3 * sizeof(int) + 1);
+	for (long i = 0; i < 3 * u->nt; i++)
+		tri[i] = (int)u->tri.v[i];
+	sp = H5Screate_simple(2, dt, NULL);
+	bd = H5Dcreate2(f, "/triangles", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+	ok &= bd >= 0 && (u->nt == 0 || H5Dwrite(bd, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, tri) >= 0);
+	if (bd >= 0)
+		H5Dclose(bd);
+	H5Sclose(sp);
+	free(tri);
+	/* one sample at a time */
+	float *xyz = xmalloc((size_t)nv * 3 * sizeof(float) + 1);
+	float *fld = xmalloc((size_t)nv * NFIELD * sizeof(float) + 1);
+	hsize_t mv[3] = { 1, nv, 3 };
+	hid_t msv = H5Screate_simple(3, mv, NULL), msf = H5Screate_simple(2, mv, NULL);
+	for (long k = 0; ok && k < nk && nv > 0; k++) {
+		long s = k * every;
+		const double *r = u->r.v + s * u->r.cols, *q = u->q.v + s * u->q.cols;
+		const double *v = u->v.v + s * u->v.cols, *w = u->w.v + s * u->w.cols;
+		for (int b = 0; b < u->nb; b++) {
+			double A[9], qb[4], Jw[3];
+			double qn = sqrt(q[4 * b] * q[4 * b] + q[4 * b + 1] * q[4 * b + 1] +
+					 q[4 * b + 2] * q[4 * b + 2] + q[4 * b + 3] * q[4 * b + 3]);
+			for (int c = 0; c < 4; c++)
+				qb[c] = qn > 0 ? q[4 * b + c] / qn : c == 0;
+			quat_to_mat(A, qb);
+			m3_mulv(Jw, u->J.v + 9 * b, w + 3 * b);
+			double f3[NFIELD] = {
+				v3_norm(v + 3 * b), v3_norm(w + 3 * b),
+				0.5 * u->mass.v[b] * v3_dot(v + 3 * b, v + 3 * b) + 0.5 * v3_dot(w + 3 * b, Jw)
+			};
+			for (long i = (long)u->voff.v[b]; i < (long)u->voff.v[b + 1]; i++) {
+				double x[3];
+				m3_mulv(x, A, u->verts.v + 3 * i);
+				for (int c = 0; c < 3; c++)
+					xyz[3 * i + c] = (float)(r[3 * b + c] + x[c]);
+				for (int j = 0; j < NFIELD; j++)
+					fld[(size_t)j * nv + (size_t)i] = (float)f3[j];
+			}
+		}
+		hsize_t st[3] = { (hsize_t)k, 0, 0 };
+		hid_t fs = H5Dget_space(dset[0]);
+		H5Sselect_hyperslab(fs, H5S_SELECT_SET, st, NULL, mv, NULL);
+		ok &= H5Dwrite(dset[0], H5T_NATIVE_FLOAT, msv, fs, H5P_DEFAULT, xyz) >= 0;
+		H5Sclose(fs);
+		for (int j = 0; j < NFIELD; j++) {
+			fs = H5Dget_space(dset[1 + j]);
+			H5Sselect_hyperslab(fs, H5S_SELECT_SET, st, NULL, mv, NULL);
+			ok &= H5Dwrite(dset[1 + j], H5T_NATIVE_FLOAT, msf, fs, H5P_DEFAULT,
+				       fld + (size_t)j * nv) >= 0;
+			H5Sclose(fs);
+		}
+	}
+	H5Sclose(msv);
+	H5Sclose(msf);
+	free(xyz);
+	free(fld);
+	for (int j = 0; j <= NFIELD; j++)
+		if (dset[j] >= 0)
+			H5Dclose(dset[j]);
+	ok &= H5Fclose(f) >= 0;
+	if (ok && rename(tmp, path) != 0) {
+		seterr(err, n, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+		ok = 0;
+	} else if (!ok) {
+		seterr(err, n, "writing '%s' failed", tmp);
+	}
+	if (!ok)
+		unlink(tmp);
+	free(tmp);
+	return ok ? 0 : -1;
+}
+
+/* s with the five XML specials escaped. */
+static void xml_str(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&apos;", f); break;
+		default: fputc(*s, f);
+		}
+}
+
+/* <DataItem> of rows k of an HDF5 dataset of dims (nk, d1[, d2]). */
+static void slab(FILE *f, const char *file, const char *dset, long k, long nk, long d1, int d2,
+		 const char *type)
+{
+	if (d2 > 0) {
+		fprintf(f, "      <DataItem ItemType=\"HyperSlab\" Dimensions=\"%ld %d\" Type=\"HyperSlab\">\n"
+			"       <DataItem Dimensions=\"3 3\" Format=\"XML\">%ld 0 0 1 1 1 1 %ld %d</DataItem>\n"
+			"       <DataItem Dimensions=\"%ld %ld %d\" %s Format=\"HDF\">", d1, d2, k, d1, d2,
+			nk, d1, d2, type);
+	} else {
+		fprintf(f, "      <DataItem ItemType=\"HyperSlab\" Dimensions=\"%ld\" Type=\"HyperSlab\">\n"
+			"       <DataItem Dimensions=\"3 2\" Format=\"XML\">%ld 0 1 1 1 %ld</DataItem>\n"
+			"       <DataItem Dimensions=\"%ld %ld\" %s Format=\"HDF\">", d1, k, d1, nk, d1,
+			type);
+	}
+	xml_str(f, file);
+	fprintf(f, ":%s</DataItem>\n      </DataItem>\n", dset);
+}
+
+static int write_xml(const char *path, const char *h5path, const char *datapath,
+		     const struct run *u, long every, long nk, char *err, size_t n)
+{
+	char *tmp = xasprintf("%s.partial", path);
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		seterr(err, n, "cannot create '%s': %s", tmp, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	const char *h5 = base(h5path), *dat = base(datapath);
+	static const char *const fl = "NumberType=\"Float\" Precision=\"4\"";
+	fprintf(f, "<?xml version=\"1.0\" ?>\n"
+		"<!-- written by mbsim (man mbsim-output(5)): bodies of ");
+	xml_str(f, h5);
+	fprintf(f, " as triangles, global vertices per sample in ");
+	xml_str(f, dat);
+	fprintf(f, " -->\n<Xdmf Version=\"2.0\">\n <Domain>\n"
+		"  <Grid Name=\"bodies\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
+	for (long k = 0; k < nk; k++) {
+		fprintf(f, "   <Grid Name=\"sample %ld\" GridType=\"Uniform\">\n"
+			"    <Time Value=\"%.17g\"/>\n"
+			"    <Topology TopologyType=\"Triangle\" NumberOfElements=\"%ld\">\n"
+			"     <DataItem Dimensions=\"%ld 3\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">",
+			k * every, u->t.v[k * every], u->nt, u->nt);
+		xml_str(f, dat);
+		fprintf(f, ":/triangles</DataItem>\n    </Topology>\n"
+			"    <Geometry GeometryType=\"XYZ\">\n");
+		slab(f, dat, "/vertices", k, nk, u->nv, 3, fl);
+		fprintf(f, "    </Geometry>\n"
+			"    <Attribute Name=\"body\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+			"     <DataItem Dimensions=\"%ld\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">",
+			u->nv);
+		xml_str(f, dat);
+		fprintf(f, ":/body</DataItem>\n    </Attribute>\n");
+		for (int j = 0; j < NFIELD; j++) {
+			char d[64];
+			snprintf(d, sizeof d, "/%s", field_name[j]);
+			fprintf(f, "    <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"Node\">\n",
+				field_name[j]);
+			slab(f, dat, d, k, nk, u->nv, 0, fl);
+			fprintf(f, "    </Attribute>\n");
+		}
+		fprintf(f, "   </Grid>\n");
+	}
+	fprintf(f, "  </Grid>\n </Domain>\n</Xdmf>\n");
+	int bad = ferror(f);
+	bad |= fclose(f) != 0;
+	if (bad) {
+		seterr(err, n, "writing '%s' failed", tmp);
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	if (rename(tmp, path) != 0) {
+		seterr(err, n, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
+
+int xdmf_export(const char *h5path, long every, char *info, size_t infolen, char *err,
+		size_t errlen)
+{
+	struct run u;
+	if (every < 1)
+		every = 1;
+	char *xp = xdmf_path(h5path), *dp = xdmf_data_path(h5path);
+	/* an old FILE.xdmf goes first: it may name samples the new data lack */
+	if (unlink(xp) != 0 && errno != ENOENT) {
+		seterr(err, errlen, "cannot remove '%s': %s", xp, strerror(errno));
+		free(xp), free(dp);
+		return -1;
+	}
+	int rc = read_run(h5path, &u, err, errlen);
+	if (rc == 0) {
+		long nk = u.ns > 0 ? (u.ns - 1) / every + 1 : 0;
+		rc = write_data(dp, &u, every, nk, err, errlen);
+		if (rc == 0)
+			rc = write_xml(xp, h5path, dp, &u, every, nk, err, errlen);
+		if (rc == 0 && info)
+			snprintf(info, infolen, "%s: %ld of %ld samples, %d bodies, %ld vertices, "
+				 "%ld triangles (data in %s)", xp, nk, u.ns, u.nb, u.nv, u.nt, dp);
+		run_release(&u);
+	}
+	free(xp), free(dp);
+	return rc;
+}

@@ -1,0 +1,40 @@
+/* curve.h - tabulated scalar curves y(x) (spring force versus deflection,
+ * damper force versus velocity, any scalar versus any argument).
+ *
+ * Knots x[0] < x[1] < ... < x[n-1], n >= 2.  Between knots: linear
+ * interpolation, or the monotone piecewise cubic Hermite interpolant of
+ * Fritsch and Carlson (SIAM J. Numer. Anal. 17 (1980) 238-246): secant
+ * slopes d_k, knot slopes m_k = (d_{k-1} + d_k)/2, set to 0 where the
+ * secants change sign or one is 0, and scaled by
+ * 3 / sqrt(a^2 + b^2) where a^2 + b^2 > 9 (a = m_k/d_k, b = m_{k+1}/d_k),
+ * which keeps each piece monotone where the data are.  End slopes: the
+ * one-sided secant.
+ *
+ * Outside [x[0], x[n-1]]: constant (the end value) or linear (the end
+ * value continued with the end slope of the interpolant). */
+#ifndef MBSIM_CURVE_H
+#define MBSIM_CURVE_H
+
+enum curve_interp { CURVE_LINEAR, CURVE_CUBIC };
+enum curve_extrap { CURVE_EXTRAP_CONSTANT, CURVE_EXTRAP_LINEAR };
+
+struct curve {
+	char *name;
+	int n;
+	double *x, *y;		/* n knots each */
+	double *m;		/* n knot slopes (cubic) or NULL */
+	enum curve_interp interp;
+	enum curve_extrap extrap;
+};
+
+/* Fill c->m for a cubic curve (x, y, n, interp set).  0, or -1 when the
+ * knots are not strictly increasing (k of the first bad knot in *bad). */
+int curve_prepare(struct curve *c, int *bad);
+/* y(x) and, when dy != NULL, dy/dx. */
+double curve_eval(const struct curve *c, double x, double *dy);
+void curve_release(struct curve *c);
+
+extern const char *const curve_interp_names[2];
+extern const char *const curve_extrap_names[2];
+
+#endif

@@ -1,0 +1,299 @@
+#!/bin/sh
+# t-newmark.sh - the Newmark family of seed 002 (issue 10 items 4, 5):
+# newmark (classical, index 3, 002 §2) and tangent_newmark (002 §5).
+#
+#   deck keys: integrator.variant / beta / gamma, newmark refusing beta = 0
+#     at the key's FILE:LINE:COL;
+#   newmark is the dae3 engine's Newmark step: trapezoidal newmark and
+#     hht with alpha = 0 are the same scheme, bit for bit;
+#   order 2 of both (trapezoidal) with mbsim converge against mssth4 at a
+#     20 times smaller step;
+#   tangent_newmark meets the constraints at three levels (position and
+#     velocity <= 1e-12, acceleration <= 1e-9: issue 10's done-when) on the
+#     double pendulum, and with spring-dampers in both joints;
+#   /solver/omega_max against exact linearized frequencies (the hanging bar
+#     sqrt(3 g / (2 L)); the stiff pendulum sqrt(g / L) = 3.1304951, seed
+#     002 eq. 17) and the eq. 11 bound 0.78246 s in the summary;
+#   the stability pattern of seed 002 on the stiff pendulum (002 §3), on
+#     decks/stiff_pendulum.yaml (a particle on a massless link) and on a
+#     rigid body standing in for it: the tangent scheme like minimal coordinates (tools/stiff_pendulum_newmark.py:
+#     Fox-Goodwin stable at 0.78 s, unstable at 0.79 s, central differences
+#     stable at 0.6 s and unstable at 0.7 s, trapezoidal stable at 6 s),
+#     classical Fox-Goodwin unstable at 0.1 s; unstable runs exit 1, say
+#     "unstable" and leave the file with a status.
+. "$(dirname "$0")/lib.sh"
+
+run_json() {	# DECK [ARGS...]: run with --json into $tmp/r.h5; JSON in $tmp/out
+	_d=$1
+	shift
+	"$MBSIM" run "$_d" -o "$tmp/r.h5" --force --json "$@" >"$tmp/out" 2>"$tmp/err"
+}
+jnum() {	# KEY: a number of the JSON summary in $tmp/out
+	"$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$tmp/out" "$1"
+}
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+
+# --- listing and deck keys --------------------------------------------------
+"$MBSIM" list integrators >"$tmp/list"
+for s in newmark tangent_newmark; do
+	grep -q "^$s " "$tmp/list" && ok "list integrators names $s" || bad "list integrators names $s"
+done
+
+cat >"$tmp/cd.yaml" <<'EOF'
+title: newmark with central differences
+gravity: [0, 0, -9.81]
+time: {end: 1}
+integrator:
+  method: newmark
+  variant: central_differences
+bodies:
+  - {name: bar, mass: 1, inertia: [1, 1, 1], position: [0.5, 0, 0]}
+joints:
+  - {name: pin, type: revolute, body1: ground, body2: bar, point: [0, 0, 0], axis: [0, 1, 0]}
+EOF
+expect_rc 2 "newmark refuses central differences" "$MBSIM" check "$tmp/cd.yaml"
+grep -q "cd.yaml:6:12: error: newmark cannot take beta = 0" "$tmp/err" &&
+	ok "the refusal points at integrator.variant (line 6, column 12)" ||
+	bad "the refusal points at integrator.variant (line 6, column 12)"
+expect_rc 2 "newmark refuses beta = 0" "$MBSIM" check "$tmp/cd.yaml" \
+	--set integrator.variant=trapezoidal --set integrator.beta=0
+expect_rc 0 "tangent_newmark takes central differences" "$MBSIM" check "$tmp/cd.yaml" \
+	--set integrator.method=tangent_newmark
+expect_rc 2 "variant and beta together are refused" "$MBSIM" check "$tmp/cd.yaml" \
+	--set integrator.method=tangent_newmark --set integrator.beta=0.25
+expect_rc 2 "gamma below 1/2 is refused" "$MBSIM" check "$tmp/cd.yaml" \
+	--set integrator.method=tangent_newmark --set integrator.variant=trapezoidal \
+	--set integrator.gamma=0.4
+expect_rc 2 "a misspelt variant" "$MBSIM" check "$tmp/cd.yaml" \
+	--set integrator.variant=fox_godwin
+grep -q "fox_goodwin" "$tmp/err" && ok "a misspelt variant: fox_goodwin suggested" ||
+	bad "a misspelt variant: fox_goodwin suggested"
+
+if ! have_scipy; then
+	echo "skip: the numerical checks need $PY with scipy and h5py"
+	finish
+	exit $?
+fi
+
+# --- newmark is the engine's Newmark step -----------------------------------
+p="$decks/pendulum.yaml"
+"$MBSIM" run "$p" -o "$tmp/nm.h5" --quiet --set integrator.method=newmark \
+	--set time.end=2 --set output.every=1 2>"$tmp/err"
+"$MBSIM" run "$p" -o "$tmp/hht.h5" --quiet --set integrator.method=hht \
+	--set integrator.alpha=0 --set time.end=2 --set output.every=1 2>>"$tmp/err"
+d=$("$PY" -c '
+import h5py, numpy as np, sys
+a, b = (h5py.File(f, "r")["bodies/position"][:] for f in sys.argv[1:3])
+print(np.abs(a - b).max() if a.shape == b.shape else "shape")' "$tmp/nm.h5" "$tmp/hht.h5")
+[ "$d" = "0.0" ] && ok "trapezoidal newmark = hht with alpha 0, bit for bit" ||
+	bad "trapezoidal newmark = hht with alpha 0, bit for bit" "max difference $d"
+
+# --- order 2 (trapezoidal) against mssth4 at h = 1e-4 ------------------------
+"$MBSIM" run "$p" -o "$tmp/ref.h5" --quiet --set integrator.method=mssth4 \
+	--set integrator.step=1e-4 --set time.end=1 --set output.every=1 2>"$tmp/err"
+for s in newmark tangent_newmark; do
+	expect_rc 0 "$s: order 2 on the pendulum (mbsim converge)" "$MBSIM" converge "$p" \
+		--steps 4e-3,2e-3,1e-3 --set integrator.method=$s --set time.end=1 \
+		--set output.every=1 --quantity bodies/bar/position:x \
+		--reference "$tmp/ref.h5" --expect-order 2:0.1 --quiet
+done
+
+# --- three-level residuals ---------------------------------------------------
+res3() {	# NAME: the three residual maxima of the JSON summary within the limits
+	pr=$(jnum max_position_residual) vr=$(jnum max_velocity_residual)
+	ar=$(jnum max_acceleration_residual)
+	if le "$pr" 1e-12 && le "$vr" 1e-12 && le "$ar" 1e-9; then
+		ok "$1: residuals $pr, $vr, $ar within 1e-12, 1e-12, 1e-9"
+	else
+		bad "$1: residuals $pr, $vr, $ar within 1e-12, 1e-12, 1e-9"
+	fi
+}
+dp="$decks/double_pendulum.yaml"
+run_json "$dp" --set integrator.method=tangent_newmark --set integrator.variant=fox_goodwin \
+	--set time.end=2 && ok "double pendulum, tangent Fox-Goodwin: runs" ||
+	bad "double pendulum, tangent Fox-Goodwin: runs"
+res3 "double pendulum, tangent Fox-Goodwin"
+cp "$tmp/r.h5" "$tmp/dp_tan.h5"
+"$MBSIM" run "$dp" -o "$tmp/dp_ref.h5" --quiet --set integrator.method=esdirk436l2sa2 \
+	--set integrator.step=1e-4 --set time.end=2 --set output.every=10 2>"$tmp/err"
+# Fox-Goodwin is second order on this nonlinear model; its error at
+# h = 1e-3 on bars of 4 and 2 m is about 1e-5 m (measured 4e-6): 1e-4 m
+# tells a right scheme from a wrong one
+d=$("$PY" -c '
+import h5py, numpy as np, sys
+a, b = (h5py.File(f, "r")["bodies/position"][-1] for f in sys.argv[1:3])
+print(np.abs(a - b).max())' "$tmp/dp_tan.h5" "$tmp/dp_ref.h5")
+le "$d" 1e-4 && ok "double pendulum at t = 2: tangent_newmark within 1e-4 m of esdirk436l2sa2 ($d)" ||
+	bad "double pendulum at t = 2: tangent_newmark within 1e-4 m of esdirk436l2sa2 ($d)"
+
+# classical newmark (trapezoidal) on the same: its positions agree too
+"$MBSIM" run "$dp" -o "$tmp/dp_nm.h5" --quiet --set integrator.method=newmark \
+	--set time.end=2 2>"$tmp/err"
+d=$("$PY" -c '
+import h5py, numpy as np, sys
+a, b = (h5py.File(f, "r")["bodies/position"][-1] for f in sys.argv[1:3])
+print(np.abs(a - b).max())' "$tmp/dp_nm.h5" "$tmp/dp_ref.h5")
+le "$d" 1e-4 && ok "double pendulum at t = 2: newmark within 1e-4 m of esdirk436l2sa2 ($d)" ||
+	bad "double pendulum at t = 2: newmark within 1e-4 m of esdirk436l2sa2 ($d)"
+
+# the double pendulum with torsional spring-dampers in both joints (in the
+# manner of seed 002 §6; stiffness and damping chosen here, not the paper's)
+sed -e '/^joints:/,$d' "$dp" >"$tmp/sd.yaml"
+cat >>"$tmp/sd.yaml" <<'EOF'
+joints:
+  - {name: pin1, type: revolute, body1: ground, body2: bar1, point: [0, 0, 0], axis: [1, 0, 0]}
+  - {name: pin2, type: revolute, body1: bar1, body2: bar2, point: [0, 2*L, 0], axis: [1, 0, 0]}
+forces:
+  - {name: sd1, type: rsda, joint: pin1, stiffness: 5e3, damping: 50}
+  - {name: sd2, type: rsda, joint: pin2, stiffness: 2e3, damping: 20}
+EOF
+run_json "$tmp/sd.yaml" --set integrator.method=tangent_newmark \
+	--set integrator.variant=fox_goodwin --set integrator.step=5e-4 --set time.end=2 &&
+	ok "spring-damper double pendulum, tangent Fox-Goodwin at 5e-4 s: runs" ||
+	bad "spring-damper double pendulum, tangent Fox-Goodwin at 5e-4 s: runs"
+res3 "spring-damper double pendulum, tangent Fox-Goodwin"
+
+# --- omega_max ----------------------------------------------------------------
+cat >"$tmp/hang.yaml" <<'EOF'
+title: bar hanging at rest from a pin
+parameters: {len: 1, m: 1}
+gravity: [0, 0, -9.81]
+time: {end: 0.5}
+integrator: {method: tangent_newmark, step: 1e-2}
+bodies:
+  - {name: bar, mass: m, inertia: [m*len^2/12, m*len^2/12, 1e-3], position: [0, 0, -len/2]}
+joints:
+  - {name: pin, type: revolute, body1: ground, body2: bar, point: [0, 0, 0], axis: [0, 1, 0]}
+EOF
+"$MBSIM" run "$tmp/hang.yaml" -o "$tmp/hang.h5" --quiet 2>"$tmp/err"
+# exact: m g (L/2) / (m L^2 / 3) = 3 g / (2 L) for small swings about the bottom
+e=$("$PY" -c '
+import h5py, numpy as np, sys
+w = h5py.File(sys.argv[1], "r")["solver/omega_max"][1:]
+print(np.abs(w / np.sqrt(1.5 * 9.81) - 1).max())' "$tmp/hang.h5")
+le "$e" 1e-7 && ok "omega_max of the hanging bar = sqrt(3 g / 2 L) (relative error $e)" ||
+	bad "omega_max of the hanging bar = sqrt(3 g / 2 L) (relative error $e)"
+
+# The stiff pendulum of seed 002 §3 (a 1 kg point mass on a massless 1 m
+# link) as a rigid body of inertia 1e-9 kg m^2 at the same place: its
+# frequency differs from the point mass's by 5e-10 relative.
+cat >"$tmp/stiff.yaml" <<'EOF'
+title: stiff pendulum of seed 002 §3, rigid body of negligible inertia
+parameters: {L: 1, m: 1, T0: 0.1, wbar: 0.1, Jc: 1e-9}
+gravity: [0, -9.8, 0]
+time: {end: 99.84}
+integrator: {method: tangent_newmark, variant: fox_goodwin, step: 0.78}
+output: {every: 1}
+bodies:
+  - {name: mass, mass: m, inertia: [Jc, Jc, Jc], position: [0, -L, 0]}
+joints:
+  - {name: pin, type: revolute, body1: ground, body2: mass, point: [0, 0, 0], axis: [0, 0, 1]}
+forces:
+  - {name: drive, type: torque, body: mass, vector: [0, 0, 1], function: {type: harmonic, amplitude: T0, omega: wbar}}
+EOF
+st="$tmp/stiff.yaml"
+run_json "$st" && ok "stiff pendulum, tangent Fox-Goodwin at 0.78 s: completes" ||
+	bad "stiff pendulum, tangent Fox-Goodwin at 0.78 s: completes"
+w=$(jnum omega_max) b=$(jnum stable_step_bound)
+# seed 002 eq. 17: 3.1304951 rad/s; eq. 11 with beta = 1/12: 0.78246 s
+le "$("$PY" -c "print(abs($w - 3.1304951))")" 1e-6 &&
+	ok "stiff pendulum omega_max $w = 3.1304951 (seed 002 eq. 17)" ||
+	bad "stiff pendulum omega_max $w = 3.1304951 (seed 002 eq. 17)"
+le "$("$PY" -c "print(abs($b - 0.78246))")" 1e-5 &&
+	ok "stiff pendulum eq. 11 bound $b = 0.78246 s" || bad "stiff pendulum eq. 11 bound $b = 0.78246 s"
+"$MBSIM" run "$st" -o "$tmp/r.h5" --force 2>"$tmp/err"
+grep -q "dt <= 0.78246" "$tmp/err" && ok "the run summary prints the eq. 11 bound" ||
+	bad "the run summary prints the eq. 11 bound"
+
+# --- the stability pattern ----------------------------------------------------
+theta_max() {	# FILE: the largest |angle| of the mass about the pin ($grp/position)
+	"$PY" -c '
+import h5py, numpy as np, sys
+r = h5py.File(sys.argv[1], "r")[sys.argv[2] + "/position"][:, 0, :]
+print(np.abs(np.arctan2(r[:, 0], -r[:, 1])).max())' "$1" "$grp"
+}
+stable() {	# NAME H T_END BETA [ARGS...]: completes, amplitude as minimal coordinates
+	name=$1 h=$2 te=$3 be=$4
+	shift 4
+	# shellcheck disable=SC2086 # $base: words
+	if run_json "$st" $base --set integrator.step="$h" --set time.end="$te" \
+		--set output.every=1 "$@"
+	then
+		ok "$name: completes"
+	else
+		bad "$name: completes"
+		return
+	fi
+	got=$(theta_max "$tmp/r.h5")
+	want=$("$PY" "$top/tools/stiff_pendulum_newmark.py" "$h" "$te" "$be" 0.5 1 1 9.8 0.1 0.1 $Jc)
+	# the tangent scheme behaves like minimal coordinates: the same
+	# amplitude (measured: 2e-4 relative at 0.78 s, 1e-9 at 0.1 s; 1e-3 allows for the
+	# projection of each step onto the new tangent space)
+	if le "$("$PY" -c "print(abs($got / $want - 1))")" 1e-3; then
+		ok "$name: max |theta| $got as minimal coordinates ($want)"
+	else
+		bad "$name: max |theta| $got as minimal coordinates ($want)"
+	fi
+}
+unstable() {	# NAME [ARGS...]: exit 1, "unstable" said, the file kept with a status
+	name=$1
+	shift
+	# shellcheck disable=SC2086 # $base: words
+	"$MBSIM" run "$st" -o "$tmp/u.h5" --force $base "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q "error: unstable: growth detected" "$tmp/err"; then
+		ok "$name: exit 1, growth detected"
+	else
+		bad "$name: exit 1, growth detected (exit $rc)"
+	fi
+	case $(h5attr "$tmp/u.h5" status) in
+	"failed: unstable"*) ok "$name: file kept, status says unstable" ;;
+	*) bad "$name: file kept, status says unstable" ;;
+	esac
+}
+fg=0.0833333333333333
+pattern() {	# the stability pattern on $st (position series in $grp)
+	stable "$1 tangent Fox-Goodwin at 0.1 s" 0.1 100 $fg
+	stable "$1 tangent Fox-Goodwin at 0.78 s" 0.78 99.84 $fg
+	unstable "$1 tangent Fox-Goodwin at 0.79 s" --set integrator.step=0.79 --set time.end=100.33
+	stable "$1 tangent central differences at 0.6 s" 0.6 90 0 \
+		--set integrator.variant=central_differences
+	unstable "$1 tangent central differences at 0.7 s" --set integrator.step=0.7 \
+		--set time.end=70 --set integrator.variant=central_differences
+	stable "$1 tangent trapezoidal at 6 s" 6 600 0.25 --set integrator.variant=trapezoidal
+	unstable "$1 classical Fox-Goodwin at 0.1 s" --set integrator.method=newmark \
+		--set integrator.step=0.1 --set time.end=100
+}
+grp=bodies Jc=1e-9 base=
+pattern "rigid stand-in:"
+# decks/stiff_pendulum.yaml: the seed's point mass (a particle) on a
+# massless link (a distance joint), kept in its plane by point_on_plane
+st="$decks/stiff_pendulum.yaml" grp=particles Jc=0
+base="--set integrator.method=tangent_newmark --set integrator.variant=fox_goodwin"
+# shellcheck disable=SC2086 # $base: words
+run_json "$st" $base --set integrator.step=0.78 --set time.end=99.84 &&
+	ok "decks/stiff_pendulum.yaml, tangent Fox-Goodwin at 0.78 s: completes" ||
+	bad "decks/stiff_pendulum.yaml, tangent Fox-Goodwin at 0.78 s: completes"
+w=$(jnum omega_max)
+le "$("$PY" -c "print(abs($w - 3.1304951))")" 1e-6 &&
+	ok "decks/stiff_pendulum.yaml: omega_max $w = 3.1304951 (seed 002 eq. 17)" ||
+	bad "decks/stiff_pendulum.yaml: omega_max $w = 3.1304951 (seed 002 eq. 17)"
+pattern "decks/stiff_pendulum.yaml:"
+
+# the reference itself: at 0.79 s minimal coordinates grow from the forced
+# response (0.0105 rad) until the pendulum's nonlinearity bounds them (0.49)
+a=$("$PY" "$top/tools/stiff_pendulum_newmark.py" 0.79 100.33 $fg 0.5 1 1 9.8 0.1 0.1 1e-9)
+le 0.3 "$a" && ok "minimal coordinates at 0.79 s: amplitude grows to $a rad" ||
+	bad "minimal coordinates at 0.79 s: amplitude grows to $a rad"
+
+# the redundant benchmarks, once they exist (issue 10 item 3): the tangent
+# space tolerates rows that are redundant everywhere (Bricard) and passes the
+# singular positions of the double four-bar; residuals as the done-when
+for bd in bricard n_four_bar; do
+	[ -f "$decks/$bd.yaml" ] || continue
+	run_json "$decks/$bd.yaml" --set integrator.method=tangent_newmark --set time.end=1 &&
+		ok "$bd, tangent_newmark: runs" || bad "$bd, tangent_newmark: runs"
+	res3 "$bd, tangent_newmark"
+done
+
+finish
