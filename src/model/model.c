@@ -155,7 +155,9 @@ void model_free(struct model **pm)
 		func_release(&m->drivers[i].f);
 	for (int i = 0; i < m->nforces; i++) {
 		func_release(&m->forces[i].act);
-		func_release(&m->forces[i].target);
+		if (m->forces[i].x)
+			func_release(&m->forces[i].x->target);
+		free(m->forces[i].x);
 		sexpr_free(&m->forces[i].ex);
 	}
 	for (int i = 0; i < m->ncurves; i++)

@@ -103,6 +103,26 @@ enum force_type {
 	FORCE_NTYPES
 };
 
+/* What only motors and bushings have, kept out of struct force so that
+ * the springs of a large model do not carry it (issue 17: 464 bytes a
+ * force). */
+struct force_ext {
+	/* MOTOR control (when ex == NULL): effort = kp e + kd e' + ki int e,
+	 * e = target(t) - q (on_rate: target(t) - qd, no kd), clipped to
+	 * +-limit (limit 0: none) */
+	double kp, ki, kd, limit;
+	int on_rate;
+	struct func target;
+	/* BUSHING: marker frames F[k] (columns x, y, z, body frame) at s[k];
+	 * stiffness and damping of the 3 translations then the 3 rotations
+	 * about marker 0's axes, preload force then moment (marker 0 axes) */
+	double F[2][9];
+	double K6[6], C6[6], pre[6];
+	const struct curve *kc[6];	/* non-NULL: that component's elastic
+					 * force (moment) is kc(deflection), in
+					 * place of K6 (points into m->curves) */
+};
+
 struct force {
 	char *name;
 	enum force_type type;
@@ -122,20 +142,7 @@ struct force {
 	 * tension/moment of TSDA/RSDA, the multiplier of POINT/TORQUE (in
 	 * place of act), the effort of MOTOR */
 	struct sexpr *ex;
-	/* MOTOR control (when ex == NULL): effort = kp e + kd e' + ki int e,
-	 * e = target(t) - q (on_rate: target(t) - qd, no kd), clipped to
-	 * +-limit (limit 0: none) */
-	double kp, ki, kd, limit;
-	int on_rate;
-	struct func target;
-	/* BUSHING: marker frames F[k] (columns x, y, z, body frame) at s[k];
-	 * stiffness and damping of the 3 translations then the 3 rotations
-	 * about marker 0's axes, preload force then moment (marker 0 axes) */
-	double F[2][9];
-	double K6[6], C6[6], pre[6];
-	const struct curve *kc[6];	/* non-NULL: that component's elastic
-					 * force (moment) is kc(deflection), in
-					 * place of K6 (points into m->curves) */
+	struct force_ext *x;	/* MOTOR and BUSHING (owned), else NULL */
 	struct srcpos pos;
 };
 
