@@ -94,12 +94,16 @@ static void particle_end(struct bctx *b, struct fread *fr, int k, const char *pk
 static void actuator(struct bctx *b, struct fread *fr, const char *key, int unit)
 {
 	const struct dnode *v = dn_get(fr->item, key);
+	if (!v && !unit)
+		return;
+	if (!fr->f.x)
+		fr->f.x = xcalloc(1, sizeof(*fr->f.x));
 	if (v) {
-		fr->bad |= build_func(b, v, key, fr->what, &fr->f.act) < 0;
+		fr->bad |= build_func(b, v, key, fr->what, &fr->f.x->act) < 0;
 		fr->f.has_act = 1;
-	} else if (unit) {
-		fr->f.act.type = FUNC_CONSTANT;
-		fr->f.act.c[0] = 1;
+	} else {
+		fr->f.x->act.type = FUNC_CONSTANT;
+		fr->f.x->act.c[0] = 1;
 		fr->f.has_act = 1;	/* the multiplier defaults to 1 (mbsim-deck(5)) */
 	}
 }
@@ -460,9 +464,10 @@ void build_force(struct bctx *b, const struct dnode *item)
 	if (t == FORCE_TSDA || t == FORCE_RSDA || t == FORCE_POINT || t == FORCE_TORQUE)
 		expression(b, &fr, t);
 	if (!name || fr.bad) {
-		free(fr.f.act.seg);
-		if (fr.f.x)
+		if (fr.f.x) {
+			free(fr.f.x->act.seg);
 			free(fr.f.x->target.seg);
+		}
 		free(fr.f.x);
 		sexpr_free(&fr.f.ex);
 		return;

@@ -64,7 +64,7 @@ static double act(const struct force *f, double t)
 	double g[3];
 	if (!f->has_act)
 		return 0.0;
-	func_eval(&f->act, t, g);
+	func_eval(&f->x->act, t, g);
 	return g[0];
 }
 

@@ -154,9 +154,10 @@ void model_free(struct model **pm)
 	for (int i = 0; i < m->ndrivers; i++)
 		func_release(&m->drivers[i].f);
 	for (int i = 0; i < m->nforces; i++) {
-		func_release(&m->forces[i].act);
-		if (m->forces[i].x)
+		if (m->forces[i].x) {
+			func_release(&m->forces[i].x->act);
 			func_release(&m->forces[i].x->target);
+		}
 		free(m->forces[i].x);
 		sexpr_free(&m->forces[i].ex);
 	}
@@ -256,7 +257,6 @@ struct force *model_add_force(struct model *m, const char *name, enum force_type
 	f->type = t;
 	f->v_eps = 1e-5;
 	f->joint = -1;
-	f->act.type = FUNC_CONSTANT;
 	return f;
 }
 

@@ -103,10 +103,12 @@ enum force_type {
 	FORCE_NTYPES
 };
 
-/* What only motors and bushings have, kept out of struct force so that
- * the springs of a large model do not carry it (issue 17: 464 bytes a
- * force). */
+/* What only motors, bushings and forces with an actuator function have,
+ * kept out of struct force so that the plain springs of a large model do
+ * not carry it (issue 17: 552 bytes a force). */
 struct force_ext {
+	struct func act;	/* has_act: actuator force/torque (t) (TSDA/RSDA),
+				 * or magnitude profile of POINT/TORQUE */
 	/* MOTOR control (when ex == NULL): effort = kp e + kd e' + ki int e,
 	 * e = target(t) - q (on_rate: target(t) - qd, no kd), clipped to
 	 * +-limit (limit 0: none) */
@@ -127,12 +129,10 @@ struct force {
 	char *name;
 	enum force_type type;
 	int body[2];		/* TSDA: both ends; POINT/TORQUE: body[0] */
+	int has_act;		/* x->act given (here to fill the hole before s) */
 	double s[2][3];		/* attachment points, body frames */
 	double k, c;		/* stiffness (N/m or N m/rad), damping */
 	double l0;		/* TSDA free length m; RSDA free angle rad */
-	struct func act;	/* actuator force/torque (t) (TSDA/RSDA), or
-				 * magnitude profile of POINT/TORQUE */
-	int has_act;
 	double vec[3];		/* POINT/TORQUE direction*magnitude */
 	int body_frame;		/* POINT/TORQUE: vec in body frame (1) or global (0) */
 	int joint;		/* RSDA, FRICTION, TORQUE on a link: joint index, else -1 */
@@ -142,7 +142,7 @@ struct force {
 	 * tension/moment of TSDA/RSDA, the multiplier of POINT/TORQUE (in
 	 * place of act), the effort of MOTOR */
 	struct sexpr *ex;
-	struct force_ext *x;	/* MOTOR and BUSHING (owned), else NULL */
+	struct force_ext *x;	/* MOTOR, BUSHING and has_act (owned), else NULL */
 	struct srcpos pos;
 };
 
