@@ -16,7 +16,12 @@ and `mbsim check` (read, build, model_finalize).  Derived:
   setup_s      run10q - 10 N step_us: start, deck, build, solver set-up,
                assembly, file creation (two samples are left in it)
   peak_kb      the largest resident set of the run10 processes (GNU time)
-  per_body_b   peak_kb * 1024 / N (goal: under 4096 plus the output buffer)
+  per_body_b   peak_kb * 1024 / N
+  buffer_kb    the output buffer of run10: the most bytes of samples the
+               writer kept in memory at once (`run --json`,
+               output_buffer_bytes; "-" from a build without it)
+  per_body_wo_buffer   (peak_kb - buffer_kb) * 1024 / N: issue 17's goal,
+               under 4096
   step_cpu_us, output_cpu_us   the same differences of CPU time (user +
                system, GNU time): on a shared machine less noisy than wall
                time, and blind to waiting for the disk
@@ -66,9 +71,13 @@ def case(mbsim, n, rep, h5):
     setup = t["run10q"] - 10 * n * step_us * 1e-6
     step_cpu = 1e6 * (cpu["run60q"] - cpu["run10q"]) / (50 * n)
     out_cpu = 1e6 * (cpu["run60"] - cpu["run60q"]) / (ds * n)
-    return ("%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d,%.3g,%.3f,%.3f" %
+    buf = js["run10"].get("output_buffer_bytes")
+    buf_kb = "-" if buf is None else "%d" % (buf // 1024)
+    wo = "-" if buf is None else "%d" % ((rss["run10"] * 1024 - buf) // n)
+    return ("%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d,%.3g,%.3f,%.3f,%s,%s" %
             (n, t["check"], setup, t["run10"], step_us, out_us, t["run60"], rss["run10"],
-             rss["run10"] * 1024 // n, js["run60"]["max_position_residual"], step_cpu, out_cpu))
+             rss["run10"] * 1024 // n, js["run60"]["max_position_residual"], step_cpu, out_cpu,
+             buf_kb, wo))
 
 
 def main():
@@ -77,7 +86,7 @@ def main():
     with open(out, "w") as f:
         f.write("N,check_s,setup_s,run10_s,step_us_per_body,output_us_per_body_sample,"
                 "run60_s,peak_kb,per_body_bytes,max_position_residual,step_cpu_us_per_body,"
-                "output_cpu_us_per_body_sample\n")
+                "output_cpu_us_per_body_sample,buffer_kb,per_body_wo_buffer\n")
     h5 = os.path.join(tempfile.mkdtemp(), "large.h5")
     for n in ns:
         row = case(mbsim, n, min(rep, 3) if n >= 100000 else rep, h5)

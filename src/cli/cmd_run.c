@@ -158,6 +158,7 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 			{ "max_energy_drift", r->max_abs_drift }, { "max_kinetic_energy", r->max_kinetic },
 			{ "initial_position_correction", r->moved_pos },
 			{ "initial_velocity_correction", r->moved_vel },
+			{ "output_buffer_bytes", r->output_buffer },
 			{ "redundant_rows", (double)r->redundant },
 			{ "singular_steps", (double)r->singular_steps },
 			{ "omega_max", r->omega_max }, { "stable_step_bound", bound },

@@ -5,6 +5,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 struct cmd {
 	const char *name;
@@ -27,6 +30,15 @@ static const struct cmd cmds[] = {
 
 int main(int argc, char **argv)
 {
+#ifdef __GLIBC__
+	/* Blocks of 128 kB and more always get pages of their own, given
+	 * back when freed.  glibc's default raises that threshold to the
+	 * size of each such block freed (up to 32 MB), so after set-up's
+	 * first large temporary the next ones of a 1e5-body model come from
+	 * the heap and leave holes there that the run keeps: 12 MB, 115
+	 * bytes a body, at the peak of the pendulum array (bench/README.md). */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
 	if (argc < 2) {
 		fprintf(stderr, "usage: %s", USAGE_MBSIM);
 		fprintf(stderr, "commands: run, check, list, converge, compare, spectral, static, modes, summary, export, help (see 'mbsim help')\n");

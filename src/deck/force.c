@@ -2,6 +2,7 @@
 #include "build.h"
 #include "../model/sexpr.h"
 #include "../util/vec.h"
+#include "../util/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,12 +94,16 @@ static void particle_end(struct bctx *b, struct fread *fr, int k, const char *pk
 static void actuator(struct bctx *b, struct fread *fr, const char *key, int unit)
 {
 	const struct dnode *v = dn_get(fr->item, key);
+	if (!v && !unit)
+		return;
+	if (!fr->f.x)
+		fr->f.x = xcalloc(1, sizeof(*fr->f.x));
 	if (v) {
-		fr->bad |= build_func(b, v, key, fr->what, &fr->f.act) < 0;
+		fr->bad |= build_func(b, v, key, fr->what, &fr->f.x->act) < 0;
 		fr->f.has_act = 1;
-	} else if (unit) {
-		fr->f.act.type = FUNC_CONSTANT;
-		fr->f.act.c[0] = 1;
+	} else {
+		fr->f.x->act.type = FUNC_CONSTANT;
+		fr->f.x->act.c[0] = 1;
 		fr->f.has_act = 1;	/* the multiplier defaults to 1 (mbsim-deck(5)) */
 	}
 }
@@ -299,21 +304,21 @@ static void force_motor(struct bctx *b, struct fread *fr)
 	if ((v = dn_get(fr->item, "on"))) {
 		int k = pick_name(b, v, "controlled quantity", ons, 2);
 		fr->bad |= k < 0;
-		fr->f.on_rate = k == 1;
+		fr->f.x->on_rate = k == 1;
 	}
-	gain(b, fr, "kp", 1, laws[law], &fr->f.kp);
-	gain(b, fr, "kd", (law == 1 || law == 3) && !fr->f.on_rate, laws[law], &fr->f.kd);
-	gain(b, fr, "ki", law >= 2, laws[law], &fr->f.ki);
+	gain(b, fr, "kp", 1, laws[law], &fr->f.x->kp);
+	gain(b, fr, "kd", (law == 1 || law == 3) && !fr->f.x->on_rate, laws[law], &fr->f.x->kd);
+	gain(b, fr, "ki", law >= 2, laws[law], &fr->f.x->ki);
 	if ((v = dn_get(fr->item, "limit"))) {
-		fr->bad |= opt_num(b, fr->item, "limit", &fr->f.limit) < 0;
-		if (!(fr->f.limit > 0)) {
+		fr->bad |= opt_num(b, fr->item, "limit", &fr->f.x->limit) < 0;
+		if (!(fr->f.x->limit > 0)) {
 			diag_error(b->d, &v->pos, "limit of %s must be positive, got %g", fr->what,
-				   fr->f.limit);
+				   fr->f.x->limit);
 			fr->bad = 1;
 		}
 	}
 	const struct dnode *tv = need(b, fr->item, "target", fr->what);
-	fr->bad |= !tv || build_func(b, tv, "target", fr->what, &fr->f.target) < 0;
+	fr->bad |= !tv || build_func(b, tv, "target", fr->what, &fr->f.x->target) < 0;
 }
 
 static void vec_nonneg(struct bctx *b, struct fread *fr, const char *key, double *x)
@@ -350,16 +355,16 @@ static void bushing_curves(struct bctx *b, struct fread *fr)
 		}
 		struct suggest sg;
 		suggest_init(&sg, name);
-		for (int i = 0; i < b->m->ncurves && !fr->f.kc[c]; i++) {
+		for (int i = 0; i < b->m->ncurves && !fr->f.x->kc[c]; i++) {
 			if (strcmp(b->m->curves[i].name, name) == 0)
-				fr->f.kc[c] = &b->m->curves[i];
+				fr->f.x->kc[c] = &b->m->curves[i];
 			suggest_add(&sg, b->m->curves[i].name);
 		}
-		if (!fr->f.kc[c]) {
+		if (!fr->f.x->kc[c]) {
 			diag_error(b->d, &v->pos, "unknown curve '%s' in stiffness_curves of %s%s",
 				   name, fr->what, suggest_text(&sg, sug, sizeof sug));
 			fr->bad = 1;
-		} else if (fr->f.K6[c] != 0.0) {
+		} else if (fr->f.x->K6[c] != 0.0) {
 			diag_error(b->d, &v->pos, "%s has a stiffness and a curve for component %s",
 				   fr->what, comp[c]);
 			fr->bad = 1;
@@ -392,19 +397,19 @@ static void force_bushing(struct bctx *b, struct fread *fr)
 	m3_identity(Ag);
 	if (ov)
 		fr->bad |= build_orientation(b, ov, fr->what, Ag) < 0;
-	vec_nonneg(b, fr, "translational_stiffness", fr->f.K6);
-	vec_nonneg(b, fr, "rotational_stiffness", fr->f.K6 + 3);
-	vec_nonneg(b, fr, "translational_damping", fr->f.C6);
-	vec_nonneg(b, fr, "rotational_damping", fr->f.C6 + 3);
-	fr->bad |= opt_vec3(b, fr->item, "preload_force", fr->f.pre) < 0;
-	fr->bad |= opt_vec3(b, fr->item, "preload_torque", fr->f.pre + 3) < 0;
+	vec_nonneg(b, fr, "translational_stiffness", fr->f.x->K6);
+	vec_nonneg(b, fr, "rotational_stiffness", fr->f.x->K6 + 3);
+	vec_nonneg(b, fr, "translational_damping", fr->f.x->C6);
+	vec_nonneg(b, fr, "rotational_damping", fr->f.x->C6 + 3);
+	fr->bad |= opt_vec3(b, fr->item, "preload_force", fr->f.x->pre) < 0;
+	fr->bad |= opt_vec3(b, fr->item, "preload_torque", fr->f.x->pre + 3) < 0;
 	bushing_curves(b, fr);
 	if (fr->bad)
 		return;
 	/* both markers have the bushing axes at t0: F_k = A_k0^T Ag */
 	for (int k = 0; k < 2; k++) {
 		model_pose0(b->m, fr->f.body[k], r, A);
-		m3_tmul(fr->f.F[k], A, Ag);
+		m3_tmul(fr->f.x->F[k], A, Ag);
 	}
 }
 
@@ -444,6 +449,8 @@ void build_force(struct bctx *b, const struct dnode *item)
 	snprintf(tdesc, sizeof tdesc, "%s %s", t >= 0 ? force_names[t] : "", what);
 	fr.bad = check_keys(b, item, key_sub(&key_top, "forces"), t >= 0 ? 1u << t : 0,
 			    tdesc) > 0;
+	if (t == FORCE_MOTOR || t == FORCE_BUSHING)
+		fr.f.x = xcalloc(1, sizeof(*fr.f.x));
 	switch (t) {
 	case FORCE_TSDA: force_tsda(b, &fr); break;
 	case FORCE_RSDA: force_rsda(b, &fr); break;
@@ -457,8 +464,11 @@ void build_force(struct bctx *b, const struct dnode *item)
 	if (t == FORCE_TSDA || t == FORCE_RSDA || t == FORCE_POINT || t == FORCE_TORQUE)
 		expression(b, &fr, t);
 	if (!name || fr.bad) {
-		free(fr.f.act.seg);
-		free(fr.f.target.seg);
+		if (fr.f.x) {
+			free(fr.f.x->act.seg);
+			free(fr.f.x->target.seg);
+		}
+		free(fr.f.x);
 		sexpr_free(&fr.f.ex);
 		return;
 	}

@@ -45,13 +45,25 @@ struct ra *ra_new(const struct model *m)
 	s->phi = xcalloc((size_t)nc + 1, sizeof(double));
 	s->nu = xcalloc((size_t)nc + 1, sizeof(double));
 	s->gamma = xcalloc((size_t)nc + 1, sizeof(double));
-	s->jac = xcalloc((size_t)nc * 12 + 1, sizeof(double));
 	s->bi = xmalloc(((size_t)nc + 1) * sizeof(int));
 	s->bj = xmalloc(((size_t)nc + 1) * sizeof(int));
-	for (int k = 0; k < nc; k++) {
-		s->bi[k] = m->prims[k].bi;
-		s->bj[k] = m->prims[k].bj;
+	for (int j = 0; j < m->njoints; j++)
+		for (int k = m->joints[j].row0; k < m->joints[j].row0 + m->joints[j].nrows; k++) {
+			s->bi[k] = m->joints[j].body[0];
+			s->bj[k] = m->joints[j].body[1];
+		}
+	for (int d = 0; d < m->ndrivers; d++) {
+		s->bi[m->drivers[d].row0] = m->dprims[d].bi;
+		s->bj[m->drivers[d].row0] = m->dprims[d].bj;
 	}
+	/* the Jacobian's rows: 12 values, or 6 when side i is ground */
+	s->jo = xmalloc(((size_t)nc + 1) * sizeof(int));
+	size_t len = 0;
+	for (int k = 0; k < nc; k++) {
+		s->jo[k] = (int)len - (s->bi[k] < 0 ? 6 : 0);
+		len += s->bi[k] < 0 ? 6 : 12;
+	}
+	s->jac = xcalloc(len + 1, sizeof(double));
 	s->has_ncforce = m->ndrivers > 0;
 	for (int i = 0; i < m->nforces; i++) {
 		const struct force *f = &m->forces[i];
@@ -78,6 +90,7 @@ void ra_free(struct ra **ps)
 	free(s->nu);
 	free(s->gamma);
 	free(s->jac);
+	free(s->jo);
 	free(s->bi);
 	free(s->bj);
 	free(s->fst);
@@ -153,26 +166,42 @@ void ra_bstate(const struct ra_state *x, int b, struct bstate *bs)
 	bs->w = x->w + 3 * b;
 }
 
+/* Row k, primitive p */
+static void eval_row(struct ra *s, const struct ra_state *x, double t, unsigned what,
+		     const struct prim *p, int k)
+{
+	struct bstate bi, bj;
+	struct prim_out o;
+	ra_bstate(x, p->bi, &bi);
+	ra_bstate(x, p->bj, &bj);
+	if (what == PRIM_PHI) {	/* the Newton iterations: Phi alone */
+		s->phi[k] = prim_phi(p, &bi, &bj, t);
+		s->nu[k] = s->gamma[k] = 0.0;
+		return;
+	}
+	prim_eval(p, &bi, &bj, t, what, &o);
+	s->phi[k] = o.phi;
+	s->nu[k] = o.nu;
+	s->gamma[k] = o.gamma;
+	if (what & PRIM_JAC) {
+		if (p->bi >= 0)
+			memcpy(s->jac + s->jo[k], o.J, 12 * sizeof(double));
+		else
+			memcpy(s->jac + (s->jo[k] + 6), o.J[2], 6 * sizeof(double));
+	}
+}
+
 void ra_eval(struct ra *s, const struct ra_state *x, double t, unsigned what)
 {
-	const struct prim *P = s->m->prims;
-	for (int k = 0; k < s->nc; k++) {
-		struct bstate bi, bj;
-		struct prim_out o;
-		ra_bstate(x, P[k].bi, &bi);
-		ra_bstate(x, P[k].bj, &bj);
-		if (what == PRIM_PHI) {	/* the Newton iterations: Phi alone */
-			s->phi[k] = prim_phi(&P[k], &bi, &bj, t);
-			s->nu[k] = s->gamma[k] = 0.0;
-			continue;
-		}
-		prim_eval(&P[k], &bi, &bj, t, what, &o);
-		s->phi[k] = o.phi;
-		s->nu[k] = o.nu;
-		s->gamma[k] = o.gamma;
-		if (what & PRIM_JAC)
-			memcpy(s->jac + 12 * k, o.J, 12 * sizeof(double));
+	const struct model *m = s->m;
+	struct prim P[MODEL_JOINT_ROWS_MAX];
+	for (int j = 0; j < m->njoints; j++) {
+		int n = model_joint_prims(m, j, P), k0 = m->joints[j].row0;
+		for (int i = 0; i < n; i++)
+			eval_row(s, x, t, what, &P[i], k0 + i);
 	}
+	for (int d = 0; d < m->ndrivers; d++)
+		eval_row(s, x, t, what, &m->dprims[d], m->drivers[d].row0);
 }
 
 static void geo_side(int b, const double *K, double kr, double scale, double *W)
@@ -187,37 +216,67 @@ static void geo_side(int b, const double *K, double kr, double scale, double *W)
 		Wb[9 + e] += scale * K[e];
 }
 
+/* Row k, primitive p */
+static void geo_row(const struct ra_state *x, double t, const double *lam, double scale,
+		    double *W, const struct prim *p, int k)
+{
+	struct bstate bi, bj;
+	double Ki[9], Kj[9], kri, krj;
+	if (lam[k] == 0.0)
+		return;
+	ra_bstate(x, p->bi, &bi);
+	ra_bstate(x, p->bj, &bj);
+	prim_hess(p, &bi, &bj, t, lam[k], Ki, Kj, &kri, &krj);
+	geo_side(p->bi, Ki, kri, scale, W);
+	geo_side(p->bj, Kj, krj, scale, W);
+}
+
 void ra_geo(const struct ra *s, const struct ra_state *x, double t, const double *lam,
 	    double scale, double *W)
 {
-	const struct prim *P = s->m->prims;
-	for (int k = 0; k < s->nc; k++) {
-		struct bstate bi, bj;
-		double Ki[9], Kj[9], kri, krj;
-		if (lam[k] == 0.0)
-			continue;
-		ra_bstate(x, P[k].bi, &bi);
-		ra_bstate(x, P[k].bj, &bj);
-		prim_hess(&P[k], &bi, &bj, t, lam[k], Ki, Kj, &kri, &krj);
-		geo_side(P[k].bi, Ki, kri, scale, W);
-		geo_side(P[k].bj, Kj, krj, scale, W);
+	const struct model *m = s->m;
+	struct prim P[MODEL_JOINT_ROWS_MAX];
+	for (int j = 0; j < m->njoints; j++) {
+		int n = model_joint_prims(m, j, P), k0 = m->joints[j].row0;
+		for (int i = 0; i < n; i++)
+			geo_row(x, t, lam, scale, W, &P[i], k0 + i);
 	}
+	for (int d = 0; d < m->ndrivers; d++)
+		geo_row(x, t, lam, scale, W, &m->dprims[d], m->drivers[d].row0);
 }
 
 void ra_jac_mul(const struct ra *s, const double *g, double *y)
 {
 	for (int k = 0; k < s->nc; k++) {
-		const double *J = s->jac + 12 * k;
+		const double *J = s->jac + (s->jo[k] + 6);	/* side j; side i at J - 6 */
 		double acc = 0.0;
 		if (s->bi[k] >= 0) {
 			const double *gi = g + 6 * s->bi[k];
 			for (int c = 0; c < 6; c++)
-				acc += J[c] * gi[c];
+				acc += J[c - 6] * gi[c];
 		}
 		if (s->bj[k] >= 0) {
 			const double *gj = g + 6 * s->bj[k];
 			for (int c = 0; c < 6; c++)
-				acc += J[6 + c] * gj[c];
+				acc += J[c] * gj[c];
+		}
+		y[k] = acc;
+	}
+}
+
+void ra_jac_mul_split(const struct ra *s, const double *lin, const double *ang, double *y)
+{
+	for (int k = 0; k < s->nc; k++) {
+		double acc = 0.0;
+		for (int side = 0; side < 2; side++) {
+			int b = side ? s->bj[k] : s->bi[k];
+			if (b < 0)
+				continue;
+			const double *J = s->jac + (s->jo[k] + 6 * side);
+			for (int c = 0; c < 3; c++)
+				acc += J[c] * lin[3 * b + c];
+			for (int c = 0; c < 3; c++)
+				acc += J[3 + c] * ang[3 * b + c];
 		}
 		y[k] = acc;
 	}
@@ -227,16 +286,16 @@ void ra_jac_tmul(const struct ra *s, const double *l, double *y)
 {
 	memset(y, 0, (size_t)s->ng * sizeof(double));
 	for (int k = 0; k < s->nc; k++) {
-		const double *J = s->jac + 12 * k;
+		const double *J = s->jac + (s->jo[k] + 6);	/* side j; side i at J - 6 */
 		if (s->bi[k] >= 0) {
 			double *yi = y + 6 * s->bi[k];
 			for (int c = 0; c < 6; c++)
-				yi[c] += J[c] * l[k];
+				yi[c] += J[c - 6] * l[k];
 		}
 		if (s->bj[k] >= 0) {
 			double *yj = y + 6 * s->bj[k];
 			for (int c = 0; c < 6; c++)
-				yj[c] += J[6 + c] * l[k];
+				yj[c] += J[c] * l[k];
 		}
 	}
 }
@@ -260,9 +319,9 @@ void ra_reaction(const struct ra *s, const struct ra_state *x, int row0, int n,
 	int b = -1;
 	v3_set(F, 0, 0, 0);
 	for (int k = row0; k < row0 + n; k++) {
-		const double *J = s->jac + 12 * k;
-		v3_axpy(F, -x->lam[k], J + 6);
-		v3_axpy(Tb, -x->lam[k], J + 9);
+		const double *J = s->jac + (s->jo[k] + 6);	/* side j */
+		v3_axpy(F, -x->lam[k], J);
+		v3_axpy(Tb, -x->lam[k], J + 3);
 		b = s->bj[k];
 	}
 	if (b < 0) {

@@ -64,7 +64,7 @@ static double act(const struct force *f, double t)
 	double g[3];
 	if (!f->has_act)
 		return 0.0;
-	func_eval(&f->act, t, g);
+	func_eval(&f->x->act, t, g);
 	return g[0];
 }
 
@@ -263,10 +263,12 @@ static double friction_force(const struct ra *s, const struct ra_state *x,
 	*vrel = v3_dot(z, v1) - v3_dot(z, v0);
 	if (!lam || fabs(*vrel) < f->v_eps)
 		return 0.0;
-	for (int k = j->row0; k < j->row0 + j->nrows; k++) {
+	struct prim P[MODEL_JOINT_ROWS_MAX];
+	int n = model_joint_prims(m, f->joint, P);
+	for (int i = 0; i < n; i++) {
 		struct prim_out o;
-		prim_eval(&m->prims[k], &b0, &b1, x->t, PRIM_JAC, &o);
-		v3_axpy(Fn, -lam[k], o.J[2]);
+		prim_eval(&P[i], &b0, &b1, x->t, PRIM_JAC, &o);
+		v3_axpy(Fn, -lam[j->row0 + i], o.J[2]);
 	}
 	v3_axpy(Fn, -v3_dot(Fn, z), z);
 	double N = v3_norm(Fn);
@@ -286,13 +288,13 @@ static double motor_effort(const struct ra *s, const struct ra_state *x, double 
 	if (f->ex)
 		return expr_of(s, x, t, f, *q, *qd);
 	double r[3], u;
-	func_eval(&f->target, t, r);
-	if (f->on_rate)
-		u = f->kp * (r[0] - *qd) + f->ki * st[3];
+	func_eval(&f->x->target, t, r);
+	if (f->x->on_rate)
+		u = f->x->kp * (r[0] - *qd) + f->x->ki * st[3];
 	else
-		u = f->kp * (r[0] - *q) + f->kd * (r[1] - *qd) + f->ki * st[3];
-	if (f->limit > 0)
-		u = u > f->limit ? f->limit : u < -f->limit ? -f->limit : u;
+		u = f->x->kp * (r[0] - *q) + f->x->kd * (r[1] - *qd) + f->x->ki * st[3];
+	if (f->x->limit > 0)
+		u = u > f->x->limit ? f->x->limit : u < -f->x->limit ? -f->x->limit : u;
 	return u;
 }
 
@@ -311,8 +313,8 @@ static void bush_kin(const struct ra_state *x, const struct force *f, struct bus
 	ra_bstate(x, f->body[1], &b1);
 	point_kin(&b0, f->s[0], p0, v0, sg);
 	point_kin(&b1, f->s[1], k->p1, v1, sg);
-	m3_mul(k->R0, b0.A, f->F[0]);
-	m3_mul(R1, b1.A, f->F[1]);
+	m3_mul(k->R0, b0.A, f->x->F[0]);
+	m3_mul(R1, b1.A, f->x->F[1]);
 	m3_tmul(R, k->R0, R1);
 	so3_log(k->th, R);
 	v3_sub(dp, k->p1, p0);
@@ -332,7 +334,7 @@ static void bush_kin(const struct ra_state *x, const struct force *f, struct bus
  * curve when given (its work then counts as nonconservative), else K d. */
 static double bush_elastic(const struct force *f, int c, double d)
 {
-	return f->kc[c] ? curve_eval(f->kc[c], d, NULL) : f->K6[c] * d;
+	return f->x->kc[c] ? curve_eval(f->x->kc[c], d, NULL) : f->x->K6[c] * d;
 }
 
 /* What element i does at x: out[0..5] on f->body[0], out[6..11] on
@@ -458,12 +460,12 @@ static void elem_eval(const struct ra *s, const struct ra_state *x, double t,
 		double fm[3], tm[3], Fg[3], Tg[3];
 		bush_kin(x, f, &k);
 		for (int c = 0; c < 3; c++) {
-			fm[c] = -(bush_elastic(f, c, k.d[c]) + f->C6[c] * k.dd[c]) + f->pre[c];
-			tm[c] = -(bush_elastic(f, 3 + c, k.th[c]) + f->C6[3 + c] * k.thd[c]) +
-				f->pre[3 + c];
-			o->energy += 0.5 * (f->K6[c] * k.d[c] * k.d[c] +
-					    f->K6[3 + c] * k.th[c] * k.th[c]) -
-				     f->pre[c] * k.d[c] - f->pre[3 + c] * k.th[c];
+			fm[c] = -(bush_elastic(f, c, k.d[c]) + f->x->C6[c] * k.dd[c]) + f->x->pre[c];
+			tm[c] = -(bush_elastic(f, 3 + c, k.th[c]) + f->x->C6[3 + c] * k.thd[c]) +
+				f->x->pre[3 + c];
+			o->energy += 0.5 * (f->x->K6[c] * k.d[c] * k.d[c] +
+					    f->x->K6[3 + c] * k.th[c] * k.th[c]) -
+				     f->x->pre[c] * k.d[c] - f->x->pre[3 + c] * k.th[c];
 		}
 		m3_mulv(Fg, k.R0, fm);
 		m3_mulv(Tg, k.R0, tm);
@@ -545,7 +547,7 @@ void ra_energy(const struct ra *s, const struct ra_state *x, double *kin, double
 	for (int b = 0; b < s->nb; b++) {
 		double Jw[3];
 		const double *w = x->w + 3 * b;
-		m3_mulv(Jw, s->J + 9 * b, w);
+		m3_mulv(Jw, ra_inertia(s, b), w);
 		K += 0.5 * (s->mass[b] * v3_dot(x->v + 3 * b, x->v + 3 * b) + v3_dot(w, Jw));
 		V -= s->mass[b] * v3_dot(m->gravity, x->r + 3 * b);
 	}
@@ -577,7 +579,7 @@ static double driver_power(const struct ra *s, const struct ra_state *x)
 	double P = 0.0;
 	for (int i = 0; i < m->ndrivers; i++) {
 		int k = m->drivers[i].row0;
-		const struct prim *p = &m->prims[k];
+		const struct prim *p = &m->dprims[i];
 		struct bstate bi, bj;
 		struct prim_out o;
 		ra_bstate(x, p->bi, &bi);
@@ -655,10 +657,10 @@ double ra_ncpower(struct ra *s, const struct ra_state *x)
 			struct bush_kin k;
 			bush_kin(x, f, &k);
 			for (int c = 0; c < 3; c++) {
-				P -= f->C6[c] * k.dd[c] * k.dd[c] + f->C6[3 + c] * k.thd[c] * k.thd[c];
-				if (f->kc[c])
+				P -= f->x->C6[c] * k.dd[c] * k.dd[c] + f->x->C6[3 + c] * k.thd[c] * k.thd[c];
+				if (f->x->kc[c])
 					P -= bush_elastic(f, c, k.d[c]) * k.dd[c];
-				if (f->kc[3 + c])
+				if (f->x->kc[3 + c])
 					P -= bush_elastic(f, 3 + c, k.th[c]) * k.thd[c];
 			}
 			break;
@@ -687,12 +689,12 @@ void ra_force_step(struct ra *s, const struct ra_state *x, double h)
 		return;
 	for (int i = 0; i < m->nforces; i++) {
 		const struct force *f = &m->forces[i];
-		if (f->type != FORCE_MOTOR || f->ex || f->ki == 0.0)
+		if (f->type != FORCE_MOTOR || f->ex || f->x->ki == 0.0)
 			continue;
 		double q, qd, z[3], r[3];
 		(void)motor_effort(s, x, x->t, i, &q, &qd, z);
-		func_eval(&f->target, x->t, r);
-		s->fst[4 * i + 3] += h * (r[0] - (f->on_rate ? qd : q));
+		func_eval(&f->x->target, x->t, r);
+		s->fst[4 * i + 3] += h * (r[0] - (f->x->on_rate ? qd : q));
 	}
 }
 

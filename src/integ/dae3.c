@@ -147,6 +147,7 @@ int dae3_init(struct integ *it, const struct sim_options *o)
 			for (int c = 0; c < 3; c++)
 				E->Wid[18 * b + 4 * c] = E->Wid[18 * b + 9 + 4 * c] = 1.0;
 		E->kmu = kkt_new(s->nb, s->nc, s->bi, s->bj, kkt_mode_of(it->kkt));
+		kkt_set_rows(E->kmu, s->jo);
 	}
 	it->eng = E;
 	return 0;

@@ -66,7 +66,7 @@ static void newton_blocks(struct integ *it, const struct ra_state *y, const doub
 		memcpy(K, Wb + 9, sizeof K);
 		m3_mul(Wb + 9, K, Jr);
 		for (int e = 0; e < 9; e++)
-			Wb[9 + e] += s->J[9 * b + e];
+			Wb[9 + e] += ra_inertia(s, b)[e];
 		for (int c = 0; c < 3; c++)
 			Wb[4 * c] += s->mass[b];
 	}

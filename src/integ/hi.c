@@ -106,9 +106,10 @@ static int newton_update(struct integ *it, double *g, double *lh, const double *
 
 /* Newton iteration of eq. 12 from lambda-hat = it->lam and g = gp, or
  * (gp NULL) g from eqs. 5a-b; g (it->g) holds the converged displacement
- * on return INTEG_OK, it->iters the count. */
+ * on return INTEG_OK, it->iters the count.  From gp, F is taken over as
+ * scratch once read (hi_step remakes it to start again). */
 static int newton(struct integ *it, const struct ra_state *x, struct ra_state *y, double h,
-		  const double *F, const double *gp)
+		  double *F, const double *gp)
 {
 	struct ra *s = it->sys;
 	int nb = s->nb, nc = s->nc, ng = s->ng;
@@ -131,14 +132,14 @@ static int newton(struct integ *it, const struct ra_state *x, struct ra_state *y
 
 	double *a = NULL;
 	if (gp) {	/* start from the predicted g: a = -e1 = W (g - gp) */
-		a = it->F2;
+		a = F;	/* F is not read again */
 		for (int b = 0; b < nb; b++) {
 			double d[3];
 			for (int c = 0; c < 3; c++) {
 				a[6 * b + c] = s->mass[b] * (g[6 * b + c] - gp[6 * b + c]);
 				d[c] = g[6 * b + 3 + c] - gp[6 * b + 3 + c];
 			}
-			m3_mulv(a + 6 * b + 3, s->J + 9 * b, d);
+			m3_mulv(a + 6 * b + 3, ra_inertia(s, b), d);
 		}
 		memcpy(g, gp, (size_t)ng * sizeof(double));
 	}
@@ -185,7 +186,7 @@ static void lg_mom(const double *J, const double *th, double sgn, double *out)
  * (e, -Phi).  Starts from gp, or (gp NULL) from eqs. 5a-b without the
  * gyroscopic term. */
 static int newton_lg(struct integ *it, const struct ra_state *x, struct ra_state *y, double h,
-		     const double *F, const double *gp)
+		     double *F, const double *gp)
 {
 	struct ra *s = it->sys;
 	int nb = s->nb, nc = s->nc, ng = s->ng;
@@ -195,7 +196,7 @@ static int newton_lg(struct integ *it, const struct ra_state *x, struct ra_state
 	for (int b = 0; b < nb; b++) {
 		double hw[3];
 		v3_scale(hw, h, x->w + 3 * b);
-		m3_mulv(mu0 + 6 * b + 3, s->J + 9 * b, hw);
+		m3_mulv(mu0 + 6 * b + 3, ra_inertia(s, b), hw);
 		for (int c = 0; c < 3; c++) {
 			mu0[6 * b + c] = s->mass[b] * h * x->v[3 * b + c] + h2 * F[6 * b + c];
 			mu0[6 * b + 3 + c] += h2 * F[6 * b + 3 + c];
@@ -224,7 +225,7 @@ static int newton_lg(struct integ *it, const struct ra_state *x, struct ra_state
 		ra_jac_tmul(s, lh, e);
 		for (int b = 0; b < nb; b++) {
 			double G[3];
-			lg_mom(s->J + 9 * b, g + 6 * b + 3, 1.0, G);
+			lg_mom(ra_inertia(s, b), g + 6 * b + 3, 1.0, G);
 			for (int c = 0; c < 3; c++) {
 				int i = 6 * b + c;
 				e[i] = mu0[i] - e[i] - s->mass[b] * g[i];
@@ -278,6 +279,10 @@ int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 		total += it->iters;
 		pred = 0;
 		integ_hist_reset(it);
+		if (!lg) {	/* newton used F as scratch: the same forces again */
+			ra_forces(s, x, x->t, x->lam, F);
+			integ_gyro(s, x, F);
+		}
 		for (int k = 0; k < nc; k++)
 			lh[k] = h2 * x->lam[k];
 		kkt_zero_dropped(it->kkt, lh);
@@ -295,7 +300,7 @@ int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 		double wl[3];
 		if (lg) {
 			double p[3];
-			lg_mom(s->J + 9 * b, g + 6 * b + 3, -1.0, p);
+			lg_mom(ra_inertia(s, b), g + 6 * b + 3, -1.0, p);
 			m3_mulv(wl, s->Jinv + 9 * b, p);
 		}
 		for (int c = 0; c < 3; c++) {

@@ -28,11 +28,13 @@ struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 	it->tol = o->tolerance;
 	it->maxit = o->max_iterations;
 	it->kkt = kkt_new(sys->nb, nc, sys->bi, sys->bj, solver_mode(o->linear_solver));
+	kkt_set_rows(it->kkt, sys->jo);
 	it->W = xcalloc((size_t)sys->nb * 18 + 1, sizeof(double));
 	it->g = xcalloc((size_t)ng + (size_t)nc + 1, sizeof(double));	/* fi packs (g, lambda) */
 	it->dg = xcalloc((size_t)ng + 1, sizeof(double));
 	it->F = xcalloc((size_t)ng + 1, sizeof(double));
-	it->F2 = xcalloc((size_t)ng + 1, sizeof(double));
+	if (info->id != INTEG_HI)	/* hi keeps its start's right side in F */
+		it->F2 = xcalloc((size_t)ng + 1, sizeof(double));
 	/* hi also solves the multiplier correction (nc) into rhs: a model
 	 * with redundant constraints can have more rows than coordinates */
 	it->rhs = xcalloc((size_t)(ng > nc ? ng : nc) + 1, sizeof(double));
@@ -114,7 +116,7 @@ void integ_mass_blocks(struct integ *it)
 		double *W = it->W + 18 * b;
 		memset(W, 0, 9 * sizeof(double));
 		W[0] = W[4] = W[8] = s->mass[b];
-		memcpy(W + 9, s->J + 9 * b, 9 * sizeof(double));
+		memcpy(W + 9, ra_inertia(s, b), 9 * sizeof(double));
 	}
 }
 
@@ -123,7 +125,7 @@ void integ_gyro(const struct ra *s, const struct ra_state *x, double *F)
 	for (int b = 0; b < s->nb; b++) {
 		double Jw[3], g[3];
 		const double *w = x->w + 3 * b;
-		m3_mulv(Jw, s->J + 9 * b, w);
+		m3_mulv(Jw, ra_inertia(s, b), w);
 		v3_cross(g, w, Jw);
 		v3_sub(F + 6 * b + 3, F + 6 * b + 3, g);
 	}
@@ -133,7 +135,7 @@ void integ_gyro_blocks(struct integ *it, const struct ra_state *y, double f)
 {
 	const struct ra *s = it->sys;
 	for (int b = 0; b < s->nb; b++) {
-		const double *w = y->w + 3 * b, *J = s->J + 9 * b;
+		const double *w = y->w + 3 * b, *J = ra_inertia(s, b);
 		double Jw[3], W1[9], W2[9], T[9];
 		m3_mulv(Jw, J, w);
 		m3_skew(W1, w);
@@ -155,7 +157,7 @@ void integ_residual(struct integ *it, const struct ra_state *y, double t, const 
 	ra_jac_tmul(s, lam, e);
 	for (int b = 0; b < s->nb; b++) {
 		double Jwd[3];
-		m3_mulv(Jwd, s->J + 9 * b, g + 6 * b + 3);
+		m3_mulv(Jwd, ra_inertia(s, b), g + 6 * b + 3);
 		for (int c = 0; c < 3; c++) {
 			int i = 6 * b + c;
 			e[i] = theta * F[i] - e[i] - s->mass[b] * g[i];

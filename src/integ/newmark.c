@@ -80,7 +80,7 @@ static double mdot(const struct ra *s, const double *a, const double *b, double 
 	double sum = 0.0;
 	for (int k = 0; k < s->nb; k++) {
 		double Jb[3];
-		m3_mulv(Jb, s->J + 9 * k, b + 6 * k + 3);
+		m3_mulv(Jb, ra_inertia(s, k), b + 6 * k + 3);
 		double v = s->mass[k] * v3_dot(a + 6 * k, b + 6 * k) + v3_dot(a + 6 * k + 3, Jb);
 		if (out)
 			out[k] = v;

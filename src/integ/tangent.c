@@ -124,7 +124,8 @@ static void dense_jact(const struct ra *s, double *GT)
 	int m = s->nc, n = s->ng;
 	memset(GT, 0, (size_t)m * (size_t)n * sizeof(double));
 	for (int k = 0; k < m; k++) {
-		const double *J = s->jac + 12 * k;
+		/* side i at jo[k] when it is a body, side j 6 further (ra.h) */
+		const double *J = s->jac + s->jo[k];
 		for (int side = 0; side < 2; side++) {
 			int b = side ? s->bj[k] : s->bi[k];
 			if (b < 0)
@@ -226,7 +227,17 @@ static int factor(struct tangent *T, const struct ra *s)
 			T->N[(size_t)i * n + i] = 1.0;
 		return 0;
 	}
-	memcpy(T->Gs, s->jac, (size_t)12 * m * sizeof(double));
+	/* Gs keeps 12 values a row (side i, side j); ra's rows whose side i
+	 * is ground keep only side j's six at jac + jo[k] + 6 (ra.h) */
+	for (int k = 0; k < m; k++) {
+		double *g = T->Gs + 12 * k;
+		const double *J = s->jac + s->jo[k];
+		if (s->bi[k] >= 0)
+			memcpy(g, J, 6 * sizeof(double));
+		else
+			memset(g, 0, 6 * sizeof(double));
+		memcpy(g + 6, J + 6, 6 * sizeof(double));
+	}
 	if (T->have_piv && fast_qr(T, s))
 		return 0;
 	int k = m < n ? m : n, r = 0;
@@ -427,7 +438,7 @@ static int state_at(struct tangent *T, struct ra *s, double t, const double *lam
 	ra_jac_tmul(s, T->lamstar, T->tmpn2);
 	for (int b = 0; b < s->nb; b++) {
 		double Jg[3];
-		m3_mulv(Jg, s->J + 9 * b, T->g + 6 * b + 3);
+		m3_mulv(Jg, ra_inertia(s, b), T->g + 6 * b + 3);
 		for (int c = 0; c < 3; c++) {
 			int i = 6 * b + c;
 			e[i] = s->mass[b] * T->g[i] - e[i] + T->tmpn2[i];
@@ -446,7 +457,7 @@ static void reduced_mass(struct tangent *T, const struct ra *s)
 		const double *Nj = T->N + (size_t)j * n;
 		for (int b = 0; b < s->nb; b++) {
 			double Jn[3];
-			m3_mulv(Jn, s->J + 9 * b, Nj + 6 * b + 3);
+			m3_mulv(Jn, ra_inertia(s, b), Nj + 6 * b + 3);
 			for (int c = 0; c < 3; c++) {
 				T->tmpn[6 * b + c] = s->mass[b] * Nj[6 * b + c];
 				T->tmpn[6 * b + 3 + c] = Jn[c];
@@ -623,7 +634,7 @@ static void multipliers(struct tangent *T, struct ra *s, const struct ra_state *
 	integ_acc_get(s, q, T->g);
 	for (int b = 0; b < s->nb; b++) {
 		double Jg[3];
-		m3_mulv(Jg, s->J + 9 * b, T->g + 6 * b + 3);
+		m3_mulv(Jg, ra_inertia(s, b), T->g + 6 * b + 3);
 		for (int c = 0; c < 3; c++) {
 			e[6 * b + c] -= s->mass[b] * T->g[6 * b + c];
 			e[6 * b + 3 + c] -= Jg[c];

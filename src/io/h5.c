@@ -63,6 +63,7 @@ struct h5out {
 	int state;		/* 0 declaring, 1 h5_start's thread busy, 2 file made */
 	pthread_t th;
 	size_t kept;		/* bytes of rows in the buffers */
+	size_t kept_max;	/* the most kept at once */
 	double last;		/* wall time of the last flush, s */
 	int failed;
 	char err[300];
@@ -89,6 +90,11 @@ static int fail(struct h5out *o, const char *what)
 	}
 	o->failed = 1;
 	return -1;
+}
+
+size_t h5_kept_max(const struct h5out *o)
+{
+	return o->kept_max;
 }
 
 const char *h5_error(const struct h5out *o)
@@ -486,7 +492,15 @@ static void make_series(struct h5out *o, struct series *s)
 	if (o->opt.compression > 0)
 		H5Pset_deflate(pl, (unsigned)o->opt.compression);
 	hid_t ft = s->type == H5_INT ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE;
-	s->dset = H5Dcreate2(o->file, s->path, ft, sp, H5P_DEFAULT, pl, H5P_DEFAULT);
+	/* a row split into chunks of its own (one sample a chunk) is
+	 * written in whole chunks: HDF5's chunk cache (1 MB a dataset)
+	 * would only hold copies of them, some 65 bytes a body of a
+	 * pendulum array at N = 1e5 */
+	hid_t apl = H5Pcreate(H5P_DATASET_ACCESS);
+	if (s->width * sizeof(double) > H5_ROW_MAX)
+		H5Pset_chunk_cache(apl, 0, 0, 1.0);
+	s->dset = H5Dcreate2(o->file, s->path, ft, sp, H5P_DEFAULT, pl, apl);
+	H5Pclose(apl);
 	H5Pclose(pl);
 	H5Sclose(sp);
 	if (s->dset < 0) {
@@ -523,18 +537,26 @@ int h5_series(struct h5out *o, const char *path, long d1, long d2, enum h5_type 
 	return o->ns++;
 }
 
-void h5_row(struct h5out *o, int id, const double *row)
+double *h5_row_next(struct h5out *o, int id)
 {
 	if (id < 0)
-		return;
+		return NULL;
 	struct series *s = &o->s[id];
 	if (s->nbuf == s->cap) {
 		s->cap *= 2;
 		s->buf = xrealloc(s->buf, (size_t)s->cap * s->width * sizeof(double));
 	}
-	memcpy(s->buf + (size_t)s->nbuf * s->width, row, s->width * sizeof(double));
-	s->nbuf++;
 	o->kept += s->width * sizeof(double);
+	if (o->kept > o->kept_max)
+		o->kept_max = o->kept;
+	return s->buf + (size_t)s->nbuf++ * s->width;
+}
+
+void h5_row(struct h5out *o, int id, const double *row)
+{
+	double *r = h5_row_next(o, id);
+	if (r)
+		memcpy(r, row, o->s[id].width * sizeof(double));
 }
 
 /* Append the rows kept of s to its dataset. */

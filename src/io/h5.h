@@ -74,6 +74,12 @@ int h5_series(struct h5out *o, const char *path, long d1, long d2, enum h5_type 
 	      const char *units, const char *desc);
 /* Append one row (d1 d2, d1 or 1 values) to series id, in memory. */
 void h5_row(struct h5out *o, int id, const double *row);
+/* The same without a copy: the place of series id's next row (NULL for
+ * id < 0), for the caller to fill before the next h5_commit or h5_flush;
+ * it moves at the next h5_row or h5_row_next of the same series.  A
+ * writer of a large sample computes its rows there rather than in
+ * buffers of its own (sim/output.c: some 200 bytes a body). */
+double *h5_row_next(struct h5out *o, int id);
 /* A sample's rows are all in: flush when the interval has passed or the
  * rows kept are many.  0, or -1 when a write has failed (now or before). */
 int h5_commit(struct h5out *o);
@@ -81,6 +87,10 @@ int h5_commit(struct h5out *o);
 int h5_flush(struct h5out *o);
 /* Why the first failed write failed ("" when none has). */
 const char *h5_error(const struct h5out *o);
+/* The most bytes of rows kept in memory at once so far: the output
+ * buffer of issue 17's memory goal (the buffers keep their pages after
+ * a flush and take the next rows there). */
+size_t h5_kept_max(const struct h5out *o);
 /* Write the rows kept, set root attribute status, close, free.  -1 when
  * anything could not be written, with h5_error's message in err (if not
  * NULL). */

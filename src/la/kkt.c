@@ -58,6 +58,7 @@ struct kkt {
 	enum kkt_mode mode;
 	int nb, nc, n;		/* n: order of the factored matrix */
 	const int *bi, *bj;	/* the caller's (kkt_new) */
+	const int *jo;		/* the caller's (kkt_set_rows), or NULL */
 	double *Winv;		/* nb x 18 */
 	/* block -> rows lists: entries estart[b] .. estart[b + 1] - 1 */
 	int *estart, *erow;
@@ -437,21 +438,32 @@ static int w_symmetric(const struct kkt *k, const double *W)
 	return 1;
 }
 
+void kkt_set_rows(struct kkt *k, const int *jo)
+{
+	k->jo = jo;
+}
+
+/* where row r's values start in the jac of kkt_factor (kkt_set_rows) */
+static inline long row_at(const struct kkt *k, int r)
+{
+	return k->jo ? k->jo[r] : 12L * r;
+}
+
 /* P_e for every entry */
 static void form_p(struct kkt *k, const double *jac)
 {
 	for (int b = 0; b < k->nb; b++)
 		for (int e = k->estart[b]; e < k->estart[b + 1]; e++) {
 			int r = k->erow[e];
-			const double *J = jac + 12 * r;
+			long o = row_at(k, r);
 			double *P = k->P + 6 * e;
 			if (k->ndrop && k->drop[r])
 				memset(P, 0, 6 * sizeof(double));
 			else if (k->bi[r] == b && k->bj[r] == b)	/* both sides */
 				for (int c = 0; c < 6; c++)
-					P[c] = J[c] + J[6 + c];
+					P[c] = jac[o + c] + jac[o + 6 + c];
 			else
-				memcpy(P, J + (k->bi[r] == b ? 0 : 6), 6 * sizeof(double));
+				memcpy(P, jac + (o + (k->bi[r] == b ? 0 : 6)), 6 * sizeof(double));
 		}
 }
 
@@ -767,7 +779,7 @@ static int factor_full(struct kkt *k, const double *W, const double *jac)
 		for (int side = 0; side < 2; side++) {
 			int b = side ? k->bj[r] : k->bi[r];
 			for (int c = 0; c < 6; c++) {
-				double v = b >= 0 ? jac[12 * r + 6 * side + c] : 0.0;
+				double v = b >= 0 ? jac[row_at(k, r) + 6 * side + c] : 0.0;
 				k->Ax[k->map[q++]] += v;
 				k->Ax[k->map[q++]] += v;
 			}

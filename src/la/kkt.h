@@ -29,8 +29,16 @@ struct kkt;
 struct kkt *kkt_new(int nb, int nc, const int *bi, const int *bj, enum kkt_mode mode);
 void kkt_free(struct kkt **k);
 
+/* Where the rows of kkt_factor's jac are: block bi[r]'s values of row r
+ * at jac[jo[r] + 0..5], block bj[r]'s at jac[jo[r] + 6..11]; only a
+ * side with a block (>= 0) is read, so a caller need keep no values for
+ * a ground side (form/ra.c).  Borrowed as bi, bj are.  Without it (or
+ * with NULL) jo[r] = 12 r. */
+void kkt_set_rows(struct kkt *k, const int *jo);
+
 /* W: nb x 18 (translational 3x3 row-major, then rotational 3x3); jac:
- * nc x 12 (row k: d/d block bi[k] (6), d/d block bj[k] (6)).
+ * nc x 12 (row k: d/d block bi[k] (6), d/d block bj[k] (6)), or as
+ * kkt_set_rows says.
  * Returns 0, or -1 when the matrix is singular (kkt_bad_row tells the
  * constraint row when known), -2 on another solver failure. */
 int kkt_factor(struct kkt *k, const double *W, const double *jac);

@@ -11,8 +11,11 @@
  * U^T, so one index structure (columns of L, rows of U) serves both:
  * entry t of column j holds L(i, j) in Lx[t] and U(j, i) in Ux[t].  With
  * symmetric values U = D L^T and Ux is not used.  All of the pattern work
- * (reaches, positions of the new entries, positions of C's entries in the
- * caller's Ax) is done once in spf_new.
+ * (reaches, positions of the new entries) is done once in spf_new; C's
+ * entries are read from the caller's columns through the inverse
+ * permutation (the caller's pattern, borrowed, instead of lists of C's
+ * entries and their positions: 12 bytes an entry above the diagonal and
+ * 8 a row, some 140 bytes a body of a pendulum array).
  */
 #include "spf.h"
 #include "../util/xalloc.h"
@@ -25,16 +28,19 @@
 struct spf {
 	int n;
 	int *perm;		/* new k -> old perm[k] */
-	/* C's entries above the diagonal by column k: row i < k, and the
-	 * positions in Ax of C(i, k) and of C(k, i) */
-	int *cp, *ci, *cqu, *cql, *dq;
+	int *pinv;		/* old -> new */
+	const int *Ap, *Ai;	/* the caller's pattern (spf_new), borrowed */
+	int *tq;		/* position in Ax of the transpose of each entry,
+				 * made with Ux (values not symmetric) */
 	/* reaches: row k of L is R[Rp[k] .. Rp[k+1]-1] in topological order;
 	 * Rt[t] is where L(k, R[t]) goes in Lx */
 	int *Rp, *R, *Rt;
 	/* L by columns (strictly lower) */
 	int *Lp, *Li;
 	double *Lx, *Ux, *D;
-	double *x, *y;		/* work, kept zero between uses */
+	double *x, *y;		/* work, n + 1: kept zero between uses but for
+				 * x[n], y[n], where spf_factor puts what it
+				 * does not need */
 	size_t len;		/* entries of L; Ux and y are made at the first
 				 * factorization with values not symmetric */
 	int sym;		/* the last factorization had symmetric values */
@@ -46,11 +52,8 @@ void spf_free(struct spf **pf)
 	if (!f)
 		return;
 	free(f->perm);
-	free(f->cp);
-	free(f->ci);
-	free(f->cqu);
-	free(f->cql);
-	free(f->dq);
+	free(f->pinv);
+	free(f->tq);
 	free(f->Rp);
 	free(f->R);
 	free(f->Rt);
@@ -81,50 +84,29 @@ static int find(const int *Ap, const int *Ai, int c, int r)
 	return -1;
 }
 
-/* C's upper entries per column, with their positions in Ax */
-static int upper_entries(struct spf *f, const int *Ap, const int *Ai, const int *pinv)
+/* every diagonal entry present and the pattern symmetric */
+static int check_pattern(int n, const int *Ap, const int *Ai)
 {
-	int n = f->n;
-	f->cp = xcalloc((size_t)n + 1, sizeof(int));
-	f->dq = xmalloc(((size_t)n + 1) * sizeof(int));
-	for (int k = 0; k < n; k++) {
-		int c = f->perm[k];
-		f->cp[k + 1] = f->cp[k];
-		for (int q = Ap[c]; q < Ap[c + 1]; q++)
-			f->cp[k + 1] += pinv[Ai[q]] < k;
-	}
-	int m = f->cp[n];
-	f->ci = xmalloc(((size_t)m + 1) * sizeof(int));
-	f->cqu = xmalloc(((size_t)m + 1) * sizeof(int));
-	f->cql = xmalloc(((size_t)m + 1) * sizeof(int));
-	for (int k = 0; k < n; k++) {
-		int c = f->perm[k], t = f->cp[k];
-		f->dq[k] = find(Ap, Ai, c, c);
-		if (f->dq[k] < 0)
+	for (int c = 0; c < n; c++) {
+		if (find(Ap, Ai, c, c) < 0)
 			return -1;
-		for (int q = Ap[c]; q < Ap[c + 1]; q++) {
-			int i = pinv[Ai[q]];
-			if (i >= k)
-				continue;
-			f->ci[t] = i;
-			f->cqu[t] = q;
-			f->cql[t] = find(Ap, Ai, Ai[q], c);
-			if (f->cql[t] < 0)
-				return -1;	/* pattern not symmetric */
-			t++;
-		}
+		for (int q = Ap[c]; q < Ap[c + 1]; q++)
+			if (find(Ap, Ai, Ai[q], c) < 0)
+				return -1;
 	}
 	return 0;
 }
 
-/* elimination tree of C (cs_etree on the upper part) */
+/* elimination tree of C (cs_etree on the upper part: in column k of C
+ * the rows i = pinv[Ai[q]] < k, in the order of the caller's column) */
 static void etree(const struct spf *f, int *parent)
 {
 	int n = f->n, *anc = xmalloc(((size_t)n + 1) * sizeof(int));
 	for (int k = 0; k < n; k++) {
+		int c = f->perm[k];
 		parent[k] = anc[k] = -1;
-		for (int t = f->cp[k]; t < f->cp[k + 1]; t++)
-			for (int i = f->ci[t], next; i != -1 && i < k; i = next) {
+		for (int q = f->Ap[c]; q < f->Ap[c + 1]; q++)
+			for (int i = f->pinv[f->Ai[q]], next; i != -1 && i < k; i = next) {
 				next = anc[i];
 				anc[i] = k;
 				if (next == -1)
@@ -143,15 +125,17 @@ static void symbolic(struct spf *f)
 	int *s = xmalloc(((size_t)n + 1) * sizeof(int));
 	etree(f, parent);
 	f->Rp = xcalloc((size_t)n + 1, sizeof(int));
-	size_t cap = (size_t)f->cp[n] + (size_t)n + 1, len = 0;
+	size_t cap = (size_t)f->Ap[n] + 1, len = 0;
 	f->R = xmalloc(cap * sizeof(int));
 	for (int k = 0; k < n; k++)
 		w[k] = -1;
 	for (int k = 0; k < n; k++) {
-		int top = n;
+		int top = n, c = f->perm[k];
 		w[k] = k;
-		for (int t = f->cp[k]; t < f->cp[k + 1]; t++) {
-			int i = f->ci[t], l = 0;
+		for (int q = f->Ap[c]; q < f->Ap[c + 1]; q++) {
+			int i = f->pinv[f->Ai[q]], l = 0;
+			if (i >= k)
+				continue;
 			for (; w[i] != k; i = parent[i]) {
 				s[l++] = i;
 				w[i] = k;
@@ -192,24 +176,19 @@ static void symbolic(struct spf *f)
 struct spf *spf_new(int n, const int *Ap, const int *Ai)
 {
 	struct spf *f = xcalloc(1, sizeof(*f));
-	int *pinv = xmalloc(((size_t)n + 1) * sizeof(int));
 	double info[AMD_INFO];
 	f->n = n;
+	f->Ap = Ap;
+	f->Ai = Ai;
 	f->perm = xmalloc(((size_t)n + 1) * sizeof(int));
+	f->pinv = xmalloc(((size_t)n + 1) * sizeof(int));
 	int st = amd_order(n, Ap, Ai, f->perm, NULL, info);
-	if (st != AMD_OK && st != AMD_OK_BUT_JUMBLED) {
-		free(pinv);
+	if ((st != AMD_OK && st != AMD_OK_BUT_JUMBLED) || check_pattern(n, Ap, Ai)) {
 		spf_free(&f);
 		return NULL;
 	}
 	for (int k = 0; k < n; k++)
-		pinv[f->perm[k]] = k;
-	if (upper_entries(f, Ap, Ai, pinv)) {
-		free(pinv);
-		spf_free(&f);
-		return NULL;
-	}
-	free(pinv);
+		f->pinv[f->perm[k]] = k;
 	symbolic(f);
 	f->D = xcalloc((size_t)n + 1, sizeof(double));
 	f->x = xcalloc((size_t)n + 1, sizeof(double));
@@ -218,21 +197,41 @@ struct spf *spf_new(int n, const int *Ap, const int *Ai)
 
 int spf_factor(struct spf *f, const double *Ax, int sym, double tol)
 {
+	const int *Ap = f->Ap, *Ai = f->Ai, *pinv = f->pinv;
 	if (!sym && !f->Ux) {
 		f->Ux = xcalloc(f->len + 1, sizeof(double));
 		f->y = xcalloc((size_t)f->n + 1, sizeof(double));
+		f->tq = xmalloc(((size_t)Ap[f->n] + 1) * sizeof(int));
+		for (int c = 0; c < f->n; c++)
+			for (int q = Ap[c]; q < Ap[c + 1]; q++)
+				f->tq[q] = find(Ap, Ai, Ai[q], c);
 	}
 	double *x = f->x, *y = f->y;
 	const int *Lp = f->Lp, *Li = f->Li;
 	double *Lx = f->Lx, *Ux = f->Ux;
 	f->sym = sym;
 	for (int k = 0; k < f->n; k++) {
-		for (int t = f->cp[k]; t < f->cp[k + 1]; t++) {
-			x[f->ci[t]] = Ax[f->cqu[t]];
-			if (!sym)	/* symmetric: L from the upper values */
-				y[f->ci[t]] = Ax[f->cql[t]];
+		/* column k of C: C(i, k) for i < k (x) and C(k, i) (y), C(k, k) */
+		int c = f->perm[k];
+		double akk = 0.0;
+		/* without branches on i (AMD's order makes them a coin toss):
+		 * entries i >= k go to x[n], which nothing reads */
+		int n = f->n;
+		if (sym) {	/* L from the upper values */
+			for (int q = Ap[c]; q < Ap[c + 1]; q++) {
+				int i = pinv[Ai[q]];
+				x[i < k ? i : n] = Ax[q];
+				akk = i == k ? Ax[q] : akk;
+			}
+		} else {
+			for (int q = Ap[c]; q < Ap[c + 1]; q++) {
+				int i = pinv[Ai[q]];
+				x[i < k ? i : n] = Ax[q];
+				y[i < k ? i : n] = Ax[f->tq[q]];
+				akk = i == k ? Ax[q] : akk;
+			}
 		}
-		double akk = Ax[f->dq[k]], d = akk;
+		double d = akk;
 		for (int t = f->Rp[k]; t < f->Rp[k + 1]; t++) {
 			int j = f->R[t], end = f->Rt[t];
 			double u = x[j], l;

@@ -18,7 +18,9 @@
 struct spf;
 
 /* Pattern: n x n in compressed columns (Ap, Ai), sorted, no duplicates,
- * symmetric, with every diagonal entry present.  NULL if AMD fails. */
+ * symmetric, with every diagonal entry present; borrowed: Ap and Ai must
+ * outlive f and keep their values.  NULL if AMD fails or the pattern is
+ * not such. */
 struct spf *spf_new(int n, const int *Ap, const int *Ai);
 void spf_free(struct spf **f);
 

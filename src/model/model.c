@@ -60,11 +60,39 @@ struct name_table {
 	size_t used;
 };
 
+/* The elements' names, packed into chunks freed with the model: a name
+ * of a 1e5-body model ("p12345") takes 7 bytes there and 32 as a block
+ * of its own (96 bytes a body of the pendulum array, three names). */
+#define NAME_CHUNK (64 * 1024)
+struct name_chunk {
+	struct name_chunk *next;
+	char s[];
+};
+
 struct model_index {
 	size_t cap[IX_KINDS];
-	size_t cap_prims;
 	struct name_table t[IX_KINDS];
+	struct name_chunk *names;	/* newest first */
+	char *names_at;			/* free room in the newest chunk */
+	size_t names_left;
 };
+
+static char *name_copy(struct model_index *ix, const char *name)
+{
+	size_t n = strlen(name) + 1;
+	if (n > ix->names_left) {
+		size_t cap = n > NAME_CHUNK ? n : NAME_CHUNK;
+		struct name_chunk *c = xmalloc(sizeof(*c) + cap);
+		c->next = ix->names;
+		ix->names = c;
+		ix->names_at = c->s;
+		ix->names_left = cap;
+	}
+	char *p = memcpy(ix->names_at, name, n);
+	ix->names_at += n;
+	ix->names_left -= n;
+	return p;
+}
 
 /* FNV-1a, 64 bits. */
 static size_t name_hash(const char *s)
@@ -123,32 +151,30 @@ void model_free(struct model **pm)
 	struct model *m = *pm;
 	if (!m)
 		return;
-	for (int i = 0; i < m->nbodies; i++)
-		free(m->bodies[i].name);
-	for (int i = 0; i < m->njoints; i++)
-		free(m->joints[i].name);
-	for (int i = 0; i < m->ndrivers; i++) {
-		free(m->drivers[i].name);
+	for (int i = 0; i < m->ndrivers; i++)
 		func_release(&m->drivers[i].f);
-	}
 	for (int i = 0; i < m->nforces; i++) {
-		free(m->forces[i].name);
-		func_release(&m->forces[i].act);
-		func_release(&m->forces[i].target);
+		if (m->forces[i].x) {
+			func_release(&m->forces[i].x->act);
+			func_release(&m->forces[i].x->target);
+		}
+		free(m->forces[i].x);
 		sexpr_free(&m->forces[i].ex);
 	}
-	for (int i = 0; i < m->npoints; i++)
-		free(m->points[i].name);
 	for (int i = 0; i < m->ncurves; i++)
 		curve_release(&m->curves[i]);
 	free(m->curves);
 	for (int i = 0; i < m->nmeasures; i++) {
-		free(m->measures[i].name);
+		free(m->measures[i].name);	/* measures are not in the index */
 		sexpr_free(&m->measures[i].ex);
 	}
 	free(m->measures);
 	for (int k = 0; k < IX_KINDS; k++)
 		free(m->ix->t[k].slot);
+	for (struct name_chunk *c = m->ix->names, *next; c; c = next) {
+		next = c->next;
+		free(c);
+	}
 	free(m->ix);
 	free(m->points);
 	shapes_free(&m->shapes);
@@ -156,7 +182,7 @@ void model_free(struct model **pm)
 	free(m->joints);
 	free(m->drivers);
 	free(m->forces);
-	free(m->prims);
+	free(m->dprims);
 	free(m->title);
 	free(m);
 	*pm = NULL;
@@ -178,11 +204,11 @@ static void *grow(void *parr, int *n, size_t *cap, size_t sz)
 
 /* grow, then give the element (whose struct starts with its char *name)
  * a copy of name, entered in table t. */
-static void *grow_named(void *parr, int *n, size_t *cap, size_t sz, struct name_table *t,
-			const char *name)
+static void *grow_named(void *parr, int *n, size_t *cap, size_t sz, struct model_index *ix,
+			struct name_table *t, const char *name)
 {
 	char *e = grow(parr, n, cap, sz);
-	char *copy = xstrdup(name);
+	char *copy = name_copy(ix, name);
 	memcpy(e, &copy, sizeof copy);
 	table_put(t, copy, *n - 1);
 	return e;
@@ -199,7 +225,7 @@ static const struct name_table *table_of(const struct model *m, int kind, const 
 /* (the table is remade first if model_drop_index freed it) */
 #define GROW(m, arr, n, kind, name) \
 	(table_of(m, kind, (m)->arr, (m)->n, sizeof(*(m)->arr)), \
-	 grow_named(&(m)->arr, &(m)->n, &(m)->ix->cap[kind], sizeof(*(m)->arr), \
+	 grow_named(&(m)->arr, &(m)->n, &(m)->ix->cap[kind], sizeof(*(m)->arr), (m)->ix, \
 		    &(m)->ix->t[kind], name))
 
 struct body *model_add_body(struct model *m, const char *name)
@@ -231,7 +257,6 @@ struct force *model_add_force(struct model *m, const char *name, enum force_type
 	f->type = t;
 	f->v_eps = 1e-5;
 	f->joint = -1;
-	f->act.type = FUNC_CONSTANT;
 	return f;
 }
 
@@ -385,19 +410,26 @@ void model_joint_global(struct model *m, struct joint *j, const double p[3],
 
 /* ---- expansion into primitives ---- */
 
+/* Primitives are made into out[n++]: a joint's where they are used (ra.c
+ * asks for them at every evaluation), a driver's once, in m->dprims. */
 struct emit {
-	struct model *m;
+	struct prim *out;
+	int n;
 	int owner;
 };
 
+/* The vectors of its type are for the caller to write (prim.h): the
+ * others are left as they are, as ra_eval makes five of these a joint
+ * at every evaluation. */
 static struct prim *emit(struct emit *e, enum prim_type t, int bi, int bj)
 {
-	struct model *m = e->m;
-	struct prim *p = grow(&m->prims, &m->nprims, &m->ix->cap_prims, sizeof(*p));
+	struct prim *p = &e->out[e->n++];
 	p->type = t;
 	p->bi = bi;
 	p->bj = bj;
 	p->owner = e->owner;
+	p->f0 = 0.0;
+	p->f = NULL;
 	return p;
 }
 
@@ -420,6 +452,7 @@ static void emit_sph(struct emit *e, const struct joint *j)
 {
 	for (int k = 0; k < 3; k++) {
 		struct prim *p = emit(e, PRIM_CD, j->body[0], j->body[1]);
+		v3_set(p->c, 0.0, 0.0, 0.0);
 		p->c[k] = 1.0;
 		v3_copy(p->si, j->s[0]);
 		v3_copy(p->sj, j->s[1]);
@@ -428,6 +461,8 @@ static void emit_sph(struct emit *e, const struct joint *j)
 
 static void expand_joint(struct emit *e, const struct joint *j)
 {
+	if (j->body[0] == j->body[1])
+		return;		/* model_finalize's error */
 	switch (j->type) {
 	case JOINT_SPHERICAL:
 		emit_sph(e, j);
@@ -516,9 +551,34 @@ double joint_coordinate(const struct joint *j, enum driver_kind k,
 	return v3_dot(z0, d);
 }
 
-static int expand_driver(struct emit *e, struct driver *dv, struct diag *d)
+int model_joint_prims(const struct model *m, int j, struct prim *out)
 {
-	struct model *m = e->m;
+	struct emit e = { out, 0, j };
+	expand_joint(&e, &m->joints[j]);
+	return e.n;
+}
+
+const struct prim *model_prim(const struct model *m, int k, struct prim *buf)
+{
+	int njr = m->ncons - m->ndrivers;	/* rows of the joints */
+	if (k >= njr)
+		return &m->dprims[k - njr];
+	int lo = 0, hi = m->njoints - 1;	/* the last joint with row0 <= k */
+	while (lo < hi) {
+		int mid = (lo + hi + 1) / 2;
+		if (m->joints[mid].row0 <= k)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	struct prim all[MODEL_JOINT_ROWS_MAX];
+	model_joint_prims(m, lo, all);
+	*buf = all[k - m->joints[lo].row0];
+	return buf;
+}
+
+static int expand_driver(struct model *m, struct emit *e, struct driver *dv, struct diag *d)
+{
 	if (dv->joint < 0 || dv->joint >= m->njoints) {
 		diag_error(d, &dv->pos, "driver '%s' has no joint", dv->name);
 		return -1;
@@ -647,16 +707,10 @@ static int check_forces(struct model *m, struct diag *d)
 
 int model_finalize(struct model *m, struct diag *d)
 {
-	struct emit e = { m, 0 };
-	int rc = 0;
-	/* rows known in advance: one exact allocation, no doubling slack */
-	size_t rows = (size_t)m->ndrivers;
-	for (int i = 0; i < m->njoints; i++)
-		rows += (size_t)joint_type_rows[m->joints[i].type];
-	free(m->prims);
-	m->prims = xmalloc((rows + 1) * sizeof(*m->prims));
-	m->ix->cap_prims = rows + 1;
-	m->nprims = 0;
+	int rc = 0, rows = 0;
+	struct prim buf[MODEL_JOINT_ROWS_MAX];
+	free(m->dprims);
+	m->dprims = xmalloc(((size_t)m->ndrivers + 1) * sizeof(*m->dprims));
 	for (int i = 0; i < m->njoints; i++) {
 		struct joint *j = &m->joints[i];
 		if (interrupted()) {
@@ -667,23 +721,24 @@ int model_finalize(struct model *m, struct diag *d)
 		if (j->body[0] == j->body[1]) {
 			diag_error(d, &j->pos, "joint '%s' connects a body to itself", j->name);
 			rc = -1;
+			j->row0 = rows;
+			j->nrows = 0;
 			continue;
 		}
-		e.owner = i;
-		j->row0 = m->nprims;
-		expand_joint(&e, j);
-		j->nrows = m->nprims - j->row0;
+		j->row0 = rows;
+		j->nrows = model_joint_prims(m, i, buf);
+		rows += j->nrows;
 	}
 	for (int i = 0; i < m->ndrivers; i++) {
-		e.owner = m->njoints + i;
-		m->drivers[i].row0 = m->nprims;
-		if (expand_driver(&e, &m->drivers[i], d))
+		struct emit e = { m->dprims, i, m->njoints + i };
+		m->drivers[i].row0 = rows++;
+		if (expand_driver(m, &e, &m->drivers[i], d))
 			rc = -1;
 	}
 	if (check_forces(m, d))
 		rc = -1;
 	if (check_particles(m, d))
 		rc = -1;
-	m->ncons = m->nprims;
+	m->ncons = rows;
 	return rc;
 }

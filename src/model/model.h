@@ -103,25 +103,12 @@ enum force_type {
 	FORCE_NTYPES
 };
 
-struct force {
-	char *name;
-	enum force_type type;
-	int body[2];		/* TSDA: both ends; POINT/TORQUE: body[0] */
-	double s[2][3];		/* attachment points, body frames */
-	double k, c;		/* stiffness (N/m or N m/rad), damping */
-	double l0;		/* TSDA free length m; RSDA free angle rad */
-	struct func act;	/* actuator force/torque (t) (TSDA/RSDA), or
-				 * magnitude profile of POINT/TORQUE */
-	int has_act;
-	double vec[3];		/* POINT/TORQUE direction*magnitude */
-	int body_frame;		/* POINT/TORQUE: vec in body frame (1) or global (0) */
-	int joint;		/* RSDA, FRICTION, TORQUE on a link: joint index, else -1 */
-	double mu;		/* FRICTION coefficient */
-	double v_eps;		/* FRICTION: |v| below this -> no force, m/s */
-	/* expression of time and state (sexpr.h), owned: added to the
-	 * tension/moment of TSDA/RSDA, the multiplier of POINT/TORQUE (in
-	 * place of act), the effort of MOTOR */
-	struct sexpr *ex;
+/* What only motors, bushings and forces with an actuator function have,
+ * kept out of struct force so that the plain springs of a large model do
+ * not carry it (issue 17: 552 bytes a force). */
+struct force_ext {
+	struct func act;	/* has_act: actuator force/torque (t) (TSDA/RSDA),
+				 * or magnitude profile of POINT/TORQUE */
 	/* MOTOR control (when ex == NULL): effort = kp e + kd e' + ki int e,
 	 * e = target(t) - q (on_rate: target(t) - qd, no kd), clipped to
 	 * +-limit (limit 0: none) */
@@ -136,6 +123,26 @@ struct force {
 	const struct curve *kc[6];	/* non-NULL: that component's elastic
 					 * force (moment) is kc(deflection), in
 					 * place of K6 (points into m->curves) */
+};
+
+struct force {
+	char *name;
+	enum force_type type;
+	int body[2];		/* TSDA: both ends; POINT/TORQUE: body[0] */
+	int has_act;		/* x->act given (here to fill the hole before s) */
+	double s[2][3];		/* attachment points, body frames */
+	double k, c;		/* stiffness (N/m or N m/rad), damping */
+	double l0;		/* TSDA free length m; RSDA free angle rad */
+	double vec[3];		/* POINT/TORQUE direction*magnitude */
+	int body_frame;		/* POINT/TORQUE: vec in body frame (1) or global (0) */
+	int joint;		/* RSDA, FRICTION, TORQUE on a link: joint index, else -1 */
+	double mu;		/* FRICTION coefficient */
+	double v_eps;		/* FRICTION: |v| below this -> no force, m/s */
+	/* expression of time and state (sexpr.h), owned: added to the
+	 * tension/moment of TSDA/RSDA, the multiplier of POINT/TORQUE (in
+	 * place of act), the effort of MOTOR */
+	struct sexpr *ex;
+	struct force_ext *x;	/* MOTOR, BUSHING and has_act (owned), else NULL */
 	struct srcpos pos;
 };
 
@@ -171,8 +178,12 @@ struct model {
 	struct measure *measures;	int nmeasures;
 	struct model_shapes *shapes;	/* what bodies look like (shape.h); NULL: none given */
 	/* filled by model_finalize: */
-	struct prim *prims;	int nprims;	/* one per constraint row */
-	int ncons;				/* number of constraint rows */
+	int ncons;				/* number of constraint rows: the
+						 * joints' (joint.row0, nrows), then
+						 * one per driver (driver.row0) */
+	struct prim *dprims;			/* the drivers' primitives; a joint's
+						 * are made when asked for
+						 * (model_joint_prims, model_prim) */
 	struct model_index *ix;			/* private to model.c */
 };
 
@@ -219,6 +230,20 @@ void model_joint_local(struct model *m, struct joint *j, const double s0[3],
 /* Expand joints and drivers into primitives, number the rows, check
  * references. Returns 0, or -1 with records in d. */
 int model_finalize(struct model *m, struct diag *d);
+
+/* Most rows a joint has (fixed). */
+#define MODEL_JOINT_ROWS_MAX 6
+/* The primitives of joint j, its rows in order, into out (room for
+ * MODEL_JOINT_ROWS_MAX); returns their number.  Made from the joint's
+ * markers at every call rather than stored: 104 bytes a row, 520 a
+ * revolute joint, a fifth of what a body of a pendulum array costs a
+ * run (issue 17: 4 KB a body). */
+int model_joint_prims(const struct model *m, int j, struct prim *out);
+/* The primitive of constraint row k (0 <= k < ncons, model finalized): a
+ * driver's stored one, or a joint's made in *buf (a binary search of
+ * the joints' rows and the joint's primitives: for occasional lookups;
+ * loops over rows go joint by joint with model_joint_prims). */
+const struct prim *model_prim(const struct model *m, int k, struct prim *buf);
 
 /* Coordinates that move: 6 per rigid body, 3 per particle (its inert
  * rotational block does not count); the Gruebler mobility is this minus

@@ -52,13 +52,9 @@ void assemble_newton_step(struct ra *s, struct kkt *k, struct ra_state *x, doubl
 }
 
 void assemble_residual(const struct ra *s, const double *lin, const double *ang,
-		       const double *rhs, double *g, double *out)
+		       const double *rhs, double *out)
 {
-	for (int q = 0; q < s->nb; q++) {
-		v3_copy(g + 6 * q, lin + 3 * q);
-		v3_copy(g + 6 * q + 3, ang + 3 * q);
-	}
-	ra_jac_mul(s, g, out);
+	ra_jac_mul_split(s, lin, ang, out);
 	for (int i = 0; i < s->nc; i++)
 		out[i] -= rhs[i];
 }
@@ -120,7 +116,7 @@ int assemble(struct ra *s, struct integ *it, struct ra_state *x, double tol,
 	ra_eval(s, x, x->t, PRIM_JAC | PRIM_NU);
 	if (assemble_factor(it->kkt, it->W, s, "cannot project the initial velocities", msg, n))
 		goto out;
-	assemble_residual(s, x->v, x->w, s->nu, tot, b);
+	assemble_residual(s, x->v, x->w, s->nu, b);
 	kkt_solve(it->kkt, NULL, b, it->dg, mu);
 	for (int q = 0; q < s->nb; q++) {
 		v3_sub(x->v + 3 * q, x->v + 3 * q, it->dg + 6 * q);

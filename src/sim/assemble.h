@@ -33,9 +33,9 @@ void assemble_newton_step(struct ra *s, struct kkt *k, struct ra_state *x, doubl
 
 /* out = Phi_q (lin, ang) - rhs (nc): the velocity level with (v, w, nu),
  * the acceleration level with (a, wd, gamma).  lin, ang: 3 nb, global
- * translational and body-frame rotational parts; g: scratch of 6 nb.
- * Needs the Jacobian in s. */
+ * translational and body-frame rotational parts.  Needs the Jacobian in
+ * s. */
 void assemble_residual(const struct ra *s, const double *lin, const double *ang,
-		       const double *rhs, double *g, double *out);
+		       const double *rhs, double *out);
 
 #endif

@@ -140,9 +140,9 @@ static void residuals(struct kctx *c, const struct ra_state *x, double res[3])
 	struct ra *s = c->s;
 	int nc = s->nc, arg;
 	res[0] = assemble_maxabs(s->phi, nc, &arg);
-	assemble_residual(s, x->v, x->w, s->nu, c->dg, c->b);
+	assemble_residual(s, x->v, x->w, s->nu, c->b);
 	res[1] = assemble_maxabs(c->b, nc, &arg);
-	assemble_residual(s, x->a, x->wd, s->gamma, c->dg, c->b);
+	assemble_residual(s, x->a, x->wd, s->gamma, c->b);
 	res[2] = assemble_maxabs(c->b, nc, &arg);
 }
 
@@ -195,6 +195,7 @@ int kinematic_solve(const struct model *m, double t0, const double *t, int nt,
 	struct ra *s = c.s;
 	int nb = s->nb, nc = s->nc, ng = s->ng, rc = -1;
 	c.kkt = kkt_new(nb, nc, s->bi, s->bj, KKT_AUTO);
+	kkt_set_rows(c.kkt, s->jo);
 	c.W = xcalloc((size_t)nb * 18, sizeof(double));
 	for (int b = 0; b < nb; b++)
 		for (int i = 0; i < 3; i++)

@@ -301,7 +301,7 @@ int modes_compute(struct ra *s, const struct ra_state *x, double t, struct modes
 			int p = 6 * b + i;
 			M[p + (size_t)n * p] = s->mass[b];
 			for (int k = 0; k < 3; k++)
-				M[(6 * b + 3 + i) + (size_t)n * (6 * b + 3 + k)] = s->J[9 * b + 3 * i + k];
+				M[(6 * b + 3 + i) + (size_t)n * (6 * b + 3 + k)] = ra_inertia(s, b)[3 * i + k];
 		}
 	ra_eval(s, x, t, PRIM_PHI | PRIM_JAC);
 	statics_jacobian(s, P);

@@ -25,13 +25,14 @@ int mobility_compute(const struct model *m, double t0, struct mobility *mo)
 	ra_state_init(s, &x);
 	ra_state_from_model(s, &x, t0);
 	struct kkt *k = kkt_new(nb, nc, s->bi, s->bj, KKT_AUTO);
+	kkt_set_rows(k, s->jo);	/* ra's rows: 6 values when side i is ground */
 	double *W = xcalloc((size_t)nb * 18 + 1, sizeof(double));
 	double *b = xcalloc((size_t)nc + 1, sizeof(double));
 	double *mu = xcalloc((size_t)nc + 1, sizeof(double));
 	double *dq = xcalloc((size_t)6 * nb + 1, sizeof(double));
 	for (int q = 0; q < nb; q++) {
 		W[18 * q] = W[18 * q + 4] = W[18 * q + 8] = s->mass[q];
-		memcpy(W + 18 * q + 9, s->J + 9 * q, 9 * sizeof(double));
+		memcpy(W + 18 * q + 9, ra_inertia(s, q), 9 * sizeof(double));
 	}
 	if (nc == 0) {
 		mo->rank = 0;

@@ -80,15 +80,43 @@ int output_body_series(struct h5out *h, const struct model *m, int *id)
 }
 
 /* Rows of the bodies of one kind gathered from arrays over all bodies
- * (stride values each). */
-static void gather(const struct model *m, enum body_kind kind, const double *x, int stride,
-		   double *out)
+ * (stride values each) into out; x NULL: the quaternions of the
+ * orientation matrices A (stride 4). */
+static void gather(const struct model *m, enum body_kind kind, const double *x, const double *A,
+		   int stride, double *out)
 {
 	int n = 0;
-	for (int b = 0; b < m->nbodies; b++)
-		if (m->bodies[b].kind == kind)
-			memcpy(out + (size_t)stride * (size_t)n++, x + (size_t)stride * (size_t)b,
-			       (size_t)stride * sizeof(double));
+	for (int b = 0; b < m->nbodies; b++) {
+		if (m->bodies[b].kind != kind)
+			continue;
+		double *o = out + (size_t)stride * (size_t)n++;
+		if (x)
+			memcpy(o, x + (size_t)stride * (size_t)b, (size_t)stride * sizeof(double));
+		else
+			mat_to_quat(o, A + 9 * (size_t)b);
+	}
+}
+
+/* One sample of every body (output_body_row), the rows made in the
+ * writer's buffer (h5_row_next) where they are not the arrays
+ * themselves; row[3] NULL: the quaternions made there from A. */
+static void body_rows(struct h5out *h, const struct model *m, const int *id,
+		      const double *const *row, const double *A)
+{
+	for (int j = 0; j < 6; j++) {
+		if (m->nparticles == 0 && row[j]) {	/* the arrays are the rows */
+			h5_row(h, id[j], row[j]);
+			continue;
+		}
+		double *out = h5_row_next(h, id[j]);
+		if (out)
+			gather(m, BODY_RIGID, row[j], A, body_series[j].cols, out);
+	}
+	for (int j = 0; j < 3 && m->nparticles > 0; j++) {
+		double *out = h5_row_next(h, id[6 + j]);
+		if (out)
+			gather(m, BODY_PARTICLE, row[j], NULL, 3, out);
+	}
 }
 
 void output_body_row(struct h5out *h, const struct model *m, const int *id, const double *r,
@@ -96,23 +124,7 @@ void output_body_row(struct h5out *h, const struct model *m, const int *id, cons
 		     const double *wd)
 {
 	const double *row[6] = { r, v, a, q, w, wd };
-	if (m->nparticles == 0) {	/* the arrays are the rows */
-		for (int j = 0; j < 6; j++)
-			h5_row(h, id[j], row[j]);
-		return;
-	}
-	double *buf = xmalloc((4 * (size_t)m->nbodies + 1) * sizeof(double));
-	for (int j = 0; j < 6; j++) {
-		if (id[j] < 0)
-			continue;
-		gather(m, BODY_RIGID, row[j], body_series[j].cols, buf);
-		h5_row(h, id[j], buf);
-	}
-	for (int j = 0; j < 3; j++) {
-		gather(m, BODY_PARTICLE, row[j], 3, buf);
-		h5_row(h, id[6 + j], buf);
-	}
-	free(buf);
+	body_rows(h, m, id, row, NULL);
 }
 
 void output_point_kin(const struct body_point *p, const double *r, const double *A,
@@ -166,16 +178,13 @@ static void point_series(struct output *o, struct h5out *h, const struct model *
 static void point_rows(struct output *o, const struct ra_state *x)
 {
 	const struct model *m = o->m;
-	int np = m->npoints;
-	if (np == 0)
+	if (m->npoints == 0)
 		return;
-	double *P = o->pts, *V = P + 3 * np, *Ac = V + 3 * np;
-	for (int i = 0; i < np; i++)
+	double *P = h5_row_next(o->h5, o->ppos), *V = h5_row_next(o->h5, o->pvel);
+	double *Ac = h5_row_next(o->h5, o->pacc);
+	for (int i = 0; i < m->npoints; i++)
 		output_point_kin(&m->points[i], x->r, x->A, x->v, x->w, x->a, x->wd, P + 3 * i,
 				 V + 3 * i, Ac + 3 * i);
-	h5_row(o->h5, o->ppos, P);
-	h5_row(o->h5, o->pvel, V);
-	h5_row(o->h5, o->pacc, Ac);
 }
 
 static int has_coord(enum joint_type t)
@@ -253,7 +262,6 @@ struct output *output_open(const char *path, const struct model *m, const struct
 	if (!h)
 		return NULL;
 	struct output *o = xcalloc(1, sizeof(*o));
-	size_t nb = (size_t)m->nbodies, nj = (size_t)m->njoints, nd = (size_t)m->ndrivers;
 	o->h5 = h;
 	o->m = m;
 	h5_attr_num(h, "/", "layout_version", OUTPUT_LAYOUT_VERSION);
@@ -286,19 +294,6 @@ struct output *output_open(const char *path, const struct model *m, const struct
 	o->homega = omega ? ser(h, "/solver/omega_max", 0, 0, "rad/s",
 				"largest natural frequency of the linearized tangent system "
 				"(seed 002 Figs. 21, 25)") : -1;
-	o->row = xmalloc(((size_t)(nc > 12 ? nc : 12) + 1) * sizeof(double));
-	o->g = xmalloc((6 * nb + 1) * sizeof(double));
-	o->pv = xmalloc(((size_t)nc + 1) * sizeof(double));
-	o->q = xmalloc((4 * nb + 1) * sizeof(double));
-	o->pts = xmalloc((9 * (size_t)m->npoints + 1) * sizeof(double));
-	o->jF = xmalloc((7 * nj + (size_t)m->ncons + 8 * nd + 1) * sizeof(double));
-	o->jC = o->jF + 3 * nj;
-	o->jc = o->jC + 3 * nj;
-	o->jl = o->jc + nj;
-	o->dF = o->jl + m->ncons;
-	o->dC = o->dF + 3 * nd;
-	o->dl = o->dC + 3 * nd;
-	o->de = o->dl + nd;
 	/* the layout and the provenance on disk as the run starts, made
 	 * while set-up computes */
 	h5_start(h);
@@ -313,40 +308,42 @@ static double norm(const double *v, int n)
 	return sqrt(s);
 }
 
-/* Rows of the joint and driver series at x. */
+/* Rows of the joint and driver series at x, made in the writer's rows
+ * (h5_row_next; a series that is not written has id -1 and no rows). */
 static void joint_rows(struct output *o, struct ra *s, const struct ra_state *x,
 		       const struct sample_info *si)
 {
 	const struct model *m = o->m;
-	int k = 0;
-	for (int j = 0; j < m->njoints; j++) {
-		const struct joint *jt = &m->joints[j];
-		ra_reaction(s, x, jt->row0, jt->nrows, jt->s[1], o->jF + 3 * j, o->jC + 3 * j);
-		o->jc[j] = has_coord(jt->type) ? si->coord[j] : NAN;
-		memcpy(o->jl + k, x->lam + jt->row0, (size_t)jt->nrows * sizeof(double));
-		k += jt->nrows;
+	struct h5out *h = o->h5;
+	if (m->njoints > 0) {
+		double *jl = h5_row_next(h, o->jmul), *jF = h5_row_next(h, o->jforce);
+		double *jC = h5_row_next(h, o->jtorque), *jc = h5_row_next(h, o->jcoord);
+		int k = 0;
+		for (int j = 0; j < m->njoints; j++) {
+			const struct joint *jt = &m->joints[j];
+			ra_reaction(s, x, jt->row0, jt->nrows, jt->s[1], jF + 3 * j, jC + 3 * j);
+			jc[j] = has_coord(jt->type) ? si->coord[j] : NAN;
+			if (jl)
+				memcpy(jl + k, x->lam + jt->row0, (size_t)jt->nrows * sizeof(double));
+			k += jt->nrows;
+		}
 	}
+	if (m->ndrivers == 0)
+		return;
+	double *dl = h5_row_next(h, o->dmul), *de = h5_row_next(h, o->deffort);
+	double *dF = h5_row_next(h, o->dforce), *dC = h5_row_next(h, o->dtorque);
 	for (int d = 0; d < m->ndrivers; d++) {
 		const struct driver *dv = &m->drivers[d];
 		const struct joint *jt = &m->joints[dv->joint];
-		double *F = o->dF + 3 * d, *C = o->dC + 3 * d;
+		double *F = dF + 3 * d, *C = dC + 3 * d;
 		ra_reaction(s, x, dv->row0, 1, jt->s[1], F, C);
-		o->dl[d] = x->lam[dv->row0];
+		dl[d] = x->lam[dv->row0];
 		double zb[3] = { jt->F[0][2], jt->F[0][5], jt->F[0][8] }, z[3];
 		static const double I[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
 		const double *A0 = jt->body[0] >= 0 ? x->A + 9 * jt->body[0] : I;
 		m3_mulv(z, A0, zb);
-		o->de[d] = dv->kind == DRIVER_ROTATION ? v3_dot(C, z) : v3_dot(F, z);
+		de[d] = dv->kind == DRIVER_ROTATION ? v3_dot(C, z) : v3_dot(F, z);
 	}
-	struct h5out *h = o->h5;
-	h5_row(h, o->jmul, o->jl);
-	h5_row(h, o->jforce, o->jF);
-	h5_row(h, o->jtorque, o->jC);
-	h5_row(h, o->jcoord, o->jc);
-	h5_row(h, o->dmul, o->dl);
-	h5_row(h, o->deffort, o->de);
-	h5_row(h, o->dforce, o->dF);
-	h5_row(h, o->dtorque, o->dC);
 }
 
 int output_sample(struct output *o, struct ra *s, const struct ra_state *x,
@@ -354,29 +351,30 @@ int output_sample(struct output *o, struct ra *s, const struct ra_state *x,
 {
 	struct h5out *h = o->h5;
 	int nc = s->nc;
-	double *row = o->row;
 	h5_row(h, o->time, &x->t);
-	for (int b = 0; b < s->nb; b++)
-		mat_to_quat(o->q + 4 * b, x->A + 9 * b);
-	output_body_row(h, o->m, o->body, x->r, x->v, x->a, o->q, x->w, x->wd);
+	/* the body rows as output_body_row writes them, the quaternions
+	 * made in place */
+	const double *body[6] = { x->r, x->v, x->a, NULL, x->w, x->wd };
+	body_rows(h, o->m, o->body, body, x->A);
 	point_rows(o, x);
 	joint_rows(o, s, x, si);
 	output_forces_rows(o, s, x);
-	/* residual vectors: Phi, Phi_q v - nu, Phi_q a - gamma */
-	double *g = o->g, *pv = o->pv;
-	if (nc > 0) {
-		h5_row(h, o->pvec, s->phi);
-	} else {
-		row[0] = 0;
-		h5_row(h, o->pvec, row);
-	}
+	/* residual vectors: Phi, Phi_q v - nu, Phi_q a - gamma (a model
+	 * without constraints has rows of one 0) */
+	double *pv = h5_row_next(h, o->pvec);
+	if (nc > 0)
+		memcpy(pv, s->phi, (size_t)nc * sizeof(double));
+	else
+		pv[0] = 0;
 	res[0] = norm(s->phi, nc);
-	assemble_residual(s, x->v, x->w, s->nu, g, pv);
+	pv = h5_row_next(h, o->vvec);
+	pv[0] = 0;
+	assemble_residual(s, x->v, x->w, s->nu, pv);
 	res[1] = norm(pv, nc);
-	h5_row(h, o->vvec, nc > 0 ? pv : row);
-	assemble_residual(s, x->a, x->wd, s->gamma, g, pv);
+	pv = h5_row_next(h, o->avec);
+	pv[0] = 0;
+	assemble_residual(s, x->a, x->wd, s->gamma, pv);
 	res[2] = norm(pv, nc);
-	h5_row(h, o->avec, nc > 0 ? pv : row);
 	h5_row(h, o->pres, &res[0]);
 	h5_row(h, o->vres, &res[1]);
 	h5_row(h, o->ares, &res[2]);
@@ -411,18 +409,17 @@ int output_interrupted(const char *path, const char *deck_text, const char *why,
 	return rc;
 }
 
+size_t output_buffer_bytes(const struct output *o)
+{
+	return h5_kept_max(o->h5);
+}
+
 int output_close(struct output **po, const char *status, char *err, size_t n)
 {
 	struct output *o = *po;
 	if (!o)
 		return 0;
 	int rc = h5_close(&o->h5, status, err, n);
-	free(o->row);
-	free(o->g);
-	free(o->pv);
-	free(o->q);
-	free(o->pts);
-	free(o->jF);
 	output_forces_close(o);
 	free(o);
 	*po = NULL;

@@ -35,8 +35,6 @@ struct output {
 	int ekin, epot, ework, etot, edrift;
 	int hstep, hiter, hconv;
 	int homega;		/* /solver/omega_max, or -1 (schemes without it) */
-	double *row, *g, *pv, *q, *pts;	/* scratch */
-	double *jF, *jC, *jc, *jl, *dF, *dC, *dl, *de;	/* rows of the joint and driver series */
 	struct out_forces *fx;	/* /forces and /measures (output_forces.c) */
 };
 
@@ -67,6 +65,8 @@ int output_interrupted(const char *path, const char *deck_text, const char *why,
 void output_shapes(struct h5out *h, const struct model *m);
 /* Close (h5_close): -1 with a message in err when writing failed. */
 int output_close(struct output **o, const char *status, char *err, size_t n);
+/* Bytes of samples the writer has kept in memory at once (h5_kept_max). */
+size_t output_buffer_bytes(const struct output *o);
 
 /* The body part of the layout, shared with the kinematic reference
  * (kinematic.c) so that the two cannot drift apart.  Creates /time

@@ -9,7 +9,6 @@
 struct out_forces {
 	int force, torque, defl, rate, power, energy, effort;	/* /forces series ids */
 	int value;					/* /measures/value */
-	double *row;		/* 3 nforces, 3 nforces, then max(5 nforces, nmeasures) */
 };
 
 static int named(struct h5out *h, const char *path, long d1, long d2, const char *units,
@@ -26,8 +25,6 @@ void output_forces_open(struct output *o, struct h5out *h, const struct model *m
 	int nf = m->nforces, nm = m->nmeasures;
 	struct out_forces *x = o->fx = xcalloc(1, sizeof(*x));
 	x->force = x->torque = x->defl = x->rate = x->power = x->energy = x->effort = x->value = -1;
-	x->row = xmalloc((6 * (size_t)nf + (size_t)(5 * nf > nm ? 5 * nf : nm) + 1) *
-			 sizeof(double));
 	const char **names = xmalloc(((size_t)(nf > nm ? nf : nm) + 1) * sizeof(char *));
 	if (nf > 0) {
 		for (int i = 0; i < nf; i++)
@@ -76,40 +73,36 @@ void output_forces_rows(struct output *o, struct ra *s, const struct ra_state *x
 	struct out_forces *fx = o->fx;
 	struct h5out *h = o->h5;
 	int nf = m->nforces;
-	/* row: force, torque (3 nf each), then the five scalars (nf each) */
-	double *F = fx->row, *T = F + 3 * nf, *sc = T + 3 * nf;
-	for (int i = 0; i < nf; i++) {
-		struct ra_fout f;
-		ra_force_out(s, x, x->t, i, &f);
-		for (int c = 0; c < 3; c++) {
-			F[3 * i + c] = f.force[c];
-			T[3 * i + c] = f.torque[c];
-		}
-		sc[i] = f.deflection;
-		sc[nf + i] = f.rate;
-		sc[2 * nf + i] = f.power;
-		sc[3 * nf + i] = f.energy;
-		sc[4 * nf + i] = f.effort;
-	}
+	/* the rows made in the writer's buffer (h5_row_next), not in arrays
+	 * of the output: 88 bytes a force (issue 17) */
 	if (nf > 0) {
-		h5_row(h, fx->force, F);
-		h5_row(h, fx->torque, T);
-		h5_row(h, fx->defl, sc);
-		h5_row(h, fx->rate, sc + nf);
-		h5_row(h, fx->power, sc + 2 * nf);
-		h5_row(h, fx->energy, sc + 3 * nf);
-		h5_row(h, fx->effort, sc + 4 * nf);
+		double *F = h5_row_next(h, fx->force), *T = h5_row_next(h, fx->torque);
+		double *sc[5] = { h5_row_next(h, fx->defl), h5_row_next(h, fx->rate),
+				  h5_row_next(h, fx->power), h5_row_next(h, fx->energy),
+				  h5_row_next(h, fx->effort) };
+		for (int i = 0; i < nf; i++) {
+			struct ra_fout f;
+			ra_force_out(s, x, x->t, i, &f);
+			for (int c = 0; c < 3; c++) {
+				F[3 * i + c] = f.force[c];
+				T[3 * i + c] = f.torque[c];
+			}
+			sc[0][i] = f.deflection;
+			sc[1][i] = f.rate;
+			sc[2][i] = f.power;
+			sc[3][i] = f.energy;
+			sc[4][i] = f.effort;
+		}
 	}
-	for (int i = 0; i < m->nmeasures; i++)
-		sc[i] = ra_sexpr(s, x, x->t, m->measures[i].ex);
-	if (m->nmeasures > 0)
-		h5_row(h, fx->value, sc);
+	if (m->nmeasures > 0) {
+		double *v = h5_row_next(h, fx->value);
+		for (int i = 0; i < m->nmeasures; i++)
+			v[i] = ra_sexpr(s, x, x->t, m->measures[i].ex);
+	}
 }
 
 void output_forces_close(struct output *o)
 {
-	if (o->fx)
-		free(o->fx->row);
 	free(o->fx);
 	o->fx = NULL;
 }

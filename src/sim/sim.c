@@ -37,7 +37,8 @@ void sim_row_name(const struct model *m, int k, char *buf, size_t n)
 		snprintf(buf, n, "an unknown constraint");
 		return;
 	}
-	const struct prim *p = &m->prims[k];
+	struct prim pb;
+	const struct prim *p = model_prim(m, k, &pb);
 	if (p->owner < m->njoints) {
 		const struct joint *j = &m->joints[p->owner];
 		snprintf(buf, n, "joint '%s' (%s, row %d of %d, %s)", j->name,
@@ -163,7 +164,7 @@ static int fastest_body(const struct ra *s, const struct ra_state *x)
 	int best = 0;
 	double e = -1.0;
 	for (int b = 0; b < s->nb; b++) {
-		const double *J = s->J + 9 * b, *w = x->w + 3 * b, *v = x->v + 3 * b;
+		const double *J = ra_inertia(s, b), *w = x->w + 3 * b, *v = x->v + 3 * b;
 		double Jw[3];
 		m3_mulv(Jw, J, w);
 		double k = s->mass[b] * v3_dot(v, v) + v3_dot(w, Jw);
@@ -713,6 +714,7 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 			write_attrs(&R);
 			finish_attrs(&R);
 		}
+		r->output_buffer = (double)output_buffer_bytes(R.out);
 		if (output_close(&R.out, status, err, sizeof err)) {
 			diag_error(d, NULL, "%s", R.write_failed ? r->message : err);
 			r->status = SIM_FAILED;

@@ -42,6 +42,7 @@ struct sim_result {
 	double moved_pos, moved_vel;	/* initial-condition corrections (max per body) */
 	char moved_pos_body[64], moved_vel_body[64];
 	char solver[16];		/* linear solver used */
+	double output_buffer;		/* bytes of samples kept in memory at once */
 	int redundant;			/* constraint rows dropped as redundant at set-up */
 	long singular_steps;		/* steps taken again near a singular position */
 	char redundant_rows[1024];	/* their names, "joint 'r5' row 5 (DP1), ..." */

@@ -57,12 +57,12 @@ void statics_jacobian(const struct ra *s, double *P)
 	int nc = s->nc;
 	memset(P, 0, (size_t)nc * (size_t)s->ng * sizeof(double));
 	for (int k = 0; k < nc; k++) {
-		const double *J = s->jac + 12 * k;
+		const double *J = s->jac + (s->jo[k] + 6);	/* side j; side i at J - 6 */
 		for (int c = 0; c < 6; c++) {
 			if (s->bi[k] >= 0)
-				P[k + (size_t)nc * (size_t)(6 * s->bi[k] + c)] += J[c];
+				P[k + (size_t)nc * (size_t)(6 * s->bi[k] + c)] += J[c - 6];
 			if (s->bj[k] >= 0)
-				P[k + (size_t)nc * (size_t)(6 * s->bj[k] + c)] += J[6 + c];
+				P[k + (size_t)nc * (size_t)(6 * s->bj[k] + c)] += J[c];
 		}
 	}
 }
@@ -239,7 +239,7 @@ static int solve(const struct ra *s, double it2, struct work *w)
 			w->A[p + (size_t)N * p] += it2 * s->mass[b];
 			for (int k = 0; k < 3; k++) {
 				int r = 6 * b + 3 + i, c = 6 * b + 3 + k;
-				w->A[r + (size_t)N * c] += it2 * s->J[9 * b + 3 * i + k];
+				w->A[r + (size_t)N * c] += it2 * ra_inertia(s, b)[3 * i + k];
 			}
 		}
 	for (int k = 0; k < nc; k++)

@@ -655,7 +655,8 @@ static void check_joint(enum joint_type type, int ground, uint64_t seed)
 
 	double Jm[6 * 12] = { 0 };
 	for (int k = 0; k < nc; k++) {
-		const struct prim *p = &m->prims[k];
+		struct prim pb;
+		const struct prim *p = model_prim(m, k, &pb);
 		struct kin ki, kj;
 		body_kin(m, p->bi, &ki);
 		body_kin(m, p->bj, &kj);
@@ -803,7 +804,7 @@ static const struct prim *driven(struct jmodel *J, enum joint_type jt,
 	assert_int_equal(model_finalize(J->m, &dg), 0);
 	diag_release(&dg);
 	assert_int_equal(J->m->ncons, joint_type_rows[jt] + 1);
-	return &J->m->prims[J->m->drivers[0].row0];
+	return &J->m->dprims[0];
 }
 
 /* Phi of the driver row after body 1 moved by angle a / slide d about /
