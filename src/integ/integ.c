@@ -365,15 +365,8 @@ int integ_step(struct integ *it, double h, struct ra_state *x, struct ra_state *
 		return fi_step(it, h, x, y);
 	case INTEG_NEWMARK:
 		return newmark_step(it, h, x, y);
-	case INTEG_TANGENT_NEWMARK: {
-		int st = tangent_step(it, h, x, y);
-		if ((st != INTEG_OK && nm_growth_suspect(it->growth, it->sys)) ||
-		    (st == INTEG_OK && nm_growth_check(it->growth, it->sys, y))) {
-			it->bad_body = it->growth->body;
-			return INTEG_UNSTABLE;
-		}
-		return st;
-	}
+	case INTEG_TANGENT_NEWMARK:
+		return nm_growth_step(it, tangent_step(it, h, x, y), y);
 	default:
 		return dae3_step(it, h, x, y);
 	}

@@ -34,18 +34,18 @@ int newmark_init(struct integ *it, const struct sim_options *o)
 
 int newmark_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 {
-	int st = dae3_step(it, h, x, y);
-	if (st && st != INTEG_STEP_TOO_SMALL && nm_growth_suspect(it->growth, it->sys)) {
-		it->bad_body = it->growth->body;
+	return nm_growth_step(it, dae3_step(it, h, x, y), y);
+}
+
+int nm_growth_step(struct integ *it, int st, const struct ra_state *y)
+{
+	struct nm_growth *gr = it->growth;
+	if ((st && st != INTEG_STEP_TOO_SMALL && nm_growth_suspect(gr, it->sys)) ||
+	    (!st && nm_growth_check(gr, it->sys, y))) {
+		it->bad_body = gr->body;
 		return INTEG_UNSTABLE;
 	}
-	if (st)
-		return st;
-	if (nm_growth_check(it->growth, it->sys, y)) {
-		it->bad_body = it->growth->body;
-		return INTEG_UNSTABLE;
-	}
-	return INTEG_OK;
+	return st;
 }
 
 struct nm_growth *nm_growth_new(const struct ra *s)
@@ -89,19 +89,26 @@ static double mdot(const struct ra *s, const double *a, const double *b, double 
 	return sum;
 }
 
-int nm_growth_suspect(struct nm_growth *gr, const struct ra *s)
+/* A trip: the run's length and growth (zn the last |z|_M), and the body
+ * of the largest share of |z|_M */
+static void trip(struct nm_growth *gr, const struct ra *s, const double *z, double zn)
 {
-	if (!gr || gr->run < 3 || !(gr->zn >= NM_GROWTH_ABOVE * gr->before))
-		return 0;
 	gr->trip_run = gr->run;
-	gr->trip_growth = gr->first > 0 ? gr->zn / gr->first : INFINITY;
+	gr->trip_growth = gr->first > 0 ? zn / gr->first : INFINITY;
 	double best = -1.0;
-	mdot(s, gr->z, gr->z, gr->share);
+	mdot(s, z, z, gr->share);
 	for (int k = 0; k < s->nb; k++)
 		if (gr->share[k] > best) {
 			best = gr->share[k];
 			gr->body = k;
 		}
+}
+
+int nm_growth_suspect(struct nm_growth *gr, const struct ra *s)
+{
+	if (!gr || gr->run < 3 || !(gr->zn >= NM_GROWTH_ABOVE * gr->before))
+		return 0;
+	trip(gr, s, gr->z, gr->zn);
 	return 1;
 }
 
@@ -130,22 +137,16 @@ int nm_growth_check(struct nm_growth *gr, const struct ra *s, const struct ra_st
 		int above = zn >= NM_GROWTH_ABOVE * gr->before;
 		int fast = gr->fast >= NM_GROWTH_FAST_STEPS && above;
 		if ((gr->run >= NM_GROWTH_STEPS && above) || fast) {
-			gr->trip_run = gr->run;
-			gr->trip_growth = gr->first > 0 ? zn / gr->first : INFINITY;
-			double *share = gr->share, best = -1.0;
-			mdot(s, z, z, share);
-			for (int k = 0; k < s->nb; k++)
-				if (share[k] > best) {
-					best = share[k];
-					gr->body = k;
-				}
+			trip(gr, s, z, zn);
 			tripped = 1;
 		}
-		memcpy(gr->z, z, (size_t)ng * sizeof(double));
+		gr->znew = gr->z;	/* z becomes the last change */
+		gr->z = z;
 		gr->zn = zn;
 		gr->have_z = 1;
 	}
-	memcpy(gr->g, gnew, (size_t)ng * sizeof(double));
+	gr->gnew = gr->g;	/* gnew becomes the last accelerations */
+	gr->g = gnew;
 	gr->have_g = 1;
 	return tripped;
 }

@@ -72,6 +72,12 @@ int nm_growth_check(struct nm_growth *gr, const struct ra *s, const struct ra_st
  * sets gr->trip_run, trip_growth and body as a trip does. */
 int nm_growth_suspect(struct nm_growth *gr, const struct ra *s);
 
+/* The growth test around a step of a Newmark scheme that returned st (y
+ * its end state when st is INTEG_OK): INTEG_UNSTABLE, with it->bad_body,
+ * when nm_growth_check trips or nm_growth_suspect explains a failure
+ * (other than INTEG_STEP_TOO_SMALL); else st. */
+int nm_growth_step(struct integ *it, int st, const struct ra_state *y);
+
 /* Classical newmark on the dae3 engine: beta and gamma from o. */
 int newmark_init(struct integ *it, const struct sim_options *o);
 int newmark_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
