@@ -347,6 +347,10 @@ int integ_fix_redundant(struct integ *it, int *rows)
 
 int integ_singular_retry(struct integ *it, int on)
 {
+	/* tangent_newmark solves no saddle-point system in its steps (its QR
+	 * tolerates dependent rows already): a retry would be the same step */
+	if (it->tan)
+		return -1;
 	double tol = on ? INTEG_SINGULAR_TOL * pow(100.0, on - 1) : 0.0;
 	if (kkt_set_singular_tol(it->kkt, tol))
 		return -1;

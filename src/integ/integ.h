@@ -93,7 +93,8 @@ int integ_fix_redundant(struct integ *it, int *rows);
  * (kkt_set_singular_tol) for that step, tol = INTEG_SINGULAR_TOL at level
  * 1, 100 times more at each of the INTEG_SINGULAR_LEVELS levels;
  * integ_singular_retry(it, level) before it, (it, 0) after.  Returns 0
- * when the retry can be made. */
+ * when the retry can be made (never for tangent_newmark, whose steps use
+ * no kkt). */
 #define INTEG_SINGULAR_TOL 1e-4
 #define INTEG_SINGULAR_LEVELS 2
 int integ_singular_retry(struct integ *it, int level);
