@@ -22,14 +22,6 @@ void dggev_(const char *jobvl, const char *jobvr, const int *n, double *a, const
 
 #define TWO_PI 6.283185307179586476925286766559
 
-/* (a~)_ik: a~ b = a x b */
-static double skew_entry(const double *a, int i, int k)
-{
-	static const int sg[3][3] = { { 0, -1, 1 }, { 1, 0, -1 }, { -1, 1, 0 } };
-	static const int ix[3][3] = { { 0, 2, 1 }, { 2, 0, 0 }, { 1, 0, 0 } };
-	return sg[i][k] * a[ix[i][k]];
-}
-
 /* Orthonormal basis of the null space of P (nc x n, column-major): the
  * right singular vectors of the singular values below 1e-10 of the
  * largest (the rank tolerance), in N (n x ndof, column-major, malloc'd). */
@@ -280,15 +272,13 @@ int modes_compute(struct ra *s, const struct ra_state *x, double t, struct modes
 	 * derivative w~ J - (J w)~ joins C, exactly (zero at rest) */
 	for (int b = 0; b < s->nb; b++) {
 		const double *w = x->w + 3 * b, *J = s->J + 9 * b;
-		double Jw[3], G[9];
+		double Jw[3], W[9], G[9], S[9];
 		m3_mulv(Jw, J, w);
-		for (int i = 0; i < 3; i++)
-			for (int k = 0; k < 3; k++) {
-				double wJ = 0;	/* (w~ J)_ik */
-				for (int l = 0; l < 3; l++)
-					wJ += skew_entry(w, i, l) * J[3 * l + k];
-				G[3 * i + k] = wJ - skew_entry(Jw, i, k);
-			}
+		m3_skew(W, w);
+		m3_mul(G, W, J);
+		m3_skew(S, Jw);
+		for (int i = 0; i < 9; i++)
+			G[i] -= S[i];
 		for (int i = 0; i < 9; i++)
 			if (G[i] != 0)
 				mo->gyroscopic = 1;
