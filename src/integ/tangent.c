@@ -195,9 +195,8 @@ static int fast_qr(struct tangent *T, const struct ra *s)
 	return 1;
 }
 
-/* Column-pivoted QR of G^T at the state s was evaluated at (the
- * factorization of la_rank_qr, src/la/rank.h, kept here because the small
- * solves below need R and the reflectors, not only N):
+/* Column-pivoted QR of G^T at the state s was evaluated at (kept, since
+ * the small solves below need R and the reflectors, not only N):
  *   G^T P = Q R,  Q = [Q_r Q_f] orthogonal (n x n),  R = [R11 R12; 0 R22],
  * rank r from |R(i,i)| > TAN_RANK_TOL |R(0,0)| (|R(0,0)| = the largest row
  * norm of G; LA_RANK_QR_TOL, an angle of about 1e-5 rad between a row and

@@ -8,10 +8,6 @@
 
 void dpstrf_(const char *uplo, const int *n, double *a, const int *lda, int *piv, int *rank,
 	     const double *tol, double *work, int *info);
-void dgeqp3_(const int *m, const int *n, double *a, const int *lda, int *jpvt, double *tau,
-	     double *work, const int *lwork, int *info);
-void dorgqr_(const int *m, const int *n, const int *k, double *a, const int *lda,
-	     const double *tau, double *work, const int *lwork, int *info);
 
 /* Scaling to unit diagonal makes the test independent of the rows' units
  * (metres against radians, masses against inertias): after it, the pivot
@@ -61,61 +57,5 @@ int la_rank_psd(int n, const double *A, double rtol, int *piv, double *work)
 		free(p);
 	}
 	free(own);
-	return info < 0 ? -1 : rank;
-}
-
-int la_rank_qr(int m, int n, const double *A, double rtol, int *piv, double *N)
-{
-	if (m <= 0 || n <= 0) {
-		if (N)
-			for (int i = 0; i < n; i++)
-				for (int c = 0; c < n; c++)
-					N[(size_t)i * n + c] = i == c;
-		return 0;
-	}
-	/* the row-major m x n A is A^T column-major with leading dimension n */
-	int k = m < n ? m : n, info = 0, lw = -1;
-	double *T = xmalloc((size_t)m * n * sizeof(double));
-	for (size_t e = 0; e < (size_t)m * n; e++) {
-		if (!isfinite(A[e])) {
-			free(T);
-			return -1;
-		}
-		T[e] = A[e];
-	}
-	int *jp = xcalloc((size_t)m, sizeof(int));
-	double *tau = xmalloc((size_t)k * sizeof(double)), q;
-	dgeqp3_(&n, &m, T, &n, jp, tau, &q, &lw, &info);
-	lw = (int)q + 1;
-	double *work = xmalloc((size_t)lw * sizeof(double));
-	dgeqp3_(&n, &m, T, &n, jp, tau, work, &lw, &info);
-	int rank = 0;
-	double r0 = fabs(T[0]);
-	while (info == 0 && rank < k && r0 > 0.0 && fabs(T[(size_t)rank * n + rank]) > rtol * r0)
-		rank++;
-	for (int i = 0; i < m; i++)
-		piv[i] = jp[i] - 1;
-	if (N && info == 0) {
-		/* Q = H_1 ... H_k, all n columns: the reflectors of T's first k
-		 * columns in an n x n array */
-		double *Q = xcalloc((size_t)n * n, sizeof(double));
-		memcpy(Q, T, (size_t)n * k * sizeof(double));
-		lw = -1;
-		dorgqr_(&n, &n, &k, Q, &n, tau, &q, &lw, &info);
-		if ((int)q + 1 > lw) {
-			free(work);
-			lw = (int)q + 1;
-			work = xmalloc((size_t)lw * sizeof(double));
-		}
-		dorgqr_(&n, &n, &k, Q, &n, tau, work, &lw, &info);
-		for (int i = 0; i < n; i++)
-			for (int c = 0; c < n - rank; c++)
-				N[(size_t)i * n + c] = Q[(size_t)(rank + c) * n + i];
-		free(Q);
-	}
-	free(work);
-	free(tau);
-	free(jp);
-	free(T);
 	return info < 0 ? -1 : rank;
 }
