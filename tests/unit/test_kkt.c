@@ -9,7 +9,9 @@
  * (-1).  Each mode is checked against the system itself (residuals), and
  * the modes against each other; never against a second copy of the
  * formulas.  A duplicated row must be found and dropped (multiplier 0)
- * by the Schur paths, reported by the full one.
+ * by the Schur paths.  The full one (UMFPACK) has no such fallback and is
+ * not tested with it: it need not even report the row (on this problem
+ * its factorization succeeds on the round-off of the dependent pivot).
  */
 #include <setjmp.h>
 #include <stdarg.h>
