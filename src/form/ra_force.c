@@ -146,7 +146,7 @@ static void sx_fill(const struct model *m, const struct ra_state *x, double t,
 	for (int i = 0; i < e->nv; i++) {
 		struct sx_var *v = &e->v[i];
 		const struct joint *j;
-		double rate, z[3], q, st[3];
+		double rate, z[3], q;
 		switch (v->kind) {
 		case SX_TIME: v->val = t; break;
 		case SX_SELF_DEF: v->val = d; break;
@@ -160,13 +160,7 @@ static void sx_fill(const struct model *m, const struct ra_state *x, double t,
 			} else if (j->type == JOINT_TRANSLATIONAL) {
 				v->val = q;
 			} else {
-				st[0] = v->raw_last;
-				st[1] = v->turns;
-				st[2] = v->have_last;
-				v->val = unwrap(q, st);
-				v->raw_last = st[0];
-				v->turns = st[1];
-				v->have_last = 1;
+				v->val = unwrap(q, v->unw);
 			}
 			break;
 		case SX_BODY: {
