@@ -118,8 +118,6 @@ static int numlist(struct bctx *b, const struct dnode *v, const char *key, doubl
 
 void build_curve(struct bctx *b, const struct dnode *item)
 {
-	static const char *const interp[] = { "linear", "cubic" };
-	static const char *const extrap[] = { "constant", "linear" };
 	struct curve c = { 0 };
 	const struct dnode *nv = need(b, item, "name", "curve"), *v, *xv, *yv, *fv;
 	const char *name = NULL;
@@ -139,12 +137,12 @@ void build_curve(struct bctx *b, const struct dnode *item)
 			bad = 1;
 		}
 	if ((v = dn_get(item, "interpolation"))) {
-		int k = pick_name(b, v, "interpolation", interp, 2);
+		int k = pick_name(b, v, "interpolation", curve_interp_names, 2);
 		bad |= k < 0;
 		c.interp = k > 0 ? CURVE_CUBIC : CURVE_LINEAR;
 	}
 	if ((v = dn_get(item, "extrapolation"))) {
-		int k = pick_name(b, v, "extrapolation", extrap, 2);
+		int k = pick_name(b, v, "extrapolation", curve_extrap_names, 2);
 		bad |= k < 0;
 		c.extrap = k > 0 ? CURVE_EXTRAP_LINEAR : CURVE_EXTRAP_CONSTANT;
 	}
