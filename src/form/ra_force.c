@@ -270,16 +270,24 @@ static double friction_force(const struct ra *s, const struct ra_state *x,
 	return -f->mu * N * (*vrel > 0 ? 1.0 : -1.0);
 }
 
+/* Coordinate of motor i's joint (unwrapped in the motor's own state),
+ * its rate and the global axis z. */
+static void motor_q(const struct ra *s, const struct ra_state *x, int i, double *q,
+		    double *qd, double *z)
+{
+	const struct joint *j = &s->m->joints[s->m->forces[i].joint];
+	*q = joint_q(x, j, qd, z);
+	if (j->type != JOINT_TRANSLATIONAL)
+		*q = unwrap(*q, s->fst + 4 * i);
+}
+
 /* Motor effort at x, with its (unwrapped) coordinate and rate. */
 static double motor_effort(const struct ra *s, const struct ra_state *x, double t,
 			   int i, double *q, double *qd, double *z)
 {
 	const struct force *f = &s->m->forces[i];
-	const struct joint *j = &s->m->joints[f->joint];
-	double *st = s->fst + 4 * i;
-	*q = joint_q(x, j, qd, z);
-	if (j->type != JOINT_TRANSLATIONAL)
-		*q = unwrap(*q, st);
+	const double *st = s->fst + 4 * i;
+	motor_q(s, x, i, q, qd, z);
 	if (f->ex)
 		return expr_of(s, x, t, f, *q, *qd);
 	double r[3], u;
@@ -687,7 +695,7 @@ void ra_force_step(struct ra *s, const struct ra_state *x, double h)
 		if (f->type != FORCE_MOTOR || f->ex || f->x->ki == 0.0)
 			continue;
 		double q, qd, z[3], r[3];
-		(void)motor_effort(s, x, x->t, i, &q, &qd, z);
+		motor_q(s, x, i, &q, &qd, z);
 		func_eval(&f->x->target, x->t, r);
 		s->fst[4 * i + 3] += h * (r[0] - (f->x->on_rate ? qd : q));
 	}
