@@ -325,6 +325,17 @@ int model_nq(const struct model *m)
 	return n;
 }
 
+int model_particle_centre(const struct model *m, int b, double s[3], double *off)
+{
+	if (!model_is_particle(m, b))
+		return 0;
+	*off = v3_norm(s);
+	if (*off > 1e-9 * (1.0 + v3_norm(m->bodies[b].r0)))
+		return -1;
+	v3_set(s, 0, 0, 0);
+	return 0;
+}
+
 void model_pose0(const struct model *m, int b, double r[3], double A[9])
 {
 	if (b < 0) {

@@ -253,6 +253,11 @@ static inline int model_is_particle(const struct model *m, int b)
 {
 	return b >= 0 && m->bodies[b].kind == BODY_PARTICLE;
 }
+/* A particle is loaded and joined at its centre: body point s of
+ * particle b within 1e-9 (1 m + |r0|) of it (the round-off of a point
+ * given globally) is set to exactly 0 and 0 returned; farther, s is kept
+ * and -1 returned with |s| (m) in *off.  0 for a body not a particle. */
+int model_particle_centre(const struct model *m, int b, double s[3], double *off);
 
 /* Registry tables (feed `mbsim list` and docs). */
 extern const char *const joint_type_names[JOINT_NTYPES];
