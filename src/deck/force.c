@@ -8,11 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Deck spelling of enum force_type, in enum order. */
-static const char *const force_names[FORCE_NTYPES] = {
-	"tsda", "rsda", "force", "torque", "friction", "motor", "bushing"
-};
-
 /* Force being read. */
 struct fread {
 	const struct dnode *item;
@@ -440,8 +435,8 @@ void build_force(struct bctx *b, const struct dnode *item)
 	snprintf(what, sizeof what, shown ? "force '%s'" : "force", shown);
 	fr.what = what;
 	if ((tv = need(b, item, "type", what)))
-		t = pick_name(b, tv, "force type", force_names, FORCE_NTYPES);
-	snprintf(tdesc, sizeof tdesc, "%s %s", t >= 0 ? force_names[t] : "", what);
+		t = pick_name(b, tv, "force type", force_type_names, FORCE_NTYPES);
+	snprintf(tdesc, sizeof tdesc, "%s %s", t >= 0 ? force_type_names[t] : "", what);
 	fr.bad = check_keys(b, item, key_sub(&key_top, "forces"), t >= 0 ? 1u << t : 0,
 			    tdesc) > 0;
 	if (t == FORCE_MOTOR || t == FORCE_BUSHING)

@@ -74,15 +74,15 @@ int build_shape(struct bctx *b, const struct dnode *v, const char *what, struct 
 		check_keys(b, v, sect, 0, NULL);
 		return -1;
 	}
-	static const char *const names[] = { "box", "cylinder", "sphere", "capsule", "mesh" };
-	int t = pick_name(b, tv, "shape type", names, 5);
+	/* shape_type_names[0] is SHAPE_NONE's, no deck spelling */
+	int t = pick_name(b, tv, "shape type", shape_type_names + 1, SHAPE_NTYPES - 1);
 	if (t < 0) {
 		check_keys(b, v, sect, 0, NULL);
 		return -1;
 	}
 	s->type = (enum shape_type)(t + 1);
 	char desc[64];
-	snprintf(desc, sizeof desc, "a shape of type %s", names[t]);
+	snprintf(desc, sizeof desc, "a shape of type %s", shape_type_names[s->type]);
 	int nerr = b->d->nerr;
 	check_keys(b, v, sect, 1u << s->type, desc);
 	const struct dnode *sv;
@@ -120,10 +120,7 @@ int build_shape(struct bctx *b, const struct dnode *v, const char *what, struct 
 	}
 	}
 	opt_vec3(b, v, "position", s->r);
-	if ((sv = dn_get(v, "orientation"))) {
-		char w[200];
-		snprintf(w, sizeof w, "the shape of %s", what);
-		build_orientation(b, sv, w, s->A);
-	}
+	if ((sv = dn_get(v, "orientation")))
+		build_orientation(b, sv, whose, s->A);
 	return b->d->nerr > nerr ? -1 : 0;
 }
