@@ -11,6 +11,8 @@
 #ifndef MBSIM_MODEL_H
 #define MBSIM_MODEL_H
 
+#include <stddef.h>
+
 #include "../util/diag.h"
 #include "curve.h"
 #include "func.h"
@@ -249,6 +251,9 @@ const struct prim *model_prim(const struct model *m, int k, struct prim *buf);
  * rotational block does not count); the Gruebler mobility is this minus
  * ncons. */
 int model_nq(const struct model *m);
+/* FNV-1a (64 bits) of s, high half folded into the low: the hash of the
+ * model's name tables and of sexpr's cache. */
+size_t model_hash(const char *s);
 static inline int model_is_particle(const struct model *m, int b)
 {
 	return b >= 0 && m->bodies[b].kind == BODY_PARTICLE;
