@@ -8,21 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A mesh file named relative to the deck is found beside the deck. */
-static char *mesh_path(const struct bctx *b, const char *file)
-{
-	const char *deck = b->dk ? b->dk->path : NULL;
-	const char *slash = deck ? strrchr(deck, '/') : NULL;
-	if (file[0] == '/' || !slash)
-		return xstrdup(file);
-	return xasprintf("%.*s/%s", (int)(slash - deck), deck, file);
-}
-
 /* Index of the mesh of file in m->shapes (read once per path), or -1
  * after reporting at v. */
 static int load_mesh(struct bctx *b, const struct dnode *v, const char *file, const char *what)
 {
-	char *path = mesh_path(b, file), err[256];
+	char *path = deck_file(b, file), err[256];
 	struct model_shapes *ms = b->m->shapes;
 	for (int i = 0; ms && i < ms->nmeshes; i++)
 		if (strcmp(ms->meshes[i].file, path) == 0) {
