@@ -427,5 +427,4 @@ void sexpr_free(struct sexpr **pe)
 	free(e->v);
 	free(e->text);
 	free(e);
-	*pe = NULL;
 }
