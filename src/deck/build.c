@@ -539,6 +539,15 @@ static void check_set_unused(struct bctx *b)
 	free(names);
 }
 
+char *deck_file(const struct bctx *b, const char *file)
+{
+	const char *deck = b->dk ? b->dk->path : NULL;
+	const char *slash = deck ? strrchr(deck, '/') : NULL;
+	if (file[0] == '/' || !slash)
+		return xstrdup(file);
+	return xasprintf("%.*s/%s", (int)(slash - deck), deck, file);
+}
+
 static void build_top(struct bctx *b, const struct dnode *root, struct sim_options *o)
 {
 	const char *title = NULL;

@@ -121,6 +121,9 @@ int build_func(struct bctx *b, const struct dnode *v, const char *key,
 /* Orientation mapping -> rotation matrix A (body -> global). */
 int build_orientation(struct bctx *b, const struct dnode *v, const char *what,
 		      double A[9]);
+/* The path of a file a deck names (a mesh, a curve's CSV): a relative
+ * name is beside the deck file.  malloc'd. */
+char *deck_file(const struct bctx *b, const char *file);
 /* A body's shape mapping into s (shape.c); 0 or -1 after reporting. */
 struct shape;
 int build_shape(struct bctx *b, const struct dnode *v, const char *what, struct shape *s);

@@ -54,26 +54,18 @@ int build_sexpr(struct bctx *b, const struct dnode *v, const char *key, const ch
  * first field is not a number (headers, comments) are skipped. */
 static int read_csv(struct bctx *b, const struct dnode *v, const char *what, struct curve *c)
 {
-	char path[4096];
-	const char *dpath = b->dk && b->dk->path ? b->dk->path : "";
-	const char *slash = strrchr(dpath, '/');
-	if (v->str[0] == '/' || !slash)
-		snprintf(path, sizeof path, "%s", v->str);
-	else
-		snprintf(path, sizeof path, "%.*s/%s", (int)(slash - dpath), dpath, v->str);
+	char *path = deck_file(b, v->str);
 	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+	FILE *f = NULL;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
 		diag_error(b->d, &v->pos, "'%s' of %s is not a regular file", path, what);
-		return -1;
-	}
-	if (stat(path, &st) == 0 && st.st_size > CURVE_MAX_FILE) {
+	else if (stat(path, &st) == 0 && st.st_size > CURVE_MAX_FILE)
 		diag_error(b->d, &v->pos, "'%s' of %s is larger than %d bytes", path, what,
 			   CURVE_MAX_FILE);
-		return -1;
-	}
-	FILE *f = fopen(path, "r");
-	if (!f) {
+	else if (!(f = fopen(path, "r")))
 		diag_error(b->d, &v->pos, "cannot open '%s' of %s: %s", path, what, strerror(errno));
+	if (!f) {
+		free(path);
 		return -1;
 	}
 	char line[1024];
@@ -89,6 +81,7 @@ static int read_csv(struct bctx *b, const struct dnode *v, const char *what, str
 		if (end == p) {
 			diag_error(b->d, &v->pos, "%s line %d: expected two numbers x,y", path, lineno);
 			fclose(f);
+			free(path);
 			return -1;
 		}
 		if (c->n == cap) {
@@ -100,6 +93,7 @@ static int read_csv(struct bctx *b, const struct dnode *v, const char *what, str
 		c->y[c->n++] = y;
 	}
 	fclose(f);
+	free(path);
 	return 0;
 }
 
@@ -118,8 +112,6 @@ static int numlist(struct bctx *b, const struct dnode *v, const char *key, doubl
 
 void build_curve(struct bctx *b, const struct dnode *item)
 {
-	static const char *const interp[] = { "linear", "cubic" };
-	static const char *const extrap[] = { "constant", "linear" };
 	struct curve c = { 0 };
 	const struct dnode *nv = need(b, item, "name", "curve"), *v, *xv, *yv, *fv;
 	const char *name = NULL;
@@ -139,12 +131,12 @@ void build_curve(struct bctx *b, const struct dnode *item)
 			bad = 1;
 		}
 	if ((v = dn_get(item, "interpolation"))) {
-		int k = pick_name(b, v, "interpolation", interp, 2);
+		int k = pick_name(b, v, "interpolation", curve_interp_names, 2);
 		bad |= k < 0;
 		c.interp = k > 0 ? CURVE_CUBIC : CURVE_LINEAR;
 	}
 	if ((v = dn_get(item, "extrapolation"))) {
-		int k = pick_name(b, v, "extrapolation", extrap, 2);
+		int k = pick_name(b, v, "extrapolation", curve_extrap_names, 2);
 		bad |= k < 0;
 		c.extrap = k > 0 ? CURVE_EXTRAP_LINEAR : CURVE_EXTRAP_CONSTANT;
 	}

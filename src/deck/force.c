@@ -8,11 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Deck spelling of enum force_type, in enum order. */
-static const char *const force_names[FORCE_NTYPES] = {
-	"tsda", "rsda", "force", "torque", "friction", "motor", "bushing"
-};
-
 /* Force being read. */
 struct fread {
 	const struct dnode *item;
@@ -71,24 +66,19 @@ static void attach(struct bctx *b, struct fread *fr, int k, const char *pk,
 	}
 }
 
-/* A particle is loaded at its centre only (model.h): attachment k, given
- * by key pk or ak, is snapped to 0 within 1e-9 (1 m + |r0|), else an
- * error at that key. */
+/* A particle is loaded at its centre only (model_particle_centre):
+ * attachment k, given by key pk or ak, is snapped to it, or an error at
+ * that key. */
 static void particle_end(struct bctx *b, struct fread *fr, int k, const char *pk, const char *ak)
 {
-	if (fr->bad || !model_is_particle(b->m, fr->f.body[k]))
+	double off;
+	if (fr->bad || !model_particle_centre(b->m, fr->f.body[k], fr->f.s[k], &off))
 		return;
-	const struct body *P = &b->m->bodies[fr->f.body[k]];
-	double off = v3_norm(fr->f.s[k]);
-	if (off > 1e-9 * (1.0 + v3_norm(P->r0))) {
-		const struct dnode *v = dn_get(fr->item, pk);
-		diag_error(b->d, v ? &v->pos : &dn_get(fr->item, ak)->pos,
-			   "%s acts %.6g m from the centre of particle '%s' (a particle is "
-			   "loaded at its centre)", fr->what, off, P->name);
-		fr->bad = 1;
-		return;
-	}
-	v3_set(fr->f.s[k], 0, 0, 0);
+	const struct dnode *v = dn_get(fr->item, pk);
+	diag_error(b->d, v ? &v->pos : &dn_get(fr->item, ak)->pos,
+		   "%s acts %.6g m from the centre of particle '%s' (a particle is "
+		   "loaded at its centre)", fr->what, off, b->m->bodies[fr->f.body[k]].name);
+	fr->bad = 1;
 }
 
 static void actuator(struct bctx *b, struct fread *fr, const char *key, int unit)
@@ -445,8 +435,8 @@ void build_force(struct bctx *b, const struct dnode *item)
 	snprintf(what, sizeof what, shown ? "force '%s'" : "force", shown);
 	fr.what = what;
 	if ((tv = need(b, item, "type", what)))
-		t = pick_name(b, tv, "force type", force_names, FORCE_NTYPES);
-	snprintf(tdesc, sizeof tdesc, "%s %s", t >= 0 ? force_names[t] : "", what);
+		t = pick_name(b, tv, "force type", force_type_names, FORCE_NTYPES);
+	snprintf(tdesc, sizeof tdesc, "%s %s", t >= 0 ? force_type_names[t] : "", what);
 	fr.bad = check_keys(b, item, key_sub(&key_top, "forces"), t >= 0 ? 1u << t : 0,
 			    tdesc) > 0;
 	if (t == FORCE_MOTOR || t == FORCE_BUSHING)

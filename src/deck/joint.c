@@ -198,8 +198,8 @@ static const struct dnode *end_key(const struct dnode *it, int k)
 }
 
 /* A particle takes part only in joints that make sense for a point
- * (model.h JOINT_PARTICLE_OK), with its centre as the joint point (snapped
- * to exactly 0 within 1e-9 (1 m + |r0|), so that no row couples its inert
+ * (model.h JOINT_PARTICLE_OK), with its centre as the joint point
+ * (model_particle_centre: exactly 0, so that no row couples its inert
  * rotation) and never as the carrier of an axis.  The body key of the
  * particle, or the key of its point, is where an error is shown. */
 static void particle_ends(struct bctx *b, const struct jread *jr, struct joint *j,
@@ -223,16 +223,11 @@ static void particle_ends(struct bctx *b, const struct jread *jr, struct joint *
 				   P->name);
 			continue;
 		}
-		if (!j)
-			continue;
-		double off = v3_norm(j->s[k]);
-		if (off > 1e-9 * (1.0 + v3_norm(P->r0))) {
+		double off;
+		if (j && model_particle_centre(b->m, jr->body[k], j->s[k], &off))
 			diag_error(b->d, &end_key(jr->item, k)->pos, "%s is %.6g m from the centre "
 				   "of particle '%s' (a particle is joined at its centre)", jr->what,
 				   off, P->name);
-			continue;
-		}
-		v3_set(j->s[k], 0, 0, 0);
 	}
 }
 

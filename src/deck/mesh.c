@@ -15,31 +15,6 @@
 /* Files larger than this are refused: a mesh for a viewer, not a scan. */
 #define MESH_MAX_BYTES (256L * 1024 * 1024)
 
-struct grow {
-	double *v;
-	int *t;
-	long nv, nt, vcap, tcap;
-};
-
-static void put_v(struct grow *g, const double *x)
-{
-	if (g->nv == g->vcap) {
-		g->vcap = g->vcap ? 2 * g->vcap : 64;
-		g->v = xrealloc(g->v, (size_t)g->vcap * 3 * sizeof(double));
-	}
-	memcpy(g->v + 3 * g->nv++, x, 3 * sizeof(double));
-}
-
-static void put_t(struct grow *g, long a, long b, long c)
-{
-	if (g->nt == g->tcap) {
-		g->tcap = g->tcap ? 2 * g->tcap : 64;
-		g->t = xrealloc(g->t, (size_t)g->tcap * 3 * sizeof(int));
-	}
-	int *p = g->t + 3 * g->nt++;
-	p[0] = (int)a, p[1] = (int)b, p[2] = (int)c;
-}
-
 static int finite3(const double *x)
 {
 	return isfinite(x[0]) && isfinite(x[1]) && isfinite(x[2]);
@@ -47,7 +22,7 @@ static int finite3(const double *x)
 
 /* Binary STL: 80-byte header, uint32 count, per triangle a normal and
  * three vertices as little-endian float32 and a 2-byte attribute. */
-static int read_stl_binary(const unsigned char *buf, long len, struct grow *g, char *err, int n)
+static int read_stl_binary(const unsigned char *buf, long len, struct tri_buf *g, char *err, int n)
 {
 	uint32_t nt = (uint32_t)buf[80] | (uint32_t)buf[81] << 8 | (uint32_t)buf[82] << 16 |
 		      (uint32_t)buf[83] << 24;
@@ -71,9 +46,9 @@ static int read_stl_binary(const unsigned char *buf, long len, struct grow *g, c
 					 (unsigned long)i + 1);
 				return -1;
 			}
-			put_v(g, x);
+			tri_buf_vertex(g, x[0], x[1], x[2]);
 		}
-		put_t(g, g->nv - 3, g->nv - 2, g->nv - 1);
+		tri_buf_tri(g, g->nv - 3, g->nv - 2, g->nv - 1);
 	}
 	return 0;
 }
@@ -99,8 +74,29 @@ static char *skip_ws(char *s)
 	return s;
 }
 
+/* The three finite numbers at e (after keyword key on line ln) as a new
+ * vertex; -1 with why in err. */
+static int put_xyz(struct tri_buf *g, char *e, const char *key, int ln, char *err, int n)
+{
+	double x[3];
+	for (int c = 0; c < 3; c++) {
+		char *q = e;
+		x[c] = strtod(q, &e);
+		if (e == q) {
+			snprintf(err, (size_t)n, "line %d: expected three numbers after '%s'", ln, key);
+			return -1;
+		}
+	}
+	if (!finite3(x)) {
+		snprintf(err, (size_t)n, "line %d: a coordinate is not finite", ln);
+		return -1;
+	}
+	tri_buf_vertex(g, x[0], x[1], x[2]);
+	return 0;
+}
+
 /* ASCII STL: "vertex x y z" lines, three per facet. */
-static int read_stl_ascii(char *text, struct grow *g, char *err, int n)
+static int read_stl_ascii(char *text, struct tri_buf *g, char *err, int n)
 {
 	char *p = text, *line;
 	int ln = 0, inface = 0;
@@ -108,23 +104,10 @@ static int read_stl_ascii(char *text, struct grow *g, char *err, int n)
 		ln++;
 		char *s = skip_ws(line);
 		if (strncmp(s, "vertex", 6) == 0 && isspace((unsigned char)s[6])) {
-			double x[3];
-			char *e = s + 6;
-			for (int c = 0; c < 3; c++) {
-				char *q = e;
-				x[c] = strtod(q, &e);
-				if (e == q) {
-					snprintf(err, (size_t)n, "line %d: expected three numbers after 'vertex'", ln);
-					return -1;
-				}
-			}
-			if (!finite3(x)) {
-				snprintf(err, (size_t)n, "line %d: a coordinate is not finite", ln);
+			if (put_xyz(g, s + 6, "vertex", ln, err, n))
 				return -1;
-			}
-			put_v(g, x);
 			if (++inface == 3)
-				put_t(g, g->nv - 3, g->nv - 2, g->nv - 1);
+				tri_buf_tri(g, g->nv - 3, g->nv - 2, g->nv - 1);
 		} else if (strncmp(s, "endloop", 7) == 0) {
 			if (inface != 3) {
 				snprintf(err, (size_t)n, "line %d: a facet with %d vertices (STL facets have 3)",
@@ -139,7 +122,7 @@ static int read_stl_ascii(char *text, struct grow *g, char *err, int n)
 
 /* OBJ: "v x y z" vertices, "f i j k ..." faces (i, i/t, i/t/n or i//n,
  * negative i counting back from the last vertex), polygons as fans. */
-static int read_obj(char *text, struct grow *g, char *err, int n)
+static int read_obj(char *text, struct tri_buf *g, char *err, int n)
 {
 	char *p = text, *line;
 	int ln = 0;
@@ -147,21 +130,8 @@ static int read_obj(char *text, struct grow *g, char *err, int n)
 		ln++;
 		char *s = skip_ws(line);
 		if (s[0] == 'v' && isspace((unsigned char)s[1])) {
-			double x[3];
-			char *e = s + 1;
-			for (int c = 0; c < 3; c++) {
-				char *q = e;
-				x[c] = strtod(q, &e);
-				if (e == q) {
-					snprintf(err, (size_t)n, "line %d: expected three numbers after 'v'", ln);
-					return -1;
-				}
-			}
-			if (!finite3(x)) {
-				snprintf(err, (size_t)n, "line %d: a coordinate is not finite", ln);
+			if (put_xyz(g, s + 1, "v", ln, err, n))
 				return -1;
-			}
-			put_v(g, x);
 		} else if (s[0] == 'f' && isspace((unsigned char)s[1])) {
 			long idx[3], k = 0;
 			char *e = s + 1;
@@ -187,7 +157,7 @@ static int read_obj(char *text, struct grow *g, char *err, int n)
 					idx[k++] = i;
 				else {
 					idx[2] = i;
-					put_t(g, idx[0], idx[1], idx[2]);
+					tri_buf_tri(g, idx[0], idx[1], idx[2]);
 					idx[1] = i;
 					k++;
 				}
@@ -252,7 +222,7 @@ int mesh_read(const char *path, struct shape_mesh *out, char *err, int n)
 		return -1;
 	}
 	buf[len] = 0;
-	struct grow g = { 0 };
+	struct tri_buf g = { 0 };
 	int rc;
 	int obj = ends_with(path, ".obj");
 	int stl = ends_with(path, ".stl");

@@ -8,21 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A mesh file named relative to the deck is found beside the deck. */
-static char *mesh_path(const struct bctx *b, const char *file)
-{
-	const char *deck = b->dk ? b->dk->path : NULL;
-	const char *slash = deck ? strrchr(deck, '/') : NULL;
-	if (file[0] == '/' || !slash)
-		return xstrdup(file);
-	return xasprintf("%.*s/%s", (int)(slash - deck), deck, file);
-}
-
 /* Index of the mesh of file in m->shapes (read once per path), or -1
  * after reporting at v. */
 static int load_mesh(struct bctx *b, const struct dnode *v, const char *file, const char *what)
 {
-	char *path = mesh_path(b, file), err[256];
+	char *path = deck_file(b, file), err[256];
 	struct model_shapes *ms = b->m->shapes;
 	for (int i = 0; ms && i < ms->nmeshes; i++)
 		if (strcmp(ms->meshes[i].file, path) == 0) {
@@ -74,15 +64,15 @@ int build_shape(struct bctx *b, const struct dnode *v, const char *what, struct 
 		check_keys(b, v, sect, 0, NULL);
 		return -1;
 	}
-	static const char *const names[] = { "box", "cylinder", "sphere", "capsule", "mesh" };
-	int t = pick_name(b, tv, "shape type", names, 5);
+	/* shape_type_names[0] is SHAPE_NONE's, no deck spelling */
+	int t = pick_name(b, tv, "shape type", shape_type_names + 1, SHAPE_NTYPES - 1);
 	if (t < 0) {
 		check_keys(b, v, sect, 0, NULL);
 		return -1;
 	}
 	s->type = (enum shape_type)(t + 1);
 	char desc[64];
-	snprintf(desc, sizeof desc, "a shape of type %s", names[t]);
+	snprintf(desc, sizeof desc, "a shape of type %s", shape_type_names[s->type]);
 	int nerr = b->d->nerr;
 	check_keys(b, v, sect, 1u << s->type, desc);
 	const struct dnode *sv;
@@ -120,10 +110,7 @@ int build_shape(struct bctx *b, const struct dnode *v, const char *what, struct 
 	}
 	}
 	opt_vec3(b, v, "position", s->r);
-	if ((sv = dn_get(v, "orientation"))) {
-		char w[200];
-		snprintf(w, sizeof w, "the shape of %s", what);
-		build_orientation(b, sv, w, s->A);
-	}
+	if ((sv = dn_get(v, "orientation")))
+		build_orientation(b, sv, whose, s->A);
 	return b->d->nerr > nerr ? -1 : 0;
 }

@@ -12,15 +12,25 @@
 #include <string.h>
 
 /* Global position and velocity of body point s (body frame) */
-static void point_kin(const struct bstate *b, const double *s, double *p,
-		      double *pv, double *sg)
+static void point_kin(const struct bstate *b, const double *s, double *p, double *pv)
 {
-	double ws[3];
+	double ws[3], sg[3];
 	m3_mulv(sg, b->A, s);
 	v3_add(p, b->r, sg);
 	v3_cross(ws, b->w, s);
 	m3_mulv(pv, b->A, ws);
 	v3_add(pv, pv, b->v);
+}
+
+/* d = p1 - p0 and dv = v1 - v0 of point s0 of b0 and point s1 of b1 */
+static void rel_kin(const struct bstate *b0, const double *s0, const struct bstate *b1,
+		    const double *s1, double d[3], double dv[3])
+{
+	double p0[3], p1[3], v0[3], v1[3];
+	point_kin(b0, s0, p0, v0);
+	point_kin(b1, s1, p1, v1);
+	v3_sub(d, p1, p0);
+	v3_sub(dv, v1, v0);
 }
 
 /* Add force Fg (global) acting at body point s of body b to F6 (the
@@ -79,13 +89,10 @@ static void link_torque(const struct ra_state *x, const struct joint *j, const d
 			double Fe[3], double dv[3])
 {
 	struct bstate b0, b1;
-	double p0[3], p1[3], v0[3], v1[3], sg[3], d[3];
+	double d[3];
 	ra_bstate(x, j->body[0], &b0);
 	ra_bstate(x, j->body[1], &b1);
-	point_kin(&b0, j->s[0], p0, v0, sg);
-	point_kin(&b1, j->s[1], p1, v1, sg);
-	v3_sub(d, p1, p0);
-	v3_sub(dv, v1, v0);
+	rel_kin(&b0, j->s[0], &b1, j->s[1], d, dv);
 	double dd = v3_dot(d, d);
 	v3_cross(Fe, T, d);
 	v3_scale(Fe, dd > 0 ? 1.0 / dd : 0.0, Fe);
@@ -115,11 +122,8 @@ static double joint_q(const struct ra_state *x, const struct joint *j, double *r
 		return joint_coordinate(j, DRIVER_ROTATION, b0.r, b0.A, b1.r, b1.A);
 	}
 	/* d/dt (z . d) = (w0 x z) . d + z . (p1' - p0') */
-	double p0[3], p1[3], v0[3], v1[3], sg[3], d[3], dv[3], wz[3];
-	point_kin(&b0, j->s[0], p0, v0, sg);
-	point_kin(&b1, j->s[1], p1, v1, sg);
-	v3_sub(d, p1, p0);
-	v3_sub(dv, v1, v0);
+	double d[3], dv[3], wz[3];
+	rel_kin(&b0, j->s[0], &b1, j->s[1], d, dv);
 	v3_cross(wz, w0, z);
 	*rate = v3_dot(wz, d) + v3_dot(z, dv);
 	return v3_dot(z, d);
@@ -142,7 +146,7 @@ static void sx_fill(const struct model *m, const struct ra_state *x, double t,
 	for (int i = 0; i < e->nv; i++) {
 		struct sx_var *v = &e->v[i];
 		const struct joint *j;
-		double rate, z[3], q, st[3];
+		double rate, z[3], q;
 		switch (v->kind) {
 		case SX_TIME: v->val = t; break;
 		case SX_SELF_DEF: v->val = d; break;
@@ -156,13 +160,7 @@ static void sx_fill(const struct model *m, const struct ra_state *x, double t,
 			} else if (j->type == JOINT_TRANSLATIONAL) {
 				v->val = q;
 			} else {
-				st[0] = v->raw_last;
-				st[1] = v->turns;
-				st[2] = v->have_last;
-				v->val = unwrap(q, st);
-				v->raw_last = st[0];
-				v->turns = st[1];
-				v->have_last = 1;
+				v->val = unwrap(q, v->unw);
 			}
 			break;
 		case SX_BODY: {
@@ -184,9 +182,9 @@ static void sx_fill(const struct model *m, const struct ra_state *x, double t,
 		case SX_POINT: {
 			const struct body_point *p = &m->points[v->idx];
 			struct bstate bs;
-			double pp[3], pv[3], sg[3];
+			double pp[3], pv[3];
 			ra_bstate(x, p->body, &bs);
-			point_kin(&bs, p->s, pp, pv, sg);
+			point_kin(&bs, p->s, pp, pv);
 			v->val = v->sub < 3 ? pp[v->sub] : pv[v->sub - 3];
 			break;
 		}
@@ -219,13 +217,10 @@ struct tsda_kin {
 static void tsda_kin(const struct ra_state *x, const struct force *f, struct tsda_kin *k)
 {
 	struct bstate bi, bj;
-	double pi[3], pj[3], vi[3], vj[3], sg[3], d[3], dv[3];
+	double d[3], dv[3];
 	ra_bstate(x, f->body[0], &bi);
 	ra_bstate(x, f->body[1], &bj);
-	point_kin(&bi, f->s[0], pi, vi, sg);
-	point_kin(&bj, f->s[1], pj, vj, sg);
-	v3_sub(d, pj, pi);
-	v3_sub(dv, vj, vi);
+	rel_kin(&bi, f->s[0], &bj, f->s[1], d, dv);
 	k->l = v3_norm(d);
 	if (k->l > 0)
 		v3_scale(k->u, 1.0 / k->l, d);
@@ -256,10 +251,10 @@ static double friction_force(const struct ra *s, const struct ra_state *x,
 	ra_bstate(x, j->body[0], &b0);
 	ra_bstate(x, j->body[1], &b1);
 	double zb[3] = { j->F[0][2], j->F[0][5], j->F[0][8] };
-	double p0[3], v0[3], p1[3], v1[3], sg[3], Fn[3] = { 0, 0, 0 };
+	double p0[3], v0[3], p1[3], v1[3], Fn[3] = { 0, 0, 0 };
 	m3_mulv(z, b0.A, zb);
-	point_kin(&b0, j->s[0], p0, v0, sg);
-	point_kin(&b1, j->s[1], p1, v1, sg);
+	point_kin(&b0, j->s[0], p0, v0);
+	point_kin(&b1, j->s[1], p1, v1);
 	*vrel = v3_dot(z, v1) - v3_dot(z, v0);
 	if (!lam || fabs(*vrel) < f->v_eps)
 		return 0.0;
@@ -275,16 +270,24 @@ static double friction_force(const struct ra *s, const struct ra_state *x,
 	return -f->mu * N * (*vrel > 0 ? 1.0 : -1.0);
 }
 
+/* Coordinate of motor i's joint (unwrapped in the motor's own state),
+ * its rate and the global axis z. */
+static void motor_q(const struct ra *s, const struct ra_state *x, int i, double *q,
+		    double *qd, double *z)
+{
+	const struct joint *j = &s->m->joints[s->m->forces[i].joint];
+	*q = joint_q(x, j, qd, z);
+	if (j->type != JOINT_TRANSLATIONAL)
+		*q = unwrap(*q, s->fst + 4 * i);
+}
+
 /* Motor effort at x, with its (unwrapped) coordinate and rate. */
 static double motor_effort(const struct ra *s, const struct ra_state *x, double t,
 			   int i, double *q, double *qd, double *z)
 {
 	const struct force *f = &s->m->forces[i];
-	const struct joint *j = &s->m->joints[f->joint];
-	double *st = s->fst + 4 * i;
-	*q = joint_q(x, j, qd, z);
-	if (j->type != JOINT_TRANSLATIONAL)
-		*q = unwrap(*q, st);
+	const double *st = s->fst + 4 * i;
+	motor_q(s, x, i, q, qd, z);
 	if (f->ex)
 		return expr_of(s, x, t, f, *q, *qd);
 	double r[3], u;
@@ -308,11 +311,11 @@ struct bush_kin {
 static void bush_kin(const struct ra_state *x, const struct force *f, struct bush_kin *k)
 {
 	struct bstate b0, b1;
-	double p0[3], v0[3], v1[3], sg[3], R1[9], R[9], dp[3], dv[3], w0[3], w1[3], wx[3];
+	double p0[3], v0[3], v1[3], R1[9], R[9], dp[3], dv[3], w0[3], w1[3], wx[3];
 	ra_bstate(x, f->body[0], &b0);
 	ra_bstate(x, f->body[1], &b1);
-	point_kin(&b0, f->s[0], p0, v0, sg);
-	point_kin(&b1, f->s[1], k->p1, v1, sg);
+	point_kin(&b0, f->s[0], p0, v0);
+	point_kin(&b1, f->s[1], k->p1, v1);
 	m3_mul(k->R0, b0.A, f->x->F[0]);
 	m3_mul(R1, b1.A, f->x->F[1]);
 	m3_tmul(R, k->R0, R1);
@@ -440,9 +443,9 @@ static void elem_eval(const struct ra *s, const struct ra_state *x, double t,
 			/* along the axis at body 2's joint point, reaction at the
 			 * same point on body 1 */
 			struct bstate b1;
-			double p1[3], v1[3], sg[3], Gm[3];
+			double p1[3], v1[3], Gm[3];
 			ra_bstate(x, j->body[1], &b1);
-			point_kin(&b1, j->s[1], p1, v1, sg);
+			point_kin(&b1, j->s[1], p1, v1);
 			add_force_at(x, j->body[1], p1, G, out + 6);
 			v3_copy(o->force, G);
 			v3_scale(Gm, -u, z);
@@ -626,7 +629,7 @@ double ra_ncpower(struct ra *s, const struct ra_state *x)
 			if (b < 0)
 				break;
 			struct bstate bs;
-			double p[3], pv[3], sg[3], wg[3];
+			double p[3], pv[3], wg[3];
 			ra_bstate(x, b, &bs);
 			if (f->body_frame)
 				m3_mulv(G, bs.A, f->vec);
@@ -634,7 +637,7 @@ double ra_ncpower(struct ra *s, const struct ra_state *x)
 				v3_copy(G, f->vec);
 			v3_scale(G, f->ex ? expr_of(s, x, x->t, f, 0.0, 0.0) : act(f, x->t), G);
 			if (f->type == FORCE_POINT) {
-				point_kin(&bs, f->s[0], p, pv, sg);
+				point_kin(&bs, f->s[0], p, pv);
 				P += v3_dot(G, pv);
 			} else {
 				m3_mulv(wg, bs.A, bs.w);
@@ -692,7 +695,7 @@ void ra_force_step(struct ra *s, const struct ra_state *x, double h)
 		if (f->type != FORCE_MOTOR || f->ex || f->x->ki == 0.0)
 			continue;
 		double q, qd, z[3], r[3];
-		(void)motor_effort(s, x, x->t, i, &q, &qd, z);
+		motor_q(s, x, i, &q, &qd, z);
 		func_eval(&f->x->target, x->t, r);
 		s->fst[4 * i + 3] += h * (r[0] - (f->x->on_rate ? qd : q));
 	}

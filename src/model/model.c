@@ -94,8 +94,7 @@ static char *name_copy(struct model_index *ix, const char *name)
 	return p;
 }
 
-/* FNV-1a, 64 bits. */
-static size_t name_hash(const char *s)
+size_t model_hash(const char *s)
 {
 	unsigned long long h = 14695981039346656037ull;
 	for (; *s; s++)
@@ -107,7 +106,7 @@ static int table_find(const struct name_table *t, const char *name)
 {
 	if (!t->slot)
 		return -2;
-	for (size_t i = name_hash(name) & t->mask;; i = (i + 1) & t->mask) {
+	for (size_t i = model_hash(name) & t->mask;; i = (i + 1) & t->mask) {
 		const struct name_slot *e = &t->slot[i];
 		if (!e->name)
 			return -2;
@@ -129,7 +128,7 @@ static void table_put(struct name_table *t, const char *name, int idx)
 				table_put(t, old.slot[i].name, old.slot[i].idx);
 		free(old.slot);
 	}
-	size_t i = name_hash(name) & t->mask;
+	size_t i = model_hash(name) & t->mask;
 	for (; t->slot[i].name; i = (i + 1) & t->mask)
 		if (strcmp(t->slot[i].name, name) == 0)
 			return;		/* the first of equal names stays */
@@ -323,6 +322,17 @@ int model_nq(const struct model *m)
 	for (int b = 0; b < m->nbodies; b++)
 		n += m->bodies[b].kind == BODY_PARTICLE ? 3 : 6;
 	return n;
+}
+
+int model_particle_centre(const struct model *m, int b, double s[3], double *off)
+{
+	if (!model_is_particle(m, b))
+		return 0;
+	*off = v3_norm(s);
+	if (*off > 1e-9 * (1.0 + v3_norm(m->bodies[b].r0)))
+		return -1;
+	v3_set(s, 0, 0, 0);
+	return 0;
 }
 
 void model_pose0(const struct model *m, int b, double r[3], double A[9])

@@ -11,6 +11,8 @@
 #ifndef MBSIM_MODEL_H
 #define MBSIM_MODEL_H
 
+#include <stddef.h>
+
 #include "../util/diag.h"
 #include "curve.h"
 #include "func.h"
@@ -249,10 +251,18 @@ const struct prim *model_prim(const struct model *m, int k, struct prim *buf);
  * rotational block does not count); the Gruebler mobility is this minus
  * ncons. */
 int model_nq(const struct model *m);
+/* FNV-1a (64 bits) of s, high half folded into the low: the hash of the
+ * model's name tables and of sexpr's cache. */
+size_t model_hash(const char *s);
 static inline int model_is_particle(const struct model *m, int b)
 {
 	return b >= 0 && m->bodies[b].kind == BODY_PARTICLE;
 }
+/* A particle is loaded and joined at its centre: body point s of
+ * particle b within 1e-9 (1 m + |r0|) of it (the round-off of a point
+ * given globally) is set to exactly 0 and 0 returned; farther, s is kept
+ * and -1 returned with |s| (m) in *off.  0 for a body not a particle. */
+int model_particle_centre(const struct model *m, int b, double s[3], double *off);
 
 /* Registry tables (feed `mbsim list` and docs). */
 extern const char *const joint_type_names[JOINT_NTYPES];

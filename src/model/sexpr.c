@@ -219,7 +219,7 @@ static int fail(struct sx_err *err, muParserHandle_t h, const char *text,
 	return -1;
 }
 
-/* ---- the cache: open addressing on FNV-1a of the key ---- */
+/* ---- the cache: open addressing on model_hash of the key ---- */
 
 struct sx_cache {
 	char **key;
@@ -251,17 +251,9 @@ void sx_cache_free(struct sx_cache **pc)
 	*pc = NULL;
 }
 
-static size_t fnv(const char *s)
-{
-	size_t h = 1469598103934665603u;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211u;
-	return h;
-}
-
 static size_t slot(const struct sx_cache *c, const char *key)
 {
-	size_t i = fnv(key) & (c->cap - 1);
+	size_t i = model_hash(key) & (c->cap - 1);
 	while (c->key[i] && strcmp(c->key[i], key))
 		i = (i + 1) & (c->cap - 1);
 	return i;
@@ -435,5 +427,4 @@ void sexpr_free(struct sexpr **pe)
 	free(e->v);
 	free(e->text);
 	free(e);
-	*pe = NULL;
 }

@@ -41,9 +41,8 @@ struct sx_var {
 	enum sx_kind kind;
 	int idx, sub;
 	double val;		/* muparser reads it here; never moves */
-	double raw_last;	/* SX_Q of a rotation: last wrapped angle */
-	double turns;		/* and the whole turns added to it */
-	int have_last;
+	double unw[3];		/* SX_Q of a rotation: last wrapped angle, whole
+				 * turns added to it, 1 once taken (unwrap) */
 };
 
 struct sexpr {

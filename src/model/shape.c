@@ -122,7 +122,7 @@ int shape_inertia_box(double m, const double J[9], double edge[3], double P[9])
 	return raised;
 }
 
-static long add_vertex(struct tri_buf *o, double x, double y, double z)
+long tri_buf_vertex(struct tri_buf *o, double x, double y, double z)
 {
 	if (o->nv == o->vcap) {
 		o->vcap = o->vcap ? 2 * o->vcap : 256;
@@ -133,7 +133,7 @@ static long add_vertex(struct tri_buf *o, double x, double y, double z)
 	return o->nv++;
 }
 
-static void add_tri(struct tri_buf *o, long a, long b, long c)
+void tri_buf_tri(struct tri_buf *o, long a, long b, long c)
 {
 	if (o->nt == o->tcap) {
 		o->tcap = o->tcap ? 2 * o->tcap : 256;
@@ -145,8 +145,8 @@ static void add_tri(struct tri_buf *o, long a, long b, long c)
 
 static void add_quad(struct tri_buf *o, long a, long b, long c, long d)
 {
-	add_tri(o, a, b, c);
-	add_tri(o, a, c, d);
+	tri_buf_tri(o, a, b, c);
+	tri_buf_tri(o, a, c, d);
 }
 
 /* Box of edges e centred at the origin: 8 corners, 12 triangles. */
@@ -154,7 +154,7 @@ static void tri_box(struct tri_buf *o, const double e[3])
 {
 	long v0 = o->nv;
 	for (int i = 0; i < 8; i++)
-		add_vertex(o, (i & 1 ? 0.5 : -0.5) * e[0], (i & 2 ? 0.5 : -0.5) * e[1],
+		tri_buf_vertex(o, (i & 1 ? 0.5 : -0.5) * e[0], (i & 2 ? 0.5 : -0.5) * e[1],
 			   (i & 4 ? 0.5 : -0.5) * e[2]);
 	/* faces -x, +x, -y, +y, -z, +z, counter-clockwise seen from outside */
 	static const int f[6][4] = {
@@ -174,19 +174,19 @@ static void tri_revolve(struct tri_buf *o, const double *rho, const double *z, i
 	for (int i = 0; i < np; i++)
 		for (int k = 0; k < SEG; k++) {
 			double a = 2 * M_PI * k / SEG;
-			add_vertex(o, rho[i] * cos(a), rho[i] * sin(a), z[i]);
+			tri_buf_vertex(o, rho[i] * cos(a), rho[i] * sin(a), z[i]);
 		}
 	for (int i = 0; i + 1 < np; i++)
 		for (int k = 0; k < SEG; k++) {
 			long a = ring0 + (long)i * SEG + k, b = ring0 + (long)i * SEG + (k + 1) % SEG;
 			add_quad(o, a, b, b + SEG, a + SEG);
 		}
-	long bot = add_vertex(o, 0, 0, z[0]);
-	long top = add_vertex(o, 0, 0, z[np - 1]);
+	long bot = tri_buf_vertex(o, 0, 0, z[0]);
+	long top = tri_buf_vertex(o, 0, 0, z[np - 1]);
 	long last = ring0 + (long)(np - 1) * SEG;
 	for (int k = 0; k < SEG; k++) {
-		add_tri(o, bot, ring0 + (k + 1) % SEG, ring0 + k);
-		add_tri(o, top, last + k, last + (k + 1) % SEG);
+		tri_buf_tri(o, bot, ring0 + (k + 1) % SEG, ring0 + k);
+		tri_buf_tri(o, top, last + k, last + (k + 1) % SEG);
 	}
 }
 
@@ -237,10 +237,10 @@ void shape_triangulate(const struct model_shapes *ms, const struct shape *s, dou
 		case SHAPE_MESH: {
 			const struct shape_mesh *mh = &ms->meshes[s->mesh];
 			for (int i = 0; i < mh->nv; i++)
-				add_vertex(out, s->size[0] * mh->v[3 * i], s->size[1] * mh->v[3 * i + 1],
+				tri_buf_vertex(out, s->size[0] * mh->v[3 * i], s->size[1] * mh->v[3 * i + 1],
 					   s->size[2] * mh->v[3 * i + 2]);
 			for (int i = 0; i < mh->nt; i++)
-				add_tri(out, v0 + mh->t[3 * i], v0 + mh->t[3 * i + 1], v0 + mh->t[3 * i + 2]);
+				tri_buf_tri(out, v0 + mh->t[3 * i], v0 + mh->t[3 * i + 1], v0 + mh->t[3 * i + 2]);
 			break;
 		}
 		default: break;

@@ -69,6 +69,9 @@ struct tri_buf {
 	int *t;
 	long nv, nt, vcap, tcap;
 };
+/* Append vertex (x, y, z) and return its index; append triangle a, b, c. */
+long tri_buf_vertex(struct tri_buf *o, double x, double y, double z);
+void tri_buf_tri(struct tri_buf *o, long a, long b, long c);
 /* Append the triangulation of s (NULL: the box of the inertia) of a body
  * of mass m and inertia J to out, in the body frame, outward normals by
  * the right-hand rule. */
