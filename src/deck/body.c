@@ -172,7 +172,7 @@ static int orient_axis(struct bctx *b, const struct dnode *v, const char *what, 
 		return -1;
 	double n = v3_norm(u);
 	if (n == 0) {
-		diag_error(b->d, &dn_get(v, "axis")->pos, "zero-length axis in orientation of %s", what);
+		diag_error(b->d, &dn_get(v, "axis")->pos, "zero-length axis in %s", what);
 		return -1;
 	}
 	v3_scale(th, angle / n, u);
