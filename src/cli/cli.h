@@ -98,6 +98,16 @@ char *cli_join_args(int argc, char **argv);
  * cols = 4 nb), whose q and -q are the same rotation (compare each up to
  * sign: cli_quat_sign on its 4 columns). */
 int cli_is_quat(const char *path, int cols);
+/* Column of the component word c (a --quantity's PATH:COMP) in a dataset
+ * of ncols columns at path: x, y, z (after w in a quaternion (w,x,y,z):
+ * an orientation, not any dataset of 4 columns such as a universal
+ * joint's multipliers, cli_is_quat) or a 0-based index; -1 when c is
+ * NULL (no component named), -2 when there is no such column. */
+int cli_comp_col(const char *c, const char *path, int ncols);
+/* Cut path at its last ':' when the word after it holds no '/' and return
+ * that word (the component), else NULL: a ':' in a body or joint name
+ * ("bodies/b:1/position") is part of the path. */
+char *cli_comp_split(char *path);
 /* -1 when the quaternions a and b (4 each) point to opposite hemispheres
  * (a.b < 0), else 1: -a is then compared with b. */
 double cli_quat_sign(const double *a, const double *b);
