@@ -98,6 +98,11 @@ char *cli_join_args(int argc, char **argv);
  * cols = 4 nb), whose q and -q are the same rotation (compare each up to
  * sign: cli_quat_sign on its 4 columns). */
 int cli_is_quat(const char *path, int cols);
+/* Seed 002 eq. 11: the largest step at which Newmark(gamma, beta) is
+ * stable on a linear system of largest natural frequency omega (rad/s),
+ * (1 / omega) / sqrt(gamma / 2 - beta); infinite when beta >= gamma / 2
+ * (unconditionally stable) or omega <= 0.  run's summary, modes' table. */
+double cli_newmark_hmax(double omega, double beta, double gamma);
 /* Column of the component word c (a --quantity's PATH:COMP) in a dataset
  * of ncols columns at path: x, y, z (after w in a quaternion (w,x,y,z):
  * an orientation, not any dataset of 4 columns such as a universal

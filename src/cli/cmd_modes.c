@@ -17,9 +17,8 @@
 
 #include "../util/xalloc.h"
 
-/* Seed 002 eq. 11: Newmark(gamma, beta) is stable for
- * h <= (1 / omega_max) / sqrt(gamma / 2 - beta); the three conditionally
- * stable members of seed 002 §2 with gamma = 1/2. */
+/* The three conditionally stable Newmark members of seed 002 §2 with
+ * gamma = 1/2 (their step bounds: cli_newmark_hmax). */
 static const struct {
 	const char *name;
 	double beta;
@@ -32,7 +31,7 @@ static const struct {
 
 static double hmax(double fmax, double beta)
 {
-	return 1.0 / (6.283185307179586476925286766559 * fmax) / sqrt(0.25 - beta);
+	return cli_newmark_hmax(6.283185307179586476925286766559 * fmax, beta, 0.5);
 }
 
 

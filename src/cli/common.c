@@ -7,9 +7,9 @@
 #include "../util/interrupt.h"
 #include "../util/xalloc.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +70,12 @@ int cli_is_quat(const char *path, int cols)
 {
 	size_t n = strlen(path);
 	return cols > 0 && cols % 4 == 0 && n >= 12 && strcmp(path + n - 12, "/orientation") == 0;
+}
+
+double cli_newmark_hmax(double omega, double beta, double gamma)
+{
+	double d = 0.5 * gamma - beta;
+	return d > 0 && omega > 0 ? 1.0 / omega / sqrt(d) : INFINITY;
 }
 
 int cli_comp_col(const char *c, const char *path, int ncols)
