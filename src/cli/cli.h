@@ -29,15 +29,16 @@ int cmd_modes(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 
-/* Parse static's or modes' command line and load the deck: 0, or 1 with
- * the exit status in *status (cmd_static.c). */
+/* Parse static's command line and load the deck: 0, or 1 with the exit
+ * status in *status (cmd_static.c; modes parses its own, which adds -o,
+ * --force and --at). */
 int cli_static_open(int argc, char **argv, const char *usage, struct deck **dk,
 		    struct model **m, struct sim_options *o, double *t, int *json, int *status);
 struct ra;
 struct ra_state;
 struct statics_result;
-/* static and modes: DECK, --set, --time (NAN when absent), --json.  0, 1
- * after --help, -1 after a usage error; *sets malloc'd either way. */
+/* static: DECK, --set, --time (NAN when absent), --json.  0, 1 after
+ * --help, -1 after a usage error; *sets malloc'd either way. */
 int cli_static_parse(int argc, char **argv, const char *usage, const char **deck, char ***sets,
 		     int *nsets, double *time, int *json);
 /* Static equilibrium of s at t0 from the model's initial state into x
