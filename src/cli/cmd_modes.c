@@ -40,7 +40,6 @@ static double hmax(double fmax, double beta)
 struct where {
 	int at;			/* 1: the state of a run (--at) */
 	double t;
-	int nb;
 	double *r, *A, *v, *w;	/* 3, 9, 3, 3 per body */
 	int done;		/* the run reached t and modes_compute was called */
 	int rc;			/* its return */
@@ -51,7 +50,6 @@ struct where {
 static void keep_state(struct where *wh, const struct ra *s, const struct ra_state *x)
 {
 	int nb = s->nb;
-	wh->nb = nb;
 	wh->r = memcpy(xmalloc(3 * (size_t)nb * sizeof(double) + 1), x->r, 3 * (size_t)nb * sizeof(double));
 	wh->A = memcpy(xmalloc(9 * (size_t)nb * sizeof(double) + 1), x->A, 9 * (size_t)nb * sizeof(double));
 	wh->v = memcpy(xmalloc(3 * (size_t)nb * sizeof(double) + 1), x->v, 3 * (size_t)nb * sizeof(double));
