@@ -29,15 +29,16 @@ int cmd_modes(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 
-/* Parse static's or modes' command line and load the deck: 0, or 1 with
- * the exit status in *status (cmd_static.c). */
+/* Parse static's command line and load the deck: 0, or 1 with the exit
+ * status in *status (cmd_static.c; modes parses its own, which adds -o,
+ * --force and --at). */
 int cli_static_open(int argc, char **argv, const char *usage, struct deck **dk,
 		    struct model **m, struct sim_options *o, double *t, int *json, int *status);
 struct ra;
 struct ra_state;
 struct statics_result;
-/* static and modes: DECK, --set, --time (NAN when absent), --json.  0, 1
- * after --help, -1 after a usage error; *sets malloc'd either way. */
+/* static: DECK, --set, --time (NAN when absent), --json.  0, 1 after
+ * --help, -1 after a usage error; *sets malloc'd either way. */
 int cli_static_parse(int argc, char **argv, const char *usage, const char **deck, char ***sets,
 		     int *nsets, double *time, int *json);
 /* Static equilibrium of s at t0 from the model's initial state into x
@@ -98,6 +99,21 @@ char *cli_join_args(int argc, char **argv);
  * cols = 4 nb), whose q and -q are the same rotation (compare each up to
  * sign: cli_quat_sign on its 4 columns). */
 int cli_is_quat(const char *path, int cols);
+/* Seed 002 eq. 11: the largest step at which Newmark(gamma, beta) is
+ * stable on a linear system of largest natural frequency omega (rad/s),
+ * (1 / omega) / sqrt(gamma / 2 - beta); infinite when beta >= gamma / 2
+ * (unconditionally stable) or omega <= 0.  run's summary, modes' table. */
+double cli_newmark_hmax(double omega, double beta, double gamma);
+/* Column of the component word c (a --quantity's PATH:COMP) in a dataset
+ * of ncols columns at path: x, y, z (after w in a quaternion (w,x,y,z):
+ * an orientation, not any dataset of 4 columns such as a universal
+ * joint's multipliers, cli_is_quat) or a 0-based index; -1 when c is
+ * NULL (no component named), -2 when there is no such column. */
+int cli_comp_col(const char *c, const char *path, int ncols);
+/* Cut path at its last ':' when the word after it holds no '/' and return
+ * that word (the component), else NULL: a ':' in a body or joint name
+ * ("bodies/b:1/position") is part of the path. */
+char *cli_comp_split(char *path);
 /* -1 when the quaternions a and b (4 each) point to opposite hemispheres
  * (a.b < 0), else 1: -a is then compared with b. */
 double cli_quat_sign(const double *a, const double *b);

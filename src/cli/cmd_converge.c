@@ -18,7 +18,6 @@
 #include "../sim/sim.h"
 #include "../util/xalloc.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -31,7 +30,7 @@
 struct qty {
 	char *spec;		/* as given, for messages and output keys */
 	char *path;		/* absolute dataset path */
-	const char *comp;	/* component word after ':' (in spec) or NULL */
+	const char *comp;	/* component word after ':' (cut off path) or NULL */
 	int col;		/* selected column, -1 = all (check_quantities) */
 	double *rms, *max;	/* per step */
 	double slope, max_slope;
@@ -175,11 +174,7 @@ static void qty_init(struct qty *q, const char *spec, char *path, int nh)
 static void qty_parse(struct qty *q, const char *spec, int nh)
 {
 	qty_init(q, spec, cli_abs_path(spec), nh);
-	char *colon = strrchr(q->path, ':');
-	if (colon && !strchr(colon, '/')) {
-		*colon = 0;
-		q->comp = strrchr(q->spec, ':') + 1;
-	}
+	q->comp = cli_comp_split(q->path);
 }
 
 static void qty_release(struct qty *q)
@@ -188,31 +183,6 @@ static void qty_release(struct qty *q)
 	free(q->path);
 	free(q->rms);
 	free(q->max);
-}
-
-/* Column of component word c in a dataset of ncols columns at path: x, y,
- * z (and w first for a quaternion (w,x,y,z): an orientation, not any
- * dataset of 4 columns such as a universal joint's multipliers) or a
- * 0-based index. */
-static int comp_col(const char *c, const char *path, int ncols)
-{
-	if (!c)
-		return -1;
-	int quat = ncols == 4 && cli_is_quat(path, ncols), off = quat ? 1 : 0;
-	if (strcmp(c, "x") == 0)
-		return off;
-	if (strcmp(c, "y") == 0)
-		return off + 1;
-	if (strcmp(c, "z") == 0)
-		return off + 2;
-	if (strcmp(c, "w") == 0)
-		return quat ? 0 : -2;
-	if (!isdigit((unsigned char)c[0]))	/* no sign, no blank */
-		return -2;
-	char *end;
-	long k = strtol(c, &end, 10);
-	/* the caller compares with ncols: an index beyond it, not a wrapped int */
-	return *end || k >= ncols ? -2 : (int)k;
 }
 
 /* ---- the runs ---- */
@@ -682,8 +652,8 @@ static int check_quantities(struct study *st, struct qty *q, int nq)
 			bad++;
 			continue;
 		}
-		q[k].col = comp_col(q[k].comp, q[k].path, d.cols);
-		if (q[k].col == -2 || q[k].col >= d.cols) {
+		q[k].col = cli_comp_col(q[k].comp, q[k].path, d.cols);
+		if (q[k].col == -2) {
 			fprintf(stderr, "mbsim: error: unknown quantity '%s': no component '%s' in a "
 				"dataset with %d column%s (use x, y, z%s or an index 0..%d)\n", q[k].spec,
 				q[k].comp, d.cols, d.cols == 1 ? "" : "s",

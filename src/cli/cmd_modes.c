@@ -17,9 +17,8 @@
 
 #include "../util/xalloc.h"
 
-/* Seed 002 eq. 11: Newmark(gamma, beta) is stable for
- * h <= (1 / omega_max) / sqrt(gamma / 2 - beta); the three conditionally
- * stable members of seed 002 §2 with gamma = 1/2. */
+/* The three conditionally stable Newmark members of seed 002 §2 with
+ * gamma = 1/2 (their step bounds: cli_newmark_hmax). */
 static const struct {
 	const char *name;
 	double beta;
@@ -32,7 +31,7 @@ static const struct {
 
 static double hmax(double fmax, double beta)
 {
-	return 1.0 / (6.283185307179586476925286766559 * fmax) / sqrt(0.25 - beta);
+	return cli_newmark_hmax(6.283185307179586476925286766559 * fmax, beta, 0.5);
 }
 
 
@@ -41,7 +40,6 @@ static double hmax(double fmax, double beta)
 struct where {
 	int at;			/* 1: the state of a run (--at) */
 	double t;
-	int nb;
 	double *r, *A, *v, *w;	/* 3, 9, 3, 3 per body */
 	int done;		/* the run reached t and modes_compute was called */
 	int rc;			/* its return */
@@ -52,7 +50,6 @@ struct where {
 static void keep_state(struct where *wh, const struct ra *s, const struct ra_state *x)
 {
 	int nb = s->nb;
-	wh->nb = nb;
 	wh->r = memcpy(xmalloc(3 * (size_t)nb * sizeof(double) + 1), x->r, 3 * (size_t)nb * sizeof(double));
 	wh->A = memcpy(xmalloc(9 * (size_t)nb * sizeof(double) + 1), x->A, 9 * (size_t)nb * sizeof(double));
 	wh->v = memcpy(xmalloc(3 * (size_t)nb * sizeof(double) + 1), x->v, 3 * (size_t)nb * sizeof(double));

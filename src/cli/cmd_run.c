@@ -126,23 +126,12 @@ struct json_num {
 	double v;
 };
 
-/* Seed 002 eq. 11: the largest step a Newmark scheme (beta, gamma) is
- * stable at on a linear system of largest frequency w: (1/w) sqrt(1 /
- * (gamma/2 - beta)); infinite when beta >= gamma/2. */
-static double newmark_bound(double w, double beta, double gamma)
-{
-	double d = 0.5 * gamma - beta;
-	if (!(d > 0))
-		return INFINITY;
-	return w > 0 ? sqrt(1.0 / d) / w : INFINITY;
-}
-
 static void summary(const struct run_opts *ro, const char *out, const struct sim_options *o,
 		    const struct sim_result *r)
 {
 	double rel = r->max_kinetic > 0 ? r->max_abs_drift / r->max_kinetic : 0.0;
-	double bound = isfinite(r->omega_max) ? newmark_bound(r->omega_max, o->nm_beta, o->nm_gamma)
-					      : NAN;
+	double bound = isfinite(r->omega_max) ? cli_newmark_hmax(r->omega_max, o->nm_beta,
+								 o->nm_gamma) : NAN;
 	if (ro->json) {
 		/* every number is JSON: a non-finite one (a diverged run) is
 		 * null, and "nonfinite" says what it was */

@@ -98,24 +98,6 @@ static double series_max(struct h5in *f, const char *path, long n)
 	return m;
 }
 
-/* Column of component c in a series of ncols columns (as in converge):
- * x, y, z (after w in a quaternion), w, or a 0-based index; -1 bad. */
-static int comp_col(const char *c, int ncols)
-{
-	if (!c)
-		return ncols == 1 ? 0 : -1;
-	int off = ncols == 4 ? 1 : 0;
-	if (strcmp(c, "x") == 0 || strcmp(c, "y") == 0 || strcmp(c, "z") == 0)
-		return off + (c[0] - 'x') < ncols ? off + (c[0] - 'x') : -1;
-	if (strcmp(c, "w") == 0)
-		return ncols == 4 ? 0 : -1;
-	if (!isdigit((unsigned char)c[0]))
-		return -1;
-	char *end;
-	long k = strtol(c, &end, 10);
-	return *end || k >= ncols ? -1 : (int)k;
-}
-
 /* Value of q in f at q->t: the sample at t (within 1e-9 max(1, |t|), as
  * h5r_match_times), else linear interpolation between the two samples
  * around it; NAN when t is outside the samples (a run that stopped
@@ -127,11 +109,16 @@ static int quant_at(struct h5in *f, const struct h5r_data *t, const struct squan
 	*v = NAN;
 	if (h5r_read(f, q->path, &d, err, errlen) != 0)
 		return -1;
-	int c = comp_col(q->comp, d.cols), rc = 0;
+	/* no component names the one column of a scalar series */
+	int c = q->comp ? cli_comp_col(q->comp, q->path, d.cols) : d.cols == 1 ? 0 : -2, rc = 0;
 	long n = d.rows < t->rows ? d.rows : t->rows;
 	if (c < 0) {
-		snprintf(err, errlen, "%s has %d columns: name one (%s:x, :y, :z, :w or an index)",
-			 q->path, d.cols, q->spec);
+		int quat = d.cols == 4 && cli_is_quat(q->path, d.cols);
+		char what[80] = "no component named";
+		if (q->comp)
+			snprintf(what, sizeof what, "no component '%.40s'", q->comp);
+		snprintf(err, errlen, "%s: %s in %s with %d columns (use x, y, z%s or an index "
+			 "0..%d)", q->spec, what, q->path, d.cols, quat ? ", w" : "", d.cols - 1);
 		rc = -1;
 	} else {
 		double eps = 1e-9 * fmax(1.0, fabs(q->t));
@@ -386,13 +373,7 @@ static int quant_parse(const char *spec, struct squant *q)
 	p[at - spec] = 0;
 	q->path = cli_abs_path(p);
 	free(p);
-	/* as in converge: the word after the last ':' is the component when it holds no '/' */
-	char *colon = strrchr(q->path, ':');
-	q->comp = NULL;
-	if (colon && !strchr(colon, '/')) {
-		*colon = 0;
-		q->comp = colon + 1;
-	}
+	q->comp = cli_comp_split(q->path);
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include "../util/interrupt.h"
 #include "../util/xalloc.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -69,6 +70,39 @@ int cli_is_quat(const char *path, int cols)
 {
 	size_t n = strlen(path);
 	return cols > 0 && cols % 4 == 0 && n >= 12 && strcmp(path + n - 12, "/orientation") == 0;
+}
+
+double cli_newmark_hmax(double omega, double beta, double gamma)
+{
+	double d = 0.5 * gamma - beta;
+	return d > 0 && omega > 0 ? 1.0 / omega / sqrt(d) : INFINITY;
+}
+
+int cli_comp_col(const char *c, const char *path, int ncols)
+{
+	if (!c)
+		return -1;
+	int quat = ncols == 4 && cli_is_quat(path, ncols), off = quat ? 1 : 0, k = -2;
+	if (strcmp(c, "x") == 0 || strcmp(c, "y") == 0 || strcmp(c, "z") == 0) {
+		k = off + (c[0] - 'x');
+	} else if (strcmp(c, "w") == 0) {
+		k = quat ? 0 : -2;
+	} else if (isdigit((unsigned char)c[0])) {	/* no sign, no blank */
+		char *end;
+		long i = strtol(c, &end, 10);
+		/* compared as long: an index beyond ncols, not a wrapped int */
+		k = *end || i >= ncols ? -2 : (int)i;
+	}
+	return k < ncols ? k : -2;
+}
+
+char *cli_comp_split(char *path)
+{
+	char *colon = strrchr(path, ':');
+	if (!colon || strchr(colon, '/'))
+		return NULL;
+	*colon = 0;
+	return colon + 1;
 }
 
 double cli_quat_sign(const double *a, const double *b)

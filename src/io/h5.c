@@ -42,9 +42,9 @@ struct series {
 
 /* A table or attribute declared before the file is made (see h5_start). */
 struct pending {
-	enum { P_STRINGS, P_INTS, P_TEXT, P_ATTR_STR, P_ATTR_NUM, P_MATRIX } kind;
+	enum { P_STRINGS, P_TEXT, P_ATTR_STR, P_ATTR_NUM, P_MATRIX } kind;
 	char *path, *name;
-	void *data;		/* strings: n x w bytes; ints; text; attribute string; matrix */
+	void *data;		/* strings: n x w bytes; text; attribute string; matrix */
 	long n;
 	size_t w;
 	double num;
@@ -327,53 +327,37 @@ int h5_attr_num(struct h5out *o, const char *path, const char *name, double valu
 	return attr_obj(o, path, name, H5T_NATIVE_DOUBLE, &value);
 }
 
-/* A contiguous dataset of type t and n elements (scalar when n < 0)
- * holding v. */
-static int put_table(struct h5out *o, const char *path, hid_t t, long n, const void *v)
+/* A contiguous dataset of type t and dims dim[0..rank) (scalar when rank
+ * is 0) holding v. */
+static int put_table(struct h5out *o, const char *path, hid_t t, int rank, const hsize_t *dim,
+		     const void *v)
 {
 	if (o->failed)
 		return -1;
 	make_groups(o, path);
-	hsize_t dim = n > 0 ? (hsize_t)n : 0;
-	hid_t sp = n < 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &dim, NULL);
+	hsize_t nel = 1;
+	for (int i = 0; i < rank; i++)
+		nel *= dim[i];
+	hid_t sp = rank == 0 ? H5Screate(H5S_SCALAR) : H5Screate_simple(rank, dim, NULL);
 	hid_t d = H5Dcreate2(o->file, path, t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	int rc = d >= 0 && (n == 0 || H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0) ? 0 : -1;
+	int rc = d >= 0 && (nel == 0 || H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, v) >= 0) ? 0 : -1;
 	if (d >= 0)
 		H5Dclose(d);
 	H5Sclose(sp);
 	return rc ? fail(o, "writing HDF5 file") : 0;
 }
 
-/* A contiguous 2-D or 3-D dataset (h5_matrix). */
-static void put_matrix(struct h5out *o, const struct pending *p)
-{
-	if (o->failed)
-		return;
-	make_groups(o, p->path);
-	hsize_t dim[3] = { (hsize_t)p->n, (hsize_t)p->d1, (hsize_t)p->d2 };
-	hid_t t = p->w ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE;
-	hid_t sp = H5Screate_simple(p->d1 > 0 ? (p->d2 > 0 ? 3 : 2) : 1, dim, NULL);
-	hid_t d = H5Dcreate2(o->file, p->path, t, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-	int rc = d >= 0 && (p->n == 0 || H5Dwrite(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, p->data) >= 0)
-		 ? 0 : -1;
-	if (d >= 0)
-		H5Dclose(d);
-	H5Sclose(sp);
-	if (rc)
-		fail(o, "writing HDF5 file");
-}
-
 /* Write one table or attribute. */
 static void put_pending(struct h5out *o, const struct pending *p)
 {
+	hsize_t dim[3] = { (hsize_t)p->n, (hsize_t)p->d1, (hsize_t)p->d2 };
 	if (p->kind == P_STRINGS || p->kind == P_TEXT) {
 		hid_t t = str_type(p->w);
-		put_table(o, p->path, t, p->kind == P_TEXT ? -1 : p->n, p->data);
+		put_table(o, p->path, t, p->kind == P_TEXT ? 0 : 1, dim, p->data);
 		H5Tclose(t);
-	} else if (p->kind == P_INTS) {
-		put_table(o, p->path, H5T_NATIVE_INT, p->n, p->data);
 	} else if (p->kind == P_MATRIX) {
-		put_matrix(o, p);
+		put_table(o, p->path, p->w ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE,
+			  p->d1 > 0 ? (p->d2 > 0 ? 3 : 2) : 1, dim, p->data);
 	} else if (!o->failed) {
 		hid_t obj = H5Oopen(o->file, p->path, H5P_DEFAULT);
 		int rc = obj >= 0 ? 0 : -1;
@@ -454,9 +438,7 @@ int h5_names(struct h5out *o, const char *path, const char *const *names, int n)
 
 int h5_ints(struct h5out *o, const char *path, const int *v, int n)
 {
-	int *c = xmalloc(((size_t)n + 1) * sizeof(int));
-	memcpy(c, v, (size_t)n * sizeof(int));
-	return table(o, P_INTS, path, c, n, sizeof(int));
+	return h5_matrix(o, path, H5_INT, v, n, 0, 0);
 }
 
 /* Chunk shape of a series with rows of dims[1..rank) (see H5_CHUNK_BYTES). */

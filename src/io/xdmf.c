@@ -122,8 +122,8 @@ static int read_run(const char *h5path, struct run *u, char *err, size_t n)
 		seterr(err, n, "/shapes/vertex_offsets does not span /shapes/vertices");
 		goto out;
 	}
-	for (int b = 0; b < u->nb; b++)
-		if (u->voff.v[b + 1] < u->voff.v[b]) {
+	for (int b = 0; b < u->nb; b++)	/* written so that a NaN fails too */
+		if (!(u->voff.v[b + 1] >= u->voff.v[b])) {
 			seterr(err, n, "/shapes/vertex_offsets is not increasing");
 			goto out;
 		}

@@ -1,7 +1,9 @@
 /* test_h5.c - the HDF5 writer (io/h5.c) and the reader's logical names
  * (io/h5read.c): chunk shapes from one body to 10^5, rows as written,
  * slices of a series with a names table and with an offsets table, the
- * list of series, and status at close. */
+ * list of series, and status at close; rows made in place (h5_row_next)
+ * across the buffer's growth, tables of 1 to 3 dimensions (h5_matrix)
+ * and numeric attributes (h5r_attr_num). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -167,12 +169,86 @@ static void test_logical(void **state)
 	unlink(path);
 }
 
+/* Rows made in the writer's buffer (h5_row_next) while it grows from the
+ * expected 2 samples to 100 without a flush, tables of 1 to 3 dimensions
+ * and none, and a numeric attribute: read back exactly (small integers,
+ * exact in double and int). */
+static void test_in_place(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/mbsim-test-h5-XXXXXX", err[256];
+	tmpname(path);
+	struct h5_opts opt = { 1e9, 0, 2 };	/* no flush before close */
+	struct h5out *o = h5_create(path, &opt, err, sizeof err);
+	assert_non_null(o);
+	int x = h5_series(o, "/x", 2, 0, H5_DOUBLE, "m", NULL);
+	double m3[12];
+	int mi[6];
+	for (int k = 0; k < 12; k++)
+		m3[k] = k;
+	for (int k = 0; k < 6; k++)
+		mi[k] = 10 * k;
+	assert_int_equal(h5_matrix(o, "/t/m3", H5_DOUBLE, m3, 2, 2, 3), 0);
+	assert_int_equal(h5_matrix(o, "/t/mi", H5_INT, mi, 3, 2, 0), 0);
+	assert_int_equal(h5_matrix(o, "/t/none", H5_DOUBLE, m3, 0, 3, 0), 0);
+	assert_int_equal(h5_ints(o, "/t/i", mi, 6), 0);
+	assert_int_equal(h5_attr_num(o, "/t/mi", "scale", 2.5), 0);
+	assert_null(h5_row_next(o, -1));
+	for (int i = 0; i < 100; i++) {
+		double *r = h5_row_next(o, x);
+		assert_non_null(r);
+		r[0] = i;
+		r[1] = -i;
+		assert_int_equal(h5_commit(o), 0);
+	}
+	assert_int_equal(h5_close(&o, "complete", err, sizeof err), 0);
+
+	struct h5in *f = h5r_open(path, err, sizeof err);
+	assert_non_null(f);
+	struct h5r_data d;
+	assert_int_equal(h5r_read(f, "/x", &d, err, sizeof err), 0);
+	assert_int_equal(d.rows, 100);
+	assert_int_equal(d.cols, 2);
+	for (int i = 0; i < 100; i++) {
+		assert_near(d.v[2 * i], i, 0, 0);
+		assert_near(d.v[2 * i + 1], -i, 0, 0);
+	}
+	h5r_data_release(&d);
+	assert_int_equal(h5r_read(f, "/t/m3", &d, err, sizeof err), 0);	/* rows x (2 3) */
+	assert_int_equal(d.rows, 2);
+	assert_int_equal(d.cols, 6);
+	assert_near(d.v[11], 11, 0, 0);
+	h5r_data_release(&d);
+	assert_int_equal(h5r_read(f, "/t/mi", &d, err, sizeof err), 0);
+	assert_int_equal(d.rows, 3);
+	assert_int_equal(d.cols, 2);
+	assert_near(d.v[5], 50, 0, 0);
+	h5r_data_release(&d);
+	assert_int_equal(h5r_read(f, "/t/none", &d, err, sizeof err), 0);
+	assert_int_equal(d.rows, 0);
+	assert_int_equal(d.cols, 3);
+	h5r_data_release(&d);
+	assert_int_equal(h5r_read(f, "/t/i", &d, err, sizeof err), 0);
+	assert_int_equal(d.ndims, 1);
+	assert_int_equal(d.rows, 6);
+	assert_near(d.v[4], 40, 0, 0);
+	h5r_data_release(&d);
+	double v = 0;
+	assert_int_equal(h5r_attr_num(f, "/t/mi", "scale", &v), 0);
+	assert_near(v, 2.5, 0, 0);
+	assert_int_equal(h5r_attr_num(f, "/", "status", &v), -1);	/* a string */
+	assert_int_equal(h5r_attr_num(f, "/t/mi", "none", &v), -1);
+	h5r_close(&f);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_chunks),
 		cmocka_unit_test(test_short_chunks),
 		cmocka_unit_test(test_logical),
+		cmocka_unit_test(test_in_place),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
