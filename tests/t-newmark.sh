@@ -34,9 +34,6 @@ run_json() {	# DECK [ARGS...]: run with --json into $tmp/r.h5; JSON in $tmp/out
 jnum() {	# KEY: a number of the JSON summary in $tmp/out
 	"$PY" -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$tmp/out" "$1"
 }
-# le A B: A <= B; false when A is empty (a failed run or script prints
-# nothing, which awk would compare as the string "" and find smaller)
-le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a <= b) }'; }
 
 # --- listing and deck keys --------------------------------------------------
 "$MBSIM" list integrators >"$tmp/list"

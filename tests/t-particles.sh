@@ -43,8 +43,6 @@ if ! have_scipy; then
 	exit 1
 fi
 
-# le A B: |A| <= B
-le() { awk -v a="$1" -v b="$2" 'BEGIN { if (a < 0) a = -a; exit !(a != "" && a <= b) }'; }
 # maxdiff A B QTY: max |a - b| of compare's JSON for the one quantity QTY
 maxdiff() {
 	"$MBSIM" compare "$1" "$2" --quantity "$3" --atol 1e300 --json 2>/dev/null |

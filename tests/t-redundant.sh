@@ -41,18 +41,6 @@
 bricard=$decks/bricard.yaml
 fourbar=$decks/n_four_bar.yaml
 
-# json_check NAME EXPR: $tmp/out is the JSON summary of a run (as j)
-json_check() {
-	if "$PY" -c "
-import json, sys
-j = json.load(open('$tmp/out'))
-sys.exit(0 if ($2) else 1)" 2>"$tmp/perr"; then
-		ok "$1"
-	else
-		bad "$1" "$(cat "$tmp/out" "$tmp/perr")"
-	fi
-}
-
 # h5_check NAME FILE EXPR: EXPR true of f (h5py.File) and np
 h5_check() {
 	if "$PY" -c "
