@@ -12,6 +12,10 @@
 #   expect_rc WANT NAME CMD...   run CMD (stdout to $tmp/out, stderr to
 #                            $tmp/err); passes if its exit status is WANT
 #   have_scipy               true if $PY imports scipy and h5py
+#   json_check NAME EXPR     $tmp/out is JSON (as j); passes if the Python
+#                            expression EXPR (json and math imported) is
+#                            true; a failure prints the JSON and the error
+#   le A B                   |A| <= B for numbers; false when A is empty
 #   series_at FILE NAME ROW  the values of the series NAME (a logical name:
 #                            bodies/B/position, joints/J/coordinate, ...;
 #                            man/mbsim-output.5) at sample ROW, one a line,
@@ -53,6 +57,22 @@ expect_rc() {
 	rc=$?
 	if [ "$rc" -eq "$want" ]; then ok "$name"; else bad "$name (exit $rc, want $want)"; fi
 }
+
+json_check() {
+	if "$PY" -c "
+import json, math, sys
+j = json.load(open('$tmp/out'))
+ok = ($2)
+sys.exit(0 if ok else 1)" 2>"$tmp/perr"; then
+		ok "$1"
+	else
+		bad "$1" "$(head -c 600 "$tmp/out")" "$(cat "$tmp/perr")"
+	fi
+}
+
+# (an empty A is refused first: awk compares "" < 0 as strings, finds it
+# true and makes a = -a the number 0)
+le() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "") exit 1; if (a < 0) a = -a; exit !(a <= b) }'; }
 
 have_scipy() { [ -x "$PY" ] && "$PY" -c 'import scipy, h5py' 2>/dev/null; }
 series_at() {

@@ -54,8 +54,6 @@ figures() {
 }
 # get KEY LINE: the value of KEY= in LINE
 get() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-# le A B: |A| <= B
-le() { awk -v a="$1" -v b="$2" 'BEGIN { if (a < 0) a = -a; exit !(a != "" && a <= b) }'; }
 
 # 1. the reference against an independent second-order scheme
 l=$(figures lms3 1e-4)

@@ -43,13 +43,16 @@ if ! have_scipy; then
 	exit 1
 fi
 
-# le A B: |A| <= B
-le() { awk -v a="$1" -v b="$2" 'BEGIN { if (a < 0) a = -a; exit !(a != "" && a <= b) }'; }
 # maxdiff A B QTY: max |a - b| of compare's JSON for the one quantity QTY
 maxdiff() {
 	"$MBSIM" compare "$1" "$2" --quantity "$3" --atol 1e300 --json 2>/dev/null |
 		"$PY" -c 'import json, sys; d = json.load(sys.stdin)
 print("%.3e" % list(d["datasets"].values())[0]["max_abs"])'
+}
+# within NAME A REF QTY BOUND: max |A - REF| of QTY is at most BOUND (m)
+within() {
+	_e=$(maxdiff "$2" "$3" "$4")
+	if le "$_e" "$5"; then ok "$1 $_e <= $5 m"; else bad "$1 '$_e', bound $5 m"; fi
 }
 
 # ---- 1. the particle pendulum -------------------------------------------
@@ -118,12 +121,7 @@ PY
 	else
 		bad "$m: particle vs twin (position velocity acceleration point orientation w wd energy): $twin_line"
 	fi
-	e=$(maxdiff "$tmp/p.h5" "$ref" particles/bob/position)
-	if le "$e" "$(bound $m)"; then
-		ok "$m: position error vs seed 002 eq. 13 (DOP853) $e <= $(bound $m) m"
-	else
-		bad "$m: position error vs seed 002 eq. 13 '$e', bound $(bound $m) m"
-	fi
+	within "$m: position error vs seed 002 eq. 13 (DOP853)" "$tmp/p.h5" "$ref" particles/bob/position "$(bound $m)"
 done
 
 # orders: 4 samples of a 1 s run, steps 4e-3 .. 1e-3; measured slopes
@@ -147,9 +145,7 @@ done
 for s in "lms2 integrator.index=2" "esdirk436l2sa2 integrator.adaptive=true"; do
 	m=${s%% *}
 	if "$MBSIM" run "$pp" --quiet --set integrator.method=$m --set "${s#* }" -o "$tmp/p.h5" 2>"$tmp/err"; then
-		e=$(maxdiff "$tmp/p.h5" "$ref" particles/bob/position)
-		if le "$e" "$(bound $m)"; then ok "$s: error $e <= $(bound $m) m"
-		else bad "$s: error '$e', bound $(bound $m) m"; fi
+		within "$s: error" "$tmp/p.h5" "$ref" particles/bob/position "$(bound $m)"
 	else
 		bad "$s: run failed"
 	fi
@@ -229,9 +225,7 @@ for tb in 0.1:3e-5 5:1.5e-3; do
 	"$PY" "$top/tools/pendulum_ref.py" -o "$tmp/spref.h5" --torque "$T0" --torque-omega 0.1 \
 		--t-end 100 --dt 0.1 --name mass 2>/dev/null
 	if "$MBSIM" run "$sp" --quiet --set parameters.T0="$T0" -o "$tmp/sp.h5" 2>"$tmp/err"; then
-		e=$(maxdiff "$tmp/sp.h5" "$tmp/spref.h5" particles/mass/position)
-		if le "$e" "$lim"; then ok "stiff_pendulum T0 = $T0: error vs eq. 13 $e <= $lim m"
-		else bad "stiff_pendulum T0 = $T0: error vs eq. 13 '$e', bound $lim m"; fi
+		within "stiff_pendulum T0 = $T0: error vs eq. 13" "$tmp/sp.h5" "$tmp/spref.h5" particles/mass/position "$lim"
 	else
 		bad "stiff_pendulum T0 = $T0: run failed"
 	fi

@@ -41,18 +41,6 @@
 bricard=$decks/bricard.yaml
 fourbar=$decks/n_four_bar.yaml
 
-# json_check NAME EXPR: $tmp/out is the JSON summary of a run (as j)
-json_check() {
-	if "$PY" -c "
-import json, sys
-j = json.load(open('$tmp/out'))
-sys.exit(0 if ($2) else 1)" 2>"$tmp/perr"; then
-		ok "$1"
-	else
-		bad "$1" "$(cat "$tmp/out" "$tmp/perr")"
-	fi
-}
-
 # h5_check NAME FILE EXPR: EXPR true of f (h5py.File) and np
 h5_check() {
 	if "$PY" -c "
@@ -67,36 +55,24 @@ sys.exit(0 if ($3) else 1)" 2>"$tmp/perr"; then
 }
 
 # 1. mobility
-expect_rc 0 "check bricard" "$MBSIM" check "$bricard"
-if grep -q "mobility 1 (rank of the constraint Jacobian 29 .*Grübler count 0).*dependent row: joint" "$tmp/out"; then
-	ok "bricard: mobility 1, Grübler 0, the dependent row named"
-else
-	bad "bricard mobility" "$(cat "$tmp/out")"
-fi
-expect_rc 0 "check n_four_bar" "$MBSIM" check "$fourbar"
-if grep -q "mobility 1 (rank of the constraint Jacobian 29 .*Grübler count -5)" "$tmp/out"; then
-	ok "four-bar N = 2: mobility 1, Grübler -5"
-else
-	bad "four-bar mobility" "$(cat "$tmp/out")"
-fi
-expect_rc 0 "check n_four_bar N = 3" "$MBSIM" check "$fourbar" --set parameters.N=3
-if grep -q "mobility 1 (rank of the constraint Jacobian 41 .*Grübler count -8)" "$tmp/out"; then
-	ok "four-bar N = 3: mobility 1, Grübler -8"
-else
-	bad "four-bar N = 3 mobility" "$(cat "$tmp/out")"
-fi
-expect_rc 0 "check n_four_bar N = 40 (sparse path)" "$MBSIM" check "$fourbar" --set parameters.N=40
-if grep -q "mobility 1 (rank of the constraint Jacobian 485 .*Grübler count -119)" "$tmp/out"; then
-	ok "four-bar N = 40: mobility 1, Grübler -119"
-else
-	bad "four-bar N = 40 mobility" "$(cat "$tmp/out")"
-fi
-expect_rc 0 "check pendulum (no redundancy)" "$MBSIM" check "$decks/pendulum.yaml"
-if grep -q "mobility 1 (rank of the constraint Jacobian 5 .*Grübler count 1)$" "$tmp/out"; then
-	ok "pendulum: mobility = Grübler = 1, no dependent row"
-else
-	bad "pendulum mobility" "$(cat "$tmp/out")"
-fi
+# mobility CHECK NAME PATTERN [ARGS...]: `mbsim check ARGS` exits 0 (CHECK)
+# and prints a line matching PATTERN (NAME)
+mobility() {
+	_c=$1 _n=$2 _p=$3
+	shift 3
+	expect_rc 0 "$_c" "$MBSIM" check "$@"
+	if grep -q "$_p" "$tmp/out"; then ok "$_n"; else bad "$_n" "$(cat "$tmp/out")"; fi
+}
+mobility "check bricard" "bricard: mobility 1, Grübler 0, the dependent row named" \
+	"mobility 1 (rank of the constraint Jacobian 29 .*Grübler count 0).*dependent row: joint" "$bricard"
+mobility "check n_four_bar" "four-bar N = 2: mobility 1, Grübler -5" \
+	"mobility 1 (rank of the constraint Jacobian 29 .*Grübler count -5)" "$fourbar"
+mobility "check n_four_bar N = 3" "four-bar N = 3: mobility 1, Grübler -8" \
+	"mobility 1 (rank of the constraint Jacobian 41 .*Grübler count -8)" "$fourbar" --set parameters.N=3
+mobility "check n_four_bar N = 40 (sparse path)" "four-bar N = 40: mobility 1, Grübler -119" \
+	"mobility 1 (rank of the constraint Jacobian 485 .*Grübler count -119)" "$fourbar" --set parameters.N=40
+mobility "check pendulum (no redundancy)" "pendulum: mobility = Grübler = 1, no dependent row" \
+	"mobility 1 (rank of the constraint Jacobian 5 .*Grübler count 1)$" "$decks/pendulum.yaml"
 
 have_scipy || { echo "skip: runs need SciPy and h5py for $PY"; finish; exit $?; }
 

@@ -47,10 +47,6 @@ fi
 # 4]]: s^2 + 9 s + 6 = 0, s = (-9 -+ sqrt(57)) / 2, real and decaying
 # (damping ratio 1); their frequencies |s| / 2 pi to 1e-9 relative (the
 # finite differences of C err by ~1e-12, mbsim-modes(1)).
-json_check() {
-	if "$PY" -c "import json, math, sys; j = json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" \
-		"$tmp/out" 2>>"$tmp/err"; then ok "$1"; else bad "$1" "$(cat "$tmp/out")"; fi
-}
 expect_rc 0 "modes chain2.yaml k1=k2=0 c1=3 c2=4 --json" "$MBSIM" modes \
 	"$top/tests/statics/chain2.yaml" --set parameters.k1=0 --set parameters.k2=0 \
 	--set parameters.c1=3 --set parameters.c2=4 --json

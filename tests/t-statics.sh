@@ -59,19 +59,6 @@
 
 sd=$top/tests/statics
 
-# json_check NAME EXPR: $tmp/out is JSON (as j); EXPR a Python expression
-# that is true when the check passes; a failure prints j
-json_check() {
-	if "$PY" -c "
-import json, math, sys
-j = json.load(open('$tmp/out'))
-ok = ($2)
-sys.exit(0 if ok else 1)" 2>"$tmp/perr"; then
-		ok "$1"
-	else
-		bad "$1" "$(head -c 600 "$tmp/out")" "$(cat "$tmp/perr")"
-	fi
-}
 
 # 1. sag of the car
 expect_rc 0 "static car.yaml --json" "$MBSIM" static "$sd/car.yaml" --json

@@ -29,6 +29,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 import xdmf_render  # noqa: E402
+from mbsimlib import rotation  # noqa: E402
 from vtk.numpy_interface import dataset_adapter as dsa  # noqa: E402
 
 fails = 0
@@ -41,13 +42,6 @@ def check(cond, name, detail=""):
     else:
         fails += 1
         print("FAIL " + name + ("\n     " + detail if detail else ""))
-
-
-def quat_mat(q):
-    w, x, y, z = q / np.linalg.norm(q)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
 
 
 def main():
@@ -75,7 +69,7 @@ def main():
     check(len(pts) == off[-1], "xdmf: %d vertices, as /shapes/vertices" % len(pts))
     err, serr, cents = 0.0, 0.0, []
     for b in range(nb):
-        want = r[b] + verts[off[b]:off[b + 1]] @ quat_mat(q[b]).T
+        want = r[b] + verts[off[b]:off[b + 1]] @ rotation(q[b][None])[0].T
         have = pts[off[b]:off[b + 1]]
         check(np.all(body[off[b]:off[b + 1]] == b), "xdmf: body array of body %d" % b)
         err = max(err, float(np.abs(have - want).max()))

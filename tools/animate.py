@@ -41,16 +41,6 @@ import mbsimlib  # noqa: E402
 AXES = {"x": 0, "y": 1, "z": 2}
 
 
-def rotation(q):
-    """Rotation matrices (n, 3, 3), body to global, of unit quaternions (n, 4) (w, x, y, z)."""
-    w, x, y, z = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
-        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
-        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
-    ], -2)
-
-
 def number(x, ns):
     """A deck number: a float, or an expression of the deck's parameters and
     the usual functions (a close reading of muparser's syntax: ^ is **);
@@ -94,7 +84,7 @@ def load(path):
         parts = mbsimlib.names(f, "particles")     # no orientation: the identity
         pos = np.stack([mbsimlib.series(f, "bodies/%s/position" % n) for n in names] +
                        [mbsimlib.series(f, "particles/%s/position" % n) for n in parts], 1)
-        rot = [rotation(mbsimlib.series(f, "bodies/%s/orientation" % n)) for n in names]
+        rot = [mbsimlib.rotation(mbsimlib.series(f, "bodies/%s/orientation" % n)) for n in names]
         rot += [np.broadcast_to(np.eye(3), (len(t), 3, 3)) for n in parts]
         names = names + parts
         deck = mbsimlib.text(f["deck"][()]) if "deck" in f else ""

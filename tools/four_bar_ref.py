@@ -29,6 +29,8 @@ import sys
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from mbsimlib import rotation
+
 
 def reference(N, t_end, g=9.81):
     a = (N + 1) / 6.0 + N / 2.0
@@ -50,14 +52,6 @@ def reference(N, t_end, g=9.81):
     return phi, dphi, sol.t_events[0], drift
 
 
-def quat_rot(q, v):
-    w, x, y, z = q
-    R = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                  [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                  [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
-    return R @ np.asarray(v)
-
-
 def b0_of(path):
     import h5py
     with h5py.File(path, "r") as f:
@@ -66,7 +60,7 @@ def b0_of(path):
         t = f["time"][-1]
         p = f["bodies/position"][-1, k]
         q = f["bodies/orientation"][-1, k]
-    return t, p + quat_rot(q, [0.0, 0.5, 0.0])
+    return t, p + rotation(q[None])[0] @ np.array([0.0, 0.5, 0.0])
 
 
 def main():

@@ -11,6 +11,8 @@ first on sys.path and `import mbsimlib` finds this file.
                          (man/mbsim-output.5) so that `mbsim compare` and
                          `mbsim converge --reference FILE.h5` read them
   series, text           reading a result series by its logical name
+  rotation               rotation matrices of orientation quaternions
+                         (animate.py, four_bar_ref.py, tests/xdmf_check.py)
 """
 import argparse
 import contextlib
@@ -21,6 +23,16 @@ import h5py
 import numpy as np
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def rotation(q):
+    """Rotation matrices (n, 3, 3), body to global, of unit quaternions (n, 4) (w, x, y, z)."""
+    w, x, y, z = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
+    ], -2)
 
 
 def say(msg):
