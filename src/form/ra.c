@@ -1,5 +1,6 @@
 /* ra.c - the absolute-coordinate formulation (ra.h). */
 #include "ra.h"
+#include "../la/kkt.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -332,4 +333,42 @@ void ra_reaction(const struct ra *s, const struct ra_state *x, int row0, int n,
 	m3_mulv(sg, x->A + 9 * b, s1);
 	v3_cross(sxF, sg, F);
 	v3_sub(C, T, sxF);
+}
+
+void ra_mass_blocks(const struct ra *s, double *W)
+{
+	for (int b = 0; b < s->nb; b++) {
+		double *Wb = W + 18 * b;
+		memset(Wb, 0, 9 * sizeof(double));
+		Wb[0] = Wb[4] = Wb[8] = s->mass[b];
+		memcpy(Wb + 9, ra_inertia(s, b), 9 * sizeof(double));
+	}
+}
+
+void ra_gyro(const struct ra *s, const struct ra_state *x, double *F)
+{
+	for (int b = 0; b < s->nb; b++) {
+		double Jw[3], g[3];
+		const double *w = x->w + 3 * b;
+		m3_mulv(Jw, ra_inertia(s, b), w);
+		v3_cross(g, w, Jw);
+		v3_sub(F + 6 * b + 3, F + 6 * b + 3, g);
+	}
+}
+
+int ra_accel(struct ra *s, struct kkt *k, double *W, double *F, double *g, struct ra_state *x)
+{
+	ra_eval(s, x, x->t, PRIM_JAC | PRIM_GAMMA);
+	ra_mass_blocks(s, W);
+	int rc = kkt_factor(k, W, s->jac);
+	if (rc)
+		return rc;
+	ra_forces(s, x, x->t, x->lam, F);
+	ra_gyro(s, x, F);
+	kkt_solve(k, F, s->gamma, g, x->lam);
+	for (int b = 0; b < s->nb; b++) {
+		v3_copy(x->a + 3 * b, g + 6 * b);
+		v3_copy(x->wd + 3 * b, g + 6 * b + 3);
+	}
+	return 0;
 }

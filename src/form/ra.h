@@ -92,6 +92,17 @@ void ra_energy(const struct ra *s, const struct ra_state *x, double *kin, double
  * drivers through their multipliers x->lam) at x. */
 double ra_ncpower(struct ra *s, const struct ra_state *x);
 
+/* W (nb x 18, as in kkt.h) = diag(m I, J) per body. */
+void ra_mass_blocks(const struct ra *s, double *W);
+/* F_rot -= w x J w per body (F generalized, 6 per body). */
+void ra_gyro(const struct ra *s, const struct ra_state *x, double *F);
+
+/* The index-1 acceleration solve at x with the saddle-point solver k
+ * (made for s): fills x->a, x->wd, x->lam.  Scratch W (18 nb), F, g
+ * (6 nb).  Returns kkt_factor's code (0, or < 0: singular). */
+struct kkt;
+int ra_accel(struct ra *s, struct kkt *k, double *W, double *F, double *g, struct ra_state *x);
+
 /* Update of rotations on the manifold: A <- A exp(th~) per body, where th
  * is the rotational part of a generalized vector. */
 void ra_rotate(const struct ra *s, double *A, const double *g);

@@ -3,6 +3,7 @@
 #include "integ.h"
 #include "dae3.h"
 #include "newmark.h"
+#include "odeint.h"
 #include "tangent.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
@@ -76,6 +77,10 @@ struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 		integ_free(&it);
 		return NULL;
 	}
+	if (strcmp(info->formulation, "rp") == 0 && odeint_init(it, o, d)) {
+		integ_free(&it);
+		return NULL;
+	}
 	if (info->id == INTEG_TANGENT_NEWMARK) {
 		if (tangent_init(it, o, d)) {
 			integ_free(&it);
@@ -93,6 +98,7 @@ void integ_free(struct integ **pit)
 		return;
 	dae3_free(it);
 	tangent_free(it);
+	odeint_free(&it->ode);
 	nm_growth_free(&it->growth);
 	kkt_free(&it->kkt);
 	free(it->W);
@@ -111,24 +117,12 @@ void integ_free(struct integ **pit)
 
 void integ_mass_blocks(struct integ *it)
 {
-	const struct ra *s = it->sys;
-	for (int b = 0; b < s->nb; b++) {
-		double *W = it->W + 18 * b;
-		memset(W, 0, 9 * sizeof(double));
-		W[0] = W[4] = W[8] = s->mass[b];
-		memcpy(W + 9, ra_inertia(s, b), 9 * sizeof(double));
-	}
+	ra_mass_blocks(it->sys, it->W);
 }
 
 void integ_gyro(const struct ra *s, const struct ra_state *x, double *F)
 {
-	for (int b = 0; b < s->nb; b++) {
-		double Jw[3], g[3];
-		const double *w = x->w + 3 * b;
-		m3_mulv(Jw, ra_inertia(s, b), w);
-		v3_cross(g, w, Jw);
-		v3_sub(F + 6 * b + 3, F + 6 * b + 3, g);
-	}
+	ra_gyro(s, x, F);
 }
 
 void integ_gyro_blocks(struct integ *it, const struct ra_state *y, double f)
@@ -316,19 +310,12 @@ double integ_norm2(const double *a, int n, const double *b, int m)
 
 int integ_accel(struct integ *it, struct ra_state *x)
 {
-	struct ra *s = it->sys;
-	ra_eval(s, x, x->t, PRIM_JAC | PRIM_GAMMA);
-	integ_mass_blocks(it);
-	int rc = kkt_factor(it->kkt, it->W, s->jac);
+	int rc = ra_accel(it->sys, it->kkt, it->W, it->F, it->g, x);
 	it->factorizations++;
 	if (rc) {
 		it->bad_row = kkt_bad_row(it->kkt);
 		return INTEG_SINGULAR;
 	}
-	ra_forces(s, x, x->t, x->lam, it->F);
-	integ_gyro(s, x, it->F);
-	kkt_solve(it->kkt, it->F, s->gamma, it->g, x->lam);
-	integ_acc_put(s, it->g, x);
 	if (it->tan)	/* tangent_newmark: omega_max of the first sample */
 		return tangent_omega_at(it, x);
 	return INTEG_OK;
@@ -349,7 +336,7 @@ int integ_singular_retry(struct integ *it, int on)
 {
 	/* tangent_newmark solves no saddle-point system in its steps (its QR
 	 * tolerates dependent rows already): a retry would be the same step */
-	if (it->tan)
+	if (it->tan || it->ode)	/* the ODE schemes' partitioning is their own */
 		return -1;
 	double tol = on ? INTEG_SINGULAR_TOL * pow(100.0, on - 1) : 0.0;
 	if (kkt_set_singular_tol(it->kkt, tol))
@@ -371,6 +358,11 @@ int integ_step(struct integ *it, double h, struct ra_state *x, struct ra_state *
 		return newmark_step(it, h, x, y);
 	case INTEG_TANGENT_NEWMARK:
 		return nm_growth_step(it, tangent_step(it, h, x, y), y);
+	case INTEG_RN4:
+	case INTEG_W2:
+		return ros_step(it, h, x, y);
+	case INTEG_ADAMS:
+		return adams_step(it, h, x, y);
 	default:
 		return dae3_step(it, h, x, y);
 	}

@@ -64,6 +64,9 @@ struct integ {
 	struct tangent *tan;	/* tangent_newmark's state */
 	struct nm_growth *growth;	/* growth detector (newmark.h) */
 	int bad_body;		/* body named when the detector trips */
+	/* ODE schemes on the seam of form/ode.h (odeint.h): rn4, w2, adams */
+	struct odeint *ode;
+	const char *detail;	/* what the formulation said of the last failure, or NULL */
 	double omega_max;	/* tangent_newmark: largest natural frequency of the
 				 * last step's linearized tangent system, rad/s
 				 * (NAN for other schemes) */

@@ -1,0 +1,56 @@
+/* ode.h - the seam between formulations and ODE schemes.
+ *
+ * A formulation that can reduce the equations of motion to an ODE of
+ * second order in n minimal coordinates,
+ *
+ *     y'' = f(t, y, y'),
+ *
+ * offers it as a struct ode_sys; every ODE scheme (integ/rosenbrock.c:
+ * rn4 and w2, integ/adams.c: adams) steps any struct ode_sys and knows
+ * nothing else of the formulation.  `rp` (Euler parameters with
+ * generalized coordinate partitioning, seed 001 §1) is the first one; the
+ * recursive joint coordinates of seed 003 are meant to be the next.
+ *
+ * The coordinates may be a local chart: after each accepted step the
+ * scheme calls accept(), which may choose new coordinates (a
+ * repartition, a new chart) and rewrite y, y' in them; a one-step scheme
+ * carries on, a multistep scheme restarts.  Body states for output come
+ * from bodies(), in the layout every formulation shares (struct
+ * ra_state: position, rotation matrix, velocity, body-frame angular
+ * velocity, their rates and the multipliers), so the run loop and the
+ * HDF5 writer are the same for every formulation.
+ */
+#ifndef MBSIM_ODE_H
+#define MBSIM_ODE_H
+
+#include "ra.h"
+
+enum ode_status {
+	ODE_OK = 0,
+	ODE_NEWTON_FAIL = 1,	/* the dependent coordinates did not converge */
+	ODE_SINGULAR = 2,	/* no valid set of independent coordinates */
+	ODE_NONFINITE = 3,	/* NaN or Inf in f */
+};
+
+struct ode_sys {
+	int n;			/* minimal coordinates (fixed for a run) */
+	void *ctx;
+	/* f: y'' at (t, y, y').  Makes the configuration there the current
+	 * one (dependent coordinates, velocities, accelerations) for
+	 * bodies().  Returns an enum ode_status. */
+	int (*rhs)(void *ctx, double t, const double *y, const double *yd, double *ydd);
+	/* After an accepted step to (t, y, y'), whose f was the last rhs
+	 * call: may change the coordinates (then rewrites y, y' and returns
+	 * 1), or fail (a negative enum ode_status), or 0. */
+	int (*accept)(void *ctx, double t, double *y, double *yd);
+	/* The coordinates of a consistent body state x (and its f into
+	 * ydd): the start of a run.  Returns an enum ode_status. */
+	int (*start)(void *ctx, const struct ra_state *x, double *y, double *yd, double *ydd);
+	/* Body states of the current configuration into x (x->t set by
+	 * the caller). */
+	void (*bodies)(void *ctx, struct ra_state *x);
+	/* What failed last, for the run's message ("" if nothing). */
+	const char *(*why)(void *ctx);
+};
+
+#endif

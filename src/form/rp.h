@@ -1,0 +1,59 @@
+/* rp.h - the Euler-parameter formulation "rp" with generalized coordinate
+ * partitioning (seed 001 §1, eqs. 1-10), offered as an ODE (ode.h).
+ *
+ * Coordinates q: per rigid body its centroid r (3) and Euler parameters
+ * e = (e0, e1, e2, e3) (4), per particle r (3); constraints: the joint and
+ * driver rows of the model (the primitives of model/prim.h, evaluated on
+ * (r, A(e)) through ra) and e^T e - 1 = 0 per rigid body.  Their Jacobian
+ * in q follows from the one in (r, theta) of ra: d Phi / d e =
+ * 2 (d Phi / d theta) G(e), G the body-frame matrix with w = 2 G(e) e-dot.
+ *
+ * Partitioning (eqs. 4-6): Gaussian elimination with complete pivoting of
+ * the dense Phi_q picks r pivot rows (the rest are redundant: dropped,
+ * named) and r pivot columns, the dependent coordinates u; the other
+ * n = nq - r columns are the independent coordinates v, the state of the
+ * ODE.  A pivot below RP_RANK_TOL times the largest one counts as zero.
+ *
+ * f(t, v, v-dot): u from Phi(u, v) = 0 by Newton (eq. 8; the stop test is
+ * integrator.tolerance on |du|), u-dot from Phi_u u-dot = nu - Phi_v v-dot
+ * (eq. 7d), then the accelerations.  The state-space ODE (9) is the index-1
+ * system (eq. 3) solved for q-ddot with v-ddot read off it: the two have
+ * the same solution, and the index-1 solve (ra_accel, the saddle-point
+ * solver of the run) is sparse and already treats redundant rows.  In
+ * (r, theta) it gives r-ddot and the body-frame w-dot, and
+ * e-ddot = G^T w-dot / 2 - |w|^2 e / 4.
+ *
+ * The partition is kept while the condition number of Phi_u (LAPACK
+ * dgecon, 1-norm) stays within RP_COND_GROWTH times its value at the last
+ * partitioning (Algorithm 1, step 14: 25 %); past that the coordinates are
+ * partitioned again after the step and counted (rp_repartitions).
+ */
+#ifndef MBSIM_RP_H
+#define MBSIM_RP_H
+
+#include "ode.h"
+
+#define RP_RANK_TOL 1e-9
+#define RP_COND_GROWTH 1.25
+
+struct rp;
+struct kkt;
+
+/* On s, with the run's saddle-point solver k (both borrowed); tol, maxit:
+ * the Newton stop on |du| and the iteration limit. */
+struct rp *rp_new(struct ra *s, struct kkt *k, double tol, int maxit);
+void rp_free(struct rp **p);
+/* The ODE view of p (ode.h); valid while p lives. */
+struct ode_sys *rp_ode(struct rp *p);
+
+long rp_repartitions(const struct rp *p);
+int rp_ncoords(const struct rp *p);	/* nq */
+/* Independent coordinates now: n entries, each 7 b + k (k = 0..2 r,
+ * 3..6 e0..e3) of rigid body b or 7 b + k (k = 0..2) of particle b, the
+ * seed's numbering by body.  Returns n. */
+int rp_independent(const struct rp *p, int *out);
+/* Redundant rows of the last partition (constraint rows of the model,
+ * nc at most), their count. */
+int rp_redundant(const struct rp *p, int *rows);
+
+#endif

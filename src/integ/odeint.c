@@ -1,0 +1,120 @@
+/* odeint.c - what the ODE schemes share (odeint.h): the formulation they
+ * step, the accepted state, the start from a body state, the coordinate
+ * check after each step. */
+#include "odeint.h"
+#include "../form/rp.h"
+#include "../util/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct odeint *odeint_new(struct ode_sys *sys, const struct sim_options *o)
+{
+	struct odeint *O = xcalloc(1, sizeof(*O));
+	O->sys = sys;
+	O->atol = o->atol;
+	O->rtol = o->rtol;
+	O->safety = o->safety;
+	O->facmin = o->facmin;
+	O->facmax = o->facmax;
+	O->adaptive = o->adaptive;
+	O->h_max = o->t_end - o->t0 > 0 ? o->t_end - o->t0 : INFINITY;
+	if (sys && sys->n > 0) {
+		O->n = sys->n;
+		size_t n = (size_t)sys->n + 1;
+		O->y = xcalloc(n, sizeof(double));
+		O->yd = xcalloc(n, sizeof(double));
+		O->ydd = xcalloc(n, sizeof(double));
+	}
+	return O;
+}
+
+int odeint_init(struct integ *it, const struct sim_options *o, struct diag *d)
+{
+	struct rp *p = rp_new(it->sys, it->kkt, o->tolerance, o->max_iterations);
+	struct odeint *O = odeint_new(rp_ode(p), o);
+	O->rp = p;
+	/* the coordinates: at most nq, known at the start */
+	size_t n = (size_t)rp_ncoords(p) + 1;
+	O->y = xcalloc(n, sizeof(double));
+	O->yd = xcalloc(n, sizeof(double));
+	O->ydd = xcalloc(n, sizeof(double));
+	it->ode = O;
+	return 0;
+}
+
+void odeint_free(struct odeint **pO)
+{
+	struct odeint *O = *pO;
+	if (!O)
+		return;
+	ros_free(O);
+	adams_free(O);
+	rp_free(&O->rp);
+	free(O->y);
+	free(O->yd);
+	free(O->ydd);
+	free(O);
+	*pO = NULL;
+}
+
+static int status_of(int st)
+{
+	switch (st) {
+	case ODE_OK:
+		return INTEG_OK;
+	case ODE_SINGULAR:
+		return INTEG_SINGULAR;
+	case ODE_NONFINITE:
+		return INTEG_NONFINITE;
+	default:
+		return INTEG_NEWTON_FAIL;
+	}
+}
+
+int odeint_rhs(struct odeint *O, double t, const double *y, const double *yd, double *ydd)
+{
+	O->nrhs++;
+	return status_of(O->sys->rhs(O->sys->ctx, t, y, yd, ydd));
+}
+
+int odeint_begin(struct integ *it, struct odeint *O, const struct ra_state *x)
+{
+	if (O->started && O->t == x->t)
+		return INTEG_OK;
+	int st = O->sys->start(O->sys->ctx, x, O->y, O->yd, O->ydd);
+	O->nrhs++;
+	it->detail = O->sys->why(O->sys->ctx);
+	if (st)
+		return status_of(st);
+	O->n = O->sys->n;
+	O->t = x->t;
+	O->started = 1;
+	O->restart = 1;
+	return INTEG_OK;
+}
+
+int odeint_end(struct integ *it, struct odeint *O, struct ra_state *out)
+{
+	struct ode_sys *S = O->sys;
+	int c = S->accept(S->ctx, O->t, O->y, O->yd);
+	if (c < 0) {
+		it->detail = S->why(S->ctx);
+		return status_of(-c);
+	}
+	if (c > 0) {
+		/* new coordinates: f in them, and the schemes start afresh */
+		int st = odeint_rhs(O, O->t, O->y, O->yd, O->ydd);
+		if (st) {
+			it->detail = S->why(S->ctx);
+			return st;
+		}
+		O->restart = 1;
+	}
+	if (out) {
+		out->t = O->t;
+		S->bodies(S->ctx, out);
+	}
+	return INTEG_OK;
+}

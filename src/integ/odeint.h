@@ -1,0 +1,57 @@
+/* odeint.h - ODE schemes on the seam of form/ode.h: the state they share
+ * (odeint.c), the Rosenbrock-Nystrom family rn4 and w2 (rosenbrock.c,
+ * seed 001 §2) and the explicit Adams baseline adams (adams.c, SUNDIALS
+ * CVODE).  A scheme sees only struct ode_sys; the run loop sees body
+ * states (struct ra_state) as from every other scheme. */
+#ifndef MBSIM_ODEINT_H
+#define MBSIM_ODEINT_H
+
+#include "integ.h"
+#include "../form/ode.h"
+
+struct rp;
+
+struct odeint {
+	struct rp *rp;		/* the formulation (NULL: sys given by a test) */
+	struct ode_sys *sys;
+	int n;
+	double t;		/* time of the accepted state y, yd */
+	double *y, *yd, *ydd;	/* n each: the accepted state and its f */
+	int started;
+	int restart;		/* the coordinates changed at the last accept */
+	double atol, rtol, safety, facmin, facmax, h_max;
+	int adaptive;
+	long nrhs;		/* f evaluations */
+	long njac;		/* Jacobian evaluations */
+	long rejected;		/* rejected steps */
+	void *ros;		/* rosenbrock.c */
+	void *cv;		/* adams.c */
+};
+
+/* Set up it->ode for scheme it->info on formulation rp (made here). */
+int odeint_init(struct integ *it, const struct sim_options *o, struct diag *d);
+/* The same on a given system (unit tests); o: step-control settings. */
+struct odeint *odeint_new(struct ode_sys *sys, const struct sim_options *o);
+void odeint_free(struct odeint **O);
+
+/* The accepted state from x (a new run, or x not the last state given). */
+int odeint_begin(struct integ *it, struct odeint *O, const struct ra_state *x);
+/* After an accepted step to (t, y, yd) whose f the formulation holds:
+ * the coordinate check (accept), then the body state into out (may be
+ * NULL).  Returns an integ status. */
+int odeint_end(struct integ *it, struct odeint *O, struct ra_state *out);
+/* f with its count; maps the formulation's failures to integ statuses. */
+int odeint_rhs(struct odeint *O, double t, const double *y, const double *yd, double *ydd);
+
+/* Scheme kernels: a step from x (the accepted state at x->t) of size h,
+ * or shorter when the step control rejects, into y. */
+int ros_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
+int adams_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
+/* The same on an odeint alone (unit tests): from (O->t, O->y, O->yd),
+ * one step of size h (adaptive: at most h); the time reached in *t1. */
+int ros_step_ode(struct odeint *O, int id, double h, double *t1, double *h_next);
+int adams_step_ode(struct odeint *O, double h, double *t1, double *h_next);
+void ros_free(struct odeint *O);
+void adams_free(struct odeint *O);
+
+#endif
