@@ -43,6 +43,10 @@ struct ode_sys {
 	 * call: may change the coordinates (then rewrites y, y' and returns
 	 * 1), or fail (a negative enum ode_status), or 0. */
 	int (*accept)(void *ctx, double t, double *y, double *yd);
+	/* 1 when accept() would change the coordinates, judged from the
+	 * last rhs call (a multistep scheme then evaluates f at its
+	 * accepted state and calls accept()); cheap. */
+	int (*want_new)(void *ctx);
 	/* The coordinates of a consistent body state x (and its f into
 	 * ydd): the start of a run.  Returns an enum ode_status. */
 	int (*start)(void *ctx, const struct ra_state *x, double *y, double *yd, double *ydd);

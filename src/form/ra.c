@@ -356,13 +356,15 @@ void ra_gyro(const struct ra *s, const struct ra_state *x, double *F)
 	}
 }
 
-int ra_accel(struct ra *s, struct kkt *k, double *W, double *F, double *g, struct ra_state *x)
+int ra_accel_factor(struct ra *s, struct kkt *k, double *W, const struct ra_state *x)
 {
 	ra_eval(s, x, x->t, PRIM_JAC | PRIM_GAMMA);
 	ra_mass_blocks(s, W);
-	int rc = kkt_factor(k, W, s->jac);
-	if (rc)
-		return rc;
+	return kkt_factor(k, W, s->jac);
+}
+
+void ra_accel_solve(struct ra *s, struct kkt *k, double *F, double *g, struct ra_state *x)
+{
 	ra_forces(s, x, x->t, x->lam, F);
 	ra_gyro(s, x, F);
 	kkt_solve(k, F, s->gamma, g, x->lam);
@@ -370,5 +372,13 @@ int ra_accel(struct ra *s, struct kkt *k, double *W, double *F, double *g, struc
 		v3_copy(x->a + 3 * b, g + 6 * b);
 		v3_copy(x->wd + 3 * b, g + 6 * b + 3);
 	}
+}
+
+int ra_accel(struct ra *s, struct kkt *k, double *W, double *F, double *g, struct ra_state *x)
+{
+	int rc = ra_accel_factor(s, k, W, x);
+	if (rc)
+		return rc;
+	ra_accel_solve(s, k, F, g, x);
 	return 0;
 }

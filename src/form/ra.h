@@ -102,6 +102,10 @@ void ra_gyro(const struct ra *s, const struct ra_state *x, double *F);
  * (6 nb).  Returns kkt_factor's code (0, or < 0: singular). */
 struct kkt;
 int ra_accel(struct ra *s, struct kkt *k, double *W, double *F, double *g, struct ra_state *x);
+/* Its two halves: the factorization at x's positions (Jacobian and gamma
+ * evaluated), and the solve at x's velocities (s->gamma current). */
+int ra_accel_factor(struct ra *s, struct kkt *k, double *W, const struct ra_state *x);
+void ra_accel_solve(struct ra *s, struct kkt *k, double *F, double *g, struct ra_state *x);
 
 /* Update of rotations on the manifold: A <- A exp(th~) per body, where th
  * is the rotational part of a generalized vector. */

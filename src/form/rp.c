@@ -2,7 +2,6 @@
  * ODE in the independent coordinates (rp.h; seed 001 §1). */
 #include "rp.h"
 #include "../la/kkt.h"
-#include "../la/lapack.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -10,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <klu.h>
 
 struct rp {
 	struct ra *s;		/* borrowed */
@@ -23,20 +24,33 @@ struct rp {
 	double *q, *qd, *qdd;	/* nq: the current configuration */
 	struct ra_state x;	/* its body state */
 	double *W, *F, *g;	/* scratch of ra_accel */
-	/* Phi_q, dense column-major m x nq, and nu (m) at the current positions */
-	double *P, *nu;
+	/* Phi_q at the current positions, by rows: model row k's values
+	 * d/d(r, e) of body bi[k] at V[14 k .. 14 k + 6], of bj[k] at
+	 * V[14 k + 7 ..]; body b's normalization row's d/de at V[14 nc + 4 b
+	 * ..]; nu (m) */
+	double *V, *nu;
+	double *P;		/* m x nq dense, column-major: for partitioning only */
 	/* partition */
 	int r, n;		/* kept rows = dependent coordinates; independent coordinates */
 	int *rows, *dep, *ind;	/* r, r, n */
+	int *rowpos;		/* m: position of a row among rows, or -1 */
+	int *colpos;		/* nq: dep position (>= 0) or -1 - ind position */
 	int *dropped, ndropped;	/* rows left out (redundant) */
-	double *LU;		/* r x r: Phi_u factored (dgetrf) */
-	int *ipiv, *iwork;
-	double *work;		/* 4 r */
-	double cond, cond0;	/* of Phi_u now and at the partition */
-	int factored;		/* LU is the factorization of Phi_u at q */
+	/* Phi_u in compressed columns (KLU), values V[usrc[e]]; Phi_v by
+	 * kept rows: entries vptr[i] .. vptr[i+1] - 1 at column vcol, V[vsrc] */
+	int *Ap, *Ai, *usrc, *vptr, *vcol, *vsrc, *iwork;
+	double *Ax;
+	klu_common kc;
+	klu_symbolic *sym;
+	klu_numeric *num;
+	double cond, cond0;	/* of Phi_u now (NAN: not yet estimated) and at the partition */
+	int factored;		/* num is the factorization of Phi_u at q */
 	long repart;
-	double *res, *du, *E;	/* scratch: m, nq, m x nq */
+	double *res, *du, *E;	/* scratch: m, m + nq, m x nq */
 	int *rp_, *cp_;		/* scratch of the complete pivoting: m, nq */
+	/* the positions of the last f call (rp_rhs) */
+	int pos_ok;
+	double pos_t, *pos_y;
 	char why[600];
 };
 
@@ -80,45 +94,77 @@ static void to_bodies(struct rp *p, const double *q, const double *qd)
 	}
 }
 
-/* The columns of one side of row k into P: d/dr (3) and d/dtheta (3) of
- * body b, turned into d/de = 2 (d/dtheta) G(e). */
-static void side_cols(struct rp *p, int k, int b, const double *J6)
+/* The values of one side of row k: d/dr (3) and d/dtheta (3) of body b,
+ * turned into d/de = 2 (d/dtheta) G(e), into v (7). */
+static void side_vals(const struct rp *p, int b, const double *J6, double *v)
 {
 	if (b < 0)
 		return;
-	int c = p->qo[b], m = p->m;
-	for (int a = 0; a < 3; a++)
-		p->P[(size_t)(c + a) * m + k] += J6[a];
+	v3_copy(v, J6);
 	if (!rigid(p, b))
 		return;
 	double G[12];
-	gmat(p->q + c + 3, G);
-	for (int i = 0; i < 4; i++) {
-		double s = 0.0;
-		for (int a = 0; a < 3; a++)
-			s += J6[3 + a] * G[4 * a + i];
-		p->P[(size_t)(c + 3 + i) * m + k] += 2.0 * s;
-	}
+	gmat(p->q + p->qo[b] + 3, G);
+	for (int i = 0; i < 4; i++)
+		v[3 + i] = 2.0 * (J6[3] * G[i] + J6[4] * G[4 + i] + J6[5] * G[8 + i]);
 }
 
 /* Phi_q and nu at p->q (ra_eval of Jacobian and nu at p->x done). */
 static void jac_q(struct rp *p)
 {
 	const struct ra *s = p->s;
-	memset(p->P, 0, (size_t)p->m * (size_t)p->nq * sizeof(double));
 	for (int k = 0; k < p->nc; k++) {
-		const double *J = s->jac + s->jo[k];
-		side_cols(p, k, s->bi[k], J);
-		side_cols(p, k, s->bj[k], J + 6);
+		side_vals(p, s->bi[k], s->jac + s->jo[k], p->V + 14 * (size_t)k);
+		side_vals(p, s->bj[k], s->jac + s->jo[k] + 6, p->V + 14 * (size_t)k + 7);
 		p->nu[k] = s->nu[k];
 	}
 	for (int b = 0; b < p->nb; b++) {
-		int k = p->erow[b];
-		if (k < 0)
+		if (!rigid(p, b))
 			continue;
+		double *v = p->V + 14 * (size_t)p->nc + 4 * (size_t)b;
 		for (int i = 0; i < 4; i++)
-			p->P[(size_t)(p->qo[b] + 3 + i) * p->m + k] = 2.0 * p->q[p->qo[b] + 3 + i];
-		p->nu[k] = 0.0;
+			v[i] = 2.0 * p->q[p->qo[b] + 3 + i];
+		p->nu[p->erow[b]] = 0.0;
+	}
+	p->factored = 0;
+}
+
+/* The structural entries of row k: their coordinates and value offsets
+ * in V; returns the count (at most 14). */
+static int row_entries(const struct rp *p, int k, int *col, int *src)
+{
+	int c = 0;
+	if (k >= p->nc) {
+		int b = 0;
+		while (p->erow[b] != k)
+			b++;
+		for (int i = 0; i < 4; i++) {
+			col[c] = p->qo[b] + 3 + i;
+			src[c++] = 14 * p->nc + 4 * b + i;
+		}
+		return c;
+	}
+	for (int side = 0; side < 2; side++) {
+		int b = side ? p->s->bj[k] : p->s->bi[k];
+		if (b < 0)
+			continue;
+		for (int i = 0; i < (rigid(p, b) ? 7 : 3); i++) {
+			col[c] = p->qo[b] + i;
+			src[c++] = 14 * k + 7 * side + i;
+		}
+	}
+	return c;
+}
+
+/* The dense Phi_q of the values in V, for partitioning. */
+static void dense_P(struct rp *p)
+{
+	int col[14], src[14];
+	memset(p->P, 0, (size_t)p->m * (size_t)p->nq * sizeof(double));
+	for (int k = 0; k < p->m; k++) {
+		int ne = row_entries(p, k, col, src);
+		for (int e = 0; e < ne; e++)
+			p->P[(size_t)col[e] * p->m + k] += p->V[src[e]];
 	}
 }
 
@@ -159,6 +205,7 @@ static int partition(struct rp *p)
 {
 	int m = p->m, nq = p->nq;
 	double *E = p->E;
+	dense_P(p);
 	memcpy(E, p->P, (size_t)m * (size_t)nq * sizeof(double));
 	int *ro = p->rp_, *co = p->cp_;
 	for (int i = 0; i < m; i++)
@@ -219,46 +266,122 @@ static int partition(struct rp *p)
 	return r;
 }
 
-/* LU of Phi_u = P[rows, dep] and its condition number; 0 or -1 singular. */
+/* The sparse structures of Phi_u and Phi_v of the partition, and KLU's
+ * symbolic analysis of Phi_u.  0, or -1 when KLU refuses. */
+static int build_sparse(struct rp *p)
+{
+	int m = p->m, r = p->r, col[14], src[14];
+	for (int k = 0; k < m; k++)
+		p->rowpos[k] = -1;
+	for (int i = 0; i < r; i++)
+		p->rowpos[p->rows[i]] = i;
+	for (int i = 0; i < r; i++)
+		p->colpos[p->dep[i]] = i;
+	for (int j = 0; j < p->n; j++)
+		p->colpos[p->ind[j]] = -1 - j;
+	/* count per dep column, and the Phi_v rows */
+	memset(p->Ap, 0, ((size_t)r + 1) * sizeof(int));
+	int nv = 0;
+	p->vptr[0] = 0;
+	for (int i = 0; i < r; i++) {
+		int ne = row_entries(p, p->rows[i], col, src);
+		for (int e = 0; e < ne; e++) {
+			int cp = p->colpos[col[e]];
+			if (cp >= 0) {
+				p->Ap[cp + 1]++;
+			} else {
+				p->vcol[nv] = -1 - cp;
+				p->vsrc[nv++] = src[e];
+			}
+		}
+		p->vptr[i + 1] = nv;
+	}
+	for (int j = 0; j < r; j++)
+		p->Ap[j + 1] += p->Ap[j];
+	int *next = p->iwork;
+	memcpy(next, p->Ap, (size_t)r * sizeof(int));
+	for (int i = 0; i < r; i++) {
+		int ne = row_entries(p, p->rows[i], col, src);
+		for (int e = 0; e < ne; e++) {
+			int cp = p->colpos[col[e]];
+			if (cp < 0)
+				continue;
+			p->Ai[next[cp]] = i;
+			p->usrc[next[cp]++] = src[e];
+		}
+	}
+	if (p->num)
+		klu_free_numeric(&p->num, &p->kc);
+	if (p->sym)
+		klu_free_symbolic(&p->sym, &p->kc);
+	p->factored = 0;
+	if (r == 0)
+		return 0;
+	p->sym = klu_analyze(r, p->Ap, p->Ai, &p->kc);
+	return p->sym ? 0 : -1;
+}
+
+/* Phi_u factored (KLU) at the values in V; 0 or -1 singular. */
 static int factor_u(struct rp *p)
 {
-	int r = p->r, info = 0;
-	for (int j = 0; j < r; j++)
-		for (int i = 0; i < r; i++)
-			p->LU[(size_t)j * r + i] = p->P[(size_t)p->dep[j] * p->m + p->rows[i]];
+	int r = p->r;
+	p->cond = NAN;
 	if (r == 0) {
 		p->factored = 1;
 		p->cond = 1.0;
 		return 0;
 	}
-	double anorm = dlange_("1", &r, &r, p->LU, &r, p->work);
-	dgetrf_(&r, &r, p->LU, &r, p->ipiv, &info);
-	if (info != 0) {
+	int nz = p->Ap[r];
+	for (int e = 0; e < nz; e++)
+		p->Ax[e] = p->V[p->usrc[e]];
+	/* the pivot order of the partition's first factorization, while it
+	 * holds up (KLU's crude reciprocal condition estimate, the ratio of
+	 * the smallest and largest pivots of U, above 1e-12) */
+	if (p->num && klu_refactor(p->Ap, p->Ai, p->Ax, p->sym, p->num, &p->kc) &&
+	    klu_rcond(p->sym, p->num, &p->kc) && p->kc.rcond > 1e-12) {
+		p->factored = 1;
+		return 0;
+	}
+	if (p->num)
+		klu_free_numeric(&p->num, &p->kc);
+	p->num = klu_factor(p->Ap, p->Ai, p->Ax, p->sym, &p->kc);
+	if (!p->num || p->kc.status != KLU_OK) {
 		p->factored = 0;
 		p->cond = INFINITY;
 		return -1;
 	}
-	double rc = 0.0;
-	dgecon_("1", &r, p->LU, &r, &anorm, &rc, p->work, p->iwork, &info);
-	p->cond = rc > 0 ? 1.0 / rc : INFINITY;
 	p->factored = 1;
 	return 0;
 }
 
-static void solve_u(struct rp *p, double *b)
+/* The condition number of Phi_u (1-norm estimate, KLU's Hager-Higham
+ * estimator as LAPACK's dgecon) of the current factorization. */
+static double cond_u(struct rp *p)
 {
-	int r = p->r, one = 1, info = 0;
-	if (r > 0)
-		dgetrs_("N", &r, &one, p->LU, &r, p->ipiv, b, &r, &info);
+	if (isnan(p->cond)) {
+		if (p->r == 0 || !p->factored)
+			p->cond = p->r == 0 ? 1.0 : INFINITY;
+		else if (klu_condest(p->Ap, p->Ax, p->sym, p->num, &p->kc))
+			p->cond = p->kc.condest;
+		else
+			p->cond = INFINITY;
+	}
+	return p->cond;
 }
 
-/* b[i] = P[rows[i], ind] x (x over the n independent coordinates) */
+static void solve_u(struct rp *p, double *b)
+{
+	if (p->r > 0)
+		klu_solve(p->sym, p->num, p->r, 1, b, &p->kc);
+}
+
+/* b[i] = Phi_v x over the kept rows (x: the n independent coordinates) */
 static void mul_v(const struct rp *p, const double *x, double *b)
 {
 	for (int i = 0; i < p->r; i++) {
 		double s = 0.0;
-		for (int j = 0; j < p->n; j++)
-			s += p->P[(size_t)p->ind[j] * p->m + p->rows[i]] * x[j];
+		for (int e = p->vptr[i]; e < p->vptr[i + 1]; e++)
+			s += p->V[p->vsrc[e]] * x[p->vcol[e]];
 		b[i] = s;
 	}
 }
@@ -287,8 +410,11 @@ static int solve_positions(struct rp *p, double t, const double *y)
 	}
 	for (int j = 0; j < p->n; j++)
 		p->q[p->ind[j]] = y[j];
-	double last = INFINITY;
-	for (int it = 0; it < p->maxit; it++) {
+	double last = INFINITY, umax = 0.0;
+	int done = 0;
+	for (int i = 0; i < r; i++)
+		umax = fmax(umax, fabs(p->q[p->dep[i]]));
+	for (int it = 0; it < p->maxit + 1; it++) {
 		to_bodies(p, p->q, NULL);
 		ra_eval(p->s, &p->x, t, PRIM_PHI);
 		phi_q(p);
@@ -307,8 +433,14 @@ static int solve_positions(struct rp *p, double t, const double *y)
 			p->q[p->dep[i]] -= du[i];
 			nrm = fmax(nrm, fabs(du[i]));
 		}
-		if (nrm <= p->tol)
+		/* converged: one more correction (cheap, the factorization
+		 * is made) takes the error from about tol times the
+		 * contraction to round-off, so that f is a smooth function of
+		 * y to far below tol (its differences give J1) and the
+		 * position residual is at round-off */
+		if (nrm <= p->tol && (done || nrm <= 1e-15 * (1.0 + umax)))
 			return ODE_OK;
+		done = nrm <= p->tol;
 		/* a stale factorization that does not contract: refresh */
 		if (nrm > 0.25 * last)
 			p->factored = 0;
@@ -322,14 +454,16 @@ static int solve_positions(struct rp *p, double t, const double *y)
 
 /* Everything at (t, q) once positions are solved: Phi_q, Phi_u factored,
  * u-dot (eq. 7d), the accelerations; y'' into ydd when not NULL. */
-static int finish(struct rp *p, double t, const double *yd, double *ydd)
+static int finish(struct rp *p, double t, const double *yd, double *ydd, int same)
 {
 	int r = p->r;
-	eval_jac(p, t);
-	if (factor_u(p)) {
-		snprintf(p->why, sizeof p->why, "the dependent constraint Jacobian Phi_u is singular: "
-			 "no valid partition of the coordinates here");
-		return ODE_SINGULAR;
+	if (!same) {
+		eval_jac(p, t);
+		if (factor_u(p)) {
+			snprintf(p->why, sizeof p->why, "the dependent constraint Jacobian Phi_u is "
+				 "singular: no valid partition of the coordinates here");
+			return ODE_SINGULAR;
+		}
 	}
 	double *b = p->du;
 	mul_v(p, yd, b);
@@ -342,10 +476,15 @@ static int finish(struct rp *p, double t, const double *yd, double *ydd)
 		p->qd[p->dep[i]] = b[i];
 	to_bodies(p, p->q, p->qd);
 	p->x.t = t;
-	if (ra_accel(p->s, p->k, p->W, p->F, p->g, &p->x)) {
+	if (same) {
+		/* the saddle-point factorization of these positions stands */
+		ra_eval(p->s, &p->x, t, PRIM_GAMMA);
+	} else if (ra_accel_factor(p->s, p->k, p->W, &p->x)) {
+		p->pos_ok = 0;
 		snprintf(p->why, sizeof p->why, "the acceleration solve is singular");
 		return ODE_SINGULAR;
 	}
+	ra_accel_solve(p->s, p->k, p->F, p->g, &p->x);
 	for (int b2 = 0; b2 < p->nb; b2++) {
 		int c = p->qo[b2];
 		v3_copy(p->qdd + c, p->x.a + 3 * b2);
@@ -371,10 +510,26 @@ static int rp_rhs(void *ctx, double t, const double *y, const double *yd, double
 {
 	struct rp *p = ctx;
 	p->why[0] = 0;
-	int st = solve_positions(p, t, y);
+	/* positions as at the last call (a column of J2, a stage at the
+	 * step's start): the dependent coordinates, Phi_q and both
+	 * factorizations stand */
+	int same = p->pos_ok && t == p->pos_t &&
+		   memcmp(y, p->pos_y, (size_t)p->n * sizeof(double)) == 0;
+	if (!same) {
+		p->pos_ok = 0;
+		int st = solve_positions(p, t, y);
+		if (st)
+			return st;
+	}
+	int st = finish(p, t, yd, ydd, same);
 	if (st)
 		return st;
-	return finish(p, t, yd, ydd);
+	if (!same) {
+		p->pos_ok = 1;
+		p->pos_t = t;
+		memcpy(p->pos_y, y, (size_t)p->n * sizeof(double));
+	}
+	return ODE_OK;
 }
 
 static void name_dropped(struct rp *p, const char *what)
@@ -392,7 +547,12 @@ static void name_dropped(struct rp *p, const char *what)
 /* A new partition at the current configuration (Phi_q evaluated). */
 static int repartition(struct rp *p, int nwant)
 {
+	p->pos_ok = 0;
 	partition(p);
+	if (build_sparse(p)) {
+		snprintf(p->why, sizeof p->why, "KLU could not analyse Phi_u");
+		return ODE_SINGULAR;
+	}
 	if (nwant >= 0 && p->n != nwant) {
 		snprintf(p->why, sizeof p->why, "singular position: Phi_q lost rank (%d independent "
 			 "coordinates instead of %d); rows now dependent:", p->n, nwant);
@@ -403,14 +563,20 @@ static int repartition(struct rp *p, int nwant)
 		snprintf(p->why, sizeof p->why, "no valid partition of the coordinates");
 		return ODE_SINGULAR;
 	}
-	p->cond0 = p->cond;
+	p->cond0 = cond_u(p);
 	return ODE_OK;
+}
+
+static int rp_want_new(void *ctx)
+{
+	struct rp *p = ctx;
+	return !(cond_u(p) <= RP_COND_GROWTH * p->cond0);
 }
 
 static int rp_accept(void *ctx, double t, double *y, double *yd)
 {
 	struct rp *p = ctx;
-	if (p->cond <= RP_COND_GROWTH * p->cond0)
+	if (!rp_want_new(p))
 		return 0;
 	int st = repartition(p, p->n);
 	if (st)
@@ -496,12 +662,14 @@ struct rp *rp_new(struct ra *s, struct kkt *k, double tol, int maxit)
 	p->m = m;
 	size_t Q = (size_t)nq + 1, M = (size_t)m + 1;
 	p->q = xcalloc(Q, sizeof(double));
+	p->pos_y = xcalloc(Q, sizeof(double));
 	p->qd = xcalloc(Q, sizeof(double));
 	p->qdd = xcalloc(Q, sizeof(double));
 	ra_state_init(s, &p->x);
 	p->W = xcalloc(18 * (size_t)p->nb + 1, sizeof(double));
 	p->F = xcalloc(6 * (size_t)p->nb + 1, sizeof(double));
 	p->g = xcalloc(6 * (size_t)p->nb + 1, sizeof(double));
+	p->V = xcalloc(14 * (size_t)p->nc + 4 * (size_t)p->nb + 1, sizeof(double));
 	p->P = xcalloc(M * Q, sizeof(double));
 	p->E = xcalloc(M * Q, sizeof(double));
 	p->nu = xcalloc(M, sizeof(double));
@@ -513,13 +681,22 @@ struct rp *rp_new(struct ra *s, struct kkt *k, double tol, int maxit)
 	p->dropped = xcalloc(M, sizeof(int));
 	p->rp_ = xcalloc(M, sizeof(int));
 	p->cp_ = xcalloc(Q, sizeof(int));
-	p->LU = xcalloc(Q * Q, sizeof(double));
-	p->ipiv = xcalloc(Q, sizeof(int));
-	p->iwork = xcalloc(Q, sizeof(int));
-	p->work = xcalloc(4 * Q, sizeof(double));
+	p->rowpos = xcalloc(M, sizeof(int));
+	p->colpos = xcalloc(Q, sizeof(int));
+	p->Ap = xcalloc(M + 1, sizeof(int));
+	p->vptr = xcalloc(M + 1, sizeof(int));
+	p->Ai = xcalloc(14 * M, sizeof(int));
+	p->usrc = xcalloc(14 * M, sizeof(int));
+	p->vcol = xcalloc(14 * M, sizeof(int));
+	p->vsrc = xcalloc(14 * M, sizeof(int));
+	p->Ax = xcalloc(14 * M, sizeof(double));
+	p->iwork = xcalloc(M + Q, sizeof(int));
+	klu_defaults(&p->kc);
+	p->cond = NAN;
 	p->ode.ctx = p;
 	p->ode.rhs = rp_rhs;
 	p->ode.accept = rp_accept;
+	p->ode.want_new = rp_want_new;
 	p->ode.start = rp_start;
 	p->ode.bodies = rp_bodies;
 	p->ode.why = rp_why;
@@ -534,6 +711,7 @@ void rp_free(struct rp **pp)
 	free(p->qo);
 	free(p->erow);
 	free(p->q);
+	free(p->pos_y);
 	free(p->qd);
 	free(p->qdd);
 	ra_state_release(&p->x);
@@ -551,10 +729,21 @@ void rp_free(struct rp **pp)
 	free(p->dropped);
 	free(p->rp_);
 	free(p->cp_);
-	free(p->LU);
-	free(p->ipiv);
+	if (p->num)
+		klu_free_numeric(&p->num, &p->kc);
+	if (p->sym)
+		klu_free_symbolic(&p->sym, &p->kc);
+	free(p->V);
+	free(p->rowpos);
+	free(p->colpos);
+	free(p->Ap);
+	free(p->vptr);
+	free(p->Ai);
+	free(p->usrc);
+	free(p->vcol);
+	free(p->vsrc);
+	free(p->Ax);
 	free(p->iwork);
-	free(p->work);
 	free(p);
 	*pp = NULL;
 }

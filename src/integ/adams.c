@@ -1,4 +1,198 @@
-/* adams.c - placeholder, replaced below */
+/* adams.c - the explicit baseline of seed 001 §5.2 (Algorithm 2, there
+ * Shampine and Watts' DEABM): variable-order, variable-step Adams on the
+ * first-order form (y, y')' = (y', f(t, y, y')) of any ODE of the seam
+ * (form/ode.h), by SUNDIALS CVODE: Adams-Moulton of orders 1 to 12 with
+ * functional (fixed-point) iteration of the corrector, so no Jacobian and
+ * no linear solve, and CVODE's error test on the weights
+ * 1 / (rtol |y_i| + atol) (integrator.atol, rtol) over positions and
+ * velocities.
+ *
+ * Each integ_step returns after one internal step of CVODE (adaptive) or
+ * at the end of the fixed output interval integrator.step (its internal
+ * steps are chosen by CVODE all the same).  After every internal step the
+ * formulation is asked whether it wants new coordinates (rp: Phi_u's
+ * condition); if so, f is evaluated at the accepted state, the coordinates
+ * change (accept) and CVODE starts again from there (CVodeReInit: order 1,
+ * a new first step).  A failure of f (the dependent coordinates did not
+ * converge) is reported to CVODE as recoverable: it retries with a
+ * smaller step.
+ */
 #include "odeint.h"
-int adams_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y) { return INTEG_NEWTON_FAIL; }
-void adams_free(struct odeint *O) { (void)O; }
+#include "../util/xalloc.h"
+
+#include <cvode/cvode.h>
+#include <nvector/nvector_serial.h>
+#include <sunnonlinsol/sunnonlinsol_fixedpoint.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct adams {
+	SUNContext sun;
+	void *mem;
+	N_Vector Y;
+	SUNNonlinearSolver nls;
+	int fail;		/* last status of f that CVODE saw fail */
+	double tstop;
+};
+
+static int adams_f(realtype t, N_Vector Y, N_Vector Yd, void *user)
+{
+	struct odeint *O = user;
+	struct adams *A = O->cv;
+	int n = O->n;
+	const double *y = N_VGetArrayPointer(Y);
+	double *out = N_VGetArrayPointer(Yd);
+	memcpy(out, y + n, (size_t)n * sizeof(double));
+	int st = odeint_rhs(O, t, y, y + n, out + n);
+	if (st) {
+		A->fail = st;
+		return 1;	/* recoverable: CVODE shrinks the step */
+	}
+	return 0;
+}
+
+void adams_free(struct odeint *O)
+{
+	struct adams *A = O->cv;
+	if (!A)
+		return;
+	if (A->mem)
+		CVodeFree(&A->mem);
+	if (A->nls)
+		SUNNonlinSolFree(A->nls);
+	if (A->Y)
+		N_VDestroy(A->Y);
+	if (A->sun)
+		SUNContext_Free(&A->sun);
+	free(A);
+	O->cv = NULL;
+}
+
+/* CVODE at the accepted state (O->t, O->y, O->yd): made, or started
+ * again after new coordinates. */
+static int adams_start(struct odeint *O)
+{
+	struct adams *A = O->cv;
+	int n = O->n;
+	if (!A) {
+		A = xcalloc(1, sizeof(*A));
+		O->cv = A;
+		if (SUNContext_Create(NULL, &A->sun))
+			return INTEG_NEWTON_FAIL;
+		A->Y = N_VNew_Serial(2 * n, A->sun);
+		double *y = N_VGetArrayPointer(A->Y);
+		memcpy(y, O->y, (size_t)n * sizeof(double));
+		memcpy(y + n, O->yd, (size_t)n * sizeof(double));
+		A->mem = CVodeCreate(CV_ADAMS, A->sun);
+		if (!A->mem || CVodeInit(A->mem, adams_f, O->t, A->Y) ||
+		    CVodeSStolerances(A->mem, O->rtol, O->atol) || CVodeSetUserData(A->mem, O))
+			return INTEG_NEWTON_FAIL;
+		A->nls = SUNNonlinSol_FixedPoint(A->Y, 0, A->sun);
+		if (!A->nls || CVodeSetNonlinearSolver(A->mem, A->nls) ||
+		    CVodeSetMaxNumSteps(A->mem, -1))
+			return INTEG_NEWTON_FAIL;
+		CVodeSetMaxHnilWarns(A->mem, -1);
+		CVodeSetErrFile(A->mem, NULL);
+		return INTEG_OK;
+	}
+	double *y = N_VGetArrayPointer(A->Y);
+	memcpy(y, O->y, (size_t)n * sizeof(double));
+	memcpy(y + n, O->yd, (size_t)n * sizeof(double));
+	return CVodeReInit(A->mem, O->t, A->Y) ? INTEG_NEWTON_FAIL : INTEG_OK;
+}
+
+/* One internal step towards tout (not past it).  The state reached is in
+ * O->y, O->yd, O->t; f there is evaluated only when the coordinates are
+ * to change. */
+static int internal_step(struct odeint *O, double tout)
+{
+	struct adams *A = O->cv;
+	int n = O->n;
+	realtype tret = O->t;
+	if (A->tstop != tout) {
+		CVodeSetStopTime(A->mem, tout);
+		A->tstop = tout;
+	}
+	A->fail = 0;
+	int flag = CVode(A->mem, tout, A->Y, &tret, CV_ONE_STEP);
+	if (flag < 0) {
+		switch (flag) {
+		case CV_TOO_CLOSE:
+		case CV_TOO_MUCH_ACC:
+		case CV_ERR_FAILURE:
+			return A->fail ? A->fail : INTEG_STEP_TOO_SMALL;
+		default:
+			return A->fail ? A->fail : INTEG_NEWTON_FAIL;
+		}
+	}
+	const double *y = N_VGetArrayPointer(A->Y);
+	memcpy(O->y, y, (size_t)n * sizeof(double));
+	memcpy(O->yd, y + n, (size_t)n * sizeof(double));
+	O->t = tret;
+	if (O->sys->want_new && O->sys->want_new(O->sys->ctx)) {
+		int st = odeint_rhs(O, O->t, O->y, O->yd, O->ydd);
+		if (st)
+			return st;
+		O->restart = 0;
+		int c = O->sys->accept(O->sys->ctx, O->t, O->y, O->yd);
+		if (c < 0)
+			return -c == ODE_SINGULAR ? INTEG_SINGULAR : INTEG_NEWTON_FAIL;
+		if (c > 0 && (st = adams_start(O)))
+			return st;
+	}
+	return INTEG_OK;
+}
+
+int adams_step_ode(struct odeint *O, double h, double *t1, double *h_next)
+{
+	int st;
+	double tout = O->t + h;
+	if (O->restart || !O->cv) {
+		if ((st = adams_start(O)))
+			return st;
+		O->restart = 0;
+	}
+	do {
+		if ((st = internal_step(O, tout)))
+			return st;
+	} while (!O->adaptive && O->t < tout);
+	struct adams *A = O->cv;
+	long nef = 0;
+	CVodeGetNumErrTestFails(A->mem, &nef);
+	O->rejected = nef;
+	/* adaptive: CVODE chooses; the run loop is to aim at its next
+	 * breakpoint (a stop time at CVODE's own next step would hold the
+	 * step where it is, since CVODE grows it only past that step) */
+	*h_next = O->adaptive ? 2.0 * O->h_max : h;
+	*t1 = O->t;
+	return INTEG_OK;
+}
+
+int adams_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
+{
+	struct odeint *O = it->ode;
+	int st = odeint_begin(it, O, x);
+	if (st)
+		return st;
+	long f0 = O->nrhs;
+	double t1 = x->t, hn = h;
+	st = adams_step_ode(O, h, &t1, &hn);
+	if (st == INTEG_OK)	/* f at the state reached: its body state */
+		st = odeint_rhs(O, O->t, O->y, O->yd, O->ydd);
+	it->iters = (int)(O->nrhs - f0);
+	it->rejected = O->rejected;
+	if (st) {
+		it->detail = O->sys->why(O->sys->ctx);
+		return st;
+	}
+	struct adams *A = O->cv;
+	long nst = 0;
+	CVodeGetNumSteps(A->mem, &nst);
+	it->steps = nst;
+	it->total_iters += it->iters;
+	it->h_next = hn;
+	y->t = t1;
+	return odeint_end(it, O, y);
+}
