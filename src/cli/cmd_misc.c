@@ -105,9 +105,9 @@ int cmd_list(int argc, char **argv)
 			char o2[8] = "-";
 			if (r->order2)
 				snprintf(o2, sizeof o2, "%d", r->order2);
-			printf("%-16s %-16s order %d (constrained: %d, index 2: %s)  %s%s\n", r->name,
-			       r->family, r->order, r->order3, o2, r->adaptive ? "adaptive, " : "",
-			       r->help);
+			printf("%-16s %-16s %-3s order %d (constrained: %d, index 2: %s)  %s%s\n",
+			       r->name, r->family, r->formulation, r->order, r->order3, o2,
+			       r->adaptive ? "adaptive, " : "", r->help);
 		}
 	} else if (strcmp(what, "joints") == 0) {
 		for (int i = 0; i < JOINT_NTYPES; i++)

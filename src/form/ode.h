@@ -47,6 +47,13 @@ struct ode_sys {
 	 * last rhs call (a multistep scheme then evaluates f at its
 	 * accepted state and calls accept()); cheap. */
 	int (*want_new)(void *ctx);
+	/* New coordinates at the accepted state (t, y, y') even though
+	 * accept() saw no need: a step from it failed (rp: the dependent
+	 * coordinates did not converge, Phi_u singular at a stage).  f
+	 * there into ydd; 1 when the coordinates changed (y, y', ydd
+	 * rewritten), 0 when the same ones came out, < 0 (minus an enum
+	 * ode_status) on failure.  May be NULL. */
+	int (*renew)(void *ctx, double t, double *y, double *yd, double *ydd);
 	/* The coordinates of a consistent body state x (and its f into
 	 * ydd): the start of a run.  Returns an enum ode_status. */
 	int (*start)(void *ctx, const struct ra_state *x, double *y, double *yd, double *ydd);

@@ -2,6 +2,7 @@
  * ODE in the independent coordinates (rp.h; seed 001 §1). */
 #include "rp.h"
 #include "../la/kkt.h"
+#include "../la/lapack.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -47,10 +48,13 @@ struct rp {
 	int factored;		/* num is the factorization of Phi_u at q */
 	long repart;
 	double *res, *du, *E;	/* scratch: m, m + nq, m x nq */
-	int *rp_, *cp_;		/* scratch of the complete pivoting: m, nq */
+	int *rp_, *cp_;		/* scratch of the pivoted QR: m, nq */
+	double *tau, *qwork;	/* its scalar factors (m + nq) and workspace */
+	int nwork;
 	/* the positions of the last f call (rp_rhs) */
 	int pos_ok;
 	double pos_t, *pos_y;
+	double *q_good;		/* q of the last f call that succeeded */
 	char why[600];
 };
 
@@ -198,71 +202,74 @@ static void row_name(const struct rp *p, int k, char *buf, size_t n)
 		snprintf(buf, n, "driver '%s'", m->drivers[pr->owner - m->njoints].name);
 }
 
-/* Gaussian elimination with complete pivoting of Phi_q (seed 001 §1: the
- * pivot columns are the dependent coordinates, the pivot rows the rows
- * kept).  Returns the rank. */
+/* The rank-revealing column-pivoted QR (LAPACK dgeqp3) of the dense
+ * column-major a (rows x cols, leading dimension rows): the pivot order
+ * into piv (0-based), the rank (|R_ii| above RP_RANK_TOL |R_00|) returned.
+ * tau: min(rows, cols); work: the workspace query's size. */
+static int qr_pivot(struct rp *p, double *a, int rows, int cols, int *piv)
+{
+	int info = 0, lw = -1;
+	double q = 0.0;
+	for (int j = 0; j < cols; j++)
+		piv[j] = 0;
+	if (rows == 0 || cols == 0)
+		return 0;
+	dgeqp3_(&rows, &cols, a, &rows, piv, p->tau, &q, &lw, &info);
+	lw = (int)q;
+	if (lw > p->nwork) {
+		free(p->qwork);
+		p->qwork = xmalloc((size_t)lw * sizeof(double));
+		p->nwork = lw;
+	}
+	dgeqp3_(&rows, &cols, a, &rows, piv, p->tau, p->qwork, &lw, &info);
+	int k = rows < cols ? rows : cols, r = 0;
+	double r0 = fabs(a[0]);
+	while (r < k && fabs(a[(size_t)r * rows + r]) > RP_RANK_TOL * r0)
+		r++;
+	for (int j = 0; j < cols; j++)
+		piv[j]--;
+	return r0 > 0 ? r : 0;
+}
+
+/* The partition of seed 001 §1 by two column-pivoted QR factorizations
+ * (rather than the seed's LU with complete pivoting; why: rp.h): of
+ * Phi_q^T, whose first r pivots are the rows kept (the others are
+ * redundant), and of those rows of Phi_q, whose first r pivot columns are
+ * the dependent coordinates u.  Returns the rank r. */
 static int partition(struct rp *p)
 {
 	int m = p->m, nq = p->nq;
 	double *E = p->E;
 	dense_P(p);
-	memcpy(E, p->P, (size_t)m * (size_t)nq * sizeof(double));
-	int *ro = p->rp_, *co = p->cp_;
-	for (int i = 0; i < m; i++)
-		ro[i] = i;
-	for (int j = 0; j < nq; j++)
-		co[j] = j;
-	double big0 = 0.0;
-	int r = 0;
-	for (; r < m && r < nq; r++) {
-		int pi = -1, pj = -1;
-		double big = 0.0;
-		for (int j = r; j < nq; j++)
-			for (int i = r; i < m; i++) {
-				double a = fabs(E[(size_t)co[j] * m + ro[i]]);
-				if (a > big) {
-					big = a;
-					pi = i;
-					pj = j;
-				}
-			}
-		if (r == 0)
-			big0 = big;
-		if (!(big > RP_RANK_TOL * big0) || pi < 0)
-			break;
-		int t = ro[r];
-		ro[r] = ro[pi];
-		ro[pi] = t;
-		t = co[r];
-		co[r] = co[pj];
-		co[pj] = t;
-		double piv = E[(size_t)co[r] * m + ro[r]];
-		for (int i = r + 1; i < m; i++) {
-			double f = E[(size_t)co[r] * m + ro[i]] / piv;
-			if (f == 0.0)
-				continue;
-			for (int j = r + 1; j < nq; j++)
-				E[(size_t)co[j] * m + ro[i]] -= f * E[(size_t)co[j] * m + ro[r]];
-		}
-	}
+	for (int k = 0; k < m; k++)	/* E = Phi_q^T, nq x m */
+		for (int c = 0; c < nq; c++)
+			E[(size_t)k * nq + c] = p->P[(size_t)c * m + k];
+	int *rp_ = p->rp_, *cp_ = p->cp_;
+	int r = qr_pivot(p, E, nq, m, rp_);
+	for (int i = 0; i < r; i++)
+		p->rows[i] = rp_[i];
+	for (int c = 0; c < nq; c++)	/* E = Phi_q[rows, :], r x nq */
+		for (int i = 0; i < r; i++)
+			E[(size_t)c * r + i] = p->P[(size_t)c * m + p->rows[i]];
+	int r2 = qr_pivot(p, E, r, nq, cp_);
+	if (r2 < r)
+		r = r2;
 	p->r = r;
 	p->n = nq - r;
-	for (int i = 0; i < r; i++) {
-		p->rows[i] = ro[i];
-		p->dep[i] = co[i];
-	}
+	for (int i = 0; i < r; i++)
+		p->dep[i] = cp_[i];
 	/* independent coordinates in increasing order: the seed's v */
+	unsigned char *isdep = (unsigned char *)p->iwork;
+	memset(isdep, 0, (size_t)nq);
+	for (int i = 0; i < r; i++)
+		isdep[p->dep[i]] = 1;
 	int c = 0;
-	for (int j = 0; j < nq; j++) {
-		int isdep = 0;
-		for (int i = 0; i < r && !isdep; i++)
-			isdep = p->dep[i] == j;
-		if (!isdep && c < nq)
+	for (int j = 0; j < nq; j++)
+		if (!isdep[j])
 			p->ind[c++] = j;
-	}
 	p->ndropped = 0;
 	for (int i = r; i < m; i++)
-		p->dropped[p->ndropped++] = ro[i];
+		p->dropped[p->ndropped++] = rp_[i];
 	return r;
 }
 
@@ -423,8 +430,11 @@ static int solve_positions(struct rp *p, double t, const double *y)
 			du[i] = p->res[p->rows[i]];
 		if (!p->factored) {
 			eval_jac(p, t);
-			if (factor_u(p))
+			if (factor_u(p)) {
+				snprintf(p->why, sizeof p->why, "Phi_u singular at a Newton iterate of "
+					 "the dependent coordinates");
 				return ODE_SINGULAR;
+			}
 		}
 		solve_u(p, du);
 		for (int i = 0; i < r; i++) {
@@ -446,9 +456,16 @@ static int solve_positions(struct rp *p, double t, const double *y)
 			p->factored = 0;
 		last = nrm;
 	}
+	int worst = p->rows[0];
+	for (int i = 1; i < r; i++)
+		if (!(fabs(p->res[p->rows[i]]) <= fabs(p->res[worst])))
+			worst = p->rows[i];
+	char nm[200] = "";
+	if (r > 0)
+		row_name(p, worst, nm, sizeof nm);
 	snprintf(p->why, sizeof p->why, "the dependent coordinates did not converge in %d Newton "
-		 "iterations (last correction %.3g > integrator.tolerance %g)", p->maxit, last,
-		 p->tol);
+		 "iterations (last correction %.3g > integrator.tolerance %g; largest residual "
+		 "%.3g in %s)", p->maxit, last, p->tol, r > 0 ? p->res[worst] : 0.0, nm);
 	return ODE_NEWTON_FAIL;
 }
 
@@ -515,19 +532,22 @@ static int rp_rhs(void *ctx, double t, const double *y, const double *yd, double
 	 * factorizations stand */
 	int same = p->pos_ok && t == p->pos_t &&
 		   memcmp(y, p->pos_y, (size_t)p->n * sizeof(double)) == 0;
-	if (!same) {
+	int st = same ? ODE_OK : solve_positions(p, t, y);
+	if (st == ODE_OK)
+		st = finish(p, t, yd, ydd, same);
+	if (st) {
+		/* a trial point out of reach (a step too long): the next call
+		 * starts from the last configuration solved */
 		p->pos_ok = 0;
-		int st = solve_positions(p, t, y);
-		if (st)
-			return st;
-	}
-	int st = finish(p, t, yd, ydd, same);
-	if (st)
+		p->factored = 0;
+		memcpy(p->q, p->q_good, (size_t)p->nq * sizeof(double));
 		return st;
+	}
 	if (!same) {
 		p->pos_ok = 1;
 		p->pos_t = t;
 		memcpy(p->pos_y, y, (size_t)p->n * sizeof(double));
+		memcpy(p->q_good, p->q, (size_t)p->nq * sizeof(double));
 	}
 	return ODE_OK;
 }
@@ -570,6 +590,7 @@ static int repartition(struct rp *p, int nwant)
 static int rp_want_new(void *ctx)
 {
 	struct rp *p = ctx;
+
 	return !(cond_u(p) <= RP_COND_GROWTH * p->cond0);
 }
 
@@ -585,6 +606,27 @@ static int rp_accept(void *ctx, double t, double *y, double *yd)
 	for (int j = 0; j < p->n; j++) {
 		y[j] = p->q[p->ind[j]];
 		yd[j] = p->qd[p->ind[j]];
+	}
+	return 1;
+}
+
+static int rp_renew(void *ctx, double t, double *y, double *yd, double *ydd)
+{
+	struct rp *p = ctx;
+	int st = rp_rhs(p, t, y, yd, ydd);
+	if (st)
+		return -st;
+	int *old = p->iwork + p->m + 1;	/* room: nq after the m + 1 build_sparse uses */
+	memcpy(old, p->ind, (size_t)p->n * sizeof(int));
+	if ((st = repartition(p, p->n)))
+		return -st;
+	if (memcmp(old, p->ind, (size_t)p->n * sizeof(int)) == 0)
+		return 0;
+	p->repart++;
+	for (int j = 0; j < p->n; j++) {
+		y[j] = p->q[p->ind[j]];
+		yd[j] = p->qd[p->ind[j]];
+		ydd[j] = p->qdd[p->ind[j]];
 	}
 	return 1;
 }
@@ -610,6 +652,7 @@ static int rp_start(void *ctx, const struct ra_state *x, double *y, double *yd, 
 			p->qd[c + 3 + i] = 0.5 * (G[i] * w[0] + G[4 + i] * w[1] + G[8 + i] * w[2]);
 	}
 	memcpy(p->x.lam, x->lam, (size_t)p->nc * sizeof(double));
+	memcpy(p->q_good, p->q, (size_t)p->nq * sizeof(double));
 	eval_jac(p, x->t);
 	int st = repartition(p, -1);
 	if (st)
@@ -663,6 +706,7 @@ struct rp *rp_new(struct ra *s, struct kkt *k, double tol, int maxit)
 	size_t Q = (size_t)nq + 1, M = (size_t)m + 1;
 	p->q = xcalloc(Q, sizeof(double));
 	p->pos_y = xcalloc(Q, sizeof(double));
+	p->q_good = xcalloc(Q, sizeof(double));
 	p->qd = xcalloc(Q, sizeof(double));
 	p->qdd = xcalloc(Q, sizeof(double));
 	ra_state_init(s, &p->x);
@@ -679,8 +723,9 @@ struct rp *rp_new(struct ra *s, struct kkt *k, double tol, int maxit)
 	p->dep = xcalloc(Q, sizeof(int));
 	p->ind = xcalloc(Q, sizeof(int));
 	p->dropped = xcalloc(M, sizeof(int));
-	p->rp_ = xcalloc(M, sizeof(int));
-	p->cp_ = xcalloc(Q, sizeof(int));
+	p->rp_ = xcalloc(M + Q, sizeof(int));
+	p->cp_ = xcalloc(M + Q, sizeof(int));
+	p->tau = xcalloc(M + Q, sizeof(double));
 	p->rowpos = xcalloc(M, sizeof(int));
 	p->colpos = xcalloc(Q, sizeof(int));
 	p->Ap = xcalloc(M + 1, sizeof(int));
@@ -690,13 +735,14 @@ struct rp *rp_new(struct ra *s, struct kkt *k, double tol, int maxit)
 	p->vcol = xcalloc(14 * M, sizeof(int));
 	p->vsrc = xcalloc(14 * M, sizeof(int));
 	p->Ax = xcalloc(14 * M, sizeof(double));
-	p->iwork = xcalloc(M + Q, sizeof(int));
+	p->iwork = xcalloc(M + 1 + Q, sizeof(int));
 	klu_defaults(&p->kc);
 	p->cond = NAN;
 	p->ode.ctx = p;
 	p->ode.rhs = rp_rhs;
 	p->ode.accept = rp_accept;
 	p->ode.want_new = rp_want_new;
+	p->ode.renew = rp_renew;
 	p->ode.start = rp_start;
 	p->ode.bodies = rp_bodies;
 	p->ode.why = rp_why;
@@ -712,6 +758,7 @@ void rp_free(struct rp **pp)
 	free(p->erow);
 	free(p->q);
 	free(p->pos_y);
+	free(p->q_good);
 	free(p->qd);
 	free(p->qdd);
 	ra_state_release(&p->x);
@@ -729,6 +776,8 @@ void rp_free(struct rp **pp)
 	free(p->dropped);
 	free(p->rp_);
 	free(p->cp_);
+	free(p->tau);
+	free(p->qwork);
 	if (p->num)
 		klu_free_numeric(&p->num, &p->kc);
 	if (p->sym)

@@ -94,12 +94,19 @@ static int adams_start(struct odeint *O)
 		    CVodeSetMaxNumSteps(A->mem, -1))
 			return INTEG_NEWTON_FAIL;
 		CVodeSetMaxHnilWarns(A->mem, -1);
+		/* f fails (recoverably) where a trial step reaches beyond the
+		 * partition's domain: let CVODE shrink the step more often
+		 * than its default 10 times in a row */
+		CVodeSetMaxConvFails(A->mem, 100);
 		CVodeSetErrFile(A->mem, NULL);
 		return INTEG_OK;
 	}
 	double *y = N_VGetArrayPointer(A->Y);
 	memcpy(y, O->y, (size_t)n * sizeof(double));
 	memcpy(y + n, O->yd, (size_t)n * sizeof(double));
+	long nef = 0;	/* CVodeReInit sets CVODE's counters to 0 */
+	CVodeGetNumErrTestFails(A->mem, &nef);
+	O->rejected_before += nef;
 	return CVodeReInit(A->mem, O->t, A->Y) ? INTEG_NEWTON_FAIL : INTEG_OK;
 }
 
@@ -149,19 +156,35 @@ int adams_step_ode(struct odeint *O, double h, double *t1, double *h_next)
 {
 	int st;
 	double tout = O->t + h;
-	if (O->restart || !O->cv) {
+	if (O->n > 0 && (O->restart || !O->cv)) {
 		if ((st = adams_start(O)))
 			return st;
 		O->restart = 0;
 	}
+	if (O->n == 0) {	/* nothing to integrate: the constraints fix the motion */
+		O->t = tout;
+		*h_next = h;
+		*t1 = tout;
+		return INTEG_OK;
+	}
 	do {
-		if ((st = internal_step(O, tout)))
+		st = internal_step(O, tout);
+		if ((st == INTEG_SINGULAR || st == INTEG_NEWTON_FAIL) && O->sys->renew) {
+			/* new coordinates at the last accepted state, and
+			 * CVODE again from there */
+			odeint_keep_why(O);
+			int c = O->sys->renew(O->sys->ctx, O->t, O->y, O->yd, O->ydd);
+			O->nrhs++;
+			if (c > 0 && (st = adams_start(O)) == INTEG_OK)
+				st = internal_step(O, tout);
+		}
+		if (st)
 			return st;
 	} while (!O->adaptive && O->t < tout);
 	struct adams *A = O->cv;
 	long nef = 0;
 	CVodeGetNumErrTestFails(A->mem, &nef);
-	O->rejected = nef;
+	O->rejected = O->rejected_before + nef;
 	/* adaptive: CVODE chooses; the run loop is to aim at its next
 	 * breakpoint (a stop time at CVODE's own next step would hold the
 	 * step where it is, since CVODE grows it only past that step) */
@@ -184,13 +207,10 @@ int adams_step(struct integ *it, double h, struct ra_state *x, struct ra_state *
 	it->iters = (int)(O->nrhs - f0);
 	it->rejected = O->rejected;
 	if (st) {
-		it->detail = O->sys->why(O->sys->ctx);
+		it->detail = odeint_why(O);
 		return st;
 	}
-	struct adams *A = O->cv;
-	long nst = 0;
-	CVodeGetNumSteps(A->mem, &nst);
-	it->steps = nst;
+	it->steps++;
 	it->total_iters += it->iters;
 	it->h_next = hn;
 	y->t = t1;

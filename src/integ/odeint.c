@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 struct odeint *odeint_new(struct ode_sys *sys, const struct sim_options *o)
@@ -117,4 +118,15 @@ int odeint_end(struct integ *it, struct odeint *O, struct ra_state *out)
 		S->bodies(S->ctx, out);
 	}
 	return INTEG_OK;
+}
+
+void odeint_keep_why(struct odeint *O)
+{
+	snprintf(O->why, sizeof O->why, "%s", O->sys->why(O->sys->ctx));
+}
+
+const char *odeint_why(struct odeint *O)
+{
+	const char *w = O->sys->why(O->sys->ctx);
+	return w && w[0] ? w : O->why;
 }

@@ -24,6 +24,8 @@ struct odeint {
 	long nrhs;		/* f evaluations */
 	long njac;		/* Jacobian evaluations */
 	long rejected;		/* rejected steps */
+	long rejected_before;	/* adams: those before CVODE's last restart */
+	char why[600];		/* the formulation's word on a failure before a renew */
 	void *ros;		/* rosenbrock.c */
 	void *cv;		/* adams.c */
 };
@@ -42,6 +44,12 @@ int odeint_begin(struct integ *it, struct odeint *O, const struct ra_state *x);
 int odeint_end(struct integ *it, struct odeint *O, struct ra_state *out);
 /* f with its count; maps the formulation's failures to integ statuses. */
 int odeint_rhs(struct odeint *O, double t, const double *y, const double *yd, double *ydd);
+
+/* Keep what the formulation said of the last failure (before a renew
+ * that may clear it); odeint_why: the formulation's word now, or the one
+ * kept when it has none. */
+void odeint_keep_why(struct odeint *O);
+const char *odeint_why(struct odeint *O);
 
 /* Scheme kernels: a step from x (the accepted state at x->t) of size h,
  * or shorter when the step control rejects, into y. */

@@ -397,9 +397,27 @@ int ros_step_ode(struct odeint *O, int id, double h, double *t1, double *h_next)
 		O->restart = 0;
 	}
 	double hmin = 1e-12 * fmax(1.0, fabs(O->t));
+	int renewed = 0;
 	for (;;) {
 		double err = 0.0;
 		st = attempt(O, R, h);
+		if ((st == INTEG_SINGULAR || st == INTEG_NEWTON_FAIL) && !renewed && O->sys->renew) {
+			/* new coordinates at the step's start, then the same h
+			 * again (001 Algorithm 1, step 14, when the 25 % rule
+			 * came too late) */
+			renewed = 1;
+			odeint_keep_why(O);
+			int c = O->sys->renew(O->sys->ctx, O->t, O->y, O->yd, O->ydd);
+			O->nrhs++;
+			if (c < 0)
+				return -c == ODE_SINGULAR ? INTEG_SINGULAR : INTEG_NEWTON_FAIL;
+			if (c > 0) {
+				if ((st = jacobians(O, R)))
+					return st;
+				R->S_h = 0.0;
+				continue;
+			}
+		}
 		if (st == INTEG_OK && O->adaptive)
 			err = err_norm(O, R);
 		if (st == INTEG_OK && err <= 1.0)
@@ -448,7 +466,7 @@ int ros_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 	it->iters = (int)(O->nrhs - f0);
 	it->rejected = O->rejected;
 	if (st) {
-		it->detail = O->sys->why(O->sys->ctx);
+		it->detail = odeint_why(O);
 		return st;
 	}
 	it->h_next = hn;

@@ -57,6 +57,7 @@
 #include "tangent.h"
 #include "newmark.h"
 #include "../la/rank.h"
+#include "../la/lapack.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -64,25 +65,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-void dgeqp3_(const int *m, const int *n, double *a, const int *lda, int *jpvt, double *tau,
-	     double *work, const int *lwork, int *info);
-void dgeqrf_(const int *m, const int *n, double *a, const int *lda, double *tau, double *work,
-	     const int *lwork, int *info);
-void dorm2r_(const char *side, const char *trans, const int *m, const int *n, const int *k,
-	     const double *a, const int *lda, const double *tau, double *c, const int *ldc,
-	     double *work, int *info);
-void dtrsv_(const char *uplo, const char *trans, const char *diag, const int *n, const double *a,
-	    const int *lda, double *x, const int *incx);
-void dsygv_(const int *itype, const char *jobz, const char *uplo, const int *n, double *a,
-	    const int *lda, double *b, const int *ldb, double *w, double *work, const int *lwork,
-	    int *info);
-void dgemv_(const char *trans, const int *m, const int *n, const double *alpha, const double *a,
-	    const int *lda, const double *x, const int *incx, const double *beta, double *y,
-	    const int *incy);
-void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
-void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *lda,
-	     const int *ipiv, double *b, const int *ldb, int *info);
 
 #define TAN_RANK_TOL LA_RANK_QR_TOL	/* |R(i,i)| below this times |R(0,0)|: rank */
 #define TAN_FAST_TOL 1e-3	/* fast_qr: smallest |R(i,i)| at least this of the largest */

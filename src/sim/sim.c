@@ -264,6 +264,18 @@ static void fail_message(struct run *R, int st, double t, long step, double h)
 	const struct model *m = R->sys->m;
 	sim_row_name(m, R->it->bad_row, what, sizeof what);
 	struct sim_result *r = R->r;
+	if (R->it->detail && R->it->detail[0]) {
+		/* the ODE schemes' formulation (rp) says what failed */
+		snprintf(r->message, sizeof r->message, "%s at t = %.9g (step %ld, h = %g): %s; %s",
+			 st == INTEG_SINGULAR ? "no valid coordinate partition" :
+			 st == INTEG_STEP_TOO_SMALL ? "step control failed" : "state-space step failed",
+			 t, step, h, R->it->detail,
+			 st == INTEG_SINGULAR ? "a singular position of the mechanism, or constraints "
+						"that lose rank: an index-3 scheme (lms2, esdirk436l2sa2) "
+						"steps through it" :
+			 "reduce integrator.step or loosen integrator.atol/rtol");
+		return;
+	}
 	switch (st) {
 	case INTEG_SINGULAR:
 		snprintf(r->message, sizeof r->message,
