@@ -151,6 +151,9 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 			{ "redundant_rows", (double)r->redundant },
 			{ "singular_steps", (double)r->singular_steps },
 			{ "omega_max", r->omega_max }, { "stable_step_bound", bound },
+			{ "rhs_evaluations", r->rhs_evals < 0 ? NAN : (double)r->rhs_evals },
+			{ "jacobian_evaluations", r->jac_evals < 0 ? NAN : (double)r->jac_evals },
+			{ "repartitions", r->repartitions < 0 ? NAN : (double)r->repartitions },
 		};
 		const int n = (int)(sizeof nums / sizeof nums[0]);
 		printf("{\"status\": \"%s\", \"message\": ", status_word(r->status));

@@ -55,6 +55,10 @@ struct rp {
 	int pos_ok;
 	double pos_t, *pos_y;
 	double *q_good;		/* q of the last f call that succeeded */
+	int *scr_ids, *scr_old;	/* scratch, nq each */
+	unsigned char *scr_dep;
+	double *plog;		/* per partition: time, then the n independent coordinates */
+	int nlog, caplog;
 	char why[600];
 };
 
@@ -259,7 +263,7 @@ static int partition(struct rp *p)
 	for (int i = 0; i < r; i++)
 		p->dep[i] = cp_[i];
 	/* independent coordinates in increasing order: the seed's v */
-	unsigned char *isdep = (unsigned char *)p->iwork;
+	unsigned char *isdep = p->scr_dep;
 	memset(isdep, 0, (size_t)nq);
 	for (int i = 0; i < r; i++)
 		isdep[p->dep[i]] = 1;
@@ -584,6 +588,16 @@ static int repartition(struct rp *p, int nwant)
 		return ODE_SINGULAR;
 	}
 	p->cond0 = cond_u(p);
+	if (p->nlog == p->caplog) {
+		p->caplog = p->caplog ? 2 * p->caplog : 8;
+		p->plog = xrealloc(p->plog, (size_t)p->caplog * (size_t)(p->nq + 1) * sizeof(double));
+	}
+	double *row = p->plog + (size_t)p->nlog++ * (size_t)(p->n + 1);
+	row[0] = p->x.t;
+	int *ids = p->scr_ids;
+	rp_independent(p, ids);
+	for (int j = 0; j < p->n; j++)
+		row[1 + j] = ids[j];
 	return ODE_OK;
 }
 
@@ -616,7 +630,7 @@ static int rp_renew(void *ctx, double t, double *y, double *yd, double *ydd)
 	int st = rp_rhs(p, t, y, yd, ydd);
 	if (st)
 		return -st;
-	int *old = p->iwork + p->m + 1;	/* room: nq after the m + 1 build_sparse uses */
+	int *old = p->scr_old;
 	memcpy(old, p->ind, (size_t)p->n * sizeof(int));
 	if ((st = repartition(p, p->n)))
 		return -st;
@@ -653,6 +667,7 @@ static int rp_start(void *ctx, const struct ra_state *x, double *y, double *yd, 
 	}
 	memcpy(p->x.lam, x->lam, (size_t)p->nc * sizeof(double));
 	memcpy(p->q_good, p->q, (size_t)p->nq * sizeof(double));
+	p->x.t = x->t;
 	eval_jac(p, x->t);
 	int st = repartition(p, -1);
 	if (st)
@@ -735,7 +750,10 @@ struct rp *rp_new(struct ra *s, struct kkt *k, double tol, int maxit)
 	p->vcol = xcalloc(14 * M, sizeof(int));
 	p->vsrc = xcalloc(14 * M, sizeof(int));
 	p->Ax = xcalloc(14 * M, sizeof(double));
-	p->iwork = xcalloc(M + 1 + Q, sizeof(int));
+	p->iwork = xcalloc(M + 1, sizeof(int));
+	p->scr_ids = xcalloc(Q, sizeof(int));
+	p->scr_old = xcalloc(Q, sizeof(int));
+	p->scr_dep = xcalloc(Q, 1);
 	klu_defaults(&p->kc);
 	p->cond = NAN;
 	p->ode.ctx = p;
@@ -759,6 +777,10 @@ void rp_free(struct rp **pp)
 	free(p->q);
 	free(p->pos_y);
 	free(p->q_good);
+	free(p->plog);
+	free(p->scr_ids);
+	free(p->scr_old);
+	free(p->scr_dep);
 	free(p->qd);
 	free(p->qdd);
 	ra_state_release(&p->x);
@@ -830,4 +852,11 @@ int rp_redundant(const struct rp *p, int *rows)
 		if (p->dropped[i] < p->nc)
 			rows[n++] = p->dropped[i];
 	return n;
+}
+
+int rp_partition_log(const struct rp *p, double *log)
+{
+	if (log)
+		memcpy(log, p->plog, (size_t)p->nlog * (size_t)(p->n + 1) * sizeof(double));
+	return p->nlog;
 }

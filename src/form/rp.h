@@ -52,6 +52,11 @@ int rp_ncoords(const struct rp *p);	/* nq */
  * 3..6 e0..e3) of rigid body b or 7 b + k (k = 0..2) of particle b, the
  * seed's numbering by body.  Returns n. */
 int rp_independent(const struct rp *p, int *out);
+/* The partitions of the run: count, and into log (when not NULL; room
+ * for count x (1 + n) values) per partition its time and its n
+ * independent coordinates numbered as rp_independent does. */
+int rp_partition_log(const struct rp *p, double *log);
+
 /* Redundant rows of the last partition (constraint rows of the model,
  * nc at most), their count. */
 int rp_redundant(const struct rp *p, int *rows);

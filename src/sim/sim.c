@@ -13,6 +13,8 @@
 #include "output.h"
 #include "../integ/integ.h"
 #include "../integ/newmark.h"
+#include "../integ/odeint.h"
+#include "../form/rp.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -442,6 +444,24 @@ static void finish_attrs(struct run *R)
 	h5_attr_num(h, "/", "initial_position_correction", r->moved_pos);
 	h5_attr_num(h, "/", "initial_velocity_correction", r->moved_vel);
 	h5_attr_num(h, "/", "wall_time", r->wall);
+	const struct odeint *O = R->it ? R->it->ode : NULL;
+	if (O && O->rp) {
+		/* 001 §1: the independent coordinates chosen, and when */
+		h5_attr_num(h, "/", "rhs_evaluations", (double)r->rhs_evals);
+		h5_attr_num(h, "/", "jacobian_evaluations", (double)r->jac_evals);
+		h5_attr_num(h, "/", "repartitions", (double)r->repartitions);
+		int np = rp_partition_log(O->rp, NULL), n = O->sys->n;
+		if (np > 0) {
+			double *log = xmalloc((size_t)np * (size_t)(n + 1) * sizeof(double));
+			rp_partition_log(O->rp, log);
+			h5_matrix(h, "/solver/partitions", H5_DOUBLE, log, np, n + 1, 0);
+			h5_attr_str(h, "/solver/partitions", "columns",
+				    "time (s), then the independent coordinates, 7 b + k: body b of "
+				    "/bodies/names (0-based), k = 0..2 centroid x, y, z, 3..6 Euler "
+				    "parameters e0..e3");
+			free(log);
+		}
+	}
 }
 
 /* Steps of a fixed-step run from a to b: the fewest equal steps not longer
@@ -710,6 +730,12 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 		r->factorizations = R.it->factorizations;
 		r->rejected = R.it->rejected;
 		r->mean_iterations = R.it->steps ? (double)R.it->total_iters / (double)R.it->steps : 0.0;
+		r->rhs_evals = r->jac_evals = r->repartitions = -1;
+		if (R.it->ode) {
+			r->rhs_evals = R.it->ode->nrhs;
+			r->jac_evals = R.it->ode->njac;
+			r->repartitions = R.it->ode->rp ? rp_repartitions(R.it->ode->rp) : 0;
+		}
 	}
 	if (R.out) {
 		char status[1100];

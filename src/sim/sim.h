@@ -47,6 +47,9 @@ struct sim_result {
 	long singular_steps;		/* steps taken again near a singular position */
 	char redundant_rows[1024];	/* their names, "joint 'r5' row 5 (DP1), ..." */
 	double omega_max;		/* tangent_newmark: largest over the samples (NAN otherwise) */
+	/* ODE schemes (rn4, w2, adams): f and Jacobian evaluations, new
+	 * partitions of the coordinates after the first (-1: other schemes) */
+	long rhs_evals, jac_evals, repartitions;
 };
 
 /* Run the simulation. Returns the status; details in r.  Set-up errors
