@@ -191,7 +191,7 @@ grep -q "unknown integrator 'FI' (did you mean 'fi'?)" "$tmp/err" && ok "item 6:
 # mbsim(1), mbsim-run(1) and mbsim-converge(1) must name each integrator
 # that 'mbsim list integrators' prints, in bold (\fBNAME\fR), and the
 # order table of mbsim-converge(1) must give each the order the registry
-# gives (column 4 of the listing).
+# gives (column 5 of the listing: name, family, formulation, "order", N).
 "$MBSIM" list integrators >"$tmp/integ" 2>"$tmp/err" || bad "item 7: list integrators"
 [ -s "$tmp/integ" ] || bad "item 7: list integrators printed nothing"
 for page in mbsim.1 mbsim-run.1 mbsim-converge.1; do
@@ -208,7 +208,7 @@ sed -n '/^\.SS Expected orders/,/^\.SS/p' "$top/man/mbsim-converge.1" |
 	     o != "" { gsub(/\\fB|\\fR|[,;().]/, " "); for (i = 1; i <= NF; i++) print $i, o }' \
 	>"$tmp/table"
 bad_order=
-while read -r name _ _ order _; do
+while read -r name _ _ _ order _; do
 	got=$(awk -v n="$name" '$1 == n { print $2 }' "$tmp/table")
 	[ "$got" = "$order" ] || bad_order="$bad_order $name(man ${got:-none}, registry $order)"
 done <"$tmp/integ"
