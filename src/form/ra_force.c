@@ -265,9 +265,13 @@ static void tire_kin(const struct ra_state *x, const struct force *f, struct tir
 
 /* Normal force of a tire: k d + c d' in contact (d > 0), not below 0 (the
  * road pushes, never pulls: a wheel leaving faster than the damper lets
- * the spring extend is free), 0 off the road. */
+ * the spring extend is free), 0 off the road; NaN when the road is (a
+ * road expression outside its domain), so that the run fails there
+ * instead of losing the contact silently. */
 static double tire_normal(const struct force *f, const struct tire_kin *k)
 {
+	if (isnan(k->d) || isnan(k->dd))
+		return NAN;
 	if (!(k->d > 0.0))
 		return 0.0;
 	double n = f->k * k->d + f->c * k->dd;
