@@ -115,6 +115,10 @@ void build_measure(struct bctx *b, const struct dnode *item);
 struct sexpr;
 int build_sexpr(struct bctx *b, const struct dnode *v, const char *key, const char *what,
 		int self, struct sexpr **out);
+/* A road height h(x, y) (tire): an expression of x and y, parameters and
+ * curves only (sx_scope.road), reported as build_sexpr's. */
+int build_road(struct bctx *b, const struct dnode *v, const char *key, const char *what,
+	       struct sexpr **out);
 /* Parse a function mapping into fn (fn->seg malloc'd for piecewise). */
 int build_func(struct bctx *b, const struct dnode *v, const char *key,
 	       const char *what, struct func *fn);

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int build_sexpr(struct bctx *b, const struct dnode *v, const char *key, const char *what,
-		int self, struct sexpr **out)
+static int compile_in(struct bctx *b, const struct dnode *v, const char *key,
+		      const char *what, int self, int road, struct sexpr **out)
 {
 	char buf[64];
 	*out = NULL;
@@ -32,7 +32,7 @@ int build_sexpr(struct bctx *b, const struct dnode *v, const char *key, const ch
 	struct sx_scope sc = {
 		.m = b->m, .pnames = names, .pvals = vals, .np = n,
 		.curves = b->m->curves, .ncurves = b->m->ncurves, .self = self,
-		.cache = b->sxc,
+		.road = road, .cache = b->sxc,
 	};
 	struct sx_err err;
 	int rc = sexpr_compile(v->str, &sc, out, &err);
@@ -44,6 +44,18 @@ int build_sexpr(struct bctx *b, const struct dnode *v, const char *key, const ch
 	free(names);
 	free(vals);
 	return rc;
+}
+
+int build_sexpr(struct bctx *b, const struct dnode *v, const char *key, const char *what,
+		int self, struct sexpr **out)
+{
+	return compile_in(b, v, key, what, self, 0, out);
+}
+
+int build_road(struct bctx *b, const struct dnode *v, const char *key, const char *what,
+	       struct sexpr **out)
+{
+	return compile_in(b, v, key, what, 0, 1, out);
 }
 
 /* A curve file is a table someone wrote, not a data set: 64 MB at most

@@ -1,4 +1,5 @@
-/* force.c - force elements: spring-damper-actuators, loads, friction. */
+/* force.c - force elements: spring-damper-actuators, loads, friction,
+ * motors, bushings, tyre contact. */
 #include "build.h"
 #include "../model/sexpr.h"
 #include "../util/vec.h"
@@ -233,6 +234,37 @@ static void force_friction(struct bctx *b, struct fread *fr)
 	fr->bad |= r < 0;
 }
 
+/* tire: a wheel centre on one body above a road z = h(x, y) */
+static void positive(struct bctx *b, struct fread *fr, const char *key, double *x)
+{
+	if (req_num(b, fr->item, key, fr->what, x) < 0) {
+		fr->bad = 1;
+	} else if (!(*x > 0)) {
+		diag_error(b->d, &dn_get(fr->item, key)->pos, "%s of %s must be positive, got %g",
+			   key, fr->what, *x);
+		fr->bad = 1;
+	}
+}
+
+static void force_tire(struct bctx *b, struct fread *fr)
+{
+	int k = body_of(b, fr, "body");
+	if (k == MODEL_GROUND) {
+		diag_error(b->d, &dn_get(fr->item, "body")->pos, "%s cannot act on ground",
+			   fr->what);
+		fr->bad = 1;
+	}
+	fr->f.body[0] = k;
+	attach(b, fr, 0, "point", "at", 0);
+	positive(b, fr, "radius", &fr->f.l0);
+	positive(b, fr, "stiffness", &fr->f.k);
+	opt_nonneg(b, fr, "damping", &fr->f.c);
+	const struct dnode *v = dn_get(fr->item, "road");
+	if (v)
+		fr->bad |= build_road(b, v, "road", fr->what, &fr->f.ex) < 0;
+	particle_end(b, fr, 0, "point", "at");
+}
+
 /* ---- issue 15: expressions, motors, bushings ---- */
 
 /* expression: of tsda, rsda (self names), force, torque (in place of
@@ -449,6 +481,7 @@ void build_force(struct bctx *b, const struct dnode *item)
 	case FORCE_FRICTION: force_friction(b, &fr); break;
 	case FORCE_MOTOR: expression(b, &fr, t); force_motor(b, &fr); break;
 	case FORCE_BUSHING: force_bushing(b, &fr); break;
+	case FORCE_TIRE: force_tire(b, &fr); break;
 	default: fr.bad = 1; break;
 	}
 	if (t == FORCE_TSDA || t == FORCE_RSDA || t == FORCE_POINT || t == FORCE_TORQUE)

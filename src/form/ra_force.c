@@ -1,7 +1,8 @@
 /* ra_force.c - applied forces of the ra formulation (ra.h): gravity and
  * the force elements, their energies and nonconservative power, the
- * state expressions they may carry (model/sexpr.h), and the body-diagonal
- * blocks of their Jacobians for the Newton matrices. */
+ * state expressions they may carry (model/sexpr.h), the tyre's road
+ * contact, and the body-diagonal blocks of their Jacobians for the Newton
+ * matrices. */
 #include "ra.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
@@ -188,6 +189,9 @@ static void sx_fill(const struct model *m, const struct ra_state *x, double t,
 			v->val = v->sub < 3 ? pp[v->sub] : pv[v->sub - 3];
 			break;
 		}
+		case SX_ROAD_X:
+		case SX_ROAD_Y:
+			break;	/* a road height's place: road_height sets it */
 		}
 	}
 }
@@ -205,6 +209,79 @@ static double expr_of(const struct ra *s, const struct ra_state *x, double t,
 		return 0.0;
 	sx_fill(s->m, x, t, f->ex, d, dr);
 	return sexpr_value(f->ex);
+}
+
+/* ---- tyre contact ---- */
+
+/* Road height h(x, y) of tire f (the plane z = 0 without a road). */
+static double road_height(const struct force *f, double px, double py)
+{
+	if (!f->ex)
+		return 0.0;
+	for (int i = 0; i < f->ex->nv; i++) {
+		struct sx_var *v = &f->ex->v[i];
+		if (v->kind == SX_ROAD_X)
+			v->val = px;
+		else if (v->kind == SX_ROAD_Y)
+			v->val = py;
+	}
+	return sexpr_value(f->ex);
+}
+
+/* Tyre kinematics: the wheel centre p and its velocity pv (global), the
+ * road height h below it and its slope (hx, hy), the penetration
+ * d = h + radius - z and its rate dd = hx vx + hy vy - vz. */
+struct tire_kin {
+	double p[3], pv[3], h, hx, hy, d, dd;
+};
+
+/* The slope by central differences of the road expression with step
+ * cbrt(DBL_EPSILON) max(1, |coordinate|) (about 6e-6 m near the origin:
+ * truncation error h''' step^2 / 6, round-off DBL_EPSILON |h| / step; the
+ * mean slope across a kink of the road). */
+static double road_slope(const struct force *f, const double *p, int c)
+{
+	const double step = cbrt(DBL_EPSILON) * fmax(1.0, fabs(p[c]));
+	double a[2] = { p[0], p[1] }, b[2] = { p[0], p[1] };
+	a[c] += step;
+	b[c] -= step;
+	return (road_height(f, a[0], a[1]) - road_height(f, b[0], b[1])) / (2.0 * step);
+}
+
+static void tire_kin(const struct ra_state *x, const struct force *f, struct tire_kin *k)
+{
+	struct bstate bs;
+	ra_bstate(x, f->body[0], &bs);
+	point_kin(&bs, f->s[0], k->p, k->pv);
+	k->h = road_height(f, k->p[0], k->p[1]);
+	k->hx = k->hy = 0.0;
+	if (f->ex && sexpr_has_state(f->ex)) {	/* names x or y */
+		k->hx = road_slope(f, k->p, 0);
+		k->hy = road_slope(f, k->p, 1);
+	}
+	k->d = k->h + f->l0 - k->p[2];
+	k->dd = k->hx * k->pv[0] + k->hy * k->pv[1] - k->pv[2];
+}
+
+/* Normal force of a tire: k d + c d' in contact (d > 0), not below 0 (the
+ * road pushes, never pulls: a wheel leaving faster than the damper lets
+ * the spring extend is free), 0 off the road; NaN when the road is (a
+ * road expression outside its domain), so that the run fails there
+ * instead of losing the contact silently. */
+static double tire_normal(const struct force *f, const struct tire_kin *k)
+{
+	if (isnan(k->d) || isnan(k->dd))
+		return NAN;
+	if (!(k->d > 0.0))
+		return 0.0;
+	double n = f->k * k->d + f->c * k->dd;
+	return n > 0.0 ? n : 0.0;
+}
+
+/* Spring energy of a tire: k d^2 / 2 in contact, else 0. */
+static double tire_energy(const struct force *f, const struct tire_kin *k)
+{
+	return k->d > 0.0 ? 0.5 * f->k * k->d * k->d : 0.0;
 }
 
 /* ---- one element ---- */
@@ -484,6 +561,18 @@ static void elem_eval(const struct ra *s, const struct ra_state *x, double t,
 		o->rate = o->deflection > 0 ? v3_dot(k.d, k.dd) / o->deflection : 0.0;
 		break;
 	}
+	case FORCE_TIRE: {
+		struct tire_kin k;
+		tire_kin(x, f, &k);
+		v3_set(G, 0.0, 0.0, tire_normal(f, &k));
+		add_point_force(x, f->body[0], f->s[0], G, out);
+		v3_copy(o->force, G);
+		o->effort = G[2];
+		o->deflection = k.d;
+		o->rate = k.dd;
+		o->energy = tire_energy(f, &k);
+		break;
+	}
 	default:
 		break;
 	}
@@ -493,7 +582,8 @@ static void elem_eval(const struct ra *s, const struct ra_state *x, double t,
 static void elem_bodies(const struct model *m, const struct force *f, int b[2])
 {
 	b[0] = f->body[0];
-	b[1] = f->type == FORCE_POINT || f->type == FORCE_TORQUE ? -1 : f->body[1];
+	b[1] = f->type == FORCE_POINT || f->type == FORCE_TORQUE || f->type == FORCE_TIRE ?
+	       -1 : f->body[1];
 	if (f->type == FORCE_RSDA || f->type == FORCE_FRICTION || f->type == FORCE_MOTOR ||
 	    (f->type == FORCE_TORQUE && f->joint >= 0)) {
 		b[0] = m->joints[f->joint].body[0];
@@ -569,6 +659,10 @@ void ra_energy(const struct ra *s, const struct ra_state *x, double *kin, double
 			double out[12];
 			elem_eval(s, x, x->t, NULL, i, out, &o);
 			V += o.energy;
+		} else if (f->type == FORCE_TIRE) {
+			struct tire_kin k;
+			tire_kin(x, f, &k);
+			V += tire_energy(f, &k);
 		}
 	}
 	*kin = K;
@@ -654,6 +748,18 @@ double ra_ncpower(struct ra *s, const struct ra_state *x)
 			P += o.power;
 			break;
 		}
+		case FORCE_TIRE: {
+			/* its power less what the spring energy k d^2/2 gives up,
+			 * -k d d': the damper's work, and on a sloped road the
+			 * spring's too (a vertical force k d(x, y, z) has no
+			 * potential unless h is constant) */
+			struct ra_fout o;
+			ra_force_out(s, x, x->t, i, &o);
+			P += o.power;
+			if (o.deflection > 0.0)
+				P += f->k * o.deflection * o.rate;
+			break;
+		}
 		case FORCE_BUSHING: {
 			/* the dampers' and curves' power; linear springs and
 			 * preloads are in V */
@@ -704,14 +810,14 @@ void ra_force_step(struct ra *s, const struct ra_state *x, double h)
 /* ---- Jacobian blocks ---- */
 
 /* Elements whose blocks come from finite differences: every element with
- * a state expression, the RSDA, the motor and the bushing. */
+ * a state expression, the RSDA, the motor, the bushing and the tire. */
 static int fd_element(const struct force *f)
 {
 	if (f->type == FORCE_RSDA)
 		return f->k != 0.0 || f->c != 0.0 || f->ex != NULL;
 	if (f->type == FORCE_POINT || f->type == FORCE_TORQUE || f->type == FORCE_TSDA)
 		return f->ex != NULL && sexpr_has_state(f->ex);
-	return f->type == FORCE_MOTOR || f->type == FORCE_BUSHING;
+	return f->type == FORCE_MOTOR || f->type == FORCE_BUSHING || f->type == FORCE_TIRE;
 }
 
 /* Central differences of element i's force on body b[e] with respect to

@@ -30,7 +30,7 @@ const char *const joint_type_help[JOINT_NTYPES] = {
 };
 const char *const body_kind_names[BODY_NKINDS] = { "rigid", "particle" };
 const char *const force_type_names[FORCE_NTYPES] = {
-	"tsda", "rsda", "force", "torque", "friction", "motor", "bushing"
+	"tsda", "rsda", "force", "torque", "friction", "motor", "bushing", "tire"
 };
 const char *const force_type_help[FORCE_NTYPES] = {
 	"translational spring-damper-actuator between two points",
@@ -40,6 +40,7 @@ const char *const force_type_help[FORCE_NTYPES] = {
 	"Coulomb friction in a translational joint from the previous step's normal reaction (000 3.4)",
 	"effort in a revolute, cylindrical or translational joint: an expression of time and state, or P/PD/PI/PID control towards a function of time, with an effort limit",
 	"six-component spring-damper with preload between frames on two bodies, linear or with curves",
+	"tyre contact: unilateral vertical spring-damper from a wheel centre to the road z = h(x, y) below it",
 };
 
 /* Element arrays grow by doubling and every name goes into an
@@ -667,6 +668,7 @@ static int check_particles(struct model *m, struct diag *d)
 	for (int i = 0; i < m->nforces; i++) {
 		const struct force *f = &m->forces[i];
 		int n = f->type == FORCE_TSDA ? 2 : f->type == FORCE_POINT ||
+			f->type == FORCE_TIRE ||
 			(f->type == FORCE_TORQUE && f->joint < 0) ? 1 : 0;
 		for (int k = 0; k < n; k++) {
 			if (!model_is_particle(m, f->body[k]))

@@ -102,6 +102,8 @@ enum force_type {
 	FORCE_FRICTION,	/* Coulomb friction in a translational joint (000 §3.4) */
 	FORCE_MOTOR,	/* effort in a joint: expression or P/PD/PID control */
 	FORCE_BUSHING,	/* six-component linear spring-damper between two frames */
+	FORCE_TIRE,	/* unilateral vertical spring-damper from a wheel centre
+			 * to the road z = h(x, y) below it */
 	FORCE_NTYPES
 };
 
@@ -130,11 +132,13 @@ struct force_ext {
 struct force {
 	char *name;
 	enum force_type type;
-	int body[2];		/* TSDA: both ends; POINT/TORQUE: body[0] */
+	int body[2];		/* TSDA: both ends; POINT/TORQUE/TIRE: body[0] */
 	int has_act;		/* x->act given (here to fill the hole before s) */
-	double s[2][3];		/* attachment points, body frames */
+	double s[2][3];		/* attachment points, body frames (TIRE: s[0] the
+				 * wheel centre) */
 	double k, c;		/* stiffness (N/m or N m/rad), damping */
-	double l0;		/* TSDA free length m; RSDA free angle rad */
+	double l0;		/* TSDA free length m; RSDA free angle rad; TIRE
+				 * radius m */
 	double vec[3];		/* POINT/TORQUE direction*magnitude */
 	int body_frame;		/* POINT/TORQUE: vec in body frame (1) or global (0) */
 	int joint;		/* RSDA, FRICTION, TORQUE on a link: joint index, else -1 */
@@ -142,7 +146,8 @@ struct force {
 	double v_eps;		/* FRICTION: |v| below this -> no force, m/s */
 	/* expression of time and state (sexpr.h), owned: added to the
 	 * tension/moment of TSDA/RSDA, the multiplier of POINT/TORQUE (in
-	 * place of act), the effort of MOTOR */
+	 * place of act), the effort of MOTOR; of TIRE the road height
+	 * h(x, y) (sexpr.h, SX_ROAD_X/Y; NULL: the plane z = 0) */
 	struct sexpr *ex;
 	struct force_ext *x;	/* MOTOR, BUSHING and has_act (owned), else NULL */
 	struct srcpos pos;

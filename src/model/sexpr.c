@@ -39,7 +39,8 @@ static muParserHandle_t parser(const struct sx_scope *sc)
 	for (int i = 0; i < sc->np; i++) {
 		const char *n = sc->pnames[i];
 		if (strcmp(n, "t") == 0 ||
-		    (sc->self && (strcmp(n, "deflection") == 0 || strcmp(n, "rate") == 0)))
+		    (sc->self && (strcmp(n, "deflection") == 0 || strcmp(n, "rate") == 0)) ||
+		    (sc->road && (strcmp(n, "x") == 0 || strcmp(n, "y") == 0)))
 			continue;
 		mupDefineConst(h, n, sc->pvals[i]);
 		if (mupError(h))
@@ -110,6 +111,27 @@ static void suggest_all(struct suggest *sg, const struct sx_scope *sc, const cha
 		}
 }
 
+/* A road height's names: x and y, the place below the wheel centre. */
+static int classify_road(const char *name, const struct sx_scope *sc, struct sx_var *v,
+			 char *msg, size_t size)
+{
+	char sug[200];
+	if (strcmp(name, "x") == 0 || strcmp(name, "y") == 0) {
+		v->kind = name[0] == 'x' ? SX_ROAD_X : SX_ROAD_Y;
+		return 0;
+	}
+	struct suggest sg;
+	suggest_init(&sg, name);
+	suggest_add(&sg, "x");
+	suggest_add(&sg, "y");
+	for (int i = 0; i < sc->np; i++)
+		suggest_add(&sg, sc->pnames[i]);
+	snprintf(msg, size, "unknown name '%s' (a road height is a function of x and y: "
+		 "it names x, y, parameters and curves, no time or state)%s", name,
+		 suggest_text(&sg, sug, sizeof sug));
+	return -1;
+}
+
 /* Bind name to a variable, or explain why not (0 / -1). */
 static int classify(const char *name, const struct sx_scope *sc, struct sx_var *v,
 		    char *msg, size_t size)
@@ -118,6 +140,8 @@ static int classify(const char *name, const struct sx_scope *sc, struct sx_var *
 	const char *dot = strchr(name, '.');
 	char pre[16], sug[200], keep[SX_NAME_MAX];
 	memset(v, 0, sizeof(*v));
+	if (sc->road)
+		return classify_road(name, sc, v, msg, size);
 	if (strcmp(name, "t") == 0) {
 		v->kind = SX_TIME;
 		return 0;
@@ -288,7 +312,7 @@ static char *cache_key(const char *text, const struct sx_scope *sc)
 {
 	size_t len = strlen(text), cap = len + 64, n = 0;
 	char *k = xmalloc(cap);
-	n = (size_t)snprintf(k, cap, "%d|%s|", sc->self, text);
+	n = (size_t)snprintf(k, cap, "%d|%d|%s|", sc->self, sc->road, text);
 	for (const char *p = text; *p;) {
 		size_t t = strspn(p, name_chars);
 		if (t == 0) {

@@ -20,6 +20,11 @@
  *
  * and deck parameters as constants (a state name shadows a parameter of
  * the same name); curves (curve.h) are functions of one argument.
+ *
+ * A road height (the tire element, sx_scope.road) is a function of the
+ * place only: it names x and y, the global coordinates of the point
+ * below the wheel centre (m), besides parameters and curves, and no
+ * state or time.
  * The form layer fills each variable's value before sexpr_value.
  */
 #ifndef MBSIM_SEXPR_H
@@ -35,6 +40,7 @@ enum sx_kind {
 	SX_BODY,		/* idx = body, sub = 0..11: x y z vx vy vz wx wy wz rx ry rz */
 	SX_SELF_DEF, SX_SELF_RATE,
 	SX_POINT,		/* idx = point (model.points), sub = 0..5: x y z vx vy vz */
+	SX_ROAD_X, SX_ROAD_Y,	/* a road height's x and y (sx_scope.road) */
 };
 
 struct sx_var {
@@ -76,6 +82,7 @@ struct sx_scope {
 	const struct curve *curves;	/* must not move while expressions live */
 	int ncurves;
 	int self;			/* deflection and rate allowed */
+	int road;			/* a road height: x and y only, no state */
 	struct sx_cache *cache;		/* share by text (NULL: compile each) */
 };
 
@@ -93,7 +100,8 @@ int sexpr_compile(const char *text, const struct sx_scope *sc, struct sexpr **ou
 double sexpr_value(struct sexpr *e);
 /* Release one holder's reference; the last frees it. */
 void sexpr_free(struct sexpr **e);
-/* 1 if the expression reads any state (not only t and constants). */
+/* 1 if the expression reads any state (not only t and constants); of a
+ * road height, 1 if it names x or y. */
 int sexpr_has_state(const struct sexpr *e);
 
 /* Joint types that have a coordinate q.J: revolute, cylindrical

@@ -42,7 +42,9 @@ void output_forces_open(struct output *o, struct h5out *h, const struct model *m
 				  "/forces/names");
 		x->defl = named(h, "/forces/deflection", nf, 0, "m or rad",
 				"tsda: length - free length; rsda: angle - free angle; motor: "
-				"joint coordinate; bushing: |relative displacement|; else 0",
+				"joint coordinate; bushing: |relative displacement|; tire: "
+				"penetration road height + radius - centre height (< 0 off "
+				"the road); else 0",
 				"/forces/names");
 		x->rate = named(h, "/forces/rate", nf, 0, "m/s or rad/s",
 				"time derivative of the deflection (friction: sliding velocity)",
@@ -55,7 +57,8 @@ void output_forces_open(struct output *o, struct h5out *h, const struct model *m
 		x->effort = named(h, "/forces/effort", nf, 0, "N or N m",
 				  "tsda tension; rsda moment and motor effort on body 2 about "
 				  "(along) the joint axis; friction force on body 2 along the axis; "
-				  "NaN for force, torque and bushing", "/forces/names");
+				  "tire: the road's upward push, >= 0; NaN for force, torque and "
+				  "bushing", "/forces/names");
 	}
 	if (nm > 0) {
 		for (int i = 0; i < nm; i++)

@@ -238,6 +238,80 @@ static void test_sexpr_cache(void **state)
 	model_free(&m);
 }
 
+/* A tire on the plane road h = 0.1 + 0.2 x + a y (a = 0.3, a deck
+ * parameter), radius 0.5, k = 1000, c = 20, acting at the centroid of a
+ * 2 kg body at (0.5, -0.4, z) moving with v = (1.5, -2, 0.25), no
+ * gravity.  h = 0.1 + 0.1 - 0.12 = 0.08 there: at z = 0.65, d = h + 0.5
+ * - z = -0.07, off the road; at z = 0.55, d = 0.03, and the push is k d + c d',
+ * d' = 0.2 vx + 0.3 vy - vz = 0.3 - 0.6 - 0.25 = -0.55: 30 - 11 = 19 N;
+ * with vz = 2.25 it would be negative (30 - 51) and is 0.  The blocks of
+ * the push (central differences of a linear function: exact to round-off)
+ * are K = -dF/dr, C = -dF/dv on the z row: (-0.2 k, -0.3 k, k) and
+ * (-0.2 c, -0.3 c, c), and nothing else. */
+static void test_tire(void **state)
+{
+	(void)state;
+	static const char *const names[] = { "a", "x" };
+	static const double vals[] = { 0.3, 99.0 };	/* a parameter x is shadowed */
+	struct model *m = model_new();
+	v3_set(m->gravity, 0, 0, 0);
+	struct body *b = model_add_body(m, "wheel");
+	b->mass = 2.0;
+	b->J[0] = b->J[4] = b->J[8] = 0.1;
+	m3_identity(b->A0);
+	struct force *f = model_add_force(m, "tyre", FORCE_TIRE);
+	f->body[0] = 0;
+	f->body[1] = MODEL_GROUND;
+	f->l0 = 0.5;
+	f->k = 1000.0;
+	f->c = 20.0;
+	struct sx_scope sc = { .m = m, .pnames = names, .pvals = vals, .np = 2, .road = 1 };
+	struct sx_err err;
+	struct sexpr *bad = NULL;
+	assert_int_equal(sexpr_compile("0.1 + 0.2*x + a*y", &sc, &f->ex, &err), 0);
+	assert_int_equal(sexpr_compile("0.1*t", &sc, &bad, &err), -1);
+	assert_non_null(strstr(err.msg, "unknown name 't'"));
+	assert_int_equal(sexpr_compile("z.wheel", &sc, &bad, &err), -1);
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(model_finalize(m, &d), 0);
+	diag_release(&d);
+	struct ra *s = ra_new(m);
+	struct ra_state x;
+	ra_state_init(s, &x);
+	ra_state_from_model(s, &x, 0.0);
+	double F[6], W[18];
+	v3_set(x.v, 1.5, -2.0, 0.25);
+	v3_set(x.r, 0.5, -0.4, 0.65);
+	ra_forces(s, &x, 0.0, NULL, F);
+	assert_true(F[0] == 0.0 && F[1] == 0.0 && F[2] == 0.0);	/* off the road */
+	x.r[2] = 0.55;
+	ra_forces(s, &x, 0.0, NULL, F);
+	assert_near(F[2], 19.0, 1e-12, 0);
+	assert_true(F[0] == 0.0 && F[1] == 0.0 && F[3] == 0.0 && F[4] == 0.0 && F[5] == 0.0);
+	struct ra_fout o;
+	ra_force_out(s, &x, 0.0, 0, &o);
+	assert_near(o.deflection, 0.03, 1e-12, 0);
+	assert_near(o.rate, -0.55, 1e-9, 0);
+	assert_near(o.energy, 0.5 * 1000 * 0.03 * 0.03, 1e-12, 0);
+	assert_near(o.power, 19.0 * 0.25, 1e-12, 0);
+	for (int pass = 0; pass < 2; pass++) {
+		memset(W, 0, sizeof W);
+		ra_force_blocks(s, &x, 0.0, pass == 0, pass == 1, W);
+		double g = pass == 0 ? 1000.0 : 20.0;
+		for (int q = 0; q < 18; q++) {
+			double want = q == 6 ? -0.2 * g : q == 7 ? -0.3 * g : q == 8 ? g : 0.0;
+			assert_near(W[q], want, 1e-7, 1e-7 * g);
+		}
+	}
+	x.v[2] = 2.25;	/* leaving faster than the spring extends: no pull */
+	ra_forces(s, &x, 0.0, NULL, F);
+	assert_true(F[2] == 0.0);
+	ra_state_release(&x);
+	ra_free(&s);
+	model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -246,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_rsda_blocks),
 		cmocka_unit_test(test_state_names),
 		cmocka_unit_test(test_sexpr_cache),
+		cmocka_unit_test(test_tire),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,110 @@
+#!/bin/sh
+# t-vehicle.sh - decks/hmmwv14.yaml, the 14-body stiff HMMWV of seed 001
+# section 5.2 on four tire elements (the deck's header gives every source,
+# choice and number used here).
+#
+#   MBSIM=build/mbsim sh tests/t-vehicle.sh
+#
+#   1. mbsim check: mobility 18 (84 coordinates less 66 independent rows:
+#      4 corners x 15 + the rack's translational joint 5 + the steering
+#      driver 1), as the seed's 98 - 79 - 1;
+#   2. a 2 s run with the deck's settings (lms2, 2e-4 s) completes, with
+#      the position residuals at round-off (1e-12 m: about 500 rounding
+#      units of the 2 m coordinates; measured 9e-15);
+#   3. the layout is the static equilibrium: at t = 0 the four tyres carry
+#      the vehicle's weight, 2576.924 kg x 9.81 = 25279.62 N, to 0.1 N (the
+#      residual accelerations of the header, 1.2e-4, times a body's mass),
+#      front 6518.8 N and rear 6121.0 N each; until the front wheels reach
+#      the bump at t = 0.5 s the chassis moves by less than 1e-6 m (a
+#      thousandth of the rise of item 4; measured 1.5e-9 m);
+#   4. the chassis rises as the front wheels cross the bump: z at 0.55 s
+#      above z at 0.45 s by more than 1 mm and less than the bump's 0.05 m
+#      (measured 11.7 mm);
+#   5. the front tyres meet the bump at t = 0.5 s and the rear ones at
+#      0.5 + 3.30198 / 4.4704 = 1.2386 s: the road under their wheel
+#      centres (deflection - radius + height of the centre, /points) is 0
+#      to round-off (1e-12 m) at every sample before, small (< 0.01 m) at
+#      the first sample after, and within the next 0.1 s as high as the
+#      bump at the sample nearest its axis, sqrt(0.05^2 - (v h / 2)^2) >
+#      0.0499 m (v h = 0.9 mm between samples).
+# Prints "N passed, N failed"; exits 1 on any failure.
+
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+deck=$decks/hmmwv14.yaml
+
+pycheck() {
+	if "$PY" -c "
+import sys
+sys.path.insert(0, '$top/tools')
+import h5py, numpy as np
+from mbsimlib import series
+msg = ''
+$2
+if not ok:
+    print(msg)
+sys.exit(0 if ok else 1)" >"$tmp/pout" 2>&1; then
+		ok "$1"
+	else
+		bad "$1" "$(head -c 800 "$tmp/pout")"
+	fi
+}
+
+# 1. mobility
+expect_rc 0 "check hmmwv14.yaml" "$MBSIM" check "$deck"
+if grep -q "14 bodies, 84 coordinates, 66 constraint rows; mobility 18 (rank of the constraint Jacobian 66" "$tmp/out"; then
+	ok "mobility 18 from the rank"
+else
+	bad "mobility 18 from the rank" "$(cat "$tmp/out")"
+fi
+
+# 2. a 2 s run
+expect_rc 0 "2 s run (lms2, 2e-4 s)" "$MBSIM" run "$deck" -o "$tmp/v.h5" --json
+json_check "status complete at t = 2, position residuals below 1e-12" \
+	"j['status'] == 'complete' and j['t_end'] == 2 and j['max_position_residual'] <= 1e-12"
+
+# 3. starts at rest on its tyres
+pycheck "t = 0: the tyres carry 25279.62 N (front 6518.8, rear 6121.0 each)" "
+f = h5py.File('$tmp/v.h5')
+e = {n: series(f, 'forces/tyre_%s/effort' % n)[0] for n in ('fl', 'fr', 'rl', 'rr')}
+W = 2576.924 * 9.81
+msg = 'tyres %s, sum %.4f, weight %.4f' % (e, sum(e.values()), W)
+ok = (abs(sum(e.values()) - W) <= 0.1 and abs(e['fl'] - 6518.8) <= 0.1 and abs(e['fr'] - 6518.8) <= 0.1
+      and abs(e['rl'] - 6121.0) <= 0.1 and abs(e['rr'] - 6121.0) <= 0.1)"
+pycheck "quiet until the bump: the chassis moves by less than 1e-6 m before t = 0.5 s" "
+f = h5py.File('$tmp/v.h5')
+t = f['time'][:]
+z = series(f, 'bodies/chassis/position')[:, 2]
+drift = np.abs(z[t < 0.5] - z[0]).max()
+msg = 'drift %g m' % drift
+ok = drift < 1e-6"
+
+# 4. the front bump lifts the chassis
+pycheck "the chassis rises by 1 mm to 0.05 m from t = 0.45 s to 0.55 s" "
+f = h5py.File('$tmp/v.h5')
+t = f['time'][:]
+z = series(f, 'bodies/chassis/position')[:, 2]
+rise = np.interp(0.55, t, z) - np.interp(0.45, t, z)
+msg = 'rise %g m' % rise
+ok = 1e-3 < rise < 0.05"
+
+# 5. the wheels meet the bump when the header says
+for w in "f 0.5" "r 1.2386"; do
+	# shellcheck disable=SC2086 # split into axle and time on purpose
+	set -- $w
+	pycheck "the road under the $1 wheel centres (/points) is 0 before t = $2 s, 0.0499 m high after" "
+f = h5py.File('$tmp/v.h5')
+t = f['time'][:]
+ok = True
+for n in ('${1}l', '${1}r'):
+    d = series(f, 'forces/tyre_%s/deflection' % n)
+    z = series(f, 'points/wheel_%s/position' % n)[:, 2]
+    h = d - 0.467 + z
+    before, after = h[t < $2], h[(t >= $2) & (t < $2 + 0.1)]
+    msg += '%s: road %g before, %g after; ' % (n, np.abs(before).max(), after.max())
+    ok = ok and np.abs(before).max() <= 1e-12 and after.max() > 0.0499 and h[t >= $2][0] < 0.01
+"
+done
+
+finish
