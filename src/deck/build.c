@@ -123,6 +123,8 @@ static void build_integrator_004(struct bctx *b, const struct dnode *v, struct s
 		check_range(b, v, "facmin", o->facmin, 1e-3, 0.999);
 	if (opt_num(b, v, "facmax", &o->facmax) > 0)
 		check_range(b, v, "facmax", o->facmax, 1.001, 1e3);
+	if (opt_num(b, v, "max_step", &o->max_step) > 0)
+		check_positive(b, v, "max_step", "integrator", o->max_step);
 	if ((s = dn_get(v, "startup"))) {
 		int k = pick_name(b, s, "start-up", startups, 2);
 		if (k >= 0)

@@ -46,6 +46,7 @@ static const struct key_def integ_keys[] = {
 	{ "safety", K_NUM, 0, NULL, "safety factor of the step control, in [0.001, 1] (default 0.9)" },
 	{ "facmin", K_NUM, 0, NULL, "smallest step ratio of the step control, in [0.001, 0.999] (default 0.2)" },
 	{ "facmax", K_NUM, 0, NULL, "largest step ratio of the step control, in [1.001, 1000] (default 5)" },
+	{ "max_step", K_NUM, 0, NULL, "largest step the step control may take, s, > 0 (default: the whole run)" },
 	{ "index", K_INT, 0, NULL, "constraint formulation of the dae3 schemes except hht and genalpha: 3 (positions, seed 004) or 2 (positions and velocities with a second multiplier, Gear-Gupta-Leimkuhler) (default 3)" },
 	{ "startup", K_STR, 0, NULL, "start of lms2/3/4: trapezoidal or single_step (default trapezoidal)" },
 	{ "variant", K_STR, 0, NULL, "beta and gamma of newmark and tangent_newmark by name: trapezoidal (1/4, 1/2), fox_goodwin (1/12, 1/2), linear_acceleration (1/6, 1/2) or central_differences (0, 1/2; tangent_newmark only); not with beta or gamma (default trapezoidal)" },

@@ -98,6 +98,8 @@ static int adams_start(struct odeint *O)
 		 * partition's domain: let CVODE shrink the step more often
 		 * than its default 10 times in a row */
 		CVodeSetMaxConvFails(A->mem, 100);
+		if (O->h_max < O->span)
+			CVodeSetMaxStep(A->mem, O->h_max);
 		CVodeSetErrFile(A->mem, NULL);
 		return INTEG_OK;
 	}
@@ -188,7 +190,7 @@ int adams_step_ode(struct odeint *O, double h, double *t1, double *h_next)
 	/* adaptive: CVODE chooses; the run loop is to aim at its next
 	 * breakpoint (a stop time at CVODE's own next step would hold the
 	 * step where it is, since CVODE grows it only past that step) */
-	*h_next = O->adaptive ? 2.0 * O->h_max : h;
+	*h_next = O->adaptive ? 2.0 * O->span : h;
 	*t1 = O->t;
 	return INTEG_OK;
 }

@@ -127,7 +127,7 @@ int dae3_init(struct integ *it, const struct sim_options *o)
 	E->psi = xcalloc((size_t)3 * s->nb + 1, sizeof(double));
 	E->lam = xcalloc(nc, sizeof(double));
 	E->lamf = xcalloc(nc, sizeof(double));
-	E->h_max = o->t_end - o->t0;
+	E->h_max = o->max_step > 0 ? o->max_step : o->t_end - o->t0;
 	E->index = o->index == 2 ? 2 : 3;
 	E->span = o->t_end - o->t0;
 	ra_state_init(s, &E->ybig);

@@ -20,7 +20,8 @@ struct odeint *odeint_new(struct ode_sys *sys, const struct sim_options *o)
 	O->facmin = o->facmin;
 	O->facmax = o->facmax;
 	O->adaptive = o->adaptive;
-	O->h_max = o->t_end - o->t0 > 0 ? o->t_end - o->t0 : INFINITY;
+	O->h_max = o->max_step > 0 ? o->max_step : o->t_end - o->t0 > 0 ? o->t_end - o->t0 : INFINITY;
+	O->span = o->t_end - o->t0 > 0 ? o->t_end - o->t0 : 1.0;
 	if (sys && sys->n > 0) {
 		O->n = sys->n;
 		size_t n = (size_t)sys->n + 1;

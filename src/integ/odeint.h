@@ -19,7 +19,8 @@ struct odeint {
 	double *y, *yd, *ydd;	/* n each: the accepted state and its f */
 	int started;
 	int restart;		/* the coordinates changed at the last accept */
-	double atol, rtol, safety, facmin, facmax, h_max;
+	double atol, rtol, safety, facmin, facmax, h_max;	/* h_max: integrator.max_step or the run */
+	double span;		/* the run's length */
 	int adaptive;
 	long nrhs;		/* f evaluations */
 	long njac;		/* Jacobian evaluations */

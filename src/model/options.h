@@ -19,6 +19,7 @@ struct sim_options {
 	int adaptive;		/* integrator.adaptive: control the step (schemes with an estimate) */
 	double atol, rtol;	/* integrator.atol, rtol: error weights (001 eq. 13) */
 	double safety, facmin, facmax;	/* integrator.safety, facmin, facmax (001 eq. 16) */
+	double max_step;	/* integrator.max_step: cap of the step control, s; 0: none */
 	int startup_ss;		/* integrator.startup: 0 trapezoidal, 1 single_step (LMS) */
 	int index;		/* integrator.index: 3 (seed 004) or 2 (GGL, dae3.c) */
 	int predictor;		/* integrator.predictor (hi, fi): 1 extrapolate, 0 last */
