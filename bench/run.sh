@@ -48,6 +48,18 @@ bench chain1024_hi decks/chain.yaml --set parameters.N=1024 --set time.end=0.1 -
 bench pendulum_lms2 decks/pendulum.yaml
 bench chain32_lms2 decks/chain.yaml --set output.every=100 --set integrator.method=lms2
 bench andrews_esdirk436 decks/andrews_squeezer.yaml --set integrator.method=esdirk436l2sa2 --set integrator.step=1e-6 --set output.every=1000
+# seed 001 (the state-space schemes on Euler parameters): the stiff double
+# pendulum with rn4 at its deck's 1e-4; the 14-body vehicle, 2 s at
+# atol = rtol = 1e-3 (the issue's speed case) with rn4 and, for the ratio,
+# the explicit adams; Bricard with adams at 1e-5 (energy drift 6e-4 J,
+# within the IFToMM 1e-3 J)
+bench stiff_dp_rn4 decks/stiff_double_pendulum.yaml
+bench hmmwv_rn4 decks/hmmwv14.yaml --set integrator.method=rn4 --set integrator.adaptive=true \
+	--set integrator.atol=1e-3 --set integrator.rtol=1e-3 --set integrator.max_step=0.01 --set output.every=10
+bench hmmwv_adams decks/hmmwv14.yaml --set integrator.method=adams --set integrator.adaptive=true \
+	--set integrator.atol=1e-3 --set integrator.rtol=1e-3 --set integrator.max_step=0.01 --set output.every=100
+bench bricard_adams decks/bricard.yaml --set integrator.method=adams --set integrator.adaptive=true \
+	--set integrator.atol=1e-5 --set integrator.rtol=1e-5 --set output.every=10
 echo "wrote $out"
 # large models (issue 17): decks/pendulum_array.yaml at N = 1e3, 1e4, 1e5
 # (or the N in $LARGE_N), set-up, cost per body-step and per body-sample

@@ -194,27 +194,3 @@ int adams_step_ode(struct odeint *O, double h, double *t1, double *h_next)
 	*t1 = O->t;
 	return INTEG_OK;
 }
-
-int adams_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
-{
-	struct odeint *O = it->ode;
-	int st = odeint_begin(it, O, x);
-	if (st)
-		return st;
-	long f0 = O->nrhs;
-	double t1 = x->t, hn = h;
-	st = adams_step_ode(O, h, &t1, &hn);
-	if (st == INTEG_OK)	/* f at the state reached: its body state */
-		st = odeint_rhs(O, O->t, O->y, O->yd, O->ydd);
-	it->iters = (int)(O->nrhs - f0);
-	it->rejected = O->rejected;
-	if (st) {
-		it->detail = odeint_why(O);
-		return st;
-	}
-	it->steps++;
-	it->total_iters += it->iters;
-	it->h_next = hn;
-	y->t = t1;
-	return odeint_end(it, O, y);
-}

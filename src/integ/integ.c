@@ -360,9 +360,8 @@ int integ_step(struct integ *it, double h, struct ra_state *x, struct ra_state *
 		return nm_growth_step(it, tangent_step(it, h, x, y), y);
 	case INTEG_RN4:
 	case INTEG_W2:
-		return ros_step(it, h, x, y);
 	case INTEG_ADAMS:
-		return adams_step(it, h, x, y);
+		return odeint_step(it, h, x, y);
 	default:
 		return dae3_step(it, h, x, y);
 	}

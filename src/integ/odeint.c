@@ -131,3 +131,29 @@ const char *odeint_why(struct odeint *O)
 	const char *w = O->sys->why(O->sys->ctx);
 	return w && w[0] ? w : O->why;
 }
+
+int odeint_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
+{
+	struct odeint *O = it->ode;
+	int st = odeint_begin(it, O, x), adams = it->info->id == INTEG_ADAMS;
+	if (st)
+		return st;
+	long f0 = O->nrhs;
+	double t1 = x->t, hn = h;
+	st = adams ? adams_step_ode(O, h, &t1, &hn) : ros_step_ode(O, it->info->id, h, &t1, &hn);
+	/* rn4, w2 end with f at the state reached (the next step's first
+	 * stage); adams evaluates it here, for that state's body state */
+	if (st == INTEG_OK && adams)
+		st = odeint_rhs(O, O->t, O->y, O->yd, O->ydd);
+	it->iters = (int)(O->nrhs - f0);
+	it->rejected = O->rejected;
+	if (st) {
+		it->detail = odeint_why(O);
+		return st;
+	}
+	it->h_next = hn;
+	it->steps++;
+	it->total_iters += it->iters;
+	y->t = t1;
+	return odeint_end(it, O, y);
+}

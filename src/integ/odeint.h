@@ -52,10 +52,9 @@ int odeint_rhs(struct odeint *O, double t, const double *y, const double *yd, do
 void odeint_keep_why(struct odeint *O);
 const char *odeint_why(struct odeint *O);
 
-/* Scheme kernels: a step from x (the accepted state at x->t) of size h,
- * or shorter when the step control rejects, into y. */
-int ros_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
-int adams_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
+/* A step of scheme it->info (rn4, w2, adams) from x (the accepted state
+ * at x->t) of size h, or shorter when the step control rejects, into y. */
+int odeint_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
 /* The same on an odeint alone (unit tests): from (O->t, O->y, O->yd),
  * one step of size h (adaptive: at most h); the time reached in *t1. */
 int ros_step_ode(struct odeint *O, int id, double h, double *t1, double *h_next);

@@ -453,26 +453,3 @@ int ros_step_ode(struct odeint *O, int id, double h, double *t1, double *h_next)
 	}
 	return INTEG_OK;
 }
-
-int ros_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
-{
-	struct odeint *O = it->ode;
-	int st = odeint_begin(it, O, x);
-	if (st)
-		return st;
-	long f0 = O->nrhs;
-	double t1 = x->t, hn = 0.0;
-	st = ros_step_ode(O, it->info->id, h, &t1, &hn);
-	it->iters = (int)(O->nrhs - f0);
-	it->rejected = O->rejected;
-	if (st) {
-		it->detail = odeint_why(O);
-		return st;
-	}
-	it->h_next = hn;
-	it->rejected = O->rejected;
-	it->steps++;
-	it->total_iters += it->iters;
-	y->t = t1;
-	return odeint_end(it, O, y);
-}
