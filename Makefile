@@ -6,6 +6,7 @@
 #   make fuzz     libFuzzer campaigns, FUZZ_TIME seconds per target (clang;
 #                 see tests/fuzz/README.md)
 #   make study-000  regenerate docs/results/000 (seed 000 figures; not part of test)
+#   make study-001  regenerate docs/results/001 (seed 001 Tables 1-4, Figs. 2 and 5; not part of test)
 #   make study-004  regenerate docs/results/004 (seed 004 §4 spectral figures; not part of test)
 #   make study-002  regenerate docs/results/002 (seed 002 stiff pendulum, Andrews, IFToMM; not part of test)
 #   make install PREFIX=/usr/local
@@ -53,7 +54,7 @@ TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_HELP := $(BUILD)/tests/testutil.o
 
-.PHONY: all run test unit asan bench install clean study-000 study-002 study-004 fuzz fuzz-build
+.PHONY: all run test unit asan bench install clean study-000 study-001 study-002 study-004 fuzz fuzz-build
 all: $(BUILD)/mbsim
 
 $(BUILD)/%.o: %.c
@@ -119,6 +120,13 @@ bench: all
 # a few minutes, not part of test.  STUDY_ARGS e.g. "--reps 3 --chain-max 256".
 study-000: all
 	/usr/bin/python3 tools/study000.py --mbsim $(BUILD)/mbsim --out docs/results/000 $(STUDY_ARGS)
+
+# Regenerate docs/results/001 (seed 001 §5: Tables 1-2 and Fig. 2 on the stiff
+# double pendulum with rn4, Tables 3-4 and Fig. 5 on the HMMWV with adams and
+# rn4) with the mbsim CLI; about a minute, not part of test.
+study-001: all
+	/usr/bin/python3 tools/study001_tables.py --mbsim $(BUILD)/mbsim --method rn4 --out docs/results/001
+	/usr/bin/python3 tools/study001_vehicle.py --mbsim $(BUILD)/mbsim --out docs/results/001
 
 # Regenerate docs/results/002 (seed 002 §§3, 5-7: stiff pendulum, Andrews,
 # double four-bar and Bricard) with the mbsim CLI; about a minute, not part of test.
