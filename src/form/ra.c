@@ -359,6 +359,11 @@ void ra_gyro(const struct ra *s, const struct ra_state *x, double *F)
 int ra_accel_factor(struct ra *s, struct kkt *k, double *W, const struct ra_state *x)
 {
 	ra_eval(s, x, x->t, PRIM_JAC | PRIM_GAMMA);
+	return ra_accel_factor_jac(s, k, W);
+}
+
+int ra_accel_factor_jac(struct ra *s, struct kkt *k, double *W)
+{
 	ra_mass_blocks(s, W);
 	return kkt_factor(k, W, s->jac);
 }

@@ -106,6 +106,8 @@ int ra_accel(struct ra *s, struct kkt *k, double *W, double *F, double *g, struc
  * evaluated), and the solve at x's velocities (s->gamma current). */
 int ra_accel_factor(struct ra *s, struct kkt *k, double *W, const struct ra_state *x);
 void ra_accel_solve(struct ra *s, struct kkt *k, double *F, double *g, struct ra_state *x);
+/* The factorization with the Jacobian already in s (of x's positions). */
+int ra_accel_factor_jac(struct ra *s, struct kkt *k, double *W);
 
 /* Update of rotations on the manifold: A <- A exp(th~) per body, where th
  * is the rotational part of a generalized vector. */

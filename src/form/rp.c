@@ -525,10 +525,11 @@ static int finish(struct rp *p, double t, const double *yd, double *ydd, int sam
 		p->qd[p->dep[i]] = b[i];
 	to_bodies(p, p->q, p->qd);
 	p->x.t = t;
-	if (same) {
-		/* the saddle-point factorization of these positions stands */
-		ra_eval(p->s, &p->x, t, PRIM_GAMMA);
-	} else if (ra_accel_factor(p->s, p->k, p->W, &p->x)) {
+	/* the Jacobian in s is of these positions (eval_jac, or the last
+	 * call's when same): gamma at the velocities, and the saddle-point
+	 * factorization unless the positions are the last call's */
+	ra_eval(p->s, &p->x, t, PRIM_GAMMA);
+	if (!same && ra_accel_factor_jac(p->s, p->k, p->W)) {
 		p->pos_ok = 0;
 		snprintf(p->why, sizeof p->why, "the acceleration solve is singular");
 		return ODE_SINGULAR;
