@@ -10,7 +10,8 @@
 #      (adaptive, atol = rtol = 1e-5; w2, first order in its estimate,
 #      takes many steps: capped at 2 s of motion, past the four-bar's
 #      first singular position near 1.7 s), with the position and velocity
-#      residuals at the level of the dependent solve: 1e-9 (the Newton
+#      residuals at the level of the dependent solve (the double four-bar
+#      may instead stop at a singular position, as in 6.): 1e-9 (the Newton
 #      stop is integrator.tolerance = 1e-10 on |du| plus one more
 #      correction; the 2-norm over up to 100 rows and coordinates of size
 #      up to 30 m; measured worst 1.2e-10, the 32-link chain).
@@ -28,10 +29,10 @@
 #      paper's, and Delta(theta1) <= 10 * 10^k (the issue's bounds).
 #   6. Redundant rows (Bricard, constraints redundant everywhere): named in
 #      a note, the run completes with rn4; a singular position the state-
-#      space ODE cannot pass (the double four-bar near t = 1.7 s with w2
-#      at 1e-6: the dependent coordinates stop converging there) exits 1
-#      naming the time and a joint, and the file keeps the samples before
-#      it with status "failed: ...".
+#      space ODE cannot pass (the double four-bar at t = 3.16 s with rn4
+#      at 1e-5: the best partition there has Phi_u's condition at 9e8,
+#      above RP_COND_MAX = 1e8) exits 1 naming the time and a joint, and
+#      the file keeps the samples before it with status "failed: ...".
 # Prints "N passed, N failed"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
@@ -61,6 +62,13 @@ for d in "$decks"/*.yaml; do
 			--set integrator.atol=1e-5 --set integrator.rtol=1e-5 $cap \
 			-o "$tmp/r.h5" --json >"$tmp/out" 2>"$tmp/err"
 		rc=$?
+		if [ "$name" = n_four_bar ] && [ $rc -eq 1 ]; then
+			# the singular positions of the double four-bar: rp stops
+			# at one when no partition is usable there (6.)
+			json_check "$name with $m: complete, or stopped at a singular position" \
+				'j["status"] == "failed" and "singular position" in j["message"] and j["t_end"] > 0.5'
+			continue
+		fi
 		if [ $rc -ne 0 ]; then
 			bad "$name with $m: exit $rc"
 			continue
@@ -157,10 +165,10 @@ if [ $? -eq 0 ] && grep -q "redundant constraint rows\{0,1\} dropped" "$tmp/err"
 else
 	bad "bricard with rn4: completes, redundant rows named"
 fi
-expect_rc 1 "double four-bar, w2 at 1e-6: the singular position ends the run" "$MBSIM" run \
-	"$decks/n_four_bar.yaml" --set integrator.method=w2 --set integrator.adaptive=true \
-	--set integrator.atol=1e-6 --set integrator.rtol=1e-6 --set time.end=2 -o "$tmp/f.h5"
-if grep -q "failed at t = 1\.[5-9]" "$tmp/err" && grep -q "in joint '" "$tmp/err"; then
+expect_rc 1 "double four-bar, rn4 at 1e-5: the singular position ends the run" "$MBSIM" run \
+	"$decks/n_four_bar.yaml" --set integrator.method=rn4 --set integrator.adaptive=true \
+	--set integrator.atol=1e-5 --set integrator.rtol=1e-5 -o "$tmp/f.h5"
+if grep -q "partition at t = 3\.1[0-9]* .*singular position.*joint '" "$tmp/err"; then
 	ok "the failure names the time and a joint"
 else
 	bad "the failure names the time and a joint"
@@ -172,7 +180,7 @@ st = f.attrs["status"]
 st = st.decode() if isinstance(st, bytes) else st
 t = f["time"][:]
 assert st.startswith("failed:"), st
-assert len(t) > 100 and t[-1] > 1.5, (len(t), t[-1])
+assert len(t) > 100 and t[-1] > 3.1, (len(t), t[-1])
 print(len(t), t[-1])
 EOF
 if [ $? -eq 0 ]; then

@@ -614,6 +614,19 @@ static int repartition(struct rp *p, int nwant)
 		return ODE_SINGULAR;
 	}
 	p->cond0 = cond_u(p);
+	if (nwant >= 0 && !(p->cond0 <= RP_COND_MAX)) {
+		/* the best partition is as bad as none: the motion has reached
+		 * a singular position (the double four-bar's, crossed at too
+		 * large a step, left rp on a degenerate branch at cond 1e9
+		 * with 4 J of energy lost) */
+		char nm[200] = "";
+		if (p->r > 0)	/* the row of the smallest pivot */
+			row_name(p, p->rows[p->r - 1], nm, sizeof nm);
+		snprintf(p->why, sizeof p->why, "singular position: the best partition of the "
+			 "coordinates leaves Phi_u with condition number %.3g (> %g); the row "
+			 "closest to dependence: %s", p->cond0, RP_COND_MAX, nm);
+		return ODE_SINGULAR;
+	}
 	if (p->nlog == p->caplog) {
 		p->caplog = p->caplog ? 2 * p->caplog : 8;
 		p->plog = xrealloc(p->plog, (size_t)p->caplog * (size_t)(p->nq + 1) * sizeof(double));

@@ -35,6 +35,13 @@
 
 #define RP_RANK_TOL 1e-9
 #define RP_COND_GROWTH 1.25
+/* A new partition whose Phi_u is worse conditioned than this is a
+ * singular position: the run fails there (the passages of the double
+ * four-bar's singular positions that went well peaked at 1.6e4; one that
+ * went wrong left rp at 9e8).  rp does not see every wrong passage: at a
+ * singular position the dependent coordinates may move to another branch
+ * of the constraint manifold (mbsim-run(1)). */
+#define RP_COND_MAX 1e8
 
 struct rp;
 struct kkt;
