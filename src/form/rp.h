@@ -8,11 +8,17 @@
  * in q follows from the one in (r, theta) of ra: d Phi / d e =
  * 2 (d Phi / d theta) G(e), G the body-frame matrix with w = 2 G(e) e-dot.
  *
- * Partitioning (eqs. 4-6): Gaussian elimination with complete pivoting of
- * the dense Phi_q picks r pivot rows (the rest are redundant: dropped,
- * named) and r pivot columns, the dependent coordinates u; the other
- * n = nq - r columns are the independent coordinates v, the state of the
- * ODE.  A pivot below RP_RANK_TOL times the largest one counts as zero.
+ * Partitioning (eqs. 4-6): the seed picks the dependent coordinates by LU
+ * with complete pivoting of Phi_q.  Here a column-pivoted QR (LAPACK
+ * dgeqp3) of Phi_q^T picks the r rows kept (a pivot below RP_RANK_TOL
+ * times the largest: the rest are redundant, dropped and named), and one
+ * of those rows of Phi_q picks r columns, the dependent coordinates u; the
+ * other n = nq - r columns are the independent coordinates v, the state of
+ * the ODE.  QR's pivots measure a whole column's distance from the span of
+ * those chosen, complete pivoting a single entry: on Andrews' squeezer the
+ * latter's choice turned singular within a step near t = 0.011 s.  Later
+ * partitions keep the rank r of the first (near a singular position the
+ * largest pivots still give the best-conditioned Phi_u).
  *
  * f(t, v, v-dot): u from Phi(u, v) = 0 by Newton (eq. 8; the stop test is
  * integrator.tolerance on |du|), u-dot from Phi_u u-dot = nu - Phi_v v-dot
@@ -23,10 +29,12 @@
  * (r, theta) it gives r-ddot and the body-frame w-dot, and
  * e-ddot = G^T w-dot / 2 - |w|^2 e / 4.
  *
- * The partition is kept while the condition number of Phi_u (LAPACK
- * dgecon, 1-norm) stays within RP_COND_GROWTH times its value at the last
- * partitioning (Algorithm 1, step 14: 25 %); past that the coordinates are
- * partitioned again after the step and counted (rp_repartitions).
+ * Phi_u is sparse, factored by KLU (its pivot order reused while it holds).
+ * The partition is kept while the condition number of Phi_u (KLU's 1-norm
+ * estimate, the method of LAPACK's dgecon) stays within RP_COND_GROWTH
+ * times its value at the last partitioning (Algorithm 1, step 14: 25 %);
+ * past that, and when a step fails (renew), the coordinates are
+ * partitioned again at the accepted state and counted (rp_repartitions).
  */
 #ifndef MBSIM_RP_H
 #define MBSIM_RP_H
