@@ -15,8 +15,8 @@
  * of those rows of Phi_q picks r columns, the dependent coordinates u; the
  * other n = nq - r columns are the independent coordinates v, the state of
  * the ODE.  QR's pivots measure a whole column's distance from the span of
- * those chosen, complete pivoting a single entry: on Andrews' squeezer the
- * latter's choice turned singular within a step near t = 0.011 s.  Later
+ * those chosen, where complete pivoting looks at single entries, and the
+ * same factorization reveals the rank (redundant rows) too.  Later
  * partitions keep the rank r of the first (near a singular position the
  * largest pivots still give the best-conditioned Phi_u).
  *
