@@ -96,9 +96,9 @@ struct twork {
 	double c[6];
 	double I[36];		/* Ihat, 6x6 row-major */
 	double p[6];		/* phat */
-	double U[36];		/* Ihat S, as S */
-	double L[36];		/* Cholesky factor of D = S^T U, n x n row-major */
-	double u[6];
+	double L[36];		/* Cholesky factor of D = S^T Ihat S, n x n row-major */
+	double V[36];		/* L^-1 (Ihat S)^T, n x 6 row-major */
+	double z[6];		/* L^-1 u, u = -S^T (Ihat c + phat) */
 	double acc[6];		/* Vdot */
 	double lam[6];		/* the wrench of the parent joint on the body */
 };
@@ -451,28 +451,29 @@ static int tree_rhs(void *ctx, double t, const double *y, const double *yd, doub
 			W->p[3 + k] = -ng[k];
 		}
 	}
-	/* backward pass (eq. 17) */
+	/* backward pass (eq. 17), with D = L L^T (Cholesky) and V = L^-1 U^T,
+	 * z = L^-1 u: U D^-1 U^T = V^T V, U D^-1 u = V^T z */
 	for (int i = T->nb - 1; i >= 0; i--) {
 		const struct tnode *J = &T->nd[i];
 		struct twork *W = &T->wk[i];
 		int n = J->n;
-		double Ic[6], pa[6], Ia[36], Dm[36];
+		double Ic[6], pa[6], Ia[36], Dm[36], U[36];
 		m6_mulv(Ic, W->I, W->c);
 		for (int k = 0; k < 6; k++)
 			pa[k] = W->p[k] + Ic[k];
 		memcpy(Ia, W->I, sizeof Ia);
 		for (int j = 0; j < n; j++)
-			m6_mulv(W->U + 6 * j, W->I, W->S + 6 * j);
+			m6_mulv(U + 6 * j, W->I, W->S + 6 * j);
 		for (int a = 0; a < n; a++) {
 			double su = 0.0;
 			for (int k = 0; k < 6; k++)
 				su += W->S[6 * a + k] * pa[k];
-			W->u[a] = -su;
-			for (int b2 = 0; b2 < n; b2++) {
+			W->z[a] = -su;
+			for (int b2 = 0; b2 <= a; b2++) {
 				double sd = 0.0;
 				for (int k = 0; k < 6; k++)
-					sd += W->S[6 * a + k] * W->U[6 * b2 + k];
-				Dm[n * a + b2] = sd;
+					sd += W->S[6 * a + k] * U[6 * b2 + k];
+				Dm[n * a + b2] = Dm[n * b2 + a] = sd;
 			}
 		}
 		if (n > 0) {
@@ -480,28 +481,32 @@ static int tree_rhs(void *ctx, double t, const double *y, const double *yd, doub
 				return fail(T, ODE_SINGULAR, "the articulated inertia of joint '%s' "
 					    "is singular (S^T I S not positive definite)",
 					    node_name(T, J));
-			/* Ia = I - U D^-1 U^T, pa += U D^-1 u */
-			double Wm[36], du[6];
-			for (int k = 0; k < 6; k++) {
-				double col[6];
-				for (int a = 0; a < n; a++)
-					col[a] = W->U[6 * a + k];
-				chol_solve(n, W->L, col);
-				for (int a = 0; a < n; a++)
-					Wm[6 * a + k] = col[a];
+			const double *L = W->L;
+			for (int a = 0; a < n; a++) {	/* forward substitutions */
+				double ia = 1.0 / L[n * a + a];
+				for (int k = 0; k < 6; k++) {
+					double sm = U[6 * a + k];
+					for (int b2 = 0; b2 < a; b2++)
+						sm -= L[n * a + b2] * W->V[6 * b2 + k];
+					W->V[6 * a + k] = sm * ia;
+				}
+				double sz = W->z[a];
+				for (int b2 = 0; b2 < a; b2++)
+					sz -= L[n * a + b2] * W->z[b2];
+				W->z[a] = sz * ia;
 			}
-			for (int r = 0; r < 6; r++)
-				for (int c = 0; c < 6; c++) {
+			for (int r = 0; r < 6; r++) {
+				for (int c = r; c < 6; c++) {
 					double sm = 0.0;
 					for (int a = 0; a < n; a++)
-						sm += W->U[6 * a + r] * Wm[6 * a + c];
+						sm += W->V[6 * a + r] * W->V[6 * a + c];
 					Ia[6 * r + c] -= sm;
+					if (c != r)
+						Ia[6 * c + r] -= sm;
 				}
-			memcpy(du, W->u, (size_t)n * sizeof(double));
-			chol_solve(n, W->L, du);
-			for (int a = 0; a < n; a++)
-				for (int k = 0; k < 6; k++)
-					pa[k] += W->U[6 * a + k] * du[a];
+				for (int a = 0; a < n; a++)
+					pa[r] += W->V[6 * a + r] * W->z[a];
+			}
 		}
 		if (J->parent >= 0) {
 			struct twork *P = &T->wk[J->parent];
@@ -509,7 +514,8 @@ static int tree_rhs(void *ctx, double t, const double *y, const double *yd, doub
 			phit_add(P->p, W->dcp, pa);
 		}
 	}
-	/* forward pass (eqs. 18, 24a, 25a) */
+	/* forward pass (eqs. 18, 24a, 25a): q-ddot = D^-1 (u - U^T Phi Vdot_p)
+	 * = L^-T (z - V Phi Vdot_p) */
 	for (int i = 0; i < T->nb; i++) {
 		const struct tnode *J = &T->nd[i];
 		struct twork *W = &T->wk[i];
@@ -520,11 +526,14 @@ static int tree_rhs(void *ctx, double t, const double *y, const double *yd, doub
 		for (int a = 0; a < n; a++) {
 			double sm = 0.0;
 			for (int k = 0; k < 6; k++)
-				sm += W->U[6 * a + k] * pA[k];
-			qdd[a] = W->u[a] - sm;
+				sm += W->V[6 * a + k] * pA[k];
+			qdd[a] = W->z[a] - sm;
 		}
-		if (n > 0)
-			chol_solve(n, W->L, qdd);
+		for (int a = n - 1; a >= 0; a--) {	/* back substitution */
+			for (int k = a + 1; k < n; k++)
+				qdd[a] -= W->L[n * k + a] * qdd[k];
+			qdd[a] /= W->L[n * a + a];
+		}
 		for (int k = 0; k < 6; k++) {
 			double sm = pA[k] + W->c[k];
 			for (int a = 0; a < n; a++)
