@@ -160,6 +160,8 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 		cli_json_str(r->message);
 		printf(", \"integrator\": ");
 		cli_json_str(o->method);
+		printf(", \"formulation\": ");
+		cli_json_str(sim_formulation_name(o));
 		printf(", \"linear_solver\": ");
 		cli_json_str(r->solver);
 		for (int i = 0; i < n; i++) {

@@ -2,6 +2,7 @@
  * messages, JSON. */
 #include "cli.h"
 #include "../deck/deck.h"
+#include "../form/tree.h"
 #include "../io/h5read.h"
 #include "../util/suggest.h"
 #include "../util/interrupt.h"
@@ -155,6 +156,10 @@ int cli_load_why(const char *path, char **sets, int nsets, struct deck **pdk,
 			deck_set(dk, sets[i], &d);
 		if (d.nerr == 0)
 			deck_build(dk, m, o, &d);
+		/* a model the formulation cannot take is a deck error (exit 2),
+		 * reported at its elements */
+		if (d.nerr == 0 && *m && o->formulation == FORM_TREE)
+			tree_check(*m, &d);
 	}
 	int nerr = cli_print_diag(&d);
 	if (nerr && why && whylen) {

@@ -86,6 +86,31 @@ static void build_method(struct bctx *b, const struct dnode *v, struct sim_optio
 		   suggest_text(&sg, sug, sizeof sug));
 }
 
+/* integrator.formulation (after integrator.method): auto, rp or tree;
+ * rp and tree only with the schemes whose registry formulation is rp (the
+ * ODE schemes on the seam of form/ode.h), named in the error. */
+static void build_formulation(struct bctx *b, const struct dnode *v, struct sim_options *o)
+{
+	static const char *const forms[] = { "auto", "rp", "tree" };
+	int k = pick_name(b, v, "formulation", forms, 3);
+	if (k < 0)
+		return;
+	o->formulation = (enum sim_formulation)k;
+	o->formulation_pos = v->pos;
+	const struct integ_info *info = integ_find(o->method);
+	if (k == FORM_AUTO || !info || strcmp(info->formulation, "rp") == 0)
+		return;
+	char list[160] = "";
+	size_t len = 0;
+	for (int i = 0; i < INTEG_COUNT; i++)
+		if (strcmp(integ_table[i].formulation, "rp") == 0 && len + 16 < sizeof list)
+			len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
+						len ? ", " : "", integ_table[i].name);
+	diag_error(b->d, &v->pos, "integrator.formulation: %s needs one of the ODE schemes %s; "
+		   "integrator '%s' works on formulation %s (formulation: auto)", forms[k], list,
+		   info->name, info->formulation);
+}
+
 static void check_range(struct bctx *b, const struct dnode *map, const char *key,
 			double x, double lo, double hi)
 {
@@ -186,6 +211,8 @@ static void build_integrator(struct bctx *b, const struct dnode *v, struct sim_o
 	check_keys(b, v, key_sub(&key_top, "integrator"), 0, NULL);
 	if ((s = dn_get(v, "method")))
 		build_method(b, s, o);
+	if ((s = dn_get(v, "formulation")))
+		build_formulation(b, s, o);
 	if (opt_num(b, v, "step", &o->step) > 0)
 		check_positive(b, v, "step", "integrator", o->step);
 	if (opt_num(b, v, "tolerance", &o->tolerance) > 0)

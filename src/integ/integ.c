@@ -77,6 +77,13 @@ struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 		integ_free(&it);
 		return NULL;
 	}
+	if (o->formulation != FORM_AUTO && strcmp(info->formulation, "rp") != 0) {
+		diag_error(d, NULL, "integrator '%s' works on formulation %s: integrator.formulation "
+			   "%s needs one of the ODE schemes rn4, w2, adams", info->name,
+			   info->formulation, o->formulation == FORM_TREE ? "tree" : "rp");
+		integ_free(&it);
+		return NULL;
+	}
 	if (strcmp(info->formulation, "rp") == 0 && odeint_init(it, o, d)) {
 		integ_free(&it);
 		return NULL;

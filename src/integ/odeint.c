@@ -3,6 +3,7 @@
  * check after each step. */
 #include "odeint.h"
 #include "../form/rp.h"
+#include "../form/tree.h"
 #include "../util/xalloc.h"
 
 #include <math.h>
@@ -34,6 +35,20 @@ struct odeint *odeint_new(struct ode_sys *sys, const struct sim_options *o)
 
 int odeint_init(struct integ *it, const struct sim_options *o, struct diag *d)
 {
+	if (o->formulation == FORM_TREE) {
+		struct tree *T = tree_new(it->sys, d);
+		if (!T)
+			return -1;
+		struct odeint *O = odeint_new(tree_ode(T), o);
+		O->tree = T;
+		if (!O->y) {	/* no coordinates (fixed joints only): room for one */
+			O->y = xcalloc(1, sizeof(double));
+			O->yd = xcalloc(1, sizeof(double));
+			O->ydd = xcalloc(1, sizeof(double));
+		}
+		it->ode = O;
+		return 0;
+	}
 	struct rp *p = rp_new(it->sys, it->kkt, o->tolerance, o->max_iterations);
 	struct odeint *O = odeint_new(rp_ode(p), o);
 	O->rp = p;
@@ -54,6 +69,7 @@ void odeint_free(struct odeint **pO)
 	ros_free(O);
 	adams_free(O);
 	rp_free(&O->rp);
+	tree_free(&O->tree);
 	free(O->y);
 	free(O->yd);
 	free(O->ydd);

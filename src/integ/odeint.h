@@ -10,9 +10,12 @@
 #include "../form/ode.h"
 
 struct rp;
+struct tree;
 
 struct odeint {
-	struct rp *rp;		/* the formulation (NULL: sys given by a test) */
+	struct rp *rp;		/* the formulation rp, or NULL */
+	struct tree *tree;	/* the formulation tree, or NULL (both NULL: sys
+				 * given by a test) */
 	struct ode_sys *sys;
 	int n;
 	double t;		/* time of the accepted state y, yd */
@@ -31,7 +34,10 @@ struct odeint {
 	void *cv;		/* adams.c */
 };
 
-/* Set up it->ode for scheme it->info on formulation rp (made here). */
+/* Set up it->ode for scheme it->info on its formulation, made here: rp,
+ * or tree when o->formulation says so (integrator.formulation).  0, or -1
+ * with records in d (tree: a model that is not a tree rooted at the
+ * ground, tree_check). */
 int odeint_init(struct integ *it, const struct sim_options *o, struct diag *d);
 /* The same on a given system (unit tests); o: step-control settings. */
 struct odeint *odeint_new(struct ode_sys *sys, const struct sim_options *o);

@@ -7,8 +7,18 @@
 
 #include "../util/diag.h"
 
+/* integrator.formulation: the coordinates the ODE schemes (rn4, w2,
+ * adams) step; the other schemes have ra alone (auto). */
+enum sim_formulation {
+	FORM_AUTO = 0,		/* the scheme's registry formulation */
+	FORM_RP,		/* Euler parameters, coordinate partitioning (form/rp.h) */
+	FORM_TREE,		/* recursive joint coordinates (form/tree.h, seed 003 §3) */
+};
+
 struct sim_options {
 	char method[32];	/* integrator.method, a registry name */
+	enum sim_formulation formulation;	/* integrator.formulation */
+	struct srcpos formulation_pos;	/* where it was given; line 0: default */
 	double step;		/* integrator.step, s, > 0 */
 	double tolerance;	/* integrator.tolerance: Newton stop on ||dq|| */
 	int max_iterations;	/* integrator.max_iterations */

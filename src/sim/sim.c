@@ -15,6 +15,7 @@
 #include "../integ/newmark.h"
 #include "../integ/odeint.h"
 #include "../form/rp.h"
+#include "../form/tree.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -419,6 +420,16 @@ static int setup(struct run *R, struct ra_state *x, struct diag *d)
 	return 0;
 }
 
+const char *sim_formulation_name(const struct sim_options *o)
+{
+	if (o->formulation == FORM_TREE)
+		return "tree";
+	if (o->formulation == FORM_RP)
+		return "rp";
+	const struct integ_info *info = integ_find(o->method);
+	return info ? info->formulation : "?";
+}
+
 static void write_attrs(struct run *R)
 {
 	const struct sim_args *a = R->a;
@@ -426,6 +437,7 @@ static void write_attrs(struct run *R)
 	h5_attr_str(h, "/", "mbsim_version", MBSIM_VERSION);
 	h5_attr_str(h, "/", "command_line", a->command_line ? a->command_line : "");
 	h5_attr_str(h, "/", "integrator", a->o->method);
+	h5_attr_str(h, "/", "formulation", sim_formulation_name(a->o));
 	h5_attr_str(h, "/", "linear_solver", R->r->solver);
 	h5_attr_str(h, "/", "redundant_rows", R->r->redundant_rows);
 	h5_attr_num(h, "/", "step", a->o->step);
@@ -445,6 +457,13 @@ static void finish_attrs(struct run *R)
 	h5_attr_num(h, "/", "initial_velocity_correction", r->moved_vel);
 	h5_attr_num(h, "/", "wall_time", r->wall);
 	const struct odeint *O = R->it ? R->it->ode : NULL;
+	if (O && O->tree) {
+		/* seed 003: joint coordinates; repartitions counts the re-based
+		 * rotation charts */
+		h5_attr_num(h, "/", "rhs_evaluations", (double)r->rhs_evals);
+		h5_attr_num(h, "/", "jacobian_evaluations", (double)r->jac_evals);
+		h5_attr_num(h, "/", "repartitions", (double)r->repartitions);
+	}
 	if (O && O->rp) {
 		/* 001 §1: the independent coordinates chosen, and when */
 		h5_attr_num(h, "/", "rhs_evaluations", (double)r->rhs_evals);
@@ -734,7 +753,8 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 		if (R.it->ode) {
 			r->rhs_evals = R.it->ode->nrhs;
 			r->jac_evals = R.it->ode->njac;
-			r->repartitions = R.it->ode->rp ? rp_repartitions(R.it->ode->rp) : 0;
+			r->repartitions = R.it->ode->rp ? rp_repartitions(R.it->ode->rp) :
+					  R.it->ode->tree ? tree_rebases(R.it->ode->tree) : 0;
 		}
 	}
 	if (R.out) {

@@ -56,6 +56,11 @@ struct sim_result {
  * (cannot create output) are reported in d and give SIM_FAILED. */
 enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct diag *d);
 
+/* The formulation a run of o steps: "tree" or "rp" when
+ * integrator.formulation says so, else the scheme's registry formulation
+ * ("ra", "rp"). */
+const char *sim_formulation_name(const struct sim_options *o);
+
 /* Human name of constraint row k: "joint 'pin' (row 3 of 5, DP1)". */
 void sim_row_name(const struct model *m, int k, char *buf, size_t n);
 

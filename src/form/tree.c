@@ -1,0 +1,1065 @@
+/* tree.c - recursive joint coordinates on a tree rooted at the ground, as
+ * an ODE (tree.h; seed 003 §3).
+ *
+ * Frames and quantities.  Everything in the recursion is global: for
+ * body i its centroid r_i, rotation A_i (body -> global), centroid
+ * velocity v_i, angular velocity om_i = A_i w_i (w_i the body-frame one of
+ * struct ra_state), and the 6-vectors
+ *
+ *   V_i = (v_i, om_i),   Vdot_i = (a_i, al_i)   (centroid acceleration,
+ *                                                angular acceleration)
+ *
+ * - the seed's absolute coordinates p_i (§3.1) in velocity form, with
+ * the body's centroid as reference point.  A wrench (F, N) is a force and
+ * a moment about the body's centroid.  The body mass matrix (seed 003
+ * eq. 11) is M_i = diag(m_i I, A_i J_i A_i^T), the applied wrench
+ * f_i = (F_i, A_i (n_i - w_i x J_i w_i)) from ra_forces (force global,
+ * torque in the body frame) with the gyroscopic term.
+ *
+ * Joint kinematics (seed 003 eqs. 7-9 with K_i = I: the child's pose is
+ * an explicit function of its parent's and its joint coordinates).  With
+ * the parent marker frame P (rotation R_P = A_p F_p, origin o_p = r_p +
+ * A_p s_p) and the joint's R(q), d(q) of tree.h,
+ *
+ *   A_c = R_P R(q) F_c^T,   o_c = o_p + R_P d(q),   r_c = o_c - A_c s_c.
+ *
+ * The relative angular velocity and the rate of d, in P, are H(q) q-dot
+ * and D(q) q-dot; hq = H-dot q-dot and dq = D-dot q-dot (q-dot fixed) are
+ * their rates at q-ddot = 0.  With H_g = R_P H, D_g = R_P D, w_r = H_g
+ * q-dot, v_r = D_g q-dot, e = r_c - o_c and d_cp = r_c - r_p:
+ *
+ *   V_c = Phi V_p + S q-dot,                              (eq. 8)
+ *   Vdot_c = Phi Vdot_p + S q-ddot + c,                   (eq. 9)
+ *
+ *   Phi = [I  -d_cp~; 0  I]  (rigid transport from r_p to r_c),
+ *   S_k = (D_g,k + H_g,k x e,  H_g,k),
+ *   c   = (om_p x (v_c - v_p) + om_p x v_r + R_P dq + c_w x e
+ *          + w_r x (om_c x e),   c_w),   c_w = om_p x w_r + R_P hq,
+ *
+ * so the seed's J_i is S_i and H_i is -Phi (K_i = I), and c is -k_i^(II).
+ *
+ * Equilibrium (seed 003 eq. 11): M_i Vdot_i - f_i = lam_i - sum over the
+ * children j of Phi_j^T lam_j, lam_i the wrench the parent joint
+ * transmits to body i, with S_i^T lam_i = 0 (eq. 12).
+ *
+ * Backward pass (eqs. 13-17, regular masses: (J^T M J)^+ = (J^T M J)^-1).
+ * From the leaves to the root, each body's subtree satisfies
+ * Ihat_i Vdot_i + phat_i = lam_i (eq. 13: Ihat_i is the condensed mass
+ * matrix Mbar_i of eq. 17a, -phat_i the condensed force fbar_i of eq. 17b)
+ * with, from the body's own M_i, -f_i and its children j,
+ *
+ *   U_j = Ihat_j S_j,  D_j = S_j^T U_j,  u_j = -S_j^T (Ihat_j c_j + phat_j),
+ *   Ihat_i = M_i + sum Phi_j^T (Ihat_j - U_j D_j^-1 U_j^T) Phi_j,   (17a)
+ *   phat_i = -f_i + sum Phi_j^T (phat_j + Ihat_j c_j + U_j D_j^-1 u_j).  (17b)
+ *
+ * Forward pass (eqs. 18, 24a, 25a): from the root (Vdot = 0 at the ground)
+ *
+ *   q-ddot_i = D_i^-1 (u_i - U_i^T Phi_i Vdot_p),
+ *   Vdot_i = Phi_i Vdot_p + S_i q-ddot_i + c_i,
+ *   lam_i = Ihat_i Vdot_i + phat_i.
+ *
+ * Each step costs a fixed number of 6x6 products per body: O(N).  The
+ * seed's generalized inverses for singular body masses (eqs. 19-28) are
+ * not taken here: D_i must be positive definite (it is for positive
+ * masses and inertias).
+ */
+#include "tree.h"
+#include "../util/vec.h"
+#include "../util/xalloc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum tj { TJ_REVOLUTE, TJ_CYLINDRICAL, TJ_TRANSLATIONAL, TJ_UNIVERSAL, TJ_SPHERICAL, TJ_FIXED,
+	  TJ_FREE };
+static const int tj_n[] = { 1, 2, 1, 2, 3, 0, 6 };
+
+/* A body and its joint towards the ground, in the order of the tree
+ * (parents first). */
+struct tnode {
+	int body, parent;	/* parent: node index, -1 the ground */
+	int joint;		/* model joint, -1 free body */
+	enum tj type;
+	int n, q0;		/* coordinates: count, first */
+	double sp[3], Fp[9];	/* marker P on the parent (parent's body frame) */
+	double sc[3], Fc[9];	/* marker Q on the child (child's body frame) */
+	double C[9];		/* reference rotation (tree.h) */
+};
+
+/* What one evaluation keeps per node. */
+struct twork {
+	double om[3];		/* angular velocity, global */
+	double dcp[3];		/* r_c - r_p */
+	double S[36];		/* 6 x n, column k at 6 k: (linear, angular) */
+	double c[6];
+	double I[36];		/* Ihat, 6x6 row-major */
+	double p[6];		/* phat */
+	double L[36];		/* Cholesky factor of D = S^T Ihat S, n x n row-major */
+	double V[36];		/* L^-1 (Ihat S)^T, n x 6 row-major */
+	double z[6];		/* L^-1 u, u = -S^T (Ihat c + phat) */
+	double acc[6];		/* Vdot */
+	double lam[6];		/* the wrench of the parent joint on the body */
+};
+
+struct tree {
+	struct ra *s;		/* borrowed */
+	struct ode_sys ode;
+	int nb, nq;
+	struct tnode *nd;	/* nb, in tree order */
+	struct twork *wk;	/* nb, in tree order */
+	struct ra_state x;	/* the body state of the last f */
+	double *F;		/* 6 nb: applied forces (ra_forces) */
+	double *y;		/* nq: the coordinates of the last f */
+	long rebases;
+	char why[600];
+};
+
+static const double I3[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+static const double EZ[3] = { 0, 0, 1 };
+
+/* ---- small kernels ---- */
+
+/* C = A B^T */
+static void m3_mult(double *C, const double *A, const double *B)
+{
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++)
+			C[3 * i + j] = A[3 * i] * B[3 * j] + A[3 * i + 1] * B[3 * j + 1] +
+				       A[3 * i + 2] * B[3 * j + 2];
+}
+
+static void rot_z(double *R, double a)
+{
+	double c = cos(a), s = sin(a);
+	double r[9] = { c, -s, 0, s, c, 0, 0, 0, 1 };
+	memcpy(R, r, sizeof r);
+}
+
+/* Cholesky L L^T = D (n x n row-major; L lower, row-major); -1 when D is
+ * not positive definite. */
+static int chol(int n, const double *D, double *L)
+{
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j <= i; j++) {
+			double s = D[n * i + j];
+			for (int k = 0; k < j; k++)
+				s -= L[n * i + k] * L[n * j + k];
+			if (i == j) {
+				if (!(s > 0))
+					return -1;
+				L[n * i + i] = sqrt(s);
+			} else {
+				L[n * i + j] = s / L[n * j + j];
+			}
+		}
+	return 0;
+}
+
+static void chol_solve(int n, const double *L, double *b)
+{
+	for (int i = 0; i < n; i++) {
+		for (int k = 0; k < i; k++)
+			b[i] -= L[n * i + k] * b[k];
+		b[i] /= L[n * i + i];
+	}
+	for (int i = n - 1; i >= 0; i--) {
+		for (int k = i + 1; k < n; k++)
+			b[i] -= L[n * k + i] * b[k];
+		b[i] /= L[n * i + i];
+	}
+}
+
+/* y = X x, X 6x6 row-major */
+static void m6_mulv(double *y, const double *X, const double *x)
+{
+	for (int i = 0; i < 6; i++) {
+		double s = 0.0;
+		for (int j = 0; j < 6; j++)
+			s += X[6 * i + j] * x[j];
+		y[i] = s;
+	}
+}
+
+/* Phi x for a motion x = (lin, ang): (lin + ang x d, ang) */
+static void phi_motion(double *y, const double *d, const double *x)
+{
+	double t[3];
+	v3_cross(t, x + 3, d);
+	v3_add(y, x, t);
+	v3_copy(y + 3, x + 3);
+}
+
+/* y += Phi^T f for a wrench f = (F, N) at r_c: (F, N + d x F) about r_p */
+static void phit_add(double *y, const double *d, const double *f)
+{
+	double t[3];
+	v3_cross(t, d, f);
+	for (int i = 0; i < 3; i++) {
+		y[i] += f[i];
+		y[3 + i] += f[3 + i] + t[i];
+	}
+}
+
+/* Y += Phi^T X Phi, X symmetric 6x6: with P = -d~ and X = [A B; B^T E],
+ * Phi^T X Phi = [A, A P + B; (A P + B)^T, P^T A P + P^T B + B^T P + E]. */
+static void phit_x_phi_add(double *Y, const double *d, const double *X)
+{
+	double P[9], G[9];
+	m3_skew(P, d);
+	for (int e = 0; e < 9; e++)
+		P[e] = -P[e];
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++) {
+			double s = 0.0;
+			for (int k = 0; k < 3; k++)
+				s += X[6 * i + k] * P[3 * k + j];
+			G[3 * i + j] = s + X[6 * i + 3 + j];	/* A P + B */
+		}
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++) {
+			/* P^T (A P + B) + B^T P + E */
+			double s = X[6 * (3 + i) + 3 + j];
+			for (int k = 0; k < 3; k++)
+				s += P[3 * k + i] * G[3 * k + j] + X[6 * k + 3 + i] * P[3 * k + j];
+			Y[6 * i + j] += X[6 * i + j];
+			Y[6 * i + 3 + j] += G[3 * i + j];
+			Y[6 * (3 + j) + i] += G[3 * i + j];
+			Y[6 * (3 + i) + 3 + j] += s;
+		}
+}
+
+/* ---- joint kinematics in the parent marker frame P ---- */
+
+struct jk {
+	double R[9], d[3];
+	double H[18], D[18];	/* 3 x n, column k at 3 k */
+	double hq[3], dq[3];
+};
+
+/* The left Jacobian of the exponential, exp((phi + dphi)~) = exp((H
+ * dphi)~) exp(phi~) to first order, H = I + a phi~ + b phi~^2 with a = (1 -
+ * cos t)/t^2, b = (t - sin t)/t^3, t = |phi|, into columns H[3 k]; and
+ * hq = H-dot phid at phi-dot = phid:
+ *   hq = a' t-dot phi x phid + b' t-dot phi x (phi x phid) + b phid x (phi x phid),
+ * t-dot = phi . phid / t. */
+static void chart_jac(const double *phi, const double *phid, double *H, double hq[3])
+{
+	double t2 = v3_dot(phi, phi), t = sqrt(t2), a, b, ga, gb;	/* ga = a'/t, gb = b'/t */
+	if (t < 0.1) {
+		double t4 = t2 * t2, t6 = t4 * t2, t8 = t4 * t4;
+		a = 0.5 - t2 / 24.0 + t4 / 720.0 - t6 / 40320.0 + t8 / 3628800.0;
+		b = 1.0 / 6.0 - t2 / 120.0 + t4 / 5040.0 - t6 / 362880.0 + t8 / 39916800.0;
+		ga = -1.0 / 12.0 + t2 / 180.0 - t4 / 6720.0 + t6 / 453600.0 - t8 / 47900160.0;
+		gb = -1.0 / 60.0 + t2 / 1260.0 - t4 / 60480.0 + t6 / 4989600.0 - t8 / 622702080.0;
+	} else {
+		double s = sin(t), c = cos(t);
+		a = (1.0 - c) / t2;
+		b = (t - s) / (t2 * t);
+		ga = (t * s - 2.0 * (1.0 - c)) / (t2 * t2);
+		gb = (t * (1.0 - c) - 3.0 * (t - s)) / (t2 * t2 * t);
+	}
+	for (int k = 0; k < 3; k++) {
+		double e[3] = { 0, 0, 0 }, pe[3], ppe[3];
+		e[k] = 1.0;
+		v3_cross(pe, phi, e);
+		v3_cross(ppe, phi, pe);
+		for (int i = 0; i < 3; i++)
+			H[3 * k + i] = e[i] + a * pe[i] + b * ppe[i];
+	}
+	double pd[3], ppd[3], dpd[3], td = v3_dot(phi, phid);
+	v3_cross(pd, phi, phid);
+	v3_cross(ppd, phi, pd);
+	v3_cross(dpd, phid, pd);
+	for (int i = 0; i < 3; i++)
+		hq[i] = ga * td * pd[i] + gb * td * ppd[i] + b * dpd[i];
+}
+
+static void joint_eval(const struct tnode *J, const double *q, const double *qd, struct jk *k)
+{
+	double Rz[9], T[9];
+	memset(k->d, 0, sizeof k->d);
+	memset(k->H, 0, sizeof k->H);
+	memset(k->D, 0, sizeof k->D);
+	memset(k->hq, 0, sizeof k->hq);
+	memset(k->dq, 0, sizeof k->dq);
+	switch (J->type) {
+	case TJ_REVOLUTE:
+		rot_z(Rz, q[0]);
+		m3_mul(k->R, Rz, J->C);
+		v3_copy(k->H, EZ);
+		break;
+	case TJ_CYLINDRICAL:
+		rot_z(Rz, q[0]);
+		m3_mul(k->R, Rz, J->C);
+		k->d[2] = q[1];
+		v3_copy(k->H, EZ);
+		v3_copy(k->D + 3, EZ);
+		break;
+	case TJ_TRANSLATIONAL:
+		memcpy(k->R, J->C, sizeof k->R);
+		k->d[2] = q[0];
+		v3_copy(k->D, EZ);
+		break;
+	case TJ_UNIVERSAL: {
+		/* R = Rz(a) C Rz(b): omega = a-dot e_z + b-dot u, u = Rz(a) C e_z */
+		double u[3], Cz[3] = { J->C[2], J->C[5], J->C[8] };
+		rot_z(Rz, q[0]);
+		m3_mul(T, Rz, J->C);
+		m3_mulv(u, Rz, Cz);
+		rot_z(Rz, q[1]);
+		m3_mul(k->R, T, Rz);
+		v3_copy(k->H, EZ);
+		v3_copy(k->H + 3, u);
+		v3_cross(k->hq, EZ, u);		/* u-dot = a-dot e_z x u */
+		v3_scale(k->hq, qd[0] * qd[1], k->hq);
+		break;
+	}
+	case TJ_SPHERICAL:
+		so3_exp(T, q);
+		m3_mul(k->R, T, J->C);
+		chart_jac(q, qd, k->H, k->hq);
+		break;
+	case TJ_FIXED:
+		memcpy(k->R, J->C, sizeof k->R);
+		break;
+	case TJ_FREE:
+		v3_copy(k->d, q);
+		so3_exp(T, q + 3);
+		m3_mul(k->R, T, J->C);
+		for (int i = 0; i < 3; i++)
+			k->D[3 * i + i] = 1.0;
+		chart_jac(q + 3, qd + 3, k->H + 9, k->hq);
+		break;
+	}
+}
+
+/* ---- forward pass: positions, velocities, S, c ---- */
+
+static void forward(struct tree *T, const double *y, const double *yd)
+{
+	struct ra_state *x = &T->x;
+	for (int i = 0; i < T->nb; i++) {
+		const struct tnode *J = &T->nd[i];
+		struct twork *W = &T->wk[i];
+		int c = J->body, pb = J->parent >= 0 ? T->nd[J->parent].body : -1;
+		static const double z3[3] = { 0, 0, 0 };
+		const double *rp = pb >= 0 ? x->r + 3 * pb : z3, *Ap = pb >= 0 ? x->A + 9 * pb : I3;
+		const double *vp = pb >= 0 ? x->v + 3 * pb : z3;
+		const double *omp = J->parent >= 0 ? T->wk[J->parent].om : z3;
+		const double *q = y + J->q0, *qd = yd + J->q0;
+		struct jk k;
+		joint_eval(J, q, qd, &k);
+		double RP[9], op[3], RQ[9], oc[3], t[3];
+		m3_mul(RP, Ap, J->Fp);
+		m3_mulv(op, Ap, J->sp);
+		v3_add(op, op, rp);
+		m3_mul(RQ, RP, k.R);
+		double *A = x->A + 9 * c, *r = x->r + 3 * c, *v = x->v + 3 * c;
+		m3_mult(A, RQ, J->Fc);
+		m3_mulv(t, RP, k.d);
+		v3_add(oc, op, t);
+		m3_mulv(t, A, J->sc);
+		v3_sub(r, oc, t);
+		double e[3], wr[3] = { 0, 0, 0 }, vr[3] = { 0, 0, 0 };
+		v3_sub(e, r, oc);
+		v3_sub(W->dcp, r, rp);
+		for (int j = 0; j < J->n; j++) {
+			double Hg[3], Dg[3], *Sj = W->S + 6 * j;
+			m3_mulv(Hg, RP, k.H + 3 * j);
+			m3_mulv(Dg, RP, k.D + 3 * j);
+			v3_cross(t, Hg, e);
+			v3_add(Sj, Dg, t);
+			v3_copy(Sj + 3, Hg);
+			v3_axpy(wr, qd[j], Hg);
+			v3_axpy(vr, qd[j], Dg);
+		}
+		/* velocities (eq. 8) */
+		v3_add(W->om, omp, wr);
+		m3_tmulv(x->w + 3 * c, A, W->om);
+		v3_cross(t, omp, W->dcp);
+		v3_add(v, vp, t);
+		v3_add(v, v, vr);
+		v3_cross(t, wr, e);
+		v3_add(v, v, t);
+		/* c (eq. 9 at q-ddot = 0, Vdot_p = 0) */
+		double cw[3], RPh[3], RPd[3], dv[3], oe[3];
+		m3_mulv(RPh, RP, k.hq);
+		m3_mulv(RPd, RP, k.dq);
+		v3_cross(cw, omp, wr);
+		v3_add(cw, cw, RPh);
+		v3_copy(W->c + 3, cw);
+		v3_sub(dv, v, vp);
+		v3_cross(W->c, omp, dv);
+		v3_cross(t, omp, vr);
+		v3_add(W->c, W->c, t);
+		v3_add(W->c, W->c, RPd);
+		v3_cross(t, cw, e);
+		v3_add(W->c, W->c, t);
+		v3_cross(oe, W->om, e);
+		v3_cross(t, wr, oe);
+		v3_add(W->c, W->c, t);
+	}
+}
+
+/* ---- f: the articulated-body recursion ---- */
+
+static int fail(struct tree *T, int st, const char *fmt, const char *name)
+{
+	snprintf(T->why, sizeof T->why, fmt, name);
+	return st;
+}
+
+static const char *node_name(const struct tree *T, const struct tnode *J)
+{
+	const struct model *m = T->s->m;
+	return J->joint >= 0 ? m->joints[J->joint].name : m->bodies[J->body].name;
+}
+
+static int tree_rhs(void *ctx, double t, const double *y, const double *yd, double *ydd)
+{
+	struct tree *T = ctx;
+	struct ra *s = T->s;
+	struct ra_state *x = &T->x;
+	T->why[0] = 0;
+	x->t = t;
+	memcpy(T->y, y, (size_t)T->nq * sizeof(double));
+	forward(T, y, yd);
+	ra_forces(s, x, t, NULL, T->F);
+	/* the body's own M_i and -f_i */
+	for (int i = 0; i < T->nb; i++) {
+		struct twork *W = &T->wk[i];
+		int b = T->nd[i].body;
+		const double *A = x->A + 9 * b, *J = ra_inertia(s, b), *wb = x->w + 3 * b;
+		double Jw[3], g[3], n[3], AJ[9], Ig[9];
+		m3_mulv(Jw, J, wb);
+		v3_cross(g, wb, Jw);
+		v3_sub(n, T->F + 6 * b + 3, g);
+		memset(W->I, 0, sizeof W->I);
+		for (int k = 0; k < 3; k++)
+			W->I[7 * k] = s->mass[b];
+		m3_mul(AJ, A, J);
+		m3_mult(Ig, AJ, A);
+		for (int r = 0; r < 3; r++)
+			for (int c = 0; c < 3; c++)
+				W->I[6 * (3 + r) + 3 + c] = Ig[3 * r + c];
+		double ng[3];
+		m3_mulv(ng, A, n);
+		for (int k = 0; k < 3; k++) {
+			W->p[k] = -T->F[6 * b + k];
+			W->p[3 + k] = -ng[k];
+		}
+	}
+	/* backward pass (eq. 17), with D = L L^T (Cholesky) and V = L^-1 U^T,
+	 * z = L^-1 u: U D^-1 U^T = V^T V, U D^-1 u = V^T z */
+	for (int i = T->nb - 1; i >= 0; i--) {
+		const struct tnode *J = &T->nd[i];
+		struct twork *W = &T->wk[i];
+		int n = J->n;
+		double Ic[6], pa[6], Ia[36], Dm[36], U[36];
+		m6_mulv(Ic, W->I, W->c);
+		for (int k = 0; k < 6; k++)
+			pa[k] = W->p[k] + Ic[k];
+		memcpy(Ia, W->I, sizeof Ia);
+		for (int j = 0; j < n; j++)
+			m6_mulv(U + 6 * j, W->I, W->S + 6 * j);
+		for (int a = 0; a < n; a++) {
+			double su = 0.0;
+			for (int k = 0; k < 6; k++)
+				su += W->S[6 * a + k] * pa[k];
+			W->z[a] = -su;
+			for (int b2 = 0; b2 <= a; b2++) {
+				double sd = 0.0;
+				for (int k = 0; k < 6; k++)
+					sd += W->S[6 * a + k] * U[6 * b2 + k];
+				Dm[n * a + b2] = Dm[n * b2 + a] = sd;
+			}
+		}
+		if (n > 0) {
+			if (chol(n, Dm, W->L))
+				return fail(T, ODE_SINGULAR, "the articulated inertia of joint '%s' "
+					    "is singular (S^T I S not positive definite)",
+					    node_name(T, J));
+			const double *L = W->L;
+			for (int a = 0; a < n; a++) {	/* forward substitutions */
+				double ia = 1.0 / L[n * a + a];
+				for (int k = 0; k < 6; k++) {
+					double sm = U[6 * a + k];
+					for (int b2 = 0; b2 < a; b2++)
+						sm -= L[n * a + b2] * W->V[6 * b2 + k];
+					W->V[6 * a + k] = sm * ia;
+				}
+				double sz = W->z[a];
+				for (int b2 = 0; b2 < a; b2++)
+					sz -= L[n * a + b2] * W->z[b2];
+				W->z[a] = sz * ia;
+			}
+			for (int r = 0; r < 6; r++) {
+				for (int c = r; c < 6; c++) {
+					double sm = 0.0;
+					for (int a = 0; a < n; a++)
+						sm += W->V[6 * a + r] * W->V[6 * a + c];
+					Ia[6 * r + c] -= sm;
+					if (c != r)
+						Ia[6 * c + r] -= sm;
+				}
+				for (int a = 0; a < n; a++)
+					pa[r] += W->V[6 * a + r] * W->z[a];
+			}
+		}
+		if (J->parent >= 0) {
+			struct twork *P = &T->wk[J->parent];
+			phit_x_phi_add(P->I, W->dcp, Ia);
+			phit_add(P->p, W->dcp, pa);
+		}
+	}
+	/* forward pass (eqs. 18, 24a, 25a): q-ddot = D^-1 (u - U^T Phi Vdot_p)
+	 * = L^-T (z - V Phi Vdot_p) */
+	for (int i = 0; i < T->nb; i++) {
+		const struct tnode *J = &T->nd[i];
+		struct twork *W = &T->wk[i];
+		int n = J->n, b = J->body;
+		double pA[6] = { 0, 0, 0, 0, 0, 0 }, qdd[6];
+		if (J->parent >= 0)
+			phi_motion(pA, W->dcp, T->wk[J->parent].acc);
+		for (int a = 0; a < n; a++) {
+			double sm = 0.0;
+			for (int k = 0; k < 6; k++)
+				sm += W->V[6 * a + k] * pA[k];
+			qdd[a] = W->z[a] - sm;
+		}
+		for (int a = n - 1; a >= 0; a--) {	/* back substitution */
+			for (int k = a + 1; k < n; k++)
+				qdd[a] -= W->L[n * k + a] * qdd[k];
+			qdd[a] /= W->L[n * a + a];
+		}
+		for (int k = 0; k < 6; k++) {
+			double sm = pA[k] + W->c[k];
+			for (int a = 0; a < n; a++)
+				sm += W->S[6 * a + k] * qdd[a];
+			W->acc[k] = sm;
+		}
+		m6_mulv(W->lam, W->I, W->acc);
+		for (int k = 0; k < 6; k++)
+			W->lam[k] += W->p[k];
+		v3_copy(x->a + 3 * b, W->acc);
+		m3_tmulv(x->wd + 3 * b, x->A + 9 * b, W->acc + 3);
+		for (int a = 0; a < n; a++) {
+			if (!isfinite(qdd[a]))
+				return fail(T, ODE_NONFINITE, "non-finite acceleration of joint '%s'",
+					    node_name(T, J));
+			ydd[J->q0 + a] = qdd[a];
+		}
+	}
+	return ODE_OK;
+}
+
+/* ---- charts ---- */
+
+static int has_chart(const struct tnode *J)
+{
+	return J->type == TJ_SPHERICAL || J->type == TJ_FREE;
+}
+
+static const double *chart_of(const struct tnode *J, const double *y)
+{
+	return y + J->q0 + (J->type == TJ_FREE ? 3 : 0);
+}
+
+static int tree_want_new(void *ctx)
+{
+	struct tree *T = ctx;
+	for (int i = 0; i < T->nb; i++)
+		if (has_chart(&T->nd[i]) && v3_norm(chart_of(&T->nd[i], T->y)) > TREE_CHART_MAX)
+			return 1;
+	return 0;
+}
+
+/* C <- exp(phi~) C, phi-dot <- H(phi) phi-dot (the relative angular
+ * velocity in P, the rate of the new chart at 0), phi <- 0. */
+static int tree_accept(void *ctx, double t, double *y, double *yd)
+{
+	struct tree *T = ctx;
+	int changed = 0;
+	for (int i = 0; i < T->nb; i++) {
+		struct tnode *J = &T->nd[i];
+		if (!has_chart(J))
+			continue;
+		int o = J->q0 + (J->type == TJ_FREE ? 3 : 0);
+		double *phi = y + o, *phid = yd + o;
+		if (!(v3_norm(phi) > TREE_CHART_MAX))
+			continue;
+		double E[9], C[9], H[9], hq[3], w[3];
+		so3_exp(E, phi);
+		m3_mul(C, E, J->C);
+		m3_orthonormalize(C);
+		memcpy(J->C, C, sizeof C);
+		chart_jac(phi, phid, H, hq);
+		for (int a = 0; a < 3; a++)
+			w[a] = H[a] * phid[0] + H[3 + a] * phid[1] + H[6 + a] * phid[2];
+		v3_copy(phid, w);
+		v3_set(phi, 0, 0, 0);
+		T->rebases++;
+		changed = 1;
+	}
+	return changed;
+}
+
+/* ---- the start: the coordinates of a body state ---- */
+
+static double sgn(double a)
+{
+	return a < 0 ? -1.0 : 1.0;
+}
+
+/* The reference of a universal joint from the relative rotation Rr: its
+ * columns x, y, z with z = Rr e_z made normal to e_z. */
+static void universal_ref(double *C, const double *Rr)
+{
+	double z[3] = { Rr[2], Rr[5], 0.0 }, x[3] = { Rr[0], Rr[3], Rr[6] }, yv[3];
+	if (v3_norm(z) < 1e-12)
+		v3_set(z, 1, 0, 0);
+	v3_scale(z, 1.0 / v3_norm(z), z);
+	v3_axpy(x, -v3_dot(x, z), z);
+	if (v3_norm(x) < 1e-12)
+		v3_set(x, 0, 0, 1);
+	v3_scale(x, 1.0 / v3_norm(x), x);
+	v3_cross(yv, z, x);
+	for (int i = 0; i < 3; i++) {
+		C[3 * i] = x[i];
+		C[3 * i + 1] = yv[i];
+		C[3 * i + 2] = z[i];
+	}
+}
+
+/* C and q of node J from the relative rotation Rr = P^T Q and offset dl
+ * (in P) of a body state: the nearest pose on the joint's manifold. */
+static void project_joint(struct tnode *J, const double *Rr, const double *dl, const double *rc,
+			  const double *Ac, double *q)
+{
+	static const double flip[9] = { 1, 0, 0, 0, -1, 0, 0, 0, -1 };
+	switch (J->type) {
+	case TJ_REVOLUTE:
+	case TJ_CYLINDRICAL:
+		memcpy(J->C, Rr[8] >= 0 ? I3 : flip, sizeof J->C);
+		q[0] = atan2(Rr[3], Rr[0]);
+		if (J->type == TJ_CYLINDRICAL)
+			q[1] = dl[2];
+		break;
+	case TJ_TRANSLATIONAL:
+	case TJ_FIXED: {
+		double s1 = sgn(Rr[0]), s3 = sgn(Rr[8]);
+		double C[9] = { s1, 0, 0, 0, s1 * s3, 0, 0, 0, s3 };
+		memcpy(J->C, C, sizeof C);
+		if (J->type == TJ_TRANSLATIONAL)
+			q[0] = dl[2];
+		break;
+	}
+	case TJ_UNIVERSAL:
+		universal_ref(J->C, Rr);
+		q[0] = q[1] = 0.0;
+		break;
+	case TJ_SPHERICAL:
+		memcpy(J->C, Rr, sizeof J->C);
+		m3_orthonormalize(J->C);
+		v3_set(q, 0, 0, 0);
+		break;
+	case TJ_FREE:
+		memcpy(J->C, Ac, sizeof J->C);
+		m3_orthonormalize(J->C);
+		v3_copy(q, rc);
+		v3_set(q + 3, 0, 0, 0);
+		break;
+	}
+}
+
+static int tree_start(void *ctx, const struct ra_state *x0, double *y, double *yd, double *ydd)
+{
+	struct tree *T = ctx;
+	T->why[0] = 0;
+	static const double z3[3] = { 0, 0, 0 };
+	/* positions, joint by joint from the given poses */
+	for (int i = 0; i < T->nb; i++) {
+		struct tnode *J = &T->nd[i];
+		int c = J->body, pb = J->parent >= 0 ? T->nd[J->parent].body : -1;
+		const double *rp = pb >= 0 ? x0->r + 3 * pb : z3, *Ap = pb >= 0 ? x0->A + 9 * pb : I3;
+		const double *rc = x0->r + 3 * c, *Ac = x0->A + 9 * c;
+		double RP[9], RQ[9], Rr[9], op[3], oc[3], t[3], dl[3];
+		m3_mul(RP, Ap, J->Fp);
+		m3_mul(RQ, Ac, J->Fc);
+		m3_tmul(Rr, RP, RQ);
+		m3_mulv(op, Ap, J->sp);
+		v3_add(op, op, rp);
+		m3_mulv(oc, Ac, J->sc);
+		v3_add(oc, oc, rc);
+		v3_sub(t, oc, op);
+		m3_tmulv(dl, RP, t);
+		project_joint(J, Rr, dl, rc, Ac, y + J->q0);
+	}
+	/* S at these positions, then the rates: least squares S q-dot = V_c -
+	 * Phi V_p of the given velocities (exact on a consistent state) */
+	memset(yd, 0, (size_t)T->nq * sizeof(double));
+	forward(T, y, yd);
+	for (int i = 0; i < T->nb; i++) {
+		const struct tnode *J = &T->nd[i];
+		const struct twork *W = &T->wk[i];
+		int n = J->n, c = J->body, pb = J->parent >= 0 ? T->nd[J->parent].body : -1;
+		if (n == 0)
+			continue;
+		double omc[3], omp[3] = { 0, 0, 0 }, vp[3] = { 0, 0, 0 }, dV[6], t[3];
+		m3_mulv(omc, x0->A + 9 * c, x0->w + 3 * c);
+		if (pb >= 0) {
+			m3_mulv(omp, x0->A + 9 * pb, x0->w + 3 * pb);
+			v3_copy(vp, x0->v + 3 * pb);
+		}
+		v3_cross(t, omp, W->dcp);
+		for (int k = 0; k < 3; k++) {
+			dV[k] = x0->v[3 * c + k] - vp[k] - t[k];
+			dV[3 + k] = omc[k] - omp[k];
+		}
+		double G[36], L[36], g[6];
+		for (int a = 0; a < n; a++) {
+			g[a] = 0.0;
+			for (int k = 0; k < 6; k++)
+				g[a] += W->S[6 * a + k] * dV[k];
+			for (int b = 0; b < n; b++) {
+				double sm = 0.0;
+				for (int k = 0; k < 6; k++)
+					sm += W->S[6 * a + k] * W->S[6 * b + k];
+				G[n * a + b] = sm;
+			}
+		}
+		if (chol(n, G, L))
+			return fail(T, ODE_SINGULAR, "joint '%s': its motion subspace is singular at "
+				    "the start", node_name(T, J));
+		chol_solve(n, L, g);
+		memcpy(yd + J->q0, g, (size_t)n * sizeof(double));
+	}
+	memcpy(T->x.lam, x0->lam, (size_t)T->s->nc * sizeof(double));
+	T->ode.n = T->nq;
+	return tree_rhs(T, x0->t, y, yd, ydd);
+}
+
+/* ---- body states and multipliers ---- */
+
+/* The multipliers of joint J's rows whose constraint force on the child,
+ * -Phi_q,c^T lam, is the wrench lam_c of the recursion: (Jc Jc^T) lam =
+ * Jc g, g = -(F, A^T N) in ra's generalized coordinates (force global,
+ * torque in the body frame).  Needs ra_eval(.., PRIM_JAC) at T->x. */
+static void joint_lambda(struct tree *T, const struct tnode *J, const struct twork *W,
+			 double *lam)
+{
+	const struct ra *s = T->s;
+	const struct joint *jt = &s->m->joints[J->joint];
+	int nr = jt->nrows, c = J->body;
+	double g[6], G[36] = { 0 }, L[36], rhs[6];
+	const double *Jc[MODEL_JOINT_ROWS_MAX];
+	v3_scale(g, -1.0, W->lam);
+	m3_tmulv(g + 3, T->x.A + 9 * c, W->lam + 3);
+	v3_scale(g + 3, -1.0, g + 3);
+	for (int k = 0; k < nr; k++) {
+		int row = jt->row0 + k;
+		Jc[k] = s->jac + s->jo[row] + (s->bj[row] == c ? 6 : 0);
+	}
+	double tr = 0.0;
+	for (int a = 0; a < nr; a++) {
+		rhs[a] = 0.0;
+		for (int k = 0; k < 6; k++)
+			rhs[a] += Jc[a][k] * g[k];
+		for (int b = 0; b < nr; b++) {
+			double sm = 0.0;
+			for (int k = 0; k < 6; k++)
+				sm += Jc[a][k] * Jc[b][k];
+			G[nr * a + b] = sm;
+		}
+		tr += G[nr * a + a];
+	}
+	if (chol(nr, G, L)) {
+		/* dependent rows (not at a regular pose of a supported joint):
+		 * a touch of regularization gives the least-norm answer */
+		for (int a = 0; a < nr; a++)
+			G[nr * a + a] += 1e-12 * tr;
+		if (chol(nr, G, L)) {
+			memset(lam, 0, (size_t)nr * sizeof(double));
+			return;
+		}
+	}
+	chol_solve(nr, L, rhs);
+	memcpy(lam, rhs, (size_t)nr * sizeof(double));
+}
+
+static void tree_bodies(void *ctx, struct ra_state *x)
+{
+	struct tree *T = ctx;
+	struct ra *s = T->s;
+	double t = x->t;
+	T->x.t = t;
+	if (s->m->njoints > 0) {
+		ra_eval(s, &T->x, t, PRIM_JAC);
+		for (int i = 0; i < T->nb; i++)
+			if (T->nd[i].joint >= 0)
+				joint_lambda(T, &T->nd[i], &T->wk[i],
+					     T->x.lam + s->m->joints[T->nd[i].joint].row0);
+	}
+	ra_state_copy(s, x, &T->x);
+	x->t = t;
+}
+
+static const char *tree_why(void *ctx)
+{
+	return ((struct tree *)ctx)->why;
+}
+
+/* ---- topology ---- */
+
+static int joint_ok(enum joint_type t)
+{
+	return t == JOINT_REVOLUTE || t == JOINT_CYLINDRICAL || t == JOINT_TRANSLATIONAL ||
+	       t == JOINT_UNIVERSAL || t == JOINT_SPHERICAL || t == JOINT_FIXED;
+}
+
+static int uf_find(int *up, int a)
+{
+	while (up[a] != a) {
+		up[a] = up[up[a]];
+		a = up[a];
+	}
+	return a;
+}
+
+int tree_check(const struct model *m, struct diag *d)
+{
+	int nb = m->nbodies, bad = 0;
+	for (int b = 0; b < nb; b++)
+		if (m->bodies[b].kind == BODY_PARTICLE) {
+			diag_error(d, &m->bodies[b].pos, "body '%s' is a particle: the tree formulation "
+				   "does not take particles yet (integrator.formulation: rp does)",
+				   m->bodies[b].name);
+			bad = 1;
+		}
+	int *up = xmalloc(((size_t)nb + 1) * sizeof(int));
+	for (int b = 0; b <= nb; b++)
+		up[b] = b;
+	for (int j = 0; j < m->njoints; j++) {
+		const struct joint *jt = &m->joints[j];
+		if (!joint_ok(jt->type)) {
+			diag_error(d, &jt->pos, "joint '%s' is %s: the tree formulation has no joint "
+				   "coordinates for it (it takes revolute, cylindrical, translational, "
+				   "universal, spherical and fixed joints; integrator.formulation: rp "
+				   "takes every joint)", jt->name, joint_type_names[jt->type]);
+			bad = 1;
+			continue;
+		}
+		int a = jt->body[0] < 0 ? nb : jt->body[0], b = jt->body[1] < 0 ? nb : jt->body[1];
+		int ra_ = uf_find(up, a), rb = uf_find(up, b);
+		if (ra_ == rb) {
+			diag_error(d, &jt->pos, "joint '%s' closes a loop: its bodies '%s' and '%s' "
+				   "are already connected by the joints before it; the tree "
+				   "formulation needs a tree rooted at the ground, every body with one "
+				   "joint towards it (integrator.formulation: rp takes closed loops)",
+				   jt->name, a == nb ? "ground" : m->bodies[a].name,
+				   b == nb ? "ground" : m->bodies[b].name);
+			bad = 1;
+			continue;
+		}
+		up[ra_] = rb;
+	}
+	free(up);
+	for (int i = 0; i < m->ndrivers; i++) {
+		const struct driver *dv = &m->drivers[i];
+		diag_error(d, &dv->pos, "driver '%s' of joint '%s': the tree formulation does not "
+			   "take drivers yet (a prescribed joint coordinate; integrator.formulation: "
+			   "rp does)", dv->name,
+			   dv->joint >= 0 && dv->joint < m->njoints ? m->joints[dv->joint].name : "?");
+		bad = 1;
+	}
+	for (int i = 0; i < m->nforces; i++)
+		if (m->forces[i].type == FORCE_FRICTION) {
+			diag_error(d, &m->forces[i].pos, "friction '%s': the tree formulation does not "
+				   "take friction yet (it needs the joint's normal force; "
+				   "integrator.formulation: rp does)", m->forces[i].name);
+			bad = 1;
+		}
+	return bad ? -1 : 0;
+}
+
+static enum tj tj_of(enum joint_type t)
+{
+	switch (t) {
+	case JOINT_REVOLUTE:
+		return TJ_REVOLUTE;
+	case JOINT_CYLINDRICAL:
+		return TJ_CYLINDRICAL;
+	case JOINT_TRANSLATIONAL:
+		return TJ_TRANSLATIONAL;
+	case JOINT_UNIVERSAL:
+		return TJ_UNIVERSAL;
+	case JOINT_SPHERICAL:
+		return TJ_SPHERICAL;
+	default:
+		return TJ_FIXED;
+	}
+}
+
+/* The nodes in tree order: breadth first from the ground, then from the
+ * first body of each group no joint connects to the ground (a free root). */
+static void build_nodes(struct tree *T)
+{
+	const struct model *m = T->s->m;
+	int nb = m->nbodies, nj = m->njoints;
+	int *deg = xcalloc((size_t)nb + 2, sizeof(int)), *adj = xmalloc(2 * ((size_t)nj + 1) * sizeof(int));
+	int *ground = xmalloc(((size_t)nj + 1) * sizeof(int)), ng = 0;
+	for (int j = 0; j < nj; j++)
+		for (int k = 0; k < 2; k++)
+			if (m->joints[j].body[k] >= 0)
+				deg[m->joints[j].body[k] + 1]++;
+	for (int b = 0; b < nb; b++)
+		deg[b + 1] += deg[b];
+	int *pos = xmalloc(((size_t)nb + 1) * sizeof(int));
+	memcpy(pos, deg, (size_t)nb * sizeof(int));
+	for (int j = 0; j < nj; j++) {
+		const struct joint *jt = &m->joints[j];
+		for (int k = 0; k < 2; k++)
+			if (jt->body[k] >= 0)
+				adj[pos[jt->body[k]]++] = j;
+		if (jt->body[0] < 0 || jt->body[1] < 0)
+			ground[ng++] = j;
+	}
+	int *node_of = xmalloc(((size_t)nb + 1) * sizeof(int));
+	for (int b = 0; b < nb; b++)
+		node_of[b] = -1;
+	int count = 0, head = 0, q = 0;
+	/* the children of the ground, then each free root, each followed by
+	 * a breadth-first sweep of what it reaches */
+	for (int root = -1; root < nb; root++) {
+		if (root < 0) {
+			for (int g = 0; g < ng; g++) {
+				const struct joint *jt = &m->joints[ground[g]];
+				int c = jt->body[0] < 0 ? jt->body[1] : jt->body[0];
+				struct tnode *J = &T->nd[count];
+				J->body = c;
+				J->parent = -1;
+				J->joint = ground[g];
+				node_of[c] = count++;
+			}
+		} else {
+			if (node_of[root] >= 0)
+				continue;
+			struct tnode *J = &T->nd[count];
+			J->body = root;
+			J->parent = -1;
+			J->joint = -1;
+			node_of[root] = count++;
+		}
+		for (; head < count; head++) {
+			int b = T->nd[head].body;
+			for (int e = deg[b]; e < deg[b + 1]; e++) {
+				int j = adj[e];
+				if (j == T->nd[head].joint)
+					continue;
+				const struct joint *jt = &m->joints[j];
+				int c = jt->body[0] == b ? jt->body[1] : jt->body[0];
+				struct tnode *J = &T->nd[count];
+				J->body = c;
+				J->parent = head;
+				J->joint = j;
+				node_of[c] = count++;
+			}
+		}
+	}
+	/* types, markers, coordinates */
+	for (int i = 0; i < nb; i++) {
+		struct tnode *J = &T->nd[i];
+		if (J->joint < 0) {
+			J->type = TJ_FREE;
+			memcpy(J->Fp, I3, sizeof J->Fp);
+			memcpy(J->Fc, I3, sizeof J->Fc);
+		} else {
+			const struct joint *jt = &m->joints[J->joint];
+			int side = jt->body[1] == J->body ? 1 : 0;
+			J->type = tj_of(jt->type);
+			v3_copy(J->sc, jt->s[side]);
+			memcpy(J->Fc, jt->F[side], sizeof J->Fc);
+			v3_copy(J->sp, jt->s[1 - side]);
+			memcpy(J->Fp, jt->F[1 - side], sizeof J->Fp);
+		}
+		memcpy(J->C, I3, sizeof J->C);
+		J->n = tj_n[J->type];
+		J->q0 = q;
+		q += J->n;
+	}
+	T->nq = q;
+	(void)head;
+	free(deg);
+	free(adj);
+	free(ground);
+	free(pos);
+	free(node_of);
+}
+
+struct tree *tree_new(struct ra *s, struct diag *d)
+{
+	if (tree_check(s->m, d))
+		return NULL;
+	struct tree *T = xcalloc(1, sizeof(*T));
+	T->s = s;
+	T->nb = s->nb;
+	T->nd = xcalloc((size_t)T->nb + 1, sizeof(*T->nd));
+	T->wk = xcalloc((size_t)T->nb + 1, sizeof(*T->wk));
+	build_nodes(T);
+	ra_state_init(s, &T->x);
+	T->F = xcalloc(6 * (size_t)T->nb + 1, sizeof(double));
+	T->y = xcalloc((size_t)T->nq + 1, sizeof(double));
+	T->ode.n = T->nq;
+	T->ode.ctx = T;
+	T->ode.rhs = tree_rhs;
+	T->ode.accept = tree_accept;
+	T->ode.want_new = tree_want_new;
+	T->ode.renew = NULL;
+	T->ode.start = tree_start;
+	T->ode.bodies = tree_bodies;
+	T->ode.why = tree_why;
+	return T;
+}
+
+void tree_free(struct tree **pT)
+{
+	struct tree *T = *pT;
+	if (!T)
+		return;
+	free(T->nd);
+	free(T->wk);
+	free(T->F);
+	free(T->y);
+	ra_state_release(&T->x);
+	free(T);
+	*pT = NULL;
+}
+
+struct ode_sys *tree_ode(struct tree *T)
+{
+	return &T->ode;
+}
+
+int tree_ncoords(const struct tree *T)
+{
+	return T->nq;
+}
+
+long tree_rebases(const struct tree *T)
+{
+	return T->rebases;
+}
+
+void tree_node(const struct tree *T, int b, int *q0, int *n, int *parent, int *joint)
+{
+	for (int i = 0; i < T->nb; i++)
+		if (T->nd[i].body == b) {
+			*q0 = T->nd[i].q0;
+			*n = T->nd[i].n;
+			*parent = T->nd[i].parent >= 0 ? T->nd[T->nd[i].parent].body : -1;
+			*joint = T->nd[i].joint;
+			return;
+		}
+}
