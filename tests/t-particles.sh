@@ -97,6 +97,12 @@ bound() {
 	esac
 }
 for m in $("$MBSIM" list integrators | awk '{ print $1 }'); do
+	if "$MBSIM" list integrators | awk -v m="$m" '$1 == m && $3 == "tree" { f = 1 } END { exit !f }'; then
+		# bdf: the tree formulation takes no particles yet (a deck error)
+		expect_rc 2 "$m: particles refused by the tree formulation" "$MBSIM" run "$pp" \
+			--quiet --set integrator.method=$m -o "$tmp/p.h5"
+		continue
+	fi
 	if ! "$MBSIM" run "$pp" --quiet --set integrator.method=$m -o "$tmp/p.h5" 2>"$tmp/err" ||
 		! "$MBSIM" run "$twin" --quiet --set integrator.method=$m -o "$tmp/t.h5" 2>"$tmp/err"; then
 		bad "$m: particle pendulum or its twin failed"

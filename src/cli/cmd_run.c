@@ -168,6 +168,11 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 			printf(", \"%s\": ", nums[i].name);
 			cli_json_num(nums[i].v);
 		}
+		if (r->dae_steps >= 0)	/* bdf: IDA's statistics */
+			printf(", \"bdf_steps\": %ld, \"bdf_last_order\": %ld, "
+			       "\"bdf_newton_iterations\": %ld, \"bdf_error_test_failures\": %ld, "
+			       "\"bdf_convergence_failures\": %ld", r->dae_steps, r->dae_order,
+			       r->dae_newton, r->dae_etf, r->dae_ncf);
 		printf(", \"nonfinite\": {");
 		for (int i = 0, k = 0; i < n; i++)
 			if (!isfinite(nums[i].v))

@@ -4,6 +4,7 @@
 #include "../deck/deck.h"
 #include "../form/tree.h"
 #include "../io/h5read.h"
+#include "../sim/sim.h"
 #include "../util/suggest.h"
 #include "../util/interrupt.h"
 #include "../util/xalloc.h"
@@ -158,7 +159,7 @@ int cli_load_why(const char *path, char **sets, int nsets, struct deck **pdk,
 			deck_build(dk, m, o, &d);
 		/* a model the formulation cannot take is a deck error (exit 2),
 		 * reported at its elements */
-		if (d.nerr == 0 && *m && o->formulation == FORM_TREE)
+		if (d.nerr == 0 && *m && sim_formulation_is_tree(o))
 			tree_check(*m, &d);
 	}
 	int nerr = cli_print_diag(&d);

@@ -57,8 +57,19 @@ static void read_inertia(struct bctx *b, const struct dnode *v, const char *what
 				diag_error(b->d, &v->pos, "inertia of %s is not symmetric", what);
 				return;
 			}
-	if (!(J[0] > 0 && J[0] * J[4] - J[1] * J[3] > 0 && det3(J) > 0))
-		diag_error(b->d, &v->pos, "inertia of %s is not positive definite", what);
+	if (J[0] > 0 && J[0] * J[4] - J[1] * J[3] > 0 && det3(J) > 0)
+		return;
+	/* positive semi-definite (principal minors >= 0, to round-off):
+	 * bdf's tree formulation takes it (seed 003 §3.3) */
+	double e = 1e-12 * big * big, e3 = e * big;
+	int psd = J[0] >= 0 && J[4] >= 0 && J[8] >= 0 && J[0] * J[4] - J[1] * J[3] >= -e &&
+		  J[0] * J[8] - J[2] * J[6] >= -e && J[4] * J[8] - J[5] * J[7] >= -e &&
+		  det3(J) >= -e3;
+	if (psd && b->singular_ok)
+		return;
+	diag_error(b->d, &v->pos, "inertia of %s is not positive definite%s", what,
+		   psd ? " (a singular inertia needs integrator.method: bdf, the tree formulation "
+			 "as an index-1 DAE)" : "");
 }
 
 /* R = rotation by angle about coordinate axis c ('x', 'y', 'z'). */
@@ -264,9 +275,13 @@ void build_body(struct bctx *b, const struct dnode *item)
 	 * does not apply to particle 'p'" at the key */
 	snprintf(tdesc, sizeof tdesc, "%s (a point mass has no rotation)", what);
 	check_keys(b, item, key_sub(&key_top, "bodies"), kind >= 0 ? 1u << kind : 0, tdesc);
-	if (req_num(b, item, "mass", what, &tmp.mass) > 0 && !(tmp.mass > 0))
+	if (req_num(b, item, "mass", what, &tmp.mass) > 0 &&
+	    !(tmp.mass > 0 || (tmp.mass == 0 && b->singular_ok)))
 		diag_error(b->d, &dn_get(item, "mass")->pos,
-			   "mass of %s must be positive, got %g", what, tmp.mass);
+			   "mass of %s must be positive, got %g%s", what, tmp.mass, tmp.mass == 0 ?
+			   " (a massless body needs integrator.method: bdf, the tree formulation "
+			   "as an index-1 DAE; rn4, w2, adams and the ra schemes need positive "
+			   "masses)" : "");
 	if (kind == BODY_RIGID && (v = need(b, item, "inertia", what)))
 		read_inertia(b, v, what, tmp.J);
 	opt_vec3(b, item, "position", tmp.r0);

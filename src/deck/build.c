@@ -98,12 +98,15 @@ static void build_formulation(struct bctx *b, const struct dnode *v, struct sim_
 	o->formulation = (enum sim_formulation)k;
 	o->formulation_pos = v->pos;
 	const struct integ_info *info = integ_find(o->method);
-	if (k == FORM_AUTO || !info || strcmp(info->formulation, "rp") == 0)
+	if (k == FORM_AUTO || !info || strcmp(info->formulation, "rp") == 0 ||
+	    (k == FORM_TREE && strcmp(info->formulation, "tree") == 0))
 		return;
 	char list[160] = "";
 	size_t len = 0;
 	for (int i = 0; i < INTEG_COUNT; i++)
-		if (strcmp(integ_table[i].formulation, "rp") == 0 && len + 16 < sizeof list)
+		if ((strcmp(integ_table[i].formulation, "rp") == 0 ||
+		     (k == FORM_TREE && strcmp(integ_table[i].formulation, "tree") == 0)) &&
+		    len + 16 < sizeof list)
 			len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
 						len ? ", " : "", integ_table[i].name);
 	diag_error(b->d, &v->pos, "integrator.formulation: %s needs one of the ODE schemes %s; "
@@ -594,6 +597,10 @@ static void build_top(struct bctx *b, const struct dnode *root, struct sim_optio
 	b->ex = expr_new(o->seed);
 	build_params(b, dn_get(root, "parameters"));
 	build_options(b, root, o);
+	{
+		const struct integ_info *info = integ_find(o->method);
+		b->singular_ok = info && info->id == INTEG_BDF;
+	}
 	if (opt_str(b, root, "title", &title) > 0)
 		b->m->title = xstrdup(title);
 	v3_set(b->m->gravity, 0, 0, -9.81);

@@ -58,6 +58,8 @@ struct bctx {
 					 * reference has said so (no cascade) */
 	int stopped;		/* interrupted (util/interrupt.h), reported once */
 	struct sx_cache *sxc;	/* state expressions shared by text (sexpr.h) */
+	int singular_ok;	/* integrator.method bdf: masses may be singular
+				 * (the tree formulation, seed 003 §3.3) */
 };
 
 int get_num(struct bctx *b, const struct dnode *v, const char *key, double *out);

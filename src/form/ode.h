@@ -62,6 +62,18 @@ struct ode_sys {
 	void (*bodies)(void *ctx, struct ra_state *x);
 	/* What failed last, for the run's message ("" if nothing). */
 	const char *(*why)(void *ctx);
+	/* For residual (DAE) schemes (integ/bdf.c); NULL where the
+	 * formulation offers none.  resid: the residual of the second-order
+	 * rows at (t, y, y', y''), zero on a solution; for coordinates with
+	 * inertia y'' - f scaled, for coordinates without (seed 003 eq. 28b)
+	 * an equation free of their y'', so that their y' is an algebraic
+	 * variable.  Makes the configuration there the current one, with
+	 * the given y'' as accelerations, for bodies(). */
+	int (*resid)(void *ctx, double t, const double *y, const double *yd, const double *ydd,
+		     double *r);
+	/* The coordinates without inertia (alg[k] = 1; alg may be NULL),
+	 * known after start(); returns their count. */
+	int (*massless)(void *ctx, char *alg);
 };
 
 #endif

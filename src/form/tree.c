@@ -86,6 +86,11 @@ struct tnode {
 	double sp[3], Fp[9];	/* marker P on the parent (parent's body frame) */
 	double sc[3], Fc[9];	/* marker Q on the child (child's body frame) */
 	double C[9];		/* reference rotation (tree.h) */
+	/* rank-deficient masses (seed 003 §3.3-3.4): alg[k] = 1 for a
+	 * coordinate without inertia (first order), nr of the n have it
+	 * (second order), their indices ri */
+	unsigned char alg[6];
+	int nr, ri[6];
 };
 
 /* What one evaluation keeps per node. */
@@ -113,6 +118,9 @@ struct tree {
 	double *F;		/* 6 nb: applied forces (ra_forces) */
 	double *y;		/* nq: the coordinates of the last f */
 	long rebases;
+	int singular;		/* a body mass or inertia is singular (tree_new) */
+	int masked;		/* alg, nr, ri decided (the first backward pass) */
+	int nalg;		/* coordinates without inertia */
 	char why[600];
 };
 
@@ -417,9 +425,10 @@ static const char *node_name(const struct tree *T, const struct tnode *J)
 	return J->joint >= 0 ? m->joints[J->joint].name : m->bodies[J->body].name;
 }
 
-static int tree_rhs(void *ctx, double t, const double *y, const double *yd, double *ydd)
+/* Positions, velocities (forward pass), applied forces and each body's
+ * own M_i and -f_i at (t, y, y'). */
+static void prepare(struct tree *T, double t, const double *y, const double *yd)
 {
-	struct tree *T = ctx;
 	struct ra *s = T->s;
 	struct ra_state *x = &T->x;
 	T->why[0] = 0;
@@ -427,7 +436,6 @@ static int tree_rhs(void *ctx, double t, const double *y, const double *yd, doub
 	memcpy(T->y, y, (size_t)T->nq * sizeof(double));
 	forward(T, y, yd);
 	ra_forces(s, x, t, NULL, T->F);
-	/* the body's own M_i and -f_i */
 	for (int i = 0; i < T->nb; i++) {
 		struct twork *W = &T->wk[i];
 		int b = T->nd[i].body;
@@ -451,60 +459,121 @@ static int tree_rhs(void *ctx, double t, const double *y, const double *yd, doub
 			W->p[3 + k] = -ng[k];
 		}
 	}
-	/* backward pass (eq. 17), with D = L L^T (Cholesky) and V = L^-1 U^T,
-	 * z = L^-1 u: U D^-1 U^T = V^T V, U D^-1 u = V^T z */
+}
+
+/* Which coordinates have no inertia (seed 003 §3.3: rank (J^T Mbar J) <
+ * n): coordinate k of node i is massless when its diagonal entry of the
+ * condensed joint-space inertia D = S^T Ihat S is at most TREE_RANK_TOL
+ * times that of the composite (rigid-subtree) inertia, S_k^T Ic S_k,
+ * Ic_i = M_i + sum Phi_j^T Ic_j Phi_j: the condensation subtracts what a
+ * child's own coordinates carry, so a massless direction is left with
+ * round-off of the subtree's inertia.  D is positive semi-definite, so a
+ * zero diagonal entry is a zero row and column: the rank deficiency lies
+ * along coordinate k.  The remaining block must then be positive
+ * definite (checked in backward): the pseudo-inverse (J^T Mbar J)^+ of
+ * eqs. 16-18 is its inverse padded with zeros, X_i of eq. 27 a
+ * permutation.  Decided once, at the start (the first f). */
+static double *composite(const struct tree *T)
+{
+	double *Ic = xcalloc(36 * (size_t)T->nb + 1, sizeof(double));
 	for (int i = T->nb - 1; i >= 0; i--) {
-		const struct tnode *J = &T->nd[i];
+		double *C = Ic + 36 * i;
+		for (int k = 0; k < 36; k++)
+			C[k] += T->wk[i].I[k];
+		if (T->nd[i].parent >= 0)
+			phit_x_phi_add(Ic + 36 * T->nd[i].parent, T->wk[i].dcp, C);
+	}
+	return Ic;
+}
+
+/* The backward pass (eq. 17), with D = L L^T (Cholesky) and V = L^-1
+ * U^T, z = L^-1 u: U D^-1 U^T = V^T V, U D^-1 u = V^T z.  For a node
+ * with massless coordinates D, U, u are those of its nr coordinates with
+ * inertia (the pseudo-inverse, above). */
+static int backward(struct tree *T)
+{
+	double *Ic = T->singular && !T->masked ? composite(T) : NULL;
+	for (int i = T->nb - 1; i >= 0; i--) {
+		struct tnode *J = &T->nd[i];
 		struct twork *W = &T->wk[i];
 		int n = J->n;
-		double Ic[6], pa[6], Ia[36], Dm[36], U[36];
-		m6_mulv(Ic, W->I, W->c);
+		double Ic6[6], pa[6], Ia[36], Dm[36], U[36];
+		m6_mulv(Ic6, W->I, W->c);
 		for (int k = 0; k < 6; k++)
-			pa[k] = W->p[k] + Ic[k];
+			pa[k] = W->p[k] + Ic6[k];
 		memcpy(Ia, W->I, sizeof Ia);
 		for (int j = 0; j < n; j++)
 			m6_mulv(U + 6 * j, W->I, W->S + 6 * j);
-		for (int a = 0; a < n; a++) {
+		if (Ic) {	/* the start of a model with singular masses */
+			J->nr = 0;
+			for (int a = 0; a < n; a++) {
+				double d = 0.0, ref = 0.0, CS[6];
+				const double *Sa = W->S + 6 * a;
+				m6_mulv(CS, Ic + 36 * i, Sa);
+				for (int k = 0; k < 6; k++) {
+					d += Sa[k] * U[6 * a + k];
+					ref += Sa[k] * CS[k];
+				}
+				J->alg[a] = !(d > TREE_RANK_TOL * ref);
+				if (!J->alg[a])
+					J->ri[J->nr++] = a;
+				T->nalg += J->alg[a];
+			}
+		} else if (!T->singular) {
+			J->nr = n;
+			for (int a = 0; a < n; a++)
+				J->ri[a] = a;
+		}
+		int nr = J->nr;
+		for (int a = 0; a < nr; a++) {
+			const double *Sa = W->S + 6 * J->ri[a];
 			double su = 0.0;
 			for (int k = 0; k < 6; k++)
-				su += W->S[6 * a + k] * pa[k];
+				su += Sa[k] * pa[k];
 			W->z[a] = -su;
 			for (int b2 = 0; b2 <= a; b2++) {
 				double sd = 0.0;
 				for (int k = 0; k < 6; k++)
-					sd += W->S[6 * a + k] * U[6 * b2 + k];
-				Dm[n * a + b2] = Dm[n * b2 + a] = sd;
+					sd += Sa[k] * U[6 * J->ri[b2] + k];
+				Dm[nr * a + b2] = Dm[nr * b2 + a] = sd;
 			}
 		}
-		if (n > 0) {
-			if (chol(n, Dm, W->L))
-				return fail(T, ODE_SINGULAR, "the articulated inertia of joint '%s' "
+		if (nr > 0) {
+			if (chol(nr, Dm, W->L)) {
+				free(Ic);
+				return fail(T, ODE_SINGULAR, nr < n ?
+					    "the articulated inertia of joint '%s' is singular off its "
+					    "massless coordinates (a rank deficiency of J^T Mbar J not "
+					    "along the joint's coordinates: not taken yet)" :
+					    "the articulated inertia of joint '%s' "
 					    "is singular (S^T I S not positive definite)",
 					    node_name(T, J));
+			}
 			const double *L = W->L;
-			for (int a = 0; a < n; a++) {	/* forward substitutions */
-				double ia = 1.0 / L[n * a + a];
+			for (int a = 0; a < nr; a++) {	/* forward substitutions */
+				double ia = 1.0 / L[nr * a + a];
+				const double *Ua = U + 6 * J->ri[a];
 				for (int k = 0; k < 6; k++) {
-					double sm = U[6 * a + k];
+					double sm = Ua[k];
 					for (int b2 = 0; b2 < a; b2++)
-						sm -= L[n * a + b2] * W->V[6 * b2 + k];
+						sm -= L[nr * a + b2] * W->V[6 * b2 + k];
 					W->V[6 * a + k] = sm * ia;
 				}
 				double sz = W->z[a];
 				for (int b2 = 0; b2 < a; b2++)
-					sz -= L[n * a + b2] * W->z[b2];
+					sz -= L[nr * a + b2] * W->z[b2];
 				W->z[a] = sz * ia;
 			}
 			for (int r = 0; r < 6; r++) {
 				for (int c = r; c < 6; c++) {
 					double sm = 0.0;
-					for (int a = 0; a < n; a++)
+					for (int a = 0; a < nr; a++)
 						sm += W->V[6 * a + r] * W->V[6 * a + c];
 					Ia[6 * r + c] -= sm;
 					if (c != r)
 						Ia[6 * c + r] -= sm;
 				}
-				for (int a = 0; a < n; a++)
+				for (int a = 0; a < nr; a++)
 					pa[r] += W->V[6 * a + r] * W->z[a];
 			}
 		}
@@ -514,37 +583,73 @@ static int tree_rhs(void *ctx, double t, const double *y, const double *yd, doub
 			phit_add(P->p, W->dcp, pa);
 		}
 	}
-	/* forward pass (eqs. 18, 24a, 25a): q-ddot = D^-1 (u - U^T Phi Vdot_p)
-	 * = L^-T (z - V Phi Vdot_p) */
+	if (Ic) {
+		free(Ic);
+		T->masked = 1;
+	}
+	return ODE_OK;
+}
+
+/* The coordinates with inertia of node J: q-ddot_r = D^+ (u - U^T Phi
+ * Vdot_p) = L^-T (z - V pA), pA = Phi Vdot_p (eq. 18), into qdd[ri[a]]. */
+static void joint_accel(const struct tnode *J, const struct twork *W, const double *pA,
+			double *qdd)
+{
+	int nr = J->nr;
+	double tq[6];
+	for (int a = 0; a < nr; a++) {
+		double sm = 0.0;
+		for (int k = 0; k < 6; k++)
+			sm += W->V[6 * a + k] * pA[k];
+		tq[a] = W->z[a] - sm;
+	}
+	for (int a = nr - 1; a >= 0; a--) {	/* back substitution */
+		for (int k = a + 1; k < nr; k++)
+			tq[a] -= W->L[nr * k + a] * tq[k];
+		tq[a] /= W->L[nr * a + a];
+	}
+	for (int a = 0; a < nr; a++)
+		qdd[J->ri[a]] = tq[a];
+}
+
+/* Body accelerations and joint wrenches of node i from its q-ddot. */
+static void body_accel(struct tree *T, int i, const double *pA, const double *qdd)
+{
+	const struct tnode *J = &T->nd[i];
+	struct twork *W = &T->wk[i];
+	int b = J->body;
+	for (int k = 0; k < 6; k++) {
+		double sm = pA[k] + W->c[k];
+		for (int a = 0; a < J->n; a++)
+			sm += W->S[6 * a + k] * qdd[a];
+		W->acc[k] = sm;
+	}
+	m6_mulv(W->lam, W->I, W->acc);
+	for (int k = 0; k < 6; k++)
+		W->lam[k] += W->p[k];
+	v3_copy(T->x.a + 3 * b, W->acc);
+	m3_tmulv(T->x.wd + 3 * b, T->x.A + 9 * b, W->acc + 3);
+}
+
+static int tree_rhs(void *ctx, double t, const double *y, const double *yd, double *ydd)
+{
+	struct tree *T = ctx;
+	prepare(T, t, y, yd);
+	int st = backward(T);
+	if (st)
+		return st;
+	/* forward pass (eqs. 18, 24a, 25a); a massless coordinate's q-ddot
+	 * is not determined (eq. 28b holds no q-ddot): 0 here, the forward
+	 * recursion skipping it as eq. 19 allows (it does not reach the
+	 * successors' absolute accelerations, §3.3) */
 	for (int i = 0; i < T->nb; i++) {
 		const struct tnode *J = &T->nd[i];
-		struct twork *W = &T->wk[i];
-		int n = J->n, b = J->body;
-		double pA[6] = { 0, 0, 0, 0, 0, 0 }, qdd[6];
+		int n = J->n;
+		double pA[6] = { 0, 0, 0, 0, 0, 0 }, qdd[6] = { 0, 0, 0, 0, 0, 0 };
 		if (J->parent >= 0)
-			phi_motion(pA, W->dcp, T->wk[J->parent].acc);
-		for (int a = 0; a < n; a++) {
-			double sm = 0.0;
-			for (int k = 0; k < 6; k++)
-				sm += W->V[6 * a + k] * pA[k];
-			qdd[a] = W->z[a] - sm;
-		}
-		for (int a = n - 1; a >= 0; a--) {	/* back substitution */
-			for (int k = a + 1; k < n; k++)
-				qdd[a] -= W->L[n * k + a] * qdd[k];
-			qdd[a] /= W->L[n * a + a];
-		}
-		for (int k = 0; k < 6; k++) {
-			double sm = pA[k] + W->c[k];
-			for (int a = 0; a < n; a++)
-				sm += W->S[6 * a + k] * qdd[a];
-			W->acc[k] = sm;
-		}
-		m6_mulv(W->lam, W->I, W->acc);
-		for (int k = 0; k < 6; k++)
-			W->lam[k] += W->p[k];
-		v3_copy(x->a + 3 * b, W->acc);
-		m3_tmulv(x->wd + 3 * b, x->A + 9 * b, W->acc + 3);
+			phi_motion(pA, T->wk[i].dcp, T->wk[J->parent].acc);
+		joint_accel(J, &T->wk[i], pA, qdd);
+		body_accel(T, i, pA, qdd);
 		for (int a = 0; a < n; a++) {
 			if (!isfinite(qdd[a]))
 				return fail(T, ODE_NONFINITE, "non-finite acceleration of joint '%s'",
@@ -553,6 +658,61 @@ static int tree_rhs(void *ctx, double t, const double *y, const double *yd, doub
 		}
 	}
 	return ODE_OK;
+}
+
+/* The residual of the second-order rows at (t, y, y', y''), seed 003
+ * eqs. 25-28 in residual form (§3.4, "the residuals in (25) may be used
+ * ... by general purpose DAE solvers"): the forward pass takes the given
+ * y'' (every body's Vdot from its parent's and its own q-ddot, eq. 9),
+ * and per node
+ *   coordinate with inertia:  r = q-ddot - D^+ (u - U^T Phi Vdot_p)   (28a / eq. 18,
+ *                                                                    scaled by D^-1)
+ *   massless coordinate:      r = -S_k^T lam_i, lam_i = Ihat Vdot_i + phat   (28b:
+ *                             S^T lam = 0, eq. 12; no q-ddot_k in it, since Ihat S_k = 0)
+ * With regular masses r = y'' - f(t, y, y') at the solution. */
+static int tree_resid(void *ctx, double t, const double *y, const double *yd, const double *ydd,
+		      double *res)
+{
+	struct tree *T = ctx;
+	prepare(T, t, y, yd);
+	int st = backward(T);
+	if (st)
+		return st;
+	for (int i = 0; i < T->nb; i++) {
+		const struct tnode *J = &T->nd[i];
+		struct twork *W = &T->wk[i];
+		int n = J->n;
+		double pA[6] = { 0, 0, 0, 0, 0, 0 }, qdd[6] = { 0, 0, 0, 0, 0, 0 };
+		if (J->parent >= 0)
+			phi_motion(pA, W->dcp, T->wk[J->parent].acc);
+		joint_accel(J, W, pA, qdd);
+		body_accel(T, i, pA, ydd + J->q0);
+		for (int a = 0; a < n; a++) {
+			double r;
+			if (J->alg[a]) {
+				r = 0.0;
+				for (int k = 0; k < 6; k++)
+					r -= W->S[6 * a + k] * W->lam[k];
+			} else {
+				r = ydd[J->q0 + a] - qdd[a];
+			}
+			if (!isfinite(r))
+				return fail(T, ODE_NONFINITE, "non-finite residual of joint '%s'",
+					    node_name(T, J));
+			res[J->q0 + a] = r;
+		}
+	}
+	return ODE_OK;
+}
+
+static int tree_massless(void *ctx, char *alg)
+{
+	struct tree *T = ctx;
+	if (alg)
+		for (int i = 0; i < T->nb; i++)
+			for (int a = 0; a < T->nd[i].n; a++)
+				alg[T->nd[i].q0 + a] = (char)T->nd[i].alg[a];
+	return T->nalg;
 }
 
 /* ---- charts ---- */
@@ -813,6 +973,19 @@ static const char *tree_why(void *ctx)
 
 /* ---- topology ---- */
 
+int tree_body_regular(const struct model *m, int b)
+{
+	const struct body *bd = &m->bodies[b];
+	const double *J = bd->J;
+	double det = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
+		     J[2] * (J[3] * J[7] - J[4] * J[6]);
+	if (!(bd->mass > 0))
+		return 0;
+	if (bd->kind == BODY_PARTICLE)
+		return 1;
+	return J[0] > 0 && J[0] * J[4] - J[1] * J[3] > 0 && det > 0;
+}
+
 static int joint_ok(enum joint_type t)
 {
 	return t == JOINT_REVOLUTE || t == JOINT_CYLINDRICAL || t == JOINT_TRANSLATIONAL ||
@@ -1020,6 +1193,11 @@ struct tree *tree_new(struct ra *s, struct diag *d)
 	T->ode.start = tree_start;
 	T->ode.bodies = tree_bodies;
 	T->ode.why = tree_why;
+	T->ode.resid = tree_resid;
+	T->ode.massless = tree_massless;
+	for (int b = 0; b < T->nb; b++)
+		if (!tree_body_regular(s->m, b))
+			T->singular = 1;
 	return T;
 }
 

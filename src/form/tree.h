@@ -56,6 +56,13 @@
 #include "ode.h"
 
 #define TREE_CHART_MAX 1.0	/* rad: |phi| past which a chart is re-based */
+/* a joint coordinate is massless when its condensed inertia is at most
+ * this fraction of its composite (rigid-subtree) inertia (tree.c) */
+#define TREE_RANK_TOL 1e-10
+
+/* Is body b's mass matrix diag(m I, J) positive definite?  (Otherwise
+ * only the tree formulation with bdf takes the model: seed 003 §3.3.) */
+int tree_body_regular(const struct model *m, int b);
 
 struct tree;
 

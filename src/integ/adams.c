@@ -56,7 +56,7 @@ static int adams_f(realtype t, N_Vector Y, N_Vector Yd, void *user)
 void adams_free(struct odeint *O)
 {
 	struct adams *A = O->cv;
-	if (!A)
+	if (!A || O->dae)
 		return;
 	if (A->mem)
 		CVodeFree(&A->mem);

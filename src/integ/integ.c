@@ -77,14 +77,22 @@ struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 		integ_free(&it);
 		return NULL;
 	}
-	if (o->formulation != FORM_AUTO && strcmp(info->formulation, "rp") != 0) {
+	if (strcmp(info->formulation, "tree") == 0 && o->formulation == FORM_RP) {
+		diag_error(d, NULL, "integrator '%s' works on formulation tree: integrator.formulation "
+			   "rp needs one of the ODE schemes rn4, w2, adams", info->name);
+		integ_free(&it);
+		return NULL;
+	}
+	if (o->formulation != FORM_AUTO && strcmp(info->formulation, "rp") != 0 &&
+	    strcmp(info->formulation, "tree") != 0) {
 		diag_error(d, NULL, "integrator '%s' works on formulation %s: integrator.formulation "
 			   "%s needs one of the ODE schemes rn4, w2, adams", info->name,
 			   info->formulation, o->formulation == FORM_TREE ? "tree" : "rp");
 		integ_free(&it);
 		return NULL;
 	}
-	if (strcmp(info->formulation, "rp") == 0 && odeint_init(it, o, d)) {
+	if ((strcmp(info->formulation, "rp") == 0 || strcmp(info->formulation, "tree") == 0) &&
+	    odeint_init(it, o, d)) {
 		integ_free(&it);
 		return NULL;
 	}
@@ -317,6 +325,8 @@ double integ_norm2(const double *a, int n, const double *b, int m)
 
 int integ_accel(struct integ *it, struct ra_state *x)
 {
+	if (it->info->id == INTEG_BDF)	/* seed 003: masses may be singular */
+		return bdf_begin(it, x);
 	int rc = ra_accel(it->sys, it->kkt, it->W, it->F, it->g, x);
 	it->factorizations++;
 	if (rc) {
@@ -368,6 +378,7 @@ int integ_step(struct integ *it, double h, struct ra_state *x, struct ra_state *
 	case INTEG_RN4:
 	case INTEG_W2:
 	case INTEG_ADAMS:
+	case INTEG_BDF:
 		return odeint_step(it, h, x, y);
 	default:
 		return dae3_step(it, h, x, y);

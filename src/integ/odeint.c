@@ -35,7 +35,7 @@ struct odeint *odeint_new(struct ode_sys *sys, const struct sim_options *o)
 
 int odeint_init(struct integ *it, const struct sim_options *o, struct diag *d)
 {
-	if (o->formulation == FORM_TREE) {
+	if (o->formulation == FORM_TREE || strcmp(it->info->formulation, "tree") == 0) {
 		struct tree *T = tree_new(it->sys, d);
 		if (!T)
 			return -1;
@@ -68,6 +68,7 @@ void odeint_free(struct odeint **pO)
 		return;
 	ros_free(O);
 	adams_free(O);
+	bdf_free(O);
 	rp_free(&O->rp);
 	tree_free(&O->tree);
 	free(O->y);
@@ -156,7 +157,10 @@ int odeint_step(struct integ *it, double h, struct ra_state *x, struct ra_state 
 		return st;
 	long f0 = O->nrhs;
 	double t1 = x->t, hn = h;
-	st = adams ? adams_step_ode(O, h, &t1, &hn) : ros_step_ode(O, it->info->id, h, &t1, &hn);
+	/* bdf ends with the formulation's residual at the state reached,
+	 * which holds its body state */
+	st = it->info->id == INTEG_BDF ? bdf_step_ode(O, h, &t1, &hn) :
+	     adams ? adams_step_ode(O, h, &t1, &hn) : ros_step_ode(O, it->info->id, h, &t1, &hn);
 	/* rn4, w2 end with f at the state reached (the next step's first
 	 * stage); adams evaluates it here, for that state's body state */
 	if (st == INTEG_OK && adams)

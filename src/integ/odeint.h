@@ -31,7 +31,12 @@ struct odeint {
 	long rejected_before;	/* adams: those before CVODE's last restart */
 	char why[600];		/* the formulation's word on a failure before a renew */
 	void *ros;		/* rosenbrock.c */
-	void *cv;		/* adams.c */
+	void *cv;		/* adams.c, bdf.c (dae = 1) */
+	int dae;		/* cv is bdf.c's (SUNDIALS IDA) */
+	/* bdf: IDA's steps, last order, Newton iterations, error-test and
+	 * nonlinear convergence failures, over the run */
+	long dae_steps, dae_newton, dae_etf, dae_ncf;
+	int dae_order;
 };
 
 /* Set up it->ode for scheme it->info on its formulation, made here: rp,
@@ -58,13 +63,20 @@ int odeint_rhs(struct odeint *O, double t, const double *y, const double *yd, do
 void odeint_keep_why(struct odeint *O);
 const char *odeint_why(struct odeint *O);
 
-/* A step of scheme it->info (rn4, w2, adams) from x (the accepted state
+/* A step of scheme it->info (rn4, w2, adams, bdf) from x (the accepted state
  * at x->t) of size h, or shorter when the step control rejects, into y. */
 int odeint_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
 /* The same on an odeint alone (unit tests): from (O->t, O->y, O->yd),
  * one step of size h (adaptive: at most h); the time reached in *t1. */
 int ros_step_ode(struct odeint *O, int id, double h, double *t1, double *h_next);
 int adams_step_ode(struct odeint *O, double h, double *t1, double *h_next);
+int bdf_step_ode(struct odeint *O, double h, double *t1, double *h_next);
+/* bdf: the start from x with consistent initial values (IDACalcIC when
+ * there are massless coordinates), the body state there into x: the run's
+ * initial accelerations (instead of ra's index-1 solve, which needs
+ * regular masses). */
+int bdf_begin(struct integ *it, struct ra_state *x);
+void bdf_free(struct odeint *O);
 void ros_free(struct odeint *O);
 void adams_free(struct odeint *O);
 

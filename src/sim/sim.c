@@ -16,6 +16,8 @@
 #include "../integ/odeint.h"
 #include "../form/rp.h"
 #include "../form/tree.h"
+
+static int has_singular_mass(const struct model *m);
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -401,7 +403,10 @@ static int setup(struct run *R, struct ra_state *x, struct diag *d)
 	snprintf(r->solver, sizeof r->solver, "%s", kkt_mode_name(kkt_mode_of(R->it->kkt)));
 	ra_state_init(R->sys, x);
 	ra_state_from_model(R->sys, x, a->o->t0);
-	if (a->o->assemble &&
+	/* the assembly's mass-weighted projection needs regular masses; the
+	 * tree formulation's start projects joint by joint (and bdf fixes the
+	 * rates of massless coordinates, IDACalcIC) */
+	if (a->o->assemble && !has_singular_mass(a->m) &&
 	    assemble(R->sys, R->it, x, a->o->assemble_tol, r, r->message, sizeof r->message))
 		return 1;
 	if (setup_stopped(R, "the initial accelerations"))
@@ -418,6 +423,19 @@ static int setup(struct run *R, struct ra_state *x, struct diag *d)
 	R->mo.wraps = xcalloc((size_t)a->m->njoints + 1, sizeof(double));
 	R->mo.first = 1;
 	return 0;
+}
+
+static int has_singular_mass(const struct model *m)
+{
+	for (int b = 0; b < m->nbodies; b++)
+		if (!tree_body_regular(m, b))
+			return 1;
+	return 0;
+}
+
+int sim_formulation_is_tree(const struct sim_options *o)
+{
+	return strcmp(sim_formulation_name(o), "tree") == 0;
 }
 
 const char *sim_formulation_name(const struct sim_options *o)
@@ -463,6 +481,14 @@ static void finish_attrs(struct run *R)
 		h5_attr_num(h, "/", "rhs_evaluations", (double)r->rhs_evals);
 		h5_attr_num(h, "/", "jacobian_evaluations", (double)r->jac_evals);
 		h5_attr_num(h, "/", "repartitions", (double)r->repartitions);
+	}
+	if (O && O->dae) {
+		/* bdf: SUNDIALS IDA's own statistics */
+		h5_attr_num(h, "/", "bdf_steps", (double)r->dae_steps);
+		h5_attr_num(h, "/", "bdf_last_order", (double)r->dae_order);
+		h5_attr_num(h, "/", "bdf_newton_iterations", (double)r->dae_newton);
+		h5_attr_num(h, "/", "bdf_error_test_failures", (double)r->dae_etf);
+		h5_attr_num(h, "/", "bdf_convergence_failures", (double)r->dae_ncf);
 	}
 	if (O && O->rp) {
 		/* 001 §1: the independent coordinates chosen, and when */
@@ -710,6 +736,7 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 	struct ra_state x, y;
 	memset(&R, 0, sizeof R);
 	memset(r, 0, sizeof(*r));
+	r->dae_steps = -1;
 	memset(&x, 0, sizeof x);
 	memset(&y, 0, sizeof y);
 	R.a = a;
@@ -750,6 +777,15 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 		r->rejected = R.it->rejected;
 		r->mean_iterations = R.it->steps ? (double)R.it->total_iters / (double)R.it->steps : 0.0;
 		r->rhs_evals = r->jac_evals = r->repartitions = -1;
+		r->dae_steps = r->dae_order = r->dae_newton = r->dae_etf = r->dae_ncf = -1;
+		if (R.it->ode && R.it->ode->dae) {
+			const struct odeint *O = R.it->ode;
+			r->dae_steps = O->dae_steps;
+			r->dae_order = O->dae_order;
+			r->dae_newton = O->dae_newton;
+			r->dae_etf = O->dae_etf;
+			r->dae_ncf = O->dae_ncf;
+		}
 		if (R.it->ode) {
 			r->rhs_evals = R.it->ode->nrhs;
 			r->jac_evals = R.it->ode->njac;

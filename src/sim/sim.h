@@ -50,6 +50,10 @@ struct sim_result {
 	/* ODE schemes (rn4, w2, adams): f and Jacobian evaluations, new
 	 * partitions of the coordinates after the first (-1: other schemes) */
 	long rhs_evals, jac_evals, repartitions;
+	/* bdf (SUNDIALS IDA): its steps, the order of the last, Newton
+	 * iterations, error-test and nonlinear convergence failures (-1:
+	 * other schemes) */
+	long dae_steps, dae_order, dae_newton, dae_etf, dae_ncf;
 };
 
 /* Run the simulation. Returns the status; details in r.  Set-up errors
@@ -60,6 +64,9 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
  * integrator.formulation says so, else the scheme's registry formulation
  * ("ra", "rp"). */
 const char *sim_formulation_name(const struct sim_options *o);
+/* 1 when the run's formulation is tree (integrator.formulation, or bdf's
+ * own) */
+int sim_formulation_is_tree(const struct sim_options *o);
 
 /* Human name of constraint row k: "joint 'pin' (row 3 of 5, DP1)". */
 void sim_row_name(const struct model *m, int k, char *buf, size_t n);

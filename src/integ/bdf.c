@@ -1,0 +1,341 @@
+/* bdf.c - `bdf`: the equations of motion of a formulation on the seam
+ * (form/ode.h; the tree formulation of seed 003) as a differential-
+ * algebraic system in residual form, integrated by SUNDIALS IDA:
+ * variable-order (1-5), variable-step BDF in fixed-leading-coefficient
+ * form, a modified Newton iteration with a dense direct linear solver
+ * (SUNDenseMatrix, SUNLinSol_Dense) on the Jacobian dF/dY + c dF/dY'
+ * that IDA forms by its own differences, and IDA's local error test on
+ * the weights 1 / (rtol |Y_i| + atol) (integrator.rtol, atol).
+ *
+ * The system (seed 003 §3.4-3.5, the mixed first/second-order system of
+ * eq. 2 in residual form) in Y = (q, v), n joint coordinates q (charted
+ * as the formulation keeps them) and their rates v:
+ *
+ *   F_q = q' - v = 0                                   (n rows)
+ *   F_v = resid(t, q, v, v') = 0                       (n rows, ode.h)
+ *
+ * where resid is, for a coordinate with inertia, v' - D^+ (u - U^T Phi
+ * Vdot_p) (eq. 28a, scaled), and for a massless one the joint's equation
+ * S_k^T lam = 0 (eq. 28b), free of v'_k: such a v_k is an algebraic
+ * variable (id 0), fixed by the forces (it needs a damper along that
+ * coordinate, §3.5: dgamma/dzeta non-singular), and its q_k obeys a
+ * first-order equation.  With regular masses F_v = v' - f(t, q, v) at
+ * the solution and the system is an ODE in implicit form.
+ *
+ * Consistent initial values: Y' = (v, f) from the formulation's start;
+ * with massless coordinates IDACalcIC (IDA_YA_YDP_INIT) then fixes their
+ * v (algebraic) and all of Y' from q and the other v.  Each integ_step
+ * returns after one internal step of IDA (integrator.adaptive) or at the
+ * end of the output interval integrator.step; after every internal step
+ * the formulation may re-base a rotation chart (accept), and IDA starts
+ * again from there (IDAReInit, order 1; IDACalcIC again with massless
+ * coordinates).  A failure of the formulation in a residual is
+ * recoverable (IDA shrinks the step); IDA giving up ends the run with
+ * IDA's reason and the time.
+ */
+#include "odeint.h"
+#include "../util/xalloc.h"
+
+#include <ida/ida.h>
+#include <ida/ida_ls.h>
+#include <nvector/nvector_serial.h>
+#include <sunlinsol/sunlinsol_dense.h>
+#include <sunmatrix/sunmatrix_dense.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct bdf {
+	SUNContext sun;
+	void *mem;
+	N_Vector Y, Yp, id;
+	SUNMatrix A;
+	SUNLinearSolver LS;
+	double *r;		/* n: a residual's second-order rows */
+	char *alg;		/* n: massless coordinates */
+	int nalg;
+	int fail;		/* last status of the formulation that IDA saw fail */
+	double tstop;
+	long before[5];		/* steps, Newton iterations, error-test and
+				 * convergence failures, Jacobians before the
+				 * last IDAReInit */
+};
+
+static int bdf_res(realtype t, N_Vector Y, N_Vector Yp, N_Vector R, void *user)
+{
+	struct odeint *O = user;
+	struct bdf *B = O->cv;
+	int n = O->n;
+	const double *y = N_VGetArrayPointer(Y), *yp = N_VGetArrayPointer(Yp);
+	double *r = N_VGetArrayPointer(R);
+	for (int k = 0; k < n; k++)
+		r[k] = yp[k] - y[n + k];
+	O->nrhs++;
+	int st = O->sys->resid(O->sys->ctx, t, y, y + n, yp + n, r + n);
+	if (st) {
+		B->fail = st == ODE_SINGULAR ? INTEG_SINGULAR :
+			  st == ODE_NONFINITE ? INTEG_NONFINITE : INTEG_NEWTON_FAIL;
+		return 1;	/* recoverable: IDA shrinks the step */
+	}
+	return 0;
+}
+
+void bdf_free(struct odeint *O)
+{
+	struct bdf *B = O->cv;
+	if (!B || !O->dae)
+		return;
+	if (B->mem)
+		IDAFree(&B->mem);
+	if (B->LS)
+		SUNLinSolFree(B->LS);
+	if (B->A)
+		SUNMatDestroy(B->A);
+	if (B->Y)
+		N_VDestroy(B->Y);
+	if (B->Yp)
+		N_VDestroy(B->Yp);
+	if (B->id)
+		N_VDestroy(B->id);
+	if (B->sun)
+		SUNContext_Free(&B->sun);
+	free(B->r);
+	free(B->alg);
+	free(B);
+	O->cv = NULL;
+}
+
+static int ida_gave_up(struct odeint *O, int flag, double t)
+{
+	char *name = IDAGetReturnFlagName(flag);
+	const char *what = flag == IDA_CONV_FAIL ? "the Newton iteration failed repeatedly "
+						   "(or the step size reached its minimum)" :
+			   flag == IDA_ERR_FAIL ? "the error test failed repeatedly "
+						  "(or the step size reached its minimum)" :
+			   flag == IDA_TOO_MUCH_ACC ? "the accuracy asked for is below "
+						      "machine precision" :
+			   flag == IDA_LSETUP_FAIL || flag == IDA_LSOLVE_FAIL ?
+				   "the iteration matrix is singular (a massless coordinate "
+				   "without a damper along it: eq. 28b does not fix its rate)" :
+			   flag == IDA_NO_RECOVERY || flag == IDA_RES_FAIL ?
+				   "the formulation failed in a residual" :
+				   "IDA stopped";
+	snprintf(O->why, sizeof O->why, "IDA gave up at t = %.9g: %s (%s)", t, what,
+		 name ? name : "?");
+	free(name);
+	return INTEG_STEP_TOO_SMALL;
+}
+
+static void stats(struct odeint *O)
+{
+	struct bdf *B = O->cv;
+	long v[5] = { 0, 0, 0, 0, 0 };
+	int q = 0;
+	IDAGetNumSteps(B->mem, &v[0]);
+	IDAGetNumNonlinSolvIters(B->mem, &v[1]);
+	IDAGetNumErrTestFails(B->mem, &v[2]);
+	IDAGetNumNonlinSolvConvFails(B->mem, &v[3]);
+	IDAGetNumJacEvals(B->mem, &v[4]);
+	IDAGetLastOrder(B->mem, &q);
+	O->njac = B->before[4] + v[4];
+	O->dae_steps = B->before[0] + v[0];
+	O->dae_newton = B->before[1] + v[1];
+	O->dae_etf = B->before[2] + v[2];
+	O->dae_ncf = B->before[3] + v[3];
+	if (q > 0)
+		O->dae_order = q;
+	O->rejected = O->dae_etf + O->dae_ncf;
+}
+
+/* IDA at the accepted state (O->t, O->y, O->yd, O->ydd): made, or
+ * started again after new coordinates; consistent initial values with
+ * massless coordinates. */
+static int bdf_start(struct odeint *O)
+{
+	struct bdf *B = O->cv;
+	int n = O->n;
+	if (!B) {
+		B = xcalloc(1, sizeof(*B));
+		O->cv = B;
+		O->dae = 1;
+		B->r = xcalloc((size_t)n + 1, sizeof(double));
+		B->alg = xcalloc((size_t)n + 1, sizeof(char));
+		B->nalg = O->sys->massless ? O->sys->massless(O->sys->ctx, B->alg) : 0;
+		if (SUNContext_Create(NULL, &B->sun))
+			return INTEG_NEWTON_FAIL;
+		B->Y = N_VNew_Serial(2 * n, B->sun);
+		B->Yp = N_VNew_Serial(2 * n, B->sun);
+		B->id = N_VNew_Serial(2 * n, B->sun);
+		B->A = SUNDenseMatrix(2 * n, 2 * n, B->sun);
+		if (!B->Y || !B->Yp || !B->id || !B->A)
+			return INTEG_NEWTON_FAIL;
+		double *id = N_VGetArrayPointer(B->id);
+		for (int k = 0; k < n; k++) {
+			id[k] = 1.0;
+			id[n + k] = B->alg[k] ? 0.0 : 1.0;
+		}
+	} else {
+		long v[5] = { 0, 0, 0, 0, 0 };	/* IDAReInit sets IDA's counters to 0 */
+		IDAGetNumSteps(B->mem, &v[0]);
+		IDAGetNumNonlinSolvIters(B->mem, &v[1]);
+		IDAGetNumErrTestFails(B->mem, &v[2]);
+		IDAGetNumNonlinSolvConvFails(B->mem, &v[3]);
+		IDAGetNumJacEvals(B->mem, &v[4]);
+		for (int k = 0; k < 5; k++)
+			B->before[k] += v[k];
+	}
+	double *y = N_VGetArrayPointer(B->Y), *yp = N_VGetArrayPointer(B->Yp);
+	memcpy(y, O->y, (size_t)n * sizeof(double));
+	memcpy(y + n, O->yd, (size_t)n * sizeof(double));
+	memcpy(yp, O->yd, (size_t)n * sizeof(double));
+	memcpy(yp + n, O->ydd, (size_t)n * sizeof(double));
+	if (!B->mem) {
+		B->mem = IDACreate(B->sun);
+		if (!B->mem || IDAInit(B->mem, bdf_res, O->t, B->Y, B->Yp) ||
+		    IDASStolerances(B->mem, O->rtol, O->atol) || IDASetUserData(B->mem, O))
+			return INTEG_NEWTON_FAIL;
+		B->LS = SUNLinSol_Dense(B->Y, B->A, B->sun);
+		if (!B->LS || IDASetLinearSolver(B->mem, B->LS, B->A) ||
+		    IDASetMaxNumSteps(B->mem, 2000000000L) || IDASetId(B->mem, B->id))
+			return INTEG_NEWTON_FAIL;
+		/* a residual fails (recoverably) where a trial step leaves
+		 * the formulation's domain: let IDA shrink the step more often
+		 * than its default 10 times in a step */
+		IDASetMaxConvFails(B->mem, 100);
+		/* the rates of massless coordinates out of the error test:
+		 * their y' (which the successors' rows see through the
+		 * parent's acceleration, eq. 9) starts as a guess */
+		if (B->nalg > 0) {
+			IDASetSuppressAlg(B->mem, SUNTRUE);
+			/* and their start, where the successors' rates follow
+			 * the massless ones' relaxation, may need more than
+			 * IDA's 10 step reductions */
+			IDASetMaxErrTestFails(B->mem, 40);
+		}
+		if (O->h_max < O->span)
+			IDASetMaxStep(B->mem, O->h_max);
+		IDASetErrFile(B->mem, NULL);
+	} else if (IDAReInit(B->mem, O->t, B->Y, B->Yp)) {
+		return INTEG_NEWTON_FAIL;
+	}
+	B->tstop = NAN;
+	if (B->nalg > 0) {
+		double h = fmin(O->h_max, O->span);
+		int flag = IDACalcIC(B->mem, IDA_YA_YDP_INIT, O->t + h);
+		if (flag < 0) {
+			char *name = IDAGetReturnFlagName(flag);
+			snprintf(O->why, sizeof O->why, "IDACalcIC found no consistent rates of the "
+				 "massless coordinates at t = %.9g (%s): eq. 28b needs a damper "
+				 "along each of them", O->t, name ? name : "?");
+			free(name);
+			return INTEG_NEWTON_FAIL;
+		}
+		IDAGetConsistentIC(B->mem, B->Y, B->Yp);
+
+		memcpy(O->y, y, (size_t)n * sizeof(double));
+		memcpy(O->yd, y + n, (size_t)n * sizeof(double));
+		memcpy(O->ydd, yp + n, (size_t)n * sizeof(double));
+	}
+	return INTEG_OK;
+}
+
+/* The body state of the accepted (t, y, y', y''): the formulation's
+ * residual there (ode.h: it makes that configuration the current one). */
+static int bdf_eval(struct odeint *O)
+{
+	struct bdf *B = O->cv;
+	O->nrhs++;
+	int st = O->sys->resid(O->sys->ctx, O->t, O->y, O->yd, O->ydd, B->r);
+	return st == ODE_OK ? INTEG_OK : st == ODE_SINGULAR ? INTEG_SINGULAR :
+	       st == ODE_NONFINITE ? INTEG_NONFINITE : INTEG_NEWTON_FAIL;
+}
+
+/* One internal step towards tout (not past it); the state reached in O. */
+static int internal_step(struct odeint *O, double tout)
+{
+	struct bdf *B = O->cv;
+	int n = O->n;
+	realtype tret = O->t;
+	if (B->tstop != tout) {
+		IDASetStopTime(B->mem, tout);
+		B->tstop = tout;
+	}
+	B->fail = 0;
+	O->why[0] = 0;
+	int flag = IDASolve(B->mem, tout, &tret, B->Y, B->Yp, IDA_ONE_STEP);
+	if (flag < 0) {
+		double tc = O->t;
+		IDAGetCurrentTime(B->mem, &tc);
+		stats(O);
+		if (B->fail && flag == IDA_RES_FAIL)
+			return B->fail;
+		return ida_gave_up(O, flag, tc);
+	}
+	const double *y = N_VGetArrayPointer(B->Y), *yp = N_VGetArrayPointer(B->Yp);
+	memcpy(O->y, y, (size_t)n * sizeof(double));
+	memcpy(O->yd, y + n, (size_t)n * sizeof(double));
+	memcpy(O->ydd, yp + n, (size_t)n * sizeof(double));
+	O->t = tret;
+	stats(O);
+	int st = bdf_eval(O);
+	if (st)
+		return st;
+	if (O->sys->want_new && O->sys->want_new(O->sys->ctx)) {
+		int c = O->sys->accept(O->sys->ctx, O->t, O->y, O->yd);
+		if (c < 0)
+			return -c == ODE_SINGULAR ? INTEG_SINGULAR : INTEG_NEWTON_FAIL;
+		if (c > 0) {
+			/* y'' in the new chart, then IDA from there */
+			if ((st = odeint_rhs(O, O->t, O->y, O->yd, O->ydd)) || (st = bdf_start(O)) ||
+			    (st = bdf_eval(O)))
+				return st;
+		}
+	}
+	return INTEG_OK;
+}
+
+int bdf_step_ode(struct odeint *O, double h, double *t1, double *h_next)
+{
+	int st;
+	double tout = O->t + h;
+	if (O->n == 0) {	/* nothing to integrate: fixed joints only */
+		O->t = tout;
+		*h_next = h;
+		*t1 = tout;
+		return INTEG_OK;
+	}
+	if (O->restart || !O->cv) {
+		if ((st = bdf_start(O)))
+			return st;
+		O->restart = 0;
+	}
+	do {
+		if ((st = internal_step(O, tout)))
+			return st;
+	} while (!O->adaptive && O->t < tout);
+	/* adaptive: IDA chooses; the run loop aims at its next breakpoint */
+	*h_next = O->adaptive ? 2.0 * O->span : h;
+	*t1 = O->t;
+	return INTEG_OK;
+}
+
+int bdf_begin(struct integ *it, struct ra_state *x)
+{
+	struct odeint *O = it->ode;
+	int st = odeint_begin(it, O, x);
+	if (st)
+		return st;
+	if (O->n > 0) {
+		if ((st = bdf_start(O)) || (st = bdf_eval(O))) {
+			it->detail = odeint_why(O);
+			return st;
+		}
+		O->restart = 0;
+	}
+	double t = x->t;
+	O->sys->bodies(O->sys->ctx, x);
+	x->t = t;
+	return INTEG_OK;
+}

@@ -1,0 +1,119 @@
+#!/bin/sh
+# t-bdf.sh - bdf: the tree formulation (seed 003) as a DAE in residual
+# form, integrated by SUNDIALS IDA (src/integ/bdf.c):
+#
+#   MBSIM=build/mbsim sh tests/t-bdf.sh
+#
+#   1. The double pendulum (to 2 s) and the 8-link spherical chain (to
+#      1 s), bdf against rn4 on tree and ra (esdirk436l2sa2), all adaptive
+#      at atol = rtol = 1e-10: positions agree to 1e-6 m at the
+#      output.times samples (measured: dp bdf-rn4 3.5e-8, bdf-ra 6.3e-8;
+#      chain bdf-rn4 3.1e-8, bdf-ra 2.2e-7).  The free body spring_top (a chart
+#      re-based: IDAReInit) and the heavy top (98 re-bases) against rn4
+#      on tree (measured 1.7e-9, 1.4e-8).  --json carries IDA's
+#      statistics, order at most 5.
+#   2. IDA giving up ends the run with exit 1 and the time named.
+#   3. Mass 0 with rn4: a deck error (exit 2) at the mass key.
+#   4. decks/coupled_oscillators.yaml (seed 003 Fig. 1): m1 = 0 runs; the
+#      BDF step count at m1/m2 = 1e-6 is at least 10 times that at
+#      m1 = 0 (measured 2395 / 206); the small mass's error against
+#      m1 = 0 decreases from m1 = 1e-1 to 1e-4 (measured 5.8e-5, 4.6e-6,
+#      1.1e-6, 2.2e-7 m; below 1e-4 the atol = 1e-6 integration error
+#      dominates it).
+# Prints "N passed, N failed"; exits 1 on any failure.
+
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+tight="--set integrator.adaptive=true --set integrator.atol=1e-10 --set integrator.rtol=1e-10"
+
+pos_diff() {
+	"$MBSIM" compare "$1" "$2" --json 2>/dev/null | "$PY" -c '
+import json, sys
+j = json.load(sys.stdin)
+print(max(v["max_abs"] for k, v in j["datasets"].items()
+          if k.startswith("/bodies/") and k.endswith("/position")), j["common_samples"])'
+}
+
+agree() {
+	set -- "$1" "$(pos_diff "$2" "$3")" "$4"
+	d=${2% *} n=${2#* }
+	if [ -n "$2" ] && le "$d" 1e-6 && [ "$n" -ge "$3" ]; then
+		ok "$1: positions agree to $d m at $n samples"
+	else
+		bad "$1: positions within 1e-6 m at $3 or more samples" "got: ${2:-no comparison}"
+	fi
+}
+
+# 1
+sed 's/^output: {every: 1}/output: {times: [0.5, 1, 1.5, 2]}/' "$decks/double_pendulum.yaml" \
+	>"$tmp/dp.yaml"
+sed 's/^output: {every: 1}/output: {times: [0.5, 1]}/' "$decks/chain.yaml" >"$tmp/chain.yaml"
+{ cat "$decks/spring_top.yaml"; echo "output: {times: [0.25, 0.5, 0.75, 1]}"; } >"$tmp/top.yaml"
+sed 's/^output: {every: 10}/output: {times: [0.5, 1, 1.5, 2]}/' "$decks/heavy_top.yaml" >"$tmp/ht.yaml"
+for c in "dp 4 --set time.end=2" "chain 2 --set time.end=1 --set parameters.N=8" \
+	"top 4 --set time.end=1" "ht 4 --set time.end=2"; do
+	name=${c%% *} rest=${c#* } n=${rest%% *} set=${rest#* }
+	# shellcheck disable=SC2086 # set and tight are lists of words
+	"$MBSIM" run "$tmp/$name.yaml" $set $tight --set integrator.method=bdf \
+		-o "$tmp/${name}_bdf.h5" --json >"$tmp/out" 2>"$tmp/err" || bad "$name with bdf: exit $?"
+	json_check "$name with bdf: complete, tree, IDA's statistics (order 1-5)" \
+		'j["status"] == "complete" and j["formulation"] == "tree" and j["bdf_steps"] > 0 and 1 <= j["bdf_last_order"] <= 5 and j["bdf_newton_iterations"] > 0 and j["max_position_residual"] <= 1e-12'
+	# shellcheck disable=SC2086
+	"$MBSIM" run "$tmp/$name.yaml" $set $tight --set integrator.method=rn4 \
+		--set integrator.formulation=tree -o "$tmp/${name}_rn4.h5" -q 2>"$tmp/err" ||
+		bad "$name with rn4: exit $?"
+	agree "$name: bdf and rn4 (tree)" "$tmp/${name}_bdf.h5" "$tmp/${name}_rn4.h5" "$n"
+	if [ "$name" = dp ] || [ "$name" = chain ]; then
+		# shellcheck disable=SC2086
+		"$MBSIM" run "$tmp/$name.yaml" $set $tight --set integrator.method=esdirk436l2sa2 \
+			--set integrator.tolerance=1e-10 -o "$tmp/${name}_ra.h5" -q 2>"$tmp/err" ||
+			bad "$name with ra: exit $?"
+		agree "$name: bdf and ra (esdirk436l2sa2)" "$tmp/${name}_bdf.h5" "$tmp/${name}_ra.h5" "$n"
+	fi
+done
+json_check "heavy_top with bdf: charts re-based (IDAReInit)" 'j["repartitions"] >= 10'
+
+# 2
+expect_rc 1 "IDA gives up: exit 1" "$MBSIM" run "$tmp/dp.yaml" --set integrator.method=bdf \
+	--set integrator.atol=1e-300 --set integrator.rtol=1e-300 -o "$tmp/x.h5" --force
+if grep -q "IDA gave up at t = " "$tmp/err"; then ok "IDA's failure names the time"; else
+	bad "IDA's failure names the time"; fi
+
+# 3
+expect_rc 2 "mass 0 with rn4: deck error" "$MBSIM" run "$decks/coupled_oscillators.yaml" \
+	--set parameters.m1=0 --set integrator.method=rn4 -o "$tmp/x.h5" --force
+if grep -q "coupled_oscillators.yaml:[0-9]*:[0-9]*: error: mass of body 'small' must be positive, got 0 (a massless body needs integrator.method: bdf" "$tmp/err"; then
+	ok "names the body at FILE:LINE:COL and bdf"
+else
+	bad "names the body at FILE:LINE:COL and bdf"
+fi
+
+# 4
+sed 's/^output: {every: 10}/output: {times: [0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2]}/' \
+	"$decks/coupled_oscillators.yaml" >"$tmp/co.yaml"
+for e in 1e-1 1e-2 1e-3 1e-4 1e-6 0; do
+	"$MBSIM" run "$tmp/co.yaml" --set parameters.m1=$e \
+		-o "$tmp/co_$e.h5" --json >"$tmp/co_$e.json" 2>"$tmp/err" || bad "m1 = $e: exit $?"
+done
+cp "$tmp/co_0.json" "$tmp/out"
+json_check "coupled oscillators, m1 = 0 (eq. 6, a massless coordinate): complete" \
+	'j["status"] == "complete" and j["samples"] == 8'
+s6=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["bdf_steps"])' "$tmp/co_1e-6.json")
+s0=$("$PY" -c 'import json,sys; print(json.load(open(sys.argv[1]))["bdf_steps"])' "$tmp/co_0.json")
+if [ "$s6" -ge $((10 * s0)) ]; then ok "steps at m1 = 1e-6 ($s6) >= 10 x those at m1 = 0 ($s0)"; else
+	bad "steps at m1 = 1e-6 >= 10 x those at m1 = 0" "got $s6 and $s0"; fi
+prev=1
+mono=1 errs=""
+for e in 1e-1 1e-2 1e-3 1e-4; do
+	d=$("$MBSIM" compare "$tmp/co_$e.h5" "$tmp/co_0.h5" --json | "$PY" -c '
+import json, sys
+print(json.load(sys.stdin)["datasets"]["/bodies/small/position"]["max_abs"])')
+	errs="$errs $d"
+	le "$d" "$prev" || mono=0
+	prev=$d
+done
+if [ $mono = 1 ]; then ok "error against m1 = 0 decreases with m1:$errs"; else
+	bad "error against m1 = 0 decreases with m1" "got$errs"; fi
+
+finish
