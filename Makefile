@@ -9,6 +9,7 @@
 #   make study-001  regenerate docs/results/001 (seed 001 Tables 1-4, Figs. 2 and 5; not part of test)
 #   make study-004  regenerate docs/results/004 (seed 004 §4 spectral figures; not part of test)
 #   make study-002  regenerate docs/results/002 (seed 002 stiff pendulum, Andrews, IFToMM; not part of test)
+#   make study-003  regenerate docs/results/003 (seed 003 Fig. 2, BDF steps against m1/m2; not part of test)
 #   make install PREFIX=/usr/local
 
 PREFIX ?= /usr/local
@@ -54,7 +55,7 @@ TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_HELP := $(BUILD)/tests/testutil.o
 
-.PHONY: all run test unit asan bench install clean study-000 study-001 study-002 study-004 fuzz fuzz-build
+.PHONY: all run test unit asan bench install clean study-000 study-001 study-002 study-003 study-004 fuzz fuzz-build
 all: $(BUILD)/mbsim
 
 $(BUILD)/%.o: %.c
@@ -132,6 +133,13 @@ study-001: all
 # double four-bar and Bricard) with the mbsim CLI; about a minute, not part of test.
 study-002: all
 	/usr/bin/python3 tools/study002.py --mbsim $(BUILD)/mbsim --out docs/results/002 $(STUDY_ARGS)
+
+# Regenerate docs/results/003 (seed 003 §2.2 Fig. 2: bdf steps on the coupled
+# oscillators for m1/m2 = 1e-1 .. 1e-8 and m1 = 0, and the distance of each
+# solution from the m1 = 0 one) with the mbsim CLI; about a minute (the
+# atol = 1e-9 error runs), not part of test.
+study-003: all
+	/usr/bin/python3 tools/study003.py --mbsim $(BUILD)/mbsim --out docs/results/003 $(STUDY_ARGS)
 
 study-004: all
 	/usr/bin/python3 tools/spectral_plots.py --mbsim $(BUILD)/mbsim --out docs/results/004 $(STUDY_ARGS)

@@ -397,6 +397,8 @@ adaptive_pair lms2 "$dp" "$dref" bodies/bar2/position
 nrun=0 nbad=0
 for d in "$decks"/*.yaml; do
 	n=$(basename "$d" .yaml)
+	# bodies of mass 0 (seed 003 §4): bdf only, tests/t-small-mass.sh
+	case $n in small_mass_*) continue ;; esac
 	te=0.05
 	[ "$n" = andrews_squeezer ] && te=3e-4
 	for m in $SCHEMES; do

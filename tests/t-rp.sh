@@ -51,6 +51,8 @@ done
 # 2
 for d in "$decks"/*.yaml; do
 	name=$(basename "$d" .yaml)
+	# bodies of mass 0 (seed 003 §4): bdf only, tests/t-small-mass.sh
+	case $name in small_mass_*) continue ;; esac
 	for m in rn4 w2 adams; do
 		cap=""
 		if [ "$m" = w2 ]; then
