@@ -189,10 +189,12 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 		return;
 	fprintf(stderr, "mbsim: %s: %s, %ld steps of %g s to t = %g in %.3f s; "
 		"max residuals: position %.2g, velocity %.2g, acceleration %.2g; "
-		"energy drift max %.3g J (%.3g%% of max kinetic); %.2f Newton it/step; %s\n",
+		"energy drift max %.3g J (%.3g%% of max kinetic); %.2f %s/step; %s\n",
 		status_word(r->status), o->method, r->steps, o->step, r->t_reached, r->wall,
 		r->max_pos_res, r->max_vel_res, r->max_acc_res, r->max_abs_drift, 100 * rel,
-		r->mean_iterations, out ? out : "no output");
+		r->mean_iterations,
+		/* the ODE schemes count evaluations of their f (rhs_evaluations) */
+		r->rhs_evals >= 0 ? "f evaluations" : "Newton it", out ? out : "no output");
 	if (isfinite(r->omega_max)) {
 		if (isfinite(bound))
 			fprintf(stderr, "mbsim: omega_max %.6g rad/s (largest over the samples); "

@@ -743,6 +743,7 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 	R.r = r;
 	r->status = SIM_FAILED;
 	r->omega_max = NAN;
+	r->rhs_evals = r->jac_evals = r->repartitions = -1;	/* not an ODE scheme (yet) */
 	char err[512];
 	if (a->out_path) {
 		struct h5_opts ho = { a->o->flush_interval, a->o->compression,
