@@ -16,8 +16,6 @@
 #include "../integ/odeint.h"
 #include "../form/rp.h"
 #include "../form/tree.h"
-
-static int has_singular_mass(const struct model *m);
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -357,6 +355,15 @@ static void note_redundant(struct run *R)
 	free(rows);
 }
 
+/* A body of mass 0 or singular inertia (seed 003, bdf only). */
+static int has_singular_mass(const struct model *m)
+{
+	for (int b = 0; b < m->nbodies; b++)
+		if (!tree_body_regular(m, b))
+			return 1;
+	return 0;
+}
+
 static int setup(struct run *R, struct ra_state *x, struct diag *d)
 {
 	const struct sim_args *a = R->a;
@@ -425,14 +432,6 @@ static int setup(struct run *R, struct ra_state *x, struct diag *d)
 	return 0;
 }
 
-static int has_singular_mass(const struct model *m)
-{
-	for (int b = 0; b < m->nbodies; b++)
-		if (!tree_body_regular(m, b))
-			return 1;
-	return 0;
-}
-
 int sim_formulation_is_tree(const struct sim_options *o)
 {
 	return strcmp(sim_formulation_name(o), "tree") == 0;
@@ -475,9 +474,9 @@ static void finish_attrs(struct run *R)
 	h5_attr_num(h, "/", "initial_velocity_correction", r->moved_vel);
 	h5_attr_num(h, "/", "wall_time", r->wall);
 	const struct odeint *O = R->it ? R->it->ode : NULL;
-	if (O && O->tree) {
-		/* seed 003: joint coordinates; repartitions counts the re-based
-		 * rotation charts */
+	if (O) {
+		/* the ODE schemes; repartitions counts rp's new partitions, or
+		 * the tree's re-based rotation charts */
 		h5_attr_num(h, "/", "rhs_evaluations", (double)r->rhs_evals);
 		h5_attr_num(h, "/", "jacobian_evaluations", (double)r->jac_evals);
 		h5_attr_num(h, "/", "repartitions", (double)r->repartitions);
@@ -492,9 +491,6 @@ static void finish_attrs(struct run *R)
 	}
 	if (O && O->rp) {
 		/* 001 §1: the independent coordinates chosen, and when */
-		h5_attr_num(h, "/", "rhs_evaluations", (double)r->rhs_evals);
-		h5_attr_num(h, "/", "jacobian_evaluations", (double)r->jac_evals);
-		h5_attr_num(h, "/", "repartitions", (double)r->repartitions);
 		int np = rp_partition_log(O->rp, NULL), n = O->sys->n;
 		if (np > 0) {
 			double *log = xmalloc((size_t)np * (size_t)(n + 1) * sizeof(double));
@@ -736,14 +732,14 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 	struct ra_state x, y;
 	memset(&R, 0, sizeof R);
 	memset(r, 0, sizeof(*r));
-	r->dae_steps = -1;
+	r->dae_steps = r->dae_order = r->dae_newton = r->dae_etf = r->dae_ncf = -1;
 	memset(&x, 0, sizeof x);
 	memset(&y, 0, sizeof y);
 	R.a = a;
 	R.r = r;
 	r->status = SIM_FAILED;
 	r->omega_max = NAN;
-	r->rhs_evals = r->jac_evals = r->repartitions = -1;	/* not an ODE scheme (yet) */
+	r->rhs_evals = r->jac_evals = r->repartitions = -1;	/* set below for ODE schemes */
 	char err[512];
 	if (a->out_path) {
 		struct h5_opts ho = { a->o->flush_interval, a->o->compression,
@@ -777,8 +773,6 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 		r->factorizations = R.it->factorizations;
 		r->rejected = R.it->rejected;
 		r->mean_iterations = R.it->steps ? (double)R.it->total_iters / (double)R.it->steps : 0.0;
-		r->rhs_evals = r->jac_evals = r->repartitions = -1;
-		r->dae_steps = r->dae_order = r->dae_newton = r->dae_etf = r->dae_ncf = -1;
 		if (R.it->ode && R.it->ode->dae) {
 			const struct odeint *O = R.it->ode;
 			r->dae_steps = O->dae_steps;
