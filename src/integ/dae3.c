@@ -290,7 +290,7 @@ static void kin(struct dae3 *E, const struct solve_in *in, const double *g, stru
  * iteration matrix at step 1), without it the run completes. */
 static void blocks(struct integ *it, const struct ra_state *y, double t, const struct solve_in *in)
 {
-	integ_mass_blocks(it);
+	ra_mass_blocks(it->sys, it->W);
 	integ_gyro_blocks(it, y, in->theta * in->cv);
 	ra_force_blocks(it->sys, y, t, in->theta * in->cq, in->theta * in->cv, it->W);
 }
@@ -593,7 +593,7 @@ static int step_newmark(struct integ *it, struct dae3 *E, double h, struct ra_st
 		/* ek = alpha (Phi_q^T lambda - Q)_n */
 		ra_eval(s, x, x->t, PRIM_JAC);
 		ra_forces(s, x, x->t, E->lamf, E->ek);
-		integ_gyro(s, x, E->ek);
+		ra_gyro(s, x, E->ek);
 		ra_jac_tmul(s, x->lam, it->rhs);
 		for (int i = 0; i < s->ng; i++)
 			E->ek[i] = co->alpha_hht * (it->rhs[i] - E->ek[i]);

@@ -250,7 +250,7 @@ int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 	/* eq. 12: quasi-Newton matrix at t_n, once per step */
 	int lg = it->info->id == INTEG_HILG;
 	ra_eval(s, x, x->t, PRIM_JAC);
-	integ_mass_blocks(it);
+	ra_mass_blocks(it->sys, it->W);
 	if (kkt_factor(it->kkt, it->W, s->jac)) {
 		it->bad_row = kkt_bad_row(it->kkt);
 		return INTEG_SINGULAR;
@@ -260,7 +260,7 @@ int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 	/* eq. 7: forces at t_n (friction from the last multipliers) */
 	ra_forces(s, x, x->t, x->lam, F);
 	if (!lg)
-		integ_gyro(s, x, F);
+		ra_gyro(s, x, F);
 
 	/* first iterate: lambda_n and g extrapolated from the last steps
 	 * (integrator.predictor), else lambda_{n-1} and g from it.  Should
@@ -281,7 +281,7 @@ int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 		integ_hist_reset(it);
 		if (!lg) {	/* newton used F as scratch: the same forces again */
 			ra_forces(s, x, x->t, x->lam, F);
-			integ_gyro(s, x, F);
+			ra_gyro(s, x, F);
 		}
 		for (int k = 0; k < nc; k++)
 			lh[k] = h2 * x->lam[k];

@@ -77,20 +77,8 @@ struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 		integ_free(&it);
 		return NULL;
 	}
-	if (strcmp(info->formulation, "tree") == 0 && o->formulation == FORM_RP) {
-		diag_error(d, NULL, "integrator '%s' works on formulation tree: integrator.formulation "
-			   "rp needs one of the ODE schemes rn4, w2, adams", info->name);
-		integ_free(&it);
-		return NULL;
-	}
-	if (o->formulation != FORM_AUTO && strcmp(info->formulation, "rp") != 0 &&
-	    strcmp(info->formulation, "tree") != 0) {
-		diag_error(d, NULL, "integrator '%s' works on formulation %s: integrator.formulation "
-			   "%s needs one of the ODE schemes rn4, w2, adams", info->name,
-			   info->formulation, o->formulation == FORM_TREE ? "tree" : "rp");
-		integ_free(&it);
-		return NULL;
-	}
+	/* integrator.formulation fits the scheme: the deck's check
+	 * (build_formulation), at its FILE:LINE:COL */
 	if ((strcmp(info->formulation, "rp") == 0 || strcmp(info->formulation, "tree") == 0) &&
 	    odeint_init(it, o, d)) {
 		integ_free(&it);
@@ -130,16 +118,6 @@ void integ_free(struct integ **pit)
 	*pit = NULL;
 }
 
-void integ_mass_blocks(struct integ *it)
-{
-	ra_mass_blocks(it->sys, it->W);
-}
-
-void integ_gyro(const struct ra *s, const struct ra_state *x, double *F)
-{
-	ra_gyro(s, x, F);
-}
-
 void integ_gyro_blocks(struct integ *it, const struct ra_state *y, double f)
 {
 	const struct ra *s = it->sys;
@@ -162,7 +140,7 @@ void integ_residual(struct integ *it, const struct ra_state *y, double t, const 
 	double *F = it->F, *e = it->rhs;
 	ra_eval(s, y, t, PRIM_PHI | PRIM_JAC);
 	ra_forces(s, y, t, lamf, F);
-	integ_gyro(s, y, F);
+	ra_gyro(s, y, F);
 	ra_jac_tmul(s, lam, e);
 	for (int b = 0; b < s->nb; b++) {
 		double Jwd[3];

@@ -134,8 +134,7 @@ int newmark_step(struct integ *it, double h, struct ra_state *x, struct ra_state
 int tangent_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
 
 /* Shared helpers for kernels */
-void integ_mass_blocks(struct integ *it);	/* W = diag(m I, J) */
-void integ_gyro(const struct ra *s, const struct ra_state *x, double *F);	/* F_rot -= w x J w */
+/* (W = diag(m I, J): ra_mass_blocks; F_rot -= w x J w: ra_gyro, ra.h) */
 /* W_rot += f (w~ J - (J w)~): derivative of w x J w times f, per body */
 void integ_gyro_blocks(struct integ *it, const struct ra_state *y, double f);
 void integ_note_worst(struct integ *it);	/* bad_row from sys->phi */

@@ -415,7 +415,7 @@ static int state_at(struct tangent *T, struct ra *s, double t, const double *lam
 		return 0;
 	double *e = T->F;
 	ra_forces(s, q, t, lamf, e);
-	integ_gyro(s, q, e);
+	ra_gyro(s, q, e);
 	ra_jac_tmul(s, T->lamstar, T->tmpn2);
 	for (int b = 0; b < s->nb; b++) {
 		double Jg[3];
@@ -611,7 +611,7 @@ static void multipliers(struct tangent *T, struct ra *s, const struct ra_state *
 	int n = T->n, m = T->m;
 	double *e = T->F;
 	ra_forces(s, q, t, lamf, e);
-	integ_gyro(s, q, e);
+	ra_gyro(s, q, e);
 	integ_acc_get(s, q, T->g);
 	for (int b = 0; b < s->nb; b++) {
 		double Jg[3];

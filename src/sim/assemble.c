@@ -83,7 +83,7 @@ int assemble(struct ra *s, struct integ *it, struct ra_state *x, double tol,
 	double *b = xcalloc((size_t)nc + 1, sizeof(double));
 	double *mu = xcalloc((size_t)nc + 1, sizeof(double));
 	int rc = -1, iter;
-	integ_mass_blocks(it);
+	ra_mass_blocks(it->sys, it->W);
 	for (iter = 0; iter < 50; iter++) {
 		if (interrupted()) {
 			snprintf(msg, n, "interrupted while assembling the initial configuration "
