@@ -44,25 +44,6 @@
 
 td=$top/tests/tire
 
-# pycheck NAME CODE: CODE (Python; h5py, numpy as np, series of
-# tools/mbsimlib) ends with "ok = <bool>" and may set "msg"
-pycheck() {
-	if "$PY" -c "
-import sys
-sys.path.insert(0, '$top/tools')
-import h5py, numpy as np, json
-from mbsimlib import series
-msg = ''
-$2
-if not ok:
-    print(msg)
-sys.exit(0 if ok else 1)" >"$tmp/pout" 2>&1; then
-		ok "$1"
-	else
-		bad "$1" "$(head -c 800 "$tmp/pout")"
-	fi
-}
-
 # 1. resting mass
 expect_rc 0 "static rest.yaml" "$MBSIM" static "$td/rest.yaml" --json
 json_check "static: z = h0 + R - m g / k = 0.74019 m to 1e-12 m" \

@@ -34,23 +34,6 @@
 
 deck=$decks/hmmwv14.yaml
 
-pycheck() {
-	if "$PY" -c "
-import sys
-sys.path.insert(0, '$top/tools')
-import h5py, numpy as np
-from mbsimlib import series
-msg = ''
-$2
-if not ok:
-    print(msg)
-sys.exit(0 if ok else 1)" >"$tmp/pout" 2>&1; then
-		ok "$1"
-	else
-		bad "$1" "$(head -c 800 "$tmp/pout")"
-	fi
-}
-
 # 1. mobility
 expect_rc 0 "check hmmwv14.yaml" "$MBSIM" check "$deck"
 if grep -q "14 bodies, 84 coordinates, 66 constraint rows; mobility 18 (rank of the constraint Jacobian 66" "$tmp/out"; then
