@@ -21,7 +21,7 @@
 #      to 1e-12); the push is never negative, and at some samples in
 #      contact k d + c d' < 0 (a bilateral spring-damper would pull
 #      there); the mass leaves the road and lands again, twice at least;
-#      the energy balance closes to 1e-4 of m g gap = 196 J;
+#      the energy balance closes to 0.0196 J, 1e-4 of m g gap = 196 J;
 #   3. bump.yaml, a wheel driven at 1 m/s over a cosine bump of 0.05 m:
 #      its centre follows h(x) + R - m g / k to 2 m max|h''| / k =
 #      1.97e-5 m (hi, lms2 and adaptive esdirk436l2sa2); the same lag
