@@ -16,6 +16,10 @@
 #                            expression EXPR (json and math imported) is
 #                            true; a failure prints the JSON and the error
 #   le A B                   |A| <= B for numbers; false when A is empty
+#   pycheck NAME CODE        runs the Python CODE (sys, json, h5py, numpy
+#                            as np and series of tools/mbsimlib imported),
+#                            which sets ok = <bool> and may set msg; passes
+#                            if ok, a failure prints msg or the traceback
 #   series_at FILE NAME ROW  the values of the series NAME (a logical name:
 #                            bodies/B/position, joints/J/coordinate, ...;
 #                            man/mbsim-output.5) at sample ROW, one a line,
@@ -73,6 +77,23 @@ sys.exit(0 if ok else 1)" 2>"$tmp/perr"; then
 # (an empty A is refused first: awk compares "" < 0 as strings, finds it
 # true and makes a = -a the number 0)
 le() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "") exit 1; if (a < 0) a = -a; exit !(a <= b) }'; }
+
+pycheck() {
+	if "$PY" -c "
+import sys
+sys.path.insert(0, '$top/tools')
+import h5py, numpy as np, json
+from mbsimlib import series
+msg = ''
+$2
+if not ok:
+    print(msg)
+sys.exit(0 if ok else 1)" >"$tmp/pout" 2>&1; then
+		ok "$1"
+	else
+		bad "$1" "$(head -c 800 "$tmp/pout")"
+	fi
+}
 
 have_scipy() { [ -x "$PY" ] && "$PY" -c 'import scipy, h5py' 2>/dev/null; }
 series_at() {

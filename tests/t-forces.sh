@@ -52,22 +52,6 @@
 
 fd=$top/tests/forces
 
-# pycheck NAME CODE: CODE (Python, h5py as h5py, numpy as np) ends with
-# "ok = <bool>" and may set "msg"
-pycheck() {
-	if "$PY" -c "
-import h5py, numpy as np, json, sys
-msg = ''
-$2
-if not ok:
-    print(msg)
-sys.exit(0 if ok else 1)" >"$tmp/pout" 2>&1; then
-		ok "$1"
-	else
-		bad "$1" "$(head -c 800 "$tmp/pout")"
-	fi
-}
-
 # 1. expression = rotational spring-damper, four schemes
 for m in hi fi lms2 genalpha; do
 	for d in pend_rsda pend_expr pend_torque; do

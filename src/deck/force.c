@@ -177,6 +177,20 @@ static void torque_link(struct bctx *b, struct fread *fr)
 	actuator(b, fr, "function", 1);
 }
 
+/* body: the one body a force, torque or tire acts on (not the ground),
+ * into f.body[0] */
+static int loaded_body(struct bctx *b, struct fread *fr)
+{
+	int k = body_of(b, fr, "body");
+	if (k == MODEL_GROUND) {
+		diag_error(b->d, &dn_get(fr->item, "body")->pos, "%s cannot act on ground",
+			   fr->what);
+		fr->bad = 1;
+	}
+	fr->f.body[0] = k;
+	return k;
+}
+
 /* force and torque: a vector on one body, scaled by a function. */
 static void force_load(struct bctx *b, struct fread *fr, int point)
 {
@@ -186,13 +200,7 @@ static void force_load(struct bctx *b, struct fread *fr, int point)
 		torque_link(b, fr);
 		return;
 	}
-	int k = body_of(b, fr, "body");
-	if (k == MODEL_GROUND) {
-		diag_error(b->d, &dn_get(fr->item, "body")->pos, "%s cannot act on ground",
-			   fr->what);
-		fr->bad = 1;
-	}
-	fr->f.body[0] = k;
+	int k = loaded_body(b, fr);
 	if (point)
 		attach(b, fr, 0, "point", "at", 0);
 	fr->bad |= req_vec3(b, fr->item, "vector", fr->what, fr->f.vec) < 0;
@@ -248,13 +256,7 @@ static void positive(struct bctx *b, struct fread *fr, const char *key, double *
 
 static void force_tire(struct bctx *b, struct fread *fr)
 {
-	int k = body_of(b, fr, "body");
-	if (k == MODEL_GROUND) {
-		diag_error(b->d, &dn_get(fr->item, "body")->pos, "%s cannot act on ground",
-			   fr->what);
-		fr->bad = 1;
-	}
-	fr->f.body[0] = k;
+	loaded_body(b, fr);
 	attach(b, fr, 0, "point", "at", 0);
 	positive(b, fr, "radius", &fr->f.l0);
 	positive(b, fr, "stiffness", &fr->f.k);

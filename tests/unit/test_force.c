@@ -51,10 +51,7 @@ static struct model *hanging(int expr)
 		f->k = 300.0;
 		f->c = 7.0;
 	}
-	struct diag d;
-	diag_init(&d);
-	assert_int_equal(model_finalize(m, &d), 0);
-	diag_release(&d);
+	testutil_finalize(m);
 	if (expr)
 		m->forces[0].ex = compile(m, "k*deflection + c*rate");
 	return m;
@@ -128,10 +125,7 @@ static struct model *wheel(int rsda)
 		f->k = 40.0;
 		f->c = 0.5;
 	}
-	struct diag d;
-	diag_init(&d);
-	assert_int_equal(model_finalize(m, &d), 0);
-	diag_release(&d);
+	testutil_finalize(m);
 	return m;
 }
 
@@ -272,10 +266,7 @@ static void test_tire(void **state)
 	assert_int_equal(sexpr_compile("0.1*t", &sc, &bad, &err), -1);
 	assert_non_null(strstr(err.msg, "unknown name 't'"));
 	assert_int_equal(sexpr_compile("z.wheel", &sc, &bad, &err), -1);
-	struct diag d;
-	diag_init(&d);
-	assert_int_equal(model_finalize(m, &d), 0);
-	diag_release(&d);
+	testutil_finalize(m);
 	struct ra *s = ra_new(m);
 	struct ra_state x;
 	ra_state_init(s, &x);

@@ -55,10 +55,7 @@ static struct model *incline(double k)
 		f->k = k;
 		f->l0 = 10.0;
 	}
-	struct diag d;
-	diag_init(&d);
-	assert_int_equal(model_finalize(m, &d), 0);
-	diag_release(&d);
+	testutil_finalize(m);
 	return m;
 }
 
@@ -169,10 +166,7 @@ static void test_spin(void **st)
 	double th0[3] = { 0.3, -0.2, 0.5 };
 	so3_exp(b->A0, th0);
 	v3_set(b->w0, 0, 4.0, 0);	/* principal axis y: steady spin */
-	struct diag d;
-	diag_init(&d);
-	assert_int_equal(model_finalize(m, &d), 0);
-	diag_release(&d);
+	testutil_finalize(m);
 	struct ra *s = ra_new(m);
 	struct ra_state x;
 	ra_state_init(s, &x);

@@ -11,6 +11,8 @@
 #include "testutil.h"
 #include "util/vec.h"
 #include "deck/deck.h"
+#include "model/model.h"
+#include "util/diag.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -69,6 +71,14 @@ void testutil_rand_unit(double *u)
 		n = v3_norm(u);
 	} while (n < 0.1 || n > 1.0);
 	v3_scale(u, 1.0 / n, u);
+}
+
+void testutil_finalize(struct model *m)
+{
+	struct diag d;
+	diag_init(&d);
+	assert_int_equal(model_finalize(m, &d), 0);
+	diag_release(&d);
 }
 
 struct deck *testutil_load_text(const char *text, struct diag *d)

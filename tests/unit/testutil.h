@@ -33,4 +33,8 @@ struct deck;
 struct diag;
 struct deck *testutil_load_text(const char *text, struct diag *d);
 
+/* model_finalize(m), failing the test unless it succeeds. */
+struct model;
+void testutil_finalize(struct model *m);
+
 #endif
