@@ -631,6 +631,20 @@ static void body_accel(struct tree *T, int i, const double *pA, const double *qd
 	m3_tmulv(T->x.wd + 3 * b, T->x.A + 9 * b, W->acc + 3);
 }
 
+/* One node of the forward pass: the q-ddot of its coordinates with
+ * inertia from its parent's Vdot (eq. 18) into qdd (a massless one's 0),
+ * then its Vdot and lam from the q-ddot given (NULL: qdd). */
+static void node_accel(struct tree *T, int i, const double *given, double qdd[6])
+{
+	const struct tnode *J = &T->nd[i];
+	double pA[6] = { 0, 0, 0, 0, 0, 0 };
+	memset(qdd, 0, 6 * sizeof(double));
+	if (J->parent >= 0)
+		phi_motion(pA, T->wk[i].dcp, T->wk[J->parent].acc);
+	joint_accel(J, &T->wk[i], pA, qdd);
+	body_accel(T, i, pA, given ? given : qdd);
+}
+
 static int tree_rhs(void *ctx, double t, const double *y, const double *yd, double *ydd)
 {
 	struct tree *T = ctx;
@@ -645,11 +659,8 @@ static int tree_rhs(void *ctx, double t, const double *y, const double *yd, doub
 	for (int i = 0; i < T->nb; i++) {
 		const struct tnode *J = &T->nd[i];
 		int n = J->n;
-		double pA[6] = { 0, 0, 0, 0, 0, 0 }, qdd[6] = { 0, 0, 0, 0, 0, 0 };
-		if (J->parent >= 0)
-			phi_motion(pA, T->wk[i].dcp, T->wk[J->parent].acc);
-		joint_accel(J, &T->wk[i], pA, qdd);
-		body_accel(T, i, pA, qdd);
+		double qdd[6];
+		node_accel(T, i, NULL, qdd);
 		for (int a = 0; a < n; a++) {
 			if (!isfinite(qdd[a]))
 				return fail(T, ODE_NONFINITE, "non-finite acceleration of joint '%s'",
@@ -680,13 +691,10 @@ static int tree_resid(void *ctx, double t, const double *y, const double *yd, co
 		return st;
 	for (int i = 0; i < T->nb; i++) {
 		const struct tnode *J = &T->nd[i];
-		struct twork *W = &T->wk[i];
+		const struct twork *W = &T->wk[i];
 		int n = J->n;
-		double pA[6] = { 0, 0, 0, 0, 0, 0 }, qdd[6] = { 0, 0, 0, 0, 0, 0 };
-		if (J->parent >= 0)
-			phi_motion(pA, W->dcp, T->wk[J->parent].acc);
-		joint_accel(J, W, pA, qdd);
-		body_accel(T, i, pA, ydd + J->q0);
+		double qdd[6];
+		node_accel(T, i, ydd + J->q0, qdd);
 		for (int a = 0; a < n; a++) {
 			double r;
 			if (J->alg[a]) {
