@@ -519,10 +519,6 @@ static int backward(struct tree *T)
 					J->ri[J->nr++] = a;
 				T->nalg += J->alg[a];
 			}
-		} else if (!T->singular) {
-			J->nr = n;
-			for (int a = 0; a < n; a++)
-				J->ri[a] = a;
 		}
 		int nr = J->nr;
 		for (int a = 0; a < nr; a++) {
@@ -764,8 +760,7 @@ static int tree_accept(void *ctx, double t, double *y, double *yd)
 		m3_orthonormalize(C);
 		memcpy(J->C, C, sizeof C);
 		chart_jac(phi, phid, H, hq);
-		for (int a = 0; a < 3; a++)
-			w[a] = H[a] * phid[0] + H[3 + a] * phid[1] + H[6 + a] * phid[2];
+		m3_tmulv(w, H, phid);	/* H's columns at H[3 k] */
 		v3_copy(phid, w);
 		v3_set(phi, 0, 0, 0);
 		T->rebases++;
@@ -1167,6 +1162,10 @@ static void build_nodes(struct tree *T)
 		}
 		memcpy(J->C, I3, sizeof J->C);
 		J->n = tj_n[J->type];
+		J->nr = J->n;	/* every coordinate with inertia until backward's
+				 * first pass finds massless ones */
+		for (int a = 0; a < J->n; a++)
+			J->ri[a] = a;
 		J->q0 = q;
 		q += J->n;
 	}
