@@ -493,6 +493,8 @@ static double *composite(const struct tree *T)
 static int backward(struct tree *T)
 {
 	double *Ic = T->singular && !T->masked ? composite(T) : NULL;
+	if (Ic)		/* counted afresh: a failed first pass leaves masked 0 */
+		T->nalg = 0;
 	for (int i = T->nb - 1; i >= 0; i--) {
 		struct tnode *J = &T->nd[i];
 		struct twork *W = &T->wk[i];
