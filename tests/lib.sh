@@ -24,6 +24,12 @@
 #                            bodies/B/position, joints/J/coordinate, ...;
 #                            man/mbsim-output.5) at sample ROW, one a line,
 #                            read by tools/mbsimlib.py
+#   pos_diff A B             max |difference| of body positions of the
+#                            output files A and B (mbsim compare) and their
+#                            common samples, as "MAX COMMON"; empty when
+#                            compare fails
+#   agree NAME A B COMMON    passes if pos_diff A B is within 1e-6 m at
+#                            COMMON or more common samples (t-tree, t-bdf)
 #   finish                   prints "N passed, N failed"; false on failures
 
 : "${MBSIM:=build/mbsim}"
@@ -113,6 +119,24 @@ PY
 h5attr() {
 	h5dump -a "/$2" "$1" 2>/dev/null |
 		awk '/\(0\):/ { sub(/.*\(0\): */, ""); gsub(/"/, ""); print; exit }'
+}
+
+pos_diff() {
+	"$MBSIM" compare "$1" "$2" --json 2>/dev/null | "$PY" -c '
+import json, sys
+j = json.load(sys.stdin)
+print(max(v["max_abs"] for k, v in j["datasets"].items()
+          if k.startswith("/bodies/") and k.endswith("/position")), j["common_samples"])'
+}
+
+agree() {
+	set -- "$1" "$(pos_diff "$2" "$3")" "$4"
+	d=${2% *} n=${2#* }
+	if [ -n "$2" ] && le "$d" 1e-6 && [ "$n" -ge "$3" ]; then
+		ok "$1: positions agree to $d m at $n samples"
+	else
+		bad "$1: positions within 1e-6 m at $3 or more samples" "got: ${2:-no comparison}"
+	fi
 }
 
 finish() {

@@ -27,24 +27,6 @@
 
 tight="--set integrator.adaptive=true --set integrator.atol=1e-10 --set integrator.rtol=1e-10"
 
-pos_diff() {
-	"$MBSIM" compare "$1" "$2" --json 2>/dev/null | "$PY" -c '
-import json, sys
-j = json.load(sys.stdin)
-print(max(v["max_abs"] for k, v in j["datasets"].items()
-          if k.startswith("/bodies/") and k.endswith("/position")), j["common_samples"])'
-}
-
-agree() {
-	set -- "$1" "$(pos_diff "$2" "$3")" "$4"
-	d=${2% *} n=${2#* }
-	if [ -n "$2" ] && le "$d" 1e-6 && [ "$n" -ge "$3" ]; then
-		ok "$1: positions agree to $d m at $n samples"
-	else
-		bad "$1: positions within 1e-6 m at $3 or more samples" "got: ${2:-no comparison}"
-	fi
-}
-
 # 1
 sed 's/^output: {every: 1}/output: {times: [0.5, 1, 1.5, 2]}/' "$decks/double_pendulum.yaml" \
 	>"$tmp/dp.yaml"

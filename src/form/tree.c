@@ -493,6 +493,8 @@ static double *composite(const struct tree *T)
 static int backward(struct tree *T)
 {
 	double *Ic = T->singular && !T->masked ? composite(T) : NULL;
+	if (Ic)		/* counted afresh: a failed first pass leaves masked 0 */
+		T->nalg = 0;
 	for (int i = T->nb - 1; i >= 0; i--) {
 		struct tnode *J = &T->nd[i];
 		struct twork *W = &T->wk[i];
@@ -519,10 +521,6 @@ static int backward(struct tree *T)
 					J->ri[J->nr++] = a;
 				T->nalg += J->alg[a];
 			}
-		} else if (!T->singular) {
-			J->nr = n;
-			for (int a = 0; a < n; a++)
-				J->ri[a] = a;
 		}
 		int nr = J->nr;
 		for (int a = 0; a < nr; a++) {
@@ -631,6 +629,20 @@ static void body_accel(struct tree *T, int i, const double *pA, const double *qd
 	m3_tmulv(T->x.wd + 3 * b, T->x.A + 9 * b, W->acc + 3);
 }
 
+/* One node of the forward pass: the q-ddot of its coordinates with
+ * inertia from its parent's Vdot (eq. 18) into qdd (a massless one's 0),
+ * then its Vdot and lam from the q-ddot given (NULL: qdd). */
+static void node_accel(struct tree *T, int i, const double *given, double qdd[6])
+{
+	const struct tnode *J = &T->nd[i];
+	double pA[6] = { 0, 0, 0, 0, 0, 0 };
+	memset(qdd, 0, 6 * sizeof(double));
+	if (J->parent >= 0)
+		phi_motion(pA, T->wk[i].dcp, T->wk[J->parent].acc);
+	joint_accel(J, &T->wk[i], pA, qdd);
+	body_accel(T, i, pA, given ? given : qdd);
+}
+
 static int tree_rhs(void *ctx, double t, const double *y, const double *yd, double *ydd)
 {
 	struct tree *T = ctx;
@@ -645,11 +657,8 @@ static int tree_rhs(void *ctx, double t, const double *y, const double *yd, doub
 	for (int i = 0; i < T->nb; i++) {
 		const struct tnode *J = &T->nd[i];
 		int n = J->n;
-		double pA[6] = { 0, 0, 0, 0, 0, 0 }, qdd[6] = { 0, 0, 0, 0, 0, 0 };
-		if (J->parent >= 0)
-			phi_motion(pA, T->wk[i].dcp, T->wk[J->parent].acc);
-		joint_accel(J, &T->wk[i], pA, qdd);
-		body_accel(T, i, pA, qdd);
+		double qdd[6];
+		node_accel(T, i, NULL, qdd);
 		for (int a = 0; a < n; a++) {
 			if (!isfinite(qdd[a]))
 				return fail(T, ODE_NONFINITE, "non-finite acceleration of joint '%s'",
@@ -680,13 +689,10 @@ static int tree_resid(void *ctx, double t, const double *y, const double *yd, co
 		return st;
 	for (int i = 0; i < T->nb; i++) {
 		const struct tnode *J = &T->nd[i];
-		struct twork *W = &T->wk[i];
+		const struct twork *W = &T->wk[i];
 		int n = J->n;
-		double pA[6] = { 0, 0, 0, 0, 0, 0 }, qdd[6] = { 0, 0, 0, 0, 0, 0 };
-		if (J->parent >= 0)
-			phi_motion(pA, W->dcp, T->wk[J->parent].acc);
-		joint_accel(J, W, pA, qdd);
-		body_accel(T, i, pA, ydd + J->q0);
+		double qdd[6];
+		node_accel(T, i, ydd + J->q0, qdd);
 		for (int a = 0; a < n; a++) {
 			double r;
 			if (J->alg[a]) {
@@ -756,8 +762,7 @@ static int tree_accept(void *ctx, double t, double *y, double *yd)
 		m3_orthonormalize(C);
 		memcpy(J->C, C, sizeof C);
 		chart_jac(phi, phid, H, hq);
-		for (int a = 0; a < 3; a++)
-			w[a] = H[a] * phid[0] + H[3 + a] * phid[1] + H[6 + a] * phid[2];
+		m3_tmulv(w, H, phid);	/* H's columns at H[3 k] */
 		v3_copy(phid, w);
 		v3_set(phi, 0, 0, 0);
 		T->rebases++;
@@ -1159,6 +1164,10 @@ static void build_nodes(struct tree *T)
 		}
 		memcpy(J->C, I3, sizeof J->C);
 		J->n = tj_n[J->type];
+		J->nr = J->n;	/* every coordinate with inertia until backward's
+				 * first pass finds massless ones */
+		for (int a = 0; a < J->n; a++)
+			J->ri[a] = a;
 		J->q0 = q;
 		q += J->n;
 	}

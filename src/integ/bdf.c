@@ -76,8 +76,7 @@ static int bdf_res(realtype t, N_Vector Y, N_Vector Yp, N_Vector R, void *user)
 	O->nrhs++;
 	int st = O->sys->resid(O->sys->ctx, t, y, y + n, yp + n, r + n);
 	if (st) {
-		B->fail = st == ODE_SINGULAR ? INTEG_SINGULAR :
-			  st == ODE_NONFINITE ? INTEG_NONFINITE : INTEG_NEWTON_FAIL;
+		B->fail = odeint_status(st);
 		return 1;	/* recoverable: IDA shrinks the step */
 	}
 	return 0;
@@ -129,16 +128,23 @@ static int ida_gave_up(struct odeint *O, int flag, double t)
 	return INTEG_STEP_TOO_SMALL;
 }
 
-static void stats(struct odeint *O)
+/* IDA's counters since its last IDAReInit, in the order of before[] */
+static void counters(const struct bdf *B, long v[5])
 {
-	struct bdf *B = O->cv;
-	long v[5] = { 0, 0, 0, 0, 0 };
-	int q = 0;
+	v[0] = v[1] = v[2] = v[3] = v[4] = 0;
 	IDAGetNumSteps(B->mem, &v[0]);
 	IDAGetNumNonlinSolvIters(B->mem, &v[1]);
 	IDAGetNumErrTestFails(B->mem, &v[2]);
 	IDAGetNumNonlinSolvConvFails(B->mem, &v[3]);
 	IDAGetNumJacEvals(B->mem, &v[4]);
+}
+
+static void stats(struct odeint *O)
+{
+	struct bdf *B = O->cv;
+	long v[5];
+	int q = 0;
+	counters(B, v);
 	IDAGetLastOrder(B->mem, &q);
 	O->njac = B->before[4] + v[4];
 	O->dae_steps = B->before[0] + v[0];
@@ -178,12 +184,8 @@ static int bdf_start(struct odeint *O)
 			id[n + k] = B->alg[k] ? 0.0 : 1.0;
 		}
 	} else {
-		long v[5] = { 0, 0, 0, 0, 0 };	/* IDAReInit sets IDA's counters to 0 */
-		IDAGetNumSteps(B->mem, &v[0]);
-		IDAGetNumNonlinSolvIters(B->mem, &v[1]);
-		IDAGetNumErrTestFails(B->mem, &v[2]);
-		IDAGetNumNonlinSolvConvFails(B->mem, &v[3]);
-		IDAGetNumJacEvals(B->mem, &v[4]);
+		long v[5];	/* IDAReInit sets IDA's counters to 0 */
+		counters(B, v);
 		for (int k = 0; k < 5; k++)
 			B->before[k] += v[k];
 	}
@@ -268,9 +270,7 @@ static int bdf_eval(struct odeint *O)
 {
 	struct bdf *B = O->cv;
 	O->nrhs++;
-	int st = O->sys->resid(O->sys->ctx, O->t, O->y, O->yd, O->ydd, B->r);
-	return st == ODE_OK ? INTEG_OK : st == ODE_SINGULAR ? INTEG_SINGULAR :
-	       st == ODE_NONFINITE ? INTEG_NONFINITE : INTEG_NEWTON_FAIL;
+	return odeint_status(O->sys->resid(O->sys->ctx, O->t, O->y, O->yd, O->ydd, B->r));
 }
 
 /* One internal step towards tout (not past it); the state reached in O. */
@@ -306,7 +306,7 @@ static int internal_step(struct odeint *O, double tout)
 	if (O->sys->want_new && O->sys->want_new(O->sys->ctx)) {
 		int c = O->sys->accept(O->sys->ctx, O->t, O->y, O->yd);
 		if (c < 0)
-			return -c == ODE_SINGULAR ? INTEG_SINGULAR : INTEG_NEWTON_FAIL;
+			return odeint_status(-c);
 		if (c > 0) {
 			/* y'' in the new chart, then IDA from there */
 			if ((st = odeint_rhs(O, O->t, O->y, O->yd, O->ydd)) || (st = bdf_start(O)) ||

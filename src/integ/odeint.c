@@ -78,7 +78,7 @@ void odeint_free(struct odeint **pO)
 	*pO = NULL;
 }
 
-static int status_of(int st)
+int odeint_status(int st)
 {
 	switch (st) {
 	case ODE_OK:
@@ -95,7 +95,7 @@ static int status_of(int st)
 int odeint_rhs(struct odeint *O, double t, const double *y, const double *yd, double *ydd)
 {
 	O->nrhs++;
-	return status_of(O->sys->rhs(O->sys->ctx, t, y, yd, ydd));
+	return odeint_status(O->sys->rhs(O->sys->ctx, t, y, yd, ydd));
 }
 
 int odeint_begin(struct integ *it, struct odeint *O, const struct ra_state *x)
@@ -106,7 +106,7 @@ int odeint_begin(struct integ *it, struct odeint *O, const struct ra_state *x)
 	O->nrhs++;
 	it->detail = O->sys->why(O->sys->ctx);
 	if (st)
-		return status_of(st);
+		return odeint_status(st);
 	O->n = O->sys->n;
 	O->t = x->t;
 	O->started = 1;
@@ -120,7 +120,7 @@ int odeint_end(struct integ *it, struct odeint *O, struct ra_state *out)
 	int c = S->accept(S->ctx, O->t, O->y, O->yd);
 	if (c < 0) {
 		it->detail = S->why(S->ctx);
-		return status_of(-c);
+		return odeint_status(-c);
 	}
 	if (c > 0) {
 		/* new coordinates: f in them, and the schemes start afresh */

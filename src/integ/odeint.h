@@ -54,6 +54,8 @@ int odeint_begin(struct integ *it, struct odeint *O, const struct ra_state *x);
  * the coordinate check (accept), then the body state into out (may be
  * NULL).  Returns an integ status. */
 int odeint_end(struct integ *it, struct odeint *O, struct ra_state *out);
+/* The integ status of a formulation's status (ODE_*). */
+int odeint_status(int st);
 /* f with its count; maps the formulation's failures to integ statuses. */
 int odeint_rhs(struct odeint *O, double t, const double *y, const double *yd, double *ydd);
 
