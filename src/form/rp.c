@@ -75,30 +75,34 @@ static int rigid(const struct rp *p, int b)
 	return p->erow[b] >= 0;
 }
 
-/* Positions (and velocities when qd) of q into the body state p->x. */
-static void to_bodies(struct rp *p, const double *q, const double *qd)
+/* Positions of q into the body state p->x. */
+static void to_bodies(struct rp *p, const double *q)
 {
 	for (int b = 0; b < p->nb; b++) {
 		const double *qb = q + p->qo[b];
 		v3_copy(p->x.r + 3 * b, qb);
-		if (rigid(p, b)) {
-			double e[4], n = sqrt(qb[3] * qb[3] + qb[4] * qb[4] + qb[5] * qb[5] +
-					      qb[6] * qb[6]);
-			for (int i = 0; i < 4; i++)
-				e[i] = qb[3 + i] / n;
-			quat_to_mat(p->x.A + 9 * b, e);
-		}
-		if (!qd)
+		if (!rigid(p, b))
 			continue;
+		double e[4], n = sqrt(qb[3] * qb[3] + qb[4] * qb[4] + qb[5] * qb[5] + qb[6] * qb[6]);
+		for (int i = 0; i < 4; i++)
+			e[i] = qb[3 + i] / n;
+		quat_to_mat(p->x.A + 9 * b, e);
+	}
+}
+
+/* Velocities q-dot (at positions q, already in p->x) into p->x. */
+static void vel_to_bodies(struct rp *p, const double *q, const double *qd)
+{
+	for (int b = 0; b < p->nb; b++) {
 		const double *qdb = qd + p->qo[b];
 		v3_copy(p->x.v + 3 * b, qdb);
-		if (rigid(p, b)) {
-			double G[12];
-			gmat(qb + 3, G);
-			for (int a = 0; a < 3; a++)
-				p->x.w[3 * b + a] = 2.0 * (G[4 * a] * qdb[3] + G[4 * a + 1] * qdb[4] +
-							   G[4 * a + 2] * qdb[5] + G[4 * a + 3] * qdb[6]);
-		}
+		if (!rigid(p, b))
+			continue;
+		double G[12];
+		gmat(q + p->qo[b] + 3, G);
+		for (int a = 0; a < 3; a++)
+			p->x.w[3 * b + a] = 2.0 * (G[4 * a] * qdb[3] + G[4 * a + 1] * qdb[4] +
+						   G[4 * a + 2] * qdb[5] + G[4 * a + 3] * qdb[6]);
 	}
 }
 
@@ -417,7 +421,7 @@ static void mul_u(const struct rp *p, const double *x, double *b)
 
 static void eval_jac(struct rp *p, double t)
 {
-	to_bodies(p, p->q, NULL);
+	to_bodies(p, p->q);
 	ra_eval(p->s, &p->x, t, PRIM_JAC | PRIM_NU);
 	jac_q(p);
 }
@@ -444,7 +448,7 @@ static int solve_positions(struct rp *p, double t, const double *y)
 	for (int i = 0; i < r; i++)
 		umax = fmax(umax, fabs(p->q[p->dep[i]]));
 	for (int it = 0; it < p->maxit + 1; it++) {
-		to_bodies(p, p->q, NULL);
+		to_bodies(p, p->q);
 		ra_eval(p->s, &p->x, t, PRIM_PHI);
 		phi_q(p);
 		double nrm = 0.0;
@@ -523,7 +527,7 @@ static int finish(struct rp *p, double t, const double *yd, double *ydd, int sam
 		p->qd[p->ind[j]] = yd[j];
 	for (int i = 0; i < r; i++)
 		p->qd[p->dep[i]] = b[i];
-	to_bodies(p, p->q, p->qd);
+	vel_to_bodies(p, p->q, p->qd);	/* positions: eval_jac's, or the last call's */
 	p->x.t = t;
 	/* the Jacobian in s is of these positions (eval_jac, or the last
 	 * call's when same): gamma at the velocities, and the saddle-point
