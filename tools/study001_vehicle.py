@@ -66,7 +66,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from mbsimlib import TOP, mbsim_exe, say, series  # noqa: E402
+from mbsimlib import TOP, mbsim_exe, run_summary, say, series, short  # noqa: E402
 
 DECK = os.path.join(TOP, "decks", "hmmwv14.yaml")
 # Seed 001 Tables 3 (explicit, DEABM) and 4 (Rosenbrock-Nystrom): CPU seconds
@@ -96,11 +96,6 @@ def tol_s(t):
     """1e-3 as the seed writes it (not 0.001)."""
     k = round(math.log10(t))
     return "1e%d" % k if abs(t / 10.0 ** k - 1) < 1e-9 else "%g" % t
-
-
-def short(path):
-    r = os.path.relpath(path)
-    return path if r.startswith("..") else r
 
 
 def call(cmd):
@@ -134,13 +129,7 @@ def run(exe, deck, method, tol, end, out, every=1):
            "--json", "-o", out, "--force"]
     load = os.getloadavg()[0]
     p, cpu, wall = call(cmd)
-    try:
-        j = json.loads(p.stdout)
-    except ValueError:
-        j = {"status": "failed", "message": (p.stderr or p.stdout).strip()[-300:]}
-    if p.returncode != 0:
-        j["status"] = "failed"
-        j.setdefault("message", p.stderr.strip()[-300:])
+    j = run_summary(p)
     j["cpu_process"] = cpu
     j["elapsed"] = wall
     j["load"] = load
