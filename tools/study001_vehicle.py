@@ -259,10 +259,11 @@ def main():
           "| run time of the study | **%.0f s** wall, %.0f s CPU of mbsim |" % (total_wall, total_cpu),
           "| model | %d degrees of freedom; dominant eigenvalue at t = 0.01 s %.4g%+.3gi 1/s "
           "(seed: about %.2g) |" % (n, dom.real, dom.imag, SEED_EIG), ""]
+    # the head of every table: one column per tolerance, one row per end
+    head = ["| end | " + " | ".join("tol " + tol_s(t) for t in tols) + " |", "|---" * (len(tols) + 1) + "|"]
     for m in sorted(methods, key=lambda m: ("adams", "rn4", m).index(m) if m in ("adams", "rn4") else 2):
         md += ["## %s" % SEED_TABLE.get(m, m), "",
-               "CPU seconds of the whole mbsim process (the seed's: SGI Onyx R10000, in parentheses).", "",
-               "| end | " + " | ".join("tol " + tol_s(t) for t in tols) + " |", "|---" * (len(tols) + 1) + "|"]
+               "CPU seconds of the whole mbsim process (the seed's: SGI Onyx R10000, in parentheses).", ""] + head
         for e in ends:
             cs = []
             for t in tols:
@@ -275,8 +276,7 @@ def main():
                               else "%.2f" % r["cpu_process"])
             md.append("| %g s | %s |" % (e, " | ".join(cs)))
         md += ["", "Steps (rejected), mean step END / steps [s], f evaluations per step, share of the"
-               " steps at integrator.max_step = 0.01 s:", "",
-               "| end | " + " | ".join("tol " + tol_s(t) for t in tols) + " |", "|---" * (len(tols) + 1) + "|"]
+               " steps at integrator.max_step = 0.01 s:", ""] + head
         for e in ends:
             cs = []
             for t in tols:
@@ -287,8 +287,7 @@ def main():
             md.append("| %g s | %s |" % (e, " | ".join(cs)))
         md.append("")
     if "adams" in methods and "rn4" in methods:
-        md += ["## CPU ratio adams / rn4 (seed's Table 3 / Table 4 in parentheses)", "",
-               "| end | " + " | ".join("tol " + tol_s(t) for t in tols) + " |", "|---" * (len(tols) + 1) + "|"]
+        md += ["## CPU ratio adams / rn4 (seed's Table 3 / Table 4 in parentheses)", ""] + head
         for e in ends:
             cs = []
             for t in tols:
