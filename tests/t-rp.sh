@@ -69,8 +69,8 @@ for d in "$decks"/*.yaml; do
 	for m in rn4 w2 adams; do
 		cap=""
 		if [ "$m" = w2 ]; then
-			end=$("$PY" -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["time"]["end"])' "$d")
-			cap="--set time.end=$("$PY" -c 'import sys; print(min(2.0, float(sys.argv[1])))' "$end")"
+			cap="--set time.end=$("$PY" -c 'import sys, yaml
+print(min(2.0, float(yaml.safe_load(open(sys.argv[1]))["time"]["end"])))' "$d")"
 		fi
 		# shellcheck disable=SC2086 # cap is one word or none
 		"$MBSIM" run "$d" --set integrator.method=$m --set integrator.adaptive=true \
