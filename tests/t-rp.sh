@@ -180,12 +180,13 @@ if grep -q "partition at t = 3\.1[0-9]* .*singular position.*joint '" "$tmp/err"
 else
 	bad "the failure names the time and a joint"
 fi
-"$PY" - "$tmp/f.h5" >"$tmp/chk" 2>&1 <<'EOF'
+"$PY" - "$top/tools" "$tmp/f.h5" >"$tmp/chk" 2>&1 <<'EOF'
 import sys, h5py
-f = h5py.File(sys.argv[1], "r")
-st = f.attrs["status"]
-st = st.decode() if isinstance(st, bytes) else st
-t = f["time"][:]
+sys.path.insert(0, sys.argv[1])
+from mbsimlib import series, text
+f = h5py.File(sys.argv[2], "r")
+st = text(f.attrs["status"])
+t = series(f, "time")
 assert st.startswith("failed:"), st
 assert len(t) > 10 and t[-1] > 3.0, (len(t), t[-1])
 print(len(t), t[-1])
