@@ -14,6 +14,9 @@ times.  Prints one line of key=value pairs:
               the origin and the centroid on body 1's x axis)
   at<T>, atd<T>   the theta1 and theta1-dot errors at the sample nearest
               each T given
+  energy      the reference's energy balance error (relative; the solve
+              exits 1 when it exceeds its bound, see
+              stiff_double_pendulum_ref.solve)
 """
 import math
 import os
@@ -39,7 +42,8 @@ def main():
     d = th1 - np.arctan2(r[:, 1], r[:, 0])
     cm = np.abs(d - 2 * math.pi * np.round(d / (2 * math.pi)))
     out = ["th1=%.3e" % e1.max(), "th1d=%.3e" % e2.max(), "th1max=%.6g" % np.abs(Y[0]).max(),
-           "th1dmax=%.6g" % np.abs(Y[2]).max(), "cm=%.3e" % cm.max()]
+           "th1dmax=%.6g" % np.abs(Y[2]).max(), "cm=%.3e" % cm.max(),
+           "energy=%.2g" % sol.energy_error]
     for s in sys.argv[2:]:
         i = int(np.argmin(np.abs(t - float(s))))
         out += ["at%s=%.3e" % (s, e1[i]), "atd%s=%.3e" % (s, e2[i])]

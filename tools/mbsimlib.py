@@ -4,6 +4,9 @@ The scripts run as `/usr/bin/python3 tools/NAME.py`, so this directory is
 first on sys.path and `import mbsimlib` finds this file.
 
   say, TOP, mbsim_exe    the study scripts (study000.py, spectral_plots.py)
+  run_summary, short     the --json summary of an `mbsim run` and command
+                         lines for the record (study001_tables.py,
+                         study001_vehicle.py)
   reference_parser, sample_times, reference_file, write_bodies,
   write_joint_coordinates
                          the reference solutions (double_pendulum_ref.py,
@@ -16,6 +19,7 @@ first on sys.path and `import mbsimlib` finds this file.
 """
 import argparse
 import contextlib
+import json
 import os
 import sys
 
@@ -46,6 +50,26 @@ def mbsim_exe(path, prog):
     if not os.access(exe, os.X_OK):
         sys.exit("%s: %s not found; build it first (make)" % (prog, exe))
     return exe
+
+
+def run_summary(p):
+    """The --json summary of an `mbsim run ... --json`, P its completed
+    process (text output): status "failed" when it exits non-zero or prints
+    no JSON, the message then stderr's tail unless the JSON has one."""
+    try:
+        j = json.loads(p.stdout)
+    except ValueError:
+        j = {"status": "failed", "message": (p.stderr or p.stdout).strip()[-300:]}
+    if p.returncode != 0:
+        j["status"] = "failed"
+        j.setdefault("message", p.stderr.strip()[-300:])
+    return j
+
+
+def short(path):
+    """PATH relative to the current directory when it lies below it."""
+    r = os.path.relpath(path)
+    return path if r.startswith("..") else r
 
 
 def reference_parser(doc, output, dt, t_end):

@@ -43,11 +43,12 @@ import argparse
 import os
 import sys
 
+import h5py
 import numpy as np
 import yaml
 from scipy.integrate import solve_ivp
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from mbsimlib import TOP, series
 
 
 def rhs(config, p):
@@ -131,9 +132,6 @@ def main():
     deck = a.deck or os.path.join(TOP, "decks", "small_mass_%s.yaml" % a.config)
     p = params(deck, a.set)
     if a.compare:
-        import h5py
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        from mbsimlib import series
         with h5py.File(a.compare, "r") as f:
             t = series(f, "time")
             got = np.column_stack([series(f, "bodies/i/position")[:, :2],

@@ -39,7 +39,6 @@ recorded as failed in the tables), 0 otherwise.
 """
 import argparse
 import csv
-import json
 import math
 import os
 import subprocess
@@ -52,7 +51,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 import stiff_double_pendulum_ref as ref  # noqa: E402
-from mbsimlib import mbsim_exe, say  # noqa: E402
+from mbsimlib import mbsim_exe, run_summary, say, short  # noqa: E402
 
 # Seed 001 Tables 1 (theta1) and 2 (theta1-dot): k -> (t*, Delta, RelErr %, avg)
 PAPER = {
@@ -81,22 +80,9 @@ def run(exe, deck, method, k, sets, out):
     for s in sets:
         cmd += ["--set", s]
     cmd += ["-o", out, "--force", "--json"]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    try:
-        j = json.loads(p.stdout)
-    except ValueError:
-        j = {"status": "failed", "message": (p.stderr or p.stdout).strip()[-300:]}
-    if p.returncode != 0:
-        j["status"] = "failed"
-        j.setdefault("message", p.stderr.strip()[-300:])
+    j = run_summary(subprocess.run(cmd, capture_output=True, text=True))
     j["command"] = " ".join(short(c) if c in (exe, deck, out) else c for c in cmd)
     return j
-
-
-def short(path):
-    """PATH relative to the current directory when it lies below it."""
-    r = os.path.relpath(path)
-    return path if r.startswith("..") else r
 
 
 def errors(t, e, E):

@@ -66,7 +66,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from mbsimlib import TOP, mbsim_exe, say, series  # noqa: E402
+from mbsimlib import TOP, mbsim_exe, run_summary, say, series, short  # noqa: E402
 
 DECK = os.path.join(TOP, "decks", "hmmwv14.yaml")
 # Seed 001 Tables 3 (explicit, DEABM) and 4 (Rosenbrock-Nystrom): CPU seconds
@@ -96,11 +96,6 @@ def tol_s(t):
     """1e-3 as the seed writes it (not 0.001)."""
     k = round(math.log10(t))
     return "1e%d" % k if abs(t / 10.0 ** k - 1) < 1e-9 else "%g" % t
-
-
-def short(path):
-    r = os.path.relpath(path)
-    return path if r.startswith("..") else r
 
 
 def call(cmd):
@@ -134,13 +129,7 @@ def run(exe, deck, method, tol, end, out, every=1):
            "--json", "-o", out, "--force"]
     load = os.getloadavg()[0]
     p, cpu, wall = call(cmd)
-    try:
-        j = json.loads(p.stdout)
-    except ValueError:
-        j = {"status": "failed", "message": (p.stderr or p.stdout).strip()[-300:]}
-    if p.returncode != 0:
-        j["status"] = "failed"
-        j.setdefault("message", p.stderr.strip()[-300:])
+    j = run_summary(p)
     j["cpu_process"] = cpu
     j["elapsed"] = wall
     j["load"] = load
@@ -270,10 +259,11 @@ def main():
           "| run time of the study | **%.0f s** wall, %.0f s CPU of mbsim |" % (total_wall, total_cpu),
           "| model | %d degrees of freedom; dominant eigenvalue at t = 0.01 s %.4g%+.3gi 1/s "
           "(seed: about %.2g) |" % (n, dom.real, dom.imag, SEED_EIG), ""]
+    # the head of every table: one column per tolerance, one row per end
+    head = ["| end | " + " | ".join("tol " + tol_s(t) for t in tols) + " |", "|---" * (len(tols) + 1) + "|"]
     for m in sorted(methods, key=lambda m: ("adams", "rn4", m).index(m) if m in ("adams", "rn4") else 2):
         md += ["## %s" % SEED_TABLE.get(m, m), "",
-               "CPU seconds of the whole mbsim process (the seed's: SGI Onyx R10000, in parentheses).", "",
-               "| end | " + " | ".join("tol " + tol_s(t) for t in tols) + " |", "|---" * (len(tols) + 1) + "|"]
+               "CPU seconds of the whole mbsim process (the seed's: SGI Onyx R10000, in parentheses).", ""] + head
         for e in ends:
             cs = []
             for t in tols:
@@ -286,8 +276,7 @@ def main():
                               else "%.2f" % r["cpu_process"])
             md.append("| %g s | %s |" % (e, " | ".join(cs)))
         md += ["", "Steps (rejected), mean step END / steps [s], f evaluations per step, share of the"
-               " steps at integrator.max_step = 0.01 s:", "",
-               "| end | " + " | ".join("tol " + tol_s(t) for t in tols) + " |", "|---" * (len(tols) + 1) + "|"]
+               " steps at integrator.max_step = 0.01 s:", ""] + head
         for e in ends:
             cs = []
             for t in tols:
@@ -298,8 +287,7 @@ def main():
             md.append("| %g s | %s |" % (e, " | ".join(cs)))
         md.append("")
     if "adams" in methods and "rn4" in methods:
-        md += ["## CPU ratio adams / rn4 (seed's Table 3 / Table 4 in parentheses)", "",
-               "| end | " + " | ".join("tol " + tol_s(t) for t in tols) + " |", "|---" * (len(tols) + 1) + "|"]
+        md += ["## CPU ratio adams / rn4 (seed's Table 3 / Table 4 in parentheses)", ""] + head
         for e in ends:
             cs = []
             for t in tols:
