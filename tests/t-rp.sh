@@ -8,17 +8,19 @@
 #      rp.
 #   2. Every rigid deck of decks/ runs to its end with each of them
 #      (adaptive, atol = rtol = 1e-5; w2, first order in its estimate,
-#      takes many steps: capped at 2 s of motion, past the four-bar's
-#      first singular position near 1.7 s), with the position and velocity
+#      takes many steps: capped at 2 s of motion, past the double
+#      four-bar's first two singular positions, where Phi_u's condition
+#      peaks, at 0.72 and 1.23 s), with the position and velocity
 #      residuals at the level of the dependent solve (the double four-bar
-#      may instead stop at a singular position, as in 6.): 1e-9 (the Newton
+#      may instead stop at a singular position, as in 6., but not before
+#      0.5 s: the motion is regular up to the first, at 0.72 s): 1e-9 (the Newton
 #      stop is integrator.tolerance = 1e-10 on |du| plus one more
 #      correction; the 2-norm over up to 100 rows and coordinates of size
 #      up to 30 m; measured worst 1.2e-10, the 32-link chain).
 #   3. Orders on the double pendulum with fixed steps (`mbsim converge`,
-#      reference the same scheme at h/8): rn4 4 +- 0.3 (measured 4.05 at
-#      h = 5e-3 .. 1.25e-3), w2 2 +- 0.2 (measured 1.86 at 1e-3 .. 2.5e-4;
-#      it reuses its Jacobian for 5 steps).
+#      reference the same scheme at h/8): the issue's bands, rn4 4 +- 0.3
+#      (measured 4.05 at h = 5e-3 .. 1.25e-3), w2 2 +- 0.2 (measured 1.86
+#      at 1e-3 .. 2.5e-4; it reuses its Jacobian for 5 steps).
 #   4. rp against ra: rn4 at atol = rtol = 1e-10 and esdirk436l2sa2 (seed
 #      004, index 3) at 1e-10 on Andrews' squeezer agree at t = 0.03 to
 #      1e-6 m (`mbsim compare`; either is within 1e-7 of the Test Set,
