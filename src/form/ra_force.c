@@ -902,3 +902,188 @@ void ra_force_blocks(const struct ra *s, const struct ra_state *x, double t,
 		}
 	}
 }
+
+/* ---- full Jacobians of force elements (analytic integration Jacobians,
+ * seed 001 §3 eqs. 32, 35: the Q_q and Q_qdot of the state-space ODE) ---- */
+
+/* M (3 x 12, row-major) += sign * [I (when r), -A c~] in the columns of
+ * side e: d (r + A c) / d (r, theta), or without r d (A c) / d theta. */
+static void jcols(double *M, int e, int with_r, const double *A, const double *c, double sign)
+{
+	double C[9], AC[9];
+	m3_skew(C, c);
+	m3_mul(AC, A, C);
+	for (int a = 0; a < 3; a++) {
+		if (with_r)
+			M[12 * a + 6 * e + a] += sign;
+		for (int k = 0; k < 3; k++)
+			M[12 * a + 6 * e + 3 + k] -= sign * AC[3 * a + k];
+	}
+}
+
+/* out rows (6 e .. 6 e + 5) of a force G (3 x 12 derivative dG, value G)
+ * at body point c of side e: F = G, n = c x (A^T G); dn = c~ A^T dG, plus
+ * c~ (A^T G)~ on the body's own theta (A^T <- exp(-theta~) A^T) when
+ * with_theta. */
+static void point_force_lin(double *K, int e, const double *A, const double *c,
+			    const double *G, const double *dG, int with_theta)
+{
+	double Cs[9], At[9], CA[9];
+	m3_skew(Cs, c);
+	for (int a = 0; a < 3; a++)
+		for (int b = 0; b < 3; b++)
+			At[3 * a + b] = A[3 * b + a];
+	m3_mul(CA, Cs, At);
+	for (int a = 0; a < 3; a++)
+		for (int k = 0; k < 12; k++) {
+			K[12 * (6 * e + a) + k] += dG[12 * a + k];
+			double s = 0.0;
+			for (int b = 0; b < 3; b++)
+				s += CA[3 * a + b] * dG[12 * b + k];
+			K[12 * (6 * e + 3 + a) + k] += s;
+		}
+	if (!with_theta)
+		return;
+	double ag[3], AG[9], T[9];
+	m3_tmulv(ag, A, G);
+	m3_skew(AG, ag);
+	m3_mul(T, Cs, AG);
+	for (int a = 0; a < 3; a++)
+		for (int b = 0; b < 3; b++)
+			K[12 * (6 * e + 3 + a) + 6 * e + 3 + b] += T[3 * a + b];
+}
+
+/* Second differences of the road: h_xx, h_xy, h_yy at p, step
+ * DBL_EPSILON^(1/4) max(1, |coordinate|) (~1.2e-4 m: truncation
+ * h'''' step^2 / 12, round-off 4 eps |h| / step^2). */
+static void road_curv(const struct force *f, const double *p, double H[3])
+{
+	double ex = pow(DBL_EPSILON, 0.25) * fmax(1.0, fabs(p[0]));
+	double ey = pow(DBL_EPSILON, 0.25) * fmax(1.0, fabs(p[1]));
+	double h0 = road_height(f, p[0], p[1]);
+	H[0] = (road_height(f, p[0] + ex, p[1]) - 2.0 * h0 + road_height(f, p[0] - ex, p[1])) /
+	       (ex * ex);
+	H[2] = (road_height(f, p[0], p[1] + ey) - 2.0 * h0 + road_height(f, p[0], p[1] - ey)) /
+	       (ey * ey);
+	H[1] = (road_height(f, p[0] + ex, p[1] + ey) - road_height(f, p[0] + ex, p[1] - ey) -
+		road_height(f, p[0] - ex, p[1] + ey) + road_height(f, p[0] - ex, p[1] - ey)) /
+	       (4.0 * ex * ey);
+}
+
+int ra_force_has_lin(const struct force *f)
+{
+	if (f->type == FORCE_TSDA)
+		return f->ex == NULL;
+	return f->type == FORCE_TIRE;
+}
+
+int ra_force_lin(const struct ra *s, const struct ra_state *x, double t, int i, int b[2],
+		 double *K, double *C)
+{
+	const struct model *m = s->m;
+	const struct force *f = &m->forces[i];
+	memset(K, 0, 144 * sizeof(double));
+	memset(C, 0, 144 * sizeof(double));
+	elem_bodies(m, f, b);
+	if (!ra_force_has_lin(f))
+		return -1;
+	if (f->type == FORCE_TSDA) {
+		struct bstate bs[2];
+		struct tsda_kin k;
+		ra_bstate(x, f->body[0], &bs[0]);
+		ra_bstate(x, f->body[1], &bs[1]);
+		tsda_kin(x, f, &k);
+		if (!(k.l > 0.0))
+			return -1;
+		double mag = tsda_mag(s, x, t, f, &k);
+		/* d = p1 - p0, dv = pv1 - pv0: derivatives in z and zdot */
+		double Dd[36] = { 0 }, Dv[36] = { 0 }, Dvd[36] = { 0 }, dv[3];
+		for (int e = 0; e < 2; e++) {
+			if (f->body[e] < 0)
+				continue;
+			double sg = e ? 1.0 : -1.0, wc[3];
+			v3_cross(wc, bs[e].w, f->s[e]);
+			jcols(Dd, e, 1, bs[e].A, f->s[e], sg);
+			jcols(Dv, e, 0, bs[e].A, wc, sg);
+			jcols(Dvd, e, 1, bs[e].A, f->s[e], sg);
+		}
+		{
+			double p0[3], v0[3], p1[3], v1[3];
+			point_kin(&bs[0], f->s[0], p0, v0);
+			point_kin(&bs[1], f->s[1], p1, v1);
+			v3_sub(dv, v1, v0);
+		}
+		/* P = (I - u u^T) / l: du = P dd; dl = u . dd;
+		 * d ld = dv . du + u . d dv */
+		double P[9], gz[12], gd[12], dG[36], dGd[36];
+		for (int a = 0; a < 3; a++)
+			for (int c = 0; c < 3; c++)
+				P[3 * a + c] = ((a == c) - k.u[a] * k.u[c]) / k.l;
+		double Pdv[3];
+		m3_mulv(Pdv, P, dv);
+		for (int q = 0; q < 12; q++) {
+			double dl = 0.0, dld = 0.0, dldd = 0.0;
+			for (int a = 0; a < 3; a++) {
+				dl += k.u[a] * Dd[12 * a + q];
+				dld += Pdv[a] * Dd[12 * a + q] + k.u[a] * Dv[12 * a + q];
+				dldd += k.u[a] * Dvd[12 * a + q];
+			}
+			gz[q] = f->k * dl + f->c * dld;
+			gd[q] = f->c * dldd;
+		}
+		/* force on body 0: G = mag u; dG = u dmag + mag P dd */
+		for (int a = 0; a < 3; a++)
+			for (int q = 0; q < 12; q++) {
+				double pd = 0.0;
+				for (int c = 0; c < 3; c++)
+					pd += P[3 * a + c] * Dd[12 * c + q];
+				dG[12 * a + q] = k.u[a] * gz[q] + mag * pd;
+				dGd[12 * a + q] = k.u[a] * gd[q];
+			}
+		double G[3];
+		v3_scale(G, mag, k.u);
+		for (int e = 0; e < 2; e++) {
+			if (f->body[e] < 0)
+				continue;
+			if (e == 1) {
+				v3_scale(G, -1.0, G);
+				for (int q = 0; q < 36; q++) {
+					dG[q] = -dG[q];
+					dGd[q] = -dGd[q];
+				}
+			}
+			point_force_lin(K, e, bs[e].A, f->s[e], G, dG, 1);
+			point_force_lin(C, e, bs[e].A, f->s[e], G, dGd, 0);
+		}
+		return 0;
+	}
+	/* tire: N = k d + c d' in contact, d = h(p) + R - p_z,
+	 * d' = h_x pv_x + h_y pv_y - pv_z (tire_kin) */
+	struct tire_kin k;
+	struct bstate bs;
+	tire_kin(x, f, &k);
+	ra_bstate(x, f->body[0], &bs);
+	double N = tire_normal(f, &k);
+	if (!(N > 0.0) || f->body[0] < 0)
+		return isnan(N) ? -1 : 0;
+	double Dp[36] = { 0 }, Dv[36] = { 0 }, Dvd[36] = { 0 }, wc[3], hc[3] = { 0, 0, 0 };
+	v3_cross(wc, bs.w, f->s[0]);
+	jcols(Dp, 0, 1, bs.A, f->s[0], 1.0);
+	jcols(Dv, 0, 0, bs.A, wc, 1.0);
+	jcols(Dvd, 0, 1, bs.A, f->s[0], 1.0);
+	if (f->ex && sexpr_has_state(f->ex))
+		road_curv(f, k.p, hc);
+	double cx = hc[0] * k.pv[0] + hc[1] * k.pv[1], cy = hc[1] * k.pv[0] + hc[2] * k.pv[1];
+	double dG[36] = { 0 }, dGd[36] = { 0 }, G[3] = { 0, 0, N };
+	for (int q = 0; q < 12; q++) {
+		double dd = k.hx * Dp[q] + k.hy * Dp[12 + q] - Dp[24 + q];
+		double ddz = cx * Dp[q] + cy * Dp[12 + q] + k.hx * Dv[q] + k.hy * Dv[12 + q] -
+			     Dv[24 + q];
+		double ddd = k.hx * Dvd[q] + k.hy * Dvd[12 + q] - Dvd[24 + q];
+		dG[24 + q] = f->k * dd + f->c * ddz;
+		dGd[24 + q] = f->c * ddd;
+	}
+	point_force_lin(K, 0, bs.A, f->s[0], G, dG, 1);
+	point_force_lin(C, 0, bs.A, f->s[0], G, dGd, 0);
+	return 0;
+}

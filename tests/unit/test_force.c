@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -303,6 +304,140 @@ static void test_tire(void **state)
 	model_free(&m);
 }
 
+/* ---- ra_force_lin: full Jacobians of the TSDA and the tire against
+ * central differences of ra_forces (seed 001 §3: Q_q and Q_qdot) ----
+ * Two bodies in random poses with random velocities (|v|, |w| <= sqrt 3),
+ * a TSDA between offset points (k = 1000, c = 30, l0 = 0.4, arbitrary),
+ * then the same to ground; a tire on the wavy road
+ * h = 0.05 sin(2 x) + 0.03 cos(3 y) under an offset wheel centre, in
+ * contact.  Each column: r, theta (A <- A exp(theta~)), v or w of one
+ * body moved by +-h, h = 1e-5.  Truncation h^2/6 |F'''|: |F'''| <= ~k |s|^3
+ * ~ 1e4 gives 2e-7; round-off eps |F| / h ~ 1e-16 x 1e3 / 1e-5 = 1e-8;
+ * the tire's road slope is itself a central difference (step 6e-6, error
+ * ~ 1e-11 |h'''|) and its curvature a second difference (step 1.2e-4:
+ * truncation |h''''| step^2 / 12 ~ 1e-8 x 81 x 0.05, round-off
+ * 4 eps |h| / step^2 ~ 1e-9), each times k = 1000: ~ 1e-6.  Tolerance
+ * 1e-5 x (1 + |entry|); a missing coupling or sign is O(c) = 30 or more. */
+static void lin_check(struct model *m, const char *label, int nb)
+{
+	struct ra *s = ra_new(m);
+	struct ra_state x;
+	ra_state_init(s, &x);
+	ra_state_from_model(s, &x, 0.0);
+	testutil_seed(77);
+	for (int b = 0; b < nb; b++) {
+		double th[3];
+		for (int c = 0; c < 3; c++) {
+			x.r[3 * b + c] += 0.3 * testutil_urand();
+			x.v[3 * b + c] = testutil_urand();
+			x.w[3 * b + c] = testutil_urand();
+			th[c] = testutil_urand();
+		}
+		so3_exp(x.A + 9 * b, th);
+	}
+	if (m->forces[0].type == FORCE_TIRE)	/* into contact: the centre below R */
+		x.r[2] = 0.2;
+	double K[144], C[144], Fp[12], Fm[12];
+	int bb[2];
+	assert_int_equal(ra_force_lin(s, &x, 0.0, 0, bb, K, C), 0);
+	double kmax = 0.0;
+	for (int q = 0; q < 144; q++)
+		kmax = fmax(kmax, fabs(K[q]));
+	assert_true(kmax > 100.0);	/* in contact, loaded */
+	const double h = 1e-5;
+	char what[200];
+	for (int e = 0; e < 2; e++) {
+		int b = bb[e];
+		if (b < 0)
+			continue;
+		for (int kind = 0; kind < 4; kind++)
+			for (int c = 0; c < 3; c++) {
+				double *Fs[2] = { Fp, Fm }, A0[9];
+				memcpy(A0, x.A + 9 * b, sizeof A0);
+				for (int sg = 0; sg < 2; sg++) {
+					double d = sg ? -h : h;
+					double *v = kind == 0 ? x.r : kind == 2 ? x.v : kind == 3 ? x.w : NULL;
+					if (v)
+						v[3 * b + c] += d;
+					else {
+						double th[3] = { 0, 0, 0 }, R[9];
+						th[c] = d;
+						so3_exp(R, th);
+						m3_mul(x.A + 9 * b, A0, R);
+					}
+					double F[12];
+					ra_forces(s, &x, 0.0, NULL, F);
+					for (int q = 0; q < 12; q++) {
+						int be = bb[q / 6];
+						Fs[sg][q] = be >= 0 ? F[6 * be + q % 6] : 0.0;
+					}
+					if (v)
+						v[3 * b + c] -= d;
+					else
+						memcpy(x.A + 9 * b, A0, sizeof A0);
+				}
+				const double *M = kind < 2 ? K : C;
+				int col = 6 * e + 3 * (kind % 2) + c;
+				for (int q = 0; q < 12; q++) {
+					if (bb[q / 6] < 0)
+						continue;
+					double fd = (Fp[q] - Fm[q]) / (2.0 * h);
+					snprintf(what, sizeof what, "%s: %c[%d][%d] vs FD", label,
+						 kind < 2 ? 'K' : 'C', q, col);
+					testutil_near(M[12 * q + col], fd, 1e-5, 1e-5, what, __FILE__,
+						      __LINE__);
+				}
+			}
+	}
+	ra_state_release(&x);
+	ra_free(&s);
+}
+
+static void test_force_lin(void **state)
+{
+	(void)state;
+	for (int g = 0; g < 2; g++) {
+		struct model *m = model_new();
+		int nb = g ? 1 : 2;
+		for (int b = 0; b < nb; b++) {
+			struct body *B = model_add_body(m, b ? "b1" : "b0");
+			B->mass = 2.0;
+			B->J[0] = B->J[4] = B->J[8] = 0.1;
+			m3_identity(B->A0);
+			v3_set(B->r0, 0.2 + b, -0.1 * b, 0.1);
+		}
+		struct force *f = model_add_force(m, "spring", FORCE_TSDA);
+		f->body[0] = g ? MODEL_GROUND : 0;
+		f->body[1] = g ? 0 : 1;
+		v3_set(f->s[0], 0.3, -0.2, 0.15);
+		v3_set(f->s[1], -0.1, 0.25, 0.2);
+		f->k = 1000.0;
+		f->c = 30.0;
+		f->l0 = 0.4;
+		testutil_finalize(m);
+		lin_check(m, g ? "tsda to ground" : "tsda", nb);
+		model_free(&m);
+	}
+	struct model *m = model_new();
+	struct body *b = model_add_body(m, "wheel");
+	b->mass = 2.0;
+	b->J[0] = b->J[4] = b->J[8] = 0.1;
+	m3_identity(b->A0);
+	struct force *f = model_add_force(m, "tyre", FORCE_TIRE);
+	f->body[0] = 0;
+	f->body[1] = MODEL_GROUND;
+	v3_set(f->s[0], 0.05, 0.1, -0.03);
+	f->l0 = 0.3;
+	f->k = 1000.0;
+	f->c = 20.0;
+	struct sx_scope sc = { .m = m, .road = 1 };
+	struct sx_err err;
+	assert_int_equal(sexpr_compile("0.05*sin(2*x) + 0.03*cos(3*y)", &sc, &f->ex, &err), 0);
+	testutil_finalize(m);
+	lin_check(m, "tire", 1);
+	model_free(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +447,7 @@ int main(void)
 		cmocka_unit_test(test_state_names),
 		cmocka_unit_test(test_sexpr_cache),
 		cmocka_unit_test(test_tire),
+		cmocka_unit_test(test_force_lin),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
