@@ -548,6 +548,15 @@ void prim_lin(const struct prim *p, const struct bstate *bi, const struct bstate
 		lv_add(&Bd, LV_ROTD, 1, bj, gj, p->aj, 1.0);
 		lv_add(&Bq, LV_ROTQ, 1, bj, gj, p->aj, 1.0);
 		lv_dot(&A, &B, 1.0, &o->phi, o->J, NULL, o->H);
+		o->nu = f[1];
+		if (p->type == PRIM_ROT) {
+			/* nu = -(A_i ub') . a_j */
+			struct lvec U1;
+			lv_zero(&U1);
+			lv_add(&U1, LV_ROT, 0, bi, gi, u1, 1.0);
+			o->nu = 0.0;
+			lv_dot(&U1, &B, -1.0, &o->nu, o->nz, NULL, NULL);
+		}
 		o->gamma = p->type == PRIM_ROT ? 0.0 : f[2];
 		lv_dot(&B, &Aq, -1.0, &o->gamma, o->gz, o->gd, NULL);
 		lv_dot(&A, &Bq, -1.0, &o->gamma, o->gz, o->gd, NULL);
@@ -557,6 +566,7 @@ void prim_lin(const struct prim *p, const struct bstate *bi, const struct bstate
 		break;
 	}
 	case PRIM_DP2:
+		o->nu = f[1];
 		lv_zero(&A); lv_zero(&Ad); lv_zero(&Aq);
 		lv_add(&A, LV_ROT, 0, bi, gi, p->ai, 1.0);
 		lv_add(&Ad, LV_ROTD, 0, bi, gi, p->ai, 1.0);
@@ -569,6 +579,7 @@ void prim_lin(const struct prim *p, const struct bstate *bi, const struct bstate
 		lv_dot(&A, &Dq, -1.0, &o->gamma, o->gz, o->gd, NULL);
 		break;
 	case PRIM_D:
+		o->nu = f[1];
 		lv_dot(&D, &D, 1.0, &o->phi, o->J, NULL, o->H);
 		o->phi -= f[0];
 		o->gamma = f[2];
@@ -576,6 +587,7 @@ void prim_lin(const struct prim *p, const struct bstate *bi, const struct bstate
 		lv_dot(&D, &Dq, -2.0, &o->gamma, o->gz, o->gd, NULL);
 		break;
 	case PRIM_CD:
+		o->nu = f[1];
 		lv_zero(&A);
 		v3_copy(A.v, p->c);
 		lv_dot(&A, &D, 1.0, &o->phi, o->J, NULL, o->H);

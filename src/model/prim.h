@@ -89,11 +89,14 @@ void prim_hess(const struct prim *p, const struct bstate *bi, const struct bstat
  *            J along a motion, couplings between r and theta and between
  *            the two bodies included (prim_hess's blocks are the diagonal
  *            theta-theta and r-r blocks of lam H);
- *   gamma, gz, gd   gamma (as prim_eval) and its gradients in z and zdot.
+ *   gamma, gz, gd   gamma (as prim_eval) and its gradients in z and zdot;
+ *   nu, nz   nu (as prim_eval) and its gradient in z (nonzero for ROT
+ *            only: its nu turns with the bodies).
  * A ground side's entries are 0. */
 struct prim_lin {
 	double phi, J[12], H[144];
 	double gamma, gz[12], gd[12];
+	double nu, nz[12];
 };
 void prim_lin(const struct prim *p, const struct bstate *bi, const struct bstate *bj,
 	      double t, struct prim_lin *o);

@@ -456,7 +456,8 @@ struct lctx {
 	const struct prim *p;
 	struct kin ki, kj;
 	double t;
-	int what;		/* 0: J[k] along z, 1: gamma along z, 2: gamma along zdot */
+	int what;		/* 0: J[k] along z, 1: gamma along z, 2: gamma along zdot,
+				 * 3: nu along z */
 	int k;
 };
 
@@ -464,7 +465,7 @@ static double lin_fn(const double *x, void *vctx)
 {
 	const struct lctx *c = vctx;
 	struct kin ki = c->ki, kj = c->kj;
-	if (c->what < 2) {
+	if (c->what != 2) {
 		perturb(&ki, &c->ki, x);
 		perturb(&kj, &c->kj, x + 6);
 	} else {
@@ -475,7 +476,7 @@ static double lin_fn(const double *x, void *vctx)
 	}
 	struct prim_out o;
 	eval_kin(c->p, &ki, &kj, c->t, PRIM_ALL, &o);
-	return c->what == 0 ? o.J[c->k / 3][c->k % 3] : o.gamma;
+	return c->what == 0 ? o.J[c->k / 3][c->k % 3] : c->what == 3 ? o.nu : o.gamma;
 }
 
 static void rand_kin(struct kin *k)
@@ -516,6 +517,7 @@ static void check_lin(enum prim_type type, int ftype, int ground, uint64_t seed)
 		jmax = fmax(jmax, fabs(o.J[k / 3][k % 3]));
 	assert_near(L.phi, o.phi, 1e-12, 1e-12 * jmax);
 	assert_near(L.gamma, o.gamma, 1e-12, 1e-12 * (1.0 + fabs(o.gamma)) * jmax);
+	assert_near(L.nu, o.nu, 1e-12, 1e-12 * (1.0 + fabs(o.nu)));
 	double x[12] = { 0 };
 	for (int k = 0; k < 12; k++) {
 		int gside = (k < 6 && ground == 1) || (k >= 6 && ground == 2);
@@ -541,6 +543,10 @@ static void check_lin(enum prim_type type, int ftype, int ground, uint64_t seed)
 		fd = gb ? 0.0 : testutil_fd(lin_fn, x, b, 1e-4, &c);
 		snprintf(what, sizeof what, "%s: d gamma / d zdot[%d] vs FD", label, b);
 		testutil_near(L.gd[b], fd, JAC_TOL, JAC_TOL, what, __FILE__, __LINE__);
+		c.what = 3;	/* nu: |d3 nu| <= |f'| |d3 Phi|, as for H */
+		fd = gb ? 0.0 : testutil_fd(lin_fn, x, b, LIN_H, &c);
+		snprintf(what, sizeof what, "%s: d nu / d z[%d] vs FD", label, b);
+		testutil_near(L.nz[b], fd, JAC_TOL, JAC_TOL, what, __FILE__, __LINE__);
 	}
 }
 
