@@ -40,6 +40,16 @@
 #      energy drift 0.0014 J of 70 J kinetic; a pass onto another branch
 #      loses joules, mbsim-run(1).  The failure path is what is tested
 #      here, so the run that reaches it is kept.)
+#   7. Analytic integration Jacobians (seed 001 §3; rp_jac, checked
+#      entry by entry in tests/unit/test_rpjac.c): rn4 on the vehicle to
+#      0.45 s (before the bump) at atol = rtol = 1e-6 with
+#      integrator.jacobian auto and differences takes the same steps,
+#      every Jacobian analytic in the first and none in the second, at
+#      most 5 f evaluations per step against 2n + 1 = 37 and more (3 for
+#      the stages, 1 for f_t, 1 more after a rejected step), and the
+#      positions agree to 1e-8 m, a hundredth of atol (the Jacobians
+#      differ by the forward differences' error, ~1e-8 relative, which
+#      enters a step through h gamma J; measured 4.5e-10 m).
 # Prints "N passed, N failed"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
@@ -204,5 +214,33 @@ if [ $? -eq 0 ]; then
 else
 	bad "its file keeps the samples" "$(cat "$tmp/chk")"
 fi
+
+# 7
+for j in auto differences; do
+	"$MBSIM" run "$decks/hmmwv14.yaml" --set integrator.method=rn4 --set integrator.adaptive=true \
+		--set integrator.atol=1e-6 --set integrator.rtol=1e-6 --set integrator.max_step=0.01 \
+		--set time.end=0.45 --set integrator.jacobian=$j --json -o "$tmp/j_$j.h5" \
+		>"$tmp/j_$j.json" 2>"$tmp/err"
+done
+"$PY" - "$tmp/j_auto.json" "$tmp/j_differences.json" >"$tmp/chk" 2>&1 <<'EOF'
+import json, sys
+a, d = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["status"] == d["status"] == "complete", (a["status"], d["status"])
+assert a["steps"] == d["steps"], (a["steps"], d["steps"])
+assert a["analytic_jacobians"] == a["jacobian_evaluations"] > 0, a
+assert d["analytic_jacobians"] == 0 and d["jacobian_evaluations"] > 0, d
+fa, fd = a["rhs_evaluations"] / a["steps"], d["rhs_evaluations"] / d["steps"]
+assert fa <= 5 and fd >= 37, (fa, fd)
+print("steps %d, f per step %.2f (analytic) %.2f (differences)" % (a["steps"], fa, fd))
+EOF
+if [ $? -eq 0 ]; then
+	ok "vehicle, rn4: analytic Jacobians, $(cat "$tmp/chk")"
+else
+	bad "vehicle, rn4: analytic against difference Jacobians" "$(cat "$tmp/chk")"
+fi
+expect_rc 0 "vehicle, rn4: positions with analytic and difference Jacobians agree to 1e-8 m" \
+	"$MBSIM" compare "$tmp/j_auto.h5" "$tmp/j_differences.h5" --rtol 0 --atol 1e-8 \
+	--quantity bodies/chassis/position --quantity bodies/spindle_fl/position \
+	--quantity bodies/uca_rr/position --quantity bodies/rack/position
 
 finish
