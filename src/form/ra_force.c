@@ -972,9 +972,99 @@ static void road_curv(const struct force *f, const double *p, double H[3])
 
 int ra_force_has_lin(const struct force *f)
 {
-	if (f->type == FORCE_TSDA)
+	if (f->type == FORCE_TSDA || f->type == FORCE_RSDA)
 		return f->ex == NULL;
 	return f->type == FORCE_TIRE;
+}
+
+/* RSDA (joint_q, elem_eval): phi = atan2(y0 . x1, x0 . x1) of the joint's
+ * markers (x0, y0, z0 = A0 xb0, A0 yb0, A0 zb0; x1 = A1 xb1), rate =
+ * z0 . (A1 w1) - zb0 . w0, mag = k wrap(phi - l0) + c rate + act(t); the
+ * torque mag zb0 on body 0 (body frame) and -mag A1^T z0 on body 1. */
+static void rsda_lin(const struct ra *s, const struct ra_state *x, double t,
+		     const struct force *f, double *K, double *C)
+{
+	const struct joint *j = &s->m->joints[f->joint];
+	struct bstate b0, b1;
+	ra_bstate(x, j->body[0], &b0);
+	ra_bstate(x, j->body[1], &b1);
+	int g0 = j->body[0] < 0, g1 = j->body[1] < 0;
+	double xb0[3] = { j->F[0][0], j->F[0][3], j->F[0][6] };
+	double yb0[3] = { j->F[0][1], j->F[0][4], j->F[0][7] };
+	double zb0[3] = { j->F[0][2], j->F[0][5], j->F[0][8] };
+	double xb1[3] = { j->F[1][0], j->F[1][3], j->F[1][6] };
+	double x0[3], y0[3], z0[3], x1[3], Aw1[3];
+	m3_mulv(x0, b0.A, xb0);
+	m3_mulv(y0, b0.A, yb0);
+	m3_mulv(z0, b0.A, zb0);
+	m3_mulv(x1, b1.A, xb1);
+	m3_mulv(Aw1, b1.A, b1.w);
+	double X = v3_dot(x0, x1), Y = v3_dot(y0, x1), rr = X * X + Y * Y;
+	double rate = v3_dot(z0, Aw1) - v3_dot(zb0, b0.w);
+	double phi = atan2(Y, X), e = wrap(phi - f->l0);
+	double mag = f->k * e + f->c * rate + act(f, t);
+	/* d/dtheta of A c . u for fixed u: -(A c~)^T u = c x (A^T u) */
+	double gX[12] = { 0 }, gY[12] = { 0 }, gR[12] = { 0 }, gRd[12] = { 0 }, u[3], v[3];
+	if (!g0) {
+		m3_tmulv(u, b0.A, x1);
+		v3_cross(v, xb0, u);
+		v3_copy(gX + 3, v);
+		v3_cross(v, yb0, u);
+		v3_copy(gY + 3, v);
+		m3_tmulv(u, b0.A, Aw1);
+		v3_cross(v, zb0, u);
+		v3_copy(gR + 3, v);
+		v3_scale(gRd + 3, -1.0, zb0);
+	}
+	if (!g1) {
+		m3_tmulv(u, b1.A, x0);
+		v3_cross(v, xb1, u);
+		v3_copy(gX + 9, v);
+		m3_tmulv(u, b1.A, y0);
+		v3_cross(v, xb1, u);
+		v3_copy(gY + 9, v);
+		m3_tmulv(u, b1.A, z0);	/* z0 . A1 w1 = (A1^T z0) . w1 */
+		v3_cross(v, b1.w, u);	/* d/dtheta1: w1 x (A1^T z0) */
+		v3_copy(gR + 9, v);
+		v3_copy(gRd + 9, u);
+	}
+	double gm[12], gmd[12];
+	for (int q = 0; q < 12; q++) {
+		double dphi = rr > 0 ? (X * gY[q] - Y * gX[q]) / rr : 0.0;
+		gm[q] = f->k * dphi + f->c * gR[q];
+		gmd[q] = f->c * gRd[q];
+	}
+	/* body 0: zb0 mag; body 1: -mag A1^T z0 */
+	double z1[3];
+	m3_tmulv(z1, b1.A, z0);
+	for (int a = 0; a < 3; a++)
+		for (int q = 0; q < 12; q++) {
+			if (!g0) {
+				K[12 * (3 + a) + q] += zb0[a] * gm[q];
+				C[12 * (3 + a) + q] += zb0[a] * gmd[q];
+			}
+			if (!g1) {
+				K[12 * (9 + a) + q] -= z1[a] * gm[q];
+				C[12 * (9 + a) + q] -= z1[a] * gmd[q];
+			}
+		}
+	if (g1)
+		return;
+	/* -mag d(A1^T z0) = -mag [(A1^T z0)~ dtheta1 - A1^T A0 zb0~ dtheta0] */
+	double Z1[9];
+	m3_skew(Z1, z1);
+	for (int a = 0; a < 3; a++)
+		for (int b = 0; b < 3; b++)
+			K[12 * (9 + a) + 9 + b] -= mag * Z1[3 * a + b];
+	if (g0)
+		return;
+	double Zb[9], AZ[9], T[9];
+	m3_skew(Zb, zb0);
+	m3_mul(AZ, b0.A, Zb);
+	m3_tmul(T, b1.A, AZ);
+	for (int a = 0; a < 3; a++)
+		for (int b = 0; b < 3; b++)
+			K[12 * (9 + a) + 3 + b] += mag * T[3 * a + b];
 }
 
 int ra_force_lin(const struct ra *s, const struct ra_state *x, double t, int i, int b[2],
@@ -987,6 +1077,12 @@ int ra_force_lin(const struct ra *s, const struct ra_state *x, double t, int i, 
 	elem_bodies(m, f, b);
 	if (!ra_force_has_lin(f))
 		return -1;
+	if (f->type == FORCE_RSDA) {
+		if (m->joints[f->joint].type == JOINT_TRANSLATIONAL)
+			return -1;
+		rsda_lin(s, x, t, f, K, C);
+		return 0;
+	}
 	if (f->type == FORCE_TSDA) {
 		struct bstate bs[2];
 		struct tsda_kin k;
