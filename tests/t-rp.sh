@@ -46,7 +46,8 @@
 #      integrator.jacobian auto and differences takes the same steps,
 #      every Jacobian analytic in the first and none in the second, at
 #      most 5 f evaluations per step against 2n + 1 = 37 and more (3 for
-#      the stages, 1 for f_t, 1 more after a rejected step), and the
+#      the stages, none for f_t on this autonomous model, 1 more after a
+#      rejected step; measured 3.02 against 40.02), and the
 #      positions agree to 1e-8 m, a hundredth of atol (the Jacobians
 #      differ by the forward differences' error, ~1e-8 relative, which
 #      enters a step through h gamma J; measured 4.5e-10 m).

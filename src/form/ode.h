@@ -67,6 +67,10 @@ struct ode_sys {
 	 * the last f call was elsewhere (call rhs at (t, y, y') first). */
 	int (*jac)(void *ctx, double t, const double *y, const double *yd, double *J1,
 		   double *J2);
+	/* 1 when f does not depend on t but through y, y' (no driver with
+	 * a function of time, no actuator): f_t = 0, a scheme need not
+	 * take its difference.  Only set together with jac. */
+	int autonomous;
 	/* What failed last, for the run's message ("" if nothing). */
 	const char *(*why)(void *ctx);
 	/* For residual (DAE) schemes (integ/bdf.c); NULL where the

@@ -254,8 +254,9 @@ static int jacobians(struct odeint *O, struct ros *R)
 	int n = O->n, st;
 	const double e = sqrt(DBL_EPSILON);
 	/* analytic J1, J2 when the formulation has them (rp: every force
-	 * element with an analytic Jacobian; seed 001 §3); f_t then by one
-	 * forward difference */
+	 * element with an analytic Jacobian; seed 001 §3); f_t then 0 when f
+	 * does not depend on t (ode_sys.autonomous), else by one forward
+	 * difference */
 	if (O->sys->jac && !O->no_analytic) {
 		int a = O->sys->jac(O->sys->ctx, O->t, O->y, O->yd, R->J1, R->J2);
 		if (a == 2) {	/* the last f was elsewhere: f at the step's start */
@@ -263,13 +264,17 @@ static int jacobians(struct odeint *O, struct ros *R)
 				return st;
 			a = O->sys->jac(O->sys->ctx, O->t, O->y, O->yd, R->J1, R->J2);
 		}
-		if (a == 0) {
+		if (a == 0 && O->sys->autonomous) {
+			memset(R->ft, 0, (size_t)n * sizeof(double));
+		} else if (a == 0) {
 			volatile double t1 = O->t + e * fmax(1.0, fabs(O->t));
 			double d = t1 - O->t;
 			if ((st = odeint_rhs(O, t1, O->y, O->yd, R->fp)))
 				return st;
 			for (int i = 0; i < n; i++)
 				R->ft[i] = (R->fp[i] - O->ydd[i]) / d;
+		}
+		if (a == 0) {
 			O->njac++;
 			O->njac_analytic++;
 			R->age = 0;
