@@ -312,8 +312,8 @@ def main():
               nout.get("steps")),
            "- rn4 evaluates its Jacobians J1 = df/dy, J2 = df/dy' at every step: %s of %s"
            " analytic over the rn4 runs (integrator.jacobian auto; by differences they would take"
-           " 2 n + 1 = %d evaluations of f each, n = %d; analytic, one for f_t); the seed's were"
-           " analytic." % (sum(int(r.get("analytic_jacobians") or 0) for r in rows if r["method"] == "rn4"),
+           " 2 n + 1 = %d evaluations of f each, n = %d; analytic ones none, or one for f_t when"
+           " the model has a function of time); the seed's were analytic." % (sum(int(r.get("analytic_jacobians") or 0) for r in rows if r["method"] == "rn4"),
                            sum(int(r.get("jacobian_evaluations") or 0) for r in rows if r["method"] == "rn4"),
                            2 * n + 1, n),
            "- `step_prefix_of_longest` in the CSV: steps the %g s run of the same method and"
