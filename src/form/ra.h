@@ -140,7 +140,8 @@ void ra_force_blocks(const struct ra *s, const struct ra_state *x, double t,
  * C = d out / d zdot (12 x 12 row-major; columns of a ground side 0).
  * Both bodies, translation and rotation, couplings included.  Elements:
  * the TSDA and the RSDA (on a revolute or cylindrical joint) without a
- * state expression, and the tire (its road's slope and
+ * state expression, the point force and the torque on a body (not on a
+ * link) whose expression, if any, names no state, and the tire (its road's slope and
  * curvature by differences of the road expression).  Returns 0, or -1
  * (K, C zero) for any other element, which then has no analytic
  * Jacobian; ra_force_has_lin tells which. */

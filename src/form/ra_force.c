@@ -974,6 +974,9 @@ int ra_force_has_lin(const struct force *f)
 {
 	if (f->type == FORCE_TSDA || f->type == FORCE_RSDA)
 		return f->ex == NULL;
+	if (f->type == FORCE_POINT || f->type == FORCE_TORQUE)	/* not on a link */
+		return (f->ex == NULL || !sexpr_has_state(f->ex)) &&
+		       !(f->type == FORCE_TORQUE && f->joint >= 0);
 	return f->type == FORCE_TIRE;
 }
 
@@ -1081,6 +1084,39 @@ int ra_force_lin(const struct ra *s, const struct ra_state *x, double t, int i, 
 		if (m->joints[f->joint].type == JOINT_TRANSLATIONAL)
 			return -1;
 		rsda_lin(s, x, t, f, K, C);
+		return 0;
+	}
+	if (f->type == FORCE_POINT || f->type == FORCE_TORQUE) {
+		/* G = g(t) vec, global or A vec (body frame): a global G turns
+		 * in the body frame, A^T G <- exp(-theta~) A^T G; a body-frame
+		 * G turns in the global frame, A vec <- A exp(theta~) vec */
+		int b0 = f->body[0];
+		if (b0 < 0)
+			return 0;
+		double g = f->ex ? expr_of(s, x, t, f, 0.0, 0.0) : act(f, t), vb[3], G[3];
+		const double *A = x->A + 9 * b0;
+		v3_scale(vb, g, f->vec);
+		if (f->body_frame)
+			m3_mulv(G, A, vb);
+		else
+			v3_copy(G, vb);
+		double dG[36] = { 0 };
+		if (f->body_frame)
+			jcols(dG, 0, 0, A, vb, 1.0);	/* d (A vb) / d theta */
+		if (f->type == FORCE_POINT) {
+			point_force_lin(K, 0, A, f->s[0], G, dG, 1);
+			return 0;
+		}
+		/* torque: body frame A^T G; d = (A^T G)~ dtheta for a global G,
+		 * 0 for a body-frame one (A^T A vb = vb) */
+		if (!f->body_frame) {
+			double ag[3], AG[9];
+			m3_tmulv(ag, A, G);
+			m3_skew(AG, ag);
+			for (int a = 0; a < 3; a++)
+				for (int c = 0; c < 3; c++)
+					K[12 * (3 + a) + 3 + c] += AG[3 * a + c];
+		}
 		return 0;
 	}
 	if (f->type == FORCE_TSDA) {

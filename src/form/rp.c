@@ -1152,15 +1152,16 @@ struct rp *rp_new(struct ra *s, struct kkt *k, double tol, int maxit)
 	p->ode.why = rp_why;
 	p->lin_ok = rp_lin_ok(p);
 	p->ode.jac = p->lin_ok ? rp_jac : NULL;
-	/* under lin_ok the elements are TSDAs and RSDAs without expressions
-	 * and tires (roads of x, y): time enters through drivers and
-	 * actuators alone */
+	/* under lin_ok the elements are TSDAs and RSDAs without expressions,
+	 * point forces and torques (a function or an expression of time),
+	 * and tires (roads of x, y): time enters through drivers, functions
+	 * and those expressions alone */
 	p->ode.autonomous = p->lin_ok;
 	for (int d = 0; d < md->ndrivers; d++)
 		if (md->dprims[d].f && md->dprims[d].f->type != FUNC_CONSTANT)
 			p->ode.autonomous = 0;
 	for (int i = 0; i < md->nforces; i++)
-		if (md->forces[i].has_act)
+		if (md->forces[i].has_act || (md->forces[i].ex && md->forces[i].type != FORCE_TIRE))
 			p->ode.autonomous = 0;
 	p->last_yd = xcalloc(Q, sizeof(double));
 	return p;

@@ -202,8 +202,9 @@ static void test_vehicle(void **state)
 	teardown(&f);
 }
 
-/* An element without an analytic Jacobian (a point force, whose Jacobian
- * ra_force_lin does not give): no jac, rn4 and w2 take differences. */
+/* An element without an analytic Jacobian (a TSDA whose force is an
+ * expression of the state, which ra_force_lin does not differentiate): no
+ * jac, rn4 and w2 take differences. */
 static void test_fallback(void **state)
 {
 	(void)state;
@@ -214,7 +215,8 @@ static void test_fallback(void **state)
 		"joints:\n"
 		"  - {name: j1, type: revolute, body1: ground, body2: b1, point: [0, 0, 0], axis: [0, 0, 1]}\n"
 		"forces:\n"
-		"  - {name: p1, type: force, body: b1, vector: [0, 1, 0]}\n";
+		"  - {name: s1, type: tsda, body1: ground, body2: b1, at1: [0, 1, 0], at2: [0.5, 0, 0],\n"
+		"     expression: 10*deflection}\n";
 	struct fix f;
 	struct diag d;
 	memset(&f, 0, sizeof f);
