@@ -128,6 +128,7 @@ study-000: all
 study-001: all
 	/usr/bin/python3 tools/study001_tables.py --mbsim $(BUILD)/mbsim --method rn4 --out docs/results/001
 	/usr/bin/python3 tools/study001_vehicle.py --mbsim $(BUILD)/mbsim --out docs/results/001
+	/usr/bin/python3 tools/study001_stiffness.py --mbsim $(BUILD)/mbsim --out docs/results/001
 
 # Regenerate docs/results/002 (seed 002 §§3, 5-7: stiff pendulum, Andrews,
 # double four-bar and Bricard) with the mbsim CLI; about a minute, not part of test.

@@ -32,9 +32,25 @@
 #   6. Redundant rows (Bricard, constraints redundant everywhere): named in
 #      a note, the run completes with rn4; a singular position the state-
 #      space ODE cannot pass (the double four-bar at t = 3.16 s with rn4
-#      at 1e-5: the best partition there has Phi_u's condition at 9e8,
-#      above RP_COND_MAX = 1e8) exits 1 naming the time and a joint, and
-#      the file keeps the samples before it with status "failed: ...".
+#      at 1e-5 and Jacobians by differences: the best partition there has
+#      Phi_u's condition at 9e8, above RP_COND_MAX = 1e8) exits 1 naming
+#      the time and a joint, and the file keeps the samples before it with
+#      status "failed: ...".  (With analytic Jacobians, the default, rn4's
+#      steps differ and this run passes that position: 679 steps to 10 s,
+#      energy drift 0.0014 J of 70 J kinetic; a pass onto another branch
+#      loses joules, mbsim-run(1).  The failure path is what is tested
+#      here, so the run that reaches it is kept.)
+#   7. Analytic integration Jacobians (seed 001 §3; rp_jac, checked
+#      entry by entry in tests/unit/test_rpjac.c): rn4 on the vehicle to
+#      0.45 s (before the bump) at atol = rtol = 1e-6 with
+#      integrator.jacobian auto and differences takes the same steps,
+#      every Jacobian analytic in the first and none in the second, at
+#      most 5 f evaluations per step against 2n + 1 = 37 and more (3 for
+#      the stages, none for f_t on this autonomous model, 1 more after a
+#      rejected step; measured 3.02 against 40.02), and the
+#      positions agree to 1e-8 m, a hundredth of atol (the Jacobians
+#      differ by the forward differences' error, ~1e-8 relative, which
+#      enters a step through h gamma J; measured 4.5e-10 m).
 # Prints "N passed, N failed"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
@@ -176,7 +192,8 @@ else
 fi
 expect_rc 1 "double four-bar, rn4 at 1e-5: the singular position ends the run" "$MBSIM" run \
 	"$decks/n_four_bar.yaml" --set integrator.method=rn4 --set integrator.adaptive=true \
-	--set integrator.atol=1e-5 --set integrator.rtol=1e-5 -o "$tmp/f.h5"
+	--set integrator.atol=1e-5 --set integrator.rtol=1e-5 --set integrator.jacobian=differences \
+	-o "$tmp/f.h5"
 if grep -q "partition at t = 3\.1[0-9]* .*singular position.*joint '" "$tmp/err"; then
 	ok "the failure names the time and a joint"
 else
@@ -198,5 +215,33 @@ if [ $? -eq 0 ]; then
 else
 	bad "its file keeps the samples" "$(cat "$tmp/chk")"
 fi
+
+# 7
+for j in auto differences; do
+	"$MBSIM" run "$decks/hmmwv14.yaml" --set integrator.method=rn4 --set integrator.adaptive=true \
+		--set integrator.atol=1e-6 --set integrator.rtol=1e-6 --set integrator.max_step=0.01 \
+		--set time.end=0.45 --set integrator.jacobian=$j --json -o "$tmp/j_$j.h5" \
+		>"$tmp/j_$j.json" 2>"$tmp/err"
+done
+"$PY" - "$tmp/j_auto.json" "$tmp/j_differences.json" >"$tmp/chk" 2>&1 <<'EOF'
+import json, sys
+a, d = (json.load(open(f)) for f in sys.argv[1:3])
+assert a["status"] == d["status"] == "complete", (a["status"], d["status"])
+assert a["steps"] == d["steps"], (a["steps"], d["steps"])
+assert a["analytic_jacobians"] == a["jacobian_evaluations"] > 0, a
+assert d["analytic_jacobians"] == 0 and d["jacobian_evaluations"] > 0, d
+fa, fd = a["rhs_evaluations"] / a["steps"], d["rhs_evaluations"] / d["steps"]
+assert fa <= 5 and fd >= 37, (fa, fd)
+print("steps %d, f per step %.2f (analytic) %.2f (differences)" % (a["steps"], fa, fd))
+EOF
+if [ $? -eq 0 ]; then
+	ok "vehicle, rn4: analytic Jacobians, $(cat "$tmp/chk")"
+else
+	bad "vehicle, rn4: analytic against difference Jacobians" "$(cat "$tmp/chk")"
+fi
+expect_rc 0 "vehicle, rn4: positions with analytic and difference Jacobians agree to 1e-8 m" \
+	"$MBSIM" compare "$tmp/j_auto.h5" "$tmp/j_differences.h5" --rtol 0 --atol 1e-8 \
+	--quantity bodies/chassis/position --quantity bodies/spindle_fl/position \
+	--quantity bodies/uca_rr/position --quantity bodies/rack/position
 
 finish

@@ -153,6 +153,7 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 			{ "omega_max", r->omega_max }, { "stable_step_bound", bound },
 			{ "rhs_evaluations", r->rhs_evals < 0 ? NAN : (double)r->rhs_evals },
 			{ "jacobian_evaluations", r->jac_evals < 0 ? NAN : (double)r->jac_evals },
+			{ "analytic_jacobians", r->jac_analytic < 0 ? NAN : (double)r->jac_analytic },
 			{ "repartitions", r->repartitions < 0 ? NAN : (double)r->repartitions },
 		};
 		const int n = (int)(sizeof nums / sizeof nums[0]);
@@ -195,6 +196,9 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 		r->mean_iterations,
 		/* the ODE schemes count evaluations of their f (rhs_evaluations) */
 		r->rhs_evals >= 0 ? "f evaluations" : "Newton it", out ? out : "no output");
+	if (r->jac_evals > 0)	/* rn4, w2: where J1, J2 came from */
+		fprintf(stderr, "mbsim: %ld Jacobian evaluations, %ld analytic, %ld by differences "
+			"of f\n", r->jac_evals, r->jac_analytic, r->jac_evals - r->jac_analytic);
 	if (isfinite(r->omega_max)) {
 		if (isfinite(bound))
 			fprintf(stderr, "mbsim: omega_max %.6g rad/s (largest over the samples); "

@@ -158,6 +158,12 @@ static void build_integrator_004(struct bctx *b, const struct dnode *v, struct s
 		if (k >= 0)
 			o->startup_ss = k;
 	}
+	if ((s = dn_get(v, "jacobian"))) {
+		static const char *const jacs[] = { "auto", "differences" };
+		int k = pick_name(b, s, "jacobian", jacs, 2);
+		if (k >= 0)
+			o->jac_differences = k;
+	}
 	if ((s = dn_get(v, "predictor"))) {
 		int k = pick_name(b, s, "predictor", predictors, 2);
 		if (k >= 0)

@@ -53,6 +53,7 @@ static const struct key_def integ_keys[] = {
 	{ "variant", K_STR, 0, NULL, "beta and gamma of newmark and tangent_newmark by name: trapezoidal (1/4, 1/2), fox_goodwin (1/12, 1/2), linear_acceleration (1/6, 1/2) or central_differences (0, 1/2; tangent_newmark only); not with beta or gamma (default trapezoidal)" },
 	{ "beta", K_NUM, 0, NULL, "Newmark beta of newmark and tangent_newmark, in [0, 1]; newmark needs beta > 0 (default 1/4)" },
 	{ "gamma", K_NUM, 0, NULL, "Newmark gamma of newmark and tangent_newmark (seed 002 calls it alpha), in [1/2, 1] (default 1/2)" },
+	{ "jacobian", K_STR, 0, NULL, "integration Jacobians J1, J2 of rn4 and w2: auto (analytic where the formulation has them: rp with no particles and as force elements only TSDAs and RSDAs without state expressions, forces and torques on a body whose expressions name no state, and tires; forward differences of f otherwise) or differences (always differences) (default auto)" },
 	{ "predictor", K_STR, 0, NULL, "first Newton iterate of hi and fi: extrapolate (a polynomial through up to the last six steps' solutions, for hi multipliers and displacement, of the degree that predicted the last step best) or last (the last step's values) (default extrapolate)" },
 	{ NULL, 0, 0, NULL, NULL }
 };

@@ -60,6 +60,17 @@ struct ode_sys {
 	/* Body states of the current configuration into x (x->t set by
 	 * the caller). */
 	void (*bodies)(void *ctx, struct ra_state *x);
+	/* Analytic integration Jacobians J1 = d f / d y and J2 = d f / d y'
+	 * (n x n column-major) at (t, y, y'), which must be the point of the
+	 * last f call (rhs); NULL where the formulation has none.  Returns
+	 * 0; 1 when not available (a scheme then takes differences); 2 when
+	 * the last f call was elsewhere (call rhs at (t, y, y') first). */
+	int (*jac)(void *ctx, double t, const double *y, const double *yd, double *J1,
+		   double *J2);
+	/* 1 when f does not depend on t but through y, y' (no driver with
+	 * a function of time, no actuator): f_t = 0, a scheme need not
+	 * take its difference.  Only set together with jac. */
+	int autonomous;
 	/* What failed last, for the run's message ("" if nothing). */
 	const char *(*why)(void *ctx);
 	/* For residual (DAE) schemes (integ/bdf.c); NULL where the

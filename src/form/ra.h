@@ -132,6 +132,23 @@ void ra_reaction(const struct ra *s, const struct ra_state *x, int row0, int n,
 void ra_force_blocks(const struct ra *s, const struct ra_state *x, double t,
 		     double cq, double cv, double *W);
 
+/* Full Jacobians of force element i at x (analytic integration
+ * Jacobians, seed 001 §3): with out the element's 12 generalized forces
+ * on bodies b[0], b[1] (6 each, as ra_forces adds them: force global,
+ * torque body frame) and z = (r, theta) of b[0] then b[1], zdot = (v, w)
+ * likewise (theta as in prim.h, w body frame), K = d out / d z and
+ * C = d out / d zdot (12 x 12 row-major; columns of a ground side 0).
+ * Both bodies, translation and rotation, couplings included.  Elements:
+ * the TSDA and the RSDA (on a revolute or cylindrical joint) without a
+ * state expression, the point force and the torque on a body (not on a
+ * link) whose expression, if any, names no state, and the tire (its road's slope and
+ * curvature by differences of the road expression).  Returns 0, or -1
+ * (K, C zero) for any other element, which then has no analytic
+ * Jacobian; ra_force_has_lin tells which. */
+int ra_force_lin(const struct ra *s, const struct ra_state *x, double t, int i, int b[2],
+		 double *K, double *C);
+int ra_force_has_lin(const struct force *f);
+
 /* Set up s->fst (called by ra_new). */
 void ra_force_init(struct ra *s);
 

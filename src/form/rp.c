@@ -60,6 +60,11 @@ struct rp {
 	double *plog;		/* per partition: time, then the n independent coordinates */
 	int nlog, caplog;
 	char why[600];
+	/* analytic Jacobians (rp_jac) */
+	int lin_ok;		/* every force element has one, no particles */
+	struct rp_lin *lin;
+	int last_ok;		/* the last f call succeeded at pos_t, pos_y and last_yd */
+	double *last_yd;
 };
 
 /* G(e) of seed 001 (Haug): w' = 2 G e-dot, 3 x 4 row-major. */
@@ -575,6 +580,7 @@ static int rp_rhs(void *ctx, double t, const double *y, const double *yd, double
 	if (st) {
 		/* a trial point out of reach (a step too long): the next call
 		 * starts from the last configuration solved */
+		p->last_ok = 0;
 		p->pos_ok = 0;
 		p->factored = 0;
 		memcpy(p->q, p->q_good, (size_t)p->nq * sizeof(double));
@@ -586,7 +592,344 @@ static int rp_rhs(void *ctx, double t, const double *y, const double *yd, double
 		memcpy(p->pos_y, y, (size_t)p->n * sizeof(double));
 		memcpy(p->q_good, p->q, (size_t)p->nq * sizeof(double));
 	}
+	memcpy(p->last_yd, yd, (size_t)p->n * sizeof(double));
+	p->last_ok = 1;
 	return ODE_OK;
+}
+
+/* ---- analytic integration Jacobians (seed 001 §3, eqs. 26-35) ----
+ *
+ * J1 = d vddot / d v and J2 = d vddot / d vdot by differentiating, column
+ * by column, every step of f at the state of the last f call:
+ *   dq:     Phi_u du + Phi_v dv = 0 (eq. 8 linearized; KLU's factors);
+ *   dz:     dr, dtheta = 2 G(e) de per body (z = (r, theta) of ra);
+ *   dqdot:  Phi_u du' = dnu - d(Phi_q) qdot - Phi_v dv', where
+ *           d(Phi_q) qdot = zdot^T H dz + J (0, 2 G(de) e-dot) for a model
+ *           row (the w = 2 G(e) e-dot that the fixed e-dot gives turns with
+ *           de) and 2 de . e-dot for a normalization row;
+ *   dzdot:  dv, dw = 2 G(de) e-dot + 2 G(e) de-dot;
+ *   the index-1 system [M J^T; J 0][zddot; lam] = [Q - w x Jw; gamma]:
+ *           the same matrix (kkt's factors) times [dzddot; dlam] =
+ *           [K dz + C dzdot - d(w x Jw) - (H dz)^T lam;
+ *            gz dz + gd dzdot - zddot^T H dz]
+ *           (H, gz, gd, nz per row from prim_lin; K, C per force element
+ *           from ra_force_lin);
+ *   de-ddot = G(de)^T w-dot / 2 + G(e)^T dw-dot / 2 - (w . dw) e / 2
+ *           - |w|^2 de / 4, and dvddot is read off dq-ddot.
+ * Each column costs two solves with Phi_u's factors and one with kkt's;
+ * no f is evaluated.  Available when every force element has an analytic
+ * Jacobian (ra_force_has_lin) and there are no particles. */
+
+struct rp_lin {
+	double *H, *gz, *gd, *nz;	/* per model row: 144, 12, 12, 12 */
+	double *hv, *ha, *jl;		/* per model row: H^T zdot, H^T zddot, J (local, 12 each) */
+	double *K, *C;			/* per force element: 144 each */
+	int *fb;			/* per force element: its two bodies */
+	double *dq, *dqd, *dqdd, *dz, *dzd, *dwe, *ra_, *rb_, *xa, *yl, *bu;
+};
+
+static int rp_lin_ok(const struct rp *p)
+{
+	const struct model *m = p->s->m;
+	for (int b = 0; b < p->nb; b++)
+		if (!rigid(p, b))
+			return 0;
+	for (int i = 0; i < m->nforces; i++)
+		if (!ra_force_has_lin(&m->forces[i]))
+			return 0;
+	return 1;
+}
+
+static void lin_free(struct rp_lin **pl)
+{
+	struct rp_lin *L = *pl;
+	if (!L)
+		return;
+	double *v[] = { L->H, L->gz, L->gd, L->nz, L->hv, L->ha, L->jl, L->K, L->C, L->dq, L->dqd, L->dqdd, L->dz,
+			L->dzd, L->dwe, L->ra_, L->rb_, L->xa, L->yl, L->bu };
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+		free(v[i]);
+	free(L->fb);
+	free(L);
+	*pl = NULL;
+}
+
+static struct rp_lin *lin_get(struct rp *p)
+{
+	if (p->lin)
+		return p->lin;
+	struct rp_lin *L = xcalloc(1, sizeof(*L));
+	size_t nc = (size_t)p->nc + 1, nf = (size_t)p->s->m->nforces + 1, g = 6 * (size_t)p->nb + 1;
+	size_t Q = (size_t)p->nq + 1, M = (size_t)p->m + 1;
+	L->H = xcalloc(144 * nc, sizeof(double));
+	L->gz = xcalloc(12 * nc, sizeof(double));
+	L->gd = xcalloc(12 * nc, sizeof(double));
+	L->nz = xcalloc(12 * nc, sizeof(double));
+	L->hv = xcalloc(12 * nc, sizeof(double));
+	L->ha = xcalloc(12 * nc, sizeof(double));
+	L->jl = xcalloc(12 * nc, sizeof(double));
+	L->K = xcalloc(144 * nf, sizeof(double));
+	L->C = xcalloc(144 * nf, sizeof(double));
+	L->fb = xcalloc(2 * nf, sizeof(int));
+	L->dq = xcalloc(Q, sizeof(double));
+	L->dqd = xcalloc(Q, sizeof(double));
+	L->dqdd = xcalloc(Q, sizeof(double));
+	L->dz = xcalloc(g, sizeof(double));
+	L->dzd = xcalloc(g, sizeof(double));
+	L->dwe = xcalloc(g, sizeof(double));
+	L->ra_ = xcalloc(g, sizeof(double));
+	L->rb_ = xcalloc(nc, sizeof(double));
+	L->xa = xcalloc(g, sizeof(double));
+	L->yl = xcalloc(M, sizeof(double));	/* nc multipliers, or r rows of Phi_v dv-dot */
+	L->bu = xcalloc(M + Q, sizeof(double));
+	p->lin = L;
+	return L;
+}
+
+/* the 12 local entries of a generalized vector g (6 nb) for sides bi, bj */
+static void loc12(const double *g, int bi, int bj, double *l)
+{
+	for (int a = 0; a < 6; a++) {
+		l[a] = bi >= 0 ? g[6 * bi + a] : 0.0;
+		l[6 + a] = bj >= 0 ? g[6 * bj + a] : 0.0;
+	}
+}
+
+/* G(e) x (3 x 4 times 4) and G(e)^T y (4 x 3 times 3) */
+static void gmul(const double *e, const double *x, double *y)
+{
+	double G[12];
+	gmat(e, G);
+	for (int a = 0; a < 3; a++)
+		y[a] = G[4 * a] * x[0] + G[4 * a + 1] * x[1] + G[4 * a + 2] * x[2] + G[4 * a + 3] * x[3];
+}
+
+static void gtmul(const double *e, const double *x, double *y)
+{
+	double G[12];
+	gmat(e, G);
+	for (int i = 0; i < 4; i++)
+		y[i] = G[i] * x[0] + G[4 + i] * x[1] + G[8 + i] * x[2];
+}
+
+static int rp_jac(void *ctx, double t, const double *y, const double *yd, double *J1,
+		  double *J2)
+{
+	struct rp *p = ctx;
+	if (!p->lin_ok)
+		return 1;
+	/* the configuration must be the last f call's, at (t, y, yd) */
+	if (!(p->last_ok && t == p->pos_t && p->pos_ok &&
+	      memcmp(y, p->pos_y, (size_t)p->n * sizeof(double)) == 0 &&
+	      memcmp(yd, p->last_yd, (size_t)p->n * sizeof(double)) == 0))
+		return 2;
+	struct rp_lin *L = lin_get(p);
+	struct ra *s = p->s;
+	const struct model *m = s->m;
+	const struct ra_state *x = &p->x;
+	int n = p->n, r = p->r, nb = p->nb;
+	/* per row: prim_lin */
+	struct prim P[MODEL_JOINT_ROWS_MAX];
+	for (int j = 0; j < m->njoints + m->ndrivers; j++) {
+		int np = 1, k0;
+		const struct prim *pr;
+		if (j < m->njoints) {
+			np = model_joint_prims(m, j, P);
+			k0 = m->joints[j].row0;
+			pr = P;
+		} else {
+			k0 = m->drivers[j - m->njoints].row0;
+			pr = &m->dprims[j - m->njoints];
+		}
+		for (int i = 0; i < np; i++) {
+			struct bstate bi, bj;
+			struct prim_lin o;
+			ra_bstate(x, pr[i].bi, &bi);
+			ra_bstate(x, pr[i].bj, &bj);
+			prim_lin(&pr[i], &bi, &bj, t, &o);
+			int k = k0 + i;
+			memcpy(L->H + 144 * (size_t)k, o.H, sizeof o.H);
+			memcpy(L->gz + 12 * (size_t)k, o.gz, sizeof o.gz);
+			memcpy(L->gd + 12 * (size_t)k, o.gd, sizeof o.gd);
+			memcpy(L->nz + 12 * (size_t)k, o.nz, sizeof o.nz);
+			memcpy(L->jl + 12 * (size_t)k, o.J, sizeof o.J);
+			/* zdot^T H dz and zddot^T H dz as dot products with dz */
+			double zd[12], zdd[12];
+			for (int side = 0; side < 2; side++) {
+				int b2 = side ? pr[i].bj : pr[i].bi;
+				for (int a = 0; a < 3; a++) {
+					zd[6 * side + a] = b2 >= 0 ? x->v[3 * b2 + a] : 0.0;
+					zd[6 * side + 3 + a] = b2 >= 0 ? x->w[3 * b2 + a] : 0.0;
+					zdd[6 * side + a] = b2 >= 0 ? x->a[3 * b2 + a] : 0.0;
+					zdd[6 * side + 3 + a] = b2 >= 0 ? x->wd[3 * b2 + a] : 0.0;
+				}
+			}
+			double *hv = L->hv + 12 * (size_t)k, *ha = L->ha + 12 * (size_t)k;
+			for (int c = 0; c < 12; c++) {
+				double u = 0.0, w = 0.0;
+				for (int a = 0; a < 12; a++) {
+					u += zd[a] * o.H[12 * a + c];
+					w += zdd[a] * o.H[12 * a + c];
+				}
+				hv[c] = u;
+				ha[c] = w;
+			}
+		}
+	}
+	for (int i = 0; i < m->nforces; i++)
+		if (ra_force_lin(s, x, t, i, L->fb + 2 * i, L->K + 144 * (size_t)i,
+				 L->C + 144 * (size_t)i))
+			return 1;
+	for (int col = 0; col < 2 * n; col++) {
+		int pos = col < n, jj = pos ? col : col - n;
+		double *dq = L->dq, *dqd = L->dqd, *dz = L->dz, *dzd = L->dzd, *bu = L->bu;
+		memset(dq, 0, (size_t)p->nq * sizeof(double));
+		memset(dqd, 0, (size_t)p->nq * sizeof(double));
+		memset(bu + r, 0, (size_t)n * sizeof(double));
+		bu[r + jj] = 1.0;
+		/* dq (positions: the dependent coordinates follow dv) */
+		if (pos) {
+			mul_v(p, bu + r, bu);
+			solve_u(p, bu);
+			for (int i = 0; i < r; i++)
+				dq[p->dep[i]] = -bu[i];
+			dq[p->ind[jj]] = 1.0;
+		}
+		/* dz and the turn of w with de at fixed e-dot */
+		for (int b = 0; b < nb; b++) {
+			const double *qb = p->q + p->qo[b], *dqb = dq + p->qo[b], *qdb = p->qd + p->qo[b];
+			v3_copy(dz + 6 * b, dqb);
+			gmul(qb + 3, dqb + 3, dz + 6 * b + 3);
+			v3_scale(dz + 6 * b + 3, 2.0, dz + 6 * b + 3);
+			gmul(dqb + 3, qdb + 3, L->dwe + 3 * b);
+			v3_scale(L->dwe + 3 * b, 2.0, L->dwe + 3 * b);
+		}
+		/* dqdot: right side over the kept rows */
+		for (int i = 0; i < r; i++) {
+			int k = p->rows[i];
+			double v = 0.0;
+			if (k < p->nc) {
+				double zl[12], wl[12];
+				int bi = s->bi[k], bj = s->bj[k];
+				loc12(dz, bi, bj, zl);
+				for (int a = 0; a < 3; a++) {
+					wl[a] = wl[6 + a] = 0.0;
+					wl[3 + a] = bi >= 0 ? L->dwe[3 * bi + a] : 0.0;
+					wl[9 + a] = bj >= 0 ? L->dwe[3 * bj + a] : 0.0;
+				}
+				const double *nz = L->nz + 12 * (size_t)k, *hv = L->hv + 12 * (size_t)k,
+					     *jl = L->jl + 12 * (size_t)k;
+				for (int a = 0; a < 12; a++)
+					v += (nz[a] - hv[a]) * zl[a] - jl[a] * wl[a];
+			} else {
+				int b = -1;
+				for (int b2 = 0; b2 < nb; b2++)
+					if (p->erow[b2] == k)
+						b = b2;
+				const double *de = dq + p->qo[b] + 3, *ed = p->qd + p->qo[b] + 3;
+				v = -2.0 * (de[0] * ed[0] + de[1] * ed[1] + de[2] * ed[2] + de[3] * ed[3]);
+			}
+			bu[i] = v;
+		}
+		if (!pos) {
+			double *tmp = bu + r;	/* Phi_v dv-dot, dv-dot = e_jj */
+			double *pv = L->yl;
+			mul_v(p, tmp, pv);
+			for (int i = 0; i < r; i++)
+				bu[i] -= pv[i];
+		}
+		solve_u(p, bu);
+		for (int i = 0; i < r; i++)
+			dqd[p->dep[i]] = bu[i];
+		if (!pos)
+			dqd[p->ind[jj]] = 1.0;
+		/* dzdot */
+		for (int b = 0; b < nb; b++) {
+			const double *qb = p->q + p->qo[b], *dqdb = dqd + p->qo[b];
+			double t3[3];
+			v3_copy(dzd + 6 * b, dqdb);
+			gmul(qb + 3, dqdb + 3, t3);
+			for (int a = 0; a < 3; a++)
+				dzd[6 * b + 3 + a] = L->dwe[3 * b + a] + 2.0 * t3[a];
+		}
+		/* the index-1 system's right side */
+		double *ra_ = L->ra_, *rb_ = L->rb_;
+		memset(ra_, 0, 6 * (size_t)nb * sizeof(double));
+		for (int i = 0; i < m->nforces; i++) {
+			const int *fb = L->fb + 2 * i;
+			double zl[12], zdl[12];
+			loc12(dz, fb[0], fb[1], zl);
+			loc12(dzd, fb[0], fb[1], zdl);
+			const double *K = L->K + 144 * (size_t)i, *C = L->C + 144 * (size_t)i;
+			for (int a = 0; a < 12; a++) {
+				int b2 = fb[a / 6];
+				if (b2 < 0)
+					continue;
+				double v = 0.0;
+				for (int c = 0; c < 12; c++)
+					v += C[12 * a + c] * zdl[c];
+				if (pos)
+					for (int c = 0; c < 12; c++)
+						v += K[12 * a + c] * zl[c];
+				ra_[6 * b2 + a % 6] += v;
+			}
+		}
+		for (int b = 0; b < nb; b++) {
+			/* -d(w x J w) = -(w~ J - (J w)~) dw */
+			const double *w = x->w + 3 * b, *Jb = ra_inertia(s, b), *dw = dzd + 6 * b + 3;
+			double Jw[3], Jdw[3], t1[3], t2[3];
+			m3_mulv(Jw, Jb, w);
+			m3_mulv(Jdw, Jb, dw);
+			v3_cross(t1, w, Jdw);
+			v3_cross(t2, dw, Jw);
+			for (int a = 0; a < 3; a++)
+				ra_[6 * b + 3 + a] -= t1[a] + t2[a];
+		}
+		for (int k = 0; k < p->nc; k++) {
+			int bi = s->bi[k], bj = s->bj[k];
+			double zl[12], zdl[12];
+			loc12(dz, bi, bj, zl);
+			loc12(dzd, bi, bj, zdl);
+			const double *gz = L->gz + 12 * (size_t)k, *gd = L->gd + 12 * (size_t)k,
+				     *ha = L->ha + 12 * (size_t)k;
+			double v = 0.0, lam = x->lam[k];
+			for (int a = 0; a < 12; a++)
+				v += (gz[a] - ha[a]) * zl[a] + gd[a] * zdl[a];
+			rb_[k] = v;
+			if (lam == 0.0 || !pos)	/* a J2 column: dz = 0 */
+				continue;
+			const double *H = L->H + 144 * (size_t)k;
+			for (int a = 0; a < 12; a++) {
+				int b2 = a < 6 ? bi : bj;
+				if (b2 < 0)
+					continue;
+				double h = 0.0;
+				for (int c = 0; c < 12; c++)
+					h += H[12 * a + c] * zl[c];
+				ra_[6 * b2 + a % 6] -= lam * h;
+			}
+		}
+		memset(L->yl, 0, (size_t)p->nc * sizeof(double));
+		if (kkt_solve(p->k, ra_, rb_, L->xa, L->yl))
+			return 1;
+		/* dq-ddot */
+		for (int b = 0; b < nb; b++) {
+			int c = p->qo[b];
+			const double *e = p->q + c + 3, *de = dq + c + 3, *w = x->w + 3 * b,
+				     *wd = x->wd + 3 * b, *dw = dzd + 6 * b + 3, *dwd = L->xa + 6 * b + 3;
+			double u1[4], u2[4], w2 = v3_dot(w, w), wdw = v3_dot(w, dw);
+			v3_copy(L->dqdd + c, L->xa + 6 * b);
+			gtmul(de, wd, u1);
+			gtmul(e, dwd, u2);
+			for (int i = 0; i < 4; i++)
+				L->dqdd[c + 3 + i] = 0.5 * (u1[i] + u2[i]) - 0.5 * wdw * e[i] -
+						     0.25 * w2 * de[i];
+		}
+		double *Jc = (pos ? J1 : J2) + (size_t)jj * n;
+		for (int i = 0; i < n; i++)
+			Jc[i] = L->dqdd[p->ind[i]];
+	}
+	return 0;
 }
 
 static void name_dropped(struct rp *p, const char *what)
@@ -807,6 +1150,20 @@ struct rp *rp_new(struct ra *s, struct kkt *k, double tol, int maxit)
 	p->ode.start = rp_start;
 	p->ode.bodies = rp_bodies;
 	p->ode.why = rp_why;
+	p->lin_ok = rp_lin_ok(p);
+	p->ode.jac = p->lin_ok ? rp_jac : NULL;
+	/* under lin_ok the elements are TSDAs and RSDAs without expressions,
+	 * point forces and torques (a function or an expression of time),
+	 * and tires (roads of x, y): time enters through drivers, functions
+	 * and those expressions alone */
+	p->ode.autonomous = p->lin_ok;
+	for (int d = 0; d < md->ndrivers; d++)
+		if (md->dprims[d].f && md->dprims[d].f->type != FUNC_CONSTANT)
+			p->ode.autonomous = 0;
+	for (int i = 0; i < md->nforces; i++)
+		if (md->forces[i].has_act || (md->forces[i].ex && md->forces[i].type != FORCE_TIRE))
+			p->ode.autonomous = 0;
+	p->last_yd = xcalloc(Q, sizeof(double));
 	return p;
 }
 
@@ -858,6 +1215,8 @@ void rp_free(struct rp **pp)
 	free(p->vsrc);
 	free(p->Ax);
 	free(p->iwork);
+	free(p->last_yd);
+	lin_free(&p->lin);
 	free(p);
 	*pp = NULL;
 }

@@ -21,6 +21,7 @@ struct odeint *odeint_new(struct ode_sys *sys, const struct sim_options *o)
 	O->facmin = o->facmin;
 	O->facmax = o->facmax;
 	O->adaptive = o->adaptive;
+	O->no_analytic = o->jac_differences;
 	O->h_max = o->max_step > 0 ? o->max_step : o->t_end - o->t0 > 0 ? o->t_end - o->t0 : INFINITY;
 	O->span = o->t_end - o->t0 > 0 ? o->t_end - o->t0 : 1.0;
 	if (sys && sys->n > 0) {

@@ -27,6 +27,9 @@ struct odeint {
 	int adaptive;
 	long nrhs;		/* f evaluations */
 	long njac;		/* Jacobian evaluations */
+	long njac_analytic;	/* of them analytic (ode_sys.jac) */
+	int no_analytic;	/* take differences even where ode_sys.jac is
+				 * (integrator.jacobian: differences) */
 	long rejected;		/* rejected steps */
 	long rejected_before;	/* adams: those before CVODE's last restart */
 	char why[600];		/* the formulation's word on a failure before a renew */

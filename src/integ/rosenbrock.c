@@ -14,8 +14,10 @@
  * (tests/unit/test_rosenbrock.c).
  *
  * A step (eq. 25; the Jacobians J1 = d f / d y, J2 = d f / d y' at the
- * step's start by forward differences of f through the formulation, step
- * sqrt(eps) max(1, |y_j|), and d f / d t likewise):
+ * step's start from the formulation's analytic derivatives when it has
+ * them (ode_sys.jac: rp when every force element has one, seed 001 §3),
+ * else by forward differences of f through the formulation, step
+ * sqrt(eps) max(1, |y_j|); d f / d t by a forward difference):
  *   S = I - h gamma J2 - h^2 gamma^2 J1, factored once (LAPACK dgetrf),
  *   Y_i = y + h alpha_i y' + h sum_j theta_ij z_j,  Y'_i = y' + sum_j a_ij z_j,
  *   S z_i = h gamma f(t + alpha_i h, Y_i, Y'_i) + h^2 gamma gamma_i (f_t + J1 y')
@@ -251,6 +253,34 @@ static int jacobians(struct odeint *O, struct ros *R)
 {
 	int n = O->n, st;
 	const double e = sqrt(DBL_EPSILON);
+	/* analytic J1, J2 when the formulation has them (rp: every force
+	 * element with an analytic Jacobian; seed 001 §3); f_t then 0 when f
+	 * does not depend on t (ode_sys.autonomous), else by one forward
+	 * difference */
+	if (O->sys->jac && !O->no_analytic) {
+		int a = O->sys->jac(O->sys->ctx, O->t, O->y, O->yd, R->J1, R->J2);
+		if (a == 2) {	/* the last f was elsewhere: f at the step's start */
+			if ((st = odeint_rhs(O, O->t, O->y, O->yd, R->fp)))
+				return st;
+			a = O->sys->jac(O->sys->ctx, O->t, O->y, O->yd, R->J1, R->J2);
+		}
+		if (a == 0 && O->sys->autonomous) {
+			memset(R->ft, 0, (size_t)n * sizeof(double));
+		} else if (a == 0) {
+			volatile double t1 = O->t + e * fmax(1.0, fabs(O->t));
+			double d = t1 - O->t;
+			if ((st = odeint_rhs(O, t1, O->y, O->yd, R->fp)))
+				return st;
+			for (int i = 0; i < n; i++)
+				R->ft[i] = (R->fp[i] - O->ydd[i]) / d;
+		}
+		if (a == 0) {
+			O->njac++;
+			O->njac_analytic++;
+			R->age = 0;
+			return INTEG_OK;
+		}
+	}
 	memcpy(R->Y, O->y, (size_t)n * sizeof(double));
 	memcpy(R->Yd, O->yd, (size_t)n * sizeof(double));
 	for (int pass = 0; pass < 2; pass++) {

@@ -32,6 +32,7 @@ struct sim_options {
 	double max_step;	/* integrator.max_step: cap of the step control, s; 0: none */
 	int startup_ss;		/* integrator.startup: 0 trapezoidal, 1 single_step (LMS) */
 	int index;		/* integrator.index: 3 (seed 004) or 2 (GGL, dae3.c) */
+	int jac_differences;	/* integrator.jacobian: differences (1) or auto (0) */
 	int predictor;		/* integrator.predictor (hi, fi): 1 extrapolate, 0 last */
 	/* Newmark family of seed 002 (newmark, tangent_newmark): beta and
 	 * gamma of q_{n+1} = q_n + h v_n + h^2 ((1/2 - beta) a_n + beta a_{n+1}),

@@ -344,3 +344,258 @@ void prim_hess(const struct prim *p, const struct bstate *bi, const struct bstat
 		break;
 	}
 }
+
+/* ---- first and second derivatives for analytic integration Jacobians ----
+ *
+ * Seed 001 §3 (eqs. 26-35) builds J1 = d vddot / d v and J2 = d vddot /
+ * d vdot from derivatives of the constraint terms; prim_lin gives them per
+ * primitive.  Every Phi and gamma above is a sum of dot products of vectors
+ * of a few kinds, each a function of the state z = (r_i, theta_i, r_j,
+ * theta_j) (12) and zdot = (v_i, w_i, v_j, w_j) (12), w in body frames:
+ *   rot    A s              point  r + A s
+ *   rotd   A (w x s)        pointd v + A (w x s)
+ *   rotq   A (w x (w x s))
+ * with s constant in the body (ROT: a function of t only).  Under
+ * A <- A exp(dtheta~), d(A c) = -A c~ dtheta for any body vector c; with w
+ * held (it is a state of its own), d/dw (w x s) = -s~ and d/dw (w x (w x
+ * s)) = -(w x s)~ - w~ s~.  The product rule then gives the gradients of
+ * gamma exactly from first derivatives alone.  The second derivative of Phi
+ * is taken in the nested sense of ra_geo: H[a][b] = d/dz_b of the a-th
+ * entry of Phi's gradient, the gradient itself taken at the moved state
+ * (so H is the derivative of prim_eval's J along a motion z_b).  For a dot
+ * product x . y that is Gx^T Gy + Gy^T Gx plus, for every rotating part
+ * A c of x, d/dth_b (A exp(th_a~) c) . y = A (e_b x (e_a x c)) . y, i.e.
+ * the block yb c^T - (yb . c) I on (theta, theta) of that body, yb = A^T y
+ * (and the same with x and y exchanged). */
+
+struct lvec {
+	double v[3];
+	double Gz[3][12], Gd[3][12];	/* d v / d z, d v / d zdot */
+	int nr;
+	int rs[4];			/* side (0: i, 1: j) of each rotating part */
+	double rc[4][3];		/* its body vector c (the part is A c) */
+	const double *rA[4];		/* its A */
+};
+
+static void lv_zero(struct lvec *x)
+{
+	memset(x, 0, sizeof(*x));
+}
+
+/* x += sign (-A c~) into the 3 columns starting at col of G */
+static void put_rot(double G[3][12], int col, const double *A, const double *c, double sign)
+{
+	double C[9], M[9];
+	m3_skew(C, c);
+	m3_mul(M, A, C);
+	for (int a = 0; a < 3; a++)
+		for (int b = 0; b < 3; b++)
+			G[a][col + b] -= sign * M[3 * a + b];
+}
+
+/* x += sign * (a vector of the given kind of side `side` of body state b) */
+enum lv_kind { LV_ROT, LV_POINT, LV_ROTD, LV_POINTD, LV_ROTQ };
+
+static void lv_add(struct lvec *x, enum lv_kind kind, int side, const struct bstate *b,
+		   int ground, const double *c, double sign)
+{
+	int o = 6 * side;
+	double wc[3], wwc[3], g[3];
+	v3_cross(wc, b->w, c);
+	v3_cross(wwc, b->w, wc);
+	switch (kind) {
+	case LV_ROT:
+	case LV_POINT:
+		m3_mulv(g, b->A, c);
+		if (kind == LV_POINT)
+			v3_add(g, g, b->r);
+		break;
+	case LV_ROTD:
+	case LV_POINTD:
+		m3_mulv(g, b->A, wc);
+		if (kind == LV_POINTD)
+			v3_add(g, g, b->v);
+		break;
+	default:
+		m3_mulv(g, b->A, wwc);
+		break;
+	}
+	v3_axpy(x->v, sign, g);
+	if (ground)
+		return;
+	switch (kind) {
+	case LV_POINT:
+		for (int a = 0; a < 3; a++)
+			x->Gz[a][o + a] += sign;
+		/* fall through */
+	case LV_ROT:
+		put_rot(x->Gz, o + 3, b->A, c, sign);
+		x->rs[x->nr] = side;
+		v3_scale(x->rc[x->nr], sign, c);
+		x->rA[x->nr++] = b->A;
+		break;
+	case LV_POINTD:
+		for (int a = 0; a < 3; a++)
+			x->Gd[a][o + a] += sign;
+		/* fall through */
+	case LV_ROTD:
+		put_rot(x->Gz, o + 3, b->A, wc, sign);
+		put_rot(x->Gd, o + 3, b->A, c, sign);
+		break;
+	default: {
+		/* d/dw A (w x (w x c)) = A (-(w x c)~ - w~ c~) */
+		double C[9], W[9], WC[9], M[9];
+		put_rot(x->Gz, o + 3, b->A, wwc, sign);
+		m3_skew(C, c);
+		m3_skew(W, b->w);
+		m3_mul(WC, W, C);
+		m3_skew(M, wc);
+		for (int e = 0; e < 9; e++)
+			M[e] += WC[e];
+		m3_mul(C, b->A, M);
+		for (int a = 0; a < 3; a++)
+			for (int k = 0; k < 3; k++)
+				x->Gd[a][o + 3 + k] -= sign * C[3 * a + k];
+		break;
+	}
+	}
+}
+
+/* Gradients of x . y into gz, gd (added, times s); with H (12 x 12,
+ * row-major) the nested second derivative of x . y in z too. */
+static void lv_dot(const struct lvec *x, const struct lvec *y, double s, double *val,
+		   double *gz, double *gd, double *H)
+{
+	*val += s * v3_dot(x->v, y->v);
+	for (int k = 0; k < 12; k++) {
+		double a = 0.0, b = 0.0;
+		for (int c = 0; c < 3; c++) {
+			a += x->Gz[c][k] * y->v[c] + y->Gz[c][k] * x->v[c];
+			b += x->Gd[c][k] * y->v[c] + y->Gd[c][k] * x->v[c];
+		}
+		if (gz)
+			gz[k] += s * a;
+		if (gd)
+			gd[k] += s * b;
+	}
+	if (!H)
+		return;
+	for (int a = 0; a < 12; a++)
+		for (int b = 0; b < 12; b++) {
+			double h = 0.0;
+			for (int c = 0; c < 3; c++)
+				h += x->Gz[c][a] * y->Gz[c][b] + x->Gz[c][b] * y->Gz[c][a];
+			H[12 * a + b] += s * h;
+		}
+	for (int pass = 0; pass < 2; pass++) {
+		const struct lvec *u = pass ? y : x, *o = pass ? x : y;
+		for (int k = 0; k < u->nr; k++) {
+			double yb[3];
+			const double *c = u->rc[k];
+			int t0 = 6 * u->rs[k] + 3;
+			m3_tmulv(yb, u->rA[k], o->v);
+			double yc = v3_dot(yb, c);
+			for (int a = 0; a < 3; a++)
+				for (int b = 0; b < 3; b++)
+					H[12 * (t0 + a) + t0 + b] += s * (yb[a] * c[b] - (a == b ? yc : 0.0));
+		}
+	}
+}
+
+void prim_lin(const struct prim *p, const struct bstate *bi, const struct bstate *bj,
+	      double t, struct prim_lin *o)
+{
+	double f[3];
+	int gi = p->bi < 0, gj = p->bj < 0;
+	target(p, t, f);
+	memset(o, 0, sizeof(*o));
+	struct lvec A, B, D, Dd, Dq, Ad, Aq, Bd, Bq;
+	lv_zero(&D);
+	lv_zero(&Dd);
+	lv_zero(&Dq);
+	if (p->type == PRIM_DP2 || p->type == PRIM_D || p->type == PRIM_CD) {
+		lv_add(&D, LV_POINT, 1, bj, gj, p->sj, 1.0);
+		lv_add(&D, LV_POINT, 0, bi, gi, p->si, -1.0);
+		lv_add(&Dd, LV_POINTD, 1, bj, gj, p->sj, 1.0);
+		lv_add(&Dd, LV_POINTD, 0, bi, gi, p->si, -1.0);
+		lv_add(&Dq, LV_ROTQ, 1, bj, gj, p->sj, 1.0);
+		lv_add(&Dq, LV_ROTQ, 0, bi, gi, p->si, -1.0);
+	}
+	switch (p->type) {
+	case PRIM_DP1:
+	case PRIM_ROT: {
+		double ub[3], pb[3], u1[3], u2[3];
+		const double *ci = p->ai;
+		if (p->type == PRIM_ROT) {
+			rot_ub(p, f[0], ub, pb);
+			for (int k = 0; k < 3; k++) {
+				u1[k] = -pb[k] * f[1];
+				u2[k] = -ub[k] * f[1] * f[1] - pb[k] * f[2];
+			}
+			ci = ub;
+		}
+		lv_zero(&A); lv_zero(&Ad); lv_zero(&Aq);
+		lv_zero(&B); lv_zero(&Bd); lv_zero(&Bq);
+		lv_add(&A, LV_ROT, 0, bi, gi, ci, 1.0);
+		lv_add(&Ad, LV_ROTD, 0, bi, gi, ci, 1.0);
+		lv_add(&Aq, LV_ROTQ, 0, bi, gi, ci, 1.0);
+		if (p->type == PRIM_ROT) {
+			lv_add(&Ad, LV_ROT, 0, bi, gi, u1, 1.0);
+			lv_add(&Aq, LV_ROTD, 0, bi, gi, u1, 2.0);
+			lv_add(&Aq, LV_ROT, 0, bi, gi, u2, 1.0);
+		}
+		lv_add(&B, LV_ROT, 1, bj, gj, p->aj, 1.0);
+		lv_add(&Bd, LV_ROTD, 1, bj, gj, p->aj, 1.0);
+		lv_add(&Bq, LV_ROTQ, 1, bj, gj, p->aj, 1.0);
+		lv_dot(&A, &B, 1.0, &o->phi, o->J, NULL, o->H);
+		o->nu = f[1];
+		if (p->type == PRIM_ROT) {
+			/* nu = -(A_i ub') . a_j */
+			struct lvec U1;
+			lv_zero(&U1);
+			lv_add(&U1, LV_ROT, 0, bi, gi, u1, 1.0);
+			o->nu = 0.0;
+			lv_dot(&U1, &B, -1.0, &o->nu, o->nz, NULL, NULL);
+		}
+		o->gamma = p->type == PRIM_ROT ? 0.0 : f[2];
+		lv_dot(&B, &Aq, -1.0, &o->gamma, o->gz, o->gd, NULL);
+		lv_dot(&A, &Bq, -1.0, &o->gamma, o->gz, o->gd, NULL);
+		lv_dot(&Ad, &Bd, -2.0, &o->gamma, o->gz, o->gd, NULL);
+		if (p->type == PRIM_DP1)
+			o->phi -= f[0];
+		break;
+	}
+	case PRIM_DP2:
+		o->nu = f[1];
+		lv_zero(&A); lv_zero(&Ad); lv_zero(&Aq);
+		lv_add(&A, LV_ROT, 0, bi, gi, p->ai, 1.0);
+		lv_add(&Ad, LV_ROTD, 0, bi, gi, p->ai, 1.0);
+		lv_add(&Aq, LV_ROTQ, 0, bi, gi, p->ai, 1.0);
+		lv_dot(&A, &D, 1.0, &o->phi, o->J, NULL, o->H);
+		o->phi -= f[0];
+		o->gamma = f[2];
+		lv_dot(&D, &Aq, -1.0, &o->gamma, o->gz, o->gd, NULL);
+		lv_dot(&Ad, &Dd, -2.0, &o->gamma, o->gz, o->gd, NULL);
+		lv_dot(&A, &Dq, -1.0, &o->gamma, o->gz, o->gd, NULL);
+		break;
+	case PRIM_D:
+		o->nu = f[1];
+		lv_dot(&D, &D, 1.0, &o->phi, o->J, NULL, o->H);
+		o->phi -= f[0];
+		o->gamma = f[2];
+		lv_dot(&Dd, &Dd, -2.0, &o->gamma, o->gz, o->gd, NULL);
+		lv_dot(&D, &Dq, -2.0, &o->gamma, o->gz, o->gd, NULL);
+		break;
+	case PRIM_CD:
+		o->nu = f[1];
+		lv_zero(&A);
+		v3_copy(A.v, p->c);
+		lv_dot(&A, &D, 1.0, &o->phi, o->J, NULL, o->H);
+		o->phi -= f[0];
+		o->gamma = f[2];
+		lv_dot(&A, &Dq, -1.0, &o->gamma, o->gz, o->gd, NULL);
+		break;
+	default:
+		break;
+	}
+}

@@ -80,6 +80,27 @@ double prim_phi(const struct prim *p, const struct bstate *bi, const struct bsta
 void prim_hess(const struct prim *p, const struct bstate *bi, const struct bstate *bj,
 	       double t, double lam, double Ki[9], double Kj[9], double *kri, double *krj);
 
+/* Derivatives for analytic integration Jacobians (seed 001 §3, eqs.
+ * 26-35), with z = (r_i, theta_i, r_j, theta_j) and zdot = (v_i, w_i, v_j,
+ * w_j) (w body-frame, theta as in prim_eval):
+ *   phi, J   Phi and d Phi / d z (as prim_eval);
+ *   H        12 x 12 row-major, H[a][b] = d J_a / d z_b, J taken at the
+ *            moved state (A <- A exp(theta~)): the derivative of prim_eval's
+ *            J along a motion, couplings between r and theta and between
+ *            the two bodies included (prim_hess's blocks are the diagonal
+ *            theta-theta and r-r blocks of lam H);
+ *   gamma, gz, gd   gamma (as prim_eval) and its gradients in z and zdot;
+ *   nu, nz   nu (as prim_eval) and its gradient in z (nonzero for ROT
+ *            only: its nu turns with the bodies).
+ * A ground side's entries are 0. */
+struct prim_lin {
+	double phi, J[12], H[144];
+	double gamma, gz[12], gd[12];
+	double nu, nz[12];
+};
+void prim_lin(const struct prim *p, const struct bstate *bi, const struct bstate *bj,
+	      double t, struct prim_lin *o);
+
 extern const char *const prim_type_names[PRIM_NTYPES];
 
 #endif

@@ -479,6 +479,7 @@ static void finish_attrs(struct run *R)
 		 * the tree's re-based rotation charts */
 		h5_attr_num(h, "/", "rhs_evaluations", (double)r->rhs_evals);
 		h5_attr_num(h, "/", "jacobian_evaluations", (double)r->jac_evals);
+		h5_attr_num(h, "/", "analytic_jacobians", (double)r->jac_analytic);
 		h5_attr_num(h, "/", "repartitions", (double)r->repartitions);
 	}
 	if (O && O->dae) {
@@ -739,7 +740,7 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 	R.r = r;
 	r->status = SIM_FAILED;
 	r->omega_max = NAN;
-	r->rhs_evals = r->jac_evals = r->repartitions = -1;	/* set below for ODE schemes */
+	r->rhs_evals = r->jac_evals = r->repartitions = r->jac_analytic = -1;	/* set below for ODE schemes */
 	char err[512];
 	if (a->out_path) {
 		struct h5_opts ho = { a->o->flush_interval, a->o->compression,
@@ -784,6 +785,7 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 		if (R.it->ode) {
 			r->rhs_evals = R.it->ode->nrhs;
 			r->jac_evals = R.it->ode->njac;
+			r->jac_analytic = R.it->ode->njac_analytic;
 			r->repartitions = R.it->ode->rp ? rp_repartitions(R.it->ode->rp) :
 					  R.it->ode->tree ? tree_rebases(R.it->ode->tree) : 0;
 		}

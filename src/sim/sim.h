@@ -50,6 +50,7 @@ struct sim_result {
 	/* ODE schemes (rn4, w2, adams): f and Jacobian evaluations, new
 	 * partitions of the coordinates after the first (-1: other schemes) */
 	long rhs_evals, jac_evals, repartitions;
+	long jac_analytic;		/* of jac_evals, analytic (ode_sys.jac) */
 	/* bdf (SUNDIALS IDA): its steps, the order of the last, Newton
 	 * iterations, error-test and nonlinear convergence failures (-1:
 	 * other schemes) */

@@ -13,10 +13,13 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
+#include "deck/deck.h"
+#include "model/options.h"
 #include "form/ra.h"
 #include "model/model.h"
 #include "model/sexpr.h"
@@ -303,6 +306,232 @@ static void test_tire(void **state)
 	model_free(&m);
 }
 
+/* ---- ra_force_lin: full Jacobians of the TSDA and the tire against
+ * central differences of ra_forces (seed 001 §3: Q_q and Q_qdot) ----
+ * Two bodies in random poses with random velocities (|v|, |w| <= sqrt 3),
+ * a TSDA between offset points (k = 1000, c = 30, l0 = 0.4, arbitrary),
+ * then the same to ground; a tire on the wavy road
+ * h = 0.05 sin(2 x) + 0.03 cos(3 y) under an offset wheel centre, in
+ * contact.  Each column: r, theta (A <- A exp(theta~)), v or w of one
+ * body moved by +-h, h = 1e-5.  Truncation h^2/6 |F'''|: |F'''| <= ~k |s|^3
+ * ~ 1e4 gives 2e-7; round-off eps |F| / h ~ 1e-16 x 1e3 / 1e-5 = 1e-8;
+ * the tire's road slope is itself a central difference (step 6e-6, error
+ * ~ 1e-11 |h'''|) and its curvature a second difference (step 1.2e-4:
+ * truncation |h''''| step^2 / 12 ~ 1e-8 x 81 x 0.05, round-off
+ * 4 eps |h| / step^2 ~ 1e-9), each times k = 1000: ~ 1e-6.  Tolerance
+ * 1e-5 x (1 + |entry|); a missing coupling or sign is O(c) = 30 or more. */
+/* kmin: the largest |K| entry must exceed it (0: K may vanish, as for a
+ * torque given in the body frame) */
+static void lin_check(struct model *m, const char *label, int nb, double kmin)
+{
+	struct ra *s = ra_new(m);
+	struct ra_state x;
+	ra_state_init(s, &x);
+	ra_state_from_model(s, &x, 0.0);
+	testutil_seed(77);
+	for (int b = 0; b < nb; b++) {
+		double th[3];
+		for (int c = 0; c < 3; c++) {
+			x.r[3 * b + c] += 0.3 * testutil_urand();
+			x.v[3 * b + c] = testutil_urand();
+			x.w[3 * b + c] = testutil_urand();
+			th[c] = testutil_urand();
+		}
+		so3_exp(x.A + 9 * b, th);
+	}
+	if (m->forces[0].type == FORCE_TIRE)	/* into contact: the centre below R */
+		x.r[2] = 0.2;
+	double K[144], C[144], Fp[12], Fm[12];
+	int bb[2];
+	assert_int_equal(ra_force_lin(s, &x, 0.0, 0, bb, K, C), 0);
+	double kmax = 0.0;
+	for (int q = 0; q < 144; q++)
+		kmax = fmax(kmax, fabs(K[q]));
+	assert_true(kmax > kmin || kmin == 0.0);
+	const double h = 1e-5;
+	char what[200];
+	for (int e = 0; e < 2; e++) {
+		int b = bb[e];
+		if (b < 0)
+			continue;
+		for (int kind = 0; kind < 4; kind++)
+			for (int c = 0; c < 3; c++) {
+				double *Fs[2] = { Fp, Fm }, A0[9];
+				memcpy(A0, x.A + 9 * b, sizeof A0);
+				for (int sg = 0; sg < 2; sg++) {
+					double d = sg ? -h : h;
+					double *v = kind == 0 ? x.r : kind == 2 ? x.v : kind == 3 ? x.w : NULL;
+					if (v)
+						v[3 * b + c] += d;
+					else {
+						double th[3] = { 0, 0, 0 }, R[9];
+						th[c] = d;
+						so3_exp(R, th);
+						m3_mul(x.A + 9 * b, A0, R);
+					}
+					double F[12];
+					ra_forces(s, &x, 0.0, NULL, F);
+					for (int q = 0; q < 12; q++) {
+						int be = bb[q / 6];
+						Fs[sg][q] = be >= 0 ? F[6 * be + q % 6] : 0.0;
+					}
+					if (v)
+						v[3 * b + c] -= d;
+					else
+						memcpy(x.A + 9 * b, A0, sizeof A0);
+				}
+				const double *M = kind < 2 ? K : C;
+				int col = 6 * e + 3 * (kind % 2) + c;
+				for (int q = 0; q < 12; q++) {
+					if (bb[q / 6] < 0)
+						continue;
+					double fd = (Fp[q] - Fm[q]) / (2.0 * h);
+					snprintf(what, sizeof what, "%s: %c[%d][%d] vs FD", label,
+						 kind < 2 ? 'K' : 'C', q, col);
+					testutil_near(M[12 * q + col], fd, 1e-5, 1e-5, what, __FILE__,
+						      __LINE__);
+				}
+			}
+	}
+	ra_state_release(&x);
+	ra_free(&s);
+}
+
+static void test_force_lin(void **state)
+{
+	(void)state;
+	for (int g = 0; g < 2; g++) {
+		struct model *m = model_new();
+		int nb = g ? 1 : 2;
+		for (int b = 0; b < nb; b++) {
+			struct body *B = model_add_body(m, b ? "b1" : "b0");
+			B->mass = 2.0;
+			B->J[0] = B->J[4] = B->J[8] = 0.1;
+			m3_identity(B->A0);
+			v3_set(B->r0, 0.2 + b, -0.1 * b, 0.1);
+		}
+		struct force *f = model_add_force(m, "spring", FORCE_TSDA);
+		f->body[0] = g ? MODEL_GROUND : 0;
+		f->body[1] = g ? 0 : 1;
+		v3_set(f->s[0], 0.3, -0.2, 0.15);
+		v3_set(f->s[1], -0.1, 0.25, 0.2);
+		f->k = 1000.0;
+		f->c = 30.0;
+		f->l0 = 0.4;
+		testutil_finalize(m);
+		lin_check(m, g ? "tsda to ground" : "tsda", nb, 100.0);
+		model_free(&m);
+	}
+	struct model *m = model_new();
+	struct body *b = model_add_body(m, "wheel");
+	b->mass = 2.0;
+	b->J[0] = b->J[4] = b->J[8] = 0.1;
+	m3_identity(b->A0);
+	struct force *f = model_add_force(m, "tyre", FORCE_TIRE);
+	f->body[0] = 0;
+	f->body[1] = MODEL_GROUND;
+	v3_set(f->s[0], 0.05, 0.1, -0.03);
+	f->l0 = 0.3;
+	f->k = 1000.0;
+	f->c = 20.0;
+	struct sx_scope sc = { .m = m, .road = 1 };
+	struct sx_err err;
+	assert_int_equal(sexpr_compile("0.05*sin(2*x) + 0.03*cos(3*y)", &sc, &f->ex, &err), 0);
+	testutil_finalize(m);
+	lin_check(m, "tire", 1, 100.0);	/* in contact, loaded */
+	model_free(&m);
+}
+
+/* The RSDA about a revolute joint between two bodies, and to ground
+ * (k = 50, c = 3, free angle 0.3, arbitrary); the bodies' random states
+ * need not keep the joint: its angle atan2(y0 . x1, x0 . x1) and rate are
+ * smooth functions of both bodies, and so is the torque.  Tolerance as
+ * above (|F| ~ k = 50: smaller errors). */
+static void test_force_lin_rsda(void **state)
+{
+	(void)state;
+	for (int g = 0; g < 2; g++) {
+		char text[1024];
+		snprintf(text, sizeof text,
+			 "time: {end: 1}\n"
+			 "bodies:\n"
+			 "  - {name: b0, mass: 2, inertia: [0.3, 0.5, 0.7], position: [0.5, 0, 0]}\n"
+			 "  - {name: b1, mass: 1.5, inertia: [0.2, 0.25, 0.4], position: [1.5, 0.1, 0.2],\n"
+			 "     orientation: {axis: [1, 2, 3], angle: 0.7}}\n"
+			 "joints:\n"
+			 "  - {name: j, type: revolute, body1: %s, body2: b1, point: [1, 0, 0], axis: [0.2, 1, 0.3]}\n"
+			 "forces:\n"
+			 "  - {name: r, type: rsda, joint: j, stiffness: 50, damping: 3, free_angle: 0.3}\n",
+			 g ? "ground" : "b0");
+		struct diag d;
+		struct model *m = NULL;
+		struct sim_options o;
+		diag_init(&d);
+		struct deck *dk = testutil_load_text(text, &d);
+		assert_non_null(dk);
+		int rc = deck_build(dk, &m, &o, &d);
+		for (int i = 0; i < d.n; i++) {
+			char *sd = diag_format(&d, i);
+			print_error("%s\n", sd);
+			free(sd);
+		}
+		assert_int_equal(rc, 0);
+		diag_release(&d);
+		lin_check(m, g ? "rsda to ground" : "rsda", 2, 10.0);
+		model_free(&m);
+		deck_free(&dk);
+	}
+}
+
+/* Point forces and torques on a body, the vector global or in the body
+ * frame, with a harmonic multiplier (value 1.3 + 0.5 sin(2 t) at t = 0:
+ * 1.3; arbitrary): their only dependence on the state is the turn of the
+ * body (a global vector seen in the body frame, a body-frame one in the
+ * global frame, and the moment arm of the point).  Tolerance as above. */
+static void test_force_lin_point(void **state)
+{
+	(void)state;
+	static const char *const kinds[4] = {
+		"{name: f, type: force, body: b, point: [0.2, -0.3, 0.1], vector: [3, -1, 2], frame: global,"
+		" function: {type: harmonic, offset: 1.3, amplitude: 0.5, omega: 2}}",
+		"{name: f, type: force, body: b, point: [0.2, -0.3, 0.1], vector: [3, -1, 2], frame: body,"
+		" function: {type: harmonic, offset: 1.3, amplitude: 0.5, omega: 2}}",
+		"{name: f, type: torque, body: b, vector: [3, -1, 2], frame: global,"
+		" function: {type: harmonic, offset: 1.3, amplitude: 0.5, omega: 2}}",
+		"{name: f, type: torque, body: b, vector: [3, -1, 2], frame: body,"
+		" function: {type: harmonic, offset: 1.3, amplitude: 0.5, omega: 2}}",
+	};
+	for (int i = 0; i < 4; i++) {
+		char text[1024];
+		snprintf(text, sizeof text,
+			 "time: {end: 1}\n"
+			 "bodies:\n"
+			 "  - {name: b, mass: 2, inertia: [0.3, 0.5, 0.7], position: [0.5, 0, 0]}\n"
+			 "forces:\n"
+			 "  - %s\n", kinds[i]);
+		struct diag d;
+		struct model *m = NULL;
+		struct sim_options o;
+		diag_init(&d);
+		struct deck *dk = testutil_load_text(text, &d);
+		assert_non_null(dk);
+		int rc = deck_build(dk, &m, &o, &d);
+		for (int k = 0; k < d.n; k++) {
+			char *sd = diag_format(&d, k);
+			print_error("%s\n", sd);
+			free(sd);
+		}
+		assert_int_equal(rc, 0);
+		diag_release(&d);
+		char label[40];
+		snprintf(label, sizeof label, "%s %s", i < 2 ? "force" : "torque",
+			 i % 2 ? "body frame" : "global");
+		lin_check(m, label, 1, i == 3 ? 0.0 : 0.5);	/* |g vec| ~ 5 */
+		model_free(&m);
+		deck_free(&dk);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +541,9 @@ int main(void)
 		cmocka_unit_test(test_state_names),
 		cmocka_unit_test(test_sexpr_cache),
 		cmocka_unit_test(test_tire),
+		cmocka_unit_test(test_force_lin),
+		cmocka_unit_test(test_force_lin_rsda),
+		cmocka_unit_test(test_force_lin_point),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -437,6 +437,133 @@ static void test_primitives(void **state)
 		check_prim_type(cases[i].t, cases[i].f, 1 + i);
 }
 
+/* ---- 2b. prim_lin: Phi, J, gamma as prim_eval gives them; H, the
+ * gradients of gamma in z and zdot against central differences of
+ * prim_eval's J and gamma (seed 001 §3, the terms of eqs. 32 and 35) ----
+ * Random poses and velocities (|v|, |w| <= sqrt 3), every type with and
+ * without a time function, each side on ground in turn.  J, gamma agree
+ * to round-off of the same products in another order: 1e-12 relative to
+ * the largest term.  H: step LIN_H = 1e-5 along z_b as `perturb` moves
+ * it; truncation h^2/6 |d3 Phi| (<= 60 as in 1.) ~ 1e-9, round-off
+ * eps |J| / h ~ 1e-10; tolerance JAC_TOL.  gz: the same step on gamma,
+ * |d3 gamma| <= |w|^2 |d3 Phi| ~ 3 x 60 and |gamma| <= ~200: truncation
+ * 3e-9, round-off 2e-9; tolerance JAC_TOL.  gd: gamma is quadratic in
+ * zdot, so the central difference has no truncation error: round-off
+ * eps |gamma| / h; step 1e-4, tolerance JAC_TOL. */
+#define LIN_H 1e-5
+
+struct lctx {
+	const struct prim *p;
+	struct kin ki, kj;
+	double t;
+	int what;		/* 0: J[k] along z, 1: gamma along z, 2: gamma along zdot,
+				 * 3: nu along z */
+	int k;
+};
+
+static double lin_fn(const double *x, void *vctx)
+{
+	const struct lctx *c = vctx;
+	struct kin ki = c->ki, kj = c->kj;
+	if (c->what != 2) {
+		perturb(&ki, &c->ki, x);
+		perturb(&kj, &c->kj, x + 6);
+	} else {
+		v3_add(ki.v, c->ki.v, x);
+		v3_add(ki.w, c->ki.w, x + 3);
+		v3_add(kj.v, c->kj.v, x + 6);
+		v3_add(kj.w, c->kj.w, x + 9);
+	}
+	struct prim_out o;
+	eval_kin(c->p, &ki, &kj, c->t, PRIM_ALL, &o);
+	return c->what == 0 ? o.J[c->k / 3][c->k % 3] : c->what == 3 ? o.nu : o.gamma;
+}
+
+static void rand_kin(struct kin *k)
+{
+	rand_vec(k->r, 1.0);
+	rand_rot(k->A);
+	rand_vec(k->v, 1.0);
+	rand_vec(k->w, 1.0);
+}
+
+static void check_lin(enum prim_type type, int ftype, int ground, uint64_t seed)
+{
+	struct prim p;
+	struct func fn;
+	struct lctx c;
+	char label[120], what[200];
+	testutil_seed(seed);
+	rand_prim(&p, type, &fn, ftype);
+	rand_kin(&c.ki);
+	rand_kin(&c.kj);
+	if (ground == 1) {
+		p.bi = -1;
+		kin_ground(&c.ki);
+	} else if (ground == 2) {
+		p.bj = -1;
+		kin_ground(&c.kj);
+	}
+	c.p = &p;
+	c.t = 0.37;	/* arbitrary */
+	snprintf(label, sizeof label, "%s f=%d ground=%d", prim_type_names[type], ftype, ground);
+	struct bstate bi = bst(&c.ki), bj = bst(&c.kj);
+	struct prim_out o;
+	struct prim_lin L;
+	prim_eval(&p, &bi, &bj, c.t, PRIM_ALL, &o);
+	prim_lin(&p, &bi, &bj, c.t, &L);
+	double jmax = 1.0;
+	for (int k = 0; k < 12; k++)
+		jmax = fmax(jmax, fabs(o.J[k / 3][k % 3]));
+	assert_near(L.phi, o.phi, 1e-12, 1e-12 * jmax);
+	assert_near(L.gamma, o.gamma, 1e-12, 1e-12 * (1.0 + fabs(o.gamma)) * jmax);
+	assert_near(L.nu, o.nu, 1e-12, 1e-12 * (1.0 + fabs(o.nu)));
+	double x[12] = { 0 };
+	for (int k = 0; k < 12; k++) {
+		int gside = (k < 6 && ground == 1) || (k >= 6 && ground == 2);
+		snprintf(what, sizeof what, "%s: J[%d]", label, k);
+		testutil_near(L.J[k], gside ? 0.0 : o.J[k / 3][k % 3], 1e-12, 1e-12 * jmax, what,
+			      __FILE__, __LINE__);
+	}
+	for (int b = 0; b < 12; b++) {
+		int gb = (b < 6 && ground == 1) || (b >= 6 && ground == 2);
+		for (int a = 0; a < 12; a++) {
+			int ga = (a < 6 && ground == 1) || (a >= 6 && ground == 2);
+			c.what = 0;
+			c.k = a;
+			double fd = ga || gb ? 0.0 : testutil_fd(lin_fn, x, b, LIN_H, &c);
+			snprintf(what, sizeof what, "%s: H[%d][%d] vs FD", label, a, b);
+			testutil_near(L.H[12 * a + b], fd, JAC_TOL, JAC_TOL, what, __FILE__, __LINE__);
+		}
+		c.what = 1;
+		double fd = gb ? 0.0 : testutil_fd(lin_fn, x, b, LIN_H, &c);
+		snprintf(what, sizeof what, "%s: d gamma / d z[%d] vs FD", label, b);
+		testutil_near(L.gz[b], fd, JAC_TOL, JAC_TOL, what, __FILE__, __LINE__);
+		c.what = 2;
+		fd = gb ? 0.0 : testutil_fd(lin_fn, x, b, 1e-4, &c);
+		snprintf(what, sizeof what, "%s: d gamma / d zdot[%d] vs FD", label, b);
+		testutil_near(L.gd[b], fd, JAC_TOL, JAC_TOL, what, __FILE__, __LINE__);
+		c.what = 3;	/* nu: |d3 nu| <= |f'| |d3 Phi|, as for H */
+		fd = gb ? 0.0 : testutil_fd(lin_fn, x, b, LIN_H, &c);
+		snprintf(what, sizeof what, "%s: d nu / d z[%d] vs FD", label, b);
+		testutil_near(L.nz[b], fd, JAC_TOL, JAC_TOL, what, __FILE__, __LINE__);
+	}
+}
+
+static void test_prim_lin(void **state)
+{
+	static const struct { enum prim_type t; int f; } cases[] = {
+		{ PRIM_DP1, -1 }, { PRIM_DP1, FUNC_HARMONIC },
+		{ PRIM_DP2, -1 }, { PRIM_DP2, FUNC_POLYNOMIAL },
+		{ PRIM_D, -1 }, { PRIM_D, FUNC_HARMONIC },
+		{ PRIM_CD, -1 }, { PRIM_CD, FUNC_HARMONIC },
+		{ PRIM_ROT, -1 }, { PRIM_ROT, FUNC_HARMONIC }, { PRIM_ROT, FUNC_RATE },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		for (int g = 0; g < 3; g++)
+			check_lin(cases[i].t, cases[i].f, g, 101 + 3 * i + (uint64_t)g);
+}
+
 /* ---- 3. joints: rank and null space of the assembled Jacobian ---- */
 
 /* LAPACK */
@@ -872,6 +999,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_path_formulas),
 		cmocka_unit_test(test_primitives),
+		cmocka_unit_test(test_prim_lin),
 		cmocka_unit_test(test_joint_dofs),
 		cmocka_unit_test(test_joint_coordinate),
 		cmocka_unit_test(test_rotation_driver),
