@@ -8,7 +8,7 @@
 
 /* Deck spelling of enum func_type, in enum order. */
 static const char *const func_names[FUNC_NTYPES] = {
-	"constant", "rate", "polynomial", "harmonic", "cosine_ramp", "piecewise"
+	"constant", "rate", "polynomial", "harmonic", "cosine_ramp", "piecewise", "rate_ramps"
 };
 
 /* Required numbers key[i] -> c[i]; returns -1 if any failed. */
@@ -57,6 +57,57 @@ static int func_piecewise(struct bctx *b, const struct dnode *v, const char *wha
 	return bad ? -1 : 0;
 }
 
+/* rate_ramps: the initial rate 'from' and the value at t = 0 'value'
+ * (both default 0), and 'ramps', each {start, end, to}: seg[k].t0 =
+ * start, c[0] = end, c[1] = to. */
+static int func_rate_ramps(struct bctx *b, const struct dnode *v, const char *what,
+			   struct func *fn)
+{
+	static const char *const rk[] = { "start", "end", "to" };
+	const struct dnode *sv = need(b, v, "ramps", what);
+	char buf[64];
+	int bad = (opt_num(b, v, "from", &fn->c[0]) < 0) | (opt_num(b, v, "value", &fn->c[1]) < 0);
+	if (!sv)
+		return -1;
+	if (sv->kind != DN_SEQ || sv->n == 0) {
+		diag_error(b->d, &sv->pos, "expected a non-empty list for 'ramps', got %s",
+			   sv->kind == DN_SEQ ? "an empty list" : dn_describe(sv, buf, sizeof buf));
+		return -1;
+	}
+	fn->seg = xcalloc((size_t)sv->n, sizeof(*fn->seg));
+	fn->nseg = sv->n;
+	for (int i = 0; i < sv->n; i++) {
+		const struct dnode *s = sv->items[i];
+		struct func_seg *g = &fn->seg[i];
+		double c[3];
+		if (want_map(b, s, "ramps")) {
+			bad = 1;
+			continue;
+		}
+		bad |= check_keys(b, s, key_sub(key_sub(key_sub(&key_top, "drivers"), "function"),
+						"ramps"), 0, NULL) > 0;
+		if (req_nums(b, s, "ramp", rk, 3, c)) {
+			bad = 1;
+			continue;
+		}
+		g->t0 = c[0];
+		g->c[0] = c[1];
+		g->c[1] = c[2];
+		g->n = 2;
+		if (!(c[1] > c[0])) {
+			diag_error(b->d, &dn_get(s, "end")->pos,
+				   "end of a ramp of %s must be greater than its start", what);
+			bad = 1;
+		} else if (i > 0 && !(g->t0 >= fn->seg[i - 1].c[0])) {
+			diag_error(b->d, &dn_get(s, "start")->pos,
+				   "a ramp of %s starts before the one above it ends (%g s)", what,
+				   fn->seg[i - 1].c[0]);
+			bad = 1;
+		}
+	}
+	return bad ? -1 : 0;
+}
+
 static int func_body(struct bctx *b, const struct dnode *v, const char *what,
 		     struct func *fn)
 {
@@ -86,6 +137,8 @@ static int func_body(struct bctx *b, const struct dnode *v, const char *what,
 			return -1;
 		}
 		return 0;
+	case FUNC_RATE_RAMPS:
+		return func_rate_ramps(b, v, what, fn);
 	default:
 		return func_piecewise(b, v, what, fn);
 	}

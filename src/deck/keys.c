@@ -153,20 +153,29 @@ static const struct key_def seg_keys[] = {
 };
 static const struct key_sect seg_sect = { "segment", seg_keys };
 
+static const struct key_def ramp_keys[] = {
+	{ "start", K_NUM, 0, NULL, "ramp start time in s, not before the end of the ramp above" },
+	{ "end", K_NUM, 0, NULL, "ramp end time in s, > start" },
+	{ "to", K_NUM, 0, NULL, "rate after the ramp" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect ramp_sect = { "ramp", ramp_keys };
+
 static const struct key_def func_keys[] = {
-	{ "type", K_STR, 0, NULL, "constant, rate, polynomial, harmonic, cosine_ramp or piecewise (required)" },
-	{ "value", K_NUM, FN(CONSTANT) | FN(RATE), NULL, "constant value; rate: value at t = 0 (default 0)" },
+	{ "type", K_STR, 0, NULL, "constant, rate, polynomial, harmonic, cosine_ramp, piecewise or rate_ramps (required)" },
+	{ "value", K_NUM, FN(CONSTANT) | FN(RATE) | FN(RATE_RAMPS), NULL, "constant value; rate, rate_ramps: value at t = 0 (default 0)" },
 	{ "rate", K_NUM, FN(RATE), NULL, "rate of change per s" },
 	{ "coefficients", K_NUMLIST, FN(POLYNOMIAL), NULL, "c0, c1, ... of sum c_i t^i, at most 8" },
 	{ "offset", K_NUM, FN(HARMONIC), NULL, "harmonic offset (default 0)" },
 	{ "amplitude", K_NUM, FN(HARMONIC), NULL, "harmonic amplitude" },
 	{ "omega", K_NUM, FN(HARMONIC), NULL, "harmonic angular frequency in rad/s" },
 	{ "phase", K_NUM, FN(HARMONIC), NULL, "harmonic phase in rad (default 0)" },
-	{ "from", K_NUM, FN(COSINE_RAMP), NULL, "ramp value before start" },
+	{ "from", K_NUM, FN(COSINE_RAMP) | FN(RATE_RAMPS), NULL, "cosine_ramp: value before start; rate_ramps: rate before the first ramp, 0 when not given" },
 	{ "to", K_NUM, FN(COSINE_RAMP), NULL, "ramp value after end" },
 	{ "start", K_NUM, FN(COSINE_RAMP), NULL, "ramp start time in s" },
 	{ "end", K_NUM, FN(COSINE_RAMP), NULL, "ramp end time in s, > start" },
 	{ "segments", K_LIST, FN(PIECEWISE), &seg_sect, "polynomial pieces" },
+	{ "ramps", K_LIST, FN(RATE_RAMPS), &ramp_sect, "rate_ramps: the ramps of the rate, in time order" },
 	{ NULL, 0, 0, NULL, NULL }
 };
 static const struct key_sect func_sect = { "function", func_keys };

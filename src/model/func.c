@@ -8,7 +8,8 @@
 #include <string.h>
 
 const char *const func_type_names[FUNC_NTYPES] = {
-	"constant", "rate", "polynomial", "harmonic", "cosine_ramp", "piecewise"
+	"constant", "rate", "polynomial", "harmonic", "cosine_ramp", "piecewise",
+	"rate_ramps"
 };
 
 /* Horner for p, p', p'' of sum c[i] x^i */
@@ -57,6 +58,50 @@ static void ramp(const double *c, double t, int side, double f[3])
 	f[2] = 0.5 * (b - a) * w * w * cos(s);
 }
 
+/* The antiderivative B(t), zero before t0, of the unit (1 - cos)/2 blend
+ * from 0 at t0 to 1 at t1, and the blend and its rate: f[0] = B, f[1] =
+ * B' (the blend), f[2] = B''.  B(t) = ((t - t0) - sin(w (t - t0)) / w) / 2
+ * on the ramp, (t1 - t0) / 2 + (t - t1) after it. */
+static void blend_integral(double t0, double t1, double t, int side, double f[3])
+{
+	if (where(t, t0, side) < 0) {
+		f[0] = f[1] = f[2] = 0.0;
+		return;
+	}
+	if (where(t, t1, side) > 0) {
+		f[0] = 0.5 * (t1 - t0) + (t - t1);
+		f[1] = 1.0;
+		f[2] = 0.0;
+		return;
+	}
+	double w = M_PI / (t1 - t0), s = w * (t - t0);
+	f[0] = 0.5 * ((t - t0) - sin(s) / w);
+	f[1] = 0.5 * (1.0 - cos(s));
+	f[2] = 0.5 * w * sin(s);
+}
+
+/* c[1] + int_0^t r: the rate r starts at c[0] and ramp k takes it to
+ * seg[k].c[1] over [seg[k].t0, seg[k].c[0]]; r = c[0] + sum dk bk(t),
+ * dk the change ramp k makes, so the value is c[1] + c[0] t +
+ * sum dk (Bk(t) - Bk(0)). */
+static void rate_ramps(const struct func *fn, double t, int side, double f[3])
+{
+	double prev = fn->c[0];
+	f[0] = fn->c[1] + fn->c[0] * t;
+	f[1] = fn->c[0];
+	f[2] = 0.0;
+	for (int k = 0; k < fn->nseg; k++) {
+		const struct func_seg *g = &fn->seg[k];
+		double d = g->c[1] - prev, b[3], b0[3];
+		prev = g->c[1];
+		blend_integral(g->t0, g->c[0], t, side, b);
+		blend_integral(g->t0, g->c[0], 0.0, 1, b0);
+		f[0] += d * (b[0] - b0[0]);
+		f[1] += d * b[1];
+		f[2] += d * b[2];
+	}
+}
+
 void func_eval_side(const struct func *fn, double t, int side, double f[3])
 {
 	switch (fn->type) {
@@ -93,6 +138,9 @@ void func_eval_side(const struct func *fn, double t, int side, double f[3])
 		poly(fn->seg[k].c, fn->seg[k].n, t - fn->seg[k].t0, f);
 		return;
 	}
+	case FUNC_RATE_RAMPS:
+		rate_ramps(fn, t, side, f);
+		return;
 	default:
 		f[0] = f[1] = f[2] = 0.0;
 	}

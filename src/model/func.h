@@ -9,6 +9,8 @@ enum func_type {
 	FUNC_HARMONIC,		/* c[0] + c[1] sin(c[2] t + c[3])      offset, amplitude, omega, phase */
 	FUNC_COSINE_RAMP,	/* c[0] -> c[1] over [c[2], c[3]], (1 - cos)/2 blend, constant outside */
 	FUNC_PIECEWISE,		/* segments: on [knot[i], knot[i+1]) polynomial seg[i] in (t - knot[i]) */
+	FUNC_RATE_RAMPS,	/* c[1] + integral from 0 of a rate that starts at c[0] and
+				 * moves by (1 - cos)/2 ramps: seg[k] = {start, {end, to}} */
 	FUNC_NTYPES
 };
 
@@ -25,14 +27,15 @@ struct func {
 	int n;			/* POLYNOMIAL: number of coefficients */
 	double c[FUNC_MAXC];
 	int nseg;		/* PIECEWISE: segments sorted by t0; before the
-				 * first the first applies, after the last the last */
+				 * first the first applies, after the last the last;
+				 * RATE_RAMPS: the ramps, starts increasing */
 	struct func_seg *seg;	/* owned */
 };
 
 /* f[0] = value, f[1] = d/dt, f[2] = d2/dt2 at t.
  *
- * Breakpoints (the ends of a cosine ramp, the knots of a piecewise
- * function), where a derivative or the value may jump, are taken from the
+ * Breakpoints (the ends of a cosine ramp or of a rate ramp, the knots of
+ * a piecewise function), where a derivative or the value may jump, are taken from the
  * side a run proceeds into: side > 0 gives the right limit (runs go
  * forward in time: initial acceleration, output at a breakpoint, step
  * starts), side < 0 the left limit.  A t within FUNC_SNAP_ULPS eps

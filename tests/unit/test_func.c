@@ -236,6 +236,46 @@ static void sides_agree(const struct func *fn, const double *ts, size_t n)
 	}
 }
 
+/* rate_ramps: rate 0.5 before, to 2 over [0, 1], to -1 over [1.5, 3],
+ * value 0.25 at t = 0.  By hand (a ramp by d over [a, b] adds d (b - a) / 2
+ * to the integral while it runs, d per s after it): F(1) = 0.25 + 0.5 +
+ * 1.5 / 2 = 1.5; F(1.5) = 1.5 + 2 * 0.5 = 2.5; F(3) = 2.5 + 2 * 1.5 - 3 *
+ * 1.5 / 2 = 3.25; F(4) = 3.25 - 1 = 2.25; before 0 the initial rate alone,
+ * F(-1) = -0.25.  Rates 0.5, 1.25 (half way up the first ramp), 2, -1;
+ * F'' mid-ramp d (pi / (b - a)) / 2 = 0.75 pi.  |F'''| <= 3 pi^2 / 2 < 270
+ * and |F| < 10, so the header's finite-difference bound holds. */
+static void test_rate_ramps(void **state)
+{
+	struct func_seg seg[2] = { { .t0 = 0.0, .n = 2, .c = { 1.0, 2.0 } },
+				   { .t0 = 1.5, .n = 2, .c = { 3.0, -1.0 } } };
+	struct func fn = { .type = FUNC_RATE_RAMPS, .c = { 0.5, 0.25 }, .nseg = 2, .seg = seg };
+	const double t[] = { -1.0, 0.0, 0.5, 1.0, 1.5, 3.0, 4.0 };
+	const double F[] = { -0.25, 0.25, NAN, 1.5, 2.5, 3.25, 2.25 };
+	const double R[] = { 0.5, 0.5, 1.25, 2.0, 2.0, -1.0, -1.0 };
+	double f[3];
+	(void)state;
+	for (int i = 0; i < 7; i++) {
+		func_eval(&fn, t[i], f);
+		if (!isnan(F[i]))
+			testutil_near(f[0], F[i], EXACT, EXACT, "rate_ramps value", __FILE__, __LINE__);
+		testutil_near(f[1], R[i], EXACT, EXACT, "rate_ramps rate", __FILE__, __LINE__);
+	}
+	func_eval(&fn, 0.5, f);
+	testutil_near(f[2], 0.75 * M_PI, EXACT, EXACT, "rate_ramps F'' mid-ramp", __FILE__, __LINE__);
+	for (double tt = -0.7; tt < 4.5; tt += 0.3)
+		check_derivs(&fn, tt);
+
+	/* a ramp that starts before t = 0: the value is still 'value' at 0.
+	 * Rate 1 - cos(pi (t + 1) / 2) on [-1, 1] (0 -> 2), so F(1) - F(0) =
+	 * 1 + 2 / pi. */
+	struct func_seg s1 = { .t0 = -1.0, .n = 2, .c = { 1.0, 2.0 } };
+	struct func g = { .type = FUNC_RATE_RAMPS, .nseg = 1, .seg = &s1 };
+	func_eval(&g, 0.0, f);
+	testutil_near(f[0], 0.0, EXACT, EXACT, "rate_ramps F(0) = value", __FILE__, __LINE__);
+	func_eval(&g, 1.0, f);
+	testutil_near(f[0], 1.0 + 2.0 / M_PI, EXACT, EXACT, "rate_ramps across t = 0", __FILE__, __LINE__);
+}
+
 static void test_breakpoints_smooth(void **state)
 {
 	/* the functions of the tests above; any t, including 0 */
@@ -347,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_harmonic),
 		cmocka_unit_test(test_cosine_ramp),
 		cmocka_unit_test(test_piecewise),
+		cmocka_unit_test(test_rate_ramps),
 		cmocka_unit_test(test_breakpoints_smooth),
 		cmocka_unit_test(test_breakpoints_ramp),
 		cmocka_unit_test(test_breakpoints_piecewise),
