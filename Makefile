@@ -68,6 +68,10 @@ $(BUILD)/libmbsim.a: $(LIB_OBJ)
 $(BUILD)/mbsim: $(CLI_OBJ) $(BUILD)/libmbsim.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(BIN_LIBS)
 
+$(BUILD)/bench/tree_f: bench/tree_f.c $(BUILD)/libmbsim.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(BIN_LIBS)
+
 $(BUILD)/tests/testutil.o: tests/unit/testutil.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@

@@ -117,6 +117,10 @@ struct tree {
 	struct ra_state x;	/* the body state of the last f */
 	double *F;		/* 6 nb: applied forces (ra_forces) */
 	double *y;		/* nq: the coordinates of the last f */
+	double *yd;		/* nq: their rates */
+	int *jnode;		/* njoints: the node of each model joint */
+	double *R0;		/* 9 nb: a spherical joint's relative rotation
+				 * at the start (tree_joint_coords) */
 	long rebases;
 	int singular;		/* a body mass or inertia is singular (tree_new) */
 	int masked;		/* alg, nr, ri decided (the first backward pass) */
@@ -434,6 +438,7 @@ static void prepare(struct tree *T, double t, const double *y, const double *yd)
 	T->why[0] = 0;
 	x->t = t;
 	memcpy(T->y, y, (size_t)T->nq * sizeof(double));
+	memcpy(T->yd, yd, (size_t)T->nq * sizeof(double));
 	forward(T, y, yd);
 	ra_forces(s, x, t, NULL, T->F);
 	for (int i = 0; i < T->nb; i++) {
@@ -768,6 +773,10 @@ static int tree_accept(void *ctx, double t, double *y, double *yd)
 		T->rebases++;
 		changed = 1;
 	}
+	if (changed) {	/* the last f's coordinates in the new charts */
+		memcpy(T->y, y, (size_t)T->nq * sizeof(double));
+		memcpy(T->yd, yd, (size_t)T->nq * sizeof(double));
+	}
 	return changed;
 }
 
@@ -861,6 +870,7 @@ static int tree_start(void *ctx, const struct ra_state *x0, double *y, double *y
 		v3_sub(t, oc, op);
 		m3_tmulv(dl, RP, t);
 		project_joint(J, Rr, dl, rc, Ac, y + J->q0);
+		memcpy(T->R0 + 9 * i, J->C, 9 * sizeof(double));
 	}
 	/* S at these positions, then the rates: least squares S q-dot = V_c -
 	 * Phi V_p of the given velocities (exact on a consistent state) */
@@ -1193,6 +1203,12 @@ struct tree *tree_new(struct ra *s, struct diag *d)
 	ra_state_init(s, &T->x);
 	T->F = xcalloc(6 * (size_t)T->nb + 1, sizeof(double));
 	T->y = xcalloc((size_t)T->nq + 1, sizeof(double));
+	T->yd = xcalloc((size_t)T->nq + 1, sizeof(double));
+	T->R0 = xcalloc(9 * (size_t)T->nb + 1, sizeof(double));
+	T->jnode = xcalloc((size_t)s->m->njoints + 1, sizeof(int));
+	for (int i = 0; i < T->nb; i++)
+		if (T->nd[i].joint >= 0)
+			T->jnode[T->nd[i].joint] = i;
 	T->ode.n = T->nq;
 	T->ode.ctx = T;
 	T->ode.rhs = tree_rhs;
@@ -1219,6 +1235,9 @@ void tree_free(struct tree **pT)
 	free(T->wk);
 	free(T->F);
 	free(T->y);
+	free(T->yd);
+	free(T->R0);
+	free(T->jnode);
 	ra_state_release(&T->x);
 	free(T);
 	*pT = NULL;
@@ -1249,4 +1268,42 @@ void tree_node(const struct tree *T, int b, int *q0, int *n, int *parent, int *j
 			*joint = T->nd[i].joint;
 			return;
 		}
+}
+
+int tree_joint_ncoords(enum joint_type t)
+{
+	return joint_ok(t) ? tj_n[tj_of(t)] : 0;
+}
+
+/* The coordinates as tree.h states them: q and q-dot of the last f, but
+ * for a spherical joint the rotation vector from the start pose R0, in P
+ * exp(phi~) = exp(q~) C R0^T (the principal logarithm), and its rate
+ * phi-dot = J_l(phi)^-1 om, om = H(q) q-dot the relative angular velocity
+ * in P (J_l(phi) = J_r(-phi), so J_l^-1(phi) = so3_jrinv(-phi)), both
+ * turned into the parent's body frame by Fp. */
+int tree_joint_coords(const struct tree *T, int j, double *q, double *qd)
+{
+	int i = T->jnode[j];
+	const struct tnode *J = &T->nd[i];
+	const double *y = T->y + J->q0, *yd = T->yd + J->q0;
+	if (J->type != TJ_SPHERICAL) {
+		memcpy(q, y, (size_t)J->n * sizeof(double));
+		memcpy(qd, yd, (size_t)J->n * sizeof(double));
+		return J->n;
+	}
+	double E[9], R[9], D[9], H[9], hq[3], om[3], phi[3], mphi[3], Ji[9], r[3];
+	so3_exp(E, y);
+	m3_mul(R, E, J->C);
+	m3_mult(D, R, T->R0 + 9 * i);
+	so3_log(phi, D);
+	chart_jac(y, yd, H, hq);
+	m3_tmulv(om, H, yd);	/* H's columns at H[3 k] */
+	v3_scale(mphi, -1.0, phi);
+	so3_jrinv(Ji, mphi);
+	m3_mulv(r, Ji, om);
+	/* from P to the parent's body frame: A_p^T A_c = Fp D Fp^T (A_p^T
+	 * A_c)(t0), Fp D Fp^T = exp((Fp phi)~) */
+	m3_mulv(q, J->Fp, phi);
+	m3_mulv(qd, J->Fp, r);
+	return 3;
 }

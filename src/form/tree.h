@@ -79,6 +79,17 @@ struct ode_sys *tree_ode(struct tree *T);
 int tree_ncoords(const struct tree *T);
 long tree_rebases(const struct tree *T);	/* chart re-bases so far */
 
+/* The coordinates of joint type t (0 for a type tree does not take). */
+int tree_joint_ncoords(enum joint_type t);
+/* Model joint j's coordinates and their rates at the last f into q, qd
+ * (room for 3); returns their count.  Those of tree.h's table, except
+ * that a spherical joint gives the rotation vector phi of the child
+ * body's rotation relative to the parent body since the start,
+ * A_p^T A_c = exp(phi~) (A_p^T A_c)(t0), |phi| <= pi, in the parent's
+ * body frame (the global frame for the ground), and phi-dot (not the
+ * re-based chart). */
+int tree_joint_coords(const struct tree *T, int j, double *q, double *qd);
+
 /* For tests: the joint of body b's coordinates (first, count), the parent
  * body (-1 ground) and the joint (-1: a free body). */
 void tree_node(const struct tree *T, int b, int *q0, int *n, int *parent, int *joint);
