@@ -25,7 +25,7 @@
  *
  * The relative angular velocity and the rate of d, in P, are H(q) q-dot
  * and D(q) q-dot; hq = H-dot q-dot and dq = D-dot q-dot (q-dot fixed) are
- * their rates at q-ddot = 0.  With H_g = R_P H, D_g = R_P D, w_r = H_g
+ * their rates at q-ddot = 0 (dq = 0 for every joint type here).  With H_g = R_P H, D_g = R_P D, w_r = H_g
  * q-dot, v_r = D_g q-dot, e = r_c - o_c and d_cp = r_c - r_p:
  *
  *   V_c = Phi V_p + S q-dot,                              (eq. 8)
@@ -93,19 +93,22 @@ struct tnode {
 	int nr, ri[6];
 };
 
-/* What one evaluation keeps per node. */
+/* What one evaluation keeps per node: the fixed part here, the parts
+ * sized by the joint's n coordinates in the tree's arena (tree_new), so
+ * that a spherical chain's node is 896 bytes, not the 1440 of room for 6
+ * coordinates everywhere.  The wrench the parent joint transmits, lam =
+ * Ihat Vdot + phat, is made only when asked for (node_lam). */
 struct twork {
 	double om[3];		/* angular velocity, global */
 	double dcp[3];		/* r_c - r_p */
-	double S[36];		/* 6 x n, column k at 6 k: (linear, angular) */
 	double c[6];
 	double I[36];		/* Ihat, 6x6 row-major */
 	double p[6];		/* phat */
-	double L[36];		/* Cholesky factor of D = S^T Ihat S, n x n row-major */
-	double V[36];		/* L^-1 (Ihat S)^T, n x 6 row-major */
-	double z[6];		/* L^-1 u, u = -S^T (Ihat c + phat) */
 	double acc[6];		/* Vdot */
-	double lam[6];		/* the wrench of the parent joint on the body */
+	double *S;		/* 6 x n, column k at 6 k: (linear, angular) */
+	double *V;		/* L^-1 (Ihat S)^T, nr x 6 row-major */
+	double *L;		/* Cholesky factor of D = S^T Ihat S, nr x nr row-major */
+	double *z;		/* L^-1 u, u = -S^T (Ihat c + phat), nr */
 };
 
 struct tree {
@@ -114,6 +117,7 @@ struct tree {
 	int nb, nq;
 	struct tnode *nd;	/* nb, in tree order */
 	struct twork *wk;	/* nb, in tree order */
+	double *arena;		/* S, V, L, z of every node: 13 n + n^2 each */
 	struct ra_state x;	/* the body state of the last f */
 	double *F;		/* 6 nb: applied forces (ra_forces) */
 	double *y;		/* nq: the coordinates of the last f */
@@ -247,7 +251,7 @@ static void phit_x_phi_add(double *Y, const double *d, const double *X)
 struct jk {
 	double R[9], d[3];
 	double H[18], D[18];	/* 3 x n, column k at 3 k */
-	double hq[3], dq[3];
+	double hq[3];
 };
 
 /* The left Jacobian of the exponential, exp((phi + dphi)~) = exp((H
@@ -288,14 +292,26 @@ static void chart_jac(const double *phi, const double *phid, double *H, double h
 		hq[i] = ga * td * pd[i] + gb * td * ppd[i] + b * dpd[i];
 }
 
+/* Which of a joint's R(q), d(q), D's columns can be other than I, 0: the
+ * forward pass skips products with what is zero (the same numbers: a sum
+ * with a zero term is the sum of the others in the same order). */
+static int has_d(enum tj t)
+{
+	return t == TJ_CYLINDRICAL || t == TJ_TRANSLATIONAL || t == TJ_FREE;
+}
+
+/* The joint's kinematics at q, q-dot: R, d, H, D (the columns of its n
+ * coordinates; D only where has_d), hq (dq is 0 for every type: d is
+ * linear in q with constant columns). */
 static void joint_eval(const struct tnode *J, const double *q, const double *qd, struct jk *k)
 {
 	double Rz[9], T[9];
 	memset(k->d, 0, sizeof k->d);
-	memset(k->H, 0, sizeof k->H);
-	memset(k->D, 0, sizeof k->D);
 	memset(k->hq, 0, sizeof k->hq);
-	memset(k->dq, 0, sizeof k->dq);
+	if (has_d(J->type)) {
+		memset(k->H, 0, sizeof k->H);
+		memset(k->D, 0, sizeof k->D);
+	}
 	switch (J->type) {
 	case TJ_REVOLUTE:
 		rot_z(Rz, q[0]);
@@ -349,6 +365,23 @@ static void joint_eval(const struct tnode *J, const double *q, const double *qd,
 
 /* ---- forward pass: positions, velocities, S, c ---- */
 
+/* The body's own mass matrix M_i = diag(m I, A J A^T) into W->I (eq. 11),
+ * where the backward pass accumulates Ihat. */
+static void body_inertia(const struct tree *T, int b, struct twork *W)
+{
+	const struct ra *s = T->s;
+	const double *A = T->x.A + 9 * b, *J = ra_inertia(s, b);
+	double AJ[9], Ig[9];
+	memset(W->I, 0, sizeof W->I);
+	for (int k = 0; k < 3; k++)
+		W->I[7 * k] = s->mass[b];
+	m3_mul(AJ, A, J);
+	m3_mult(Ig, AJ, A);
+	for (int r = 0; r < 3; r++)
+		for (int c = 0; c < 3; c++)
+			W->I[6 * (3 + r) + 3 + c] = Ig[3 * r + c];
+}
+
 static void forward(struct tree *T, const double *y, const double *yd)
 {
 	struct ra_state *x = &T->x;
@@ -370,8 +403,13 @@ static void forward(struct tree *T, const double *y, const double *yd)
 		m3_mul(RQ, RP, k.R);
 		double *A = x->A + 9 * c, *r = x->r + 3 * c, *v = x->v + 3 * c;
 		m3_mult(A, RQ, J->Fc);
-		m3_mulv(t, RP, k.d);
-		v3_add(oc, op, t);
+		int dk = has_d(J->type);
+		if (dk) {
+			m3_mulv(t, RP, k.d);
+			v3_add(oc, op, t);
+		} else {
+			v3_copy(oc, op);
+		}
 		m3_mulv(t, A, J->sc);
 		v3_sub(r, oc, t);
 		double e[3], wr[3] = { 0, 0, 0 }, vr[3] = { 0, 0, 0 };
@@ -380,12 +418,16 @@ static void forward(struct tree *T, const double *y, const double *yd)
 		for (int j = 0; j < J->n; j++) {
 			double Hg[3], Dg[3], *Sj = W->S + 6 * j;
 			m3_mulv(Hg, RP, k.H + 3 * j);
-			m3_mulv(Dg, RP, k.D + 3 * j);
 			v3_cross(t, Hg, e);
-			v3_add(Sj, Dg, t);
+			if (dk) {
+				m3_mulv(Dg, RP, k.D + 3 * j);
+				v3_add(Sj, Dg, t);
+				v3_axpy(vr, qd[j], Dg);
+			} else {
+				v3_copy(Sj, t);
+			}
 			v3_copy(Sj + 3, Hg);
 			v3_axpy(wr, qd[j], Hg);
-			v3_axpy(vr, qd[j], Dg);
 		}
 		/* velocities (eq. 8) */
 		v3_add(W->om, omp, wr);
@@ -396,9 +438,8 @@ static void forward(struct tree *T, const double *y, const double *yd)
 		v3_cross(t, wr, e);
 		v3_add(v, v, t);
 		/* c (eq. 9 at q-ddot = 0, Vdot_p = 0) */
-		double cw[3], RPh[3], RPd[3], dv[3], oe[3];
+		double cw[3], RPh[3], dv[3], oe[3];
 		m3_mulv(RPh, RP, k.hq);
-		m3_mulv(RPd, RP, k.dq);
 		v3_cross(cw, omp, wr);
 		v3_add(cw, cw, RPh);
 		v3_copy(W->c + 3, cw);
@@ -406,12 +447,12 @@ static void forward(struct tree *T, const double *y, const double *yd)
 		v3_cross(W->c, omp, dv);
 		v3_cross(t, omp, vr);
 		v3_add(W->c, W->c, t);
-		v3_add(W->c, W->c, RPd);
 		v3_cross(t, cw, e);
 		v3_add(W->c, W->c, t);
 		v3_cross(oe, W->om, e);
 		v3_cross(t, wr, oe);
 		v3_add(W->c, W->c, t);
+		body_inertia(T, c, W);
 	}
 }
 
@@ -429,8 +470,8 @@ static const char *node_name(const struct tree *T, const struct tnode *J)
 	return J->joint >= 0 ? m->joints[J->joint].name : m->bodies[J->body].name;
 }
 
-/* Positions, velocities (forward pass), applied forces and each body's
- * own M_i and -f_i at (t, y, y'). */
+/* Positions, velocities and each body's own M_i (forward pass), applied
+ * forces and each body's -f_i at (t, y, y'). */
 static void prepare(struct tree *T, double t, const double *y, const double *yd)
 {
 	struct ra *s = T->s;
@@ -445,18 +486,10 @@ static void prepare(struct tree *T, double t, const double *y, const double *yd)
 		struct twork *W = &T->wk[i];
 		int b = T->nd[i].body;
 		const double *A = x->A + 9 * b, *J = ra_inertia(s, b), *wb = x->w + 3 * b;
-		double Jw[3], g[3], n[3], AJ[9], Ig[9];
+		double Jw[3], g[3], n[3];
 		m3_mulv(Jw, J, wb);
 		v3_cross(g, wb, Jw);
 		v3_sub(n, T->F + 6 * b + 3, g);
-		memset(W->I, 0, sizeof W->I);
-		for (int k = 0; k < 3; k++)
-			W->I[7 * k] = s->mass[b];
-		m3_mul(AJ, A, J);
-		m3_mult(Ig, AJ, A);
-		for (int r = 0; r < 3; r++)
-			for (int c = 0; c < 3; c++)
-				W->I[6 * (3 + r) + 3 + c] = Ig[3 * r + c];
 		double ng[3];
 		m3_mulv(ng, A, n);
 		for (int k = 0; k < 3; k++) {
@@ -615,7 +648,16 @@ static void joint_accel(const struct tnode *J, const struct twork *W, const doub
 		qdd[J->ri[a]] = tq[a];
 }
 
-/* Body accelerations and joint wrenches of node i from its q-ddot. */
+/* The wrench the parent joint transmits to node W's body, lam = Ihat
+ * Vdot + phat (seed 003 eq. 13), after the forward pass. */
+static void node_lam(const struct twork *W, double lam[6])
+{
+	m6_mulv(lam, W->I, W->acc);
+	for (int k = 0; k < 6; k++)
+		lam[k] += W->p[k];
+}
+
+/* Body accelerations of node i from its q-ddot. */
 static void body_accel(struct tree *T, int i, const double *pA, const double *qdd)
 {
 	const struct tnode *J = &T->nd[i];
@@ -627,9 +669,6 @@ static void body_accel(struct tree *T, int i, const double *pA, const double *qd
 			sm += W->S[6 * a + k] * qdd[a];
 		W->acc[k] = sm;
 	}
-	m6_mulv(W->lam, W->I, W->acc);
-	for (int k = 0; k < 6; k++)
-		W->lam[k] += W->p[k];
 	v3_copy(T->x.a + 3 * b, W->acc);
 	m3_tmulv(T->x.wd + 3 * b, T->x.A + 9 * b, W->acc + 3);
 }
@@ -696,14 +735,16 @@ static int tree_resid(void *ctx, double t, const double *y, const double *yd, co
 		const struct tnode *J = &T->nd[i];
 		const struct twork *W = &T->wk[i];
 		int n = J->n;
-		double qdd[6];
+		double qdd[6], lam[6];
 		node_accel(T, i, ydd + J->q0, qdd);
+		if (T->nalg)
+			node_lam(W, lam);
 		for (int a = 0; a < n; a++) {
 			double r;
 			if (J->alg[a]) {
 				r = 0.0;
 				for (int k = 0; k < 6; k++)
-					r -= W->S[6 * a + k] * W->lam[k];
+					r -= W->S[6 * a + k] * lam[k];
 			} else {
 				r = ydd[J->q0 + a] - qdd[a];
 			}
@@ -928,10 +969,11 @@ static void joint_lambda(struct tree *T, const struct tnode *J, const struct two
 	const struct ra *s = T->s;
 	const struct joint *jt = &s->m->joints[J->joint];
 	int nr = jt->nrows, c = J->body;
-	double g[6], G[36] = { 0 }, L[36], rhs[6];
+	double g[6], G[36] = { 0 }, L[36], rhs[6], wl[6];
 	const double *Jc[MODEL_JOINT_ROWS_MAX];
-	v3_scale(g, -1.0, W->lam);
-	m3_tmulv(g + 3, T->x.A + 9 * c, W->lam + 3);
+	node_lam(W, wl);
+	v3_scale(g, -1.0, wl);
+	m3_tmulv(g + 3, T->x.A + 9 * c, wl + 3);
 	v3_scale(g + 3, -1.0, g + 3);
 	for (int k = 0; k < nr; k++) {
 		int row = jt->row0 + k;
@@ -1200,6 +1242,20 @@ struct tree *tree_new(struct ra *s, struct diag *d)
 	T->nd = xcalloc((size_t)T->nb + 1, sizeof(*T->nd));
 	T->wk = xcalloc((size_t)T->nb + 1, sizeof(*T->wk));
 	build_nodes(T);
+	size_t na = 1;
+	for (int i = 0; i < T->nb; i++)
+		na += 13 * (size_t)T->nd[i].n + (size_t)T->nd[i].n * (size_t)T->nd[i].n;
+	T->arena = xcalloc(na, sizeof(double));
+	double *a = T->arena;
+	for (int i = 0; i < T->nb; i++) {
+		struct twork *W = &T->wk[i];
+		size_t n = (size_t)T->nd[i].n;
+		W->S = a;
+		W->V = a + 6 * n;
+		W->z = a + 12 * n;
+		W->L = a + 13 * n;
+		a += 13 * n + n * n;
+	}
 	ra_state_init(s, &T->x);
 	T->F = xcalloc(6 * (size_t)T->nb + 1, sizeof(double));
 	T->y = xcalloc((size_t)T->nq + 1, sizeof(double));
@@ -1233,6 +1289,7 @@ void tree_free(struct tree **pT)
 		return;
 	free(T->nd);
 	free(T->wk);
+	free(T->arena);
 	free(T->F);
 	free(T->y);
 	free(T->yd);
