@@ -260,22 +260,65 @@ struct jk {
  * hq = H-dot phid at phi-dot = phid:
  *   hq = a' t-dot phi x phid + b' t-dot phi x (phi x phid) + b phid x (phi x phid),
  * t-dot = phi . phid / t. */
+static void chart_jac_ab(const double *phi, const double *phid, double a, double b, double ga,
+			 double gb, double *H, double hq[3]);
+
+/* a, b and ga = a'/t, gb = b'/t from t = |phi| past the series' range,
+ * with s = sin t, c = cos t */
+#define CHART_SERIES_MAX 0.1
+static void chart_coef(double t2, double t, double s, double c, double *a, double *b, double *ga,
+		       double *gb)
+{
+	*a = (1.0 - c) / t2;
+	*b = (t - s) / (t2 * t);
+	*ga = (t * s - 2.0 * (1.0 - c)) / (t2 * t2);
+	*gb = (t * (1.0 - c) - 3.0 * (t - s)) / (t2 * t2 * t);
+}
+
 static void chart_jac(const double *phi, const double *phid, double *H, double hq[3])
 {
 	double t2 = v3_dot(phi, phi), t = sqrt(t2), a, b, ga, gb;	/* ga = a'/t, gb = b'/t */
-	if (t < 0.1) {
+	if (t < CHART_SERIES_MAX) {
 		double t4 = t2 * t2, t6 = t4 * t2, t8 = t4 * t4;
 		a = 0.5 - t2 / 24.0 + t4 / 720.0 - t6 / 40320.0 + t8 / 3628800.0;
 		b = 1.0 / 6.0 - t2 / 120.0 + t4 / 5040.0 - t6 / 362880.0 + t8 / 39916800.0;
 		ga = -1.0 / 12.0 + t2 / 180.0 - t4 / 6720.0 + t6 / 453600.0 - t8 / 47900160.0;
 		gb = -1.0 / 60.0 + t2 / 1260.0 - t4 / 60480.0 + t6 / 4989600.0 - t8 / 622702080.0;
 	} else {
-		double s = sin(t), c = cos(t);
-		a = (1.0 - c) / t2;
-		b = (t - s) / (t2 * t);
-		ga = (t * s - 2.0 * (1.0 - c)) / (t2 * t2);
-		gb = (t * (1.0 - c) - 3.0 * (t - s)) / (t2 * t2 * t);
+		chart_coef(t2, t, sin(t), cos(t), &a, &b, &ga, &gb);
 	}
+	chart_jac_ab(phi, phid, a, b, ga, gb, H, hq);
+}
+
+/* exp(phi~) into E and the chart Jacobian: so3_exp and chart_jac with one
+ * sqrt, sin and cos between them (the same numbers) */
+static void chart_eval(const double *phi, const double *phid, double *E, double *H, double hq[3])
+{
+	double t2 = v3_dot(phi, phi), t = sqrt(t2);
+	if (t < CHART_SERIES_MAX) {
+		so3_exp(E, phi);
+		chart_jac(phi, phid, H, hq);
+		return;
+	}
+	double s = sin(t), c = cos(t), a, b, ga, gb;
+	/* so3_exp's Rodrigues form, past its series (t >= 1e-4) */
+	double ea = s / t, eb = (1.0 - c) / t2, x = phi[0], y = phi[1], z = phi[2];
+	E[0] = 1.0 - eb * (y * y + z * z);
+	E[1] = -ea * z + eb * x * y;
+	E[2] = ea * y + eb * x * z;
+	E[3] = ea * z + eb * x * y;
+	E[4] = 1.0 - eb * (x * x + z * z);
+	E[5] = -ea * x + eb * y * z;
+	E[6] = -ea * y + eb * x * z;
+	E[7] = ea * x + eb * y * z;
+	E[8] = 1.0 - eb * (x * x + y * y);
+	chart_coef(t2, t, s, c, &a, &b, &ga, &gb);
+	chart_jac_ab(phi, phid, a, b, ga, gb, H, hq);
+}
+
+static void chart_jac_ab(const double *phi, const double *phid, double a, double b, double ga,
+			 double gb, double *H, double hq[3])
+{
 	for (int k = 0; k < 3; k++) {
 		double e[3] = { 0, 0, 0 }, pe[3], ppe[3];
 		e[k] = 1.0;
@@ -301,17 +344,15 @@ static int has_d(enum tj t)
 }
 
 /* The joint's kinematics at q, q-dot: R, d, H, D (the columns of its n
- * coordinates; D only where has_d), hq (dq is 0 for every type: d is
+ * coordinates), hq (dq is 0 for every type: d is
  * linear in q with constant columns). */
 static void joint_eval(const struct tnode *J, const double *q, const double *qd, struct jk *k)
 {
 	double Rz[9], T[9];
 	memset(k->d, 0, sizeof k->d);
 	memset(k->hq, 0, sizeof k->hq);
-	if (has_d(J->type)) {
-		memset(k->H, 0, sizeof k->H);
-		memset(k->D, 0, sizeof k->D);
-	}
+	memset(k->H, 0, sizeof k->H);
+	memset(k->D, 0, sizeof k->D);
 	switch (J->type) {
 	case TJ_REVOLUTE:
 		rot_z(Rz, q[0]);
@@ -345,20 +386,19 @@ static void joint_eval(const struct tnode *J, const double *q, const double *qd,
 		break;
 	}
 	case TJ_SPHERICAL:
-		so3_exp(T, q);
+		chart_eval(q, qd, T, k->H, k->hq);
 		m3_mul(k->R, T, J->C);
-		chart_jac(q, qd, k->H, k->hq);
 		break;
 	case TJ_FIXED:
+	default:
 		memcpy(k->R, J->C, sizeof k->R);
 		break;
 	case TJ_FREE:
 		v3_copy(k->d, q);
-		so3_exp(T, q + 3);
+		chart_eval(q + 3, qd + 3, T, k->H + 9, k->hq);
 		m3_mul(k->R, T, J->C);
 		for (int i = 0; i < 3; i++)
 			k->D[3 * i + i] = 1.0;
-		chart_jac(q + 3, qd + 3, k->H + 9, k->hq);
 		break;
 	}
 }
@@ -735,7 +775,7 @@ static int tree_resid(void *ctx, double t, const double *y, const double *yd, co
 		const struct tnode *J = &T->nd[i];
 		const struct twork *W = &T->wk[i];
 		int n = J->n;
-		double qdd[6], lam[6];
+		double qdd[6], lam[6] = { 0, 0, 0, 0, 0, 0 };
 		node_accel(T, i, ydd + J->q0, qdd);
 		if (T->nalg)
 			node_lam(W, lam);
