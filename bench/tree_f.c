@@ -15,7 +15,11 @@
  * (bench/README.md) also holds the integrator's vector operations (CVODE's
  * Adams keeps up to 13 history vectors of length 2 nq, about a quarter of
  * the loop at N = 1e4) and its step-size choices, which depend on N; this
- * times f alone, on exactly the code the schemes call.
+ * times f alone, on exactly the code the schemes call.  The clock is the
+ * thread's CPU time (CLOCK_THREAD_CPUTIME_ID): on a shared machine with
+ * more runnable processes than cores, wall time also counts the
+ * intervals the process waits for a core (what is left is the caches and
+ * memory bandwidth other processes share).
  */
 #include "deck/deck.h"
 #include "form/ra.h"
@@ -31,7 +35,7 @@
 static double now(void)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 

@@ -107,7 +107,8 @@ struct twork {
 	double acc[6];		/* Vdot */
 	double *S;		/* 6 x n, column k at 6 k: (linear, angular) */
 	double *V;		/* L^-1 (Ihat S)^T, nr x 6 row-major */
-	double *L;		/* Cholesky factor of D = S^T Ihat S, nr x nr row-major */
+	double *L;		/* Cholesky factor of D = S^T Ihat S, nr x nr row-major,
+				 * its diagonal's reciprocals in place (chol_inv) */
 	double *z;		/* L^-1 u, u = -S^T (Ihat c + phat), nr */
 };
 
@@ -173,6 +174,26 @@ static int chol(int n, const double *D, double *L)
 	return 0;
 }
 
+/* chol with the reciprocals of L's diagonal stored in its place (the
+ * backward pass: its substitutions multiply by them, no division). */
+static int chol_inv(int n, const double *D, double *L)
+{
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j <= i; j++) {
+			double s = D[n * i + j];
+			for (int k = 0; k < j; k++)
+				s -= L[n * i + k] * L[n * j + k];
+			if (i == j) {
+				if (!(s > 0))
+					return -1;
+				L[n * i + i] = 1.0 / sqrt(s);
+			} else {
+				L[n * i + j] = s * L[n * j + j];
+			}
+		}
+	return 0;
+}
+
 static void chol_solve(int n, const double *L, double *b)
 {
 	for (int i = 0; i < n; i++) {
@@ -219,30 +240,36 @@ static void phit_add(double *y, const double *d, const double *f)
 }
 
 /* Y += Phi^T X Phi, X symmetric 6x6: with P = -d~ and X = [A B; B^T E],
- * Phi^T X Phi = [A, A P + B; (A P + B)^T, P^T A P + P^T B + B^T P + E]. */
+ * Phi^T X Phi = [A, A P + B; (A P + B)^T, P^T A P + P^T B + B^T P + E].
+ * By the skew structure, row i of A P is d x (row i of A), so G = A P +
+ * B has rows d x a_i + b_i, and P^T G + B^T P = d~ G + (d~ B)^T: columns
+ * d x g_j and d x b_j. */
 static void phit_x_phi_add(double *Y, const double *d, const double *X)
 {
-	double P[9], G[9];
-	m3_skew(P, d);
-	for (int e = 0; e < 9; e++)
-		P[e] = -P[e];
+	double G[9], H1[9], H2[9];
+	for (int i = 0; i < 3; i++) {
+		const double *a = X + 6 * i, *b = X + 6 * i + 3;
+		G[3 * i] = d[1] * a[2] - d[2] * a[1] + b[0];
+		G[3 * i + 1] = d[2] * a[0] - d[0] * a[2] + b[1];
+		G[3 * i + 2] = d[0] * a[1] - d[1] * a[0] + b[2];
+	}
+	for (int j = 0; j < 3; j++) {
+		/* column j of G and of B */
+		double g0 = G[j], g1 = G[3 + j], g2 = G[6 + j];
+		double b0 = X[3 + j], b1 = X[9 + j], b2 = X[15 + j];
+		H1[j] = d[1] * g2 - d[2] * g1;
+		H1[3 + j] = d[2] * g0 - d[0] * g2;
+		H1[6 + j] = d[0] * g1 - d[1] * g0;
+		H2[j] = d[1] * b2 - d[2] * b1;
+		H2[3 + j] = d[2] * b0 - d[0] * b2;
+		H2[6 + j] = d[0] * b1 - d[1] * b0;
+	}
 	for (int i = 0; i < 3; i++)
 		for (int j = 0; j < 3; j++) {
-			double s = 0.0;
-			for (int k = 0; k < 3; k++)
-				s += X[6 * i + k] * P[3 * k + j];
-			G[3 * i + j] = s + X[6 * i + 3 + j];	/* A P + B */
-		}
-	for (int i = 0; i < 3; i++)
-		for (int j = 0; j < 3; j++) {
-			/* P^T (A P + B) + B^T P + E */
-			double s = X[6 * (3 + i) + 3 + j];
-			for (int k = 0; k < 3; k++)
-				s += P[3 * k + i] * G[3 * k + j] + X[6 * k + 3 + i] * P[3 * k + j];
 			Y[6 * i + j] += X[6 * i + j];
 			Y[6 * i + 3 + j] += G[3 * i + j];
 			Y[6 * (3 + j) + i] += G[3 * i + j];
-			Y[6 * (3 + i) + 3 + j] += s;
+			Y[6 * (3 + i) + 3 + j] += H1[3 * i + j] + H2[3 * j + i] + X[6 * (3 + i) + 3 + j];
 		}
 }
 
@@ -615,7 +642,7 @@ static int backward(struct tree *T)
 			}
 		}
 		if (nr > 0) {
-			if (chol(nr, Dm, W->L)) {
+			if (chol_inv(nr, Dm, W->L)) {
 				free(Ic);
 				return fail(T, ODE_SINGULAR, nr < n ?
 					    "the articulated inertia of joint '%s' is singular off its "
@@ -627,7 +654,7 @@ static int backward(struct tree *T)
 			}
 			const double *L = W->L;
 			for (int a = 0; a < nr; a++) {	/* forward substitutions */
-				double ia = 1.0 / L[nr * a + a];
+				double ia = L[nr * a + a];
 				const double *Ua = U + 6 * J->ri[a];
 				for (int k = 0; k < 6; k++) {
 					double sm = Ua[k];
@@ -682,7 +709,7 @@ static void joint_accel(const struct tnode *J, const struct twork *W, const doub
 	for (int a = nr - 1; a >= 0; a--) {	/* back substitution */
 		for (int k = a + 1; k < nr; k++)
 			tq[a] -= W->L[nr * k + a] * tq[k];
-		tq[a] /= W->L[nr * a + a];
+		tq[a] *= W->L[nr * a + a];	/* 1 / L_aa (chol_inv) */
 	}
 	for (int a = 0; a < nr; a++)
 		qdd[J->ri[a]] = tq[a];
