@@ -724,20 +724,18 @@ static void node_lam(const struct twork *W, double lam[6])
 		lam[k] += W->p[k];
 }
 
-/* Body accelerations of node i from its q-ddot. */
+/* Body accelerations of node i from its q-ddot (into the body state
+ * only when asked for, tree_bodies). */
 static void body_accel(struct tree *T, int i, const double *pA, const double *qdd)
 {
 	const struct tnode *J = &T->nd[i];
 	struct twork *W = &T->wk[i];
-	int b = J->body;
 	for (int k = 0; k < 6; k++) {
 		double sm = pA[k] + W->c[k];
 		for (int a = 0; a < J->n; a++)
 			sm += W->S[6 * a + k] * qdd[a];
 		W->acc[k] = sm;
 	}
-	v3_copy(T->x.a + 3 * b, W->acc);
-	m3_tmulv(T->x.wd + 3 * b, T->x.A + 9 * b, W->acc + 3);
 }
 
 /* One node of the forward pass: the q-ddot of its coordinates with
@@ -832,6 +830,83 @@ static int tree_massless(void *ctx, char *alg)
 			for (int a = 0; a < T->nd[i].n; a++)
 				alg[T->nd[i].q0 + a] = (char)T->nd[i].alg[a];
 	return T->nalg;
+}
+
+/* Seed 003 eq. 29 for the DAE schemes (ode.h, vel_map): the joint rates of
+ * a body below a massless coordinate a carry its motion.  q-ddot_j =
+ * D_j^-1 (u_j - U_j^T Phi_j Vdot_p), and Vdot_p holds X_p q-ddot_a: X = S_a
+ * at a's node, and down the tree X_m = Phi_m X_p - S_m G_m,a with G_m,a =
+ * D_m^-1 U_m^T Phi_m X_p over m's coordinates with inertia (a massless
+ * coordinate of m takes none of it).  The velocity w_m = q-dot_m + G_m,a
+ * q-dot_a (the seed's v_j = X_j^T q-dot_j - T_j q-dot_i, T_j = -G_j, X =
+ * I) is then free of a's motion: for a slide on a slide, j's absolute
+ * velocity along it.  Below a body with inertia X vanishes (Ihat_i S_a =
+ * 0 puts Phi_m X_p - S_m G_m,a in the null space of a regular Ihat_m,
+ * assumption 23 of the seed); below a chain of massless bodies it
+ * does not, which is why the seed assumes (23) and this follows X on
+ * until it vanishes (to round-off of S_a).  From the last backward pass
+ * (D^-1 U^T = L^-T V); entries (row, column, value) into gi, ga, gv (room
+ * for nq * nalg); returns their count.  O(nalg N) at most. */
+static int tree_vel_map(void *ctx, int *gi, int *ga, double *gv)
+{
+	struct tree *T = ctx;
+	int cnt = 0;
+	double *X = NULL;
+	char *on = NULL;
+	for (int k = 0; k < T->nb; k++) {
+		const struct tnode *K = &T->nd[k];
+		for (int a = 0; a < K->n; a++) {
+			if (!K->alg[a])
+				continue;
+			if (!X) {
+				X = xcalloc(6 * (size_t)T->nb + 1, sizeof(double));
+				on = xcalloc((size_t)T->nb + 1, 1);
+			}
+			memset(on, 0, (size_t)T->nb);
+			const double *Sa = T->wk[k].S + 6 * a;
+			double tiny = 0.0;
+			for (int e = 0; e < 6; e++)
+				tiny += Sa[e] * Sa[e];
+			tiny = 1e-24 * tiny;	/* (1e-12 |S_a|)^2 */
+			memcpy(X + 6 * k, Sa, 6 * sizeof(double));
+			on[k] = 1;
+			for (int m = k + 1; m < T->nb; m++) {	/* parents first */
+				const struct tnode *M = &T->nd[m];
+				if (M->parent < 0 || !on[M->parent])
+					continue;
+				const struct twork *W = &T->wk[m];
+				double *Xm = X + 6 * m, tq[6];
+				phi_motion(Xm, W->dcp, X + 6 * M->parent);
+				int nr = M->nr;
+				for (int r = 0; r < nr; r++) {
+					double sm = 0.0;
+					for (int e = 0; e < 6; e++)
+						sm += W->V[6 * r + e] * Xm[e];
+					tq[r] = sm;
+				}
+				for (int r = nr - 1; r >= 0; r--) {
+					for (int e = r + 1; e < nr; e++)
+						tq[r] -= W->L[nr * e + r] * tq[e];
+					tq[r] *= W->L[nr * r + r];
+				}
+				for (int r = 0; r < nr; r++) {
+					const double *Sr = W->S + 6 * M->ri[r];
+					for (int e = 0; e < 6; e++)
+						Xm[e] -= Sr[e] * tq[r];
+					gi[cnt] = M->q0 + M->ri[r];
+					ga[cnt] = K->q0 + a;
+					gv[cnt++] = tq[r];
+				}
+				double x2 = 0.0;
+				for (int e = 0; e < 6; e++)
+					x2 += Xm[e] * Xm[e];
+				on[m] = x2 > tiny;
+			}
+		}
+	}
+	free(X);
+	free(on);
+	return cnt;
 }
 
 /* ---- charts ---- */
@@ -1079,6 +1154,11 @@ static void tree_bodies(void *ctx, struct ra_state *x)
 	struct ra *s = T->s;
 	double t = x->t;
 	T->x.t = t;
+	for (int i = 0; i < T->nb; i++) {
+		int b = T->nd[i].body;
+		v3_copy(T->x.a + 3 * b, T->wk[i].acc);
+		m3_tmulv(T->x.wd + 3 * b, T->x.A + 9 * b, T->wk[i].acc + 3);
+	}
 	if (s->m->njoints > 0) {
 		ra_eval(s, &T->x, t, PRIM_JAC);
 		for (int i = 0; i < T->nb; i++)
@@ -1343,6 +1423,7 @@ struct tree *tree_new(struct ra *s, struct diag *d)
 	T->ode.why = tree_why;
 	T->ode.resid = tree_resid;
 	T->ode.massless = tree_massless;
+	T->ode.vel_map = tree_vel_map;
 	for (int b = 0; b < T->nb; b++)
 		if (!tree_body_regular(s->m, b))
 			T->singular = 1;
