@@ -73,8 +73,8 @@
 #include <string.h>
 
 enum tj { TJ_REVOLUTE, TJ_CYLINDRICAL, TJ_TRANSLATIONAL, TJ_UNIVERSAL, TJ_SPHERICAL, TJ_FIXED,
-	  TJ_FREE };
-static const int tj_n[] = { 1, 2, 1, 2, 3, 0, 6 };
+	  TJ_FREE, TJ_POINT };
+static const int tj_n[] = { 1, 2, 1, 2, 3, 0, 6, 3 };
 
 /* A body and its joint towards the ground, in the order of the tree
  * (parents first). */
@@ -367,7 +367,7 @@ static void chart_jac_ab(const double *phi, const double *phid, double a, double
  * with a zero term is the sum of the others in the same order). */
 static int has_d(enum tj t)
 {
-	return t == TJ_CYLINDRICAL || t == TJ_TRANSLATIONAL || t == TJ_FREE;
+	return t == TJ_CYLINDRICAL || t == TJ_TRANSLATIONAL || t == TJ_FREE || t == TJ_POINT;
 }
 
 /* The joint's kinematics at q, q-dot: R, d, H, D (the columns of its n
@@ -419,6 +419,12 @@ static void joint_eval(const struct tnode *J, const double *q, const double *qd,
 	case TJ_FIXED:
 	default:
 		memcpy(k->R, J->C, sizeof k->R);
+		break;
+	case TJ_POINT:	/* a free particle: its position, no rotation */
+		memcpy(k->R, J->C, sizeof k->R);
+		v3_copy(k->d, q);
+		for (int i = 0; i < 3; i++)
+			k->D[3 * i + i] = 1.0;
 		break;
 	case TJ_FREE:
 		v3_copy(k->d, q);
@@ -1022,6 +1028,10 @@ static void project_joint(struct tnode *J, const double *Rr, const double *dl, c
 		m3_orthonormalize(J->C);
 		v3_set(q, 0, 0, 0);
 		break;
+	case TJ_POINT:
+		memcpy(J->C, I3, sizeof J->C);
+		v3_copy(q, rc);
+		break;
 	case TJ_FREE:
 		memcpy(J->C, Ac, sizeof J->C);
 		m3_orthonormalize(J->C);
@@ -1208,13 +1218,21 @@ static int uf_find(int *up, int a)
 int tree_check(const struct model *m, struct diag *d)
 {
 	int nb = m->nbodies, bad = 0;
-	for (int b = 0; b < nb; b++)
-		if (m->bodies[b].kind == BODY_PARTICLE) {
-			diag_error(d, &m->bodies[b].pos, "body '%s' is a particle: the tree formulation "
-				   "does not take particles yet (integrator.formulation: rp does)",
-				   m->bodies[b].name);
-			bad = 1;
-		}
+	/* a particle without joints is a node of 3 coordinates, its
+	 * position; one with a joint is not taken yet */
+	for (int j = 0; j < m->njoints; j++) {
+		const struct joint *jt = &m->joints[j];
+		for (int k = 0; k < 2; k++)
+			if (jt->body[k] >= 0 && m->bodies[jt->body[k]].kind == BODY_PARTICLE) {
+				diag_error(d, &jt->pos, "joint '%s' joins particle '%s': the tree "
+					   "formulation takes particles without joints only (3 "
+					   "coordinates, the position; integrator.formulation: rp "
+					   "takes jointed particles)", jt->name,
+					   m->bodies[jt->body[k]].name);
+				bad = 1;
+				break;
+			}
+	}
 	int *up = xmalloc(((size_t)nb + 1) * sizeof(int));
 	for (int b = 0; b <= nb; b++)
 		up[b] = b;
@@ -1349,7 +1367,7 @@ static void build_nodes(struct tree *T)
 	for (int i = 0; i < nb; i++) {
 		struct tnode *J = &T->nd[i];
 		if (J->joint < 0) {
-			J->type = TJ_FREE;
+			J->type = m->bodies[J->body].kind == BODY_PARTICLE ? TJ_POINT : TJ_FREE;
 			memcpy(J->Fp, I3, sizeof J->Fp);
 			memcpy(J->Fc, I3, sizeof J->Fc);
 		} else {

@@ -9,7 +9,9 @@
  * jointed group that no joint connects to the ground.  A joint between
  * two bodies already connected closes a loop and is refused, named; so
  * are joint types without joint coordinates here (distance, point_on_line,
- * point_on_plane), particles, drivers and friction (tree_check).
+ * point_on_plane), joints on particles, drivers and friction
+ * (tree_check).  A particle without joints is a node of 3 coordinates,
+ * its position (orientation the identity, as model.h keeps it).
  *
  * Coordinates q_i of the joint of body i, in the frames of its two
  * markers (joint.s, joint.F: P on the parent, Q on the child, whichever
@@ -24,6 +26,7 @@
  *   spherical      3: phi            R = exp(phi~) C       d = 0
  *   fixed          0                 R = C                 d = 0
  *   free body      6: x, phi         A = exp(phi~) C       r = x
+ *   free particle  3: x              A = I                 r = x
  *
  * C makes the constraint rows of the joint (model.c's primitives) hold
  * for every q: a sign pattern for revolute, cylindrical, translational
