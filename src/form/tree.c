@@ -371,15 +371,17 @@ static int has_d(enum tj t)
 }
 
 /* The joint's kinematics at q, q-dot: R, d, H, D (the columns of its n
- * coordinates), hq (dq is 0 for every type: d is
+ * coordinates; D only where has_d: forward reads it only there), hq (dq is 0 for every type: d is
  * linear in q with constant columns). */
 static void joint_eval(const struct tnode *J, const double *q, const double *qd, struct jk *k)
 {
 	double Rz[9], T[9];
-	memset(k->d, 0, sizeof k->d);
-	memset(k->hq, 0, sizeof k->hq);
-	memset(k->H, 0, sizeof k->H);
-	memset(k->D, 0, sizeof k->D);
+	k->d[0] = k->d[1] = k->d[2] = 0.0;
+	k->hq[0] = k->hq[1] = k->hq[2] = 0.0;
+	if (has_d(J->type)) {	/* the columns these types leave 0 */
+		for (int e = 0; e < 18; e++)
+			k->H[e] = k->D[e] = 0.0;
+	}
 	switch (J->type) {
 	case TJ_REVOLUTE:
 		rot_z(Rz, q[0]);
