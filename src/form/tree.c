@@ -603,95 +603,120 @@ static double *composite(const struct tree *T)
  * U^T, z = L^-1 u: U D^-1 U^T = V^T V, U D^-1 u = V^T z.  For a node
  * with massless coordinates D, U, u are those of its nr coordinates with
  * inertia (the pseudo-inverse, above). */
+/* One node of the backward pass (eq. 17, above).  n and nr are the
+ * node's coordinates and those with inertia; inlined with constant values
+ * for the common joints (backward), so that the compiler unrolls the
+ * small loops (the same operations in the same order).  nr < 0: read
+ * J->nr after the massless coordinates are marked (Ic, the first pass). */
+static inline __attribute__((always_inline)) int node_backward(struct tree *T, int i, double *Ic,
+								int n, int nr)
+{
+	struct tnode *J = &T->nd[i];
+	struct twork *W = &T->wk[i];
+	double Ic6[6], pa[6], Ia[36], Dm[36], U[36];
+	m6_mulv(Ic6, W->I, W->c);
+	for (int k = 0; k < 6; k++)
+		pa[k] = W->p[k] + Ic6[k];
+	memcpy(Ia, W->I, sizeof Ia);
+	for (int j = 0; j < n; j++)
+		m6_mulv(U + 6 * j, W->I, W->S + 6 * j);
+	if (Ic) {	/* the start of a model with singular masses */
+		J->nr = 0;
+		for (int a = 0; a < n; a++) {
+			double d = 0.0, ref = 0.0, CS[6];
+			const double *Sa = W->S + 6 * a;
+			m6_mulv(CS, Ic + 36 * i, Sa);
+			for (int k = 0; k < 6; k++) {
+				d += Sa[k] * U[6 * a + k];
+				ref += Sa[k] * CS[k];
+			}
+			J->alg[a] = !(d > TREE_RANK_TOL * ref);
+			if (!J->alg[a])
+				J->ri[J->nr++] = a;
+			T->nalg += J->alg[a];
+		}
+	}
+	if (nr < 0)
+		nr = J->nr;
+	for (int a = 0; a < nr; a++) {
+		const double *Sa = W->S + 6 * J->ri[a];
+		double su = 0.0;
+		for (int k = 0; k < 6; k++)
+			su += Sa[k] * pa[k];
+		W->z[a] = -su;
+		for (int b2 = 0; b2 <= a; b2++) {
+			double sd = 0.0;
+			for (int k = 0; k < 6; k++)
+				sd += Sa[k] * U[6 * J->ri[b2] + k];
+			Dm[nr * a + b2] = Dm[nr * b2 + a] = sd;
+		}
+	}
+	if (nr > 0) {
+		if (chol_inv(nr, Dm, W->L))
+			return fail(T, ODE_SINGULAR, nr < n ?
+				    "the articulated inertia of joint '%s' is singular off its "
+				    "massless coordinates (a rank deficiency of J^T Mbar J not "
+				    "along the joint's coordinates: not taken yet)" :
+				    "the articulated inertia of joint '%s' "
+				    "is singular (S^T I S not positive definite)",
+				    node_name(T, J));
+		const double *L = W->L;
+		for (int a = 0; a < nr; a++) {	/* forward substitutions */
+			double ia = L[nr * a + a];
+			const double *Ua = U + 6 * J->ri[a];
+			for (int k = 0; k < 6; k++) {
+				double sm = Ua[k];
+				for (int b2 = 0; b2 < a; b2++)
+					sm -= L[nr * a + b2] * W->V[6 * b2 + k];
+				W->V[6 * a + k] = sm * ia;
+			}
+			double sz = W->z[a];
+			for (int b2 = 0; b2 < a; b2++)
+				sz -= L[nr * a + b2] * W->z[b2];
+			W->z[a] = sz * ia;
+		}
+		for (int r = 0; r < 6; r++) {
+			for (int c = r; c < 6; c++) {
+				double sm = 0.0;
+				for (int a = 0; a < nr; a++)
+					sm += W->V[6 * a + r] * W->V[6 * a + c];
+				Ia[6 * r + c] -= sm;
+				if (c != r)
+					Ia[6 * c + r] -= sm;
+			}
+			for (int a = 0; a < nr; a++)
+				pa[r] += W->V[6 * a + r] * W->z[a];
+		}
+	}
+	if (J->parent >= 0) {
+		struct twork *P = &T->wk[J->parent];
+		phit_x_phi_add(P->I, W->dcp, Ia);
+		phit_add(P->p, W->dcp, pa);
+	}
+	return ODE_OK;
+}
+
 static int backward(struct tree *T)
 {
 	double *Ic = T->singular && !T->masked ? composite(T) : NULL;
 	if (Ic)		/* counted afresh: a failed first pass leaves masked 0 */
 		T->nalg = 0;
 	for (int i = T->nb - 1; i >= 0; i--) {
-		struct tnode *J = &T->nd[i];
-		struct twork *W = &T->wk[i];
-		int n = J->n;
-		double Ic6[6], pa[6], Ia[36], Dm[36], U[36];
-		m6_mulv(Ic6, W->I, W->c);
-		for (int k = 0; k < 6; k++)
-			pa[k] = W->p[k] + Ic6[k];
-		memcpy(Ia, W->I, sizeof Ia);
-		for (int j = 0; j < n; j++)
-			m6_mulv(U + 6 * j, W->I, W->S + 6 * j);
-		if (Ic) {	/* the start of a model with singular masses */
-			J->nr = 0;
-			for (int a = 0; a < n; a++) {
-				double d = 0.0, ref = 0.0, CS[6];
-				const double *Sa = W->S + 6 * a;
-				m6_mulv(CS, Ic + 36 * i, Sa);
-				for (int k = 0; k < 6; k++) {
-					d += Sa[k] * U[6 * a + k];
-					ref += Sa[k] * CS[k];
-				}
-				J->alg[a] = !(d > TREE_RANK_TOL * ref);
-				if (!J->alg[a])
-					J->ri[J->nr++] = a;
-				T->nalg += J->alg[a];
-			}
-		}
-		int nr = J->nr;
-		for (int a = 0; a < nr; a++) {
-			const double *Sa = W->S + 6 * J->ri[a];
-			double su = 0.0;
-			for (int k = 0; k < 6; k++)
-				su += Sa[k] * pa[k];
-			W->z[a] = -su;
-			for (int b2 = 0; b2 <= a; b2++) {
-				double sd = 0.0;
-				for (int k = 0; k < 6; k++)
-					sd += Sa[k] * U[6 * J->ri[b2] + k];
-				Dm[nr * a + b2] = Dm[nr * b2 + a] = sd;
-			}
-		}
-		if (nr > 0) {
-			if (chol_inv(nr, Dm, W->L)) {
-				free(Ic);
-				return fail(T, ODE_SINGULAR, nr < n ?
-					    "the articulated inertia of joint '%s' is singular off its "
-					    "massless coordinates (a rank deficiency of J^T Mbar J not "
-					    "along the joint's coordinates: not taken yet)" :
-					    "the articulated inertia of joint '%s' "
-					    "is singular (S^T I S not positive definite)",
-					    node_name(T, J));
-			}
-			const double *L = W->L;
-			for (int a = 0; a < nr; a++) {	/* forward substitutions */
-				double ia = L[nr * a + a];
-				const double *Ua = U + 6 * J->ri[a];
-				for (int k = 0; k < 6; k++) {
-					double sm = Ua[k];
-					for (int b2 = 0; b2 < a; b2++)
-						sm -= L[nr * a + b2] * W->V[6 * b2 + k];
-					W->V[6 * a + k] = sm * ia;
-				}
-				double sz = W->z[a];
-				for (int b2 = 0; b2 < a; b2++)
-					sz -= L[nr * a + b2] * W->z[b2];
-				W->z[a] = sz * ia;
-			}
-			for (int r = 0; r < 6; r++) {
-				for (int c = r; c < 6; c++) {
-					double sm = 0.0;
-					for (int a = 0; a < nr; a++)
-						sm += W->V[6 * a + r] * W->V[6 * a + c];
-					Ia[6 * r + c] -= sm;
-					if (c != r)
-						Ia[6 * c + r] -= sm;
-				}
-				for (int a = 0; a < nr; a++)
-					pa[r] += W->V[6 * a + r] * W->z[a];
-			}
-		}
-		if (J->parent >= 0) {
-			struct twork *P = &T->wk[J->parent];
-			phit_x_phi_add(P->I, W->dcp, Ia);
-			phit_add(P->p, W->dcp, pa);
+		const struct tnode *J = &T->nd[i];
+		int st;
+		if (Ic || J->nr != J->n)
+			st = node_backward(T, i, Ic, J->n, -1);
+		else if (J->n == 1)
+			st = node_backward(T, i, NULL, 1, 1);
+		else if (J->n == 2)
+			st = node_backward(T, i, NULL, 2, 2);
+		else if (J->n == 3)
+			st = node_backward(T, i, NULL, 3, 3);
+		else
+			st = node_backward(T, i, NULL, J->n, J->n);
+		if (st) {
+			free(Ic);
+			return st;
 		}
 	}
 	if (Ic) {
@@ -703,10 +728,9 @@ static int backward(struct tree *T)
 
 /* The coordinates with inertia of node J: q-ddot_r = D^+ (u - U^T Phi
  * Vdot_p) = L^-T (z - V pA), pA = Phi Vdot_p (eq. 18), into qdd[ri[a]]. */
-static void joint_accel(const struct tnode *J, const struct twork *W, const double *pA,
-			double *qdd)
+static inline __attribute__((always_inline)) void
+joint_accel(const struct tnode *J, const struct twork *W, const double *pA, double *qdd, int nr)
 {
-	int nr = J->nr;
 	double tq[6];
 	for (int a = 0; a < nr; a++) {
 		double sm = 0.0;
@@ -734,13 +758,13 @@ static void node_lam(const struct twork *W, double lam[6])
 
 /* Body accelerations of node i from its q-ddot (into the body state
  * only when asked for, tree_bodies). */
-static void body_accel(struct tree *T, int i, const double *pA, const double *qdd)
+static inline __attribute__((always_inline)) void
+body_accel(struct tree *T, int i, const double *pA, const double *qdd, int n)
 {
-	const struct tnode *J = &T->nd[i];
 	struct twork *W = &T->wk[i];
 	for (int k = 0; k < 6; k++) {
 		double sm = pA[k] + W->c[k];
-		for (int a = 0; a < J->n; a++)
+		for (int a = 0; a < n; a++)
 			sm += W->S[6 * a + k] * qdd[a];
 		W->acc[k] = sm;
 	}
@@ -748,16 +772,34 @@ static void body_accel(struct tree *T, int i, const double *pA, const double *qd
 
 /* One node of the forward pass: the q-ddot of its coordinates with
  * inertia from its parent's Vdot (eq. 18) into qdd (a massless one's 0),
- * then its Vdot and lam from the q-ddot given (NULL: qdd). */
-static void node_accel(struct tree *T, int i, const double *given, double qdd[6])
+ * then its Vdot from the q-ddot given (NULL: qdd).  n, nr as in
+ * node_backward (constants for the common joints, node_accel). */
+static inline __attribute__((always_inline)) void
+node_accel_n(struct tree *T, int i, const double *given, double qdd[6], int n, int nr)
 {
 	const struct tnode *J = &T->nd[i];
 	double pA[6] = { 0, 0, 0, 0, 0, 0 };
-	memset(qdd, 0, 6 * sizeof(double));
+	for (int a = 0; a < 6; a++)
+		qdd[a] = 0.0;
 	if (J->parent >= 0)
 		phi_motion(pA, T->wk[i].dcp, T->wk[J->parent].acc);
-	joint_accel(J, &T->wk[i], pA, qdd);
-	body_accel(T, i, pA, given ? given : qdd);
+	joint_accel(J, &T->wk[i], pA, qdd, nr);
+	body_accel(T, i, pA, given ? given : qdd, n);
+}
+
+static void node_accel(struct tree *T, int i, const double *given, double qdd[6])
+{
+	const struct tnode *J = &T->nd[i];
+	if (J->nr != J->n)
+		node_accel_n(T, i, given, qdd, J->n, J->nr);
+	else if (J->n == 1)
+		node_accel_n(T, i, given, qdd, 1, 1);
+	else if (J->n == 2)
+		node_accel_n(T, i, given, qdd, 2, 2);
+	else if (J->n == 3)
+		node_accel_n(T, i, given, qdd, 3, 3);
+	else
+		node_accel_n(T, i, given, qdd, J->n, J->n);
 }
 
 static int tree_rhs(void *ctx, double t, const double *y, const double *yd, double *ydd)
