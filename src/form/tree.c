@@ -139,7 +139,7 @@ static const double EZ[3] = { 0, 0, 1 };
 /* ---- small kernels ---- */
 
 /* C = A B^T */
-static void m3_mult(double *C, const double *A, const double *B)
+static inline void m3_mult(double *C, const double *A, const double *B)
 {
 	for (int i = 0; i < 3; i++)
 		for (int j = 0; j < 3; j++)
@@ -244,7 +244,7 @@ static void phit_add(double *y, const double *d, const double *f)
  * By the skew structure, row i of A P is d x (row i of A), so G = A P +
  * B has rows d x a_i + b_i, and P^T G + B^T P = d~ G + (d~ B)^T: columns
  * d x g_j and d x b_j. */
-static void phit_x_phi_add(double *Y, const double *d, const double *X)
+static inline void phit_x_phi_add(double *Y, const double *d, const double *X)
 {
 	double G[9], H1[9], H2[9];
 	for (int i = 0; i < 3; i++) {
