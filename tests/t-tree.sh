@@ -32,6 +32,26 @@
 #   5. rn4 on the tree double pendulum at fixed steps 5e-3 .. 1.25e-3
 #      (`mbsim converge`, reference the same at h/8): order 4 +- 0.3
 #      (measured 4.00); w2 and adams complete the double pendulum.
+#   6. /joints/coordinates and coordinate_rates (man/mbsim-output.5) on a
+#      tree with a revolute, universal, spherical, cylindrical,
+#      translational and fixed joint (rn4, h = 1e-3, 2 s, the spherical
+#      joint's chart re-based): offsets 1, 2, 3, 2, 1, 0 coordinates; the
+#      spherical rotation vector phi reproduces the bodies' relative
+#      rotation, A_p^T A_c = exp(phi~) (A_p^T A_c)(t0), and J_l(phi) phi-dot
+#      their relative angular velocity in the parent's frame, both to
+#      1e-10 (round-off of values near 1 through a few products; measured
+#      2e-15 and 1.5e-13); every coordinate against its rate by the
+#      trapezoidal rule between samples, within twice h^3/12 max|q'''|
+#      (q''' from second differences of the rates; measured 4e-4 against
+#      5e-3), wraps of phi at |phi| = pi excepted; the revolute's equals
+#      /joints/coordinate (the unwrapped angle ra and rp write) to 1e-12;
+#      an rp run of the same deck has no such series (layout unchanged).
+#   7. Particles without joints (3 coordinates each, their positions)
+#      with springs among them, to the ground and to a body on a
+#      spherical joint: tree (rn4, 1e-10) against rp (rn4, 1e-10) and ra
+#      (esdirk436l2sa2, 1e-10): positions to 1e-6 m at 4 samples
+#      (measured 1.8e-11 and 6.0e-10); a particle on a joint
+#      (stiff_pendulum) exits 2 naming the joint and the particle.
 # Prints "N passed, N failed"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
@@ -134,5 +154,149 @@ for m in w2 adams; do
 		--set integrator.formulation=tree --set integrator.adaptive=true --set time.end=2 \
 		-o "$tmp/x.h5" --force -q
 done
+
+# 6
+cat >"$tmp/jt.yaml" <<'EOF'
+time: {end: 2}
+gravity: [0.3, -1, -9.81]
+integrator: {method: rn4, formulation: tree, step: 1e-3}
+output: {every: 1}
+bodies:
+  - {name: b1, mass: 2, inertia: [0.3, 0.5, 0.7], position: [0.5, 0, 0]}
+  - {name: b2, mass: 1.5, inertia: [0.2, 0.25, 0.4], position: [1.2, 0.3, 0.1],
+     orientation: {axis: [1, 2, 3], angle: 0.7}}
+  - {name: b3, mass: 1, inertia: [0.1, 0.2, 0.15], position: [1.5, 1, 0.2],
+     orientation: {axis: [0, 1, 0], angle: 0.4}, angular_velocity: [3, -2, 4]}
+  - {name: b4, mass: 0.8, inertia: [0.05, 0.09, 0.07], position: [2, 1.2, -0.3]}
+  - {name: b5, mass: 1.2, inertia: [0.2, 0.1, 0.3], position: [1.4, 1.8, 0.6],
+     orientation: {axis: [1, 0, 1], angle: -0.5}}
+  - {name: b6, mass: 0.5, inertia: [0.02, 0.03, 0.04], position: [2.4, 1.5, -0.5]}
+joints:
+  - {name: j1, type: revolute, body1: ground, body2: b1, point: [0, 0, 0], axis: [0, 0.6, 0.8]}
+  - {name: j2, type: universal, body1: b2, body2: b1, point: [1, 0.1, 0], axis: [0, 1, 0],
+     cross_axis: [1, 0, 0]}
+  - {name: j3, type: spherical, body1: b2, body2: b3, point: [1.4, 0.6, 0.2]}
+  - {name: j4, type: cylindrical, body1: b3, body2: b4, point: [1.8, 1.1, -0.1],
+     axis: [1, 0.2, -0.3]}
+  - {name: j5, type: translational, body1: b5, body2: b3, point: [1.5, 1.5, 0.4],
+     axis: [0.2, 1, 0.5]}
+  - {name: j6, type: fixed, body1: b4, body2: b6, point: [2.2, 1.3, -0.4], axis: [0, 0, 1]}
+forces:
+  - {name: s1, type: tsda, body1: ground, body2: b5, point1: [-1, 1, 1],
+     point2: [1.4, 1.8, 0.6], stiffness: 40, damping: 2, free_length: 1.5}
+EOF
+"$MBSIM" run "$tmp/jt.yaml" -o "$tmp/jt.h5" --json >"$tmp/out" 2>"$tmp/err" ||
+	bad "joint coordinates deck with tree: exit $?"
+json_check "joint coordinates deck: complete, the spherical chart re-based" \
+	'j["status"] == "complete" and j["repartitions"] >= 1'
+pycheck "/joints/coordinates and coordinate_rates of every joint type" "
+f = h5py.File('$tmp/jt.h5', 'r')
+t = f['/time'][:]; q = f['/joints/coordinates'][:]; qd = f['/joints/coordinate_rates'][:]
+off = [int(v) for v in f['/joints/coordinate_offsets'][:]]
+def rot(p):
+    w, x, y, z = p
+    return np.array([[1-2*(y*y+z*z), 2*(x*y-w*z), 2*(x*z+w*y)],
+                     [2*(x*y+w*z), 1-2*(x*x+z*z), 2*(y*z-w*x)],
+                     [2*(x*z-w*y), 2*(y*z+w*x), 1-2*(x*x+y*y)]])
+def skew(a):
+    return np.array([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
+def expm(p):
+    th = np.linalg.norm(p); K = skew(p)
+    if th < 1e-6:
+        return np.eye(3) + K + K @ K / 2
+    return np.eye(3) + np.sin(th) / th * K + (1 - np.cos(th)) / th**2 * K @ K
+def jl(p):
+    th = np.linalg.norm(p); K = skew(p)
+    if th < 1e-6:
+        return np.eye(3) + K / 2 + K @ K / 6
+    return np.eye(3) + (1 - np.cos(th)) / th**2 * K + (th - np.sin(th)) / th**3 * K @ K
+Q = f['/bodies/orientation'][:]; W = f['/bodies/angular_velocity'][:]
+names = [n.decode() if isinstance(n, bytes) else str(n) for n in f['/bodies/names'][:]]
+b2, b3 = names.index('b2'), names.index('b3')
+R0 = rot(Q[0, b2]).T @ rot(Q[0, b3])
+e_rot = e_rate = 0.0
+for k in range(len(t)):
+    A2, A3 = rot(Q[k, b2]), rot(Q[k, b3])
+    phi = q[k, 3:6]
+    e_rot = max(e_rot, abs(expm(phi) @ R0 - A2.T @ A3).max())
+    om = A2.T @ (A3 @ W[k, b3] - A2 @ W[k, b2])
+    e_rate = max(e_rate, abs(jl(phi) @ qd[k, 3:6] - om).max())
+h = np.diff(t)
+dq = np.diff(q, axis=0); tr = h[:, None] * (qd[1:] + qd[:-1]) / 2
+wrap = np.abs(dq).max(1) > 1.0
+bound = 2 * h.max()**3 / 12 * np.abs(np.diff(qd, 2, axis=0)).max() / h.max()**2
+e_tr = np.abs(dq - tr)[~wrap].max()
+e_rev = np.abs(f['/joints/coordinate'][:, 0] - q[:, 0]).max()
+ok = (off == [0, 1, 3, 6, 8, 9, 9] and e_rot <= 1e-10 and e_rate <= 1e-10 and e_tr <= bound
+      and e_rev <= 1e-12 and wrap.sum() < 10)
+msg = 'offsets %s, rotation %.3g, rate %.3g, trapezoid %.3g (bound %.3g), revolute %.3g, wraps %d' % (
+    off, e_rot, e_rate, e_tr, bound, e_rev, wrap.sum())
+"
+"$MBSIM" run "$tmp/jt.yaml" --set integrator.formulation=rp --set time.end=0.01 \
+	-o "$tmp/jt_rp.h5" -q 2>"$tmp/err" || bad "joint coordinates deck with rp: exit $?"
+pycheck "rp: no /joints/coordinates (its layout unchanged)" "
+f = h5py.File('$tmp/jt_rp.h5', 'r')
+ok = 'coordinates' not in f['/joints'] and 'coordinate' in f['/joints']
+"
+
+# 7
+cat >"$tmp/pt.yaml" <<'EOF'
+time: {end: 2}
+gravity: [0, 0, -9.81]
+integrator: {method: rn4, step: 1e-3}
+output: {times: [0.5, 1, 1.5, 2]}
+bodies:
+  - {name: p1, kind: particle, mass: 0.5, position: [0, 0, 0], velocity: [0.3, 0, 1]}
+  - {name: p2, kind: particle, mass: 0.8, position: [1, 0, 0]}
+  - {name: p3, kind: particle, mass: 0.3, position: [1, 1, 0.2], velocity: [0, -0.5, 0]}
+  - {name: bar, mass: 2, inertia: [0.1, 0.2, 0.25], position: [0, 1, 0.5],
+     angular_velocity: [0, 0, 2]}
+joints:
+  - {name: pin, type: spherical, body1: ground, body2: bar, point: [0, 1, 1]}
+forces:
+  - {name: s0, type: tsda, body1: ground, body2: p1, at1: [0, 0, 1], at2: [0, 0, 0],
+     stiffness: 40, damping: 0.2, free_length: 0.8}
+  - {name: s12, type: tsda, body1: p1, body2: p2, at1: [0, 0, 0], at2: [1, 0, 0],
+     stiffness: 30, damping: 0.1, free_length: 1}
+  - {name: s23, type: tsda, body1: p2, body2: p3, at1: [1, 0, 0], at2: [1, 1, 0.2],
+     stiffness: 25, damping: 0.1, free_length: 1}
+  - {name: s3b, type: tsda, body1: p3, body2: bar, at1: [1, 1, 0.2], at2: [0.2, 1, 0.3],
+     stiffness: 20, damping: 0.1, free_length: 0.9}
+EOF
+# shellcheck disable=SC2086
+"$MBSIM" run "$tmp/pt.yaml" $tight --set integrator.formulation=tree -o "$tmp/pt_tree.h5" \
+	--json >"$tmp/out" 2>"$tmp/err" || bad "particles with tree: exit $?"
+json_check "particles with tree: complete" 'j["status"] == "complete" and j["formulation"] == "tree"'
+# shellcheck disable=SC2086
+"$MBSIM" run "$tmp/pt.yaml" $tight -o "$tmp/pt_rp.h5" -q 2>"$tmp/err" ||
+	bad "particles with rp: exit $?"
+# shellcheck disable=SC2086
+"$MBSIM" run "$tmp/pt.yaml" $tight --set integrator.method=esdirk436l2sa2 \
+	--set integrator.tolerance=1e-12 -o "$tmp/pt_ra.h5" -q 2>"$tmp/err" ||
+	bad "particles with ra: exit $?"
+pt_agree() {
+	d=$("$MBSIM" compare "$1" "$2" --json 2>/dev/null | "$PY" -c '
+import json, sys
+j = json.load(sys.stdin)
+print(max(v["max_abs"] for k, v in j["datasets"].items()
+          if k.startswith(("/particles/", "/bodies/")) and k.endswith("/position")),
+      j["common_samples"])')
+	n=${d#* } d=${d% *}
+	if [ -n "$d" ] && le "$d" 1e-6 && [ "$n" -ge 4 ]; then
+		ok "$3: particle and body positions agree to $d m at $n samples"
+	else
+		bad "$3: particle and body positions within 1e-6 m at 4 samples" "got: $d $n"
+	fi
+}
+pt_agree "$tmp/pt_tree.h5" "$tmp/pt_rp.h5" "particles: tree (rn4) and rp (rn4)"
+pt_agree "$tmp/pt_tree.h5" "$tmp/pt_ra.h5" "particles: tree (rn4) and ra (esdirk436l2sa2)"
+expect_rc 2 "stiff_pendulum (a jointed particle) with tree: deck error" "$MBSIM" run \
+	"$decks/stiff_pendulum.yaml" --set integrator.method=rn4 \
+	--set integrator.formulation=tree -o "$tmp/x.h5"
+if grep -q "error: joint '[^']*' joins particle 'mass': the tree formulation takes particles without joints only" "$tmp/err"; then
+	ok "the jointed particle is named"
+else
+	bad "the jointed particle is named" "$(head -c 400 "$tmp/err")"
+fi
 
 finish

@@ -25,7 +25,7 @@ formulation, the deck's own setting):
 Usage:
   /usr/bin/python3 tools/study003.py --mbsim build/mbsim --out DIR
       [--deck decks/coupled_oscillators.yaml] [--eps 1e-1,...,1e-8]
-      [--tol 1e-6] [--tight 1e-9]
+      [--tol 1e-6] [--tight 1e-10]
 
 Writes into DIR: fig2_steps.csv (m1, m1/m2, steps, rejected, Newton
 iterations, wall time, error to m1 = 0 of both masses at --tol and at
@@ -80,7 +80,7 @@ def main():
     ap.add_argument("--deck", default=os.path.join(TOP, "decks", "coupled_oscillators.yaml"))
     ap.add_argument("--eps", default="1e-1,1e-2,1e-3,1e-4,1e-5,1e-6,1e-7,1e-8")
     ap.add_argument("--tol", type=float, default=1e-6)
-    ap.add_argument("--tight", type=float, default=1e-9, help="0: no tight runs")
+    ap.add_argument("--tight", type=float, default=1e-10, help="0: no tight runs")
     a = ap.parse_args()
     exe = mbsim_exe(a.mbsim, "study003")
     os.makedirs(a.out, exist_ok=True)
@@ -135,6 +135,16 @@ def main():
             say("m1 = %-6g steps %s, error small/large %s %s" % (
                 m1, row["steps"], row["err_small_tol"], row["err_large_tol"]))
     run_time = time.time() - t0
+    # the limit: at the tight tolerance the distance to m1 = 0 should fall
+    # with every decade of m1 (both masses), the runs' own errors below it
+    for tag in ("tol", "tight"):
+        for mass in ("small", "large"):
+            e = [float(r["err_%s_%s" % (mass, tag)]) for r in rows
+                 if r["m1"] > 0 and r.get("err_%s_%s" % (mass, tag))]
+            if len(e) > 1:
+                mono = all(b < a for a, b in zip(e, e[1:]))
+                say("error of the %s mass at %s: %s over m1 = %s" % (
+                    mass, tag, "decreasing" if mono else "NOT monotone", a.eps))
     keys = list(rows[0].keys())
     with open(os.path.join(a.out, "fig2_steps.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=keys)

@@ -85,6 +85,13 @@ struct ode_sys {
 	/* The coordinates without inertia (alg[k] = 1; alg may be NULL),
 	 * known after start(); returns their count. */
 	int (*massless)(void *ctx, char *alg);
+	/* Velocity variables for DAE schemes (seed 003 eq. 29): w = y' + G
+	 * y', G's entries (row gi, column ga, value gv; room for n times
+	 * the massless count) at the current configuration, nonzero only
+	 * in massless columns and rows with inertia, so that y' = w - G w.
+	 * Rows whose y'' moves with massless coordinates' y'' get w free
+	 * of it.  Returns the count; NULL where not offered. */
+	int (*vel_map)(void *ctx, int *gi, int *ga, double *gv);
 };
 
 #endif

@@ -25,7 +25,7 @@
  *
  * The relative angular velocity and the rate of d, in P, are H(q) q-dot
  * and D(q) q-dot; hq = H-dot q-dot and dq = D-dot q-dot (q-dot fixed) are
- * their rates at q-ddot = 0.  With H_g = R_P H, D_g = R_P D, w_r = H_g
+ * their rates at q-ddot = 0 (dq = 0 for every joint type here).  With H_g = R_P H, D_g = R_P D, w_r = H_g
  * q-dot, v_r = D_g q-dot, e = r_c - o_c and d_cp = r_c - r_p:
  *
  *   V_c = Phi V_p + S q-dot,                              (eq. 8)
@@ -73,8 +73,8 @@
 #include <string.h>
 
 enum tj { TJ_REVOLUTE, TJ_CYLINDRICAL, TJ_TRANSLATIONAL, TJ_UNIVERSAL, TJ_SPHERICAL, TJ_FIXED,
-	  TJ_FREE };
-static const int tj_n[] = { 1, 2, 1, 2, 3, 0, 6 };
+	  TJ_FREE, TJ_POINT };
+static const int tj_n[] = { 1, 2, 1, 2, 3, 0, 6, 3 };
 
 /* A body and its joint towards the ground, in the order of the tree
  * (parents first). */
@@ -93,19 +93,23 @@ struct tnode {
 	int nr, ri[6];
 };
 
-/* What one evaluation keeps per node. */
+/* What one evaluation keeps per node: the fixed part here, the parts
+ * sized by the joint's n coordinates in the tree's arena (tree_new), so
+ * that a spherical chain's node is 896 bytes, not the 1440 of room for 6
+ * coordinates everywhere.  The wrench the parent joint transmits, lam =
+ * Ihat Vdot + phat, is made only when asked for (node_lam). */
 struct twork {
 	double om[3];		/* angular velocity, global */
 	double dcp[3];		/* r_c - r_p */
-	double S[36];		/* 6 x n, column k at 6 k: (linear, angular) */
 	double c[6];
 	double I[36];		/* Ihat, 6x6 row-major */
 	double p[6];		/* phat */
-	double L[36];		/* Cholesky factor of D = S^T Ihat S, n x n row-major */
-	double V[36];		/* L^-1 (Ihat S)^T, n x 6 row-major */
-	double z[6];		/* L^-1 u, u = -S^T (Ihat c + phat) */
 	double acc[6];		/* Vdot */
-	double lam[6];		/* the wrench of the parent joint on the body */
+	double *S;		/* 6 x n, column k at 6 k: (linear, angular) */
+	double *V;		/* L^-1 (Ihat S)^T, nr x 6 row-major */
+	double *L;		/* Cholesky factor of D = S^T Ihat S, nr x nr row-major,
+				 * its diagonal's reciprocals in place (chol_inv) */
+	double *z;		/* L^-1 u, u = -S^T (Ihat c + phat), nr */
 };
 
 struct tree {
@@ -114,9 +118,14 @@ struct tree {
 	int nb, nq;
 	struct tnode *nd;	/* nb, in tree order */
 	struct twork *wk;	/* nb, in tree order */
+	double *arena;		/* S, V, L, z of every node: 13 n + n^2 each */
 	struct ra_state x;	/* the body state of the last f */
 	double *F;		/* 6 nb: applied forces (ra_forces) */
 	double *y;		/* nq: the coordinates of the last f */
+	double *yd;		/* nq: their rates */
+	int *jnode;		/* njoints: the node of each model joint */
+	double *R0;		/* 9 nb: a spherical joint's relative rotation
+				 * at the start (tree_joint_coords) */
 	long rebases;
 	int singular;		/* a body mass or inertia is singular (tree_new) */
 	int masked;		/* alg, nr, ri decided (the first backward pass) */
@@ -130,7 +139,7 @@ static const double EZ[3] = { 0, 0, 1 };
 /* ---- small kernels ---- */
 
 /* C = A B^T */
-static void m3_mult(double *C, const double *A, const double *B)
+static inline void m3_mult(double *C, const double *A, const double *B)
 {
 	for (int i = 0; i < 3; i++)
 		for (int j = 0; j < 3; j++)
@@ -160,6 +169,26 @@ static int chol(int n, const double *D, double *L)
 				L[n * i + i] = sqrt(s);
 			} else {
 				L[n * i + j] = s / L[n * j + j];
+			}
+		}
+	return 0;
+}
+
+/* chol with the reciprocals of L's diagonal stored in its place (the
+ * backward pass: its substitutions multiply by them, no division). */
+static int chol_inv(int n, const double *D, double *L)
+{
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j <= i; j++) {
+			double s = D[n * i + j];
+			for (int k = 0; k < j; k++)
+				s -= L[n * i + k] * L[n * j + k];
+			if (i == j) {
+				if (!(s > 0))
+					return -1;
+				L[n * i + i] = 1.0 / sqrt(s);
+			} else {
+				L[n * i + j] = s * L[n * j + j];
 			}
 		}
 	return 0;
@@ -211,30 +240,36 @@ static void phit_add(double *y, const double *d, const double *f)
 }
 
 /* Y += Phi^T X Phi, X symmetric 6x6: with P = -d~ and X = [A B; B^T E],
- * Phi^T X Phi = [A, A P + B; (A P + B)^T, P^T A P + P^T B + B^T P + E]. */
-static void phit_x_phi_add(double *Y, const double *d, const double *X)
+ * Phi^T X Phi = [A, A P + B; (A P + B)^T, P^T A P + P^T B + B^T P + E].
+ * By the skew structure, row i of A P is d x (row i of A), so G = A P +
+ * B has rows d x a_i + b_i, and P^T G + B^T P = d~ G + (d~ B)^T: columns
+ * d x g_j and d x b_j. */
+static inline void phit_x_phi_add(double *Y, const double *d, const double *X)
 {
-	double P[9], G[9];
-	m3_skew(P, d);
-	for (int e = 0; e < 9; e++)
-		P[e] = -P[e];
+	double G[9], H1[9], H2[9];
+	for (int i = 0; i < 3; i++) {
+		const double *a = X + 6 * i, *b = X + 6 * i + 3;
+		G[3 * i] = d[1] * a[2] - d[2] * a[1] + b[0];
+		G[3 * i + 1] = d[2] * a[0] - d[0] * a[2] + b[1];
+		G[3 * i + 2] = d[0] * a[1] - d[1] * a[0] + b[2];
+	}
+	for (int j = 0; j < 3; j++) {
+		/* column j of G and of B */
+		double g0 = G[j], g1 = G[3 + j], g2 = G[6 + j];
+		double b0 = X[3 + j], b1 = X[9 + j], b2 = X[15 + j];
+		H1[j] = d[1] * g2 - d[2] * g1;
+		H1[3 + j] = d[2] * g0 - d[0] * g2;
+		H1[6 + j] = d[0] * g1 - d[1] * g0;
+		H2[j] = d[1] * b2 - d[2] * b1;
+		H2[3 + j] = d[2] * b0 - d[0] * b2;
+		H2[6 + j] = d[0] * b1 - d[1] * b0;
+	}
 	for (int i = 0; i < 3; i++)
 		for (int j = 0; j < 3; j++) {
-			double s = 0.0;
-			for (int k = 0; k < 3; k++)
-				s += X[6 * i + k] * P[3 * k + j];
-			G[3 * i + j] = s + X[6 * i + 3 + j];	/* A P + B */
-		}
-	for (int i = 0; i < 3; i++)
-		for (int j = 0; j < 3; j++) {
-			/* P^T (A P + B) + B^T P + E */
-			double s = X[6 * (3 + i) + 3 + j];
-			for (int k = 0; k < 3; k++)
-				s += P[3 * k + i] * G[3 * k + j] + X[6 * k + 3 + i] * P[3 * k + j];
 			Y[6 * i + j] += X[6 * i + j];
 			Y[6 * i + 3 + j] += G[3 * i + j];
 			Y[6 * (3 + j) + i] += G[3 * i + j];
-			Y[6 * (3 + i) + 3 + j] += s;
+			Y[6 * (3 + i) + 3 + j] += H1[3 * i + j] + H2[3 * j + i] + X[6 * (3 + i) + 3 + j];
 		}
 }
 
@@ -243,7 +278,7 @@ static void phit_x_phi_add(double *Y, const double *d, const double *X)
 struct jk {
 	double R[9], d[3];
 	double H[18], D[18];	/* 3 x n, column k at 3 k */
-	double hq[3], dq[3];
+	double hq[3];
 };
 
 /* The left Jacobian of the exponential, exp((phi + dphi)~) = exp((H
@@ -252,22 +287,65 @@ struct jk {
  * hq = H-dot phid at phi-dot = phid:
  *   hq = a' t-dot phi x phid + b' t-dot phi x (phi x phid) + b phid x (phi x phid),
  * t-dot = phi . phid / t. */
+static void chart_jac_ab(const double *phi, const double *phid, double a, double b, double ga,
+			 double gb, double *H, double hq[3]);
+
+/* a, b and ga = a'/t, gb = b'/t from t = |phi| past the series' range,
+ * with s = sin t, c = cos t */
+#define CHART_SERIES_MAX 0.1
+static void chart_coef(double t2, double t, double s, double c, double *a, double *b, double *ga,
+		       double *gb)
+{
+	*a = (1.0 - c) / t2;
+	*b = (t - s) / (t2 * t);
+	*ga = (t * s - 2.0 * (1.0 - c)) / (t2 * t2);
+	*gb = (t * (1.0 - c) - 3.0 * (t - s)) / (t2 * t2 * t);
+}
+
 static void chart_jac(const double *phi, const double *phid, double *H, double hq[3])
 {
 	double t2 = v3_dot(phi, phi), t = sqrt(t2), a, b, ga, gb;	/* ga = a'/t, gb = b'/t */
-	if (t < 0.1) {
+	if (t < CHART_SERIES_MAX) {
 		double t4 = t2 * t2, t6 = t4 * t2, t8 = t4 * t4;
 		a = 0.5 - t2 / 24.0 + t4 / 720.0 - t6 / 40320.0 + t8 / 3628800.0;
 		b = 1.0 / 6.0 - t2 / 120.0 + t4 / 5040.0 - t6 / 362880.0 + t8 / 39916800.0;
 		ga = -1.0 / 12.0 + t2 / 180.0 - t4 / 6720.0 + t6 / 453600.0 - t8 / 47900160.0;
 		gb = -1.0 / 60.0 + t2 / 1260.0 - t4 / 60480.0 + t6 / 4989600.0 - t8 / 622702080.0;
 	} else {
-		double s = sin(t), c = cos(t);
-		a = (1.0 - c) / t2;
-		b = (t - s) / (t2 * t);
-		ga = (t * s - 2.0 * (1.0 - c)) / (t2 * t2);
-		gb = (t * (1.0 - c) - 3.0 * (t - s)) / (t2 * t2 * t);
+		chart_coef(t2, t, sin(t), cos(t), &a, &b, &ga, &gb);
 	}
+	chart_jac_ab(phi, phid, a, b, ga, gb, H, hq);
+}
+
+/* exp(phi~) into E and the chart Jacobian: so3_exp and chart_jac with one
+ * sqrt, sin and cos between them (the same numbers) */
+static void chart_eval(const double *phi, const double *phid, double *E, double *H, double hq[3])
+{
+	double t2 = v3_dot(phi, phi), t = sqrt(t2);
+	if (t < CHART_SERIES_MAX) {
+		so3_exp(E, phi);
+		chart_jac(phi, phid, H, hq);
+		return;
+	}
+	double s = sin(t), c = cos(t), a, b, ga, gb;
+	/* so3_exp's Rodrigues form, past its series (t >= 1e-4) */
+	double ea = s / t, eb = (1.0 - c) / t2, x = phi[0], y = phi[1], z = phi[2];
+	E[0] = 1.0 - eb * (y * y + z * z);
+	E[1] = -ea * z + eb * x * y;
+	E[2] = ea * y + eb * x * z;
+	E[3] = ea * z + eb * x * y;
+	E[4] = 1.0 - eb * (x * x + z * z);
+	E[5] = -ea * x + eb * y * z;
+	E[6] = -ea * y + eb * x * z;
+	E[7] = ea * x + eb * y * z;
+	E[8] = 1.0 - eb * (x * x + y * y);
+	chart_coef(t2, t, s, c, &a, &b, &ga, &gb);
+	chart_jac_ab(phi, phid, a, b, ga, gb, H, hq);
+}
+
+static void chart_jac_ab(const double *phi, const double *phid, double a, double b, double ga,
+			 double gb, double *H, double hq[3])
+{
 	for (int k = 0; k < 3; k++) {
 		double e[3] = { 0, 0, 0 }, pe[3], ppe[3];
 		e[k] = 1.0;
@@ -284,14 +362,26 @@ static void chart_jac(const double *phi, const double *phid, double *H, double h
 		hq[i] = ga * td * pd[i] + gb * td * ppd[i] + b * dpd[i];
 }
 
+/* Which of a joint's R(q), d(q), D's columns can be other than I, 0: the
+ * forward pass skips products with what is zero (the same numbers: a sum
+ * with a zero term is the sum of the others in the same order). */
+static int has_d(enum tj t)
+{
+	return t == TJ_CYLINDRICAL || t == TJ_TRANSLATIONAL || t == TJ_FREE || t == TJ_POINT;
+}
+
+/* The joint's kinematics at q, q-dot: R, d, H, D (the columns of its n
+ * coordinates; D only where has_d: forward reads it only there), hq (dq is 0 for every type: d is
+ * linear in q with constant columns). */
 static void joint_eval(const struct tnode *J, const double *q, const double *qd, struct jk *k)
 {
 	double Rz[9], T[9];
-	memset(k->d, 0, sizeof k->d);
-	memset(k->H, 0, sizeof k->H);
-	memset(k->D, 0, sizeof k->D);
-	memset(k->hq, 0, sizeof k->hq);
-	memset(k->dq, 0, sizeof k->dq);
+	k->d[0] = k->d[1] = k->d[2] = 0.0;
+	k->hq[0] = k->hq[1] = k->hq[2] = 0.0;
+	if (has_d(J->type)) {	/* the columns these types leave 0 */
+		for (int e = 0; e < 18; e++)
+			k->H[e] = k->D[e] = 0.0;
+	}
 	switch (J->type) {
 	case TJ_REVOLUTE:
 		rot_z(Rz, q[0]);
@@ -325,25 +415,47 @@ static void joint_eval(const struct tnode *J, const double *q, const double *qd,
 		break;
 	}
 	case TJ_SPHERICAL:
-		so3_exp(T, q);
+		chart_eval(q, qd, T, k->H, k->hq);
 		m3_mul(k->R, T, J->C);
-		chart_jac(q, qd, k->H, k->hq);
 		break;
 	case TJ_FIXED:
+	default:
 		memcpy(k->R, J->C, sizeof k->R);
+		break;
+	case TJ_POINT:	/* a free particle: its position, no rotation */
+		memcpy(k->R, J->C, sizeof k->R);
+		v3_copy(k->d, q);
+		for (int i = 0; i < 3; i++)
+			k->D[3 * i + i] = 1.0;
 		break;
 	case TJ_FREE:
 		v3_copy(k->d, q);
-		so3_exp(T, q + 3);
+		chart_eval(q + 3, qd + 3, T, k->H + 9, k->hq);
 		m3_mul(k->R, T, J->C);
 		for (int i = 0; i < 3; i++)
 			k->D[3 * i + i] = 1.0;
-		chart_jac(q + 3, qd + 3, k->H + 9, k->hq);
 		break;
 	}
 }
 
 /* ---- forward pass: positions, velocities, S, c ---- */
+
+/* The body's own mass matrix M_i = diag(m I, A J A^T) into W->I (eq. 11),
+ * where the backward pass accumulates Ihat. */
+static void body_inertia(const struct tree *T, int b, struct twork *W)
+{
+	const struct ra *s = T->s;
+	const double *A = T->x.A + 9 * b, *J = ra_inertia(s, b);
+	double AJ[9], Ig[9];
+	memset(W->I, 0, sizeof W->I);
+	for (int k = 0; k < 3; k++)
+		W->I[7 * k] = s->mass[b];
+	m3_mul(AJ, A, J);
+	m3_mult(Ig, AJ, A);
+	for (int r = 0; r < 3; r++)
+		for (int c = 0; c < 3; c++)
+			W->I[6 * (3 + r) + 3 + c] = Ig[3 * r + c];
+}
 
 static void forward(struct tree *T, const double *y, const double *yd)
 {
@@ -366,8 +478,13 @@ static void forward(struct tree *T, const double *y, const double *yd)
 		m3_mul(RQ, RP, k.R);
 		double *A = x->A + 9 * c, *r = x->r + 3 * c, *v = x->v + 3 * c;
 		m3_mult(A, RQ, J->Fc);
-		m3_mulv(t, RP, k.d);
-		v3_add(oc, op, t);
+		int dk = has_d(J->type);
+		if (dk) {
+			m3_mulv(t, RP, k.d);
+			v3_add(oc, op, t);
+		} else {
+			v3_copy(oc, op);
+		}
 		m3_mulv(t, A, J->sc);
 		v3_sub(r, oc, t);
 		double e[3], wr[3] = { 0, 0, 0 }, vr[3] = { 0, 0, 0 };
@@ -376,12 +493,16 @@ static void forward(struct tree *T, const double *y, const double *yd)
 		for (int j = 0; j < J->n; j++) {
 			double Hg[3], Dg[3], *Sj = W->S + 6 * j;
 			m3_mulv(Hg, RP, k.H + 3 * j);
-			m3_mulv(Dg, RP, k.D + 3 * j);
 			v3_cross(t, Hg, e);
-			v3_add(Sj, Dg, t);
+			if (dk) {
+				m3_mulv(Dg, RP, k.D + 3 * j);
+				v3_add(Sj, Dg, t);
+				v3_axpy(vr, qd[j], Dg);
+			} else {
+				v3_copy(Sj, t);
+			}
 			v3_copy(Sj + 3, Hg);
 			v3_axpy(wr, qd[j], Hg);
-			v3_axpy(vr, qd[j], Dg);
 		}
 		/* velocities (eq. 8) */
 		v3_add(W->om, omp, wr);
@@ -392,9 +513,8 @@ static void forward(struct tree *T, const double *y, const double *yd)
 		v3_cross(t, wr, e);
 		v3_add(v, v, t);
 		/* c (eq. 9 at q-ddot = 0, Vdot_p = 0) */
-		double cw[3], RPh[3], RPd[3], dv[3], oe[3];
+		double cw[3], RPh[3], dv[3], oe[3];
 		m3_mulv(RPh, RP, k.hq);
-		m3_mulv(RPd, RP, k.dq);
 		v3_cross(cw, omp, wr);
 		v3_add(cw, cw, RPh);
 		v3_copy(W->c + 3, cw);
@@ -402,12 +522,12 @@ static void forward(struct tree *T, const double *y, const double *yd)
 		v3_cross(W->c, omp, dv);
 		v3_cross(t, omp, vr);
 		v3_add(W->c, W->c, t);
-		v3_add(W->c, W->c, RPd);
 		v3_cross(t, cw, e);
 		v3_add(W->c, W->c, t);
 		v3_cross(oe, W->om, e);
 		v3_cross(t, wr, oe);
 		v3_add(W->c, W->c, t);
+		body_inertia(T, c, W);
 	}
 }
 
@@ -425,8 +545,8 @@ static const char *node_name(const struct tree *T, const struct tnode *J)
 	return J->joint >= 0 ? m->joints[J->joint].name : m->bodies[J->body].name;
 }
 
-/* Positions, velocities (forward pass), applied forces and each body's
- * own M_i and -f_i at (t, y, y'). */
+/* Positions, velocities and each body's own M_i (forward pass), applied
+ * forces and each body's -f_i at (t, y, y'). */
 static void prepare(struct tree *T, double t, const double *y, const double *yd)
 {
 	struct ra *s = T->s;
@@ -434,24 +554,17 @@ static void prepare(struct tree *T, double t, const double *y, const double *yd)
 	T->why[0] = 0;
 	x->t = t;
 	memcpy(T->y, y, (size_t)T->nq * sizeof(double));
+	memcpy(T->yd, yd, (size_t)T->nq * sizeof(double));
 	forward(T, y, yd);
 	ra_forces(s, x, t, NULL, T->F);
 	for (int i = 0; i < T->nb; i++) {
 		struct twork *W = &T->wk[i];
 		int b = T->nd[i].body;
 		const double *A = x->A + 9 * b, *J = ra_inertia(s, b), *wb = x->w + 3 * b;
-		double Jw[3], g[3], n[3], AJ[9], Ig[9];
+		double Jw[3], g[3], n[3];
 		m3_mulv(Jw, J, wb);
 		v3_cross(g, wb, Jw);
 		v3_sub(n, T->F + 6 * b + 3, g);
-		memset(W->I, 0, sizeof W->I);
-		for (int k = 0; k < 3; k++)
-			W->I[7 * k] = s->mass[b];
-		m3_mul(AJ, A, J);
-		m3_mult(Ig, AJ, A);
-		for (int r = 0; r < 3; r++)
-			for (int c = 0; c < 3; c++)
-				W->I[6 * (3 + r) + 3 + c] = Ig[3 * r + c];
 		double ng[3];
 		m3_mulv(ng, A, n);
 		for (int k = 0; k < 3; k++) {
@@ -490,95 +603,120 @@ static double *composite(const struct tree *T)
  * U^T, z = L^-1 u: U D^-1 U^T = V^T V, U D^-1 u = V^T z.  For a node
  * with massless coordinates D, U, u are those of its nr coordinates with
  * inertia (the pseudo-inverse, above). */
+/* One node of the backward pass (eq. 17, above).  n and nr are the
+ * node's coordinates and those with inertia; inlined with constant values
+ * for the common joints (backward), so that the compiler unrolls the
+ * small loops (the same operations in the same order).  nr < 0: read
+ * J->nr after the massless coordinates are marked (Ic, the first pass). */
+static inline __attribute__((always_inline)) int node_backward(struct tree *T, int i, double *Ic,
+								int n, int nr)
+{
+	struct tnode *J = &T->nd[i];
+	struct twork *W = &T->wk[i];
+	double Ic6[6], pa[6], Ia[36], Dm[36], U[36];
+	m6_mulv(Ic6, W->I, W->c);
+	for (int k = 0; k < 6; k++)
+		pa[k] = W->p[k] + Ic6[k];
+	memcpy(Ia, W->I, sizeof Ia);
+	for (int j = 0; j < n; j++)
+		m6_mulv(U + 6 * j, W->I, W->S + 6 * j);
+	if (Ic) {	/* the start of a model with singular masses */
+		J->nr = 0;
+		for (int a = 0; a < n; a++) {
+			double d = 0.0, ref = 0.0, CS[6];
+			const double *Sa = W->S + 6 * a;
+			m6_mulv(CS, Ic + 36 * i, Sa);
+			for (int k = 0; k < 6; k++) {
+				d += Sa[k] * U[6 * a + k];
+				ref += Sa[k] * CS[k];
+			}
+			J->alg[a] = !(d > TREE_RANK_TOL * ref);
+			if (!J->alg[a])
+				J->ri[J->nr++] = a;
+			T->nalg += J->alg[a];
+		}
+	}
+	if (nr < 0)
+		nr = J->nr;
+	for (int a = 0; a < nr; a++) {
+		const double *Sa = W->S + 6 * J->ri[a];
+		double su = 0.0;
+		for (int k = 0; k < 6; k++)
+			su += Sa[k] * pa[k];
+		W->z[a] = -su;
+		for (int b2 = 0; b2 <= a; b2++) {
+			double sd = 0.0;
+			for (int k = 0; k < 6; k++)
+				sd += Sa[k] * U[6 * J->ri[b2] + k];
+			Dm[nr * a + b2] = Dm[nr * b2 + a] = sd;
+		}
+	}
+	if (nr > 0) {
+		if (chol_inv(nr, Dm, W->L))
+			return fail(T, ODE_SINGULAR, nr < n ?
+				    "the articulated inertia of joint '%s' is singular off its "
+				    "massless coordinates (a rank deficiency of J^T Mbar J not "
+				    "along the joint's coordinates: not taken yet)" :
+				    "the articulated inertia of joint '%s' "
+				    "is singular (S^T I S not positive definite)",
+				    node_name(T, J));
+		const double *L = W->L;
+		for (int a = 0; a < nr; a++) {	/* forward substitutions */
+			double ia = L[nr * a + a];
+			const double *Ua = U + 6 * J->ri[a];
+			for (int k = 0; k < 6; k++) {
+				double sm = Ua[k];
+				for (int b2 = 0; b2 < a; b2++)
+					sm -= L[nr * a + b2] * W->V[6 * b2 + k];
+				W->V[6 * a + k] = sm * ia;
+			}
+			double sz = W->z[a];
+			for (int b2 = 0; b2 < a; b2++)
+				sz -= L[nr * a + b2] * W->z[b2];
+			W->z[a] = sz * ia;
+		}
+		for (int r = 0; r < 6; r++) {
+			for (int c = r; c < 6; c++) {
+				double sm = 0.0;
+				for (int a = 0; a < nr; a++)
+					sm += W->V[6 * a + r] * W->V[6 * a + c];
+				Ia[6 * r + c] -= sm;
+				if (c != r)
+					Ia[6 * c + r] -= sm;
+			}
+			for (int a = 0; a < nr; a++)
+				pa[r] += W->V[6 * a + r] * W->z[a];
+		}
+	}
+	if (J->parent >= 0) {
+		struct twork *P = &T->wk[J->parent];
+		phit_x_phi_add(P->I, W->dcp, Ia);
+		phit_add(P->p, W->dcp, pa);
+	}
+	return ODE_OK;
+}
+
 static int backward(struct tree *T)
 {
 	double *Ic = T->singular && !T->masked ? composite(T) : NULL;
 	if (Ic)		/* counted afresh: a failed first pass leaves masked 0 */
 		T->nalg = 0;
 	for (int i = T->nb - 1; i >= 0; i--) {
-		struct tnode *J = &T->nd[i];
-		struct twork *W = &T->wk[i];
-		int n = J->n;
-		double Ic6[6], pa[6], Ia[36], Dm[36], U[36];
-		m6_mulv(Ic6, W->I, W->c);
-		for (int k = 0; k < 6; k++)
-			pa[k] = W->p[k] + Ic6[k];
-		memcpy(Ia, W->I, sizeof Ia);
-		for (int j = 0; j < n; j++)
-			m6_mulv(U + 6 * j, W->I, W->S + 6 * j);
-		if (Ic) {	/* the start of a model with singular masses */
-			J->nr = 0;
-			for (int a = 0; a < n; a++) {
-				double d = 0.0, ref = 0.0, CS[6];
-				const double *Sa = W->S + 6 * a;
-				m6_mulv(CS, Ic + 36 * i, Sa);
-				for (int k = 0; k < 6; k++) {
-					d += Sa[k] * U[6 * a + k];
-					ref += Sa[k] * CS[k];
-				}
-				J->alg[a] = !(d > TREE_RANK_TOL * ref);
-				if (!J->alg[a])
-					J->ri[J->nr++] = a;
-				T->nalg += J->alg[a];
-			}
-		}
-		int nr = J->nr;
-		for (int a = 0; a < nr; a++) {
-			const double *Sa = W->S + 6 * J->ri[a];
-			double su = 0.0;
-			for (int k = 0; k < 6; k++)
-				su += Sa[k] * pa[k];
-			W->z[a] = -su;
-			for (int b2 = 0; b2 <= a; b2++) {
-				double sd = 0.0;
-				for (int k = 0; k < 6; k++)
-					sd += Sa[k] * U[6 * J->ri[b2] + k];
-				Dm[nr * a + b2] = Dm[nr * b2 + a] = sd;
-			}
-		}
-		if (nr > 0) {
-			if (chol(nr, Dm, W->L)) {
-				free(Ic);
-				return fail(T, ODE_SINGULAR, nr < n ?
-					    "the articulated inertia of joint '%s' is singular off its "
-					    "massless coordinates (a rank deficiency of J^T Mbar J not "
-					    "along the joint's coordinates: not taken yet)" :
-					    "the articulated inertia of joint '%s' "
-					    "is singular (S^T I S not positive definite)",
-					    node_name(T, J));
-			}
-			const double *L = W->L;
-			for (int a = 0; a < nr; a++) {	/* forward substitutions */
-				double ia = 1.0 / L[nr * a + a];
-				const double *Ua = U + 6 * J->ri[a];
-				for (int k = 0; k < 6; k++) {
-					double sm = Ua[k];
-					for (int b2 = 0; b2 < a; b2++)
-						sm -= L[nr * a + b2] * W->V[6 * b2 + k];
-					W->V[6 * a + k] = sm * ia;
-				}
-				double sz = W->z[a];
-				for (int b2 = 0; b2 < a; b2++)
-					sz -= L[nr * a + b2] * W->z[b2];
-				W->z[a] = sz * ia;
-			}
-			for (int r = 0; r < 6; r++) {
-				for (int c = r; c < 6; c++) {
-					double sm = 0.0;
-					for (int a = 0; a < nr; a++)
-						sm += W->V[6 * a + r] * W->V[6 * a + c];
-					Ia[6 * r + c] -= sm;
-					if (c != r)
-						Ia[6 * c + r] -= sm;
-				}
-				for (int a = 0; a < nr; a++)
-					pa[r] += W->V[6 * a + r] * W->z[a];
-			}
-		}
-		if (J->parent >= 0) {
-			struct twork *P = &T->wk[J->parent];
-			phit_x_phi_add(P->I, W->dcp, Ia);
-			phit_add(P->p, W->dcp, pa);
+		const struct tnode *J = &T->nd[i];
+		int st;
+		if (Ic || J->nr != J->n)
+			st = node_backward(T, i, Ic, J->n, -1);
+		else if (J->n == 1)
+			st = node_backward(T, i, NULL, 1, 1);
+		else if (J->n == 2)
+			st = node_backward(T, i, NULL, 2, 2);
+		else if (J->n == 3)
+			st = node_backward(T, i, NULL, 3, 3);
+		else
+			st = node_backward(T, i, NULL, J->n, J->n);
+		if (st) {
+			free(Ic);
+			return st;
 		}
 	}
 	if (Ic) {
@@ -590,10 +728,9 @@ static int backward(struct tree *T)
 
 /* The coordinates with inertia of node J: q-ddot_r = D^+ (u - U^T Phi
  * Vdot_p) = L^-T (z - V pA), pA = Phi Vdot_p (eq. 18), into qdd[ri[a]]. */
-static void joint_accel(const struct tnode *J, const struct twork *W, const double *pA,
-			double *qdd)
+static inline __attribute__((always_inline)) void
+joint_accel(const struct tnode *J, const struct twork *W, const double *pA, double *qdd, int nr)
 {
-	int nr = J->nr;
 	double tq[6];
 	for (int a = 0; a < nr; a++) {
 		double sm = 0.0;
@@ -604,43 +741,65 @@ static void joint_accel(const struct tnode *J, const struct twork *W, const doub
 	for (int a = nr - 1; a >= 0; a--) {	/* back substitution */
 		for (int k = a + 1; k < nr; k++)
 			tq[a] -= W->L[nr * k + a] * tq[k];
-		tq[a] /= W->L[nr * a + a];
+		tq[a] *= W->L[nr * a + a];	/* 1 / L_aa (chol_inv) */
 	}
 	for (int a = 0; a < nr; a++)
 		qdd[J->ri[a]] = tq[a];
 }
 
-/* Body accelerations and joint wrenches of node i from its q-ddot. */
-static void body_accel(struct tree *T, int i, const double *pA, const double *qdd)
+/* The wrench the parent joint transmits to node W's body, lam = Ihat
+ * Vdot + phat (seed 003 eq. 13), after the forward pass. */
+static void node_lam(const struct twork *W, double lam[6])
 {
-	const struct tnode *J = &T->nd[i];
+	m6_mulv(lam, W->I, W->acc);
+	for (int k = 0; k < 6; k++)
+		lam[k] += W->p[k];
+}
+
+/* Body accelerations of node i from its q-ddot (into the body state
+ * only when asked for, tree_bodies). */
+static inline __attribute__((always_inline)) void
+body_accel(struct tree *T, int i, const double *pA, const double *qdd, int n)
+{
 	struct twork *W = &T->wk[i];
-	int b = J->body;
 	for (int k = 0; k < 6; k++) {
 		double sm = pA[k] + W->c[k];
-		for (int a = 0; a < J->n; a++)
+		for (int a = 0; a < n; a++)
 			sm += W->S[6 * a + k] * qdd[a];
 		W->acc[k] = sm;
 	}
-	m6_mulv(W->lam, W->I, W->acc);
-	for (int k = 0; k < 6; k++)
-		W->lam[k] += W->p[k];
-	v3_copy(T->x.a + 3 * b, W->acc);
-	m3_tmulv(T->x.wd + 3 * b, T->x.A + 9 * b, W->acc + 3);
 }
 
 /* One node of the forward pass: the q-ddot of its coordinates with
  * inertia from its parent's Vdot (eq. 18) into qdd (a massless one's 0),
- * then its Vdot and lam from the q-ddot given (NULL: qdd). */
-static void node_accel(struct tree *T, int i, const double *given, double qdd[6])
+ * then its Vdot from the q-ddot given (NULL: qdd).  n, nr as in
+ * node_backward (constants for the common joints, node_accel). */
+static inline __attribute__((always_inline)) void
+node_accel_n(struct tree *T, int i, const double *given, double qdd[6], int n, int nr)
 {
 	const struct tnode *J = &T->nd[i];
 	double pA[6] = { 0, 0, 0, 0, 0, 0 };
-	memset(qdd, 0, 6 * sizeof(double));
+	for (int a = 0; a < 6; a++)
+		qdd[a] = 0.0;
 	if (J->parent >= 0)
 		phi_motion(pA, T->wk[i].dcp, T->wk[J->parent].acc);
-	joint_accel(J, &T->wk[i], pA, qdd);
-	body_accel(T, i, pA, given ? given : qdd);
+	joint_accel(J, &T->wk[i], pA, qdd, nr);
+	body_accel(T, i, pA, given ? given : qdd, n);
+}
+
+static void node_accel(struct tree *T, int i, const double *given, double qdd[6])
+{
+	const struct tnode *J = &T->nd[i];
+	if (J->nr != J->n)
+		node_accel_n(T, i, given, qdd, J->n, J->nr);
+	else if (J->n == 1)
+		node_accel_n(T, i, given, qdd, 1, 1);
+	else if (J->n == 2)
+		node_accel_n(T, i, given, qdd, 2, 2);
+	else if (J->n == 3)
+		node_accel_n(T, i, given, qdd, 3, 3);
+	else
+		node_accel_n(T, i, given, qdd, J->n, J->n);
 }
 
 static int tree_rhs(void *ctx, double t, const double *y, const double *yd, double *ydd)
@@ -691,14 +850,16 @@ static int tree_resid(void *ctx, double t, const double *y, const double *yd, co
 		const struct tnode *J = &T->nd[i];
 		const struct twork *W = &T->wk[i];
 		int n = J->n;
-		double qdd[6];
+		double qdd[6], lam[6] = { 0, 0, 0, 0, 0, 0 };
 		node_accel(T, i, ydd + J->q0, qdd);
+		if (T->nalg)
+			node_lam(W, lam);
 		for (int a = 0; a < n; a++) {
 			double r;
 			if (J->alg[a]) {
 				r = 0.0;
 				for (int k = 0; k < 6; k++)
-					r -= W->S[6 * a + k] * W->lam[k];
+					r -= W->S[6 * a + k] * lam[k];
 			} else {
 				r = ydd[J->q0 + a] - qdd[a];
 			}
@@ -719,6 +880,83 @@ static int tree_massless(void *ctx, char *alg)
 			for (int a = 0; a < T->nd[i].n; a++)
 				alg[T->nd[i].q0 + a] = (char)T->nd[i].alg[a];
 	return T->nalg;
+}
+
+/* Seed 003 eq. 29 for the DAE schemes (ode.h, vel_map): the joint rates of
+ * a body below a massless coordinate a carry its motion.  q-ddot_j =
+ * D_j^-1 (u_j - U_j^T Phi_j Vdot_p), and Vdot_p holds X_p q-ddot_a: X = S_a
+ * at a's node, and down the tree X_m = Phi_m X_p - S_m G_m,a with G_m,a =
+ * D_m^-1 U_m^T Phi_m X_p over m's coordinates with inertia (a massless
+ * coordinate of m takes none of it).  The velocity w_m = q-dot_m + G_m,a
+ * q-dot_a (the seed's v_j = X_j^T q-dot_j - T_j q-dot_i, T_j = -G_j, X =
+ * I) is then free of a's motion: for a slide on a slide, j's absolute
+ * velocity along it.  Below a body with inertia X vanishes (Ihat_i S_a =
+ * 0 puts Phi_m X_p - S_m G_m,a in the null space of a regular Ihat_m,
+ * assumption 23 of the seed); below a chain of massless bodies it
+ * does not, which is why the seed assumes (23) and this follows X on
+ * until it vanishes (to round-off of S_a).  From the last backward pass
+ * (D^-1 U^T = L^-T V); entries (row, column, value) into gi, ga, gv (room
+ * for nq * nalg); returns their count.  O(nalg N) at most. */
+static int tree_vel_map(void *ctx, int *gi, int *ga, double *gv)
+{
+	struct tree *T = ctx;
+	int cnt = 0;
+	double *X = NULL;
+	char *on = NULL;
+	for (int k = 0; k < T->nb; k++) {
+		const struct tnode *K = &T->nd[k];
+		for (int a = 0; a < K->n; a++) {
+			if (!K->alg[a])
+				continue;
+			if (!X) {
+				X = xcalloc(6 * (size_t)T->nb + 1, sizeof(double));
+				on = xcalloc((size_t)T->nb + 1, 1);
+			}
+			memset(on, 0, (size_t)T->nb);
+			const double *Sa = T->wk[k].S + 6 * a;
+			double tiny = 0.0;
+			for (int e = 0; e < 6; e++)
+				tiny += Sa[e] * Sa[e];
+			tiny = 1e-24 * tiny;	/* (1e-12 |S_a|)^2 */
+			memcpy(X + 6 * k, Sa, 6 * sizeof(double));
+			on[k] = 1;
+			for (int m = k + 1; m < T->nb; m++) {	/* parents first */
+				const struct tnode *M = &T->nd[m];
+				if (M->parent < 0 || !on[M->parent])
+					continue;
+				const struct twork *W = &T->wk[m];
+				double *Xm = X + 6 * m, tq[6];
+				phi_motion(Xm, W->dcp, X + 6 * M->parent);
+				int nr = M->nr;
+				for (int r = 0; r < nr; r++) {
+					double sm = 0.0;
+					for (int e = 0; e < 6; e++)
+						sm += W->V[6 * r + e] * Xm[e];
+					tq[r] = sm;
+				}
+				for (int r = nr - 1; r >= 0; r--) {
+					for (int e = r + 1; e < nr; e++)
+						tq[r] -= W->L[nr * e + r] * tq[e];
+					tq[r] *= W->L[nr * r + r];
+				}
+				for (int r = 0; r < nr; r++) {
+					const double *Sr = W->S + 6 * M->ri[r];
+					for (int e = 0; e < 6; e++)
+						Xm[e] -= Sr[e] * tq[r];
+					gi[cnt] = M->q0 + M->ri[r];
+					ga[cnt] = K->q0 + a;
+					gv[cnt++] = tq[r];
+				}
+				double x2 = 0.0;
+				for (int e = 0; e < 6; e++)
+					x2 += Xm[e] * Xm[e];
+				on[m] = x2 > tiny;
+			}
+		}
+	}
+	free(X);
+	free(on);
+	return cnt;
 }
 
 /* ---- charts ---- */
@@ -767,6 +1005,10 @@ static int tree_accept(void *ctx, double t, double *y, double *yd)
 		v3_set(phi, 0, 0, 0);
 		T->rebases++;
 		changed = 1;
+	}
+	if (changed) {	/* the last f's coordinates in the new charts */
+		memcpy(T->y, y, (size_t)T->nq * sizeof(double));
+		memcpy(T->yd, yd, (size_t)T->nq * sizeof(double));
 	}
 	return changed;
 }
@@ -830,6 +1072,10 @@ static void project_joint(struct tnode *J, const double *Rr, const double *dl, c
 		m3_orthonormalize(J->C);
 		v3_set(q, 0, 0, 0);
 		break;
+	case TJ_POINT:
+		memcpy(J->C, I3, sizeof J->C);
+		v3_copy(q, rc);
+		break;
 	case TJ_FREE:
 		memcpy(J->C, Ac, sizeof J->C);
 		m3_orthonormalize(J->C);
@@ -861,6 +1107,7 @@ static int tree_start(void *ctx, const struct ra_state *x0, double *y, double *y
 		v3_sub(t, oc, op);
 		m3_tmulv(dl, RP, t);
 		project_joint(J, Rr, dl, rc, Ac, y + J->q0);
+		memcpy(T->R0 + 9 * i, J->C, 9 * sizeof(double));
 	}
 	/* S at these positions, then the rates: least squares S q-dot = V_c -
 	 * Phi V_p of the given velocities (exact on a consistent state) */
@@ -918,10 +1165,11 @@ static void joint_lambda(struct tree *T, const struct tnode *J, const struct two
 	const struct ra *s = T->s;
 	const struct joint *jt = &s->m->joints[J->joint];
 	int nr = jt->nrows, c = J->body;
-	double g[6], G[36] = { 0 }, L[36], rhs[6];
+	double g[6], G[36] = { 0 }, L[36], rhs[6], wl[6];
 	const double *Jc[MODEL_JOINT_ROWS_MAX];
-	v3_scale(g, -1.0, W->lam);
-	m3_tmulv(g + 3, T->x.A + 9 * c, W->lam + 3);
+	node_lam(W, wl);
+	v3_scale(g, -1.0, wl);
+	m3_tmulv(g + 3, T->x.A + 9 * c, wl + 3);
 	v3_scale(g + 3, -1.0, g + 3);
 	for (int k = 0; k < nr; k++) {
 		int row = jt->row0 + k;
@@ -960,6 +1208,11 @@ static void tree_bodies(void *ctx, struct ra_state *x)
 	struct ra *s = T->s;
 	double t = x->t;
 	T->x.t = t;
+	for (int i = 0; i < T->nb; i++) {
+		int b = T->nd[i].body;
+		v3_copy(T->x.a + 3 * b, T->wk[i].acc);
+		m3_tmulv(T->x.wd + 3 * b, T->x.A + 9 * b, T->wk[i].acc + 3);
+	}
 	if (s->m->njoints > 0) {
 		ra_eval(s, &T->x, t, PRIM_JAC);
 		for (int i = 0; i < T->nb; i++)
@@ -1009,13 +1262,21 @@ static int uf_find(int *up, int a)
 int tree_check(const struct model *m, struct diag *d)
 {
 	int nb = m->nbodies, bad = 0;
-	for (int b = 0; b < nb; b++)
-		if (m->bodies[b].kind == BODY_PARTICLE) {
-			diag_error(d, &m->bodies[b].pos, "body '%s' is a particle: the tree formulation "
-				   "does not take particles yet (integrator.formulation: rp does)",
-				   m->bodies[b].name);
-			bad = 1;
-		}
+	/* a particle without joints is a node of 3 coordinates, its
+	 * position; one with a joint is not taken yet */
+	for (int j = 0; j < m->njoints; j++) {
+		const struct joint *jt = &m->joints[j];
+		for (int k = 0; k < 2; k++)
+			if (jt->body[k] >= 0 && m->bodies[jt->body[k]].kind == BODY_PARTICLE) {
+				diag_error(d, &jt->pos, "joint '%s' joins particle '%s': the tree "
+					   "formulation takes particles without joints only (3 "
+					   "coordinates, the position; integrator.formulation: rp "
+					   "takes jointed particles)", jt->name,
+					   m->bodies[jt->body[k]].name);
+				bad = 1;
+				break;
+			}
+	}
 	int *up = xmalloc(((size_t)nb + 1) * sizeof(int));
 	for (int b = 0; b <= nb; b++)
 		up[b] = b;
@@ -1150,7 +1411,7 @@ static void build_nodes(struct tree *T)
 	for (int i = 0; i < nb; i++) {
 		struct tnode *J = &T->nd[i];
 		if (J->joint < 0) {
-			J->type = TJ_FREE;
+			J->type = m->bodies[J->body].kind == BODY_PARTICLE ? TJ_POINT : TJ_FREE;
 			memcpy(J->Fp, I3, sizeof J->Fp);
 			memcpy(J->Fc, I3, sizeof J->Fc);
 		} else {
@@ -1190,9 +1451,29 @@ struct tree *tree_new(struct ra *s, struct diag *d)
 	T->nd = xcalloc((size_t)T->nb + 1, sizeof(*T->nd));
 	T->wk = xcalloc((size_t)T->nb + 1, sizeof(*T->wk));
 	build_nodes(T);
+	size_t na = 1;
+	for (int i = 0; i < T->nb; i++)
+		na += 13 * (size_t)T->nd[i].n + (size_t)T->nd[i].n * (size_t)T->nd[i].n;
+	T->arena = xcalloc(na, sizeof(double));
+	double *a = T->arena;
+	for (int i = 0; i < T->nb; i++) {
+		struct twork *W = &T->wk[i];
+		size_t n = (size_t)T->nd[i].n;
+		W->S = a;
+		W->V = a + 6 * n;
+		W->z = a + 12 * n;
+		W->L = a + 13 * n;
+		a += 13 * n + n * n;
+	}
 	ra_state_init(s, &T->x);
 	T->F = xcalloc(6 * (size_t)T->nb + 1, sizeof(double));
 	T->y = xcalloc((size_t)T->nq + 1, sizeof(double));
+	T->yd = xcalloc((size_t)T->nq + 1, sizeof(double));
+	T->R0 = xcalloc(9 * (size_t)T->nb + 1, sizeof(double));
+	T->jnode = xcalloc((size_t)s->m->njoints + 1, sizeof(int));
+	for (int i = 0; i < T->nb; i++)
+		if (T->nd[i].joint >= 0)
+			T->jnode[T->nd[i].joint] = i;
 	T->ode.n = T->nq;
 	T->ode.ctx = T;
 	T->ode.rhs = tree_rhs;
@@ -1204,6 +1485,7 @@ struct tree *tree_new(struct ra *s, struct diag *d)
 	T->ode.why = tree_why;
 	T->ode.resid = tree_resid;
 	T->ode.massless = tree_massless;
+	T->ode.vel_map = tree_vel_map;
 	for (int b = 0; b < T->nb; b++)
 		if (!tree_body_regular(s->m, b))
 			T->singular = 1;
@@ -1217,8 +1499,12 @@ void tree_free(struct tree **pT)
 		return;
 	free(T->nd);
 	free(T->wk);
+	free(T->arena);
 	free(T->F);
 	free(T->y);
+	free(T->yd);
+	free(T->R0);
+	free(T->jnode);
 	ra_state_release(&T->x);
 	free(T);
 	*pT = NULL;
@@ -1249,4 +1535,42 @@ void tree_node(const struct tree *T, int b, int *q0, int *n, int *parent, int *j
 			*joint = T->nd[i].joint;
 			return;
 		}
+}
+
+int tree_joint_ncoords(enum joint_type t)
+{
+	return joint_ok(t) ? tj_n[tj_of(t)] : 0;
+}
+
+/* The coordinates as tree.h states them: q and q-dot of the last f, but
+ * for a spherical joint the rotation vector from the start pose R0, in P
+ * exp(phi~) = exp(q~) C R0^T (the principal logarithm), and its rate
+ * phi-dot = J_l(phi)^-1 om, om = H(q) q-dot the relative angular velocity
+ * in P (J_l(phi) = J_r(-phi), so J_l^-1(phi) = so3_jrinv(-phi)), both
+ * turned into the parent's body frame by Fp. */
+int tree_joint_coords(const struct tree *T, int j, double *q, double *qd)
+{
+	int i = T->jnode[j];
+	const struct tnode *J = &T->nd[i];
+	const double *y = T->y + J->q0, *yd = T->yd + J->q0;
+	if (J->type != TJ_SPHERICAL) {
+		memcpy(q, y, (size_t)J->n * sizeof(double));
+		memcpy(qd, yd, (size_t)J->n * sizeof(double));
+		return J->n;
+	}
+	double E[9], R[9], D[9], H[9], hq[3], om[3], phi[3], mphi[3], Ji[9], r[3];
+	so3_exp(E, y);
+	m3_mul(R, E, J->C);
+	m3_mult(D, R, T->R0 + 9 * i);
+	so3_log(phi, D);
+	chart_jac(y, yd, H, hq);
+	m3_tmulv(om, H, yd);	/* H's columns at H[3 k] */
+	v3_scale(mphi, -1.0, phi);
+	so3_jrinv(Ji, mphi);
+	m3_mulv(r, Ji, om);
+	/* from P to the parent's body frame: A_p^T A_c = Fp D Fp^T (A_p^T
+	 * A_c)(t0), Fp D Fp^T = exp((Fp phi)~) */
+	m3_mulv(q, J->Fp, phi);
+	m3_mulv(qd, J->Fp, r);
+	return 3;
 }

@@ -9,7 +9,9 @@
  * jointed group that no joint connects to the ground.  A joint between
  * two bodies already connected closes a loop and is refused, named; so
  * are joint types without joint coordinates here (distance, point_on_line,
- * point_on_plane), particles, drivers and friction (tree_check).
+ * point_on_plane), joints on particles, drivers and friction
+ * (tree_check).  A particle without joints is a node of 3 coordinates,
+ * its position (orientation the identity, as model.h keeps it).
  *
  * Coordinates q_i of the joint of body i, in the frames of its two
  * markers (joint.s, joint.F: P on the parent, Q on the child, whichever
@@ -24,6 +26,7 @@
  *   spherical      3: phi            R = exp(phi~) C       d = 0
  *   fixed          0                 R = C                 d = 0
  *   free body      6: x, phi         A = exp(phi~) C       r = x
+ *   free particle  3: x              A = I                 r = x
  *
  * C makes the constraint rows of the joint (model.c's primitives) hold
  * for every q: a sign pattern for revolute, cylindrical, translational
@@ -78,6 +81,17 @@ struct ode_sys *tree_ode(struct tree *T);
 
 int tree_ncoords(const struct tree *T);
 long tree_rebases(const struct tree *T);	/* chart re-bases so far */
+
+/* The coordinates of joint type t (0 for a type tree does not take). */
+int tree_joint_ncoords(enum joint_type t);
+/* Model joint j's coordinates and their rates at the last f into q, qd
+ * (room for 3); returns their count.  Those of tree.h's table, except
+ * that a spherical joint gives the rotation vector phi of the child
+ * body's rotation relative to the parent body since the start,
+ * A_p^T A_c = exp(phi~) (A_p^T A_c)(t0), |phi| <= pi, in the parent's
+ * body frame (the global frame for the ground), and phi-dot (not the
+ * re-based chart). */
+int tree_joint_coords(const struct tree *T, int j, double *q, double *qd);
 
 /* For tests: the joint of body b's coordinates (first, count), the parent
  * body (-1 ground) and the joint (-1: a free body). */

@@ -1,6 +1,7 @@
 /* output.c - writing samples in the documented layout (man/mbsim-output.5). */
 #include "output.h"
 #include "assemble.h"
+#include "../form/tree.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -193,10 +194,10 @@ static int has_coord(enum joint_type t)
 }
 
 /* /joints: names, the multipliers' column offsets, and the series. */
-static void joint_series(struct output *o, struct h5out *h, const struct model *m)
+static void joint_series(struct output *o, struct h5out *h, const struct model *m, int coords)
 {
 	int nj = m->njoints;
-	o->jmul = o->jforce = o->jtorque = o->jcoord = -1;
+	o->jmul = o->jforce = o->jtorque = o->jcoord = o->jq = o->jqd = -1;
 	const char **names = xmalloc(((size_t)nj + 1) * sizeof(char *));
 	int *off = xmalloc(((size_t)nj + 1) * sizeof(int));
 	off[0] = 0;
@@ -222,6 +223,24 @@ static void joint_series(struct output *o, struct h5out *h, const struct model *
 		o->jcoord = ser_named(h, "/joints/coordinate", nj, 0, "rad or m",
 				      "relative angle (unwrapped) of revolute joints, displacement of "
 				      "translational joints, NaN for other types", "/joints/names");
+	}
+	if (nj > 0 && coords) {
+		/* the tree formulation's joint coordinates (tree.h) */
+		off[0] = 0;
+		for (int j = 0; j < nj; j++)
+			off[j + 1] = off[j] + tree_joint_ncoords(m->joints[j].type);
+		h5_ints(h, "/joints/coordinate_offsets", off, nj + 1);
+		o->njq = off[nj];
+		if (off[nj] > 0) {
+			o->jq = ser_named(h, "/joints/coordinates", off[nj], 0, "rad or m",
+					  "joint coordinates of the formulation tree, joint by joint",
+					  "/joints/names");
+			h5_attr_str(h, "/joints/coordinates", "offsets", "/joints/coordinate_offsets");
+			o->jqd = ser_named(h, "/joints/coordinate_rates", off[nj], 0, "rad/s or m/s",
+					   "time derivatives of /joints/coordinates", "/joints/names");
+			h5_attr_str(h, "/joints/coordinate_rates", "offsets",
+				    "/joints/coordinate_offsets");
+		}
 	}
 	free(off);
 }
@@ -256,7 +275,7 @@ static void driver_series(struct output *o, struct h5out *h, const struct model 
 }
 
 struct output *output_open(const char *path, const struct model *m, const struct h5_opts *opt,
-			   const char *deck_text, int omega, char *err, size_t n)
+			   const char *deck_text, unsigned flags, char *err, size_t n)
 {
 	struct h5out *h = h5_create(path, opt, err, n);
 	if (!h)
@@ -267,7 +286,7 @@ struct output *output_open(const char *path, const struct model *m, const struct
 	h5_attr_num(h, "/", "layout_version", OUTPUT_LAYOUT_VERSION);
 	h5_text(h, "/deck", deck_text ? deck_text : "");
 	o->time = output_body_series(h, m, o->body);
-	joint_series(o, h, m);
+	joint_series(o, h, m, (flags & OUTPUT_JOINT_COORDS) != 0);
 	driver_series(o, h, m);
 	point_series(o, h, m);
 	output_forces_open(o, h, m);
@@ -291,7 +310,7 @@ struct output *output_open(const char *path, const struct model *m, const struct
 			     "Newton iterations of the step");
 	o->hconv = h5_series(h, "/solver/converged", 0, 0, H5_INT, "1",
 			     "1 if the step's Newton iteration converged");
-	o->homega = omega ? ser(h, "/solver/omega_max", 0, 0, "rad/s",
+	o->homega = flags & OUTPUT_OMEGA ? ser(h, "/solver/omega_max", 0, 0, "rad/s",
 				"largest natural frequency of the linearized tangent system "
 				"(seed 002 Figs. 21, 25)") : -1;
 	/* the layout and the provenance on disk as the run starts, made
@@ -326,6 +345,11 @@ static void joint_rows(struct output *o, struct ra *s, const struct ra_state *x,
 			if (jl)
 				memcpy(jl + k, x->lam + jt->row0, (size_t)jt->nrows * sizeof(double));
 			k += jt->nrows;
+		}
+		if (o->jq >= 0) {
+			size_t nq = (size_t)o->njq * sizeof(double);
+			memcpy(h5_row_next(h, o->jq), si->jq, nq);
+			memcpy(h5_row_next(h, o->jqd), si->jqd, nq);
 		}
 	}
 	if (m->ndrivers == 0)

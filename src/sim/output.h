@@ -21,6 +21,9 @@ struct sample_info {
 	int converged;
 	double kinetic, potential, work, total, drift;
 	const double *coord;	/* unwrapped joint coordinates (njoints) */
+	/* formulation tree: every joint's coordinates and their rates, joint
+	 * by joint (tree_joint_coords), or NULL */
+	const double *jq, *jqd;
 	double omega_max;	/* tangent_newmark: largest natural frequency, rad/s */
 };
 
@@ -30,6 +33,8 @@ struct output {
 	int time, body[OUTPUT_BODY_IDS];	/* series ids: /time, /bodies/..., /particles/... */
 	int ppos, pvel, pacc;	/* /points/... */
 	int jmul, jforce, jtorque, jcoord;		/* /joints/... */
+	int jq, jqd;		/* /joints/coordinates, coordinate_rates (tree), or -1 */
+	int njq;		/* their columns */
 	int dmul, deffort, dforce, dtorque;		/* /drivers/... */
 	int pres, vres, ares, pvec, vvec, avec;
 	int ekin, epot, ework, etot, edrift;
@@ -45,10 +50,13 @@ void output_forces_close(struct output *o);
 
 /* Create the file with every dataset, write the deck text (/deck) and
  * flush; NULL with a message in err.  opt: flush interval, compression,
- * expected samples (see h5.h).  omega: also /solver/omega_max (the
- * schemes that compute it, tangent_newmark). */
+ * expected samples (see h5.h).  flags: OUTPUT_OMEGA, also
+ * /solver/omega_max (the schemes that compute it, tangent_newmark);
+ * OUTPUT_JOINT_COORDS, also /joints/coordinates and coordinate_rates
+ * (the formulation tree, whose state they are). */
+enum { OUTPUT_OMEGA = 1, OUTPUT_JOINT_COORDS = 2 };
 struct output *output_open(const char *path, const struct model *m, const struct h5_opts *opt,
-			   const char *deck_text, int omega, char *err, size_t n);
+			   const char *deck_text, unsigned flags, char *err, size_t n);
 /* Write one sample; the caller has done ra_eval(PRIM_ALL) at x. Returns
  * the three residual norms through res[3].  0, or -1 when writing the
  * file has failed (h5_error names it). */

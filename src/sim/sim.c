@@ -59,6 +59,7 @@ struct monitor {
 	double *coord, *coord_raw;	/* unwrapped and last raw joint coordinates */
 	double *turn;		/* bound on a revolute's turn since coord_raw */
 	double *wraps;		/* whole turns of a revolute since t0 */
+	double *jq, *jqd;	/* tree: every joint's coordinates and rates, or NULL */
 };
 
 /* Joint coordinates of the sample at x.  A revolute's angle is unwrapped
@@ -217,7 +218,15 @@ static int complete(struct run *R, const struct ra_state *x, double h, int iters
 		return 0;
 	ra_eval(s, x, x->t, PRIM_ALL);
 	struct sample_info si = { h, iters, converged, K, V, mo->work, total, drift, mo->coord,
-				  R->it->omega_max };
+				  NULL, NULL, R->it->omega_max };
+	if (mo->jq) {
+		const struct tree *T = R->it->ode->tree;
+		int k = 0;
+		for (int j = 0; j < s->m->njoints; j++)
+			k += tree_joint_coords(T, j, mo->jq + k, mo->jqd + k);
+		si.jq = mo->jq;
+		si.jqd = mo->jqd;
+	}
 	if (isfinite(si.omega_max))
 		R->r->omega_max = isfinite(R->r->omega_max) ? fmax(R->r->omega_max, si.omega_max)
 							    : si.omega_max;
@@ -424,10 +433,27 @@ static int setup(struct run *R, struct ra_state *x, struct diag *d)
 		return 1;
 	}
 	note_redundant(R);
+	if (R->it->ode && R->it->ode->tree) {
+		/* the tree's coordinates now, for the t0 sample's
+		 * /joints/coordinates (the first step would start them at the
+		 * same state; bdf has, in integ_accel) */
+		st = odeint_begin(R->it, R->it->ode, x);
+		if (st) {
+			fail_message(R, st, x->t, 0, a->o->step);
+			return 1;
+		}
+	}
 	R->mo.coord = xcalloc((size_t)a->m->njoints + 1, sizeof(double));
 	R->mo.coord_raw = xcalloc((size_t)a->m->njoints + 1, sizeof(double));
 	R->mo.turn = xcalloc((size_t)a->m->njoints + 1, sizeof(double));
 	R->mo.wraps = xcalloc((size_t)a->m->njoints + 1, sizeof(double));
+	if (R->it->ode && R->it->ode->tree) {
+		size_t nq = 1;
+		for (int j = 0; j < a->m->njoints; j++)
+			nq += (size_t)tree_joint_ncoords(a->m->joints[j].type);
+		R->mo.jq = xcalloc(nq, sizeof(double));
+		R->mo.jqd = xcalloc(nq, sizeof(double));
+	}
 	R->mo.first = 1;
 	return 0;
 }
@@ -746,8 +772,10 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 		struct h5_opts ho = { a->o->flush_interval, a->o->compression,
 				      expected_samples(a->o, integ_find(a->o->method)) };
 		const struct integ_info *info = integ_find(a->o->method);
-		R.out = output_open(a->out_path, a->m, &ho, a->deck_text,
-				    info && info->id == INTEG_TANGENT_NEWMARK, err, sizeof err);
+		unsigned flags = info && info->id == INTEG_TANGENT_NEWMARK ? OUTPUT_OMEGA : 0;
+		if (a->o->formulation == FORM_TREE || (info && strcmp(info->formulation, "tree") == 0))
+			flags |= OUTPUT_JOINT_COORDS;	/* as odeint_init chooses */
+		R.out = output_open(a->out_path, a->m, &ho, a->deck_text, flags, err, sizeof err);
 		if (!R.out) {
 			diag_error(d, NULL, "%s", err);
 			return SIM_FAILED;
@@ -817,6 +845,8 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 	free(R.mo.coord_raw);
 	free(R.mo.turn);
 	free(R.mo.wraps);
+	free(R.mo.jq);
+	free(R.mo.jqd);
 	integ_free(&R.it);
 	ra_free(&R.sys);
 	return r->status;
