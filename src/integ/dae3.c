@@ -293,6 +293,8 @@ static void blocks(struct integ *it, const struct ra_state *y, double t, const s
 	ra_mass_blocks(it->sys, it->W);
 	integ_gyro_blocks(it, y, in->theta * in->cv);
 	ra_force_blocks(it->sys, y, t, in->theta * in->cq, in->theta * in->cv, it->W);
+	if (it->Wc)
+		ra_beam_blocks(it->sys, y, in->theta * in->cq, in->theta * in->cv, it->Wc);
 }
 
 /* Index 2: the velocity rows replace the position rows of the Newton
@@ -353,7 +355,7 @@ static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, st
 				e[i] += in->ek[i];
 		if (refactor) {
 			blocks(it, y, in->t, in);
-			if (kkt_factor(it->kkt, it->W, s->jac) ||
+			if (kkt_factor_pairs(it->kkt, it->W, it->Wc, s->jac) ||
 			    (ggl && kkt_factor(E->kmu, E->Wid, s->jac))) {
 				it->bad_row = kkt_bad_row(it->kkt);
 				it->iters += it_n;

@@ -49,6 +49,7 @@ struct integ {
 	double tol;
 	int maxit;
 	double *W;		/* nb x 18 iteration-matrix blocks */
+	double *Wc;		/* beams: 36 per pair of sys->pairs (dae3), or NULL */
 	double *g, *dg, *rhs, *F, *F2, *dl, *dl2, *lam;	/* scratch */
 	/* statistics of the last step and of the run */
 	int iters;

@@ -95,6 +95,7 @@ struct kkt {
 	double sing_tol;	/* kkt_set_singular_tol */
 	double *R;		/* fallback scratch: n^2 + 4 n */
 	int *rpiv;
+	int np, *pairs;		/* coupling blocks (kkt_new_pairs), KKT_FULL */
 };
 
 const char *kkt_mode_name(enum kkt_mode m)
@@ -259,7 +260,7 @@ static void sparse_schur_pattern(struct kkt *k)
 static void full_pattern(struct kkt *k)
 {
 	int nb = k->nb, nc = k->nc, ng = 6 * nb;
-	int nt = nb * 18 + nc * 24;
+	int nt = nb * 18 + nc * 24 + 36 * k->np;
 	struct trip *t = xmalloc((size_t)(nt + 1) * sizeof(*t));
 	int q = 0;
 	for (int b = 0; b < nb; b++)
@@ -286,6 +287,15 @@ static void full_pattern(struct kkt *k)
 				q++;
 			}
 		}
+	/* the coupling blocks last, so that without them the pattern and
+	 * the sums are those of before */
+	for (int p = 0; p < k->np; p++)
+		for (int i = 0; i < 6; i++)
+			for (int j = 0; j < 6; j++) {
+				t[q].i = 6 * k->pairs[2 * p] + i;
+				t[q].j = 6 * k->pairs[2 * p + 1] + j;
+				q++;
+			}
 	k->ncontrib = q;
 	build_csc(k, t, q, 1);
 	free(t);
@@ -293,7 +303,26 @@ static void full_pattern(struct kkt *k)
 
 struct kkt *kkt_new(int nb, int nc, const int *bi, const int *bj, enum kkt_mode mode)
 {
+	return kkt_new_pairs(nb, nc, bi, bj, mode, 0, NULL);
+}
+
+int kkt_npairs(const struct kkt *k)
+{
+	return k->np;
+}
+
+struct kkt *kkt_new_pairs(int nb, int nc, const int *bi, const int *bj, enum kkt_mode mode,
+			  int np, const int *pairs)
+{
+	if (np > 0 && (mode == KKT_DENSE || mode == KKT_SPARSE))
+		return NULL;
 	struct kkt *k = xcalloc(1, sizeof(*k));
+	if (np > 0) {
+		mode = KKT_FULL;
+		k->np = np;
+		k->pairs = xmalloc(2 * (size_t)np * sizeof(int));
+		memcpy(k->pairs, pairs, 2 * (size_t)np * sizeof(int));
+	}
 	if (mode == KKT_AUTO)
 		mode = nc <= KKT_DENSE_MAX ? KKT_DENSE : KKT_SPARSE;
 	k->mode = mode;
@@ -356,6 +385,7 @@ void kkt_free(struct kkt **pk)
 	free(k->drop);
 	free(k->R);
 	free(k->rpiv);
+	free(k->pairs);
 	free(k);
 	*pk = NULL;
 }
@@ -768,7 +798,7 @@ static double dense_min_pivot(const struct kkt *k)
 	return m;
 }
 
-static int factor_full(struct kkt *k, const double *W, const double *jac)
+static int factor_full(struct kkt *k, const double *W, const double *Wc, const double *jac)
 {
 	int q = 0;
 	memset(k->Ax, 0, (size_t)k->nnz * sizeof(double));
@@ -784,6 +814,8 @@ static int factor_full(struct kkt *k, const double *W, const double *jac)
 				k->Ax[k->map[q++]] += v;
 			}
 		}
+	for (int e = 0; Wc && e < 36 * k->np; e++)
+		k->Ax[k->map[q++]] += Wc[e];
 	return umf_numeric(k);
 }
 
@@ -968,6 +1000,11 @@ int kkt_dropped(const struct kkt *k, int *rows)
 
 int kkt_factor(struct kkt *k, const double *W, const double *jac)
 {
+	return kkt_factor_pairs(k, W, NULL, jac);
+}
+
+int kkt_factor_pairs(struct kkt *k, const double *W, const double *Wc, const double *jac)
+{
 	k->bad_row = -1;
 	k->err[0] = 0;
 	k->ndrop = k->nfixed;
@@ -982,7 +1019,7 @@ int kkt_factor(struct kkt *k, const double *W, const double *jac)
 			return -2;
 		}
 	if (k->mode == KKT_FULL)
-		return factor_full(k, W, jac);
+		return factor_full(k, W, Wc, jac);
 	form_p(k, jac);
 	return factor_schur(k, W, jac);
 }
