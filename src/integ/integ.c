@@ -19,24 +19,33 @@ static enum kkt_mode solver_mode(const char *name)
 	return KKT_AUTO;	/* "auto" and "schur" */
 }
 
-struct integ *integ_new(const struct integ_info *info, struct ra *sys,
-			const struct sim_options *o, struct diag *d)
+int integ_check_beams(const struct model *m, const struct integ_info *info,
+		      const struct sim_options *o, struct diag *d)
 {
-	const struct model *m = sys->m;
-	if (m->nbeams > 0 && strcmp(info->family, "dae3") != 0) {
-		/* the beam's coupling blocks reach the Newton matrix of the
+	if (m->nbeams == 0 || !info)
+		return 0;
+	if (strcmp(info->family, "dae3") != 0) {
+		/* the beams' coupling blocks reach the Newton matrix of the
 		 * dae3 engine only (dae3.c blocks()) */
 		diag_error(d, &m->beams[0].pos, "integrator '%s' cannot step beam '%s': beams "
 			   "take the dae3 schemes only (lms*, ss*, bathe, msst*, esdirk*, hht, "
 			   "genalpha, newmark)", info->name, m->beams[0].name);
-		return NULL;
+		return -1;
 	}
-	if (m->nbeams > 0 && strcmp(o->linear_solver, "schur") == 0) {
+	if (strcmp(o->linear_solver, "schur") == 0) {
 		diag_error(d, &m->beams[0].pos, "beam '%s' couples its nodes in the Newton "
 			   "matrix: integrator.linear_solver schur needs it block diagonal; use "
 			   "auto or umfpack", m->beams[0].name);
-		return NULL;
+		return -1;
 	}
+	return 0;
+}
+
+struct integ *integ_new(const struct integ_info *info, struct ra *sys,
+			const struct sim_options *o, struct diag *d)
+{
+	if (integ_check_beams(sys->m, info, o, d))
+		return NULL;
 	struct integ *it = xcalloc(1, sizeof(*it));
 	int ng = sys->ng, nc = sys->nc;
 	it->info = info;
