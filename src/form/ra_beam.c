@@ -6,6 +6,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void ra_beam_init(struct ra *s)
@@ -110,18 +111,24 @@ void ra_beam_out(const struct ra *s, const struct ra_state *x, const struct beam
 	beam_element(bm, e, n.r, n.A, n.v, n.w, NULL, pt);
 }
 
-/* Central differences of the element's 18 forces in node b's coordinate
- * k (0..2 r, 3..5 theta, 6..8 v, 9..11 w), step cbrt(DBL_EPSILON) max(1,
- * |value|) (rotations: cbrt(DBL_EPSILON) rad): column of dF into dF. */
+/* Differences of the element's 18 forces in node b's coordinate k (0..2
+ * r, 3..5 theta, 6..8 v, 9..11 w): column of dF into dF.  Positions and
+ * rotations forward from F0 (the forces at the state), step
+ * sqrt(DBL_EPSILON) max(1, |value|) (rotations: sqrt(DBL_EPSILON) rad):
+ * error O(step), some 1e-8 relative, ample for Newton's matrix, at half
+ * the evaluations of central differences (which were most of the time of
+ * a beam model).  Velocities central, step cbrt(DBL_EPSILON) max(1,
+ * |value|): the strain rates are themselves a difference (beam.c), whose
+ * round-off a forward step of 1e-8 would magnify past use. */
 static void fd_column(const struct beam *bm, int e, struct enodes *n, int b, int k,
-		      double *dF)
+		      const double *F0, double *dF)
 {
-	const double eps = cbrt(DBL_EPSILON);
+	int central = k >= 6;
 	double rr[3], AA[9], vv[3], ww[3], Fp[18], Fm[18];
 	const double *r0 = n->r[b], *A0 = n->A[b], *v0 = n->v[b], *w0 = n->w[b];
 	double *p = k < 3 ? rr + k : k >= 6 && k < 9 ? vv + k - 6 : k >= 9 ? ww + k - 9 : NULL;
 	double save = k < 3 ? r0[k] : k >= 6 && k < 9 ? v0[k - 6] : k >= 9 ? w0[k - 9] : 0.0;
-	double h = eps * fmax(1.0, fabs(save));
+	double h = (central ? cbrt(DBL_EPSILON) : sqrt(DBL_EPSILON)) * fmax(1.0, fabs(save));
 	v3_copy(rr, r0);
 	v3_copy(vv, v0);
 	v3_copy(ww, w0);
@@ -130,7 +137,7 @@ static void fd_column(const struct beam *bm, int e, struct enodes *n, int b, int
 	n->A[b] = AA;
 	n->v[b] = vv;
 	n->w[b] = ww;
-	for (int sg = 0; sg < 2; sg++) {
+	for (int sg = 0; sg < 1 + central; sg++) {
 		double d = sg ? -h : h;
 		if (p) {
 			*p = save + d;
@@ -147,7 +154,7 @@ static void fd_column(const struct beam *bm, int e, struct enodes *n, int b, int
 	n->v[b] = v0;
 	n->w[b] = w0;
 	for (int i = 0; i < 18; i++)
-		dF[i] = (Fp[i] - Fm[i]) / (2.0 * h);
+		dF[i] = central ? (Fp[i] - Fm[i]) / (2.0 * h) : (Fp[i] - F0[i]) / h;
 }
 
 void ra_beam_blocks(const struct ra *s, const struct ra_state *x, double cq, double cv,
@@ -161,12 +168,13 @@ void ra_beam_blocks(const struct ra *s, const struct ra_state *x, double cq, dou
 		for (int e = 0; e < bm->nel; e++, q += 9) {
 			struct enodes n;
 			enodes(bm, e, x, &n);
-			double *W = Wc + 36 * (size_t)q;
+			double *W = Wc + 36 * (size_t)q, F0[18];
 			memset(W, 0, 9 * 36 * sizeof(double));
+			beam_element(bm, e, n.r, n.A, n.v, n.w, F0, NULL);
 			for (int b = 0; b < 3; b++)
 				for (int k = 0; k < nk; k++) {
 					double dF[18], c = k < 6 ? cq : cv;
-					fd_column(bm, e, &n, b, k, dF);
+					fd_column(bm, e, &n, b, k, F0, dF);
 					for (int a = 0; a < 3; a++)
 						for (int row = 0; row < 6; row++)
 							W[36 * (3 * a + b) + 6 * row + k % 6] -=

@@ -126,6 +126,8 @@ int dae3_init(struct integ *it, const struct sim_options *o)
 	E->ek = xcalloc(ng, sizeof(double));
 	E->psi = xcalloc((size_t)3 * s->nb + 1, sizeof(double));
 	E->lam = xcalloc(nc, sizeof(double));
+	E->g0 = xcalloc(ng, sizeof(double));
+	E->lam0 = xcalloc(nc, sizeof(double));
 	E->lamf = xcalloc(nc, sizeof(double));
 	E->h_max = o->max_step > 0 ? o->max_step : o->t_end - o->t0;
 	E->index = o->index == 2 ? 2 : 3;
@@ -181,6 +183,8 @@ void dae3_free(struct integ *it)
 	free(E->ek);
 	free(E->psi);
 	free(E->lam);
+	free(E->g0);
+	free(E->lam0);
 	free(E->lamf);
 	free(E->pm);
 	ra_state_release(&E->ybig);
@@ -344,6 +348,18 @@ static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, st
 		v3_copy(E->psi + 3 * b, in->yhat + 12 * b + 3);
 	if (ggl)	/* the last solve's mu is the first iterate */
 		ra_jac_tmul(s, E->mu, E->pm);
+	/* with beams the matrix (18 x 18 blocks by differences, a sparse LU)
+	 * is kept from the last solve when nothing it depends on but the
+	 * state has changed: a modified Newton method, refactored below as
+	 * soon as it contracts slowly */
+	int stale = 0, since = 0;	/* iterations since the last (re)start */
+	if (it->Wc && !ggl && E->fserial && E->fserial == kkt_serial(it->kkt) &&
+	    E->fcq == in->cq && E->fcv == in->cv && E->fth == in->theta) {
+		refactor = 0;
+		stale = 1;	/* a slow start goes back to the first iterate */
+		memcpy(E->g0, g, (size_t)ng * sizeof(double));
+		memcpy(E->lam0, lam, (size_t)nc * sizeof(double));
+	}
 	while (it_n < it->maxit) {
 		kin(E, in, g, y);
 		kkt_zero_dropped(it->kkt, lam);	/* redundant rows: kkt.h */
@@ -363,6 +379,10 @@ static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, st
 			}
 			it->factorizations++;
 			refactor = 0;
+			E->fserial = kkt_serial(it->kkt);
+			E->fcq = in->cq;
+			E->fcv = in->cv;
+			E->fth = in->theta;
 		}
 		kkt_solve(it->kkt, e, it->dl, it->dg, it->dl2);
 		double dmu = ggl ? ggl_mu(it, E, in->cv) : 0.0;
@@ -371,10 +391,25 @@ static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, st
 		for (int k = 0; k < nc; k++)
 			lam[k] += it->dl2[k];
 		it_n++;
+		since++;
 		double dn = integ_norm2(it->dg, ng, it->dl2, nc);
 		double nrm = fmax(in->cq * dn, in->cv * dmu);
 		it->last_norm = nrm;
+		if (stale && since > 1 && !(nrm <= 0.25 * prev)) {
+			/* the kept matrix does not serve this solve: from the
+			 * first iterate again with a new one */
+			memcpy(g, E->g0, (size_t)ng * sizeof(double));
+			memcpy(lam, E->lam0, (size_t)nc * sizeof(double));
+			for (int b = 0; b < nb; b++)
+				v3_copy(E->psi + 3 * b, in->yhat + 12 * b + 3);
+			stale = 0;
+			since = 0;
+			refactor = 1;
+			prev = 0.0;
+			continue;
+		}
 		if (!isfinite(nrm)) {
+			E->fserial = 0;
 			integ_note_worst(it);
 			it->iters += it_n;
 			return INTEG_NONFINITE;
@@ -384,12 +419,13 @@ static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, st
 			ok = 1;
 			break;
 		}
-		if (it_n > 1 && nrm > 0.25 * prev)
+		if (since > 1 && nrm > 0.25 * prev)
 			refactor = 1;
 		prev = nrm;
 	}
 	it->iters += it_n;
 	if (!ok) {
+		E->fserial = 0;
 		integ_note_worst(it);
 		return INTEG_NEWTON_FAIL;
 	}

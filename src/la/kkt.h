@@ -54,6 +54,9 @@ int kkt_factor(struct kkt *k, const double *W, const double *jac);
  * row-major; NULL: zero) added to W. */
 int kkt_factor_pairs(struct kkt *k, const double *W, const double *Wc, const double *jac);
 int kkt_npairs(const struct kkt *k);
+/* Count of successful factorizations so far: a caller that keeps a
+ * factorization across solves sees whether another has replaced it. */
+long kkt_serial(const struct kkt *k);
 /* Solve with the last factorization. a: 6 nb (NULL: zero), b: nc; x: 6 nb, y: nc. */
 int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double *y);
 
