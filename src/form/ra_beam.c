@@ -121,7 +121,7 @@ void ra_beam_out(const struct ra *s, const struct ra_state *x, const struct beam
  * |value|): the strain rates are themselves a difference (beam.c), whose
  * round-off a forward step of 1e-8 would magnify past use. */
 static void fd_column(const struct beam *bm, int e, struct enodes *n, int b, int k,
-		      const double *F0, double *dF)
+		      const double *F0, const struct beam_rot *g0, double *dF)
 {
 	int central = k >= 6;
 	double rr[3], AA[9], vv[3], ww[3], Fp[18], Fm[18];
@@ -147,7 +147,10 @@ static void fd_column(const struct beam *bm, int e, struct enodes *n, int b, int
 			so3_exp(Q, th);
 			m3_mul(AA, A0, Q);
 		}
-		beam_element(bm, e, n->r, n->A, n->v, n->w, sg ? Fm : Fp, NULL);
+		if (k < 3)	/* the frames unchanged */
+			beam_element_rot(bm, e, n->r, n->A, n->v, n->w, g0, Fp, NULL);
+		else
+			beam_element(bm, e, n->r, n->A, n->v, n->w, sg ? Fm : Fp, NULL);
 	}
 	n->r[b] = r0;
 	n->A[b] = A0;
@@ -169,12 +172,14 @@ void ra_beam_blocks(const struct ra *s, const struct ra_state *x, double cq, dou
 			struct enodes n;
 			enodes(bm, e, x, &n);
 			double *W = Wc + 36 * (size_t)q, F0[18];
+			struct beam_rot g0;
 			memset(W, 0, 9 * 36 * sizeof(double));
-			beam_element(bm, e, n.r, n.A, n.v, n.w, F0, NULL);
+			beam_rot_of(n.A, &g0);
+			beam_element_rot(bm, e, n.r, n.A, n.v, n.w, &g0, F0, NULL);
 			for (int b = 0; b < 3; b++)
 				for (int k = 0; k < nk; k++) {
 					double dF[18], c = k < 6 ? cq : cv;
-					fd_column(bm, e, &n, b, k, F0, dF);
+					fd_column(bm, e, &n, b, k, F0, &g0, dF);
 					for (int a = 0; a < 3; a++)
 						for (int row = 0; row < 6; row++)
 							W[36 * (3 * a + b) + 6 * row + k % 6] -=

@@ -24,50 +24,56 @@ static void shape(double xi, double N[3], double dN[3])
 	dN[2] = xi + 0.5;
 }
 
-/* Geometry at point p: x, dx/dxi, R, Jr(psi) dpsi/dxi.  psi: the relative
- * rotations of nodes 0 and 2 (node 1's is 0). */
-static void point_geom(const double *const r[3], const double *A1, const double psi[2][3],
-		       int p, double *x, double *xd, double *R, double *kd)
+/* The rotational part of the geometry at both points (beam.h). */
+void beam_rot_of(const double *const A[3], struct beam_rot *g)
 {
-	double N[3], dN[3], ps[3], pd[3], E[9], Jr[9];
-	shape(xi_of(p), N, dN);
-	for (int c = 0; c < 3; c++) {
-		x[c] = N[0] * r[0][c] + N[1] * r[1][c] + N[2] * r[2][c];
-		xd[c] = dN[0] * r[0][c] + dN[1] * r[1][c] + dN[2] * r[2][c];
-		ps[c] = N[0] * psi[0][c] + N[2] * psi[1][c];
-		pd[c] = dN[0] * psi[0][c] + dN[2] * psi[1][c];
-	}
-	so3_exp(E, ps);
-	m3_mul(R, A1, E);
-	so3_jr(Jr, ps);
-	m3_mulv(kd, Jr, pd);
-}
-
-static void rel_rot(const double *const A[3], double psi[2][3])
-{
-	double Q[9];
+	double psi[2][3], Q[9];
 	m3_tmul(Q, A[1], A[0]);
 	so3_log(psi[0], Q);
 	m3_tmul(Q, A[1], A[2]);
 	so3_log(psi[1], Q);
+	for (int p = 0; p < 2; p++) {
+		double N[3], dN[3], ps[3], pd[3], E[9], Jr[9];
+		shape(xi_of(p), N, dN);
+		for (int c = 0; c < 3; c++) {
+			ps[c] = N[0] * psi[0][c] + N[2] * psi[1][c];
+			pd[c] = dN[0] * psi[0][c] + dN[2] * psi[1][c];
+		}
+		so3_exp(E, ps);
+		m3_mul(g->R[p], A[1], E);
+		so3_jr(Jr, ps);
+		m3_mulv(g->kd[p], Jr, pd);
+	}
 }
 
-/* Strains of element e at both points (eps: 2 x 6), and the geometry. */
+/* Strains of element e at both points (eps: 2 x 6), with the points x
+ * and frames R (those of g). */
+static void strains_rot(const struct beam *bm, int e, const double *const r[3],
+			const struct beam_rot *g, double eps[2][6], double x[2][3])
+{
+	for (int p = 0; p < 2; p++) {
+		const double *ref = bm->ref + BEAM_REF * e + 7 * p;
+		double N[3], dN[3], xd[3], gm[3];
+		shape(xi_of(p), N, dN);
+		for (int c = 0; c < 3; c++) {
+			x[p][c] = N[0] * r[0][c] + N[1] * r[1][c] + N[2] * r[2][c];
+			xd[c] = dN[0] * r[0][c] + dN[1] * r[1][c] + dN[2] * r[2][c];
+		}
+		m3_tmulv(gm, g->R[p], xd);
+		for (int c = 0; c < 3; c++) {
+			eps[p][c] = gm[c] / ref[0] - ref[1 + c];
+			eps[p][3 + c] = g->kd[p][c] / ref[0] - ref[4 + c];
+		}
+	}
+}
+
 static void strains(const struct beam *bm, int e, const double *const r[3],
 		    const double *const A[3], double eps[2][6], double x[2][3], double R[2][9])
 {
-	double psi[2][3];
-	rel_rot(A, psi);
-	for (int p = 0; p < 2; p++) {
-		const double *ref = bm->ref + BEAM_REF * e + 7 * p;
-		double xd[3], kd[3], g[3];
-		point_geom(r, A[1], psi, p, x[p], xd, R[p], kd);
-		m3_tmulv(g, R[p], xd);
-		for (int c = 0; c < 3; c++) {
-			eps[p][c] = g[c] / ref[0] - ref[1 + c];
-			eps[p][3 + c] = kd[c] / ref[0] - ref[4 + c];
-		}
-	}
+	struct beam_rot g;
+	beam_rot_of(A, &g);
+	strains_rot(bm, e, r, &g, eps, x);
+	memcpy(R, g.R, sizeof g.R);
 }
 
 /* Strain rates by a central difference along the motion: the nodes moved
@@ -108,8 +114,19 @@ double beam_element(const struct beam *bm, int e, const double *const r[3],
 		    const double *const A[3], const double *const v[3],
 		    const double *const w[3], double *F, struct beam_pt *pt)
 {
-	double eps[2][6], epsd[2][6], x[2][3], R[2][9], Fs[2][3], Ms[2][3], U = 0.0;
-	strains(bm, e, r, A, eps, x, R);
+	struct beam_rot g;
+	beam_rot_of(A, &g);
+	return beam_element_rot(bm, e, r, A, v, w, &g, F, pt);
+}
+
+double beam_element_rot(const struct beam *bm, int e, const double *const r[3],
+			const double *const A[3], const double *const v[3],
+			const double *const w[3], const struct beam_rot *g, double *F,
+			struct beam_pt *pt)
+{
+	double eps[2][6], epsd[2][6], x[2][3], Fs[2][3], Ms[2][3], U = 0.0;
+	const double(*R)[9] = g->R;
+	strains_rot(bm, e, r, g, eps, x);
 	if (bm->mu > 0.0)
 		strain_rates(bm, e, r, A, v, w, epsd);
 	for (int p = 0; p < 2; p++) {
@@ -174,22 +191,24 @@ int beam_reference(const struct model *m, struct beam *bm, struct diag *d)
 		const struct body *b = m->bodies + bm->node0 + 2 * e;
 		const double *r[3] = { b[0].r0, b[1].r0, b[2].r0 };
 		const double *A[3] = { b[0].A0, b[1].A0, b[2].A0 };
-		double psi[2][3];
-		rel_rot(A, psi);
+		struct beam_rot g;
+		beam_rot_of(A, &g);
 		for (int p = 0; p < 2; p++) {
-			double *ref = bm->ref + BEAM_REF * e + 7 * p, x[3], xd[3], R[9], kd[3], g[3];
-			point_geom(r, A[1], psi, p, x, xd, R, kd);
+			double *ref = bm->ref + BEAM_REF * e + 7 * p, N[3], dN[3], xd[3], gm[3];
+			shape(xi_of(p), N, dN);
+			for (int c = 0; c < 3; c++)
+				xd[c] = dN[0] * r[0][c] + dN[1] * r[1][c] + dN[2] * r[2][c];
 			double j = v3_norm(xd);
 			if (!(j > 0.0)) {
 				diag_error(d, &bm->pos, "beam '%s': element %d has zero length",
 					   bm->name, e + 1);
 				return -1;
 			}
-			m3_tmulv(g, R, xd);
+			m3_tmulv(gm, g.R[p], xd);
 			ref[0] = j;
 			for (int c = 0; c < 3; c++) {
-				ref[1 + c] = g[c] / j;
-				ref[4 + c] = kd[c] / j;
+				ref[1 + c] = gm[c] / j;
+				ref[4 + c] = g.kd[p][c] / j;
 			}
 		}
 	}

@@ -53,6 +53,20 @@ double beam_element(const struct beam *bm, int e, const double *const r[3],
 		    const double *const A[3], const double *const v[3],
 		    const double *const w[3], double *F, struct beam_pt *pt);
 
+/* The part of the element's geometry that depends on the node frames
+ * alone: at each point the section frame R and Jr(psi) dpsi/dxi.  A
+ * change of the node positions only keeps it (ra_beam.c's differences in
+ * r reuse it: no trigonometry). */
+struct beam_rot {
+	double R[2][9], kd[2][3];
+};
+void beam_rot_of(const double *const A[3], struct beam_rot *g);
+/* beam_element with g = beam_rot_of(A) given. */
+double beam_element_rot(const struct beam *bm, int e, const double *const r[3],
+			const double *const A[3], const double *const v[3],
+			const double *const w[3], const struct beam_rot *g, double *F,
+			struct beam_pt *pt);
+
 /* Set bm->ref from the initial poses of its nodes (model_finalize): 0, or
  * -1 with a record in d when an element is degenerate. */
 int beam_reference(const struct model *m, struct beam *bm, struct diag *d);
