@@ -362,8 +362,11 @@ static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, st
 	 * state has changed: a modified Newton method, refactored below as
 	 * soon as it contracts slowly */
 	int stale = 0, since = 0;	/* iterations since the last (re)start */
+	/* (the run's clock makes steps that differ in their last bits: the
+	 * coefficients are compared to 1e-9, far below what moves Newton) */
 	if (it->Wc && !ggl && E->fserial && E->fserial == kkt_serial(it->kkt) &&
-	    E->fcq == in->cq && E->fcv == in->cv && E->fth == in->theta) {
+	    fabs(E->fcq - in->cq) <= 1e-9 * in->cq && fabs(E->fcv - in->cv) <= 1e-9 * in->cv &&
+	    E->fth == in->theta) {
 		refactor = 0;
 		stale = 1;	/* a slow start goes back to the first iterate */
 		memcpy(E->g0, g, (size_t)ng * sizeof(double));
