@@ -8,6 +8,7 @@
 #   make study-000  regenerate docs/results/000 (seed 000 figures; not part of test)
 #   make study-001  regenerate docs/results/001 (seed 001 Tables 1-4, Figs. 2 and 5; not part of test)
 #   make study-004  regenerate docs/results/004 (seed 004 §4 spectral figures; not part of test)
+#   make study-004-flex  regenerate docs/results/004/flex (seed 004 §5.2-5.4, the beams; not part of test)
 #   make study-002  regenerate docs/results/002 (seed 002 stiff pendulum, Andrews, IFToMM; not part of test)
 #   make study-003  regenerate docs/results/003 (seed 003 Fig. 2, BDF steps against m1/m2; not part of test)
 #   make install PREFIX=/usr/local
@@ -55,7 +56,7 @@ TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_HELP := $(BUILD)/tests/testutil.o
 
-.PHONY: all run test unit asan bench install clean study-000 study-001 study-002 study-003 study-004 fuzz fuzz-build
+.PHONY: all run test unit asan bench install clean study-000 study-001 study-002 study-003 study-004 study-004-flex fuzz fuzz-build
 all: $(BUILD)/mbsim
 
 $(BUILD)/%.o: %.c
@@ -152,6 +153,9 @@ study-003: all
 
 study-004: all
 	/usr/bin/python3 tools/spectral_plots.py --mbsim $(BUILD)/mbsim --out docs/results/004 $(STUDY_ARGS)
+
+study-004-flex: all
+	/usr/bin/python3 tools/study004_flex.py --mbsim $(BUILD)/mbsim --out docs/results/004/flex $(STUDY_ARGS)
 
 # The manual pages name decks/*.yaml and schema/deck.schema.json: both go
 # to $(PREFIX)/share/mbsim (mbsim(1), FILES).

@@ -4,6 +4,8 @@
 #include "../deck/deck.h"
 #include "../integ/registry.h"
 #include "../sim/mobility.h"
+#include "../model/beam.h"
+#include "../util/vec.h"
 #include "../sim/sim.h"
 #include "../util/xalloc.h"
 
@@ -37,6 +39,16 @@ static void print_mobility(const char *deck, const struct model *m, const struct
 	}
 	printf("%s\n", nd > 6 ? ", ..." : "");
 	mobility_release(&mo);
+	/* the beams' meshes (their nodes are among the bodies counted) */
+	for (int i = 0; i < m->nbeams; i++) {
+		const struct beam *bm = &m->beams[i];
+		const struct body *n0 = &m->bodies[bm->node0], *n1 = &m->bodies[bm->node0 + 2 * bm->nel];
+		double d[3];
+		v3_sub(d, n1->r0, n0->r0);
+		printf("  beam '%s': %d element%s, %d nodes (bodies '%s' ... '%s'), length %g m\n",
+		       bm->name, bm->nel, bm->nel == 1 ? "" : "s", 2 * bm->nel + 1, n0->name,
+		       n1->name, v3_norm(d));
+	}
 }
 
 int cmd_check(int argc, char **argv)

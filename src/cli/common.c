@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "../deck/deck.h"
 #include "../form/tree.h"
+#include "../integ/integ.h"
 #include "../io/h5read.h"
 #include "../sim/sim.h"
 #include "../util/suggest.h"
@@ -161,6 +162,8 @@ int cli_load_why(const char *path, char **sets, int nsets, struct deck **pdk,
 		 * reported at its elements */
 		if (d.nerr == 0 && *m && sim_formulation_is_tree(o))
 			tree_check(*m, &d);
+		if (d.nerr == 0 && *m)
+			integ_check_beams(*m, integ_find(o->method), o, &d);
 	}
 	int nerr = cli_print_diag(&d);
 	if (nerr && why && whylen) {

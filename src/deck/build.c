@@ -613,6 +613,7 @@ static void build_top(struct bctx *b, const struct dnode *root, struct sim_optio
 	opt_vec3(b, root, "gravity", b->m->gravity);
 	build_list(b, root, "curves", build_curve);
 	build_list(b, root, "bodies", build_body);
+	build_list(b, root, "beams", build_beam);
 	/* points before anything whose expressions may name them (x.POINT) */
 	build_list(b, root, "points", build_point);
 	build_list(b, root, "joints", build_joint);

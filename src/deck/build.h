@@ -109,6 +109,8 @@ void build_joint(struct bctx *b, const struct dnode *item);
 void build_driver(struct bctx *b, const struct dnode *item);
 void build_force(struct bctx *b, const struct dnode *item);
 void build_point(struct bctx *b, const struct dnode *item);
+/* beams: a beam and its node bodies (beam.c) */
+void build_beam(struct bctx *b, const struct dnode *item);
 /* Issue 15 (curve.c): curves: and measures: items; a state expression
  * (model/sexpr.h) from scalar v, reported at v's FILE:LINE:COL; self:
  * the element's deflection and rate may be named. */

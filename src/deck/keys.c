@@ -280,6 +280,65 @@ static const struct key_def point_keys[] = {
 };
 static const struct key_sect point_sect = { "point", point_keys };
 
+/* beams (model/beam.h, deck/beam.c) */
+static const struct key_def bsec_keys[] = {
+	{ "EA", K_NUM, 0, NULL, "axial stiffness, N, > 0 (required)" },
+	{ "GA", K_NUM, 0, NULL, "shear stiffness of both section axes (with its shear correction factor), N, > 0 (required unless GA2 and GA3)" },
+	{ "GA2", K_NUM, 0, NULL, "shear stiffness along section axis 2, N, > 0 (default GA)" },
+	{ "GA3", K_NUM, 0, NULL, "shear stiffness along section axis 3, N, > 0 (default GA)" },
+	{ "GJ", K_NUM, 0, NULL, "torsional stiffness, N m^2, > 0 (required)" },
+	{ "EI", K_NUM, 0, NULL, "bending stiffness about both section axes, N m^2, > 0 (required unless EI2 and EI3)" },
+	{ "EI2", K_NUM, 0, NULL, "bending stiffness about section axis 2, N m^2, > 0 (default EI)" },
+	{ "EI3", K_NUM, 0, NULL, "bending stiffness about section axis 3, N m^2, > 0 (default EI)" },
+	{ "m", K_NUM, 0, NULL, "mass per unit length, kg/m, > 0 (required)" },
+	{ "m11", K_NUM, 0, NULL, "mass moment of inertia per unit length about the beam axis, kg m, > 0 (default m22 + m33)" },
+	{ "m22", K_NUM, 0, NULL, "mass moment of inertia per unit length about section axis 2, kg m, > 0 (required)" },
+	{ "m33", K_NUM, 0, NULL, "mass moment of inertia per unit length about section axis 3, kg m, > 0 (required)" },
+	{ "damping", K_NUM, 0, NULL, "stiffness-proportional damping mu: sectional damping mu times the stiffness, s, >= 0 (default 0)" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect bsec_sect = { "section", bsec_keys };
+static const struct key_def bmat_keys[] = {
+	{ "E", K_NUM, 0, NULL, "Young's modulus, Pa, > 0 (required)" },
+	{ "nu", K_NUM, 0, NULL, "Poisson's ratio, in [0, 0.5) (required unless G)" },
+	{ "G", K_NUM, 0, NULL, "shear modulus, Pa, > 0 (default E / (2 (1 + nu)))" },
+	{ "rho", K_NUM, 0, NULL, "density, kg/m^3, > 0 (required)" },
+	{ "damping", K_NUM, 0, NULL, "stiffness-proportional damping mu, s, >= 0 (default 0)" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect bmat_sect = { "material", bmat_keys };
+static const struct key_def bcs_keys[] = {
+	{ "type", K_STR, 0, NULL, "rectangle, circle or tube (required)" },
+	{ "b", K_NUM, 0, NULL, "rectangle: width along section axis 2, m, > 0 (required)" },
+	{ "h", K_NUM, 0, NULL, "rectangle: height along section axis 3, m, > 0 (required)" },
+	{ "r", K_NUM, 0, NULL, "circle: radius, m, > 0 (required)" },
+	{ "ro", K_NUM, 0, NULL, "tube: outer radius, m, > 0 (required)" },
+	{ "ri", K_NUM, 0, NULL, "tube: inner radius, m, in [0, ro) (required)" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect bcs_sect = { "cross_section", bcs_keys };
+static const struct key_def bnode_keys[] = {
+	{ "start", K_STR, 0, NULL, "name of the node body at from (default NAME_0)" },
+	{ "end", K_STR, 0, NULL, "name of the node body at to (default NAME_N, N = 2 elements)" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect bnode_sect = { "nodes", bnode_keys };
+static const struct key_def beam_keys[] = {
+	{ "name", K_STR, 0, NULL, "unique beam name; its node bodies are NAME_0 ... NAME_N (required)" },
+	{ "from", K_VEC3, 0, NULL, "first end, global at t0, m (required)" },
+	{ "to", K_VEC3, 0, NULL, "second end, global at t0, m (required)" },
+	{ "elements", K_INT, 0, NULL, "number of three-node elements, >= 1; 2 elements + 1 nodes (required)" },
+	{ "up", K_VEC3, 0, NULL, "direction of section axis 3, made perpendicular to the beam (default: the global axis least parallel to the beam)" },
+	{ "section", K_MAP, 0, &bsec_sect, "sectional stiffness and inertia (or material and cross_section)" },
+	{ "material", K_MAP, 0, &bmat_sect, "material of the section, with cross_section" },
+	{ "cross_section", K_MAP, 0, &bcs_sect, "shape of the section, with material" },
+	{ "nodes", K_MAP, 0, &bnode_sect, "names of the end nodes" },
+	{ "velocity", K_VEC3, 0, NULL, "initial velocity of the point from, global, m/s (default 0)" },
+	{ "angular_velocity", K_VEC3, 0, NULL, "initial angular velocity of the whole beam about from, global, rad/s (default 0)" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect beam_sect = { "beam", beam_keys };
+
 static const struct key_def top_keys[] = {
 	{ "title", K_STR, 0, NULL, "free text" },
 	{ "seed", K_INT, 0, NULL, "seed of urand() in expressions, >= 0 (default 1)" },
@@ -290,6 +349,7 @@ static const struct key_def top_keys[] = {
 	{ "output", K_MAP, 0, &output_sect, "output sampling" },
 	{ "initial", K_MAP, 0, &initial_sect, "initial assembly" },
 	{ "bodies", K_LIST, 0, &body_sect, "rigid bodies and particles" },
+	{ "beams", K_LIST, 0, &beam_sect, "geometrically exact beams of three-node elements; their nodes are bodies" },
 	{ "joints", K_LIST, 0, &joint_sect, "kinematic joints" },
 	{ "drivers", K_LIST, 0, &driver_sect, "prescribed joint motions" },
 	{ "curves", K_LIST, 0, &curve_sect, "tabulated curves, functions of one argument in expressions" },

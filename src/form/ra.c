@@ -75,7 +75,11 @@ struct ra *ra_new(const struct model *m)
 		    f->ex || f->type == FORCE_MOTOR || f->type == FORCE_BUSHING)
 			s->has_ncforce = 1;
 	}
+	for (int i = 0; i < m->nbeams; i++)
+		if (m->beams[i].mu > 0.0)
+			s->has_ncforce = 1;
 	ra_force_init(s);
+	ra_beam_init(s);
 	return s;
 }
 
@@ -95,6 +99,7 @@ void ra_free(struct ra **ps)
 	free(s->bi);
 	free(s->bj);
 	free(s->fst);
+	free(s->pairs);
 	free(s);
 	*ps = NULL;
 }

@@ -43,6 +43,12 @@ struct ra {
 	 * force: last wrapped angle, whole turns, 1 once taken, and the
 	 * integral of a motor's control error; NULL when no element needs it */
 	double *fst;
+	/* beams (ra_beam.c): the ordered pairs of bodies (row body, column
+	 * body) whose dense 6x6 blocks the beam elements add to the
+	 * iteration matrix, 9 per element (kkt_new_pairs); 0 and NULL
+	 * without beams */
+	int npair;
+	int *pairs;
 };
 
 struct ra *ra_new(const struct model *m);
@@ -148,6 +154,25 @@ void ra_force_blocks(const struct ra *s, const struct ra_state *x, double t,
 int ra_force_lin(const struct ra *s, const struct ra_state *x, double t, int i, int b[2],
 		 double *K, double *C);
 int ra_force_has_lin(const struct force *f);
+
+/* Beams (ra_beam.c, model/beam.h).  ra_beam_init sets s->pairs (ra_new).
+ * ra_beam_forces: F += the elements' internal forces on their nodes.
+ * ra_beam_energy: their strain energy.  ra_beam_ncpower: the power of
+ * their damping (<= 0).  ra_beam_blocks: Wc (36 per pair of s->pairs,
+ * row-major) = cq K + cv C of each element, K = -dF/d(r, theta), C =
+ * -dF/d(v, w) (v, w only with damping), by central differences of the
+ * element's forces in each node's r and theta (A <- A exp(theta~)).
+ * ra_beam_out: strains and resultants of element e (beam.h) into pt[2]. */
+void ra_beam_init(struct ra *s);
+void ra_beam_forces(const struct ra *s, const struct ra_state *x, double *F);
+double ra_beam_energy(const struct ra *s, const struct ra_state *x);
+double ra_beam_ncpower(const struct ra *s, const struct ra_state *x);
+void ra_beam_blocks(const struct ra *s, const struct ra_state *x, double cq, double cv,
+		    double *Wc);
+struct beam;
+struct beam_pt;
+void ra_beam_out(const struct ra *s, const struct ra_state *x, const struct beam *bm, int e,
+		 struct beam_pt *pt);
 
 /* Set up s->fst (called by ra_new). */
 void ra_force_init(struct ra *s);

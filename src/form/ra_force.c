@@ -610,6 +610,8 @@ void ra_forces(const struct ra *s, const struct ra_state *x, double t,
 				for (int c = 0; c < 6; c++)
 					F[6 * b[e] + c] += out[6 * e + c];
 	}
+	if (m->nbeams)
+		ra_beam_forces(s, x, F);
 }
 
 /* Power delivered to the bodies by generalized forces out on bodies b. */
@@ -665,6 +667,8 @@ void ra_energy(const struct ra *s, const struct ra_state *x, double *kin, double
 			V += tire_energy(f, &k);
 		}
 	}
+	if (m->nbeams)
+		V += ra_beam_energy(s, x);
 	*kin = K;
 	*pot = V;
 }
@@ -693,6 +697,8 @@ double ra_ncpower(struct ra *s, const struct ra_state *x)
 {
 	const struct model *m = s->m;
 	double P = driver_power(s, x);
+	if (m->nbeams)
+		P += ra_beam_ncpower(s, x);
 	for (int i = 0; i < m->nforces; i++) {
 		const struct force *f = &m->forces[i];
 		double z[3], rate, vrel, G[3];

@@ -28,6 +28,20 @@
  * whenever the iteration contracts slowly (rate > 1/4).  Stop test as FI:
  * cq ||(dg, dlambda)||_2 < tolerance.
  *
+ * Beams (issue 13; it->Wc): each element adds its 18 x 18 stiffness and
+ * damping, cq K + cv C by differences of its nodal forces (ra_beam.c), as
+ * dense 6 x 6 blocks of pairs of bodies (kkt_new_pairs: the full matrix,
+ * KLU).  The matrix is then kept across solves while cq, cv, theta are
+ * those it was made with and nothing else has factored the solver
+ * (kkt_serial): a modified Newton method over steps (the rotating shaft at
+ * 1e-4 s: a third of the time).  A solve on a kept matrix that contracts
+ * slowly starts again from its first iterate with a new one.  And a
+ * correction that more than doubles the residual (forces, constraints
+ * over cq, 2-norm) is halved, up to 6 times, with a new matrix: a damped
+ * Newton method, without which the higher-order DIRKs diverged at the
+ * seed's steps where the lateral-buckling beam buckles and where the
+ * four-bar's bar CD is stretched hardest (docs/results/004/flex).
+ *
  * Index 2 (integrator.index: 2; every scheme but the Newmark family): the
  * stabilized index-2 formulation of Gear, Gupta and Leimkuhler (Hairer &
  * Wanner, Solving ODEs II, §VII.1, the "GGL" system; docs/REFERENCES.md):
@@ -126,6 +140,8 @@ int dae3_init(struct integ *it, const struct sim_options *o)
 	E->ek = xcalloc(ng, sizeof(double));
 	E->psi = xcalloc((size_t)3 * s->nb + 1, sizeof(double));
 	E->lam = xcalloc(nc, sizeof(double));
+	E->g0 = xcalloc(ng, sizeof(double));
+	E->lam0 = xcalloc(nc, sizeof(double));
 	E->lamf = xcalloc(nc, sizeof(double));
 	E->h_max = o->max_step > 0 ? o->max_step : o->t_end - o->t0;
 	E->index = o->index == 2 ? 2 : 3;
@@ -181,6 +197,8 @@ void dae3_free(struct integ *it)
 	free(E->ek);
 	free(E->psi);
 	free(E->lam);
+	free(E->g0);
+	free(E->lam0);
 	free(E->lamf);
 	free(E->pm);
 	ra_state_release(&E->ybig);
@@ -293,6 +311,8 @@ static void blocks(struct integ *it, const struct ra_state *y, double t, const s
 	ra_mass_blocks(it->sys, it->W);
 	integ_gyro_blocks(it, y, in->theta * in->cv);
 	ra_force_blocks(it->sys, y, t, in->theta * in->cq, in->theta * in->cv, it->W);
+	if (it->Wc)
+		ra_beam_blocks(it->sys, y, in->theta * in->cq, in->theta * in->cv, it->Wc);
 }
 
 /* Index 2: the velocity rows replace the position rows of the Newton
@@ -342,6 +362,23 @@ static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, st
 		v3_copy(E->psi + 3 * b, in->yhat + 12 * b + 3);
 	if (ggl)	/* the last solve's mu is the first iterate */
 		ra_jac_tmul(s, E->mu, E->pm);
+	/* with beams the matrix (18 x 18 blocks by differences, a sparse LU)
+	 * is kept from the last solve when nothing it depends on but the
+	 * state has changed: a modified Newton method, refactored below as
+	 * soon as it contracts slowly */
+	int stale = 0, since = 0;	/* iterations since the last (re)start */
+	/* (the run's clock makes steps that differ in their last bits: the
+	 * coefficients are compared to 1e-9, far below what moves Newton) */
+	if (it->Wc && !ggl && E->fserial && E->fserial == kkt_serial(it->kkt) &&
+	    fabs(E->fcq - in->cq) <= 1e-9 * in->cq && fabs(E->fcv - in->cv) <= 1e-9 * in->cv &&
+	    E->fth == in->theta) {
+		refactor = 0;
+		stale = 1;	/* a slow start goes back to the first iterate */
+		memcpy(E->g0, g, (size_t)ng * sizeof(double));
+		memcpy(E->lam0, lam, (size_t)nc * sizeof(double));
+	}
+	double rprev = 0.0;	/* beams: the residual's norm at the last iterate */
+	int nback = 0;
 	while (it_n < it->maxit) {
 		kin(E, in, g, y);
 		kkt_zero_dropped(it->kkt, lam);	/* redundant rows: kkt.h */
@@ -351,9 +388,31 @@ static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, st
 		if (in->ek)
 			for (int i = 0; i < ng; i++)
 				e[i] += in->ek[i];
+		if (it->Wc && !ggl) {
+			/* beams: a correction that raises the residual (forces,
+			 * and constraints over cq) is halved, up to 6 times: a
+			 * damped Newton method where buckling makes the full step
+			 * overshoot */
+			double r = integ_norm2(e, ng, it->dl, nc);
+			if (it_n > 0 && !(r <= 2.0 * rprev) && nback < 6) {
+				nback++;
+				for (int i = 0; i < ng; i++) {
+					it->dg[i] *= 0.5;
+					g[i] -= it->dg[i];
+				}
+				for (int k = 0; k < nc; k++) {
+					it->dl2[k] *= 0.5;
+					lam[k] -= it->dl2[k];
+				}
+				refactor = 1;
+				continue;
+			}
+			nback = 0;
+			rprev = r;
+		}
 		if (refactor) {
 			blocks(it, y, in->t, in);
-			if (kkt_factor(it->kkt, it->W, s->jac) ||
+			if (kkt_factor_pairs(it->kkt, it->W, it->Wc, s->jac) ||
 			    (ggl && kkt_factor(E->kmu, E->Wid, s->jac))) {
 				it->bad_row = kkt_bad_row(it->kkt);
 				it->iters += it_n;
@@ -361,6 +420,10 @@ static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, st
 			}
 			it->factorizations++;
 			refactor = 0;
+			E->fserial = kkt_serial(it->kkt);
+			E->fcq = in->cq;
+			E->fcv = in->cv;
+			E->fth = in->theta;
 		}
 		kkt_solve(it->kkt, e, it->dl, it->dg, it->dl2);
 		double dmu = ggl ? ggl_mu(it, E, in->cv) : 0.0;
@@ -369,10 +432,25 @@ static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, st
 		for (int k = 0; k < nc; k++)
 			lam[k] += it->dl2[k];
 		it_n++;
+		since++;
 		double dn = integ_norm2(it->dg, ng, it->dl2, nc);
 		double nrm = fmax(in->cq * dn, in->cv * dmu);
 		it->last_norm = nrm;
+		if (stale && since > 1 && !(nrm <= 0.25 * prev)) {
+			/* the kept matrix does not serve this solve: from the
+			 * first iterate again with a new one */
+			memcpy(g, E->g0, (size_t)ng * sizeof(double));
+			memcpy(lam, E->lam0, (size_t)nc * sizeof(double));
+			for (int b = 0; b < nb; b++)
+				v3_copy(E->psi + 3 * b, in->yhat + 12 * b + 3);
+			stale = 0;
+			since = 0;
+			refactor = 1;
+			prev = 0.0;
+			continue;
+		}
 		if (!isfinite(nrm)) {
+			E->fserial = 0;
 			integ_note_worst(it);
 			it->iters += it_n;
 			return INTEG_NONFINITE;
@@ -382,12 +460,13 @@ static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, st
 			ok = 1;
 			break;
 		}
-		if (it_n > 1 && nrm > 0.25 * prev)
+		if (since > 1 && nrm > 0.25 * prev)
 			refactor = 1;
 		prev = nrm;
 	}
 	it->iters += it_n;
 	if (!ok) {
+		E->fserial = 0;
 		integ_note_worst(it);
 		return INTEG_NEWTON_FAIL;
 	}

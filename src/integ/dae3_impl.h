@@ -41,6 +41,12 @@ struct dae3 {
 	double *Ybig;
 	double *mu, *pm, *PM[NH], *vres, *u, *dmu, *xmu, *Wid;
 	struct kkt *kmu;
+	/* beams (it->Wc): the Newton matrix kept across solves while its
+	 * coefficients are those it was made with and no other factorization
+	 * has replaced it (kkt_serial); 0 serial: none kept */
+	double fcq, fcv, fth;
+	long fserial;
+	double *g0, *lam0;	/* the first iterate of a solve on a kept matrix */
 };
 
 struct dae3 *dae3_eng(const struct integ *it);

@@ -19,16 +19,43 @@ static enum kkt_mode solver_mode(const char *name)
 	return KKT_AUTO;	/* "auto" and "schur" */
 }
 
+int integ_check_beams(const struct model *m, const struct integ_info *info,
+		      const struct sim_options *o, struct diag *d)
+{
+	if (m->nbeams == 0 || !info)
+		return 0;
+	if (strcmp(info->family, "dae3") != 0) {
+		/* the beams' coupling blocks reach the Newton matrix of the
+		 * dae3 engine only (dae3.c blocks()) */
+		diag_error(d, &m->beams[0].pos, "integrator '%s' cannot step beam '%s': beams "
+			   "take the dae3 schemes only (lms*, ss*, bathe, msst*, esdirk*, hht, "
+			   "genalpha, newmark)", info->name, m->beams[0].name);
+		return -1;
+	}
+	if (strcmp(o->linear_solver, "schur") == 0) {
+		diag_error(d, &m->beams[0].pos, "beam '%s' couples its nodes in the Newton "
+			   "matrix: integrator.linear_solver schur needs it block diagonal; use "
+			   "auto or umfpack", m->beams[0].name);
+		return -1;
+	}
+	return 0;
+}
+
 struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 			const struct sim_options *o, struct diag *d)
 {
+	if (integ_check_beams(sys->m, info, o, d))
+		return NULL;
 	struct integ *it = xcalloc(1, sizeof(*it));
 	int ng = sys->ng, nc = sys->nc;
 	it->info = info;
 	it->sys = sys;
 	it->tol = o->tolerance;
 	it->maxit = o->max_iterations;
-	it->kkt = kkt_new(sys->nb, nc, sys->bi, sys->bj, solver_mode(o->linear_solver));
+	it->kkt = kkt_new_pairs(sys->nb, nc, sys->bi, sys->bj, solver_mode(o->linear_solver),
+				sys->npair, sys->pairs);
+	if (sys->npair)
+		it->Wc = xcalloc(36 * (size_t)sys->npair, sizeof(double));
 	kkt_set_rows(it->kkt, sys->jo);
 	it->W = xcalloc((size_t)sys->nb * 18 + 1, sizeof(double));
 	it->g = xcalloc((size_t)ng + (size_t)nc + 1, sizeof(double));	/* fi packs (g, lambda) */
@@ -105,6 +132,7 @@ void integ_free(struct integ **pit)
 	nm_growth_free(&it->growth);
 	kkt_free(&it->kkt);
 	free(it->W);
+	free(it->Wc);
 	free(it->g);
 	free(it->dg);
 	free(it->F);

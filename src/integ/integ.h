@@ -49,6 +49,7 @@ struct integ {
 	double tol;
 	int maxit;
 	double *W;		/* nb x 18 iteration-matrix blocks */
+	double *Wc;		/* beams: 36 per pair of sys->pairs (dae3), or NULL */
 	double *g, *dg, *rhs, *F, *F2, *dl, *dl2, *lam;	/* scratch */
 	/* statistics of the last step and of the run */
 	int iters;
@@ -73,6 +74,11 @@ struct integ {
 };
 
 /* Create for scheme info on system sys; NULL with diag record on failure. */
+/* A model with beams takes the dae3 schemes only, and a linear solver
+ * that serves coupling blocks (kkt_new_pairs): 0, or -1 with a record at
+ * the first beam. */
+int integ_check_beams(const struct model *m, const struct integ_info *info,
+		      const struct sim_options *o, struct diag *d);
 struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 			const struct sim_options *o, struct diag *d);
 void integ_free(struct integ **it);

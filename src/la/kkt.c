@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <klu.h>
 #include <umfpack.h>
 
 /* Above this many rows the Schur complement is kept sparse. */
@@ -95,6 +96,15 @@ struct kkt {
 	double sing_tol;	/* kkt_set_singular_tol */
 	double *R;		/* fallback scratch: n^2 + 4 n */
 	int *rpiv;
+	int np, *pairs;		/* coupling blocks (kkt_new_pairs), KKT_FULL */
+	/* with coupling blocks the full matrix is factored by KLU (refactor
+	 * in the last pivot order while its pivots hold): at the size of a
+	 * beam model (a few hundred unknowns) UMFPACK's numeric phase was
+	 * most of the run */
+	klu_common kc;
+	klu_symbolic *ksym;
+	klu_numeric *knum;
+	long serial;		/* kkt_serial */
 };
 
 const char *kkt_mode_name(enum kkt_mode m)
@@ -173,6 +183,11 @@ static int umf_symbolic(struct kkt *k)
 {
 	umfpack_di_defaults(k->control);
 	k->control[UMFPACK_PRL] = 0;
+	/* with coupling blocks (beams) the solves serve a Newton iteration,
+	 * which corrects what refinement would: UMFPACK's default two steps
+	 * of iterative refinement were half the time of the beam decks */
+	if (k->np > 0)
+		k->control[UMFPACK_IRSTEP] = 0;
 	int st = umfpack_di_symbolic(k->n, k->n, k->Ap, k->Ai, k->Ax, &k->Symbolic,
 				     k->control, k->info);
 	if (st != UMFPACK_OK) {
@@ -259,7 +274,7 @@ static void sparse_schur_pattern(struct kkt *k)
 static void full_pattern(struct kkt *k)
 {
 	int nb = k->nb, nc = k->nc, ng = 6 * nb;
-	int nt = nb * 18 + nc * 24;
+	int nt = nb * 18 + nc * 24 + 36 * k->np;
 	struct trip *t = xmalloc((size_t)(nt + 1) * sizeof(*t));
 	int q = 0;
 	for (int b = 0; b < nb; b++)
@@ -286,6 +301,15 @@ static void full_pattern(struct kkt *k)
 				q++;
 			}
 		}
+	/* the coupling blocks last, so that without them the pattern and
+	 * the sums are those of before */
+	for (int p = 0; p < k->np; p++)
+		for (int i = 0; i < 6; i++)
+			for (int j = 0; j < 6; j++) {
+				t[q].i = 6 * k->pairs[2 * p] + i;
+				t[q].j = 6 * k->pairs[2 * p + 1] + j;
+				q++;
+			}
 	k->ncontrib = q;
 	build_csc(k, t, q, 1);
 	free(t);
@@ -293,7 +317,31 @@ static void full_pattern(struct kkt *k)
 
 struct kkt *kkt_new(int nb, int nc, const int *bi, const int *bj, enum kkt_mode mode)
 {
+	return kkt_new_pairs(nb, nc, bi, bj, mode, 0, NULL);
+}
+
+long kkt_serial(const struct kkt *k)
+{
+	return k->serial;
+}
+
+int kkt_npairs(const struct kkt *k)
+{
+	return k->np;
+}
+
+struct kkt *kkt_new_pairs(int nb, int nc, const int *bi, const int *bj, enum kkt_mode mode,
+			  int np, const int *pairs)
+{
+	if (np > 0 && (mode == KKT_DENSE || mode == KKT_SPARSE))
+		return NULL;
 	struct kkt *k = xcalloc(1, sizeof(*k));
+	if (np > 0) {
+		mode = KKT_FULL;
+		k->np = np;
+		k->pairs = xmalloc(2 * (size_t)np * sizeof(int));
+		memcpy(k->pairs, pairs, 2 * (size_t)np * sizeof(int));
+	}
 	if (mode == KKT_AUTO)
 		mode = nc <= KKT_DENSE_MAX ? KKT_DENSE : KKT_SPARSE;
 	k->mode = mode;
@@ -321,8 +369,12 @@ struct kkt *kkt_new(int nb, int nc, const int *bi, const int *bj, enum kkt_mode 
 	}
 	if (mode == KKT_SPARSE && k->n > 0)
 		k->spf = spf_new(k->n, k->Ap, k->Ai);
-	if (mode == KKT_FULL && k->n > 0)
+	if (mode == KKT_FULL && k->n > 0 && k->np > 0) {
+		klu_defaults(&k->kc);
+		k->ksym = klu_analyze(k->n, k->Ap, k->Ai, &k->kc);
+	} else if (mode == KKT_FULL && k->n > 0) {
 		umf_symbolic(k);	/* KKT_SPARSE: on the first fallback */
+	}
 	return k;
 }
 
@@ -335,6 +387,10 @@ void kkt_free(struct kkt **pk)
 		umfpack_di_free_numeric(&k->Numeric);
 	if (k->Symbolic)
 		umfpack_di_free_symbolic(&k->Symbolic);
+	if (k->knum)
+		klu_free_numeric(&k->knum, &k->kc);
+	if (k->ksym)
+		klu_free_symbolic(&k->ksym, &k->kc);
 	spf_free(&k->spf);
 	free(k->Winv);
 	free(k->estart);
@@ -356,6 +412,7 @@ void kkt_free(struct kkt **pk)
 	free(k->drop);
 	free(k->R);
 	free(k->rpiv);
+	free(k->pairs);
 	free(k);
 	*pk = NULL;
 }
@@ -768,7 +825,30 @@ static double dense_min_pivot(const struct kkt *k)
 	return m;
 }
 
-static int factor_full(struct kkt *k, const double *W, const double *jac)
+/* KLU: refactor in the last pivot order when its reciprocal pivot ratio
+ * stays above 1e-12 (as form/rp.c), else factor with pivoting */
+static int klu_numeric_full(struct kkt *k)
+{
+	if (!k->ksym) {
+		snprintf(k->err, sizeof k->err, "KLU analysis failed (status %d)", k->kc.status);
+		return -2;
+	}
+	if (k->knum && klu_refactor(k->Ap, k->Ai, k->Ax, k->ksym, k->knum, &k->kc) &&
+	    klu_rcond(k->ksym, k->knum, &k->kc) && k->kc.rcond > 1e-12)
+		return 0;
+	if (k->knum)
+		klu_free_numeric(&k->knum, &k->kc);
+	k->knum = klu_factor(k->Ap, k->Ai, k->Ax, k->ksym, &k->kc);
+	if (!k->knum || k->kc.status == KLU_SINGULAR) {
+		if (k->knum)
+			klu_free_numeric(&k->knum, &k->kc);
+		snprintf(k->err, sizeof k->err, "iteration matrix singular (KLU)");
+		return -1;
+	}
+	return 0;
+}
+
+static int factor_full(struct kkt *k, const double *W, const double *Wc, const double *jac)
 {
 	int q = 0;
 	memset(k->Ax, 0, (size_t)k->nnz * sizeof(double));
@@ -784,6 +864,10 @@ static int factor_full(struct kkt *k, const double *W, const double *jac)
 				k->Ax[k->map[q++]] += v;
 			}
 		}
+	for (int e = 0; Wc && e < 36 * k->np; e++)
+		k->Ax[k->map[q++]] += Wc[e];
+	if (k->np > 0)
+		return klu_numeric_full(k);
 	return umf_numeric(k);
 }
 
@@ -968,6 +1052,11 @@ int kkt_dropped(const struct kkt *k, int *rows)
 
 int kkt_factor(struct kkt *k, const double *W, const double *jac)
 {
+	return kkt_factor_pairs(k, W, NULL, jac);
+}
+
+int kkt_factor_pairs(struct kkt *k, const double *W, const double *Wc, const double *jac)
+{
 	k->bad_row = -1;
 	k->err[0] = 0;
 	k->ndrop = k->nfixed;
@@ -981,8 +1070,9 @@ int kkt_factor(struct kkt *k, const double *W, const double *jac)
 			snprintf(k->err, sizeof k->err, "singular mass block of body %d", b);
 			return -2;
 		}
+	k->serial++;
 	if (k->mode == KKT_FULL)
-		return factor_full(k, W, jac);
+		return factor_full(k, W, Wc, jac);
 	form_p(k, jac);
 	return factor_schur(k, W, jac);
 }
@@ -996,6 +1086,13 @@ int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double
 		else
 			memset(k->rhs, 0, (size_t)ng * sizeof(double));
 		memcpy(k->rhs + ng, b, (size_t)nc * sizeof(double));
+		if (k->np > 0) {
+			if (!k->knum || !klu_solve(k->ksym, k->knum, k->n, 1, k->rhs, &k->kc))
+				return -2;
+			memcpy(x, k->rhs, (size_t)ng * sizeof(double));
+			memcpy(y, k->rhs + ng, (size_t)nc * sizeof(double));
+			return 0;
+		}
 		int st = umfpack_di_solve(UMFPACK_A, k->Ap, k->Ai, k->Ax, k->sol, k->rhs,
 					  k->Numeric, k->control, k->info);
 		if (st != UMFPACK_OK)

@@ -27,6 +27,14 @@ struct kkt;
 /* bi, bj: for each row, the two blocks it touches (-1: none); borrowed:
  * they must outlive k and keep their values. */
 struct kkt *kkt_new(int nb, int nc, const int *bi, const int *bj, enum kkt_mode mode);
+/* With coupling blocks: np ordered pairs of blocks (pairs[2p], pairs[2p
+ * + 1]) = (row body, column body), (b, b) included, whose dense 6x6
+ * blocks kkt_factor_pairs adds to W (a pair may repeat: the blocks are
+ * summed).  Served by KKT_FULL only (the Schur paths need W^-1 block
+ * diagonal): AUTO becomes FULL when np > 0, and DENSE or SPARSE with np
+ * > 0 returns NULL.  pairs is copied.  np = 0: kkt_new. */
+struct kkt *kkt_new_pairs(int nb, int nc, const int *bi, const int *bj, enum kkt_mode mode,
+			  int np, const int *pairs);
 void kkt_free(struct kkt **k);
 
 /* Where the rows of kkt_factor's jac are: block bi[r]'s values of row r
@@ -42,6 +50,13 @@ void kkt_set_rows(struct kkt *k, const int *jo);
  * Returns 0, or -1 when the matrix is singular (kkt_bad_row tells the
  * constraint row when known), -2 on another solver failure. */
 int kkt_factor(struct kkt *k, const double *W, const double *jac);
+/* The same with the coupling blocks Wc (36 per pair of kkt_new_pairs,
+ * row-major; NULL: zero) added to W. */
+int kkt_factor_pairs(struct kkt *k, const double *W, const double *Wc, const double *jac);
+int kkt_npairs(const struct kkt *k);
+/* Count of successful factorizations so far: a caller that keeps a
+ * factorization across solves sees whether another has replaced it. */
+long kkt_serial(const struct kkt *k);
 /* Solve with the last factorization. a: 6 nb (NULL: zero), b: nc; x: 6 nb, y: nc. */
 int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double *y);
 

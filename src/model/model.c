@@ -1,5 +1,6 @@
 /* model.c - building the model and expanding joints into primitives. */
 #include "model.h"
+#include "beam.h"
 #include "prim.h"
 #include "sexpr.h"
 #include "shape.h"
@@ -169,6 +170,11 @@ void model_free(struct model **pm)
 		sexpr_free(&m->measures[i].ex);
 	}
 	free(m->measures);
+	for (int i = 0; i < m->nbeams; i++) {
+		free(m->beams[i].name);
+		free(m->beams[i].ref);
+	}
+	free(m->beams);
 	for (int k = 0; k < IX_KINDS; k++)
 		free(m->ix->t[k].slot);
 	for (struct name_chunk *c = m->ix->names, *next; c; c = next) {
@@ -263,6 +269,15 @@ struct force *model_add_force(struct model *m, const char *name, enum force_type
 struct body_point *model_add_point(struct model *m, const char *name)
 {
 	return GROW(m, points, npoints, IX_POINT, name);
+}
+
+struct beam *model_add_beam(struct model *m, const char *name)
+{
+	m->beams = xrealloc(m->beams, ((size_t)m->nbeams + 1) * sizeof(*m->beams));
+	struct beam *bm = &m->beams[m->nbeams++];
+	memset(bm, 0, sizeof(*bm));
+	bm->name = xstrdup(name);
+	return bm;
 }
 
 void model_drop_index(struct model *m)
@@ -721,6 +736,9 @@ int model_finalize(struct model *m, struct diag *d)
 {
 	int rc = 0, rows = 0;
 	struct prim buf[MODEL_JOINT_ROWS_MAX];
+	for (int i = 0; i < m->nbeams; i++)
+		if (beam_reference(m, &m->beams[i], d))
+			rc = -1;
 	free(m->dprims);
 	m->dprims = xmalloc(((size_t)m->ndrivers + 1) * sizeof(*m->dprims));
 	for (int i = 0; i < m->njoints; i++) {

@@ -169,6 +169,25 @@ struct body_point {
 	struct srcpos pos;
 };
 
+/* A geometrically exact beam (Simo-Reissner rod) of three-node
+ * finite-volume elements (seed 004 §3.1; model/beam.h).  Its nodes are
+ * ordinary rigid bodies, consecutive from node0: element e joins bodies
+ * node0 + 2e, + 2e + 1, + 2e + 2; a node's body frame is the section frame
+ * (axis 1 along the beam).  The element's internal forces act on them
+ * (form/ra_beam.c). */
+struct beam {
+	char *name;		/* owned (beams are not in the name index) */
+	int nel, node0;		/* elements; body of node 0 (2 nel + 1 nodes) */
+	double C[36];		/* sectional stiffness, row-major, strains
+				 * (Gamma1..3, kappa1..3) in the section frame */
+	double mu;		/* stiffness-proportional damping C = mu K, s */
+	double m, J[3];		/* mass and mass moments per length (kg/m, kg m) */
+	double *ref;		/* per element 2 evaluation points x (j, Gamma0[3],
+				 * kappa0[3]): ds/dxi and the strains of the
+				 * initial mesh (model_finalize) */
+	struct srcpos pos;
+};
+
 struct prim;
 struct model_index;	/* capacities and name hash tables (model.c) */
 
@@ -183,6 +202,7 @@ struct model {
 	int nparticles;		/* bodies of kind BODY_PARTICLE */
 	struct curve *curves;	int ncurves;	/* tabulated curves (curve.h) */
 	struct measure *measures;	int nmeasures;
+	struct beam *beams;	int nbeams;	/* their nodes are in bodies */
 	struct model_shapes *shapes;	/* what bodies look like (shape.h); NULL: none given */
 	/* filled by model_finalize: */
 	int ncons;				/* number of constraint rows: the
@@ -206,6 +226,8 @@ struct joint *model_add_joint(struct model *m, const char *name, enum joint_type
 struct driver *model_add_driver(struct model *m, const char *name);
 struct force *model_add_force(struct model *m, const char *name, enum force_type t);
 struct body_point *model_add_point(struct model *m, const char *name);
+/* A beam (name copied), its nodes to be added by the caller as bodies. */
+struct beam *model_add_beam(struct model *m, const char *name);
 
 /* Name lookup through hash tables, O(1): index, MODEL_GROUND for
  * "ground" (bodies only), -2 if not found.  Of equal names the first

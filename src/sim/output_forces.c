@@ -2,13 +2,16 @@
  * (man/mbsim-output.5, layout 2: one dataset per quantity, the element
  * axis named by /forces/names, /measures/names). */
 #include "output.h"
+#include "../model/beam.h"
 #include "../util/xalloc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 struct out_forces {
 	int force, torque, defl, rate, power, energy, effort;	/* /forces series ids */
 	int value;					/* /measures/value */
+	int *beam;		/* per beam: strain, resultant, point series ids */
 };
 
 static int named(struct h5out *h, const char *path, long d1, long d2, const char *units,
@@ -68,6 +71,29 @@ void output_forces_open(struct output *o, struct h5out *h, const struct model *m
 				 "the measures' expressions at the sample", "/measures/names");
 	}
 	free(names);
+	/* beams: per element e and evaluation point p (xi = -+1/sqrt(3)) the
+	 * row 2 e + p */
+	if (m->nbeams > 0)
+		x->beam = xmalloc(3 * (size_t)m->nbeams * sizeof(int));
+	for (int i = 0; i < m->nbeams; i++) {
+		const struct beam *bm = &m->beams[i];
+		char path[200];
+		long np = 2L * bm->nel;
+		snprintf(path, sizeof path, "/beams/%s/strain", bm->name);
+		x->beam[3 * i] = h5_series(h, path, np, 6, H5_DOUBLE, "1 and 1/m",
+					   "material strains (Gamma1, Gamma2, Gamma3, kappa1, kappa2, "
+					   "kappa3) at the evaluation points (row 2 e + p: element e, "
+					   "point xi = -1/sqrt(3), +1/sqrt(3)), section frame, less "
+					   "those of the initial mesh");
+		snprintf(path, sizeof path, "/beams/%s/resultant", bm->name);
+		x->beam[3 * i + 1] = h5_series(h, path, np, 6, H5_DOUBLE, "N and N m",
+					       "internal force (N1 axial, N2, N3 shear) and moment "
+					       "(M1 torsion, M2, M3 bending) at the evaluation "
+					       "points, section frame (damping included)");
+		snprintf(path, sizeof path, "/beams/%s/point", bm->name);
+		x->beam[3 * i + 2] = h5_series(h, path, np, 3, H5_DOUBLE, "m",
+					       "position of the evaluation points, global");
+	}
 }
 
 void output_forces_rows(struct output *o, struct ra *s, const struct ra_state *x)
@@ -102,10 +128,30 @@ void output_forces_rows(struct output *o, struct ra *s, const struct ra_state *x
 		for (int i = 0; i < m->nmeasures; i++)
 			v[i] = ra_sexpr(s, x, x->t, m->measures[i].ex);
 	}
+	for (int i = 0; i < m->nbeams; i++) {
+		const struct beam *bm = &m->beams[i];
+		double *E = h5_row_next(h, fx->beam[3 * i]), *R = h5_row_next(h, fx->beam[3 * i + 1]),
+		       *P = h5_row_next(h, fx->beam[3 * i + 2]);
+		for (int e = 0; e < bm->nel; e++) {
+			struct beam_pt pt[2];
+			ra_beam_out(s, x, bm, e, pt);
+			for (int p = 0; p < 2; p++) {
+				int row = 2 * e + p;
+				for (int c = 0; c < 6; c++) {
+					E[6 * row + c] = pt[p].eps[c];
+					R[6 * row + c] = pt[p].res[c];
+				}
+				for (int c = 0; c < 3; c++)
+					P[3 * row + c] = pt[p].x[c];
+			}
+		}
+	}
 }
 
 void output_forces_close(struct output *o)
 {
+	if (o->fx)
+		free(o->fx->beam);
 	free(o->fx);
 	o->fx = NULL;
 }

@@ -399,6 +399,13 @@ int statics_solve(struct ra *s, struct ra_state *x, double t, struct statics_res
 	double rf, rp;
 	norms(s, x, t, w.G, &rf, &rp, &wb, &wr);
 	Fs = vmax(Fs, rf);
+	/* beams: their internal forces carry the round-off of EA times a
+	 * strain of order 1 (several ulps: about 1e-15 EA), which a tolerance
+	 * of 1e-10 of the loads alone can fall below; 1e-4 EA puts it at
+	 * 1e-14 EA */
+	for (int i = 0; i < m->nbeams; i++)
+		for (int c = 0; c < 3; c++)
+			Fs = vmax(Fs, 1e-4 * m->beams[i].C[7 * c]);
 	if (!(Fs > 0))
 		Fs = 1;
 	/* tolerances: forces to 1e-10 of their scale, constraints to 1e-12

@@ -1,0 +1,216 @@
+/* beam.c - the three-node finite-volume beam element (beam.h). */
+#include "beam.h"
+#include "../util/vec.h"
+#include "../util/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* xi of evaluation point p: -+1/sqrt(3), the two-point Gauss abscissae
+ * (seed 004 §3.1: MBDyn's three-node beam evaluates there) */
+static double xi_of(int p)
+{
+	return (p ? 1.0 : -1.0) / sqrt(3.0);
+}
+
+static void shape(double xi, double N[3], double dN[3])
+{
+	N[0] = 0.5 * xi * (xi - 1.0);
+	N[1] = 1.0 - xi * xi;
+	N[2] = 0.5 * xi * (xi + 1.0);
+	dN[0] = xi - 0.5;
+	dN[1] = -2.0 * xi;
+	dN[2] = xi + 0.5;
+}
+
+/* The rotational part of the geometry at both points (beam.h). */
+void beam_rot_of(const double *const A[3], struct beam_rot *g)
+{
+	double psi[2][3], Q[9];
+	m3_tmul(Q, A[1], A[0]);
+	so3_log(psi[0], Q);
+	m3_tmul(Q, A[1], A[2]);
+	so3_log(psi[1], Q);
+	for (int p = 0; p < 2; p++) {
+		double N[3], dN[3], ps[3], pd[3], E[9], Jr[9];
+		shape(xi_of(p), N, dN);
+		for (int c = 0; c < 3; c++) {
+			ps[c] = N[0] * psi[0][c] + N[2] * psi[1][c];
+			pd[c] = dN[0] * psi[0][c] + dN[2] * psi[1][c];
+		}
+		so3_exp(E, ps);
+		m3_mul(g->R[p], A[1], E);
+		so3_jr(Jr, ps);
+		m3_mulv(g->kd[p], Jr, pd);
+	}
+}
+
+/* Strains of element e at both points (eps: 2 x 6), with the points x
+ * and frames R (those of g). */
+static void strains_rot(const struct beam *bm, int e, const double *const r[3],
+			const struct beam_rot *g, double eps[2][6], double x[2][3])
+{
+	for (int p = 0; p < 2; p++) {
+		const double *ref = bm->ref + BEAM_REF * e + 7 * p;
+		double N[3], dN[3], xd[3], gm[3];
+		shape(xi_of(p), N, dN);
+		for (int c = 0; c < 3; c++) {
+			x[p][c] = N[0] * r[0][c] + N[1] * r[1][c] + N[2] * r[2][c];
+			xd[c] = dN[0] * r[0][c] + dN[1] * r[1][c] + dN[2] * r[2][c];
+		}
+		m3_tmulv(gm, g->R[p], xd);
+		for (int c = 0; c < 3; c++) {
+			eps[p][c] = gm[c] / ref[0] - ref[1 + c];
+			eps[p][3 + c] = g->kd[p][c] / ref[0] - ref[4 + c];
+		}
+	}
+}
+
+static void strains(const struct beam *bm, int e, const double *const r[3],
+		    const double *const A[3], double eps[2][6], double x[2][3], double R[2][9])
+{
+	struct beam_rot g;
+	beam_rot_of(A, &g);
+	strains_rot(bm, e, r, &g, eps, x);
+	memcpy(R, g.R, sizeof g.R);
+}
+
+/* Strain rates by a central difference along the motion: the nodes moved
+ * by +-d (v, w), d such that the largest node displacement or rotation is
+ * 1e-6 (rad, or m per unit length of element): truncation O(d^2) and
+ * round-off about 1e-16 / d relative to the strains. */
+static void strain_rates(const struct beam *bm, int e, const double *const r[3],
+			 const double *const A[3], const double *const v[3],
+			 const double *const w[3], double epsd[2][6])
+{
+	double sc = 0.0, len = 2.0 * bm->ref[BEAM_REF * e];
+	for (int i = 0; i < 3; i++)
+		sc = fmax(sc, fmax(v3_norm(w[i]), v3_norm(v[i]) / len));
+	memset(epsd, 0, 12 * sizeof(double));
+	if (!(sc > 0.0))
+		return;
+	double d = 1e-6 / sc, rr[3][3], AA[3][9], em[2][6], ep[2][6], x[2][3], R[2][9];
+	const double *rp[3] = { rr[0], rr[1], rr[2] }, *Ap[3] = { AA[0], AA[1], AA[2] };
+	for (int s = 0; s < 2; s++) {
+		double dd = s ? -d : d;
+		for (int i = 0; i < 3; i++) {
+			double th[3], Q[9];
+			for (int c = 0; c < 3; c++) {
+				rr[i][c] = r[i][c] + dd * v[i][c];
+				th[c] = dd * w[i][c];
+			}
+			so3_exp(Q, th);
+			m3_mul(AA[i], A[i], Q);
+		}
+		strains(bm, e, rp, Ap, s ? em : ep, x, R);
+	}
+	for (int p = 0; p < 2; p++)
+		for (int c = 0; c < 6; c++)
+			epsd[p][c] = (ep[p][c] - em[p][c]) / (2.0 * d);
+}
+
+double beam_element(const struct beam *bm, int e, const double *const r[3],
+		    const double *const A[3], const double *const v[3],
+		    const double *const w[3], double *F, struct beam_pt *pt)
+{
+	struct beam_rot g;
+	beam_rot_of(A, &g);
+	return beam_element_rot(bm, e, r, A, v, w, &g, F, pt);
+}
+
+double beam_element_rot(const struct beam *bm, int e, const double *const r[3],
+			const double *const A[3], const double *const v[3],
+			const double *const w[3], const struct beam_rot *g, double *F,
+			struct beam_pt *pt)
+{
+	double eps[2][6], epsd[2][6], x[2][3], Fs[2][3], Ms[2][3], U = 0.0;
+	const double(*R)[9] = g->R;
+	strains_rot(bm, e, r, g, eps, x);
+	if (bm->mu > 0.0)
+		strain_rates(bm, e, r, A, v, w, epsd);
+	for (int p = 0; p < 2; p++) {
+		double res[6];
+		for (int i = 0; i < 6; i++) {
+			double s = 0.0, sd = 0.0;
+			for (int k = 0; k < 6; k++) {
+				s += bm->C[6 * i + k] * eps[p][k];
+				if (bm->mu > 0.0)
+					sd += bm->C[6 * i + k] * epsd[p][k];
+			}
+			U += 0.5 * bm->ref[BEAM_REF * e + 7 * p] * s * eps[p][i];
+			res[i] = s + bm->mu * sd;
+		}
+		m3_mulv(Fs[p], R[p], res);
+		m3_mulv(Ms[p], R[p], res + 3);
+		if (pt) {
+			memcpy(pt[p].eps, eps[p], sizeof pt[p].eps);
+			if (bm->mu > 0.0)
+				memcpy(pt[p].epsd, epsd[p], sizeof pt[p].epsd);
+			else
+				memset(pt[p].epsd, 0, sizeof pt[p].epsd);
+			memcpy(pt[p].res, res, sizeof res);
+			v3_copy(pt[p].x, x[p]);
+			memcpy(pt[p].R, R[p], sizeof pt[p].R);
+		}
+	}
+	if (!F)
+		return U;
+	/* the node volumes' balance (beam.h) */
+	double m[3][3], d[3], cr[3];
+	for (int c = 0; c < 3; c++) {
+		F[c] = Fs[0][c];
+		F[6 + c] = Fs[1][c] - Fs[0][c];
+		F[12 + c] = -Fs[1][c];
+		m[0][c] = Ms[0][c];
+		m[1][c] = Ms[1][c] - Ms[0][c];
+		m[2][c] = -Ms[1][c];
+	}
+	v3_sub(d, x[0], r[0]);
+	v3_cross(cr, d, Fs[0]);
+	v3_add(m[0], m[0], cr);
+	v3_sub(d, x[1], r[1]);
+	v3_cross(cr, d, Fs[1]);
+	v3_add(m[1], m[1], cr);
+	v3_sub(d, x[0], r[1]);
+	v3_cross(cr, d, Fs[0]);
+	v3_sub(m[1], m[1], cr);
+	v3_sub(d, x[1], r[2]);
+	v3_cross(cr, d, Fs[1]);
+	v3_sub(m[2], m[2], cr);
+	for (int i = 0; i < 3; i++)
+		m3_tmulv(F + 6 * i + 3, A[i], m[i]);
+	return U;
+}
+
+int beam_reference(const struct model *m, struct beam *bm, struct diag *d)
+{
+	free(bm->ref);
+	bm->ref = xcalloc((size_t)BEAM_REF * bm->nel + 1, sizeof(double));
+	for (int e = 0; e < bm->nel; e++) {
+		const struct body *b = m->bodies + bm->node0 + 2 * e;
+		const double *r[3] = { b[0].r0, b[1].r0, b[2].r0 };
+		const double *A[3] = { b[0].A0, b[1].A0, b[2].A0 };
+		struct beam_rot g;
+		beam_rot_of(A, &g);
+		for (int p = 0; p < 2; p++) {
+			double *ref = bm->ref + BEAM_REF * e + 7 * p, N[3], dN[3], xd[3], gm[3];
+			shape(xi_of(p), N, dN);
+			for (int c = 0; c < 3; c++)
+				xd[c] = dN[0] * r[0][c] + dN[1] * r[1][c] + dN[2] * r[2][c];
+			double j = v3_norm(xd);
+			if (!(j > 0.0)) {
+				diag_error(d, &bm->pos, "beam '%s': element %d has zero length",
+					   bm->name, e + 1);
+				return -1;
+			}
+			m3_tmulv(gm, g.R[p], xd);
+			ref[0] = j;
+			for (int c = 0; c < 3; c++) {
+				ref[1 + c] = gm[c] / j;
+				ref[4 + c] = g.kd[p][c] / j;
+			}
+		}
+	}
+	return 0;
+}
