@@ -69,16 +69,17 @@
 #define TAN_RANK_TOL LA_RANK_QR_TOL	/* |R(i,i)| below this times |R(0,0)|: rank */
 #define TAN_FAST_TOL 1e-3	/* fast_qr: smallest |R(i,i)| at least this of the largest */
 #define TAN_SOLVE_IT 40		/* chord iterations of the small solves */
+#ifndef TAN_FD_TRIES
+#define TAN_FD_TRIES 3		/* perturbations tried per column of K_R, C_R (reduced_derivs) */
+#endif
 
 struct tangent {
 	int n, m, f, r;		/* coordinates, constraint rows, tangent dim, rank */
 	double beta, gam;
 	double *A;		/* n x m, column-major: G^T, then its QR factors */
 	double *tau, *work;	/* reflectors of Q; LAPACK scratch */
-	const int *bi, *bj;	/* the model's: bodies of each row's sides */
 	int *jpvt, lwork;	/* column pivots (1-based): independent rows of G first */
 	int have_piv, kq;	/* jpvt set by an earlier dgeqp3; reflectors in A */
-	double *Gs;		/* 12 m: the row blocks of ra_eval's Jacobian at q* */
 	double *GT;		/* n x m: G^T before the columns are put in jpvt's order */
 	double *N;		/* n x f (column-major) */
 	struct ra_state base, q, xn;	/* q*, a trial state, x_n */
@@ -208,17 +209,6 @@ static int factor(struct tangent *T, const struct ra *s)
 			T->N[(size_t)i * n + i] = 1.0;
 		return 0;
 	}
-	/* Gs keeps 12 values a row (side i, side j); ra's rows whose side i
-	 * is ground keep only side j's six at jac + jo[k] + 6 (ra.h) */
-	for (int k = 0; k < m; k++) {
-		double *g = T->Gs + 12 * k;
-		const double *J = s->jac + s->jo[k];
-		if (s->bi[k] >= 0)
-			memcpy(g, J, 6 * sizeof(double));
-		else
-			memset(g, 0, 6 * sizeof(double));
-		memcpy(g + 6, J + 6, 6 * sizeof(double));
-	}
 	if (T->have_piv && fast_qr(T, s))
 		return 0;
 	int k = m < n ? m : n, r = 0;
@@ -264,34 +254,26 @@ static void mul_add(const double *B, int n, int k, const double *c, double *out)
 /* d = Q_r R11^-T (P^T e)[0 .. r-1]: the minimum-norm solution of G* d = e
  * with the factored G* when e is consistent (it is at a fixed point of the
  * chord iterations below; the rows found dependent are not read).  The r
- * independent rows G_I of G* are G_I^T = Q_r R11, so Q_r = G_I^T R11^-1 and
- *   d = G_I^T R11^-1 R11^-T (P^T e)[0 .. r-1]:
- * two triangular solves and a product with the sparse rows (at most 12
- * entries each) instead of applying r Householder reflectors.  Squaring
- * R11 costs accuracy only in the chord iterations' contraction rate, not
- * in their fixed points, which use the true G. */
+ * independent rows G_I of G* are G_I^T = Q_r R11, so G_I = R11^T Q_r^T
+ * and d = Q_r R11^-T e_I: one triangular solve and the reflectors applied
+ * to (y, 0).  Its round-off grows like the condition number kappa of G_I.
+ * (This file used to form d = G_I^T R11^-1 R11^-T e_I, two triangular
+ * solves and a product with the sparse rows: cheaper, but with kappa^2.
+ * Close to a singular position, where kappa is large but G still counts
+ * as of full rank, that floor of about eps kappa^2 exceeded the chord
+ * iterations' own stop test: on the N = 40 four-bar at h = 1e-3 the
+ * retraction stalled at corrections of 1e-9 m at t = 8.584 s and the run
+ * failed.) */
 static void pinv_solve(const struct tangent *T, const double *e, double *d)
 {
-	int n = T->n, r = T->r, one = 1;
+	int n = T->n, r = T->r, one = 1, info = 0;
 	memset(d, 0, (size_t)n * sizeof(double));
 	if (r == 0)
 		return;
-	double *y = T->rwork;
 	for (int i = 0; i < r; i++)
-		y[i] = e[T->jpvt[i] - 1];
-	dtrsv_("U", "T", "N", &r, T->A, &n, y, &one);
-	dtrsv_("U", "N", "N", &r, T->A, &n, y, &one);
-	for (int i = 0; i < r; i++) {
-		int k = T->jpvt[i] - 1;
-		const double *J = T->Gs + 12 * k;
-		for (int side = 0; side < 2; side++) {
-			int b = side ? T->bj[k] : T->bi[k];
-			if (b < 0)
-				continue;
-			for (int c = 0; c < 6; c++)
-				d[6 * b + c] += J[6 * side + c] * y[i];
-		}
-	}
+		d[i] = e[T->jpvt[i] - 1];
+	dtrsv_("U", "T", "N", &r, T->A, &n, d, &one);
+	dorm2r_("L", "N", &n, &one, &T->kq, T->A, &n, T->tau, d, &n, T->work, &info);
 }
 
 /* x = base (+) d into the trial state q (positions only) */
@@ -448,7 +430,14 @@ static void reduced_mass(struct tangent *T, const struct ra *s)
 	}
 }
 
-/* Central differences of R in alpha (K_R) and alpha-dot (C_R) at (al, ald, y). */
+/* Central differences of R in alpha (K_R) and alpha-dot (C_R) at (al, ald, y).
+ * A perturbed state whose retraction fails is tried again with the
+ * perturbation 8 and 64 times smaller: close to a singular position (the
+ * N-four-bar's horizontal cranks) the smallest singular value of G* is
+ * small, the chord iteration of retract() contracts by about the
+ * perturbation over it, and at 1e-6 it stalled at 1e-9 (N = 40, h = 1e-3,
+ * t = 8.584 s, the 9th singular position), which ended the run although
+ * only Newton's matrix, not the equations solved, needed that state. */
 static int reduced_derivs(struct tangent *T, struct ra *s, double t, const double *lamf)
 {
 	int f = T->f;
@@ -457,18 +446,21 @@ static int reduced_derivs(struct tangent *T, struct ra *s, double t, const doubl
 		double sc = 1.0;
 		for (int i = 0; i < f; i++)
 			sc = fmax(sc, fabs(X[i]));
-		double eps = 1e-6 * sc;
 		for (int j = 0; j < f; j++) {
-			double x0 = X[j];
-			X[j] = x0 + eps;
-			int e1 = state_at(T, s, t, lamf, T->al, T->ald, T->y, T->Rp);
-			X[j] = x0 - eps;
-			int e2 = state_at(T, s, t, lamf, T->al, T->ald, T->y, T->Rm);
-			X[j] = x0;
+			double x0 = X[j], eps = 1e-6 * sc;
+			int e1 = -1, e2 = -1;
+			for (int k = 0; k < TAN_FD_TRIES && (e1 || e2); k++, eps /= 8.0) {
+				X[j] = x0 + eps;
+				e1 = state_at(T, s, t, lamf, T->al, T->ald, T->y, T->Rp);
+				X[j] = x0 - eps;
+				e2 = state_at(T, s, t, lamf, T->al, T->ald, T->y, T->Rm);
+				X[j] = x0;
+				if (!(e1 || e2))
+					for (int i = 0; i < f; i++)
+						D[(size_t)j * f + i] = (T->Rp[i] - T->Rm[i]) / (2.0 * eps);
+			}
 			if (e1 || e2)
 				return -1;
-			for (int i = 0; i < f; i++)
-				D[(size_t)j * f + i] = (T->Rp[i] - T->Rm[i]) / (2.0 * eps);
 		}
 	}
 	return 0;
@@ -496,7 +488,7 @@ static void tangent_free_data(struct tangent *T)
 	ra_state_release(&T->base);
 	ra_state_release(&T->q);
 	ra_state_release(&T->xn);
-	double *arrs[] = { T->Gs, T->GT, T->tau, T->work, T->N, T->A, T->rwork, T->d, T->tmpn,
+	double *arrs[] = { T->GT, T->tau, T->work, T->N, T->A, T->rwork, T->d, T->tmpn,
 			   T->tmpn2, T->tmpm, T->F, T->g, T->u, T->lamstar, T->an, T->adn, T->addn,
 			   T->al, T->ald, T->y, T->dy, T->R0, T->Rp, T->Rm, T->MR, T->KR, T->CR,
 			   T->SM, T->EK, T->EM, T->ev, T->swork };
@@ -527,9 +519,6 @@ int tangent_init(struct integ *it, const struct sim_options *o, struct diag *dg)
 	T->tau = xcalloc(M + N, sizeof(double));
 	T->jpvt = xcalloc(M, sizeof(int));
 	T->GT = xcalloc(M * N, sizeof(double));
-	T->Gs = xcalloc(12 * M, sizeof(double));
-	T->bi = s->bi;
-	T->bj = s->bj;
 	T->N = xcalloc(N * N, sizeof(double));
 	T->d = xcalloc(N, sizeof(double));
 	T->A = xcalloc(M * N, sizeof(double));
