@@ -1,10 +1,12 @@
 #!/bin/sh
 # The original IFToMM A02 N-four-bar (N = 40, 20 s: decks/n_four_bar.yaml
 # --set parameters.N=40 --set time.end=20) with every scheme issue 10 names,
-# each at 1 ms (esdirk436l2sa2 adaptive at atol = rtol = 1e-8, the deck's
-# note): does it run to the end through its 20 singular positions
-# (cranks horizontal, at 0.72 s, 1.24 s, ... 18.93 s), its energy drift (the run summary's, over the
-# samples), B0 at 20 s against tools/four_bar_ref.py (the exact
+# each at 1 ms (esdirk436l2sa2 with the Newton tolerance 1e-8, the deck's
+# note; adaptive at atol = rtol = 1e-8 its step control fails at 0.715 s,
+# before the first singular position): does it run to the end through its
+# 20 singular positions (cranks horizontal, at 0.72 s, 1.24 s, ...
+# 18.93 s), its energy drift (the run summary's, over the samples), B0 at
+# 20 s against tools/four_bar_ref.py (the exact
 # one-degree-of-freedom reduction), steps, Newton iterations and the CPU
 # time of the whole process (user + system).  Too slow for make test
 # (tangent_newmark takes minutes: a dense QR of the 486 x 605 Jacobian per
@@ -20,7 +22,7 @@ trap 'rm -rf "$tmp"' EXIT
 echo "scheme,step,status,t_end,steps,mean_newton_iterations,max_energy_drift_J,B0_error_m,cpu_s,message" >"$out"
 for m in $SCHEMES; do
 	case $m in
-	esdirk436l2sa2) args="--set integrator.adaptive=true --set integrator.atol=1e-8 --set integrator.rtol=1e-8" h=adaptive ;;
+	esdirk436l2sa2) args="--set integrator.step=1e-3 --set integrator.tolerance=1e-8" h=1e-3 ;;
 	*) args="--set integrator.step=1e-3" h=1e-3 ;;
 	esac
 	# shellcheck disable=SC2086 # $args: words
