@@ -521,6 +521,8 @@ def readme(out, sp, an, bench, meta):
         a("than a divergence; reported here, not investigated.\n")
     a("The published times were measured on other machines and, for OpenSim/MBDyn, include their")
     a("own overheads; they are set beside mbsim's for scale, not as a like-for-like comparison.")
+    a("Where mbsim's whole-process time goes (start-up, the HDF5 file, the steps) and why the")
+    a("10x goal is out of reach: bench/README.md, \"Seed 002\".")
     with open(os.path.join(out, "README.md"), "w") as fh:
         fh.write("\n".join(L) + "\n")
 
