@@ -80,6 +80,7 @@ struct tangent {
 	double *tau, *work;	/* reflectors of Q; LAPACK scratch */
 	int *jpvt, lwork;	/* column pivots (1-based): independent rows of G first */
 	int have_piv, kq;	/* jpvt set by an earlier dgeqp3; reflectors in A */
+	double rank_tol;	/* TAN_RANK_TOL, or coarser for a retried step */
 	double *GT;		/* n x m: G^T before the columns are put in jpvt's order */
 	double *N;		/* n x f (column-major) */
 	struct ra_state base, q, xn;	/* q*, a trial state, x_n */
@@ -148,7 +149,7 @@ static int null_basis(struct tangent *T)
 static int fast_qr(struct tangent *T, const struct ra *s)
 {
 	int m = T->m, n = T->n, r = T->r, info = 0;
-	if (r == 0)
+	if (r == 0 || T->rank_tol != TAN_RANK_TOL)
 		return 0;
 	dense_jact(s, T->GT);
 	double gmax = 0.0;
@@ -219,7 +220,7 @@ static int factor(struct tangent *T, const struct ra *s)
 	if (info != 0 || !isfinite(T->A[0]))
 		return -1;
 	double r0 = fabs(T->A[0]);
-	while (r < k && r0 > 0.0 && fabs(T->A[(size_t)r * n + r]) > TAN_RANK_TOL * r0)
+	while (r < k && r0 > 0.0 && fabs(T->A[(size_t)r * n + r]) > T->rank_tol * r0)
 		r++;
 	T->r = r;
 	T->f = n - r;
@@ -538,6 +539,7 @@ int tangent_init(struct integ *it, const struct sim_options *o, struct diag *dg)
 	size_t N = (size_t)n + 1, M = (size_t)m + 1;
 	T->n = n;
 	T->m = m;
+	T->rank_tol = TAN_RANK_TOL;
 	T->beta = o->nm_beta;
 	T->gam = o->nm_gamma;
 	T->tau = xcalloc(M + N, sizeof(double));
@@ -648,6 +650,13 @@ static void multipliers(struct tangent *T, struct ra *s, const struct ra_state *
 		for (int i = 0; i < r; i++)
 			lam[T->jpvt[i] - 1] = c[i];
 	}
+}
+
+void tangent_rank_tol(struct integ *it, double angle)
+{
+	struct tangent *T = it->tan;
+	T->rank_tol = angle > TAN_RANK_TOL ? angle : TAN_RANK_TOL;
+	T->have_piv = 0;	/* the next factorization pivots afresh */
 }
 
 int tangent_omega_at(struct integ *it, const struct ra_state *x)
