@@ -66,6 +66,15 @@ bench bricard_adams decks/bricard.yaml --set integrator.method=adams --set integ
 # to let the sag settle)
 bench lateral_buckling_lms2 decks/lateral_buckling.yaml
 bench rotating_shaft_genalpha decks/rotating_shaft.yaml --set integrator.step=1e-4 --set output.every=10
+# seed 002 / issue 10, the IFToMM speed cases (10 s, the deck's output
+# every 10th step): each with the fastest scheme and step found to meet
+# the IFToMM energy-drift limit (docs/results/002: 0.1 J for the double
+# four-bar, 1e-3 J for Bricard); and the floor, one step of the pendulum
+# (start-up, deck, assembly, the HDF5 file)
+bench fourbar_lms2 decks/n_four_bar.yaml --set integrator.method=lms2 --set integrator.step=0.008
+bench bricard_genalpha decks/bricard.yaml --set integrator.method=genalpha --set integrator.step=0.01
+bench bricard_lms2 decks/bricard.yaml --set integrator.method=lms2 --set integrator.step=0.01
+bench floor_pendulum_1step decks/pendulum.yaml --set time.end=1e-3
 echo "wrote $out"
 # large models (issue 17): decks/pendulum_array.yaml at N = 1e3, 1e4, 1e5
 # (or the N in $LARGE_N), set-up, cost per body-step and per body-sample

@@ -143,6 +143,8 @@ int dae3_init(struct integ *it, const struct sim_options *o)
 	E->g0 = xcalloc(ng, sizeof(double));
 	E->lam0 = xcalloc(nc, sizeof(double));
 	E->lamf = xcalloc(nc, sizeof(double));
+	if (it->info->id == INTEG_NEWMARK)
+		E->Wgeo = xcalloc((size_t)18 * s->nb + 1, sizeof(double));
 	E->h_max = o->max_step > 0 ? o->max_step : o->t_end - o->t0;
 	E->index = o->index == 2 ? 2 : 3;
 	E->span = o->t_end - o->t0;
@@ -189,6 +191,7 @@ void dae3_free(struct integ *it)
 	}
 	free(E->ap);
 	free(E->apn);
+	free(E->Wgeo);
 	free(E->yhat);
 	free(E->Ynew);
 	free(E->Ydnew);
@@ -255,6 +258,7 @@ struct solve_in {
 	const double *yhat;	/* DIRK: 12 nb; Newmark: (qhat, vhat) 12 nb */
 	const double *ek;	/* known part of the residual, or NULL */
 	const struct ra_state *ref;	/* chart origin */
+	int geo;		/* add the reactions' stiffness to W (classical newmark) */
 };
 
 static void kin(struct dae3 *E, const struct solve_in *in, const double *g, struct ra_state *y)
@@ -303,16 +307,45 @@ static void kin(struct dae3 *E, const struct solve_in *in, const double *g, stru
 }
 
 /* W = diag(m I, J) + theta cv (w~ J - (J w)~) + spring-damper blocks.
- * The reactions' body-local stiffness (ra_geo, kept by fi.c) is left out:
- * with it lms2 failed on the 512-link chain at h = 1e-3 (singular
- * iteration matrix at step 1), without it the run completes. */
-static void blocks(struct integ *it, const struct ra_state *y, double t, const struct solve_in *in)
+ * The reactions' body-local stiffness (ra_geo, kept by fi.c) is left out
+ * for every scheme but the classical newmark: with it lms2 failed on the
+ * 512-link chain at h = 1e-3 (singular iteration matrix at step 1),
+ * without it the run completes.
+ *
+ * Classical newmark (in->geo): seed 002 §2 solves its step by a full
+ * Newton method, whose matrix has the reactions' stiffness
+ * d(Phi_q^T lambda)/dq (002 eq. 7's iteration matrix; the K of its
+ * eq. 8 includes it).  Without it the trapezoidal rule on the stiff
+ * pendulum (002 §3, Fig. 6) stopped at the first step from h = 0.6 s on:
+ * the link's tension times h^2 beta outweighs the mass, so the quasi-Newton
+ * iteration diverges.  Added here as ra_geo's part local to each body,
+ * scaled by d q / d g = cq (lam is theta lambda; theta = 1 for newmark),
+ * its rotational block times Jr(psi) (A = A_ref exp(psi~), psi = psihat +
+ * cq w-dot), as fi.c does with Jr(h w).  For a particle or a body joined
+ * only to the ground that is the whole stiffness; the couplings between
+ * two bodies are left out, as in fi.c. */
+static void blocks(struct integ *it, struct dae3 *E, const struct ra_state *y, double t,
+		   const struct solve_in *in, const double *lam)
 {
 	ra_mass_blocks(it->sys, it->W);
 	integ_gyro_blocks(it, y, in->theta * in->cv);
 	ra_force_blocks(it->sys, y, t, in->theta * in->cq, in->theta * in->cv, it->W);
 	if (it->Wc)
 		ra_beam_blocks(it->sys, y, in->theta * in->cq, in->theta * in->cv, it->Wc);
+	if (in->geo && E->Wgeo) {
+		const struct ra *s = it->sys;
+		memset(E->Wgeo, 0, (size_t)18 * s->nb * sizeof(double));
+		ra_geo(s, y, t, lam, in->cq, E->Wgeo);
+		for (int b = 0; b < s->nb; b++) {
+			double *Wb = it->W + 18 * b, *Gb = E->Wgeo + 18 * b, Jr[9], KJ[9];
+			so3_jr(Jr, E->psi + 3 * b);
+			m3_mul(KJ, Gb + 9, Jr);
+			for (int e = 0; e < 9; e++) {
+				Wb[e] += Gb[e];
+				Wb[9 + e] += KJ[e];
+			}
+		}
+	}
 }
 
 /* Index 2: the velocity rows replace the position rows of the Newton
@@ -411,7 +444,7 @@ static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, st
 			rprev = r;
 		}
 		if (refactor) {
-			blocks(it, y, in->t, in);
+			blocks(it, E, y, in->t, in, lam);
 			if (kkt_factor_pairs(it->kkt, it->W, it->Wc, s->jac) ||
 			    (ggl && kkt_factor(E->kmu, E->Wid, s->jac))) {
 				it->bad_row = kkt_bad_row(it->kkt);
@@ -537,7 +570,7 @@ static int step_lms_const(struct integ *it, struct dae3 *E, const struct coef *c
 	double tp[2] = { x->t, E->hist[1].t };
 	predict(E, 2, E->Y, E->Yd, tp, x->t + h);
 	copy_lam(it->sys, E->lam, x->lam);
-	struct solve_in in = { x->t + h, hb[0], hb[0] * hb[0], 1.0, 0, E->yhat, NULL, x };
+	struct solve_in in = { x->t + h, hb[0], hb[0] * hb[0], 1.0, 0, E->yhat, NULL, x, 0 };
 	return solve(it, E, &in, y);
 }
 
@@ -549,7 +582,7 @@ static int step_trap(struct integ *it, struct dae3 *E, double h, struct ra_state
 		E->yhat[i] = E->Y[0][i] + 0.5 * h * E->Yd[0][i];
 	upart(E, E->Yd[0], 1.0, E->g, 0);
 	copy_lam(it->sys, E->lam, x->lam);
-	struct solve_in in = { x->t + h, 0.5 * h, 0.25 * h * h, 1.0, 0, E->yhat, NULL, x };
+	struct solve_in in = { x->t + h, 0.5 * h, 0.25 * h * h, 1.0, 0, E->yhat, NULL, x, 0 };
 	return solve(it, E, &in, y);
 }
 
@@ -577,7 +610,7 @@ static int step_ss(struct integ *it, struct dae3 *E, const struct coef *co, doub
 	}
 	upart(E, E->Yd[0], 1.0, E->g, 0);
 	copy_lam(it->sys, E->lam, x->lam);
-	struct solve_in in = { x->t + h, h * c, h * c * h * c, 1.0, 0, E->yhat, NULL, x };
+	struct solve_in in = { x->t + h, h * c, h * c * h * c, 1.0, 0, E->yhat, NULL, x, 0 };
 	int st = solve(it, E, &in, y);
 	if (st)
 		return st;
@@ -634,7 +667,7 @@ static int step_dirk(struct integ *it, struct dae3 *E, double h, struct ra_state
 				np = 1;
 		predict(E, np, Ys, Yds, tp, ti);
 		double c = h * co->A[i][i];
-		struct solve_in in = { ti, c, c * c, 1.0, 0, E->yhat, NULL, x };
+		struct solve_in in = { ti, c, c * c, 1.0, 0, E->yhat, NULL, x, 0 };
 		int st = solve(it, E, &in, y);
 		if (st)
 			return st;
@@ -682,7 +715,8 @@ static int step_newmark(struct integ *it, struct dae3 *E, double h, struct ra_st
 	for (int k = 0; k < s->nc; k++)
 		E->lam[k] *= theta;
 	double f = (1.0 - af) / (1.0 - am);
-	struct solve_in in = { x->t + h, h * ga * f, h * h * be * f, theta, 1, E->yhat, ek, x };
+	struct solve_in in = { x->t + h, h * ga * f, h * h * be * f, theta, 1, E->yhat, ek, x,
+			       it->info->id == INTEG_NEWMARK };
 	int st = solve(it, E, &in, y);
 	if (st)
 		return st;

@@ -40,6 +40,7 @@ struct dae3 {
 	struct ra_state ybig, ymid;
 	double *Ybig;
 	double *mu, *pm, *PM[NH], *vres, *u, *dmu, *xmu, *Wid;
+	double *Wgeo;		/* newmark only: the reactions' stiffness, nb x 18 (blocks) */
 	struct kkt *kmu;
 	/* beams (it->Wc): the Newton matrix kept across solves while its
 	 * coefficients are those it was made with and no other factorization

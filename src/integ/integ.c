@@ -357,11 +357,15 @@ int integ_fix_redundant(struct integ *it, int *rows)
 
 int integ_singular_retry(struct integ *it, int on)
 {
-	/* tangent_newmark solves no saddle-point system in its steps (its QR
-	 * tolerates dependent rows already): a retry would be the same step */
-	if (it->tan || it->ode)	/* the ODE schemes' partitioning is their own */
-		return -1;
 	double tol = on ? INTEG_SINGULAR_TOL * pow(100.0, on - 1) : 0.0;
+	if (it->tan) {
+		/* tangent_newmark solves no saddle-point system: the same angle
+		 * sqrt(tol) as the rank tolerance of its QR for the step */
+		tangent_rank_tol(it, sqrt(tol));
+		return 0;
+	}
+	if (it->ode)	/* the ODE schemes' partitioning is their own */
+		return -1;
 	if (kkt_set_singular_tol(it->kkt, tol))
 		return -1;
 	if (strcmp(it->info->family, "dae3") == 0)

@@ -102,8 +102,11 @@ int integ_fix_redundant(struct integ *it, int *rows);
  * (kkt_set_singular_tol) for that step, tol = INTEG_SINGULAR_TOL at level
  * 1, 100 times more at each of the INTEG_SINGULAR_LEVELS levels;
  * integ_singular_retry(it, level) before it, (it, 0) after.  Returns 0
- * when the retry can be made (never for tangent_newmark, whose steps use
- * no kkt). */
+ * when the retry can be made (not for the ODE schemes).  tangent_newmark,
+ * whose steps use no kkt, takes sqrt(tol) as the rank tolerance of its QR
+ * for the step (tangent_rank_tol): close to a singular position a step
+ * whose rank decision falls among nearly dependent rows (1e-5 rad, its
+ * TAN_RANK_TOL) fails, and with them dropped it passes. */
 #define INTEG_SINGULAR_TOL 1e-4
 #define INTEG_SINGULAR_LEVELS 2
 int integ_singular_retry(struct integ *it, int level);

@@ -69,16 +69,18 @@
 #define TAN_RANK_TOL LA_RANK_QR_TOL	/* |R(i,i)| below this times |R(0,0)|: rank */
 #define TAN_FAST_TOL 1e-3	/* fast_qr: smallest |R(i,i)| at least this of the largest */
 #define TAN_SOLVE_IT 40		/* chord iterations of the small solves */
+#ifndef TAN_FD_TRIES
+#define TAN_FD_TRIES 3		/* perturbations tried per column of K_R, C_R (reduced_derivs) */
+#endif
 
 struct tangent {
 	int n, m, f, r;		/* coordinates, constraint rows, tangent dim, rank */
 	double beta, gam;
 	double *A;		/* n x m, column-major: G^T, then its QR factors */
 	double *tau, *work;	/* reflectors of Q; LAPACK scratch */
-	const int *bi, *bj;	/* the model's: bodies of each row's sides */
 	int *jpvt, lwork;	/* column pivots (1-based): independent rows of G first */
 	int have_piv, kq;	/* jpvt set by an earlier dgeqp3; reflectors in A */
-	double *Gs;		/* 12 m: the row blocks of ra_eval's Jacobian at q* */
+	double rank_tol;	/* TAN_RANK_TOL, or coarser for a retried step */
 	double *GT;		/* n x m: G^T before the columns are put in jpvt's order */
 	double *N;		/* n x f (column-major) */
 	struct ra_state base, q, xn;	/* q*, a trial state, x_n */
@@ -147,7 +149,7 @@ static int null_basis(struct tangent *T)
 static int fast_qr(struct tangent *T, const struct ra *s)
 {
 	int m = T->m, n = T->n, r = T->r, info = 0;
-	if (r == 0)
+	if (r == 0 || T->rank_tol != TAN_RANK_TOL)
 		return 0;
 	dense_jact(s, T->GT);
 	double gmax = 0.0;
@@ -208,17 +210,6 @@ static int factor(struct tangent *T, const struct ra *s)
 			T->N[(size_t)i * n + i] = 1.0;
 		return 0;
 	}
-	/* Gs keeps 12 values a row (side i, side j); ra's rows whose side i
-	 * is ground keep only side j's six at jac + jo[k] + 6 (ra.h) */
-	for (int k = 0; k < m; k++) {
-		double *g = T->Gs + 12 * k;
-		const double *J = s->jac + s->jo[k];
-		if (s->bi[k] >= 0)
-			memcpy(g, J, 6 * sizeof(double));
-		else
-			memset(g, 0, 6 * sizeof(double));
-		memcpy(g + 6, J + 6, 6 * sizeof(double));
-	}
 	if (T->have_piv && fast_qr(T, s))
 		return 0;
 	int k = m < n ? m : n, r = 0;
@@ -229,7 +220,7 @@ static int factor(struct tangent *T, const struct ra *s)
 	if (info != 0 || !isfinite(T->A[0]))
 		return -1;
 	double r0 = fabs(T->A[0]);
-	while (r < k && r0 > 0.0 && fabs(T->A[(size_t)r * n + r]) > TAN_RANK_TOL * r0)
+	while (r < k && r0 > 0.0 && fabs(T->A[(size_t)r * n + r]) > T->rank_tol * r0)
 		r++;
 	T->r = r;
 	T->f = n - r;
@@ -264,33 +255,54 @@ static void mul_add(const double *B, int n, int k, const double *c, double *out)
 /* d = Q_r R11^-T (P^T e)[0 .. r-1]: the minimum-norm solution of G* d = e
  * with the factored G* when e is consistent (it is at a fixed point of the
  * chord iterations below; the rows found dependent are not read).  The r
- * independent rows G_I of G* are G_I^T = Q_r R11, so Q_r = G_I^T R11^-1 and
- *   d = G_I^T R11^-1 R11^-T (P^T e)[0 .. r-1]:
- * two triangular solves and a product with the sparse rows (at most 12
- * entries each) instead of applying r Householder reflectors.  Squaring
- * R11 costs accuracy only in the chord iterations' contraction rate, not
- * in their fixed points, which use the true G. */
+ * independent rows G_I of G* are G_I^T = Q_r R11, so G_I = R11^T Q_r^T
+ * and d = Q_r R11^-T e_I: one triangular solve and the reflectors applied
+ * to (y, 0).  Its round-off grows like the condition number kappa of G_I.
+ * (This file used to form d = G_I^T R11^-1 R11^-T e_I, two triangular
+ * solves and a product with the sparse rows, whose round-off grows like
+ * kappa^2: close to a singular position, where kappa is large but G still
+ * counts as of full rank, that floor can exceed the chord iterations' stop
+ * test of 1e-9.)
+ *
+ * A step that lands within about TAN_RANK_TOL of a singular position.  The N = 40 four-bar at h = 1e-3 lands at t = 8.584 s, 11 us
+ * after its 9th singular position (8.583989 s, tools/four_bar_ref.py; the
+ * cranks turn at about 1.7 rad/s, so some 2e-5 rad from it), with
+ * |R(i,i)| of 1.01e-5 and 0.99e-5 of the largest on either side of
+ * the tolerance: the rank found (467 of 485) splits the 18 nearly
+ * dependent rows arbitrarily, the kept ones amplify Phi's round-off by
+ * 1e5, the chord iteration of retract() stalls at 2e-9 and the step
+ * fails (also when such a stall is accepted: the rows dropped for the
+ * step are then far from met).  The run loop then takes the step again
+ * with the rank tolerance raised to 1e-2 rad (integ_singular_retry,
+ * tangent_rank_tol): all 40 nearly dependent rows are left out of that
+ * step and it passes.  Measured: 20 s at h = 1e-3, 20000 steps, one step
+ * retried, energy drift 8.8e-3 J, B0 at 20 s 1.2e-4 m from the
+ * reduction; at h = 9.99e-4 (which failed at 2.686 s without the retry)
+ * two steps retried, and a sample on one of them has the rows met to
+ * first order only (residuals 5.5e-11 m, 7.1e-6 m/s, 2.9e-2 m/s^2). */
 static void pinv_solve(const struct tangent *T, const double *e, double *d)
 {
 	int n = T->n, r = T->r, one = 1;
 	memset(d, 0, (size_t)n * sizeof(double));
 	if (r == 0)
 		return;
-	double *y = T->rwork;
 	for (int i = 0; i < r; i++)
-		y[i] = e[T->jpvt[i] - 1];
-	dtrsv_("U", "T", "N", &r, T->A, &n, y, &one);
-	dtrsv_("U", "N", "N", &r, T->A, &n, y, &one);
-	for (int i = 0; i < r; i++) {
-		int k = T->jpvt[i] - 1;
-		const double *J = T->Gs + 12 * k;
-		for (int side = 0; side < 2; side++) {
-			int b = side ? T->bj[k] : T->bi[k];
-			if (b < 0)
-				continue;
-			for (int c = 0; c < 6; c++)
-				d[6 * b + c] += J[6 * side + c] * y[i];
-		}
+		d[i] = e[T->jpvt[i] - 1];
+	dtrsv_("U", "T", "N", &r, T->A, &n, d, &one);
+	/* Q (y, 0) = H_0 H_1 ... H_{r-1} (y, 0): the reflectors from r on
+	 * touch only the zero rows (H_i = I - tau_i v_i v_i^T, v_i = (0..0,
+	 * 1, A(i+1.., i)), LAPACK's storage), applied here to the one vector
+	 * directly (dorm2r's dlarf calls cost more than the products at the
+	 * sizes of mbsim's models) */
+	for (int i = r - 1; i >= 0; i--) {
+		const double *v = T->A + (size_t)i * n;
+		double w = d[i];
+		for (int k = i + 1; k < n; k++)
+			w += v[k] * d[k];
+		w *= T->tau[i];
+		d[i] -= w;
+		for (int k = i + 1; k < n; k++)
+			d[k] -= w * v[k];
 	}
 }
 
@@ -448,7 +460,14 @@ static void reduced_mass(struct tangent *T, const struct ra *s)
 	}
 }
 
-/* Central differences of R in alpha (K_R) and alpha-dot (C_R) at (al, ald, y). */
+/* Central differences of R in alpha (K_R) and alpha-dot (C_R) at (al, ald, y).
+ * A perturbed state whose retraction fails is tried again with the
+ * perturbation 8 and 64 times smaller: close to a singular position (the
+ * N-four-bar's horizontal cranks) the smallest singular value of G* is
+ * small, the chord iteration of retract() contracts by about the
+ * perturbation over it, and at 1e-6 it stalled at 1e-9 (N = 40, h = 1e-3,
+ * t = 8.584 s, the 9th singular position), which ended the run although
+ * only Newton's matrix, not the equations solved, needed that state. */
 static int reduced_derivs(struct tangent *T, struct ra *s, double t, const double *lamf)
 {
 	int f = T->f;
@@ -457,18 +476,21 @@ static int reduced_derivs(struct tangent *T, struct ra *s, double t, const doubl
 		double sc = 1.0;
 		for (int i = 0; i < f; i++)
 			sc = fmax(sc, fabs(X[i]));
-		double eps = 1e-6 * sc;
 		for (int j = 0; j < f; j++) {
-			double x0 = X[j];
-			X[j] = x0 + eps;
-			int e1 = state_at(T, s, t, lamf, T->al, T->ald, T->y, T->Rp);
-			X[j] = x0 - eps;
-			int e2 = state_at(T, s, t, lamf, T->al, T->ald, T->y, T->Rm);
-			X[j] = x0;
+			double x0 = X[j], eps = 1e-6 * sc;
+			int e1 = -1, e2 = -1;
+			for (int k = 0; k < TAN_FD_TRIES && (e1 || e2); k++, eps /= 8.0) {
+				X[j] = x0 + eps;
+				e1 = state_at(T, s, t, lamf, T->al, T->ald, T->y, T->Rp);
+				X[j] = x0 - eps;
+				e2 = state_at(T, s, t, lamf, T->al, T->ald, T->y, T->Rm);
+				X[j] = x0;
+				if (!(e1 || e2))
+					for (int i = 0; i < f; i++)
+						D[(size_t)j * f + i] = (T->Rp[i] - T->Rm[i]) / (2.0 * eps);
+			}
 			if (e1 || e2)
 				return -1;
-			for (int i = 0; i < f; i++)
-				D[(size_t)j * f + i] = (T->Rp[i] - T->Rm[i]) / (2.0 * eps);
 		}
 	}
 	return 0;
@@ -496,7 +518,7 @@ static void tangent_free_data(struct tangent *T)
 	ra_state_release(&T->base);
 	ra_state_release(&T->q);
 	ra_state_release(&T->xn);
-	double *arrs[] = { T->Gs, T->GT, T->tau, T->work, T->N, T->A, T->rwork, T->d, T->tmpn,
+	double *arrs[] = { T->GT, T->tau, T->work, T->N, T->A, T->rwork, T->d, T->tmpn,
 			   T->tmpn2, T->tmpm, T->F, T->g, T->u, T->lamstar, T->an, T->adn, T->addn,
 			   T->al, T->ald, T->y, T->dy, T->R0, T->Rp, T->Rm, T->MR, T->KR, T->CR,
 			   T->SM, T->EK, T->EM, T->ev, T->swork };
@@ -522,14 +544,12 @@ int tangent_init(struct integ *it, const struct sim_options *o, struct diag *dg)
 	size_t N = (size_t)n + 1, M = (size_t)m + 1;
 	T->n = n;
 	T->m = m;
+	T->rank_tol = TAN_RANK_TOL;
 	T->beta = o->nm_beta;
 	T->gam = o->nm_gamma;
 	T->tau = xcalloc(M + N, sizeof(double));
 	T->jpvt = xcalloc(M, sizeof(int));
 	T->GT = xcalloc(M * N, sizeof(double));
-	T->Gs = xcalloc(12 * M, sizeof(double));
-	T->bi = s->bi;
-	T->bj = s->bj;
 	T->N = xcalloc(N * N, sizeof(double));
 	T->d = xcalloc(N, sizeof(double));
 	T->A = xcalloc(M * N, sizeof(double));
@@ -635,6 +655,13 @@ static void multipliers(struct tangent *T, struct ra *s, const struct ra_state *
 		for (int i = 0; i < r; i++)
 			lam[T->jpvt[i] - 1] = c[i];
 	}
+}
+
+void tangent_rank_tol(struct integ *it, double angle)
+{
+	struct tangent *T = it->tan;
+	T->rank_tol = angle > TAN_RANK_TOL ? angle : TAN_RANK_TOL;
+	T->have_piv = 0;	/* the next factorization pivots afresh */
 }
 
 int tangent_omega_at(struct integ *it, const struct ra_state *x)

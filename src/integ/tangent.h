@@ -15,5 +15,9 @@ int tangent_step(struct integ *it, double h, struct ra_state *x, struct ra_state
 /* it->omega_max of the tangent system linearized at the consistent state x
  * (positions, velocities, accelerations, multipliers): the first sample's. */
 int tangent_omega_at(struct integ *it, const struct ra_state *x);
+/* The rank tolerance of the QR (an angle: a row within it of the span of
+ * the others counts as dependent) for the next steps: TAN_RANK_TOL, or
+ * angle when larger (a step retried near a singular position, integ.h). */
+void tangent_rank_tol(struct integ *it, double angle);
 
 #endif

@@ -7,6 +7,12 @@
  * r += dr, A <- A exp(dtheta~); velocities b = nu; accelerations b = gamma.
  * The factorization, the Newton step and the residuals are those of the
  * initial assembly (assemble.h) with W = I.
+ *
+ * Particles: no row of P reads a particle's rotational columns (a
+ * particle is joined and driven at its centre, model.h), so the
+ * minimum-norm x leaves its inert rotation at exactly zero and the moving
+ * coordinates (3 per particle, 6 per rigid body) are solved as by a
+ * square P: "fully driven" counts those coordinates (kinematic_dof).
  */
 #include "kinematic.h"
 #include "assemble.h"
@@ -43,11 +49,6 @@ int kinematic_check(const struct model *m, char *msg, size_t n)
 	}
 	if (m->nbodies == 0) {
 		snprintf(msg, n, "kinematic reference: the model has no bodies");
-		return -1;
-	}
-	if (m->nparticles > 0) {	/* its solve is square in 6 per body */
-		snprintf(msg, n, "kinematic reference: not available for models with particles "
-			 "(this one has %d); choose another reference", m->nparticles);
 		return -1;
 	}
 	return 0;
@@ -161,9 +162,14 @@ static void predict(struct kctx *c, struct ra_state *x, double dt)
 	ra_rotate(c->s, x->A, g);
 }
 
-static void store(struct kin_series *k, int i, const struct ra_state *x)
+static void store(const struct model *m, struct kin_series *k, int i, const struct ra_state *x)
 {
 	int nb = k->nb;
+	for (int p = 0; p < k->np; p++) {
+		size_t o = 3 * ((size_t)i * (size_t)k->np + (size_t)p);
+		output_point_kin(&m->points[p], x->r, x->A, x->v, x->w, x->a, x->wd, k->pp + o,
+				 k->pv + o, k->pa + o);
+	}
 	size_t o3 = 3 * (size_t)i * (size_t)nb, n3 = 3 * (size_t)nb * sizeof(double);
 	memcpy(k->r + o3, x->r, n3);
 	memcpy(k->v + o3, x->v, n3);
@@ -215,6 +221,11 @@ int kinematic_solve(const struct model *m, double t0, const double *t, int nt,
 	k->w = xmalloc(n3 * sizeof(double));
 	k->wd = xmalloc(n3 * sizeof(double));
 	k->q = xmalloc((4 * (size_t)nb * (size_t)nt + 1) * sizeof(double));
+	k->np = m->npoints;
+	size_t p3 = 3 * (size_t)k->np * (size_t)nt + 1;
+	k->pp = xmalloc(p3 * sizeof(double));
+	k->pv = xmalloc(p3 * sizeof(double));
+	k->pa = xmalloc(p3 * sizeof(double));
 	ra_state_init(s, &x);
 	ra_state_from_model(s, &x, t0);
 	if (max_dt <= 0)
@@ -241,7 +252,7 @@ int kinematic_solve(const struct model *m, double t0, const double *t, int nt,
 		for (int l = 0; l < 3; l++)
 			k->max_res[l] = fmax(k->max_res[l], res[l]);
 		k->t[i] = t[i];
-		store(k, i, &x);
+		store(m, k, i, &x);
 	}
 	rc = 0;
 out:
@@ -266,6 +277,9 @@ void kinematic_release(struct kin_series *k)
 	free(k->q);
 	free(k->w);
 	free(k->wd);
+	free(k->pp);
+	free(k->pv);
+	free(k->pa);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -279,12 +293,18 @@ int kinematic_write(const struct model *m, const struct kin_series *k, const cha
 		return -1;
 	int nb = k->nb, id[OUTPUT_BODY_IDS];
 	h5_attr_num(h, "/", "layout_version", OUTPUT_LAYOUT_VERSION);
-	int tid = output_body_series(h, m, id);
+	int tid = output_body_series(h, m, id), pid[3];
+	output_point_series(h, m, pid);
 	for (int i = 0; i < k->nt; i++) {
-		size_t o = (size_t)i * (size_t)nb;
+		size_t o = (size_t)i * (size_t)nb, op = 3 * (size_t)i * (size_t)k->np;
 		h5_row(h, tid, &k->t[i]);
 		output_body_row(h, m, id, k->r + 3 * o, k->v + 3 * o, k->a + 3 * o, k->q + 4 * o,
 				k->w + 3 * o, k->wd + 3 * o);
+		if (k->np > 0) {
+			h5_row(h, pid[0], k->pp + op);
+			h5_row(h, pid[1], k->pv + op);
+			h5_row(h, pid[2], k->pa + op);
+		}
 	}
 	h5_attr_str(h, "/", "integrator", "kinematic");
 	return h5_close(&h, "complete", err, n) ? -1 : 0;

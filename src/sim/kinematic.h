@@ -1,7 +1,7 @@
 /* kinematic.h - kinematic analysis of fully driven mechanisms (000 §3.1).
  *
- * For a model with zero degrees of freedom (constraint rows = 6 x bodies,
- * drivers included) the motion follows from the constraints alone:
+ * For a model with zero degrees of freedom (constraint rows = 6 per rigid body
+ * and 3 per particle, drivers included) the motion follows from the constraints alone:
  *   Phi(q, t) = 0,   Phi_q v = nu,   Phi_q a = gamma.
  * kinematic_solve marches through the requested times, solving the first
  * by Newton from the previous solution (extrapolated), the other two as
@@ -25,10 +25,13 @@ struct kin_series {
 	int nb, nt;
 	double *t;
 	double *r, *v, *a, *q, *w, *wd;
+	int np;			/* the model's body-fixed points */
+	double *pp, *pv, *pa;	/* their global position, velocity, acceleration: 3 (i np + p) */
 	double max_res[3];	/* largest |Phi|, |Phi_q v - nu|, |Phi_q a - gamma| (inf-norms) */
 };
 
-/* Degrees of freedom left by the constraints: 6 nb - ncons. */
+/* Degrees of freedom left by the constraints: 6 per rigid body and 3 per
+ * particle (model_nq) less ncons. */
 int kinematic_dof(const struct model *m);
 /* 0 when m can be analysed (at least one body, 0 degrees of freedom);
  * else -1 with the reason and a remedy in msg. */
@@ -45,7 +48,8 @@ void kinematic_release(struct kin_series *k);
 
 /* Write k in mbsim's HDF5 layout: /time, /bodies/names and
  * /bodies/{position,velocity,acceleration,orientation,angular_velocity,
- * angular_acceleration} (output_body_series); root attributes
+ * angular_acceleration} (output_body_series; particles in /particles),
+ * /points/{position,velocity,acceleration}; root attributes
  * status = "complete" and integrator = "kinematic".  0, or -1 with a
  * message in err. */
 int kinematic_write(const struct model *m, const struct kin_series *k, const char *path,

@@ -156,12 +156,12 @@ void output_point_kin(const struct body_point *p, const double *r, const double 
 }
 
 /* /points: names and the three series. */
-static void point_series(struct output *o, struct h5out *h, const struct model *m)
+void output_point_series(struct h5out *h, const struct model *m, int id[3])
 {
 	static const char *const desc[3] = { "point position, global frame",
 		"point velocity, global frame", "point acceleration, global frame" };
-	int np = m->npoints, *id[3] = { &o->ppos, &o->pvel, &o->pacc };
-	o->ppos = o->pvel = o->pacc = -1;
+	int np = m->npoints;
+	id[0] = id[1] = id[2] = -1;
 	if (np == 0)
 		return;
 	const char **names = xmalloc(((size_t)np + 1) * sizeof(char *));
@@ -172,8 +172,17 @@ static void point_series(struct output *o, struct h5out *h, const struct model *
 	for (int j = 0; j < 3; j++) {
 		char path[64];
 		snprintf(path, sizeof path, "/points/%s", body_series[j].name);
-		*id[j] = ser_named(h, path, np, 3, body_series[j].units, desc[j], "/points/names");
+		id[j] = ser_named(h, path, np, 3, body_series[j].units, desc[j], "/points/names");
 	}
+}
+
+static void point_series(struct output *o, struct h5out *h, const struct model *m)
+{
+	int id[3];
+	output_point_series(h, m, id);
+	o->ppos = id[0];
+	o->pvel = id[1];
+	o->pacc = id[2];
 }
 
 static void point_rows(struct output *o, const struct ra_state *x)

@@ -92,6 +92,9 @@ int output_body_series(struct h5out *h, const struct model *m, int *id);
 void output_body_row(struct h5out *h, const struct model *m, const int *id, const double *r,
 		     const double *v, const double *a, const double *q, const double *w,
 		     const double *wd);
+/* /points/names and /points/{position,velocity,acceleration} (ids in
+ * id[0..2], -1 each when the model has no points). */
+void output_point_series(struct h5out *h, const struct model *m, int id[3]);
 /* Global position, velocity and acceleration (3 each) of body point p at
  * the state arrays r, A, v, w, a, wd (all bodies, model order). */
 void output_point_kin(const struct body_point *p, const double *r, const double *A,
