@@ -244,6 +244,20 @@ void ros_free(struct odeint *O)
 	O->ros = NULL;
 }
 
+/* f_t at (O->t, O->y, O->yd) by a forward difference from O->ydd, step
+ * e max(1, |t|) as represented. */
+static int ft_diff(struct odeint *O, struct ros *R, double e)
+{
+	volatile double t1 = O->t + e * fmax(1.0, fabs(O->t));
+	double d = t1 - O->t;
+	int st = odeint_rhs(O, t1, O->y, O->yd, R->fp);
+	if (st)
+		return st;
+	for (int i = 0; i < O->n; i++)
+		R->ft[i] = (R->fp[i] - O->ydd[i]) / d;
+	return 0;
+}
+
 /* J1, J2 and f_t at (O->t, O->y, O->yd) by forward differences of f from
  * its value there (O->ydd), step sqrt(eps) max(1, |v|) (as the Jacobians
  * of Hairer and Wanner's Rosenbrock codes): 2 n + 1 evaluations, of which
@@ -266,13 +280,8 @@ static int jacobians(struct odeint *O, struct ros *R)
 		}
 		if (a == 0 && O->sys->autonomous) {
 			memset(R->ft, 0, (size_t)n * sizeof(double));
-		} else if (a == 0) {
-			volatile double t1 = O->t + e * fmax(1.0, fabs(O->t));
-			double d = t1 - O->t;
-			if ((st = odeint_rhs(O, t1, O->y, O->yd, R->fp)))
-				return st;
-			for (int i = 0; i < n; i++)
-				R->ft[i] = (R->fp[i] - O->ydd[i]) / d;
+		} else if (a == 0 && (st = ft_diff(O, R, e))) {
+			return st;
 		}
 		if (a == 0) {
 			O->njac++;
@@ -298,12 +307,8 @@ static int jacobians(struct odeint *O, struct ros *R)
 				J[(size_t)j * n + i] = (R->fp[i] - O->ydd[i]) * inv;
 		}
 	}
-	volatile double t1 = O->t + e * fmax(1.0, fabs(O->t));
-	double d = t1 - O->t;
-	if ((st = odeint_rhs(O, t1, O->y, O->yd, R->fp)))
+	if ((st = ft_diff(O, R, e)))
 		return st;
-	for (int i = 0; i < n; i++)
-		R->ft[i] = (R->fp[i] - O->ydd[i]) / d;
 	O->njac++;
 	R->age = 0;
 	return INTEG_OK;
