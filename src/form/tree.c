@@ -73,8 +73,8 @@
 #include <string.h>
 
 enum tj { TJ_REVOLUTE, TJ_CYLINDRICAL, TJ_TRANSLATIONAL, TJ_UNIVERSAL, TJ_SPHERICAL, TJ_FIXED,
-	  TJ_FREE, TJ_POINT };
-static const int tj_n[] = { 1, 2, 1, 2, 3, 0, 6, 3 };
+	  TJ_FREE, TJ_POINT, TJ_PLANAR };
+static const int tj_n[] = { 1, 2, 1, 2, 3, 0, 6, 3, 3 };
 
 /* A body and its joint towards the ground, in the order of the tree
  * (parents first). */
@@ -390,7 +390,8 @@ static void chart_jac_ab(const double *phi, const double *phid, double a, double
  * with a zero term is the sum of the others in the same order). */
 static int has_d(enum tj t)
 {
-	return t == TJ_CYLINDRICAL || t == TJ_TRANSLATIONAL || t == TJ_FREE || t == TJ_POINT;
+	return t == TJ_CYLINDRICAL || t == TJ_TRANSLATIONAL || t == TJ_FREE || t == TJ_POINT ||
+	       t == TJ_PLANAR;
 }
 
 /* The joint's kinematics at q, q-dot: R, d, H, D (the columns of its n
@@ -422,6 +423,15 @@ static void joint_eval(const struct tnode *J, const double *q, const double *qd,
 		memcpy(k->R, J->C, sizeof k->R);
 		k->d[2] = q[0];
 		v3_copy(k->D, EZ);
+		break;
+	case TJ_PLANAR:	/* x, y in P's plane, the turn a about its normal */
+		rot_z(Rz, q[2]);
+		m3_mul(k->R, Rz, J->C);
+		k->d[0] = q[0];
+		k->d[1] = q[1];
+		k->D[0] = 1.0;
+		k->D[4] = 1.0;
+		v3_copy(k->H + 6, EZ);
 		break;
 	case TJ_UNIVERSAL: {
 		/* R = Rz(a) C Rz(b): omega = a-dot e_z + b-dot u, u = Rz(a) C e_z */
@@ -1178,6 +1188,12 @@ static void project_joint(struct tnode *J, const double *Rr, const double *dl, c
 		if (J->type == TJ_CYLINDRICAL)
 			q[1] = dl[2];
 		break;
+	case TJ_PLANAR:
+		memcpy(J->C, Rr[8] >= 0 ? I3 : flip, sizeof J->C);
+		q[0] = dl[0];
+		q[1] = dl[1];
+		q[2] = atan2(Rr[3], Rr[0]);
+		break;
 	case TJ_TRANSLATIONAL:
 	case TJ_FIXED: {
 		double s1 = sgn(Rr[0]), s3 = sgn(Rr[8]);
@@ -1419,7 +1435,8 @@ int tree_body_regular(const struct model *m, int b)
 static int joint_ok(enum joint_type t)
 {
 	return t == JOINT_REVOLUTE || t == JOINT_CYLINDRICAL || t == JOINT_TRANSLATIONAL ||
-	       t == JOINT_UNIVERSAL || t == JOINT_SPHERICAL || t == JOINT_FIXED;
+	       t == JOINT_UNIVERSAL || t == JOINT_SPHERICAL || t == JOINT_FIXED ||
+	       t == JOINT_PLANAR;
 }
 
 static int uf_find(int *up, int a)
@@ -1457,7 +1474,7 @@ int tree_check(const struct model *m, struct diag *d)
 		if (!joint_ok(jt->type)) {
 			diag_error(d, &jt->pos, "joint '%s' is %s: the tree formulation has no joint "
 				   "coordinates for it (it takes revolute, cylindrical, translational, "
-				   "universal, spherical and fixed joints; integrator.formulation: rp "
+				   "universal, spherical, planar and fixed joints; integrator.formulation: rp "
 				   "takes every joint)", jt->name, joint_type_names[jt->type]);
 			bad = 1;
 			continue;
@@ -1515,6 +1532,8 @@ static enum tj tj_of(enum joint_type t)
 		return TJ_UNIVERSAL;
 	case JOINT_SPHERICAL:
 		return TJ_SPHERICAL;
+	case JOINT_PLANAR:
+		return TJ_PLANAR;
 	default:
 		return TJ_FIXED;
 	}

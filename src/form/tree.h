@@ -24,13 +24,14 @@
  *   translational  1: slide s        R = C                 d = s e_z
  *   universal      2: a, b           R = Rz(a) C Rz(b)     d = 0
  *   spherical      3: phi            R = exp(phi~) C       d = 0
+ *   planar         3: x, y, angle a  R = Rz(a) C           d = x e_x + y e_y
  *   fixed          0                 R = C                 d = 0
  *   free body      6: x, phi         A = exp(phi~) C       r = x
  *   free particle  3: x              A = I                 r = x
  *
  * C makes the constraint rows of the joint (model.c's primitives) hold
- * for every q: a sign pattern for revolute, cylindrical, translational
- * and fixed (axes parallel or antiparallel), a matrix with C e_z _|_ e_z
+ * for every q: a sign pattern for revolute, cylindrical, translational,
+ * planar and fixed (axes parallel or antiparallel), a matrix with C e_z _|_ e_z
  * for the universal joint.  Each form is the same with the two markers
  * exchanged, so a joint may point either way.  phi is a rotation vector,
  * a local chart about C: after an accepted step in which |phi| passed
