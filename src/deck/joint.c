@@ -20,7 +20,7 @@ static int needs_axis(enum joint_type t)
 {
 	return t == JOINT_REVOLUTE || t == JOINT_CYLINDRICAL ||
 	       t == JOINT_TRANSLATIONAL || t == JOINT_UNIVERSAL ||
-	       t == JOINT_POINT_LINE || t == JOINT_POINT_PLANE;
+	       t == JOINT_POINT_LINE || t == JOINT_POINT_PLANE || t == JOINT_PLANAR;
 }
 
 /* point_on_line and point_on_plane use the axis on body1 only */

@@ -14,7 +14,7 @@
 #define B(t) (1u << BODY_##t)
 
 #define J_AXIS (J(REVOLUTE) | J(CYLINDRICAL) | J(TRANSLATIONAL) | J(UNIVERSAL) | J(FIXED) | \
-		J(POINT_LINE) | J(POINT_PLANE))
+		J(POINT_LINE) | J(POINT_PLANE) | J(PLANAR))
 #define J_NOTDIST (J_AXIS | J(SPHERICAL))
 
 static const struct key_def repeat_keys[] = {
@@ -128,13 +128,13 @@ static const struct key_sect body_sect = { "body", body_keys };
 
 static const struct key_def joint_keys[] = {
 	{ "name", K_STR, 0, NULL, "unique joint name (required)" },
-	{ "type", K_STR, 0, NULL, "spherical, revolute, universal, cylindrical, translational, fixed, distance, point_on_line or point_on_plane (required)" },
+	{ "type", K_STR, 0, NULL, "spherical, revolute, universal, cylindrical, translational, fixed, distance, point_on_line, point_on_plane or planar (required)" },
 	{ "body1", K_STR, 0, NULL, "first body name or ground (required)" },
 	{ "body2", K_STR, 0, NULL, "second body name or ground (required)" },
 	{ "point", K_VEC3, J_NOTDIST, NULL, "joint point, global, at t0" },
 	{ "point1", K_VEC3, 0, NULL, "joint point on body1, body1 frame" },
 	{ "point2", K_VEC3, 0, NULL, "joint point on body2, body2 frame" },
-	{ "axis", K_VEC3, J_AXIS, NULL, "joint axis, global, at t0 (universal: on body1; point_on_line: the line; point_on_plane: the normal)" },
+	{ "axis", K_VEC3, J_AXIS, NULL, "joint axis, global, at t0 (universal: on body1; point_on_line: the line; point_on_plane, planar: the normal)" },
 	{ "axis1", K_VEC3, J_AXIS, NULL, "joint axis on body1, body1 frame" },
 	{ "axis2", K_VEC3, J_AXIS, NULL, "joint axis on body2, body2 frame" },
 	{ "cross_axis", K_VEC3, J(UNIVERSAL), NULL, "second universal axis, global at t0, on body2, perpendicular to axis" },

@@ -73,8 +73,8 @@
 #include <string.h>
 
 enum tj { TJ_REVOLUTE, TJ_CYLINDRICAL, TJ_TRANSLATIONAL, TJ_UNIVERSAL, TJ_SPHERICAL, TJ_FIXED,
-	  TJ_FREE, TJ_POINT };
-static const int tj_n[] = { 1, 2, 1, 2, 3, 0, 6, 3 };
+	  TJ_FREE, TJ_POINT, TJ_PLANAR };
+static const int tj_n[] = { 1, 2, 1, 2, 3, 0, 6, 3, 3 };
 
 /* A body and its joint towards the ground, in the order of the tree
  * (parents first). */
@@ -91,6 +91,22 @@ struct tnode {
 	 * (second order), their indices ri */
 	unsigned char alg[6];
 	int nr, ri[6];
+	/* drivers (rheonomic coordinates): drv[a] the model driver of
+	 * coordinate a or -1; ndrv of them.  A driven coordinate is neither
+	 * with inertia (ri) nor massless: its q, q-dot, q-ddot come from the
+	 * driver's function, and the recursion takes it as locked with the
+	 * known bias S_a q-ddot_a added to c (tree_drivers). */
+	signed char drv[6];
+	int ndrv;
+};
+
+/* A driven coordinate (tree_drivers): q = sig (f(t) + offset) + kap,
+ * in the tree's coordinate of tree.h's table; f and offset as model.h's
+ * struct driver (ra's coordinate, joint_coordinate), sig = +-1 the sign
+ * between the two, kap a whole number of turns for a rotation. */
+struct tdrv {
+	int node, a, q;		/* node, its coordinate, the full index */
+	double sig, kap;
 };
 
 /* What one evaluation keeps per node: the fixed part here, the parts
@@ -116,6 +132,13 @@ struct tree {
 	struct ra *s;		/* borrowed */
 	struct ode_sys ode;
 	int nb, nq;
+	int ns;			/* state coordinates: nq less the driven ones */
+	int ndv;		/* driven coordinates */
+	struct tdrv *dv;	/* ndv */
+	int *sx;		/* nq: the state index of a coordinate, -1 driven */
+	double *Yf, *Ydf, *Yddf;	/* nq: full vectors from a state (drivers) */
+	double *Rf;		/* nq: a residual in full (drivers) */
+	double *Pdd;		/* nq: q-ddot of the driven coordinates, 0 elsewhere */
 	struct tnode *nd;	/* nb, in tree order */
 	struct twork *wk;	/* nb, in tree order */
 	double *arena;		/* S, V, L, z of every node: 13 n + n^2 each */
@@ -367,7 +390,8 @@ static void chart_jac_ab(const double *phi, const double *phid, double a, double
  * with a zero term is the sum of the others in the same order). */
 static int has_d(enum tj t)
 {
-	return t == TJ_CYLINDRICAL || t == TJ_TRANSLATIONAL || t == TJ_FREE || t == TJ_POINT;
+	return t == TJ_CYLINDRICAL || t == TJ_TRANSLATIONAL || t == TJ_FREE || t == TJ_POINT ||
+	       t == TJ_PLANAR;
 }
 
 /* The joint's kinematics at q, q-dot: R, d, H, D (the columns of its n
@@ -399,6 +423,15 @@ static void joint_eval(const struct tnode *J, const double *q, const double *qd,
 		memcpy(k->R, J->C, sizeof k->R);
 		k->d[2] = q[0];
 		v3_copy(k->D, EZ);
+		break;
+	case TJ_PLANAR:	/* x, y in P's plane, the turn a about its normal */
+		rot_z(Rz, q[2]);
+		m3_mul(k->R, Rz, J->C);
+		k->d[0] = q[0];
+		k->d[1] = q[1];
+		k->D[0] = 1.0;
+		k->D[4] = 1.0;
+		v3_copy(k->H + 6, EZ);
 		break;
 	case TJ_UNIVERSAL: {
 		/* R = Rz(a) C Rz(b): omega = a-dot e_z + b-dot u, u = Rz(a) C e_z */
@@ -527,6 +560,11 @@ static void forward(struct tree *T, const double *y, const double *yd)
 		v3_cross(oe, W->om, e);
 		v3_cross(t, wr, oe);
 		v3_add(W->c, W->c, t);
+		if (J->ndrv)	/* the known q-ddot of driven coordinates */
+			for (int a = 0; a < J->n; a++)
+				if (J->drv[a] >= 0)
+					for (int k2 = 0; k2 < 6; k2++)
+						W->c[k2] += W->S[6 * a + k2] * T->Pdd[J->q0 + a];
 		body_inertia(T, c, W);
 	}
 }
@@ -625,6 +663,10 @@ static inline __attribute__((always_inline)) int node_backward(struct tree *T, i
 		for (int a = 0; a < n; a++) {
 			double d = 0.0, ref = 0.0, CS[6];
 			const double *Sa = W->S + 6 * a;
+			if (J->drv[a] >= 0) {	/* driven: locked, known q-ddot */
+				J->alg[a] = 0;
+				continue;
+			}
 			m6_mulv(CS, Ic + 36 * i, Sa);
 			for (int k = 0; k < 6; k++) {
 				d += Sa[k] * U[6 * a + k];
@@ -802,9 +844,8 @@ static void node_accel(struct tree *T, int i, const double *given, double qdd[6]
 		node_accel_n(T, i, given, qdd, J->n, J->n);
 }
 
-static int tree_rhs(void *ctx, double t, const double *y, const double *yd, double *ydd)
+static int rhs_full(struct tree *T, double t, const double *y, const double *yd, double *ydd)
 {
-	struct tree *T = ctx;
 	prepare(T, t, y, yd);
 	int st = backward(T);
 	if (st)
@@ -838,10 +879,9 @@ static int tree_rhs(void *ctx, double t, const double *y, const double *yd, doub
  *   massless coordinate:      r = -S_k^T lam_i, lam_i = Ihat Vdot_i + phat   (28b:
  *                             S^T lam = 0, eq. 12; no q-ddot_k in it, since Ihat S_k = 0)
  * With regular masses r = y'' - f(t, y, y') at the solution. */
-static int tree_resid(void *ctx, double t, const double *y, const double *yd, const double *ydd,
-		      double *res)
+static int resid_full(struct tree *T, double t, const double *y, const double *yd,
+		      const double *ydd, double *res)
 {
-	struct tree *T = ctx;
 	prepare(T, t, y, yd);
 	int st = backward(T);
 	if (st)
@@ -856,7 +896,9 @@ static int tree_resid(void *ctx, double t, const double *y, const double *yd, co
 			node_lam(W, lam);
 		for (int a = 0; a < n; a++) {
 			double r;
-			if (J->alg[a]) {
+			if (J->drv[a] >= 0) {
+				r = 0.0;	/* not in the state */
+			} else if (J->alg[a]) {
 				r = 0.0;
 				for (int k = 0; k < 6; k++)
 					r -= W->S[6 * a + k] * lam[k];
@@ -872,13 +914,85 @@ static int tree_resid(void *ctx, double t, const double *y, const double *yd, co
 	return ODE_OK;
 }
 
+/* ---- drivers: the state and the full coordinates ---- */
+
+/* The driven coordinates at t into Y, Yd (either may be NULL) and their
+ * q-ddot into Pdd (forward adds S_a q-ddot_a to c). */
+static void drv_eval(struct tree *T, double t, double *Y, double *Yd)
+{
+	const struct model *m = T->s->m;
+	for (int k = 0; k < T->ndv; k++) {
+		const struct tdrv *D = &T->dv[k];
+		const struct driver *dv = &m->drivers[T->nd[D->node].drv[D->a]];
+		double f[3];
+		func_eval(&dv->f, t, f);
+		if (Y)
+			Y[D->q] = D->sig * (f[0] + dv->offset) + D->kap;
+		if (Yd)
+			Yd[D->q] = D->sig * f[1];
+		T->Pdd[D->q] = D->sig * f[2];
+	}
+}
+
+/* state -> full (the driven entries left as they are) and back */
+static void expand(const struct tree *T, const double *y, double *Y)
+{
+	for (int i = 0; i < T->nq; i++)
+		if (T->sx[i] >= 0)
+			Y[i] = y[T->sx[i]];
+}
+
+static void gather(const struct tree *T, const double *Y, double *y)
+{
+	for (int i = 0; i < T->nq; i++)
+		if (T->sx[i] >= 0)
+			y[T->sx[i]] = Y[i];
+}
+
+static int tree_rhs(void *ctx, double t, const double *y, const double *yd, double *ydd)
+{
+	struct tree *T = ctx;
+	if (!T->ndv)
+		return rhs_full(T, t, y, yd, ydd);
+	expand(T, y, T->Yf);
+	expand(T, yd, T->Ydf);
+	drv_eval(T, t, T->Yf, T->Ydf);
+	int st = rhs_full(T, t, T->Yf, T->Ydf, T->Yddf);
+	if (!st)
+		gather(T, T->Yddf, ydd);
+	return st;
+}
+
+/* The residual in the state's rows; the driven coordinates' entries of
+ * the full y'' are 0 for the forward pass (their q-ddot is in c). */
+static int tree_resid(void *ctx, double t, const double *y, const double *yd, const double *ydd,
+		      double *res)
+{
+	struct tree *T = ctx;
+	if (!T->ndv)
+		return resid_full(T, t, y, yd, ydd, res);
+	expand(T, y, T->Yf);
+	expand(T, yd, T->Ydf);
+	drv_eval(T, t, T->Yf, T->Ydf);
+	for (int k = 0; k < T->ndv; k++)
+		T->Yddf[T->dv[k].q] = 0.0;
+	expand(T, ydd, T->Yddf);
+	int st = resid_full(T, t, T->Yf, T->Ydf, T->Yddf, T->Rf);
+	if (!st)
+		gather(T, T->Rf, res);
+	return st;
+}
+
 static int tree_massless(void *ctx, char *alg)
 {
 	struct tree *T = ctx;
 	if (alg)
 		for (int i = 0; i < T->nb; i++)
-			for (int a = 0; a < T->nd[i].n; a++)
-				alg[T->nd[i].q0 + a] = (char)T->nd[i].alg[a];
+			for (int a = 0; a < T->nd[i].n; a++) {
+				int k = T->sx[T->nd[i].q0 + a];
+				if (k >= 0)
+					alg[k] = (char)T->nd[i].alg[a];
+			}
 	return T->nalg;
 }
 
@@ -956,6 +1070,11 @@ static int tree_vel_map(void *ctx, int *gi, int *ga, double *gv)
 	}
 	free(X);
 	free(on);
+	if (T->ndv)	/* full -> state indices (neither is a driven one) */
+		for (int c = 0; c < cnt; c++) {
+			gi[c] = T->sx[gi[c]];
+			ga[c] = T->sx[ga[c]];
+		}
 	return cnt;
 }
 
@@ -982,9 +1101,8 @@ static int tree_want_new(void *ctx)
 
 /* C <- exp(phi~) C, phi-dot <- H(phi) phi-dot (the relative angular
  * velocity in P, the rate of the new chart at 0), phi <- 0. */
-static int tree_accept(void *ctx, double t, double *y, double *yd)
+static int accept_full(struct tree *T, double *y, double *yd)
 {
-	struct tree *T = ctx;
 	int changed = 0;
 	for (int i = 0; i < T->nb; i++) {
 		struct tnode *J = &T->nd[i];
@@ -1009,6 +1127,22 @@ static int tree_accept(void *ctx, double t, double *y, double *yd)
 	if (changed) {	/* the last f's coordinates in the new charts */
 		memcpy(T->y, y, (size_t)T->nq * sizeof(double));
 		memcpy(T->yd, yd, (size_t)T->nq * sizeof(double));
+	}
+	return changed;
+}
+
+static int tree_accept(void *ctx, double t, double *y, double *yd)
+{
+	struct tree *T = ctx;
+	if (!T->ndv)
+		return accept_full(T, y, yd);
+	expand(T, y, T->Yf);
+	expand(T, yd, T->Ydf);
+	drv_eval(T, t, T->Yf, T->Ydf);
+	int changed = accept_full(T, T->Yf, T->Ydf);
+	if (changed) {
+		gather(T, T->Yf, y);
+		gather(T, T->Ydf, yd);
 	}
 	return changed;
 }
@@ -1054,6 +1188,12 @@ static void project_joint(struct tnode *J, const double *Rr, const double *dl, c
 		if (J->type == TJ_CYLINDRICAL)
 			q[1] = dl[2];
 		break;
+	case TJ_PLANAR:
+		memcpy(J->C, Rr[8] >= 0 ? I3 : flip, sizeof J->C);
+		q[0] = dl[0];
+		q[1] = dl[1];
+		q[2] = atan2(Rr[3], Rr[0]);
+		break;
 	case TJ_TRANSLATIONAL:
 	case TJ_FIXED: {
 		double s1 = sgn(Rr[0]), s3 = sgn(Rr[8]);
@@ -1085,9 +1225,8 @@ static void project_joint(struct tnode *J, const double *Rr, const double *dl, c
 	}
 }
 
-static int tree_start(void *ctx, const struct ra_state *x0, double *y, double *yd, double *ydd)
+static int start_full(struct tree *T, const struct ra_state *x0, double *y, double *yd)
 {
-	struct tree *T = ctx;
 	T->why[0] = 0;
 	static const double z3[3] = { 0, 0, 0 };
 	/* positions, joint by joint from the given poses */
@@ -1149,7 +1288,50 @@ static int tree_start(void *ctx, const struct ra_state *x0, double *y, double *y
 		memcpy(yd + J->q0, g, (size_t)n * sizeof(double));
 	}
 	memcpy(T->x.lam, x0->lam, (size_t)T->s->nc * sizeof(double));
-	T->ode.n = T->nq;
+	return ODE_OK;
+}
+
+/* The driven coordinates' sign and turns from the start's projection
+ * (tree.h's coordinate against ra's, joint_coordinate in model.c).  With
+ * P the parent marker and body2 the child, P is marker 1 and both
+ * measure the same (sig = 1).  With body1 the child, P is marker 2, and
+ * ra's angle of x_2 about z_1 (or slide of o_2 - o_1 along z_1) is, in
+ * the joint's R = Rz(a) C (d = s e_z): z_1 = R_P C e_z = C_33 R_P e_z,
+ * so the angle is -C_33 a and the slide -C_33 s (C_33 = +-1): sig =
+ * -C_33.  A rotation's kap is the whole turns between the projected
+ * angle and the driver's. */
+static void drv_start(struct tree *T, double t, const double *Y)
+{
+	const struct model *m = T->s->m;
+	for (int k = 0; k < T->ndv; k++) {
+		struct tdrv *D = &T->dv[k];
+		const struct tnode *J = &T->nd[D->node];
+		const struct driver *dv = &m->drivers[J->drv[D->a]];
+		const struct joint *jt = &m->joints[J->joint];
+		double f[3];
+		D->sig = jt->body[1] == J->body ? 1.0 : -J->C[8];
+		D->kap = 0.0;
+		if (dv->kind == DRIVER_ROTATION) {
+			func_eval(&dv->f, t, f);
+			double g = D->sig * (f[0] + dv->offset);
+			D->kap = 2.0 * M_PI * floor((Y[D->q] - g) / (2.0 * M_PI) + 0.5);
+		}
+	}
+}
+
+static int tree_start(void *ctx, const struct ra_state *x0, double *y, double *yd, double *ydd)
+{
+	struct tree *T = ctx;
+	int st = start_full(T, x0, T->Yf, T->Ydf);
+	if (st)
+		return st;
+	if (T->ndv) {
+		drv_start(T, x0->t, T->Yf);
+		drv_eval(T, x0->t, T->Yf, T->Ydf);
+	}
+	gather(T, T->Yf, y);
+	gather(T, T->Ydf, yd);
+	T->ode.n = T->ns;
 	return tree_rhs(T, x0->t, y, yd, ydd);
 }
 
@@ -1159,22 +1341,27 @@ static int tree_start(void *ctx, const struct ra_state *x0, double *y, double *y
  * -Phi_q,c^T lam, is the wrench lam_c of the recursion: (Jc Jc^T) lam =
  * Jc g, g = -(F, A^T N) in ra's generalized coordinates (force global,
  * torque in the body frame).  Needs ra_eval(.., PRIM_JAC) at T->x. */
-static void joint_lambda(struct tree *T, const struct tnode *J, const struct twork *W,
-			 double *lam)
+static void joint_lambda(struct tree *T, const struct tnode *J, const struct twork *W)
 {
 	const struct ra *s = T->s;
 	const struct joint *jt = &s->m->joints[J->joint];
 	int nr = jt->nrows, c = J->body;
 	double g[6], G[36] = { 0 }, L[36], rhs[6], wl[6];
 	const double *Jc[MODEL_JOINT_ROWS_MAX];
+	int row[MODEL_JOINT_ROWS_MAX];
 	node_lam(W, wl);
 	v3_scale(g, -1.0, wl);
 	m3_tmulv(g + 3, T->x.A + 9 * c, wl + 3);
 	v3_scale(g + 3, -1.0, g + 3);
-	for (int k = 0; k < nr; k++) {
-		int row = jt->row0 + k;
-		Jc[k] = s->jac + s->jo[row] + (s->bj[row] == c ? 6 : 0);
-	}
+	for (int k = 0; k < nr; k++)
+		row[k] = jt->row0 + k;
+	/* a driver's row takes its share too: the joint's rows and the
+	 * drivers' are the joint's wrench (a revolute's 5 and 1: all 6) */
+	for (int a = 0; a < J->n; a++)
+		if (J->drv[a] >= 0 && nr < MODEL_JOINT_ROWS_MAX)
+			row[nr++] = s->m->drivers[J->drv[a]].row0;
+	for (int k = 0; k < nr; k++)
+		Jc[k] = s->jac + s->jo[row[k]] + (s->bj[row[k]] == c ? 6 : 0);
 	double tr = 0.0;
 	for (int a = 0; a < nr; a++) {
 		rhs[a] = 0.0;
@@ -1194,12 +1381,14 @@ static void joint_lambda(struct tree *T, const struct tnode *J, const struct two
 		for (int a = 0; a < nr; a++)
 			G[nr * a + a] += 1e-12 * tr;
 		if (chol(nr, G, L)) {
-			memset(lam, 0, (size_t)nr * sizeof(double));
+			for (int k = 0; k < nr; k++)
+				T->x.lam[row[k]] = 0.0;
 			return;
 		}
 	}
 	chol_solve(nr, L, rhs);
-	memcpy(lam, rhs, (size_t)nr * sizeof(double));
+	for (int k = 0; k < nr; k++)
+		T->x.lam[row[k]] = rhs[k];
 }
 
 static void tree_bodies(void *ctx, struct ra_state *x)
@@ -1217,8 +1406,7 @@ static void tree_bodies(void *ctx, struct ra_state *x)
 		ra_eval(s, &T->x, t, PRIM_JAC);
 		for (int i = 0; i < T->nb; i++)
 			if (T->nd[i].joint >= 0)
-				joint_lambda(T, &T->nd[i], &T->wk[i],
-					     T->x.lam + s->m->joints[T->nd[i].joint].row0);
+				joint_lambda(T, &T->nd[i], &T->wk[i]);
 	}
 	ra_state_copy(s, x, &T->x);
 	x->t = t;
@@ -1247,7 +1435,8 @@ int tree_body_regular(const struct model *m, int b)
 static int joint_ok(enum joint_type t)
 {
 	return t == JOINT_REVOLUTE || t == JOINT_CYLINDRICAL || t == JOINT_TRANSLATIONAL ||
-	       t == JOINT_UNIVERSAL || t == JOINT_SPHERICAL || t == JOINT_FIXED;
+	       t == JOINT_UNIVERSAL || t == JOINT_SPHERICAL || t == JOINT_FIXED ||
+	       t == JOINT_PLANAR;
 }
 
 static int uf_find(int *up, int a)
@@ -1285,7 +1474,7 @@ int tree_check(const struct model *m, struct diag *d)
 		if (!joint_ok(jt->type)) {
 			diag_error(d, &jt->pos, "joint '%s' is %s: the tree formulation has no joint "
 				   "coordinates for it (it takes revolute, cylindrical, translational, "
-				   "universal, spherical and fixed joints; integrator.formulation: rp "
+				   "universal, spherical, planar and fixed joints; integrator.formulation: rp "
 				   "takes every joint)", jt->name, joint_type_names[jt->type]);
 			bad = 1;
 			continue;
@@ -1305,13 +1494,20 @@ int tree_check(const struct model *m, struct diag *d)
 		up[ra_] = rb;
 	}
 	free(up);
+	/* drivers: a prescribed coordinate of a revolute, cylindrical or
+	 * translational joint (model.c takes no others), each once */
 	for (int i = 0; i < m->ndrivers; i++) {
 		const struct driver *dv = &m->drivers[i];
-		diag_error(d, &dv->pos, "driver '%s' of joint '%s': the tree formulation does not "
-			   "take drivers yet (a prescribed joint coordinate; integrator.formulation: "
-			   "rp does)", dv->name,
-			   dv->joint >= 0 && dv->joint < m->njoints ? m->joints[dv->joint].name : "?");
-		bad = 1;
+		if (dv->joint < 0 || dv->joint >= m->njoints)
+			continue;	/* model_finalize names it */
+		for (int k = 0; k < i; k++)
+			if (m->drivers[k].joint == dv->joint && m->drivers[k].kind == dv->kind) {
+				diag_error(d, &dv->pos, "driver '%s' drives the coordinate of joint "
+					   "'%s' that driver '%s' drives already", dv->name,
+					   m->joints[dv->joint].name, m->drivers[k].name);
+				bad = 1;
+				break;
+			}
 	}
 	for (int i = 0; i < m->nforces; i++)
 		if (m->forces[i].type == FORCE_FRICTION) {
@@ -1336,6 +1532,8 @@ static enum tj tj_of(enum joint_type t)
 		return TJ_UNIVERSAL;
 	case JOINT_SPHERICAL:
 		return TJ_SPHERICAL;
+	case JOINT_PLANAR:
+		return TJ_PLANAR;
 	default:
 		return TJ_FIXED;
 	}
@@ -1441,6 +1639,50 @@ static void build_nodes(struct tree *T)
 	free(node_of);
 }
 
+/* Each driver's coordinate leaves the state (struct tdrv): drv, ri, nr
+ * of its node, the state indices sx, the full vectors. */
+static void setup_drivers(struct tree *T)
+{
+	const struct model *m = T->s->m;
+	for (int i = 0; i < T->nb; i++)
+		for (int a = 0; a < 6; a++)
+			T->nd[i].drv[a] = -1;
+	T->dv = xcalloc((size_t)m->ndrivers + 1, sizeof(*T->dv));
+	T->ndv = 0;
+	for (int k = 0; k < m->ndrivers; k++) {
+		const struct driver *dv = &m->drivers[k];
+		struct tnode *J = &T->nd[T->jnode[dv->joint]];
+		int a = dv->kind == DRIVER_TRANSLATION && J->type == TJ_CYLINDRICAL ? 1 : 0;
+		J->drv[a] = (signed char)k;
+		J->ndrv++;
+		struct tdrv *D = &T->dv[T->ndv++];
+		D->node = T->jnode[dv->joint];
+		D->a = a;
+		D->q = J->q0 + a;
+		D->sig = 1.0;
+	}
+	T->sx = xmalloc(((size_t)T->nq + 1) * sizeof(int));
+	T->ns = 0;
+	for (int i = 0; i < T->nb; i++) {
+		struct tnode *J = &T->nd[i];
+		J->nr = 0;
+		for (int a = 0; a < J->n; a++) {
+			if (J->drv[a] >= 0) {
+				T->sx[J->q0 + a] = -1;
+				continue;
+			}
+			J->ri[J->nr++] = a;
+			T->sx[J->q0 + a] = T->ns++;
+		}
+	}
+	size_t n = (size_t)T->nq + 1;
+	T->Yf = xcalloc(n, sizeof(double));
+	T->Ydf = xcalloc(n, sizeof(double));
+	T->Yddf = xcalloc(n, sizeof(double));
+	T->Rf = xcalloc(n, sizeof(double));
+	T->Pdd = xcalloc(n, sizeof(double));
+}
+
 struct tree *tree_new(struct ra *s, struct diag *d)
 {
 	if (tree_check(s->m, d))
@@ -1474,7 +1716,8 @@ struct tree *tree_new(struct ra *s, struct diag *d)
 	for (int i = 0; i < T->nb; i++)
 		if (T->nd[i].joint >= 0)
 			T->jnode[T->nd[i].joint] = i;
-	T->ode.n = T->nq;
+	setup_drivers(T);
+	T->ode.n = T->ns;
 	T->ode.ctx = T;
 	T->ode.rhs = tree_rhs;
 	T->ode.accept = tree_accept;
@@ -1505,6 +1748,13 @@ void tree_free(struct tree **pT)
 	free(T->yd);
 	free(T->R0);
 	free(T->jnode);
+	free(T->dv);
+	free(T->sx);
+	free(T->Yf);
+	free(T->Ydf);
+	free(T->Yddf);
+	free(T->Rf);
+	free(T->Pdd);
 	ra_state_release(&T->x);
 	free(T);
 	*pT = NULL;
@@ -1517,7 +1767,7 @@ struct ode_sys *tree_ode(struct tree *T)
 
 int tree_ncoords(const struct tree *T)
 {
-	return T->nq;
+	return T->ns;
 }
 
 long tree_rebases(const struct tree *T)

@@ -9,8 +9,8 @@
  * jointed group that no joint connects to the ground.  A joint between
  * two bodies already connected closes a loop and is refused, named; so
  * are joint types without joint coordinates here (distance, point_on_line,
- * point_on_plane), joints on particles, drivers and friction
- * (tree_check).  A particle without joints is a node of 3 coordinates,
+ * point_on_plane), joints on particles, friction and a second
+ * driver of one coordinate (tree_check).  A particle without joints is a node of 3 coordinates,
  * its position (orientation the identity, as model.h keeps it).
  *
  * Coordinates q_i of the joint of body i, in the frames of its two
@@ -24,13 +24,14 @@
  *   translational  1: slide s        R = C                 d = s e_z
  *   universal      2: a, b           R = Rz(a) C Rz(b)     d = 0
  *   spherical      3: phi            R = exp(phi~) C       d = 0
+ *   planar         3: x, y, angle a  R = Rz(a) C           d = x e_x + y e_y
  *   fixed          0                 R = C                 d = 0
  *   free body      6: x, phi         A = exp(phi~) C       r = x
  *   free particle  3: x              A = I                 r = x
  *
  * C makes the constraint rows of the joint (model.c's primitives) hold
- * for every q: a sign pattern for revolute, cylindrical, translational
- * and fixed (axes parallel or antiparallel), a matrix with C e_z _|_ e_z
+ * for every q: a sign pattern for revolute, cylindrical, translational,
+ * planar and fixed (axes parallel or antiparallel), a matrix with C e_z _|_ e_z
  * for the universal joint.  Each form is the same with the two markers
  * exchanged, so a joint may point either way.  phi is a rotation vector,
  * a local chart about C: after an accepted step in which |phi| passed
@@ -47,10 +48,18 @@
  * joint and body accelerations (eqs. 24a, 25a).  tree.c states the
  * equations and frames.
  *
+ * Drivers make a joint coordinate rheonomic: q, q-dot, q-ddot of the
+ * driver's function (ra's coordinate, model.c joint_coordinate, turned
+ * into tree's by a sign and whole turns at the start), so it leaves the
+ * state (the ODE's n is the coordinates less the driven ones) and the
+ * recursion takes the joint as locked along it with the known bias S_a
+ * q-ddot_a (seed 003 eq. 9 with that q-ddot given).
+ *
  * The model's constraint rows have no multipliers of their own here:
  * bodies() gives each joint's rows the multipliers whose constraint force
  * is the joint's transmitted wrench of the recursion (least squares over
- * the joint's rows, exact when they are independent), so output,
+ * the joint's rows and its drivers' rows, exact when they are
+ * independent: a driver's is its effort), so output,
  * reactions and monitors read them as from ra.
  */
 #ifndef MBSIM_TREE_H

@@ -15,9 +15,9 @@
 
 const char *const joint_type_names[JOINT_NTYPES] = {
 	"spherical", "revolute", "universal", "cylindrical", "translational",
-	"fixed", "distance", "point_on_line", "point_on_plane"
+	"fixed", "distance", "point_on_line", "point_on_plane", "planar"
 };
-const int joint_type_rows[JOINT_NTYPES] = { 3, 5, 4, 4, 5, 6, 1, 2, 1 };
+const int joint_type_rows[JOINT_NTYPES] = { 3, 5, 4, 4, 5, 6, 1, 2, 1, 3 };
 const char *const joint_type_help[JOINT_NTYPES] = {
 	"points coincide (3 CD)",
 	"points coincide, axes parallel (3 CD + 2 DP1)",
@@ -28,6 +28,8 @@ const char *const joint_type_help[JOINT_NTYPES] = {
 	"distance between two points fixed (1 D); a massless link",
 	"point 2 on the line of axis 1 through point 1 (2 DP2)",
 	"point 2 on the plane normal to axis 1 through point 1 (1 DP2)",
+	"axes parallel, point 2 in the plane normal to axis 1 through point 1: "
+	"2 slides and the turn about the normal (2 DP1 + 1 DP2)",
 };
 const char *const body_kind_names[BODY_NKINDS] = { "rigid", "particle" };
 const char *const force_type_names[FORCE_NTYPES] = {
@@ -529,6 +531,11 @@ static void expand_joint(struct emit *e, const struct joint *j)
 		emit_dp2(e, j, 1);
 		break;
 	case JOINT_POINT_PLANE:	/* d_ij normal to z of marker 0 */
+		emit_dp2(e, j, 2);
+		break;
+	case JOINT_PLANAR:	/* z of marker 1 normal to x, y of marker 0; d_ij to its z */
+		emit_dp1(e, j, 0, 2);
+		emit_dp1(e, j, 1, 2);
 		emit_dp2(e, j, 2);
 		break;
 	default:

@@ -56,6 +56,7 @@ enum joint_type {
 	JOINT_DISTANCE,		/* 1: |p2 - p1| = length */
 	JOINT_POINT_LINE,	/* 2: point 2 on the line through point 1 along axis 1 */
 	JOINT_POINT_PLANE,	/* 1: point 2 on the plane through point 1 normal to axis 1 */
+	JOINT_PLANAR,		/* 3: axes parallel, point 2 in the plane normal to axis 1 */
 	JOINT_NTYPES
 };
 

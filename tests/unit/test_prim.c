@@ -730,6 +730,11 @@ static void joint_motions(const struct model *m, const struct joint *j,
 		ALLOW(zero, x0); ALLOW(zero, y0);
 		REMOVE(zero, z0);
 		break;
+	case JOINT_PLANAR:
+		/* the turn about the normal z0 and the slides in its plane */
+		ALLOW(z0, zero); ALLOW(zero, x0); ALLOW(zero, y0);
+		REMOVE(x0, zero); REMOVE(y0, zero); REMOVE(zero, z0);
+		break;
 	default:
 		fail();
 	}

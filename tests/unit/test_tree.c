@@ -21,7 +21,8 @@
  * 4. start() from a body state gives back that body state (the
  *    projection is exact on a consistent state; its charts are reset).
  * 5. tree_check: a closed loop names the joint that closes it, a distance
- *    joint and a driver are refused, with their positions.
+ *    joint and a second driver of a driven coordinate are refused, with
+ *    their positions.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -340,7 +341,8 @@ static void test_check(void **state)
 		"  - {name: p3, type: revolute, body1: b, body2: ground, point: [2, 1, 0], axis: [0, 0, 1]}\n"
 		"  - {name: rope, type: distance, body1: b, body2: c, at1: [2, 0, 0], at2: [3, 0, 0]}\n"
 		"drivers:\n"
-		"  - {name: turn, joint: p1, function: {type: rate, rate: 1}}\n";
+		"  - {name: turn, joint: p1, function: {type: rate, rate: 1}}\n"
+		"  - {name: turn2, joint: p1, function: {type: rate, rate: 2}}\n";
 	struct fix f;
 	memset(&f, 0, sizeof f);
 	load(&f, loop_deck);
@@ -350,7 +352,8 @@ static void test_check(void **state)
 	assert_int_equal(d.nerr, 3);
 	const char *want[] = { ":9:5: error: joint 'p3' closes a loop",
 			       ":10:5: error: joint 'rope' is distance",
-			       ":12:5: error: driver 'turn' of joint 'p1'" };
+			       ":13:5: error: driver 'turn2' drives the coordinate of joint 'p1' "
+			       "that driver 'turn' drives already" };
 	for (int i = 0; i < 3; i++) {
 		char *msg = diag_format(&d, i);
 		const char *at = strchr(msg, ':');
