@@ -178,8 +178,10 @@ static void rot_z(double *R, double a)
 }
 
 /* Cholesky L L^T = D (n x n row-major; L lower, row-major); -1 when D is
- * not positive definite. */
-static int chol(int n, const double *D, double *L)
+ * not positive definite.  inv: the reciprocals of L's diagonal are stored
+ * in its place (the backward pass: its substitutions multiply by them, no
+ * division); a constant at each call, so each caller gets its own loop. */
+static inline int chol_gen(int n, const double *D, double *L, int inv)
 {
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j <= i; j++) {
@@ -189,32 +191,22 @@ static int chol(int n, const double *D, double *L)
 			if (i == j) {
 				if (!(s > 0))
 					return -1;
-				L[n * i + i] = sqrt(s);
+				L[n * i + i] = inv ? 1.0 / sqrt(s) : sqrt(s);
 			} else {
-				L[n * i + j] = s / L[n * j + j];
+				L[n * i + j] = inv ? s * L[n * j + j] : s / L[n * j + j];
 			}
 		}
 	return 0;
 }
 
-/* chol with the reciprocals of L's diagonal stored in its place (the
- * backward pass: its substitutions multiply by them, no division). */
+static int chol(int n, const double *D, double *L)
+{
+	return chol_gen(n, D, L, 0);
+}
+
 static int chol_inv(int n, const double *D, double *L)
 {
-	for (int i = 0; i < n; i++)
-		for (int j = 0; j <= i; j++) {
-			double s = D[n * i + j];
-			for (int k = 0; k < j; k++)
-				s -= L[n * i + k] * L[n * j + k];
-			if (i == j) {
-				if (!(s > 0))
-					return -1;
-				L[n * i + i] = 1.0 / sqrt(s);
-			} else {
-				L[n * i + j] = s * L[n * j + j];
-			}
-		}
-	return 0;
+	return chol_gen(n, D, L, 1);
 }
 
 static void chol_solve(int n, const double *L, double *b)
@@ -1346,7 +1338,7 @@ static void joint_lambda(struct tree *T, const struct tnode *J, const struct two
 	const struct ra *s = T->s;
 	const struct joint *jt = &s->m->joints[J->joint];
 	int nr = jt->nrows, c = J->body;
-	double g[6], G[36] = { 0 }, L[36], rhs[6], wl[6];
+	double g[6], G[36] = { 0 }, L[36] = { 0 }, rhs[6], wl[6];
 	const double *Jc[MODEL_JOINT_ROWS_MAX];
 	int row[MODEL_JOINT_ROWS_MAX];
 	node_lam(W, wl);
