@@ -58,12 +58,14 @@ static int read_section(struct bctx *b, const struct dnode *v, const char *what,
 	int hasGA = pos_num(b, v, "GA", w, 0, &GA), hasEI = pos_num(b, v, "EI", w, 0, &EI);
 	K[1] = K[2] = GA;
 	K[4] = K[5] = EI;
+	/* a GA or EI already reported bad does not also make GA2 ... required */
+	rc |= hasGA < 0 || hasEI < 0;
 	rc |= pos_num(b, v, "EA", w, 1, &K[0]) < 0;
-	rc |= pos_num(b, v, "GA2", w, hasGA <= 0, &K[1]) < 0;
-	rc |= pos_num(b, v, "GA3", w, hasGA <= 0, &K[2]) < 0;
+	rc |= pos_num(b, v, "GA2", w, hasGA == 0, &K[1]) < 0;
+	rc |= pos_num(b, v, "GA3", w, hasGA == 0, &K[2]) < 0;
 	rc |= pos_num(b, v, "GJ", w, 1, &K[3]) < 0;
-	rc |= pos_num(b, v, "EI2", w, hasEI <= 0, &K[4]) < 0;
-	rc |= pos_num(b, v, "EI3", w, hasEI <= 0, &K[5]) < 0;
+	rc |= pos_num(b, v, "EI2", w, hasEI == 0, &K[4]) < 0;
+	rc |= pos_num(b, v, "EI3", w, hasEI == 0, &K[5]) < 0;
 	rc |= pos_num(b, v, "m", w, 1, m) < 0;
 	rc |= pos_num(b, v, "m22", w, 1, &J[1]) < 0;
 	rc |= pos_num(b, v, "m33", w, 1, &J[2]) < 0;
