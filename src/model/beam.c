@@ -39,9 +39,8 @@ void beam_rot_of(const double *const A[3], struct beam_rot *g)
 			ps[c] = N[0] * psi[0][c] + N[2] * psi[1][c];
 			pd[c] = dN[0] * psi[0][c] + dN[2] * psi[1][c];
 		}
-		so3_exp(E, ps);
+		so3_exp_jr(E, Jr, ps);
 		m3_mul(g->R[p], A[1], E);
-		so3_jr(Jr, ps);
 		m3_mulv(g->kd[p], Jr, pd);
 	}
 }
