@@ -483,7 +483,8 @@ static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, st
 			prev = 0.0;
 			continue;
 		}
-		if (!isfinite(nrm)) {
+		/* (fmax drops a NaN: dn is tested itself) */
+		if (!isfinite(nrm) || !isfinite(dn)) {
 			E->fserial = 0;
 			integ_note_worst(it);
 			it->iters += it_n;
