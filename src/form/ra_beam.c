@@ -147,10 +147,19 @@ static void fd_column(const struct beam *bm, int e, struct enodes *n, int b, int
 			so3_exp(Q, th);
 			m3_mul(AA, A0, Q);
 		}
-		if (k < 3)	/* the frames unchanged */
-			beam_element_rot(bm, e, n->r, n->A, n->v, n->w, g0, Fp, NULL);
-		else
-			beam_element(bm, e, n->r, n->A, n->v, n->w, sg ? Fm : Fp, NULL);
+		if (k < 3 || k >= 6) {	/* the frames unchanged */
+			beam_element_rot(bm, e, n->r, n->A, n->v, n->w, g0, sg ? Fm : Fp, NULL);
+		} else if (b == 1) {
+			beam_element(bm, e, n->r, n->A, n->v, n->w, Fp, NULL);
+		} else {	/* one of the two logarithms moves (beam.h) */
+			struct beam_rot g;
+			double Q[9];
+			memcpy(g.psi, g0->psi, sizeof g.psi);
+			m3_tmul(Q, n->A[1], AA);
+			so3_log(g.psi[b / 2], Q);
+			beam_rot_psi(n->A[1], &g);
+			beam_element_rot(bm, e, n->r, n->A, n->v, n->w, &g, Fp, NULL);
+		}
 	}
 	n->r[b] = r0;
 	n->A[b] = A0;

@@ -34,7 +34,8 @@
  * KLU).  The matrix is then kept across solves while cq, cv, theta are
  * those it was made with and nothing else has factored the solver
  * (kkt_serial): a modified Newton method over steps (the rotating shaft at
- * 1e-4 s: a third of the time).  A solve on a kept matrix that contracts
+ * 1e-4 s: a third of the time), unless the last solve needed more than
+ * 5 iterations.  A solve on a kept matrix that contracts
  * slowly starts again from its first iterate with a new one.  And a
  * correction that more than doubles the residual (forces, constraints
  * over cq, 2-norm) is halved, up to 6 times, with a new matrix: a damped
@@ -482,7 +483,8 @@ static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, st
 			prev = 0.0;
 			continue;
 		}
-		if (!isfinite(nrm)) {
+		/* (fmax drops a NaN: dn is tested itself) */
+		if (!isfinite(nrm) || !isfinite(dn)) {
 			E->fserial = 0;
 			integ_note_worst(it);
 			it->iters += it_n;
@@ -503,6 +505,16 @@ static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, st
 		integ_note_worst(it);
 		return INTEG_NEWTON_FAIL;
 	}
+	/* beams: a solve that needed more than 5 iterations since its last
+	 * (re)start leaves no matrix to keep (the next solve makes a new
+	 * one): on the lateral buckling beam (lms2, 1e-3 s) the kept matrix
+	 * had cost 8.1 iterations a step (6.6 now, 4.8 always fresh), on the
+	 * rotating shaft at 1e-4 s 4.4 (3.6 now); CPU 0.159 -> 0.138 s and
+	 * 2.41 -> 2.10 s (bench/README, "beams").  A bound of 4 gained a
+	 * little more but made a new matrix at a singular point of the
+	 * buckling with esdirk436l2sa2 at 5e-3 s (tests/t-beam.sh). */
+	if (it->Wc && since > 5)
+		E->fserial = 0;
 	kin(E, in, g, y);
 	y->t = in->t;
 	integ_acc_put(s, g, y);

@@ -27,11 +27,18 @@ static void shape(double xi, double N[3], double dN[3])
 /* The rotational part of the geometry at both points (beam.h). */
 void beam_rot_of(const double *const A[3], struct beam_rot *g)
 {
-	double psi[2][3], Q[9];
+	double Q[9];
 	m3_tmul(Q, A[1], A[0]);
-	so3_log(psi[0], Q);
+	so3_log(g->psi[0], Q);
 	m3_tmul(Q, A[1], A[2]);
-	so3_log(psi[1], Q);
+	so3_log(g->psi[1], Q);
+	beam_rot_psi(A[1], g);
+}
+
+/* beam_rot_of from g->psi (beam.h). */
+void beam_rot_psi(const double *A1, struct beam_rot *g)
+{
+	const double(*psi)[3] = g->psi;
 	for (int p = 0; p < 2; p++) {
 		double N[3], dN[3], ps[3], pd[3], E[9], Jr[9];
 		shape(xi_of(p), N, dN);
@@ -39,9 +46,8 @@ void beam_rot_of(const double *const A[3], struct beam_rot *g)
 			ps[c] = N[0] * psi[0][c] + N[2] * psi[1][c];
 			pd[c] = dN[0] * psi[0][c] + dN[2] * psi[1][c];
 		}
-		so3_exp(E, ps);
-		m3_mul(g->R[p], A[1], E);
-		so3_jr(Jr, ps);
+		so3_exp_jr(E, Jr, ps);
+		m3_mul(g->R[p], A1, E);
 		m3_mulv(g->kd[p], Jr, pd);
 	}
 }

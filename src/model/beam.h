@@ -59,8 +59,13 @@ double beam_element(const struct beam *bm, int e, const double *const r[3],
  * r reuse it: no trigonometry). */
 struct beam_rot {
 	double R[2][9], kd[2][3];
+	double psi[2][3];	/* log(R_1^T R_0), log(R_1^T R_2) */
 };
 void beam_rot_of(const double *const A[3], struct beam_rot *g);
+/* The same from g->psi given and the middle node's frame A1 (a change of
+ * the frame of node 0 or 2 alone moves one of the two logarithms:
+ * ra_beam.c's differences take the other from the state's). */
+void beam_rot_psi(const double *A1, struct beam_rot *g);
 /* beam_element with g = beam_rot_of(A) given. */
 double beam_element_rot(const struct beam *bm, int e, const double *const r[3],
 			const double *const A[3], const double *const v[3],

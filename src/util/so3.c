@@ -50,6 +50,35 @@ void so3_jr(double *Jr, const double *th)
 	so3_quad(Jr, th, -b, c);
 }
 
+/* so3_exp and so3_jr at the same th with one sqrt, sin and cos: the same
+ * expressions as the two, so the same bits (the beam element wants both at
+ * each evaluation point, seed 004 §3.1). */
+void so3_exp_jr(double *R, double *Jr, const double *th)
+{
+	double t2 = v3_dot(th, th), t = sqrt(t2), a, b, c;
+	if (t < 1e-4) {
+		a = 1.0 - t2 / 6.0 + t2 * t2 / 120.0;
+		b = 0.5 - t2 / 24.0 + t2 * t2 / 720.0;
+		c = 1.0 / 6.0 - t2 / 120.0 + t2 * t2 / 5040.0;
+	} else {
+		double sn = sin(t), cs = cos(t);
+		a = sn / t;
+		b = (1.0 - cs) / t2;
+		c = (t - sn) / (t2 * t);
+	}
+	double x = th[0], y = th[1], z = th[2];
+	R[0] = 1.0 - b * (y * y + z * z);
+	R[1] = -a * z + b * x * y;
+	R[2] = a * y + b * x * z;
+	R[3] = a * z + b * x * y;
+	R[4] = 1.0 - b * (x * x + z * z);
+	R[5] = -a * x + b * y * z;
+	R[6] = -a * y + b * x * z;
+	R[7] = a * x + b * y * z;
+	R[8] = 1.0 - b * (x * x + y * y);
+	so3_quad(Jr, th, -b, c);
+}
+
 /* Inverse of so3_jr: the rates psi' of A_ref exp(psi~) from the body-frame
  * angular velocity.
  * Jr^-1 = I + psi~/2 + (1/t^2 - (1 + cos t)/(2 t sin t)) psi~^2. */

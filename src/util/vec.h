@@ -97,6 +97,8 @@ void so3_exp(double *R, const double *th);
 /* Right Jacobian of the exponential: exp((th + d)~) = exp(th~) exp((Jr d)~)
  * to first order in d; Jr = I - (1 - cos t)/t^2 th~ + (t - sin t)/t^3 th~^2. */
 void so3_jr(double *Jr, const double *th);
+/* Both at the same th (one sin, cos): so3_exp(R, th), so3_jr(Jr, th). */
+void so3_exp_jr(double *R, double *Jr, const double *th);
 /* SO(3) logarithm: th with exp(skew(th)) = R, |th| <= pi. */
 void so3_log(double *th, const double *R);
 /* Inverse of so3_jr. */
