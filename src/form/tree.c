@@ -344,16 +344,7 @@ static void chart_eval(const double *phi, const double *phid, double *E, double 
 	}
 	double s = sin(t), c = cos(t), a, b, ga, gb;
 	/* so3_exp's Rodrigues form, past its series (t >= 1e-4) */
-	double ea = s / t, eb = (1.0 - c) / t2, x = phi[0], y = phi[1], z = phi[2];
-	E[0] = 1.0 - eb * (y * y + z * z);
-	E[1] = -ea * z + eb * x * y;
-	E[2] = ea * y + eb * x * z;
-	E[3] = ea * z + eb * x * y;
-	E[4] = 1.0 - eb * (x * x + z * z);
-	E[5] = -ea * x + eb * y * z;
-	E[6] = -ea * y + eb * x * z;
-	E[7] = ea * x + eb * y * z;
-	E[8] = 1.0 - eb * (x * x + y * y);
+	so3_rodrigues(E, phi, s / t, (1.0 - c) / t2);
 	chart_coef(t2, t, s, c, &a, &b, &ga, &gb);
 	chart_jac_ab(phi, phid, a, b, ga, gb, H, hq);
 }

@@ -15,16 +15,7 @@ void so3_exp(double *R, const double *th)
 		a = sin(t) / t;
 		b = (1.0 - cos(t)) / t2;
 	}
-	double x = th[0], y = th[1], z = th[2];
-	R[0] = 1.0 - b * (y * y + z * z);
-	R[1] = -a * z + b * x * y;
-	R[2] = a * y + b * x * z;
-	R[3] = a * z + b * x * y;
-	R[4] = 1.0 - b * (x * x + z * z);
-	R[5] = -a * x + b * y * z;
-	R[6] = -a * y + b * x * z;
-	R[7] = a * x + b * y * z;
-	R[8] = 1.0 - b * (x * x + y * y);
+	so3_rodrigues(R, th, a, b);
 }
 
 /* M = I + a th~ + c th~^2 */
@@ -66,16 +57,7 @@ void so3_exp_jr(double *R, double *Jr, const double *th)
 		b = (1.0 - cs) / t2;
 		c = (t - sn) / (t2 * t);
 	}
-	double x = th[0], y = th[1], z = th[2];
-	R[0] = 1.0 - b * (y * y + z * z);
-	R[1] = -a * z + b * x * y;
-	R[2] = a * y + b * x * z;
-	R[3] = a * z + b * x * y;
-	R[4] = 1.0 - b * (x * x + z * z);
-	R[5] = -a * x + b * y * z;
-	R[6] = -a * y + b * x * z;
-	R[7] = a * x + b * y * z;
-	R[8] = 1.0 - b * (x * x + y * y);
+	so3_rodrigues(R, th, a, b);
 	so3_quad(Jr, th, -b, c);
 }
 

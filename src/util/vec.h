@@ -93,6 +93,21 @@ static inline void m3_skew(double *S, const double *a)
 }
 
 /* SO(3) exponential: R = exp(skew(th)) (Rodrigues, series near 0). */
+/* R = I + a th~ + b th~^2 written out: exp(th~) with a = sin t / t, b =
+ * (1 - cos t) / t^2, t = |th| (so3_exp, so3_exp_jr, the tree's charts) */
+static inline void so3_rodrigues(double *R, const double *th, double a, double b)
+{
+	double x = th[0], y = th[1], z = th[2];
+	R[0] = 1.0 - b * (y * y + z * z);
+	R[1] = -a * z + b * x * y;
+	R[2] = a * y + b * x * z;
+	R[3] = a * z + b * x * y;
+	R[4] = 1.0 - b * (x * x + z * z);
+	R[5] = -a * x + b * y * z;
+	R[6] = -a * y + b * x * z;
+	R[7] = a * x + b * y * z;
+	R[8] = 1.0 - b * (x * x + y * y);
+}
 void so3_exp(double *R, const double *th);
 /* Right Jacobian of the exponential: exp((th + d)~) = exp(th~) exp((Jr d)~)
  * to first order in d; Jr = I - (1 - cos t)/t^2 th~ + (t - sin t)/t^3 th~^2. */
