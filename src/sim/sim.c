@@ -773,7 +773,7 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 				      expected_samples(a->o, integ_find(a->o->method)) };
 		const struct integ_info *info = integ_find(a->o->method);
 		unsigned flags = info && info->id == INTEG_TANGENT_NEWMARK ? OUTPUT_OMEGA : 0;
-		if (a->o->formulation == FORM_TREE || (info && strcmp(info->formulation, "tree") == 0))
+		if (sim_formulation_is_tree(a->o))
 			flags |= OUTPUT_JOINT_COORDS;	/* as odeint_init chooses */
 		R.out = output_open(a->out_path, a->m, &ho, a->deck_text, flags, err, sizeof err);
 		if (!R.out) {
