@@ -92,10 +92,11 @@ static void rate_ramps(const struct func *fn, double t, int side, double f[3])
 	f[2] = 0.0;
 	for (int k = 0; k < fn->nseg; k++) {
 		const struct func_seg *g = &fn->seg[k];
-		double d = g->c[1] - prev, b[3], b0[3];
+		double d = g->c[1] - prev, b[3], b0[3] = { 0.0 };
 		prev = g->c[1];
 		blend_integral(g->t0, g->c[0], t, side, b);
-		blend_integral(g->t0, g->c[0], 0.0, 1, b0);
+		if (g->t0 < 0.0)	/* Bk(0) = 0 for a ramp that starts at 0 or later */
+			blend_integral(g->t0, g->c[0], 0.0, 1, b0);
 		f[0] += d * (b[0] - b0[0]);
 		f[1] += d * b[1];
 		f[2] += d * b[2];
