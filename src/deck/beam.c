@@ -232,11 +232,11 @@ void build_beam(struct bctx *b, const struct dnode *item)
 	const struct dnode *nv = need(b, item, "name", "beam");
 	if (!nv || get_name(b, nv, "beam", &name))
 		return;
-	for (int i = 0; i < b->m->nbeams; i++)
-		if (strcmp(b->m->beams[i].name, name) == 0) {
-			dup_name(b, nv, "beam", &b->m->beams[i].pos);
-			return;
-		}
+	int dup = model_find_beam(b->m, name);
+	if (dup >= 0) {
+		dup_name(b, nv, "beam", &b->m->beams[dup].pos);
+		return;
+	}
 	snprintf(what, sizeof what, "beam '%s'", name);
 	rc |= req_vec3(b, item, "from", what, from) < 0;
 	rc |= req_vec3(b, item, "to", what, to) < 0;

@@ -51,7 +51,7 @@ const char *const force_type_help[FORCE_NTYPES] = {
  * building a model of N elements and resolving its N references is O(N)
  * instead of O(N^2) (issue 17: a 3e4-link chain spent most of its 19.7 s
  * of `check` in linear name searches and one-element reallocs). */
-enum { IX_BODY, IX_JOINT, IX_DRIVER, IX_FORCE, IX_POINT, IX_KINDS };
+enum { IX_BODY, IX_JOINT, IX_DRIVER, IX_FORCE, IX_POINT, IX_BEAM, IX_KINDS };
 
 struct name_slot {
 	const char *name;	/* the element's own copy; NULL: empty */
@@ -172,10 +172,8 @@ void model_free(struct model **pm)
 		sexpr_free(&m->measures[i].ex);
 	}
 	free(m->measures);
-	for (int i = 0; i < m->nbeams; i++) {
-		free(m->beams[i].name);
+	for (int i = 0; i < m->nbeams; i++)
 		free(m->beams[i].ref);
-	}
 	free(m->beams);
 	for (int k = 0; k < IX_KINDS; k++)
 		free(m->ix->t[k].slot);
@@ -224,7 +222,7 @@ static void *grow_named(void *parr, int *n, size_t *cap, size_t sz, struct model
 
 _Static_assert(offsetof(struct body, name) == 0 && offsetof(struct joint, name) == 0 &&
 	       offsetof(struct driver, name) == 0 && offsetof(struct force, name) == 0 &&
-	       offsetof(struct body_point, name) == 0,
+	       offsetof(struct body_point, name) == 0 && offsetof(struct beam, name) == 0,
 	       "grow() writes the name at offset 0");
 
 static const struct name_table *table_of(const struct model *m, int kind, const void *arr,
@@ -275,11 +273,7 @@ struct body_point *model_add_point(struct model *m, const char *name)
 
 struct beam *model_add_beam(struct model *m, const char *name)
 {
-	m->beams = xrealloc(m->beams, ((size_t)m->nbeams + 1) * sizeof(*m->beams));
-	struct beam *bm = &m->beams[m->nbeams++];
-	memset(bm, 0, sizeof(*bm));
-	bm->name = xstrdup(name);
-	return bm;
+	return GROW(m, beams, nbeams, IX_BEAM, name);
 }
 
 void model_drop_index(struct model *m)
@@ -332,6 +326,11 @@ int model_find_force(const struct model *m, const char *name)
 int model_find_point(const struct model *m, const char *name)
 {
 	return table_find(table_of(m, IX_POINT, m->points, m->npoints, sizeof(*m->points)), name);
+}
+
+int model_find_beam(const struct model *m, const char *name)
+{
+	return table_find(table_of(m, IX_BEAM, m->beams, m->nbeams, sizeof(*m->beams)), name);
 }
 
 int model_nq(const struct model *m)

@@ -177,7 +177,7 @@ struct body_point {
  * (axis 1 along the beam).  The element's internal forces act on them
  * (form/ra_beam.c). */
 struct beam {
-	char *name;		/* owned (beams are not in the name index) */
+	char *name;		/* in the model's packed names, like the bodies' */
 	int nel, node0;		/* elements; body of node 0 (2 nel + 1 nodes) */
 	double C[36];		/* sectional stiffness, row-major, strains
 				 * (Gamma1..3, kappa1..3) in the section frame */
@@ -238,6 +238,7 @@ int model_find_joint(const struct model *m, const char *name);
 int model_find_driver(const struct model *m, const char *name);
 int model_find_force(const struct model *m, const char *name);
 int model_find_point(const struct model *m, const char *name);
+int model_find_beam(const struct model *m, const char *name);
 /* Free the name tables (some 126 bytes a body of a pendulum array) once
  * the model is built: the run needs no lookups.  A later model_find_*
  * remakes the table it needs, O(N) once. */
