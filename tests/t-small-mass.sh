@@ -29,6 +29,20 @@
 
 bound=2.2e-6
 twice=$(awk -v b=$bound 'BEGIN { print 2 * b }')
+# ref_agree FILE LABEL REF-ARGS...: FILE's positions within bound of
+# small_mass_ref.py's (run with REF-ARGS) at 20 or more samples
+ref_agree() {
+	f=$1 l=$2
+	shift 2
+	r=$("$PY" "$top/tools/small_mass_ref.py" "$@" --compare "$f" 2>&1)
+	d=$(echo "$r" | awk '/^max_abs/ { print $2 }')
+	n=$(echo "$r" | awk '/^max_abs/ { print $4 }')
+	if [ -n "$d" ] && le "$d" $bound && [ "$n" -ge 20 ]; then
+		ok "$l: $d m from the reference at $n samples"
+	else
+		bad "$l: within $bound m of the reference at 20 or more samples" "got: $r"
+	fi
+}
 if ! have_scipy; then
 	echo "skip: $PY without scipy and h5py"
 	exit 0
@@ -43,16 +57,7 @@ for c in a b; do
 			bad "$c, m_i = $m: exit $?" "$(cat "$tmp/err")"
 			continue
 		fi
-		r=$("$PY" "$top/tools/small_mass_ref.py" --config $c --set mi=$m \
-			--compare "$tmp/${c}_$m.h5" 2>&1)
-		d=$(echo "$r" | awk '/^max_abs/ { print $2 }')
-		n=$(echo "$r" | awk '/^max_abs/ { print $4 }')
-		if [ -n "$d" ] && le "$d" $bound && [ "$n" -ge 20 ]; then
-			ok "$c, m_i = $m: positions agree with the reference to $d m at $n samples"
-		else
-			bad "$c, m_i = $m: positions within $bound m of the reference at 20 or more samples" \
-				"got: $r"
-		fi
+		ref_agree "$tmp/${c}_$m.h5" "$c, m_i = $m: positions" --config $c --set mi=$m
 	done
 	r=$("$PY" "$top/tools/small_mass_ref.py" --config $c --set mi=1e-3 \
 		--compare "$tmp/${c}_0.h5" 2>&1)
@@ -76,15 +81,8 @@ for c in a b; do
 		if "$MBSIM" run "$decks/small_mass_$c.yaml" --set parameters.mi=0 \
 			--set parameters.yi0=$y --set output.every=5 -o "$tmp/off.h5" --force -q \
 			2>"$tmp/err"; then
-			r=$("$PY" "$top/tools/small_mass_ref.py" --config $c --set mi=0 --set yi0=$y \
-				--compare "$tmp/off.h5" 2>&1)
-			d=$(echo "$r" | awk '/^max_abs/ { print $2 }')
-			n=$(echo "$r" | awk '/^max_abs/ { print $4 }')
-			if [ -n "$d" ] && le "$d" $bound && [ "$n" -ge 20 ]; then
-				ok "$c, m_i = 0 off the slow manifold (yi0 = $y): $d m from the reference at $n samples"
-			else
-				bad "$c, m_i = 0 off the slow manifold (yi0 = $y): within $bound m" "got: $r"
-			fi
+			ref_agree "$tmp/off.h5" "$c, m_i = 0 off the slow manifold (yi0 = $y)" \
+				--config $c --set mi=0 --set yi0=$y
 		else
 			bad "$c, m_i = 0 off the slow manifold (yi0 = $y): exit $?" "$(cat "$tmp/err")"
 		fi

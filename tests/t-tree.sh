@@ -81,6 +81,18 @@
 . "$(dirname "$0")/lib.sh"
 
 tight="--set integrator.adaptive=true --set integrator.atol=1e-10 --set integrator.rtol=1e-10"
+# tree_run LABEL OUT DECK ARGS...: DECK with the tree formulation into OUT
+# completes (its exit status, then the status in its --json)
+tree_run() {
+	l=$1 o=$2
+	shift 2
+	if "$MBSIM" run "$@" --set integrator.formulation=tree -o "$o" --json >"$tmp/out" \
+		2>"$tmp/err"; then
+		json_check "$l: complete" 'j["status"] == "complete" and j["formulation"] == "tree"'
+	else
+		bad "$l: exit $?" "$(cat "$tmp/err")"
+	fi
+}
 
 # 1
 expect_rc 2 "formulation tree with hi: deck error" "$MBSIM" run \
@@ -286,9 +298,7 @@ forces:
      stiffness: 20, damping: 0.1, free_length: 0.9}
 EOF
 # shellcheck disable=SC2086
-"$MBSIM" run "$tmp/pt.yaml" $tight --set integrator.formulation=tree -o "$tmp/pt_tree.h5" \
-	--json >"$tmp/out" 2>"$tmp/err" || bad "particles with tree: exit $?"
-json_check "particles with tree: complete" 'j["status"] == "complete" and j["formulation"] == "tree"'
+tree_run "particles with tree" "$tmp/pt_tree.h5" "$tmp/pt.yaml" $tight
 # shellcheck disable=SC2086
 "$MBSIM" run "$tmp/pt.yaml" $tight -o "$tmp/pt_rp.h5" -q 2>"$tmp/err" ||
 	bad "particles with rp: exit $?"
@@ -327,10 +337,7 @@ for m in rn4 adams bdf w2; do
 	tol=$tight
 	[ $m = w2 ] && tol="--set integrator.adaptive=true --set integrator.atol=1e-8 --set integrator.rtol=1e-8"
 	# shellcheck disable=SC2086
-	"$MBSIM" run "$dc" $tol --set integrator.method=$m --set integrator.formulation=tree \
-		-o "$tmp/dc_$m.h5" --json >"$tmp/out" 2>"$tmp/err" || bad "driven chain, tree $m: exit $?"
-	json_check "driven chain, tree with $m: complete" \
-		'j["status"] == "complete" and j["formulation"] == "tree"'
+	tree_run "driven chain, tree with $m" "$tmp/dc_$m.h5" "$dc" $tol --set integrator.method=$m
 done
 # shellcheck disable=SC2086
 "$MBSIM" run "$dc" $tight -o "$tmp/dc_rp.h5" -q 2>"$tmp/err" || bad "driven chain, rp: exit $?"
@@ -375,10 +382,7 @@ if grep -q "mobility 7 " "$tmp/out" "$tmp/err"; then ok "planar deck: mobility 7
 	bad "planar deck: mobility 7" "$(cat "$tmp/out" "$tmp/err")"; fi
 for m in rn4 bdf; do
 	# shellcheck disable=SC2086
-	"$MBSIM" run "$pl" $tight --set integrator.method=$m --set integrator.formulation=tree \
-		-o "$tmp/pl_$m.h5" --json >"$tmp/out" 2>"$tmp/err" || bad "planar, tree $m: exit $?"
-	json_check "planar, tree with $m: complete" \
-		'j["status"] == "complete" and j["formulation"] == "tree"'
+	tree_run "planar, tree with $m" "$tmp/pl_$m.h5" "$pl" $tight --set integrator.method=$m
 done
 # shellcheck disable=SC2086
 "$MBSIM" run "$pl" $tight -o "$tmp/pl_rp.h5" -q 2>"$tmp/err" || bad "planar, rp: exit $?"

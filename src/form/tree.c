@@ -751,6 +751,18 @@ static int backward(struct tree *T)
 	return ODE_OK;
 }
 
+/* tq := L^-T tq over node W's nr coordinates with inertia (back
+ * substitution; L's diagonal holds 1 / L_aa, chol_inv). */
+static inline __attribute__((always_inline)) void lt_solve(const struct twork *W, int nr,
+							   double tq[6])
+{
+	for (int a = nr - 1; a >= 0; a--) {
+		for (int k = a + 1; k < nr; k++)
+			tq[a] -= W->L[nr * k + a] * tq[k];
+		tq[a] *= W->L[nr * a + a];
+	}
+}
+
 /* The coordinates with inertia of node J: q-ddot_r = D^+ (u - U^T Phi
  * Vdot_p) = L^-T (z - V pA), pA = Phi Vdot_p (eq. 18), into qdd[ri[a]]. */
 static inline __attribute__((always_inline)) void
@@ -763,11 +775,7 @@ joint_accel(const struct tnode *J, const struct twork *W, const double *pA, doub
 			sm += W->V[6 * a + k] * pA[k];
 		tq[a] = W->z[a] - sm;
 	}
-	for (int a = nr - 1; a >= 0; a--) {	/* back substitution */
-		for (int k = a + 1; k < nr; k++)
-			tq[a] -= W->L[nr * k + a] * tq[k];
-		tq[a] *= W->L[nr * a + a];	/* 1 / L_aa (chol_inv) */
-	}
+	lt_solve(W, nr, tq);
 	for (int a = 0; a < nr; a++)
 		qdd[J->ri[a]] = tq[a];
 }
@@ -1031,11 +1039,7 @@ static int tree_vel_map(void *ctx, int *gi, int *ga, double *gv)
 						sm += W->V[6 * r + e] * Xm[e];
 					tq[r] = sm;
 				}
-				for (int r = nr - 1; r >= 0; r--) {
-					for (int e = r + 1; e < nr; e++)
-						tq[r] -= W->L[nr * e + r] * tq[e];
-					tq[r] *= W->L[nr * r + r];
-				}
+				lt_solve(W, nr, tq);
 				for (int r = 0; r < nr; r++) {
 					const double *Sr = W->S + 6 * M->ri[r];
 					for (int e = 0; e < 6; e++)
