@@ -464,19 +464,12 @@ static void test_force_lin_rsda(void **state)
 			 "  - {name: r, type: rsda, joint: j, stiffness: 50, damping: 3, free_angle: 0.3}\n",
 			 g ? "ground" : "b0");
 		struct diag d;
-		struct model *m = NULL;
-		struct sim_options o;
 		diag_init(&d);
 		struct deck *dk = testutil_load_text(text, &d);
-		assert_non_null(dk);
-		int rc = deck_build(dk, &m, &o, &d);
-		for (int i = 0; i < d.n; i++) {
-			char *sd = diag_format(&d, i);
-			print_error("%s\n", sd);
-			free(sd);
-		}
-		assert_int_equal(rc, 0);
 		diag_release(&d);
+		struct model *m = NULL;
+		struct sim_options o;
+		testutil_build(dk, &m, &o);
 		lin_check(m, g ? "rsda to ground" : "rsda", 2, 10.0);
 		model_free(&m);
 		deck_free(&dk);
@@ -510,19 +503,12 @@ static void test_force_lin_point(void **state)
 			 "forces:\n"
 			 "  - %s\n", kinds[i]);
 		struct diag d;
-		struct model *m = NULL;
-		struct sim_options o;
 		diag_init(&d);
 		struct deck *dk = testutil_load_text(text, &d);
-		assert_non_null(dk);
-		int rc = deck_build(dk, &m, &o, &d);
-		for (int k = 0; k < d.n; k++) {
-			char *sd = diag_format(&d, k);
-			print_error("%s\n", sd);
-			free(sd);
-		}
-		assert_int_equal(rc, 0);
 		diag_release(&d);
+		struct model *m = NULL;
+		struct sim_options o;
+		testutil_build(dk, &m, &o);
 		char label[40];
 		snprintf(label, sizeof label, "%s %s", i < 2 ? "force" : "torque",
 			 i % 2 ? "body frame" : "global");
