@@ -278,12 +278,11 @@ static int jacobians(struct odeint *O, struct ros *R)
 				return st;
 			a = O->sys->jac(O->sys->ctx, O->t, O->y, O->yd, R->J1, R->J2);
 		}
-		if (a == 0 && O->sys->autonomous) {
-			memset(R->ft, 0, (size_t)n * sizeof(double));
-		} else if (a == 0 && (st = ft_diff(O, R, e))) {
-			return st;
-		}
 		if (a == 0) {
+			if (O->sys->autonomous)
+				memset(R->ft, 0, (size_t)n * sizeof(double));
+			else if ((st = ft_diff(O, R, e)))
+				return st;
 			O->njac++;
 			O->njac_analytic++;
 			R->age = 0;

@@ -263,23 +263,7 @@ static void mul_add(const double *B, int n, int k, const double *c, double *out)
  * kappa^2: close to a singular position, where kappa is large but G still
  * counts as of full rank, that floor can exceed the chord iterations' stop
  * test of 1e-9.)
- *
- * A step that lands within about TAN_RANK_TOL of a singular position.  The N = 40 four-bar at h = 1e-3 lands at t = 8.584 s, 11 us
- * after its 9th singular position (8.583989 s, tools/four_bar_ref.py; the
- * cranks turn at about 1.7 rad/s, so some 2e-5 rad from it), with
- * |R(i,i)| of 1.01e-5 and 0.99e-5 of the largest on either side of
- * the tolerance: the rank found (467 of 485) splits the 18 nearly
- * dependent rows arbitrarily, the kept ones amplify Phi's round-off by
- * 1e5, the chord iteration of retract() stalls at 2e-9 and the step
- * fails (also when such a stall is accepted: the rows dropped for the
- * step are then far from met).  The run loop then takes the step again
- * with the rank tolerance raised to 1e-2 rad (integ_singular_retry,
- * tangent_rank_tol): all 40 nearly dependent rows are left out of that
- * step and it passes.  Measured: 20 s at h = 1e-3, 20000 steps, one step
- * retried, energy drift 8.8e-3 J, B0 at 20 s 1.2e-4 m from the
- * reduction; at h = 9.99e-4 (which failed at 2.686 s without the retry)
- * two steps retried, and a sample on one of them has the rows met to
- * first order only (residuals 5.5e-11 m, 7.1e-6 m/s, 2.9e-2 m/s^2). */
+ */
 static void pinv_solve(const struct tangent *T, const double *e, double *d)
 {
 	int n = T->n, r = T->r, one = 1;
@@ -657,6 +641,23 @@ static void multipliers(struct tangent *T, struct ra *s, const struct ra_state *
 	}
 }
 
+/* A step can land within about TAN_RANK_TOL of a singular position: the
+ * N = 40 four-bar at h = 1e-3 lands at t = 8.584 s, 11 us after its 9th
+ * singular position (8.583989 s, tools/four_bar_ref.py; the cranks turn
+ * at about 1.7 rad/s, so some 2e-5 rad from it), with
+ * |R(i,i)| of 1.01e-5 and 0.99e-5 of the largest on either side of
+ * the tolerance: the rank found (467 of 485) splits the 18 nearly
+ * dependent rows arbitrarily, the kept ones amplify Phi's round-off by
+ * 1e5, the chord iteration of retract() stalls at 2e-9 and the step
+ * fails (also when such a stall is accepted: the rows dropped for the
+ * step are then far from met).  The run loop then takes the step again
+ * with the rank tolerance raised to 1e-2 rad (integ_singular_retry,
+ * tangent_rank_tol): all 40 nearly dependent rows are left out of that
+ * step and it passes.  Measured: 20 s at h = 1e-3, 20000 steps, one step
+ * retried, energy drift 8.8e-3 J, B0 at 20 s 1.2e-4 m from the
+ * reduction; at h = 9.99e-4 (which failed at 2.686 s without the retry)
+ * two steps retried, and a sample on one of them has the rows met to
+ * first order only (residuals 5.5e-11 m, 7.1e-6 m/s, 2.9e-2 m/s^2). */
 void tangent_rank_tol(struct integ *it, double angle)
 {
 	struct tangent *T = it->tan;

@@ -36,15 +36,22 @@ static struct sexpr *compile(const struct model *m, const char *text)
 	return e;
 }
 
+/* A body of the given mass and isotropic inertia j at the origin, unturned. */
+static struct body *add_body(struct model *m, const char *name, double mass, double j)
+{
+	struct body *b = model_add_body(m, name);
+	b->mass = mass;
+	b->J[0] = b->J[4] = b->J[8] = j;
+	m3_identity(b->A0);
+	return b;
+}
+
 /* A body hanging from ground on a tsda attached at its centroid, given by
  * stiffness and damping (expr = 0) or by the same law as an expression. */
 static struct model *hanging(int expr)
 {
 	struct model *m = model_new();
-	struct body *b = model_add_body(m, "mass");
-	b->mass = 2.0;
-	b->J[0] = b->J[4] = b->J[8] = 0.1;
-	m3_identity(b->A0);
+	add_body(m, "mass", 2.0, 0.1);
 	struct force *f = model_add_force(m, "spring", FORCE_TSDA);
 	f->body[0] = MODEL_GROUND;
 	f->body[1] = 0;
@@ -111,10 +118,7 @@ static void test_tsda_expression_damping(void **state)
 static struct model *wheel(int rsda)
 {
 	struct model *m = model_new();
-	struct body *b = model_add_body(m, "wheel");
-	b->mass = 1.0;
-	b->J[0] = b->J[4] = b->J[8] = 0.2;
-	m3_identity(b->A0);
+	add_body(m, "wheel", 1.0, 0.2);
 	struct joint *j = model_add_joint(m, "axle", JOINT_REVOLUTE);
 	j->body[0] = MODEL_GROUND;
 	j->body[1] = 0;
@@ -252,10 +256,7 @@ static void test_tire(void **state)
 	static const double vals[] = { 0.3, 99.0 };	/* a parameter x is shadowed */
 	struct model *m = model_new();
 	v3_set(m->gravity, 0, 0, 0);
-	struct body *b = model_add_body(m, "wheel");
-	b->mass = 2.0;
-	b->J[0] = b->J[4] = b->J[8] = 0.1;
-	m3_identity(b->A0);
+	add_body(m, "wheel", 2.0, 0.1);
 	struct force *f = model_add_force(m, "tyre", FORCE_TIRE);
 	f->body[0] = 0;
 	f->body[1] = MODEL_GROUND;
@@ -404,10 +405,7 @@ static void test_force_lin(void **state)
 		struct model *m = model_new();
 		int nb = g ? 1 : 2;
 		for (int b = 0; b < nb; b++) {
-			struct body *B = model_add_body(m, b ? "b1" : "b0");
-			B->mass = 2.0;
-			B->J[0] = B->J[4] = B->J[8] = 0.1;
-			m3_identity(B->A0);
+			struct body *B = add_body(m, b ? "b1" : "b0", 2.0, 0.1);
 			v3_set(B->r0, 0.2 + b, -0.1 * b, 0.1);
 		}
 		struct force *f = model_add_force(m, "spring", FORCE_TSDA);
@@ -423,10 +421,7 @@ static void test_force_lin(void **state)
 		model_free(&m);
 	}
 	struct model *m = model_new();
-	struct body *b = model_add_body(m, "wheel");
-	b->mass = 2.0;
-	b->J[0] = b->J[4] = b->J[8] = 0.1;
-	m3_identity(b->A0);
+	add_body(m, "wheel", 2.0, 0.1);
 	struct force *f = model_add_force(m, "tyre", FORCE_TIRE);
 	f->body[0] = 0;
 	f->body[1] = MODEL_GROUND;
@@ -464,19 +459,12 @@ static void test_force_lin_rsda(void **state)
 			 "  - {name: r, type: rsda, joint: j, stiffness: 50, damping: 3, free_angle: 0.3}\n",
 			 g ? "ground" : "b0");
 		struct diag d;
-		struct model *m = NULL;
-		struct sim_options o;
 		diag_init(&d);
 		struct deck *dk = testutil_load_text(text, &d);
-		assert_non_null(dk);
-		int rc = deck_build(dk, &m, &o, &d);
-		for (int i = 0; i < d.n; i++) {
-			char *sd = diag_format(&d, i);
-			print_error("%s\n", sd);
-			free(sd);
-		}
-		assert_int_equal(rc, 0);
 		diag_release(&d);
+		struct model *m = NULL;
+		struct sim_options o;
+		testutil_build(dk, &m, &o);
 		lin_check(m, g ? "rsda to ground" : "rsda", 2, 10.0);
 		model_free(&m);
 		deck_free(&dk);
@@ -510,19 +498,12 @@ static void test_force_lin_point(void **state)
 			 "forces:\n"
 			 "  - %s\n", kinds[i]);
 		struct diag d;
-		struct model *m = NULL;
-		struct sim_options o;
 		diag_init(&d);
 		struct deck *dk = testutil_load_text(text, &d);
-		assert_non_null(dk);
-		int rc = deck_build(dk, &m, &o, &d);
-		for (int k = 0; k < d.n; k++) {
-			char *sd = diag_format(&d, k);
-			print_error("%s\n", sd);
-			free(sd);
-		}
-		assert_int_equal(rc, 0);
 		diag_release(&d);
+		struct model *m = NULL;
+		struct sim_options o;
+		testutil_build(dk, &m, &o);
 		char label[40];
 		snprintf(label, sizeof label, "%s %s", i < 2 ? "force" : "torque",
 			 i % 2 ? "body frame" : "global");

@@ -422,19 +422,21 @@ static void check_prim_type(enum prim_type type, int ftype, uint64_t seed)
 	}
 }
 
-/* every primitive, with and without a time function (-1: none); the
- * seeds are arbitrary and distinct */
+/* every primitive, with and without a time function (-1: none) */
+static const struct { enum prim_type t; int f; } prim_cases[] = {
+	{ PRIM_DP1, -1 }, { PRIM_DP1, FUNC_HARMONIC },
+	{ PRIM_DP2, -1 }, { PRIM_DP2, FUNC_POLYNOMIAL },
+	{ PRIM_D, -1 }, { PRIM_D, FUNC_HARMONIC },
+	{ PRIM_CD, -1 }, { PRIM_CD, FUNC_HARMONIC },
+	{ PRIM_ROT, -1 }, { PRIM_ROT, FUNC_HARMONIC }, { PRIM_ROT, FUNC_RATE },
+};
+#define N_PRIM_CASES (sizeof prim_cases / sizeof prim_cases[0])
+
+/* each of prim_cases; the seeds are arbitrary and distinct */
 static void test_primitives(void **state)
 {
-	static const struct { enum prim_type t; int f; } cases[] = {
-		{ PRIM_DP1, -1 }, { PRIM_DP1, FUNC_HARMONIC },
-		{ PRIM_DP2, -1 }, { PRIM_DP2, FUNC_POLYNOMIAL },
-		{ PRIM_D, -1 }, { PRIM_D, FUNC_HARMONIC },
-		{ PRIM_CD, -1 }, { PRIM_CD, FUNC_HARMONIC },
-		{ PRIM_ROT, -1 }, { PRIM_ROT, FUNC_HARMONIC }, { PRIM_ROT, FUNC_RATE },
-	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-		check_prim_type(cases[i].t, cases[i].f, 1 + i);
+	for (size_t i = 0; i < N_PRIM_CASES; i++)
+		check_prim_type(prim_cases[i].t, prim_cases[i].f, 1 + i);
 }
 
 /* ---- 2b. prim_lin: Phi, J, gamma as prim_eval gives them; H, the
@@ -552,16 +554,9 @@ static void check_lin(enum prim_type type, int ftype, int ground, uint64_t seed)
 
 static void test_prim_lin(void **state)
 {
-	static const struct { enum prim_type t; int f; } cases[] = {
-		{ PRIM_DP1, -1 }, { PRIM_DP1, FUNC_HARMONIC },
-		{ PRIM_DP2, -1 }, { PRIM_DP2, FUNC_POLYNOMIAL },
-		{ PRIM_D, -1 }, { PRIM_D, FUNC_HARMONIC },
-		{ PRIM_CD, -1 }, { PRIM_CD, FUNC_HARMONIC },
-		{ PRIM_ROT, -1 }, { PRIM_ROT, FUNC_HARMONIC }, { PRIM_ROT, FUNC_RATE },
-	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+	for (size_t i = 0; i < N_PRIM_CASES; i++)
 		for (int g = 0; g < 3; g++)
-			check_lin(cases[i].t, cases[i].f, g, 101 + 3 * i + (uint64_t)g);
+			check_lin(prim_cases[i].t, prim_cases[i].f, g, 101 + 3 * i + (uint64_t)g);
 }
 
 /* ---- 3. joints: rank and null space of the assembled Jacobian ---- */

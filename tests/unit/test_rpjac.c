@@ -74,18 +74,8 @@ struct fix {
 
 static void load(struct fix *f, struct deck *dk)
 {
-	struct diag d;
-	diag_init(&d);
-	assert_non_null(dk);
 	f->dk = dk;
-	int rc = deck_build(f->dk, &f->m, &f->o, &d);
-	for (int i = 0; i < d.n; i++) {
-		char *s = diag_format(&d, i);
-		print_error("%s\n", s);
-		free(s);
-	}
-	assert_int_equal(rc, 0);
-	diag_release(&d);
+	testutil_build(f->dk, &f->m, &f->o);
 	f->s = ra_new(f->m);
 	f->k = kkt_new(f->s->nb, f->s->nc, f->s->bi, f->s->bj, KKT_AUTO);
 	kkt_set_rows(f->k, f->s->jo);

@@ -93,3 +93,18 @@ struct deck *testutil_load_text(const char *text, struct diag *d)
 	unlink(path);
 	return dk;
 }
+
+void testutil_build(struct deck *dk, struct model **m, struct sim_options *o)
+{
+	struct diag d;
+	diag_init(&d);
+	assert_non_null(dk);
+	int rc = deck_build(dk, m, o, &d);
+	for (int i = 0; i < d.n; i++) {
+		char *s = diag_format(&d, i);
+		print_error("%s\n", s);
+		free(s);
+	}
+	assert_int_equal(rc, 0);
+	diag_release(&d);
+}

@@ -33,8 +33,13 @@ struct deck;
 struct diag;
 struct deck *testutil_load_text(const char *text, struct diag *d);
 
-/* model_finalize(m), failing the test unless it succeeds. */
+/* deck_build(dk, m, o), printing its diagnostics and failing the test
+ * unless it succeeds. */
 struct model;
+struct sim_options;
+void testutil_build(struct deck *dk, struct model **m, struct sim_options *o);
+
+/* model_finalize(m), failing the test unless it succeeds. */
 void testutil_finalize(struct model *m);
 
 #endif
