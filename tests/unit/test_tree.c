@@ -86,15 +86,8 @@ static void load(struct fix *f, const char *text)
 	struct diag d;
 	diag_init(&d);
 	f->dk = testutil_load_text(text, &d);
-	assert_non_null(f->dk);
-	int rc = deck_build(f->dk, &f->m, &f->o, &d);
-	for (int i = 0; i < d.n; i++) {
-		char *s = diag_format(&d, i);
-		print_error("%s\n", s);
-		free(s);
-	}
-	assert_int_equal(rc, 0);
 	diag_release(&d);
+	testutil_build(f->dk, &f->m, &f->o);
 	f->s = ra_new(f->m);
 }
 
