@@ -183,11 +183,6 @@ static int umf_symbolic(struct kkt *k)
 {
 	umfpack_di_defaults(k->control);
 	k->control[UMFPACK_PRL] = 0;
-	/* with coupling blocks (beams) the solves serve a Newton iteration,
-	 * which corrects what refinement would: UMFPACK's default two steps
-	 * of iterative refinement were half the time of the beam decks */
-	if (k->np > 0)
-		k->control[UMFPACK_IRSTEP] = 0;
 	int st = umfpack_di_symbolic(k->n, k->n, k->Ap, k->Ai, k->Ax, &k->Symbolic,
 				     k->control, k->info);
 	if (st != UMFPACK_OK) {
