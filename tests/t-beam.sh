@@ -156,6 +156,11 @@ sed -e 's/, EJ: 3//' -e 's/elements: 2/elements: 0/' "$tmp/bad.yaml" >"$tmp/bad2
 expect_rc 2 "elements 0" "$MBSIM" check "$tmp/bad2.yaml"
 grep -q "bad2.yaml:7:[0-9]*: error: 'elements'" "$tmp/err" && ok "elements 0 at FILE:LINE:COL" ||
 	bad "elements 0 at FILE:LINE:COL" "$(cat "$tmp/err")"
+sed -e 's/, EJ: 3//' -e 's/elements: 2/elements: 1\n    nodes: {start: x, end: x}/' "$tmp/bad.yaml" >"$tmp/bad3.yaml"
+expect_rc 2 "two nodes of one name" "$MBSIM" check "$tmp/bad3.yaml"
+grep -q "bad3.yaml:8:[0-9]*: error: beam 'b' names two nodes 'x'" "$tmp/err" &&
+	ok "two nodes of one name at FILE:LINE:COL of the second" ||
+	bad "two nodes of one name at FILE:LINE:COL of the second" "$(cat "$tmp/err")"
 expect_rc 0 "check prints the mesh" "$MBSIM" check "$bd/rollup.yaml"
 grep -q "beam 'b': 10 elements, 21 nodes (bodies 'root' ... 'tip')" "$tmp/out" && ok "check: mesh line" ||
 	bad "check: mesh line" "$(cat "$tmp/out")"

@@ -295,13 +295,14 @@ void build_beam(struct bctx *b, const struct dnode *item)
 		}
 	}
 	for (int k = 0; k < nn; k++) {
+		const struct dnode *nk = k == 0 ? at[0] : k == nn - 1 ? at[1] : nv;
 		if (!names[k])
 			names[k] = xasprintf("%s_%d", name, k);
-		if (!rc && node_name(b, k == 0 ? at[0] : k == nn - 1 ? at[1] : nv, names[k], what))
+		if (!rc && node_name(b, nk, names[k], what))
 			rc = 1;
 		for (int q = 0; q < k && !rc; q++)
 			if (strcmp(names[q], names[k]) == 0) {
-				diag_error(b->d, &nv->pos, "%s names two nodes '%s'", what, names[k]);
+				diag_error(b->d, &nk->pos, "%s names two nodes '%s'", what, names[k]);
 				rc = 1;
 			}
 	}

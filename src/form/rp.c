@@ -2,6 +2,7 @@
  * ODE in the independent coordinates (rp.h; seed 001 §1). */
 #include "rp.h"
 #include "../la/kkt.h"
+#include "../la/klu_refac.h"
 #include "../la/lapack.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
@@ -364,17 +365,8 @@ static int factor_u(struct rp *p)
 	for (int e = 0; e < nz; e++)
 		p->Ax[e] = p->V[p->usrc[e]];
 	/* the pivot order of the partition's first factorization, while it
-	 * holds up (KLU's crude reciprocal condition estimate, the ratio of
-	 * the smallest and largest pivots of U, above 1e-12) */
-	if (p->num && klu_refactor(p->Ap, p->Ai, p->Ax, p->sym, p->num, &p->kc) &&
-	    klu_rcond(p->sym, p->num, &p->kc) && p->kc.rcond > 1e-12) {
-		p->factored = 1;
-		return 0;
-	}
-	if (p->num)
-		klu_free_numeric(&p->num, &p->kc);
-	p->num = klu_factor(p->Ap, p->Ai, p->Ax, p->sym, &p->kc);
-	if (!p->num || p->kc.status != KLU_OK) {
+	 * holds up (la/klu_refac.h) */
+	if (la_klu_refactor(p->Ap, p->Ai, p->Ax, p->sym, &p->num, &p->kc)) {
 		p->factored = 0;
 		p->cond = INFINITY;
 		return -1;

@@ -28,6 +28,7 @@
  * before it (rank deficiency); kkt_bad_row reports that row.
  */
 #include "kkt.h"
+#include "klu_refac.h"
 #include "rank.h"
 #include "spf.h"
 #include "../util/vec.h"
@@ -37,7 +38,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <klu.h>
 #include <umfpack.h>
 
 /* Above this many rows the Schur complement is kept sparse. */
@@ -183,11 +183,6 @@ static int umf_symbolic(struct kkt *k)
 {
 	umfpack_di_defaults(k->control);
 	k->control[UMFPACK_PRL] = 0;
-	/* with coupling blocks (beams) the solves serve a Newton iteration,
-	 * which corrects what refinement would: UMFPACK's default two steps
-	 * of iterative refinement were half the time of the beam decks */
-	if (k->np > 0)
-		k->control[UMFPACK_IRSTEP] = 0;
 	int st = umfpack_di_symbolic(k->n, k->n, k->Ap, k->Ai, k->Ax, &k->Symbolic,
 				     k->control, k->info);
 	if (st != UMFPACK_OK) {
@@ -825,21 +820,14 @@ static double dense_min_pivot(const struct kkt *k)
 	return m;
 }
 
-/* KLU: refactor in the last pivot order when its reciprocal pivot ratio
- * stays above 1e-12 (as form/rp.c), else factor with pivoting */
+/* KLU in the last pivot order while it holds (la/klu_refac.h) */
 static int klu_numeric_full(struct kkt *k)
 {
 	if (!k->ksym) {
 		snprintf(k->err, sizeof k->err, "KLU analysis failed (status %d)", k->kc.status);
 		return -2;
 	}
-	if (k->knum && klu_refactor(k->Ap, k->Ai, k->Ax, k->ksym, k->knum, &k->kc) &&
-	    klu_rcond(k->ksym, k->knum, &k->kc) && k->kc.rcond > 1e-12)
-		return 0;
-	if (k->knum)
-		klu_free_numeric(&k->knum, &k->kc);
-	k->knum = klu_factor(k->Ap, k->Ai, k->Ax, k->ksym, &k->kc);
-	if (!k->knum || k->kc.status == KLU_SINGULAR) {
+	if (la_klu_refactor(k->Ap, k->Ai, k->Ax, k->ksym, &k->knum, &k->kc)) {
 		if (k->knum)
 			klu_free_numeric(&k->knum, &k->kc);
 		snprintf(k->err, sizeof k->err, "iteration matrix singular (KLU)");

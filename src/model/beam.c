@@ -116,6 +116,15 @@ static void strain_rates(const struct beam *bm, int e, const double *const r[3],
 			epsd[p][c] = (ep[p][c] - em[p][c]) / (2.0 * d);
 }
 
+/* m += (x - r) x F: the moment about r of F acting at x */
+static void moment_add(double m[3], const double x[3], const double r[3], const double F[3])
+{
+	double d[3], cr[3];
+	v3_sub(d, x, r);
+	v3_cross(cr, d, F);
+	v3_add(m, m, cr);
+}
+
 double beam_element(const struct beam *bm, int e, const double *const r[3],
 		    const double *const A[3], const double *const v[3],
 		    const double *const w[3], double *F, struct beam_pt *pt)
@@ -163,7 +172,7 @@ double beam_element_rot(const struct beam *bm, int e, const double *const r[3],
 	if (!F)
 		return U;
 	/* the node volumes' balance (beam.h) */
-	double m[3][3], d[3], cr[3];
+	double m[3][3];
 	for (int c = 0; c < 3; c++) {
 		F[c] = Fs[0][c];
 		F[6 + c] = Fs[1][c] - Fs[0][c];
@@ -172,18 +181,12 @@ double beam_element_rot(const struct beam *bm, int e, const double *const r[3],
 		m[1][c] = Ms[1][c] - Ms[0][c];
 		m[2][c] = -Ms[1][c];
 	}
-	v3_sub(d, x[0], r[0]);
-	v3_cross(cr, d, Fs[0]);
-	v3_add(m[0], m[0], cr);
-	v3_sub(d, x[1], r[1]);
-	v3_cross(cr, d, Fs[1]);
-	v3_add(m[1], m[1], cr);
-	v3_sub(d, x[0], r[1]);
-	v3_cross(cr, d, Fs[0]);
-	v3_sub(m[1], m[1], cr);
-	v3_sub(d, x[1], r[2]);
-	v3_cross(cr, d, Fs[1]);
-	v3_sub(m[2], m[2], cr);
+	/* the section forces' moments about the nodes; a minus moment is
+	 * taken with the arm reversed (exact: negation is) */
+	moment_add(m[0], x[0], r[0], Fs[0]);
+	moment_add(m[1], x[1], r[1], Fs[1]);
+	moment_add(m[1], r[1], x[0], Fs[0]);
+	moment_add(m[2], r[2], x[1], Fs[1]);
 	for (int i = 0; i < 3; i++)
 		m3_tmulv(F + 6 * i + 3, A[i], m[i]);
 	return U;

@@ -4,17 +4,32 @@
  */
 #include "vec.h"
 
+/* The coefficients of exp and its right Jacobian at th: a = sin t / t,
+ * b = (1 - cos t) / t^2, c = (t - sin t) / t^3 (t = |th|; Taylor below
+ * 1e-4); a or c NULL when not wanted. */
+static inline void so3_coef(const double *th, double *a, double *b, double *c)
+{
+	double t2 = v3_dot(th, th), t = sqrt(t2);
+	if (t < 1e-4) {
+		if (a)
+			*a = 1.0 - t2 / 6.0 + t2 * t2 / 120.0;
+		*b = 0.5 - t2 / 24.0 + t2 * t2 / 720.0;
+		if (c)
+			*c = 1.0 / 6.0 - t2 / 120.0 + t2 * t2 / 5040.0;
+		return;
+	}
+	double sn = sin(t);
+	if (a)
+		*a = sn / t;
+	*b = (1.0 - cos(t)) / t2;
+	if (c)
+		*c = (t - sn) / (t2 * t);
+}
+
 void so3_exp(double *R, const double *th)
 {
-	double t2 = v3_dot(th, th), t = sqrt(t2), a, b;
-	if (t < 1e-4) {
-		/* Taylor: sin t/t = 1 - t^2/6 + t^4/120, (1-cos t)/t^2 = 1/2 - t^2/24 + t^4/720 */
-		a = 1.0 - t2 / 6.0 + t2 * t2 / 120.0;
-		b = 0.5 - t2 / 24.0 + t2 * t2 / 720.0;
-	} else {
-		a = sin(t) / t;
-		b = (1.0 - cos(t)) / t2;
-	}
+	double a, b;
+	so3_coef(th, &a, &b, NULL);
 	so3_rodrigues(R, th, a, b);
 }
 
@@ -30,33 +45,17 @@ static void so3_quad(double *M, const double *th, double a, double c)
 
 void so3_jr(double *Jr, const double *th)
 {
-	double t2 = v3_dot(th, th), t = sqrt(t2), b, c;
-	if (t < 1e-4) {
-		b = 0.5 - t2 / 24.0 + t2 * t2 / 720.0;	/* (1 - cos t)/t^2 */
-		c = 1.0 / 6.0 - t2 / 120.0 + t2 * t2 / 5040.0;	/* (t - sin t)/t^3 */
-	} else {
-		b = (1.0 - cos(t)) / t2;
-		c = (t - sin(t)) / (t2 * t);
-	}
+	double b, c;
+	so3_coef(th, NULL, &b, &c);
 	so3_quad(Jr, th, -b, c);
 }
 
-/* so3_exp and so3_jr at the same th with one sqrt, sin and cos: the same
- * expressions as the two, so the same bits (the beam element wants both at
- * each evaluation point, seed 004 §3.1). */
+/* so3_exp and so3_jr at the same th with one sqrt, sin and cos (the
+ * beam element wants both at each evaluation point, seed 004 §3.1) */
 void so3_exp_jr(double *R, double *Jr, const double *th)
 {
-	double t2 = v3_dot(th, th), t = sqrt(t2), a, b, c;
-	if (t < 1e-4) {
-		a = 1.0 - t2 / 6.0 + t2 * t2 / 120.0;
-		b = 0.5 - t2 / 24.0 + t2 * t2 / 720.0;
-		c = 1.0 / 6.0 - t2 / 120.0 + t2 * t2 / 5040.0;
-	} else {
-		double sn = sin(t), cs = cos(t);
-		a = sn / t;
-		b = (1.0 - cs) / t2;
-		c = (t - sn) / (t2 * t);
-	}
+	double a, b, c;
+	so3_coef(th, &a, &b, &c);
 	so3_rodrigues(R, th, a, b);
 	so3_quad(Jr, th, -b, c);
 }
