@@ -613,11 +613,25 @@ static int rp_rhs(void *ctx, double t, const double *y, const double *yd, double
  * Jacobian (ra_force_has_lin) and there are no particles. */
 
 struct rp_lin {
-	double *H, *gz, *gd, *nz;	/* per model row: 144, 12, 12, 12 */
-	double *hv, *ha, *jl;		/* per model row: H^T zdot, H^T zddot, J (local, 12 each) */
+	int n, r;			/* the sizes it was made for */
+	/* per model row: the local (12) coefficients of the linearized
+	 * velocity equation, nz - H^T zdot, and of the acceleration equation,
+	 * gz - H^T zddot and gd; J; -lam H (144) */
+	double *cz, *gzh, *gd, *jl, *Hl;
 	double *K, *C;			/* per force element: 144 each */
 	int *fb;			/* per force element: its two bodies */
-	double *dq, *dqd, *dqdd, *dz, *dzd, *dwe, *ra_, *rb_, *xa, *yl, *bu;
+	double *Gy;			/* per body: d(-w x J w)/dw, 3 x 3 row-major */
+	int *ob, *oo;			/* per independent coordinate: body, offset in it */
+	/* all columns at once: X[i * nc + c] holds entry i of column c, so
+	 * that every update below is an axpy along a contiguous row */
+	double *D;			/* r x n column-major: Phi_u^-1 Phi_v (KLU) */
+	double *bu;			/* r x n column-major: dq-dot's right sides (KLU) */
+	double *Q1, *Q2;		/* nq x n: dq, and dq-dot of the position columns */
+	double *dz, *dwe;		/* 6 nb x n, 3 nb x n: the position columns' */
+	double *dzd, *ra_;		/* 6 nb x 2n */
+	double *rb_;			/* nc x 2n */
+	double *row;			/* 2n */
+	double *ca, *cb, *xa, *yl;	/* one column of the index-1 solve */
 };
 
 static int rp_lin_ok(const struct rp *p)
@@ -637,90 +651,71 @@ static void lin_free(struct rp_lin **pl)
 	struct rp_lin *L = *pl;
 	if (!L)
 		return;
-	double *v[] = { L->H, L->gz, L->gd, L->nz, L->hv, L->ha, L->jl, L->K, L->C, L->dq, L->dqd, L->dqdd, L->dz,
-			L->dzd, L->dwe, L->ra_, L->rb_, L->xa, L->yl, L->bu };
+	double *v[] = { L->cz, L->gzh, L->gd, L->jl, L->Hl, L->K, L->C, L->Gy, L->D, L->bu,
+			L->Q1, L->Q2, L->dz, L->dwe, L->dzd, L->ra_, L->rb_, L->row, L->ca, L->cb,
+			L->xa, L->yl };
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
 		free(v[i]);
 	free(L->fb);
+	free(L->ob);
+	free(L->oo);
 	free(L);
 	*pl = NULL;
 }
 
 static struct rp_lin *lin_get(struct rp *p)
 {
-	if (p->lin)
+	if (p->lin && p->lin->n == p->n && p->lin->r == p->r)
 		return p->lin;
+	lin_free(&p->lin);
 	struct rp_lin *L = xcalloc(1, sizeof(*L));
 	size_t nc = (size_t)p->nc + 1, nf = (size_t)p->s->m->nforces + 1, g = 6 * (size_t)p->nb + 1;
-	size_t Q = (size_t)p->nq + 1, M = (size_t)p->m + 1;
-	L->H = xcalloc(144 * nc, sizeof(double));
-	L->gz = xcalloc(12 * nc, sizeof(double));
+	size_t n = (size_t)p->n + 1, r = (size_t)p->r + 1, Q = (size_t)p->nq + 1;
+	L->n = p->n;
+	L->r = p->r;
+	L->cz = xcalloc(12 * nc, sizeof(double));
+	L->gzh = xcalloc(12 * nc, sizeof(double));
 	L->gd = xcalloc(12 * nc, sizeof(double));
-	L->nz = xcalloc(12 * nc, sizeof(double));
-	L->hv = xcalloc(12 * nc, sizeof(double));
-	L->ha = xcalloc(12 * nc, sizeof(double));
 	L->jl = xcalloc(12 * nc, sizeof(double));
+	L->Hl = xcalloc(144 * nc, sizeof(double));
 	L->K = xcalloc(144 * nf, sizeof(double));
 	L->C = xcalloc(144 * nf, sizeof(double));
 	L->fb = xcalloc(2 * nf, sizeof(int));
-	L->dq = xcalloc(Q, sizeof(double));
-	L->dqd = xcalloc(Q, sizeof(double));
-	L->dqdd = xcalloc(Q, sizeof(double));
-	L->dz = xcalloc(g, sizeof(double));
-	L->dzd = xcalloc(g, sizeof(double));
-	L->dwe = xcalloc(g, sizeof(double));
-	L->ra_ = xcalloc(g, sizeof(double));
-	L->rb_ = xcalloc(nc, sizeof(double));
+	L->Gy = xcalloc(9 * (size_t)(p->nb + 1), sizeof(double));
+	L->ob = xcalloc(n, sizeof(int));
+	L->oo = xcalloc(n, sizeof(int));
+	L->D = xcalloc(r * n, sizeof(double));
+	L->bu = xcalloc(r * n, sizeof(double));
+	L->Q1 = xcalloc(Q * n, sizeof(double));
+	L->Q2 = xcalloc(Q * n, sizeof(double));
+	L->dz = xcalloc(g * n, sizeof(double));
+	L->dwe = xcalloc(g * n, sizeof(double));
+	L->dzd = xcalloc(2 * g * n, sizeof(double));
+	L->ra_ = xcalloc(2 * g * n, sizeof(double));
+	L->rb_ = xcalloc(2 * nc * n, sizeof(double));
+	L->row = xcalloc(2 * n, sizeof(double));
+	L->ca = xcalloc(g, sizeof(double));
+	L->cb = xcalloc(nc, sizeof(double));
 	L->xa = xcalloc(g, sizeof(double));
-	L->yl = xcalloc(M, sizeof(double));	/* nc multipliers, or r rows of Phi_v dv-dot */
-	L->bu = xcalloc(M + Q, sizeof(double));
+	L->yl = xcalloc(nc, sizeof(double));
 	p->lin = L;
 	return L;
 }
 
-/* the 12 local entries of a generalized vector g (6 nb) for sides bi, bj */
-static void loc12(const double *g, int bi, int bj, double *l)
+/* y[0 .. n) += a x[0 .. n) */
+static void axpy(int n, double a, const double *x, double *y)
 {
-	for (int a = 0; a < 6; a++) {
-		l[a] = bi >= 0 ? g[6 * bi + a] : 0.0;
-		l[6 + a] = bj >= 0 ? g[6 * bj + a] : 0.0;
-	}
+	for (int c = 0; c < n; c++)
+		y[c] += a * x[c];
 }
 
-/* G(e) x (3 x 4 times 4) and G(e)^T y (4 x 3 times 3) */
-static void gmul(const double *e, const double *x, double *y)
+/* The per-row, per-element and per-body coefficients at the current
+ * configuration (prim_lin, ra_force_lin); 1 when an element fails. */
+static int lin_coef(struct rp *p, struct rp_lin *L, double t)
 {
-	double G[12];
-	gmat(e, G);
-	for (int a = 0; a < 3; a++)
-		y[a] = G[4 * a] * x[0] + G[4 * a + 1] * x[1] + G[4 * a + 2] * x[2] + G[4 * a + 3] * x[3];
-}
-
-static void gtmul(const double *e, const double *x, double *y)
-{
-	double G[12];
-	gmat(e, G);
-	for (int i = 0; i < 4; i++)
-		y[i] = G[i] * x[0] + G[4 + i] * x[1] + G[8 + i] * x[2];
-}
-
-static int rp_jac(void *ctx, double t, const double *y, const double *yd, double *J1,
-		  double *J2)
-{
-	struct rp *p = ctx;
-	if (!p->lin_ok)
-		return 1;
-	/* the configuration must be the last f call's, at (t, y, yd) */
-	if (!(p->last_ok && t == p->pos_t && p->pos_ok &&
-	      memcmp(y, p->pos_y, (size_t)p->n * sizeof(double)) == 0 &&
-	      memcmp(yd, p->last_yd, (size_t)p->n * sizeof(double)) == 0))
-		return 2;
-	struct rp_lin *L = lin_get(p);
 	struct ra *s = p->s;
 	const struct model *m = s->m;
 	const struct ra_state *x = &p->x;
-	int n = p->n, r = p->r, nb = p->nb;
-	/* per row: prim_lin */
 	struct prim P[MODEL_JOINT_ROWS_MAX];
 	for (int j = 0; j < m->njoints + m->ndrivers; j++) {
 		int np = 1, k0;
@@ -740,11 +735,11 @@ static int rp_jac(void *ctx, double t, const double *y, const double *yd, double
 			ra_bstate(x, pr[i].bj, &bj);
 			prim_lin(&pr[i], &bi, &bj, t, &o);
 			int k = k0 + i;
-			memcpy(L->H + 144 * (size_t)k, o.H, sizeof o.H);
-			memcpy(L->gz + 12 * (size_t)k, o.gz, sizeof o.gz);
+			double lam = x->lam[k], *Hl = L->Hl + 144 * (size_t)k;
 			memcpy(L->gd + 12 * (size_t)k, o.gd, sizeof o.gd);
-			memcpy(L->nz + 12 * (size_t)k, o.nz, sizeof o.nz);
 			memcpy(L->jl + 12 * (size_t)k, o.J, sizeof o.J);
+			for (int e = 0; e < 144; e++)
+				Hl[e] = -lam * o.H[e];
 			/* zdot^T H dz and zddot^T H dz as dot products with dz */
 			double zd[12], zdd[12];
 			for (int side = 0; side < 2; side++) {
@@ -756,15 +751,15 @@ static int rp_jac(void *ctx, double t, const double *y, const double *yd, double
 					zdd[6 * side + 3 + a] = b2 >= 0 ? x->wd[3 * b2 + a] : 0.0;
 				}
 			}
-			double *hv = L->hv + 12 * (size_t)k, *ha = L->ha + 12 * (size_t)k;
+			double *cz = L->cz + 12 * (size_t)k, *gzh = L->gzh + 12 * (size_t)k;
 			for (int c = 0; c < 12; c++) {
 				double u = 0.0, w = 0.0;
 				for (int a = 0; a < 12; a++) {
 					u += zd[a] * o.H[12 * a + c];
 					w += zdd[a] * o.H[12 * a + c];
 				}
-				hv[c] = u;
-				ha[c] = w;
+				cz[c] = o.nz[c] - u;
+				gzh[c] = o.gz[c] - w;
 			}
 		}
 	}
@@ -772,154 +767,234 @@ static int rp_jac(void *ctx, double t, const double *y, const double *yd, double
 		if (ra_force_lin(s, x, t, i, L->fb + 2 * i, L->K + 144 * (size_t)i,
 				 L->C + 144 * (size_t)i))
 			return 1;
-	for (int col = 0; col < 2 * n; col++) {
-		int pos = col < n, jj = pos ? col : col - n;
-		double *dq = L->dq, *dqd = L->dqd, *dz = L->dz, *dzd = L->dzd, *bu = L->bu;
-		memset(dq, 0, (size_t)p->nq * sizeof(double));
-		memset(dqd, 0, (size_t)p->nq * sizeof(double));
-		memset(bu + r, 0, (size_t)n * sizeof(double));
-		bu[r + jj] = 1.0;
-		/* dq (positions: the dependent coordinates follow dv) */
-		if (pos) {
-			mul_v(p, bu + r, bu);
-			solve_u(p, bu);
-			for (int i = 0; i < r; i++)
-				dq[p->dep[i]] = -bu[i];
-			dq[p->ind[jj]] = 1.0;
-		}
-		/* dz and the turn of w with de at fixed e-dot */
-		for (int b = 0; b < nb; b++) {
-			const double *qb = p->q + p->qo[b], *dqb = dq + p->qo[b], *qdb = p->qd + p->qo[b];
-			v3_copy(dz + 6 * b, dqb);
-			gmul(qb + 3, dqb + 3, dz + 6 * b + 3);
-			v3_scale(dz + 6 * b + 3, 2.0, dz + 6 * b + 3);
-			gmul(dqb + 3, qdb + 3, L->dwe + 3 * b);
-			v3_scale(L->dwe + 3 * b, 2.0, L->dwe + 3 * b);
-		}
-		/* dqdot: right side over the kept rows */
-		for (int i = 0; i < r; i++) {
-			int k = p->rows[i];
-			double v = 0.0;
-			if (k < p->nc) {
-				double zl[12], wl[12];
-				int bi = s->bi[k], bj = s->bj[k];
-				loc12(dz, bi, bj, zl);
-				for (int a = 0; a < 3; a++) {
-					wl[a] = wl[6 + a] = 0.0;
-					wl[3 + a] = bi >= 0 ? L->dwe[3 * bi + a] : 0.0;
-					wl[9 + a] = bj >= 0 ? L->dwe[3 * bj + a] : 0.0;
-				}
-				const double *nz = L->nz + 12 * (size_t)k, *hv = L->hv + 12 * (size_t)k,
-					     *jl = L->jl + 12 * (size_t)k;
-				for (int a = 0; a < 12; a++)
-					v += (nz[a] - hv[a]) * zl[a] - jl[a] * wl[a];
-			} else {
-				int b = -1;
-				for (int b2 = 0; b2 < nb; b2++)
-					if (p->erow[b2] == k)
-						b = b2;
-				const double *de = dq + p->qo[b] + 3, *ed = p->qd + p->qo[b] + 3;
-				v = -2.0 * (de[0] * ed[0] + de[1] * ed[1] + de[2] * ed[2] + de[3] * ed[3]);
+	for (int b = 0; b < p->nb; b++) {
+		/* -d(w x J w) = (skew(J w) - skew(w) J) dw */
+		const double *w = x->w + 3 * b, *Jb = ra_inertia(s, b);
+		double Jw[3], S1[9], S2[9], SJ[9];
+		m3_mulv(Jw, Jb, w);
+		m3_skew(S1, Jw);
+		m3_skew(S2, w);
+		m3_mul(SJ, S2, Jb);
+		for (int e = 0; e < 9; e++)
+			L->Gy[9 * b + e] = S1[e] - SJ[e];
+	}
+	for (int i = 0; i < p->n; i++) {
+		int c = p->ind[i], b = 0;
+		while (b + 1 < p->nb && p->qo[b + 1] <= c)
+			b++;
+		L->ob[i] = b;
+		L->oo[i] = c - p->qo[b];
+	}
+	return 0;
+}
+
+/* dq of the position columns (Q1) and its dz, dwe; Q1 is also dq-dot of
+ * the velocity columns, and its dz their dz-dot. */
+static void lin_positions(struct rp *p, struct rp_lin *L)
+{
+	int n = p->n, r = p->r;
+	/* D = Phi_u^-1 Phi_v: du = -D dv */
+	memset(L->D, 0, (size_t)r * n * sizeof(double));
+	for (int i = 0; i < r; i++)
+		for (int e = p->vptr[i]; e < p->vptr[i + 1]; e++)
+			L->D[(size_t)p->vcol[e] * r + i] += p->V[p->vsrc[e]];
+	if (r > 0 && n > 0)
+		klu_solve(p->sym, p->num, r, n, L->D, &p->kc);
+	memset(L->Q1, 0, (size_t)p->nq * n * sizeof(double));
+	for (int i = 0; i < r; i++) {
+		double *q1 = L->Q1 + (size_t)p->dep[i] * n;
+		for (int c = 0; c < n; c++)
+			q1[c] = -L->D[(size_t)c * r + i];
+	}
+	for (int c = 0; c < n; c++)
+		L->Q1[(size_t)p->ind[c] * n + c] = 1.0;
+	memset(L->dz, 0, 6 * (size_t)p->nb * n * sizeof(double));
+	memset(L->dwe, 0, 3 * (size_t)p->nb * n * sizeof(double));
+	for (int b = 0; b < p->nb; b++) {
+		const double *q1 = L->Q1 + (size_t)p->qo[b] * n;
+		double G[12], Gd[12];
+		gmat(p->q + p->qo[b] + 3, G);
+		gmat(p->qd + p->qo[b] + 3, Gd);
+		for (int a = 0; a < 3; a++) {
+			double *zr = L->dz + (6 * (size_t)b + a) * n, *zt = zr + 3 * (size_t)n;
+			double *we = L->dwe + (3 * (size_t)b + a) * n;
+			memcpy(zr, q1 + (size_t)a * n, (size_t)n * sizeof(double));
+			/* dtheta = 2 G(e) de; dw at fixed e-dot: 2 G(de) e-dot = -2 G(e-dot) de */
+			for (int i = 0; i < 4; i++) {
+				axpy(n, 2.0 * G[4 * a + i], q1 + (size_t)(3 + i) * n, zt);
+				axpy(n, -2.0 * Gd[4 * a + i], q1 + (size_t)(3 + i) * n, we);
 			}
-			bu[i] = v;
 		}
-		if (!pos) {
-			double *tmp = bu + r;	/* Phi_v dv-dot, dv-dot = e_jj */
-			double *pv = L->yl;
-			mul_v(p, tmp, pv);
-			for (int i = 0; i < r; i++)
-				bu[i] -= pv[i];
-		}
-		solve_u(p, bu);
-		for (int i = 0; i < r; i++)
-			dqd[p->dep[i]] = bu[i];
-		if (!pos)
-			dqd[p->ind[jj]] = 1.0;
-		/* dzdot */
-		for (int b = 0; b < nb; b++) {
-			const double *qb = p->q + p->qo[b], *dqdb = dqd + p->qo[b];
-			double t3[3];
-			v3_copy(dzd + 6 * b, dqdb);
-			gmul(qb + 3, dqdb + 3, t3);
-			for (int a = 0; a < 3; a++)
-				dzd[6 * b + 3 + a] = L->dwe[3 * b + a] + 2.0 * t3[a];
-		}
-		/* the index-1 system's right side */
-		double *ra_ = L->ra_, *rb_ = L->rb_;
-		memset(ra_, 0, 6 * (size_t)nb * sizeof(double));
-		for (int i = 0; i < m->nforces; i++) {
-			const int *fb = L->fb + 2 * i;
-			double zl[12], zdl[12];
-			loc12(dz, fb[0], fb[1], zl);
-			loc12(dzd, fb[0], fb[1], zdl);
-			const double *K = L->K + 144 * (size_t)i, *C = L->C + 144 * (size_t)i;
+	}
+}
+
+/* dq-dot of the position columns (Q2), and dz-dot of all columns. */
+static void lin_velocities(struct rp *p, struct rp_lin *L)
+{
+	const struct ra *s = p->s;
+	int n = p->n, r = p->r, n2 = 2 * n;
+	double *v = L->row;
+	for (int i = 0; i < r; i++) {
+		int k = p->rows[i];
+		memset(v, 0, (size_t)n * sizeof(double));
+		if (k < p->nc) {
+			const double *cz = L->cz + 12 * (size_t)k, *jl = L->jl + 12 * (size_t)k;
 			for (int a = 0; a < 12; a++) {
-				int b2 = fb[a / 6];
+				int b2 = a < 6 ? s->bi[k] : s->bj[k], l = a % 6;
 				if (b2 < 0)
 					continue;
-				double v = 0.0;
-				for (int c = 0; c < 12; c++)
-					v += C[12 * a + c] * zdl[c];
-				if (pos)
-					for (int c = 0; c < 12; c++)
-						v += K[12 * a + c] * zl[c];
-				ra_[6 * b2 + a % 6] += v;
+				axpy(n, cz[a], L->dz + (6 * (size_t)b2 + l) * n, v);
+				if (l >= 3)
+					axpy(n, -jl[a], L->dwe + (3 * (size_t)b2 + l - 3) * n, v);
 			}
+		} else {
+			int b = 0;
+			while (p->erow[b] != k)
+				b++;
+			const double *ed = p->qd + p->qo[b] + 3;
+			for (int e = 0; e < 4; e++)
+				axpy(n, -2.0 * ed[e], L->Q1 + (size_t)(p->qo[b] + 3 + e) * n, v);
 		}
-		for (int b = 0; b < nb; b++) {
-			/* -d(w x J w) = -(w~ J - (J w)~) dw */
-			const double *w = x->w + 3 * b, *Jb = ra_inertia(s, b), *dw = dzd + 6 * b + 3;
-			double Jw[3], Jdw[3], t1[3], t2[3];
-			m3_mulv(Jw, Jb, w);
-			m3_mulv(Jdw, Jb, dw);
-			v3_cross(t1, w, Jdw);
-			v3_cross(t2, dw, Jw);
-			for (int a = 0; a < 3; a++)
-				ra_[6 * b + 3 + a] -= t1[a] + t2[a];
-		}
-		for (int k = 0; k < p->nc; k++) {
-			int bi = s->bi[k], bj = s->bj[k];
-			double zl[12], zdl[12];
-			loc12(dz, bi, bj, zl);
-			loc12(dzd, bi, bj, zdl);
-			const double *gz = L->gz + 12 * (size_t)k, *gd = L->gd + 12 * (size_t)k,
-				     *ha = L->ha + 12 * (size_t)k;
-			double v = 0.0, lam = x->lam[k];
-			for (int a = 0; a < 12; a++)
-				v += (gz[a] - ha[a]) * zl[a] + gd[a] * zdl[a];
-			rb_[k] = v;
-			if (lam == 0.0 || !pos)	/* a J2 column: dz = 0 */
+		for (int c = 0; c < n; c++)
+			L->bu[(size_t)c * r + i] = v[c];
+	}
+	if (r > 0 && n > 0)
+		klu_solve(p->sym, p->num, r, n, L->bu, &p->kc);
+	memset(L->Q2, 0, (size_t)p->nq * n * sizeof(double));
+	for (int i = 0; i < r; i++) {
+		double *q2 = L->Q2 + (size_t)p->dep[i] * n;
+		for (int c = 0; c < n; c++)
+			q2[c] = L->bu[(size_t)c * r + i];
+	}
+	for (int b = 0; b < p->nb; b++) {
+		const double *q2 = L->Q2 + (size_t)p->qo[b] * n;
+		double G[12];
+		gmat(p->q + p->qo[b] + 3, G);
+		for (int a = 0; a < 6; a++) {
+			double *zd = L->dzd + (6 * (size_t)b + a) * n2;
+			memcpy(zd + n, L->dz + (6 * (size_t)b + a) * n, (size_t)n * sizeof(double));
+			if (a < 3) {
+				memcpy(zd, q2 + (size_t)a * n, (size_t)n * sizeof(double));
 				continue;
-			const double *H = L->H + 144 * (size_t)k;
-			for (int a = 0; a < 12; a++) {
-				int b2 = a < 6 ? bi : bj;
-				if (b2 < 0)
+			}
+			/* dw = 2 G(de) e-dot + 2 G(e) de-dot */
+			memcpy(zd, L->dwe + (3 * (size_t)b + a - 3) * n, (size_t)n * sizeof(double));
+			for (int i = 0; i < 4; i++)
+				axpy(n, 2.0 * G[4 * (a - 3) + i], q2 + (size_t)(3 + i) * n, zd);
+		}
+	}
+}
+
+/* The index-1 system's right sides of all columns: ra_ (6 nb), rb_ (nc). */
+static void lin_rhs(struct rp *p, struct rp_lin *L)
+{
+	const struct ra *s = p->s;
+	const struct model *m = s->m;
+	int n = p->n, n2 = 2 * n;
+	memset(L->ra_, 0, 6 * (size_t)p->nb * n2 * sizeof(double));
+	memset(L->rb_, 0, (size_t)p->nc * n2 * sizeof(double));
+	for (int i = 0; i < m->nforces; i++) {
+		const int *fb = L->fb + 2 * i;
+		const double *K = L->K + 144 * (size_t)i, *C = L->C + 144 * (size_t)i;
+		for (int a = 0; a < 12; a++) {
+			int b2 = fb[a / 6];
+			if (b2 < 0)
+				continue;
+			double *out = L->ra_ + (6 * (size_t)b2 + a % 6) * n2;
+			for (int c = 0; c < 12; c++) {
+				int b3 = fb[c / 6];
+				size_t z = 6 * (size_t)b3 + c % 6;
+				if (b3 < 0)
 					continue;
-				double h = 0.0;
-				for (int c = 0; c < 12; c++)
-					h += H[12 * a + c] * zl[c];
-				ra_[6 * b2 + a % 6] -= lam * h;
+				if (C[12 * a + c] != 0.0)
+					axpy(n2, C[12 * a + c], L->dzd + z * n2, out);
+				if (K[12 * a + c] != 0.0)
+					axpy(n, K[12 * a + c], L->dz + z * n, out);
 			}
 		}
-		memset(L->yl, 0, (size_t)p->nc * sizeof(double));
-		if (kkt_solve(p->k, ra_, rb_, L->xa, L->yl))
-			return 1;
-		/* dq-ddot */
-		for (int b = 0; b < nb; b++) {
-			int c = p->qo[b];
-			const double *e = p->q + c + 3, *de = dq + c + 3, *w = x->w + 3 * b,
-				     *wd = x->wd + 3 * b, *dw = dzd + 6 * b + 3, *dwd = L->xa + 6 * b + 3;
-			double u1[4], u2[4], w2 = v3_dot(w, w), wdw = v3_dot(w, dw);
-			v3_copy(L->dqdd + c, L->xa + 6 * b);
-			gtmul(de, wd, u1);
-			gtmul(e, dwd, u2);
-			for (int i = 0; i < 4; i++)
-				L->dqdd[c + 3 + i] = 0.5 * (u1[i] + u2[i]) - 0.5 * wdw * e[i] -
-						     0.25 * w2 * de[i];
+	}
+	for (int b = 0; b < p->nb; b++)
+		for (int a = 0; a < 3; a++)
+			for (int i = 0; i < 3; i++)
+				axpy(n2, L->Gy[9 * b + 3 * a + i], L->dzd + (6 * (size_t)b + 3 + i) * n2,
+				     L->ra_ + (6 * (size_t)b + 3 + a) * n2);
+	for (int k = 0; k < p->nc; k++) {
+		int bs[2] = { s->bi[k], s->bj[k] };
+		double *rb = L->rb_ + (size_t)k * n2;
+		const double *gzh = L->gzh + 12 * (size_t)k, *gd = L->gd + 12 * (size_t)k;
+		const double *Hl = L->Hl + 144 * (size_t)k;
+		for (int a = 0; a < 12; a++) {
+			int b2 = bs[a / 6];
+			if (b2 < 0)
+				continue;
+			size_t z = 6 * (size_t)b2 + a % 6;
+			axpy(n, gzh[a], L->dz + z * n, rb);
+			axpy(n2, gd[a], L->dzd + z * n2, rb);
+			if (p->x.lam[k] == 0.0)
+				continue;
+			/* -lam H dz: position columns only */
+			double *out = L->ra_ + z * n2;
+			for (int c = 0; c < 12; c++) {
+				int b3 = bs[c / 6];
+				if (b3 >= 0 && Hl[12 * a + c] != 0.0)
+					axpy(n, Hl[12 * a + c], L->dz + (6 * (size_t)b3 + c % 6) * n, out);
+			}
 		}
+	}
+}
+
+static int rp_jac(void *ctx, double t, const double *y, const double *yd, double *J1,
+		  double *J2)
+{
+	struct rp *p = ctx;
+	if (!p->lin_ok)
+		return 1;
+	/* the configuration must be the last f call's, at (t, y, yd) */
+	if (!(p->last_ok && t == p->pos_t && p->pos_ok &&
+	      memcmp(y, p->pos_y, (size_t)p->n * sizeof(double)) == 0 &&
+	      memcmp(yd, p->last_yd, (size_t)p->n * sizeof(double)) == 0))
+		return 2;
+	struct rp_lin *L = lin_get(p);
+	const struct ra_state *x = &p->x;
+	int n = p->n, n2 = 2 * n, nb = p->nb, nc = p->nc;
+	if (lin_coef(p, L, t))
+		return 1;
+	lin_positions(p, L);
+	lin_velocities(p, L);
+	lin_rhs(p, L);
+	for (int c = 0; c < n2; c++) {
+		int pos = c < n, jj = pos ? c : c - n;
+		for (int i = 0; i < 6 * nb; i++)
+			L->ca[i] = L->ra_[(size_t)i * n2 + c];
+		for (int k = 0; k < nc; k++)
+			L->cb[k] = L->rb_[(size_t)k * n2 + c];
+		memset(L->yl, 0, (size_t)nc * sizeof(double));
+		if (kkt_solve(p->k, L->ca, L->cb, L->xa, L->yl))
+			return 1;
+		/* dv-ddot: r-ddot's rows of xa, or e-ddot's = G(de)^T w-dot / 2
+		 * + G(e)^T dw-dot / 2 - (w . dw) e / 2 - |w|^2 de / 4 */
 		double *Jc = (pos ? J1 : J2) + (size_t)jj * n;
-		for (int i = 0; i < n; i++)
-			Jc[i] = L->dqdd[p->ind[i]];
+		for (int i = 0; i < n; i++) {
+			int b = L->ob[i], o = L->oo[i];
+			if (o < 3) {
+				Jc[i] = L->xa[6 * b + o];
+				continue;
+			}
+			int qe = p->qo[b] + 3, ie = o - 3;
+			const double *e = p->q + qe, *w = x->w + 3 * b, *wd = x->wd + 3 * b,
+				     *dwd = L->xa + 6 * b + 3;
+			double de[4], dw[3], G[12], Gde[12];
+			for (int a = 0; a < 4; a++)
+				de[a] = pos ? L->Q1[(size_t)(qe + a) * n + c] : 0.0;
+			for (int a = 0; a < 3; a++)
+				dw[a] = L->dzd[(6 * (size_t)b + 3 + a) * n2 + c];
+			gmat(e, G);
+			gmat(de, Gde);
+			double u1 = Gde[ie] * wd[0] + Gde[4 + ie] * wd[1] + Gde[8 + ie] * wd[2];
+			double u2 = G[ie] * dwd[0] + G[4 + ie] * dwd[1] + G[8 + ie] * dwd[2];
+			Jc[i] = 0.5 * (u1 + u2) - 0.5 * v3_dot(w, dw) * e[ie] -
+				0.25 * v3_dot(w, w) * de[ie];
+		}
 	}
 	return 0;
 }
