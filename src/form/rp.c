@@ -631,7 +631,7 @@ struct rp_lin {
 	double *dzd, *ra_;		/* 6 nb x 2n */
 	double *rb_;			/* nc x 2n */
 	double *row;			/* 2n */
-	double *ca, *cb, *xa, *yl;	/* one column of the index-1 solve */
+	double *xa;			/* 6 nb x 2n: the index-1 solve's dz-ddot */
 };
 
 static int rp_lin_ok(const struct rp *p)
@@ -652,8 +652,7 @@ static void lin_free(struct rp_lin **pl)
 	if (!L)
 		return;
 	double *v[] = { L->cz, L->gzh, L->gd, L->jl, L->Hl, L->K, L->C, L->Gy, L->D, L->bu,
-			L->Q1, L->Q2, L->dz, L->dwe, L->dzd, L->ra_, L->rb_, L->row, L->ca, L->cb,
-			L->xa, L->yl };
+			L->Q1, L->Q2, L->dz, L->dwe, L->dzd, L->ra_, L->rb_, L->row, L->xa };
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
 		free(v[i]);
 	free(L->fb);
@@ -694,10 +693,7 @@ static struct rp_lin *lin_get(struct rp *p)
 	L->ra_ = xcalloc(2 * g * n, sizeof(double));
 	L->rb_ = xcalloc(2 * nc * n, sizeof(double));
 	L->row = xcalloc(2 * n, sizeof(double));
-	L->ca = xcalloc(g, sizeof(double));
-	L->cb = xcalloc(nc, sizeof(double));
-	L->xa = xcalloc(g, sizeof(double));
-	L->yl = xcalloc(nc, sizeof(double));
+	L->xa = xcalloc(2 * g * n, sizeof(double));
 	p->lin = L;
 	return L;
 }
@@ -956,38 +952,34 @@ static int rp_jac(void *ctx, double t, const double *y, const double *yd, double
 		return 2;
 	struct rp_lin *L = lin_get(p);
 	const struct ra_state *x = &p->x;
-	int n = p->n, n2 = 2 * n, nb = p->nb, nc = p->nc;
+	int n = p->n, n2 = 2 * n;
 	if (lin_coef(p, L, t))
 		return 1;
 	lin_positions(p, L);
 	lin_velocities(p, L);
 	lin_rhs(p, L);
+	if (kkt_solve_many(p->k, n2, L->ra_, L->rb_, L->xa))
+		return 1;
 	for (int c = 0; c < n2; c++) {
 		int pos = c < n, jj = pos ? c : c - n;
-		for (int i = 0; i < 6 * nb; i++)
-			L->ca[i] = L->ra_[(size_t)i * n2 + c];
-		for (int k = 0; k < nc; k++)
-			L->cb[k] = L->rb_[(size_t)k * n2 + c];
-		memset(L->yl, 0, (size_t)nc * sizeof(double));
-		if (kkt_solve(p->k, L->ca, L->cb, L->xa, L->yl))
-			return 1;
 		/* dv-ddot: r-ddot's rows of xa, or e-ddot's = G(de)^T w-dot / 2
 		 * + G(e)^T dw-dot / 2 - (w . dw) e / 2 - |w|^2 de / 4 */
 		double *Jc = (pos ? J1 : J2) + (size_t)jj * n;
 		for (int i = 0; i < n; i++) {
 			int b = L->ob[i], o = L->oo[i];
 			if (o < 3) {
-				Jc[i] = L->xa[6 * b + o];
+				Jc[i] = L->xa[(6 * (size_t)b + o) * n2 + c];
 				continue;
 			}
 			int qe = p->qo[b] + 3, ie = o - 3;
-			const double *e = p->q + qe, *w = x->w + 3 * b, *wd = x->wd + 3 * b,
-				     *dwd = L->xa + 6 * b + 3;
-			double de[4], dw[3], G[12], Gde[12];
+			const double *e = p->q + qe, *w = x->w + 3 * b, *wd = x->wd + 3 * b;
+			double de[4], dw[3], dwd[3], G[12], Gde[12];
 			for (int a = 0; a < 4; a++)
 				de[a] = pos ? L->Q1[(size_t)(qe + a) * n + c] : 0.0;
-			for (int a = 0; a < 3; a++)
+			for (int a = 0; a < 3; a++) {
 				dw[a] = L->dzd[(6 * (size_t)b + 3 + a) * n2 + c];
+				dwd[a] = L->xa[(6 * (size_t)b + 3 + a) * n2 + c];
+			}
 			gmat(e, G);
 			gmat(de, Gde);
 			double u1 = Gde[ie] * wd[0] + Gde[4 + ie] * wd[1] + Gde[8 + ie] * wd[2];
