@@ -616,10 +616,16 @@ struct rp_lin {
 	int n, r;			/* the sizes it was made for */
 	/* per model row: the local (12) coefficients of the linearized
 	 * velocity equation, nz - H^T zdot, and of the acceleration equation,
-	 * gz - H^T zddot and gd; J; -lam H (144) */
-	double *cz, *gzh, *gd, *jl, *Hl;
+	 * gz - H^T zddot and gd; J */
+	double *cz, *gzh, *gd, *jl;
 	double *K, *C;			/* per force element: 144 each */
 	int *fb;			/* per force element: its two bodies */
+	/* the pairs of bodies (b0, b1) that rows and force elements act
+	 * on, each once: the rows' -lam H and the elements' K summed into
+	 * Kp (dz to force), the elements' C into Cp (dz-dot to force),
+	 * 144 a pair */
+	int npair, *pb, *rowpair, *fpair;
+	double *Kp, *Cp;
 	double *Gy;			/* per body: d(-w x J w)/dw, 3 x 3 row-major */
 	int *ob, *oo;			/* per independent coordinate: body, offset in it */
 	/* all columns at once: X[i * nc + c] holds entry i of column c, so
@@ -651,11 +657,14 @@ static void lin_free(struct rp_lin **pl)
 	struct rp_lin *L = *pl;
 	if (!L)
 		return;
-	double *v[] = { L->cz, L->gzh, L->gd, L->jl, L->Hl, L->K, L->C, L->Gy, L->D, L->bu,
+	double *v[] = { L->cz, L->gzh, L->gd, L->jl, L->Kp, L->Cp, L->K, L->C, L->Gy, L->D, L->bu,
 			L->Q1, L->Q2, L->dz, L->dwe, L->dzd, L->ra_, L->rb_, L->row, L->xa };
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
 		free(v[i]);
 	free(L->fb);
+	free(L->pb);
+	free(L->rowpair);
+	free(L->fpair);
 	free(L->ob);
 	free(L->oo);
 	free(L);
@@ -676,10 +685,14 @@ static struct rp_lin *lin_get(struct rp *p)
 	L->gzh = xcalloc(12 * nc, sizeof(double));
 	L->gd = xcalloc(12 * nc, sizeof(double));
 	L->jl = xcalloc(12 * nc, sizeof(double));
-	L->Hl = xcalloc(144 * nc, sizeof(double));
 	L->K = xcalloc(144 * nf, sizeof(double));
 	L->C = xcalloc(144 * nf, sizeof(double));
 	L->fb = xcalloc(2 * nf, sizeof(int));
+	L->pb = xcalloc(2 * (nc + nf), sizeof(int));
+	L->rowpair = xcalloc(nc, sizeof(int));
+	L->fpair = xcalloc(nf, sizeof(int));
+	L->Kp = xcalloc(144 * (nc + nf), sizeof(double));
+	L->Cp = xcalloc(144 * (nc + nf), sizeof(double));
 	L->Gy = xcalloc(9 * (size_t)(p->nb + 1), sizeof(double));
 	L->ob = xcalloc(n, sizeof(int));
 	L->oo = xcalloc(n, sizeof(int));
@@ -696,6 +709,17 @@ static struct rp_lin *lin_get(struct rp *p)
 	L->xa = xcalloc(2 * g * n, sizeof(double));
 	p->lin = L;
 	return L;
+}
+
+/* The pair of bodies (b0, b1) among L's, added when new. */
+static int pair_of(struct rp_lin *L, int b0, int b1)
+{
+	for (int i = 0; i < L->npair; i++)
+		if (L->pb[2 * i] == b0 && L->pb[2 * i + 1] == b1)
+			return i;
+	L->pb[2 * L->npair] = b0;
+	L->pb[2 * L->npair + 1] = b1;
+	return L->npair++;
 }
 
 /* y[0 .. n) += a x[0 .. n), x and y apart; by fours, which GCC's -O2
@@ -722,6 +746,18 @@ static int lin_coef(struct rp *p, struct rp_lin *L, double t)
 	const struct model *m = s->m;
 	const struct ra_state *x = &p->x;
 	struct prim P[MODEL_JOINT_ROWS_MAX];
+	if (L->npair == 0) {	/* the pairs, once */
+		for (int k = 0; k < p->nc; k++)
+			L->rowpair[k] = pair_of(L, s->bi[k], s->bj[k]);
+		for (int i = 0; i < m->nforces; i++) {
+			int fb[2];
+			if (ra_force_lin(s, x, t, i, fb, L->K, L->C))
+				return 1;
+			L->fpair[i] = pair_of(L, fb[0], fb[1]);
+		}
+	}
+	memset(L->Kp, 0, 144 * (size_t)L->npair * sizeof(double));
+	memset(L->Cp, 0, 144 * (size_t)L->npair * sizeof(double));
 	for (int j = 0; j < m->njoints + m->ndrivers; j++) {
 		int np = 1, k0;
 		const struct prim *pr;
@@ -740,11 +776,12 @@ static int lin_coef(struct rp *p, struct rp_lin *L, double t)
 			ra_bstate(x, pr[i].bj, &bj);
 			prim_lin(&pr[i], &bi, &bj, t, &o);
 			int k = k0 + i;
-			double lam = x->lam[k], *Hl = L->Hl + 144 * (size_t)k;
+			double lam = x->lam[k], *Kp = L->Kp + 144 * (size_t)L->rowpair[k];
 			memcpy(L->gd + 12 * (size_t)k, o.gd, sizeof o.gd);
 			memcpy(L->jl + 12 * (size_t)k, o.J, sizeof o.J);
-			for (int e = 0; e < 144; e++)
-				Hl[e] = -lam * o.H[e];
+			if (lam != 0.0)
+				for (int e = 0; e < 144; e++)
+					Kp[e] -= lam * o.H[e];
 			/* zdot^T H dz and zddot^T H dz as dot products with dz */
 			double zd[12], zdd[12];
 			for (int side = 0; side < 2; side++) {
@@ -768,10 +805,17 @@ static int lin_coef(struct rp *p, struct rp_lin *L, double t)
 			}
 		}
 	}
-	for (int i = 0; i < m->nforces; i++)
+	for (int i = 0; i < m->nforces; i++) {
+		const double *K = L->K + 144 * (size_t)i, *C = L->C + 144 * (size_t)i;
+		double *Kp = L->Kp + 144 * (size_t)L->fpair[i], *Cp = L->Cp + 144 * (size_t)L->fpair[i];
 		if (ra_force_lin(s, x, t, i, L->fb + 2 * i, L->K + 144 * (size_t)i,
 				 L->C + 144 * (size_t)i))
 			return 1;
+		for (int e = 0; e < 144; e++) {
+			Kp[e] += K[e];
+			Cp[e] += C[e];
+		}
+	}
 	for (int b = 0; b < p->nb; b++) {
 		/* -d(w x J w) = (skew(J w) - skew(w) J) dw */
 		const double *w = x->w + 3 * b, *Jb = ra_inertia(s, b);
@@ -848,8 +892,9 @@ static void lin_velocities(struct rp *p, struct rp_lin *L)
 				int b2 = a < 6 ? s->bi[k] : s->bj[k], l = a % 6;
 				if (b2 < 0)
 					continue;
-				axpy(n, cz[a], L->dz + (6 * (size_t)b2 + l) * n, v);
-				if (l >= 3)
+				if (cz[a] != 0.0)
+					axpy(n, cz[a], L->dz + (6 * (size_t)b2 + l) * n, v);
+				if (l >= 3 && jl[a] != 0.0)
 					axpy(n, -jl[a], L->dwe + (3 * (size_t)b2 + l - 3) * n, v);
 			}
 		} else {
@@ -894,20 +939,19 @@ static void lin_velocities(struct rp *p, struct rp_lin *L)
 static void lin_rhs(struct rp *p, struct rp_lin *L)
 {
 	const struct ra *s = p->s;
-	const struct model *m = s->m;
 	int n = p->n, n2 = 2 * n;
 	memset(L->ra_, 0, 6 * (size_t)p->nb * n2 * sizeof(double));
 	memset(L->rb_, 0, (size_t)p->nc * n2 * sizeof(double));
-	for (int i = 0; i < m->nforces; i++) {
-		const int *fb = L->fb + 2 * i;
-		const double *K = L->K + 144 * (size_t)i, *C = L->C + 144 * (size_t)i;
+	for (int q = 0; q < L->npair; q++) {
+		const int *pb = L->pb + 2 * q;
+		const double *K = L->Kp + 144 * (size_t)q, *C = L->Cp + 144 * (size_t)q;
 		for (int a = 0; a < 12; a++) {
-			int b2 = fb[a / 6];
+			int b2 = pb[a / 6];
 			if (b2 < 0)
 				continue;
 			double *out = L->ra_ + (6 * (size_t)b2 + a % 6) * n2;
 			for (int c = 0; c < 12; c++) {
-				int b3 = fb[c / 6];
+				int b3 = pb[c / 6];
 				size_t z = 6 * (size_t)b3 + c % 6;
 				if (b3 < 0)
 					continue;
@@ -927,23 +971,15 @@ static void lin_rhs(struct rp *p, struct rp_lin *L)
 		int bs[2] = { s->bi[k], s->bj[k] };
 		double *rb = L->rb_ + (size_t)k * n2;
 		const double *gzh = L->gzh + 12 * (size_t)k, *gd = L->gd + 12 * (size_t)k;
-		const double *Hl = L->Hl + 144 * (size_t)k;
 		for (int a = 0; a < 12; a++) {
 			int b2 = bs[a / 6];
 			if (b2 < 0)
 				continue;
 			size_t z = 6 * (size_t)b2 + a % 6;
-			axpy(n, gzh[a], L->dz + z * n, rb);
-			axpy(n2, gd[a], L->dzd + z * n2, rb);
-			if (p->x.lam[k] == 0.0)
-				continue;
-			/* -lam H dz: position columns only */
-			double *out = L->ra_ + z * n2;
-			for (int c = 0; c < 12; c++) {
-				int b3 = bs[c / 6];
-				if (b3 >= 0 && Hl[12 * a + c] != 0.0)
-					axpy(n, Hl[12 * a + c], L->dz + (6 * (size_t)b3 + c % 6) * n, out);
-			}
+			if (gzh[a] != 0.0)
+				axpy(n, gzh[a], L->dz + z * n, rb);
+			if (gd[a] != 0.0)
+				axpy(n2, gd[a], L->dzd + z * n2, rb);
 		}
 	}
 }
