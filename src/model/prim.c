@@ -480,7 +480,16 @@ static void lv_dot(const struct lvec *x, const struct lvec *y, double s, double 
 	}
 	if (!H)
 		return;
-	for (int a = 0; a < 12; a++)
+	/* Gx^T Gy + Gy^T Gx is zero when x or y does not move with z (the
+	 * constant axis of a CD primitive, three of a spherical joint's
+	 * rows): left out */
+	int mx = 0, my = 0;
+	for (int c = 0; c < 3; c++)
+		for (int k = 0; k < 12; k++) {
+			mx |= x->Gz[c][k] != 0.0;
+			my |= y->Gz[c][k] != 0.0;
+		}
+	for (int a = 0; a < 12 && mx && my; a++)
 		for (int b = 0; b < 12; b++) {
 			double h = 0.0;
 			for (int c = 0; c < 3; c++)
