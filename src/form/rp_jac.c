@@ -194,19 +194,21 @@ static int lin_coef(struct rp *p, struct rp_lin *L, double t)
 			k0 = m->drivers[j - m->njoints].row0;
 			pr = &m->dprims[j - m->njoints];
 		}
+		/* a joint's primitives are all between its two bodies */
+		struct bstate bi, bj;
+		struct prim_lin O[MODEL_JOINT_ROWS_MAX];
+		ra_bstate(x, pr[0].bi, &bi);
+		ra_bstate(x, pr[0].bj, &bj);
+		prim_lin_joint(pr, np, &bi, &bj, t, O);
 		for (int i = 0; i < np; i++) {
-			struct bstate bi, bj;
-			struct prim_lin o;
-			ra_bstate(x, pr[i].bi, &bi);
-			ra_bstate(x, pr[i].bj, &bj);
-			prim_lin(&pr[i], &bi, &bj, t, &o);
+			const struct prim_lin *o = &O[i];
 			int k = k0 + i;
 			double lam = x->lam[k], *Kp = L->Kp + 144 * (size_t)L->rowpair[k];
-			memcpy(L->gd + 12 * (size_t)k, o.gd, sizeof o.gd);
-			memcpy(L->jl + 12 * (size_t)k, o.J, sizeof o.J);
+			memcpy(L->gd + 12 * (size_t)k, o->gd, sizeof o->gd);
+			memcpy(L->jl + 12 * (size_t)k, o->J, sizeof o->J);
 			if (lam != 0.0)
 				for (int e = 0; e < 144; e++)
-					Kp[e] -= lam * o.H[e];
+					Kp[e] -= lam * o->H[e];
 			/* zdot^T H dz and zddot^T H dz as dot products with dz */
 			double zd[12], zdd[12];
 			for (int side = 0; side < 2; side++) {
@@ -222,11 +224,11 @@ static int lin_coef(struct rp *p, struct rp_lin *L, double t)
 			for (int c = 0; c < 12; c++) {
 				double u = 0.0, w = 0.0;
 				for (int a = 0; a < 12; a++) {
-					u += zd[a] * o.H[12 * a + c];
-					w += zdd[a] * o.H[12 * a + c];
+					u += zd[a] * o->H[12 * a + c];
+					w += zdd[a] * o->H[12 * a + c];
 				}
-				cz[c] = o.nz[c] - u;
-				gzh[c] = o.gz[c] - w;
+				cz[c] = o->nz[c] - u;
+				gzh[c] = o->gz[c] - w;
 			}
 		}
 	}
