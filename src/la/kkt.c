@@ -105,6 +105,8 @@ struct kkt {
 	klu_symbolic *ksym;
 	klu_numeric *knum;
 	long serial;		/* kkt_serial */
+	double *many;		/* kkt_solve_many's work, nmany doubles */
+	size_t nmany;
 };
 
 const char *kkt_mode_name(enum kkt_mode m)
@@ -387,6 +389,7 @@ void kkt_free(struct kkt **pk)
 	if (k->ksym)
 		klu_free_symbolic(&k->ksym, &k->kc);
 	spf_free(&k->spf);
+	free(k->many);
 	free(k->Winv);
 	free(k->estart);
 	free(k->erow);
@@ -1127,6 +1130,113 @@ int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double
 			double Z[6];
 			form_z(k, q, e, Z);
 			axpy6_neg(xq, y[k->erow[e]], Z);
+		}
+	}
+	return 0;
+}
+
+/* y += s x over m entries, x and y apart (by fours: GCC's -O2 makes
+ * vector pairs of them, and leaves a loop of unknown length scalar) */
+static inline void axpym(size_t m, double s, const double *restrict x, double *restrict y)
+{
+	size_t c = 0;
+	for (; c + 4 <= m; c += 4) {
+		y[c] += s * x[c];
+		y[c + 1] += s * x[c + 1];
+		y[c + 2] += s * x[c + 2];
+		y[c + 3] += s * x[c + 3];
+	}
+	for (; c < m; c++)
+		y[c] += s * x[c];
+}
+
+/* chol_solve on rows of m sides */
+static void chol_solve_many(const struct kkt *k, size_t m, double *y)
+{
+	int n = k->nc;
+	const double *S = k->S;
+	for (int i = 0; i < n; i++) {	/* L z = y */
+		const double *Li = S + (size_t)i * n;
+		double *yi = y + (size_t)i * m;
+		for (int l = k->first[i]; l < i; l++)
+			axpym(m, -Li[l], y + (size_t)l * m, yi);
+		for (size_t c = 0; c < m; c++)
+			yi[c] *= k->dinv[i];
+	}
+	for (int i = n - 1; i >= 0; i--) {	/* L^T y = z */
+		const double *Li = S + (size_t)i * n;
+		double *yi = y + (size_t)i * m;
+		for (size_t c = 0; c < m; c++)
+			yi[c] *= k->dinv[i];
+		for (int l = k->first[i]; l < i; l++)
+			axpym(m, -Li[l], yi, y + (size_t)l * m);
+	}
+}
+
+int kkt_solve_many(struct kkt *k, int nrhs, const double *a, const double *b, double *x)
+{
+	int nb = k->nb, nc = k->nc, ng = 6 * nb;
+	size_t m = (size_t)nrhs;
+	int sweep = k->mode == KKT_DENSE ? k->chol : k->mode == KKT_SPARSE && k->use_spf;
+	size_t need = sweep ? 2 * (size_t)nc * m : (size_t)ng + 2 * (size_t)nc + (size_t)ng;
+	if (need > k->nmany) {
+		free(k->many);
+		k->many = xmalloc((need + 1) * sizeof(double));
+		k->nmany = need;
+	}
+	if (!sweep) {
+		double *ca = k->many, *cb = ca + ng, *cy = cb + nc, *cx = cy + nc;
+		for (size_t c = 0; c < m; c++) {
+			for (int i = 0; i < ng; i++)
+				ca[i] = a[(size_t)i * m + c];
+			for (int r = 0; r < nc; r++)
+				cb[r] = b[(size_t)r * m + c];
+			int st = kkt_solve(k, ca, cb, cx, cy);
+			if (st)
+				return st;
+			for (int i = 0; i < ng; i++)
+				x[(size_t)i * m + c] = cx[i];
+		}
+		return 0;
+	}
+	/* as kkt_solve: y = S^-1 (P W^-1 a - b), x = W^-1 a - Z y */
+	double *y = k->many, *z = y + (size_t)nc * m;
+	for (int r = 0; r < nc; r++) {
+		double *yr = y + (size_t)r * m;
+		if (k->ndrop && k->drop[r])
+			memset(yr, 0, m * sizeof(double));
+		else
+			for (size_t c = 0; c < m; c++)
+				yr[c] = -b[(size_t)r * m + c];
+	}
+	for (int q = 0; q < nb; q++) {
+		double *xq = x + 6 * (size_t)q * m;
+		const double *aq = a + 6 * (size_t)q * m;
+		memset(xq, 0, 6 * m * sizeof(double));
+		for (int h = 0; h < 2; h++) {
+			const double *Wi = k->Winv + 18 * q + 9 * h;
+			for (int i = 0; i < 3; i++)
+				for (int j = 0; j < 3; j++)
+					axpym(m, Wi[3 * i + j], aq + (size_t)(3 * h + j) * m,
+					      xq + (size_t)(3 * h + i) * m);
+		}
+		for (int e = k->estart[q]; e < k->estart[q + 1]; e++) {
+			const double *P = k->P + 6 * e;
+			for (int i = 0; i < 6; i++)
+				axpym(m, P[i], xq + (size_t)i * m, y + (size_t)k->erow[e] * m);
+		}
+	}
+	if (k->mode == KKT_DENSE)
+		chol_solve_many(k, m, y);
+	else
+		spf_solve_many(k->spf, nrhs, y, y, z);
+	for (int q = 0; q < nb; q++) {
+		double *xq = x + 6 * (size_t)q * m;
+		for (int e = k->estart[q]; e < k->estart[q + 1]; e++) {
+			double Z[6];
+			form_z(k, q, e, Z);
+			for (int i = 0; i < 6; i++)
+				axpym(m, -Z[i], y + (size_t)k->erow[e] * m, xq + (size_t)i * m);
 		}
 	}
 	return 0;

@@ -59,6 +59,12 @@ int kkt_npairs(const struct kkt *k);
 long kkt_serial(const struct kkt *k);
 /* Solve with the last factorization. a: 6 nb (NULL: zero), b: nc; x: 6 nb, y: nc. */
 int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double *y);
+/* kkt_solve for nrhs right sides stored by rows: entry i of side c at
+ * a[i * nrhs + c] (a: 6 nb x nrhs, b: nc x nrhs), x likewise (6 nb x
+ * nrhs); the multipliers are not returned.  The Schur paths with the
+ * sparse elimination or a Cholesky factor sweep every side at once (the
+ * same operations as kkt_solve per side); the others solve side by side. */
+int kkt_solve_many(struct kkt *k, int nrhs, const double *a, const double *b, double *x);
 
 int kkt_bad_row(const struct kkt *k);
 

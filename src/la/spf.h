@@ -31,5 +31,10 @@ void spf_free(struct spf **f);
 int spf_factor(struct spf *f, const double *Ax, int sym, double tol);
 /* x = S^-1 b with the last successful factorization; x may alias b. */
 void spf_solve(const struct spf *f, const double *b, double *x);
+/* spf_solve for nrhs right sides stored by rows (entry i of side c at
+ * b[i * nrhs + c]), x likewise (may alias b); z: n * nrhs of work.  The
+ * same operations per side as spf_solve but for multiplying by 1 / D(j)
+ * where it divides. */
+void spf_solve_many(const struct spf *f, int nrhs, const double *b, double *x, double *z);
 
 #endif

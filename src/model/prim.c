@@ -480,7 +480,16 @@ static void lv_dot(const struct lvec *x, const struct lvec *y, double s, double 
 	}
 	if (!H)
 		return;
-	for (int a = 0; a < 12; a++)
+	/* Gx^T Gy + Gy^T Gx is zero when x or y does not move with z (the
+	 * constant axis of a CD primitive, three of a spherical joint's
+	 * rows): left out */
+	int mx = 0, my = 0;
+	for (int c = 0; c < 3; c++)
+		for (int k = 0; k < 12; k++) {
+			mx |= x->Gz[c][k] != 0.0;
+			my |= y->Gz[c][k] != 0.0;
+		}
+	for (int a = 0; a < 12 && mx && my; a++)
 		for (int b = 0; b < 12; b++) {
 			double h = 0.0;
 			for (int c = 0; c < 3; c++)
@@ -502,25 +511,71 @@ static void lv_dot(const struct lvec *x, const struct lvec *y, double s, double 
 	}
 }
 
+static int uses_points(const struct prim *p)
+{
+	return p->type == PRIM_DP2 || p->type == PRIM_D || p->type == PRIM_CD;
+}
+
+/* d = r_j + A_j s_j - r_i - A_i s_i of p and its first and second rates
+ * (the parts without a second derivative of the state) */
+static void lin_points(const struct prim *p, const struct bstate *bi, const struct bstate *bj,
+		       struct lvec *D, struct lvec *Dd, struct lvec *Dq)
+{
+	int gi = p->bi < 0, gj = p->bj < 0;
+	lv_zero(D);
+	lv_zero(Dd);
+	lv_zero(Dq);
+	if (!uses_points(p))
+		return;
+	lv_add(D, LV_POINT, 1, bj, gj, p->sj, 1.0);
+	lv_add(D, LV_POINT, 0, bi, gi, p->si, -1.0);
+	lv_add(Dd, LV_POINTD, 1, bj, gj, p->sj, 1.0);
+	lv_add(Dd, LV_POINTD, 0, bi, gi, p->si, -1.0);
+	lv_add(Dq, LV_ROTQ, 1, bj, gj, p->sj, 1.0);
+	lv_add(Dq, LV_ROTQ, 0, bi, gi, p->si, -1.0);
+}
+
+static void lin_one(const struct prim *p, const struct bstate *bi, const struct bstate *bj,
+		    double t, const struct lvec *pD, const struct lvec *pDd,
+		    const struct lvec *pDq, struct prim_lin *o);
+
 void prim_lin(const struct prim *p, const struct bstate *bi, const struct bstate *bj,
 	      double t, struct prim_lin *o)
+{
+	struct lvec D, Dd, Dq;
+	lin_points(p, bi, bj, &D, &Dd, &Dq);
+	lin_one(p, bi, bj, t, &D, &Dd, &Dq, o);
+}
+
+void prim_lin_joint(const struct prim *p, int np, const struct bstate *bi,
+		    const struct bstate *bj, double t, struct prim_lin *o)
+{
+	struct lvec D, Dd, Dq;
+	int have = -1;	/* the primitive whose points D, Dd, Dq are */
+	for (int i = 0; i < np; i++) {
+		if (have < 0 || (uses_points(&p[i]) &&
+				 (!uses_points(&p[have]) || p[i].bi != p[have].bi ||
+				  p[i].bj != p[have].bj ||
+				  memcmp(p[i].si, p[have].si, sizeof p[i].si) != 0 ||
+				  memcmp(p[i].sj, p[have].sj, sizeof p[i].sj) != 0))) {
+			lin_points(&p[i], bi, bj, &D, &Dd, &Dq);
+			have = i;
+		}
+		lin_one(&p[i], bi, bj, t, &D, &Dd, &Dq, &o[i]);
+	}
+}
+
+/* prim_lin of p with d and its rates given (zero, unused, for a primitive
+ * without points) */
+static void lin_one(const struct prim *p, const struct bstate *bi, const struct bstate *bj,
+		    double t, const struct lvec *pD, const struct lvec *pDd,
+		    const struct lvec *pDq, struct prim_lin *o)
 {
 	double f[3];
 	int gi = p->bi < 0, gj = p->bj < 0;
 	target(p, t, f);
 	memset(o, 0, sizeof(*o));
-	struct lvec A, B, D, Dd, Dq, Ad, Aq, Bd, Bq;
-	lv_zero(&D);
-	lv_zero(&Dd);
-	lv_zero(&Dq);
-	if (p->type == PRIM_DP2 || p->type == PRIM_D || p->type == PRIM_CD) {
-		lv_add(&D, LV_POINT, 1, bj, gj, p->sj, 1.0);
-		lv_add(&D, LV_POINT, 0, bi, gi, p->si, -1.0);
-		lv_add(&Dd, LV_POINTD, 1, bj, gj, p->sj, 1.0);
-		lv_add(&Dd, LV_POINTD, 0, bi, gi, p->si, -1.0);
-		lv_add(&Dq, LV_ROTQ, 1, bj, gj, p->sj, 1.0);
-		lv_add(&Dq, LV_ROTQ, 0, bi, gi, p->si, -1.0);
-	}
+	struct lvec A, B, Ad, Aq, Bd, Bq;
 	switch (p->type) {
 	case PRIM_DP1:
 	case PRIM_ROT: {
@@ -571,29 +626,29 @@ void prim_lin(const struct prim *p, const struct bstate *bi, const struct bstate
 		lv_add(&A, LV_ROT, 0, bi, gi, p->ai, 1.0);
 		lv_add(&Ad, LV_ROTD, 0, bi, gi, p->ai, 1.0);
 		lv_add(&Aq, LV_ROTQ, 0, bi, gi, p->ai, 1.0);
-		lv_dot(&A, &D, 1.0, &o->phi, o->J, NULL, o->H);
+		lv_dot(&A, pD, 1.0, &o->phi, o->J, NULL, o->H);
 		o->phi -= f[0];
 		o->gamma = f[2];
-		lv_dot(&D, &Aq, -1.0, &o->gamma, o->gz, o->gd, NULL);
-		lv_dot(&Ad, &Dd, -2.0, &o->gamma, o->gz, o->gd, NULL);
-		lv_dot(&A, &Dq, -1.0, &o->gamma, o->gz, o->gd, NULL);
+		lv_dot(pD, &Aq, -1.0, &o->gamma, o->gz, o->gd, NULL);
+		lv_dot(&Ad, pDd, -2.0, &o->gamma, o->gz, o->gd, NULL);
+		lv_dot(&A, pDq, -1.0, &o->gamma, o->gz, o->gd, NULL);
 		break;
 	case PRIM_D:
 		o->nu = f[1];
-		lv_dot(&D, &D, 1.0, &o->phi, o->J, NULL, o->H);
+		lv_dot(pD, pD, 1.0, &o->phi, o->J, NULL, o->H);
 		o->phi -= f[0];
 		o->gamma = f[2];
-		lv_dot(&Dd, &Dd, -2.0, &o->gamma, o->gz, o->gd, NULL);
-		lv_dot(&D, &Dq, -2.0, &o->gamma, o->gz, o->gd, NULL);
+		lv_dot(pDd, pDd, -2.0, &o->gamma, o->gz, o->gd, NULL);
+		lv_dot(pD, pDq, -2.0, &o->gamma, o->gz, o->gd, NULL);
 		break;
 	case PRIM_CD:
 		o->nu = f[1];
 		lv_zero(&A);
 		v3_copy(A.v, p->c);
-		lv_dot(&A, &D, 1.0, &o->phi, o->J, NULL, o->H);
+		lv_dot(&A, pD, 1.0, &o->phi, o->J, NULL, o->H);
 		o->phi -= f[0];
 		o->gamma = f[2];
-		lv_dot(&A, &Dq, -1.0, &o->gamma, o->gz, o->gd, NULL);
+		lv_dot(&A, pDq, -1.0, &o->gamma, o->gz, o->gd, NULL);
 		break;
 	default:
 		break;

@@ -100,6 +100,12 @@ struct prim_lin {
 };
 void prim_lin(const struct prim *p, const struct bstate *bi, const struct bstate *bj,
 	      double t, struct prim_lin *o);
+/* prim_lin of the np primitives p[0 .. np) of one joint, all between the
+ * bodies of bi and bj, into o[0 .. np): the same values, with the point
+ * difference and its rates made once for consecutive primitives on the
+ * same two points (the three rows of a spherical joint). */
+void prim_lin_joint(const struct prim *p, int np, const struct bstate *bi,
+		    const struct bstate *bj, double t, struct prim_lin *o);
 
 extern const char *const prim_type_names[PRIM_NTYPES];
 

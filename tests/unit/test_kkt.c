@@ -12,6 +12,9 @@
  * by the Schur paths.  The full one (UMFPACK) has no such fallback and is
  * not tested with it: it need not even report the row (on this problem
  * its factorization succeeds on the round-off of the dependent pivot).
+ * kkt_solve_many, for several right sides at once, must give what
+ * kkt_solve gives side by side, in every mode (its own sweep on the
+ * Cholesky and spf paths, side by side on the others), dropped rows too.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -161,6 +164,46 @@ static void check_residual(const struct problem *p, const double *x, const doubl
 	free(s1);
 }
 
+/* kkt_solve_many with NSIDES right sides (side 0 p's, the others random;
+ * stored by rows) against kkt_solve side by side, with the factorization
+ * in k.  The sweep does the same operations in another order (and
+ * multiplies by the reciprocal of a pivot where spf_solve divides): the
+ * two agree to round-off, AGREE_TOL of each side's largest entry. */
+#define NSIDES 7
+static void check_many(struct kkt *k, const struct problem *p)
+{
+	int ng = 6 * p->nb, nc = p->nc;
+	double *A = malloc((size_t)ng * NSIDES * sizeof(double));
+	double *B = malloc((size_t)nc * NSIDES * sizeof(double));
+	double *X = malloc((size_t)ng * NSIDES * sizeof(double));
+	double *a = malloc((size_t)ng * sizeof(double)), *b = malloc((size_t)nc * sizeof(double));
+	double *x = malloc((size_t)ng * sizeof(double)), *y = malloc((size_t)nc * sizeof(double));
+	for (int c = 0; c < NSIDES; c++) {
+		for (int i = 0; i < ng; i++)
+			A[i * NSIDES + c] = c ? testutil_urand() : p->a[i];
+		for (int r = 0; r < nc; r++)
+			B[r * NSIDES + c] = c ? testutil_urand() : p->b[r];
+	}
+	assert_int_equal(kkt_solve_many(k, NSIDES, A, B, X), 0);
+	for (int c = 0; c < NSIDES; c++) {
+		for (int i = 0; i < ng; i++)
+			a[i] = A[i * NSIDES + c];
+		for (int r = 0; r < nc; r++)
+			b[r] = B[r * NSIDES + c];
+		assert_int_equal(kkt_solve(k, a, b, x, y), 0);
+		double xs = maxabs(x, ng);
+		for (int i = 0; i < ng; i++)
+			assert_near(X[i * NSIDES + c], x[i], 0.0, AGREE_TOL * xs);
+	}
+	free(A);
+	free(B);
+	free(X);
+	free(a);
+	free(b);
+	free(x);
+	free(y);
+}
+
 /* Factor and solve in every mode, twice (the second time with new values on
  * the same pattern: the symbolic analysis is reused), check residuals and
  * agreement with the dense solution. */
@@ -195,6 +238,7 @@ static void solve_all_modes(int nb, int nc, enum wkind kind, uint64_t seed)
 			assert_int_equal(kkt_bad_row(k[m]), -1);
 			assert_int_equal(kkt_solve(k[m], p.a, p.b, x + m * ng, y + m * nc), 0);
 			check_residual(&p, x + m * ng, y + m * nc);
+			check_many(k[m], &p);
 		}
 		double xs = maxabs(x, ng), ys = maxabs(y, nc);
 		for (int m = 1; m < 3; m++) {
@@ -270,6 +314,7 @@ static void duplicated_row(enum wkind kind, enum kkt_mode mode)
 	assert_int_equal(kkt_solve(k, p.a, p.b, x, y), 0);
 	check_residual(&p, x, y);
 	assert_true(y[rows[0]] == 0.0);
+	check_many(k, &p);
 	kkt_fix_dropped(k, rows, 1);
 	assert_int_equal(kkt_factor(k, p.W, p.jac), 0);
 	assert_int_equal(kkt_dropped(k, NULL), 1);

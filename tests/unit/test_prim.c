@@ -559,6 +559,49 @@ static void test_prim_lin(void **state)
 			check_lin(prim_cases[i].t, prim_cases[i].f, g, 101 + 3 * i + (uint64_t)g);
 }
 
+/* prim_lin_joint (the primitives of one joint, points shared) gives
+ * prim_lin's values bit for bit: the same operations.  A spherical
+ * joint's three CD rows on one pair of points, a DP1 between them and a
+ * second run of points, a DP2 and a D on other points, then a CD on the
+ * first points again; every side on ground in turn. */
+static void test_prim_lin_joint(void **state)
+{
+	(void)state;
+	enum prim_type ty[6] = { PRIM_CD, PRIM_CD, PRIM_DP1, PRIM_DP2, PRIM_D, PRIM_CD };
+	for (int g = 0; g < 3; g++) {
+		struct prim P[6];
+		struct func fn[6];
+		struct kin ki, kj;
+		struct prim_lin O[6], L;
+		testutil_seed(911 + (uint64_t)g);	/* arbitrary */
+		for (int i = 0; i < 6; i++)
+			rand_prim(&P[i], ty[i], &fn[i], i == 3 ? 1 : -1);
+		v3_copy(P[1].si, P[0].si);
+		v3_copy(P[1].sj, P[0].sj);
+		v3_copy(P[4].si, P[3].si);
+		v3_copy(P[5].si, P[0].si);
+		v3_copy(P[5].sj, P[0].sj);
+		rand_kin(&ki);
+		rand_kin(&kj);
+		for (int i = 0; i < 6; i++) {
+			if (g == 1)
+				P[i].bi = -1;
+			if (g == 2)
+				P[i].bj = -1;
+		}
+		if (g == 1)
+			kin_ground(&ki);
+		if (g == 2)
+			kin_ground(&kj);
+		struct bstate bi = bst(&ki), bj = bst(&kj);
+		prim_lin_joint(P, 6, &bi, &bj, 0.37, O);
+		for (int i = 0; i < 6; i++) {
+			prim_lin(&P[i], &bi, &bj, 0.37, &L);
+			assert_memory_equal(&L, &O[i], sizeof L);
+		}
+	}
+}
+
 /* ---- 3. joints: rank and null space of the assembled Jacobian ---- */
 
 /* LAPACK */
@@ -1000,6 +1043,7 @@ int main(void)
 		cmocka_unit_test(test_path_formulas),
 		cmocka_unit_test(test_primitives),
 		cmocka_unit_test(test_prim_lin),
+		cmocka_unit_test(test_prim_lin_joint),
 		cmocka_unit_test(test_joint_dofs),
 		cmocka_unit_test(test_joint_coordinate),
 		cmocka_unit_test(test_rotation_driver),
