@@ -33,14 +33,22 @@ void so3_exp(double *R, const double *th)
 	so3_rodrigues(R, th, a, b);
 }
 
-/* M = I + a th~ + c th~^2 */
+/* M = I + a th~ + c th~^2, with th~^2 = th th^T - |th|^2 I (a third of
+ * the flops of squaring the skew matrix; the beam element calls this
+ * four times an evaluation) */
 static void so3_quad(double *M, const double *th, double a, double c)
 {
-	double S[9], S2[9];
-	m3_skew(S, th);
-	m3_mul(S2, S, S);
-	for (int e = 0; e < 9; e++)
-		M[e] = (e % 4 == 0 ? 1.0 : 0.0) + a * S[e] + c * S2[e];
+	double x = th[0], y = th[1], z = th[2], d = 1.0 - c * (x * x + y * y + z * z);
+	double cx = c * x, cy = c * y, ax = a * x, ay = a * y, az = a * z;
+	M[0] = d + cx * x;
+	M[4] = d + cy * y;
+	M[8] = d + c * z * z;
+	M[1] = cx * y - az;
+	M[3] = cx * y + az;
+	M[2] = cx * z + ay;
+	M[6] = cx * z - ay;
+	M[5] = cy * z - ax;
+	M[7] = cy * z + ax;
 }
 
 void so3_jr(double *Jr, const double *th)
