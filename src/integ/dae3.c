@@ -295,10 +295,15 @@ static void kin(struct dae3 *E, const struct solve_in *in, const double *g, stru
 					psi[c] = yh[3 + c] + c0 * d[c];
 				double ch = fabs(psi[0] - old[0]) + fabs(psi[1] - old[1]) +
 					    fabs(psi[2] - old[2]);
-				/* two ulps: a bound of one ulp or less is missed by
-				 * round-off 2-cycles, which then ran to the cap */
-				if (ch <= 2.0 * DBL_EPSILON * (fabs(psi[0]) + fabs(psi[1]) + fabs(psi[2])) +
-					  1e-300)
+				/* two ulps of psi, or of 1 rad when psi is smaller:
+				 * a bound of one ulp or less is missed by round-off
+				 * 2-cycles, which then ran to the cap, and A_ref
+				 * exp(psi~), whose entries are of order 1, does not
+				 * resolve changes of psi below an ulp of 1 (the
+				 * absolute floor saves one of 3.5 passes a body on
+				 * the lateral buckling beam, where psi ~ 1e-3) */
+				if (ch <= 2.0 * DBL_EPSILON *
+						  fmax(1.0, fabs(psi[0]) + fabs(psi[1]) + fabs(psi[2])))
 					break;
 			}
 		}
