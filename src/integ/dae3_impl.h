@@ -41,6 +41,9 @@ struct dae3 {
 	double *Ybig;
 	double *mu, *pm, *PM[NH], *vres, *u, *dmu, *xmu, *Wid;
 	double *Wgeo;		/* newmark only: the reactions' stiffness, nb x 18 (blocks) */
+	double *Tinv;		/* beams: per body the 3 x 3 map from the rotation
+				 * unknowns of the Newton matrix to angular
+				 * accelerations, at its factorization (beam_chart) */
 	struct kkt *kmu;
 	/* beams (it->Wc): the Newton matrix kept across solves while its
 	 * coefficients are those it was made with and no other factorization
