@@ -133,6 +133,11 @@ int dae3_init(struct integ *it, const struct sim_options *o)
 	}
 	E->ap = xcalloc(ng, sizeof(double));
 	E->apn = xcalloc(ng, sizeof(double));
+	if (it->Wc) {
+		E->gold = xcalloc(ng, sizeof(double));
+		E->lold = xcalloc(nc, sizeof(double));
+		E->told = NAN;
+	}
 	E->yhat = xcalloc(ny, sizeof(double));
 	E->Ynew = xcalloc(ny, sizeof(double));
 	E->Ydnew = xcalloc(ny, sizeof(double));
@@ -193,6 +198,8 @@ void dae3_free(struct integ *it)
 		free(E->Vn[k]);
 	}
 	free(E->ap);
+	free(E->gold);
+	free(E->lold);
 	free(E->apn);
 	free(E->Wgeo);
 	free(E->Tinv);
@@ -264,6 +271,34 @@ struct solve_in {
 	const struct ra_state *ref;	/* chart origin */
 	int geo;		/* add the reactions' stiffness to W (classical newmark) */
 };
+
+/* Beams (E->gold): Newton's first iterate g, lambda (the step's start,
+ * t) moved along the line through the last step's start: a_n + h (a_n -
+ * a_old) / (t - t_old), exact for accelerations linear in time, against
+ * the constant a_n (an error of h a' instead of h^2 a'' / 2).  On the
+ * rotating shaft (genalpha, 1e-4 s) 1.64 Newton iterations a step instead
+ * of 2.21 (with the rate's stop test most steps converge at the first
+ * iterate), its mid-span positions moved by 6.5e-8 m of 0.27 m (the
+ * Newton tolerance is 1e-8 m); on the lateral buckling beam 5.15 instead
+ * of 5.29.  Used by the newmark family and the single-step ss schemes;
+ * the LMS predict from their own history (predict()). */
+static void extrapolate(struct dae3 *E, const struct ra *s, double t, double h)
+{
+	if (!E->gold)
+		return;
+	double r = t > E->told ? h / (t - E->told) : 0.0;	/* 0: a first step */
+	for (int i = 0; i < s->ng; i++) {
+		double gn = E->g[i];
+		E->g[i] += r * (gn - E->gold[i]);
+		E->gold[i] = gn;
+	}
+	for (int k = 0; k < s->nc; k++) {
+		double ln = E->lam[k];
+		E->lam[k] += r * (ln - E->lold[k]);
+		E->lold[k] = ln;
+	}
+	E->told = t;
+}
 
 static void kin(struct dae3 *E, const struct solve_in *in, const double *g, struct ra_state *y)
 {
@@ -726,6 +761,7 @@ static int step_ss(struct integ *it, struct dae3 *E, const struct coef *co, doub
 	}
 	upart(E, E->Yd[0], 1.0, E->g, 0);
 	copy_lam(it->sys, E->lam, x->lam);
+	extrapolate(E, it->sys, x->t, h);
 	struct solve_in in = { x->t + h, h * c, h * c * h * c, 1.0, 0, E->yhat, NULL, x, 0 };
 	int st = solve(it, E, &in, y);
 	if (st)
@@ -828,6 +864,7 @@ static int step_newmark(struct integ *it, struct dae3 *E, double h, struct ra_st
 		ek = E->ek;
 	}
 	copy_lam(s, E->lam, x->lam);
+	extrapolate(E, s, x->t, h);
 	for (int k = 0; k < s->nc; k++)
 		E->lam[k] *= theta;
 	double f = (1.0 - af) / (1.0 - am);

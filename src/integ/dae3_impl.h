@@ -26,6 +26,9 @@ struct dae3 {
 	double complex *V[3], *Vn[3];	/* SS auxiliary variables, new ones */
 	int aux;		/* the auxiliary variables are kept */
 	double *ap, *apn;	/* generalized-alpha pseudo-accelerations */
+	double *gold, *lold, told;	/* beams, newmark family: the last step's
+					 * start (accelerations, multipliers, time)
+					 * for the extrapolated first iterate */
 	double *yhat, *g, *lam, *lamf, *psi, *ek, *est, *Ynew, *Ydnew;
 	double h_max;		/* largest step the step control may take */
 	/* index 2 (GGL, see the header): the second multiplier mu of the
