@@ -510,8 +510,18 @@ static int solve(struct integ *it, struct dae3 *E, const struct solve_in *in, st
 	int ggl = E->index == 2;
 	for (int b = 0; b < nb; b++)	/* fixed-point start for psi */
 		v3_copy(E->psi + 3 * b, in->yhat + 12 * b + 3);
-	if (ggl)	/* the last solve's mu is the first iterate */
-		ra_jac_tmul(s, E->mu, E->pm);
+	if (ggl) {	/* the last solve's mu is the first iterate */
+		/* (after a failed attempt mu is 0 while the Jacobian may still
+		 * be the diverged iterate's, non-finite: 0 times NaN poisoned
+		 * every retry, down to h = 1e-12 on Andrews' squeezer) */
+		int zero = 1;
+		for (int k = 0; k < nc && zero; k++)
+			zero = E->mu[k] == 0.0;
+		if (zero)
+			memset(E->pm, 0, (size_t)6 * nb * sizeof(double));
+		else
+			ra_jac_tmul(s, E->mu, E->pm);
+	}
 	/* with beams the matrix (18 x 18 blocks by differences, a sparse LU)
 	 * is kept from the last solve when nothing it depends on but the
 	 * state has changed: a modified Newton method, refactored below as
