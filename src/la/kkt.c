@@ -830,6 +830,8 @@ static int klu_numeric_full(struct kkt *k)
 		snprintf(k->err, sizeof k->err, "KLU analysis failed (status %d)", k->kc.status);
 		return -2;
 	}
+	if (k->kex.ok && la_klu_ex_refactor(&k->kex, k->Ap, k->Ai, k->Ax) == 0)
+		return 0;	/* in the copied factors; knum is left behind */
 	k->kex.ok = 0;
 	if (la_klu_refactor(k->Ap, k->Ai, k->Ax, k->ksym, &k->knum, &k->kc)) {
 		if (k->knum)
