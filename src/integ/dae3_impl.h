@@ -26,6 +26,9 @@ struct dae3 {
 	double complex *V[3], *Vn[3];	/* SS auxiliary variables, new ones */
 	int aux;		/* the auxiliary variables are kept */
 	double *ap, *apn;	/* generalized-alpha pseudo-accelerations */
+	double *gold, *lold, told;	/* beams, newmark family: the last step's
+					 * start (accelerations, multipliers, time)
+					 * for the extrapolated first iterate */
 	double *yhat, *g, *lam, *lamf, *psi, *ek, *est, *Ynew, *Ydnew;
 	double h_max;		/* largest step the step control may take */
 	/* index 2 (GGL, see the header): the second multiplier mu of the
@@ -41,6 +44,9 @@ struct dae3 {
 	double *Ybig;
 	double *mu, *pm, *PM[NH], *vres, *u, *dmu, *xmu, *Wid;
 	double *Wgeo;		/* newmark only: the reactions' stiffness, nb x 18 (blocks) */
+	double *Tinv;		/* beams: per body the 3 x 3 map from the rotation
+				 * unknowns of the Newton matrix to angular
+				 * accelerations, at its factorization (beam_chart) */
 	struct kkt *kmu;
 	/* beams (it->Wc): the Newton matrix kept across solves while its
 	 * coefficients are those it was made with and no other factorization

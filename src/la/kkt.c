@@ -29,6 +29,7 @@
  */
 #include "kkt.h"
 #include "klu_refac.h"
+#include "klu_ex.h"
 #include "rank.h"
 #include "spf.h"
 #include "../util/vec.h"
@@ -104,6 +105,7 @@ struct kkt {
 	klu_common kc;
 	klu_symbolic *ksym;
 	klu_numeric *knum;
+	struct la_klu_ex kex;	/* knum's factors copied out (klu_ex.h) */
 	long serial;		/* kkt_serial */
 	double *many;		/* kkt_solve_many's work, nmany doubles */
 	size_t nmany;
@@ -386,6 +388,7 @@ void kkt_free(struct kkt **pk)
 		umfpack_di_free_symbolic(&k->Symbolic);
 	if (k->knum)
 		klu_free_numeric(&k->knum, &k->kc);
+	la_klu_ex_free(&k->kex);
 	if (k->ksym)
 		klu_free_symbolic(&k->ksym, &k->kc);
 	spf_free(&k->spf);
@@ -830,12 +833,16 @@ static int klu_numeric_full(struct kkt *k)
 		snprintf(k->err, sizeof k->err, "KLU analysis failed (status %d)", k->kc.status);
 		return -2;
 	}
+	if (k->kex.ok && la_klu_ex_refactor(&k->kex, k->Ap, k->Ai, k->Ax) == 0)
+		return 0;	/* in the copied factors; knum is left behind */
+	k->kex.ok = 0;
 	if (la_klu_refactor(k->Ap, k->Ai, k->Ax, k->ksym, &k->knum, &k->kc)) {
 		if (k->knum)
 			klu_free_numeric(&k->knum, &k->kc);
 		snprintf(k->err, sizeof k->err, "iteration matrix singular (KLU)");
 		return -1;
 	}
+	la_klu_ex_load(&k->kex, k->ksym, k->knum, &k->kc);	/* else klu_solve */
 	return 0;
 }
 
@@ -1078,7 +1085,9 @@ int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double
 			memset(k->rhs, 0, (size_t)ng * sizeof(double));
 		memcpy(k->rhs + ng, b, (size_t)nc * sizeof(double));
 		if (k->np > 0) {
-			if (!k->knum || !klu_solve(k->ksym, k->knum, k->n, 1, k->rhs, &k->kc))
+			if (k->kex.ok)
+				la_klu_ex_solve(&k->kex, k->rhs);
+			else if (!k->knum || !klu_solve(k->ksym, k->knum, k->n, 1, k->rhs, &k->kc))
 				return -2;
 			memcpy(x, k->rhs, (size_t)ng * sizeof(double));
 			memcpy(y, k->rhs + ng, (size_t)nc * sizeof(double));

@@ -145,16 +145,19 @@ double beam_element_rot(const struct beam *bm, int e, const double *const r[3],
 	if (bm->mu > 0.0)
 		strain_rates(bm, e, r, A, v, w, epsd);
 	for (int p = 0; p < 2; p++) {
-		double res[6];
+		double res[6], ed[6];
+		/* stress from eps + mu epsd in one product (C linear) */
+		for (int k = 0; k < 6; k++)
+			ed[k] = bm->mu > 0.0 ? bm->mu * epsd[p][k] : 0.0;
 		for (int i = 0; i < 6; i++) {
+			const double *Ci = bm->C + 6 * i;
 			double s = 0.0, sd = 0.0;
 			for (int k = 0; k < 6; k++) {
-				s += bm->C[6 * i + k] * eps[p][k];
-				if (bm->mu > 0.0)
-					sd += bm->C[6 * i + k] * epsd[p][k];
+				s += Ci[k] * eps[p][k];
+				sd += Ci[k] * ed[k];
 			}
 			U += 0.5 * bm->ref[BEAM_REF * e + 7 * p] * s * eps[p][i];
-			res[i] = s + bm->mu * sd;
+			res[i] = s + sd;
 		}
 		m3_mulv(Fs[p], R[p], res);
 		m3_mulv(Ms[p], R[p], res + 3);

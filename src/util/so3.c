@@ -4,20 +4,30 @@
  */
 #include "vec.h"
 
+/* Below this angle the coefficients come from their Taylor series to t^6:
+ * the first term left out is under t^8 / 362880 < 1e-19 of them, while
+ * the closed forms lose digits there (1 - cos t at t = 0.02 carries a
+ * round-off of 5e-13 of itself), and no sin, cos or sqrt is taken: the
+ * rotations of a step and a beam element's relative rotations mostly lie
+ * below it. */
+#define SO3_SERIES 2e-2
+
 /* The coefficients of exp and its right Jacobian at th: a = sin t / t,
  * b = (1 - cos t) / t^2, c = (t - sin t) / t^3 (t = |th|; Taylor below
- * 1e-4); a or c NULL when not wanted. */
+ * SO3_SERIES); a or c NULL when not wanted. */
 static inline void so3_coef(const double *th, double *a, double *b, double *c)
 {
-	double t2 = v3_dot(th, th), t = sqrt(t2);
-	if (t < 1e-4) {
+	double t2 = v3_dot(th, th);
+	if (t2 < SO3_SERIES * SO3_SERIES) {
+		double t4 = t2 * t2, t6 = t4 * t2;
 		if (a)
-			*a = 1.0 - t2 / 6.0 + t2 * t2 / 120.0;
-		*b = 0.5 - t2 / 24.0 + t2 * t2 / 720.0;
+			*a = 1.0 - t2 / 6.0 + t4 / 120.0 - t6 / 5040.0;
+		*b = 0.5 - t2 / 24.0 + t4 / 720.0 - t6 / 40320.0;
 		if (c)
-			*c = 1.0 / 6.0 - t2 / 120.0 + t2 * t2 / 5040.0;
+			*c = 1.0 / 6.0 - t2 / 120.0 + t4 / 5040.0 - t6 / 362880.0;
 		return;
 	}
+	double t = sqrt(t2);
 	double sn = sin(t);
 	if (a)
 		*a = sn / t;
@@ -33,14 +43,22 @@ void so3_exp(double *R, const double *th)
 	so3_rodrigues(R, th, a, b);
 }
 
-/* M = I + a th~ + c th~^2 */
+/* M = I + a th~ + c th~^2, with th~^2 = th th^T - |th|^2 I (a third of
+ * the flops of squaring the skew matrix; the beam element calls this
+ * four times an evaluation) */
 static void so3_quad(double *M, const double *th, double a, double c)
 {
-	double S[9], S2[9];
-	m3_skew(S, th);
-	m3_mul(S2, S, S);
-	for (int e = 0; e < 9; e++)
-		M[e] = (e % 4 == 0 ? 1.0 : 0.0) + a * S[e] + c * S2[e];
+	double x = th[0], y = th[1], z = th[2], d = 1.0 - c * (x * x + y * y + z * z);
+	double cx = c * x, cy = c * y, ax = a * x, ay = a * y, az = a * z;
+	M[0] = d + cx * x;
+	M[4] = d + cy * y;
+	M[8] = d + c * z * z;
+	M[1] = cx * y - az;
+	M[3] = cx * y + az;
+	M[2] = cx * z + ay;
+	M[6] = cx * z - ay;
+	M[5] = cy * z - ax;
+	M[7] = cy * z + ax;
 }
 
 void so3_jr(double *Jr, const double *th)
@@ -65,11 +83,13 @@ void so3_exp_jr(double *R, double *Jr, const double *th)
  * Jr^-1 = I + psi~/2 + (1/t^2 - (1 + cos t)/(2 t sin t)) psi~^2. */
 void so3_jrinv(double *J, const double *psi)
 {
-	double t2 = v3_dot(psi, psi), t = sqrt(t2), c;
-	if (t < 1e-4)
-		c = 1.0 / 12.0 + t2 / 720.0 + t2 * t2 / 30240.0;
-	else
+	double t2 = v3_dot(psi, psi), c;
+	if (t2 < SO3_SERIES * SO3_SERIES) {
+		c = 1.0 / 12.0 + t2 / 720.0 + t2 * t2 / 30240.0 + t2 * t2 * t2 / 1209600.0;
+	} else {
+		double t = sqrt(t2);
 		c = 1.0 / t2 - (1.0 + cos(t)) / (2.0 * t * sin(t));
+	}
 	so3_quad(J, psi, 0.5, c);
 }
 
@@ -140,9 +160,16 @@ void so3_log(double *th, const double *R)
 	/* Through the quaternion: robust near 0 and near pi. */
 	double q[4];
 	mat_to_quat(q, R);
-	double s = sqrt(q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-	double ang = 2.0 * atan2(s, q[0]); /* in [0, pi] since q[0] >= 0 */
-	double f = s > 1e-12 ? ang / s : 2.0 / q[0];
+	double s2 = q[1] * q[1] + q[2] * q[2] + q[3] * q[3], f;
+	if (s2 < 1e-4 * q[0] * q[0]) {
+		/* angle / s = 2 atan(x) / (x q0), x = s / q0 < 0.01: its
+		 * series to x^6 (next term x^8 / 9 < 1.2e-17), no atan2 */
+		double x2 = s2 / (q[0] * q[0]);
+		f = 2.0 / q[0] * (1.0 - x2 / 3.0 + x2 * x2 / 5.0 - x2 * x2 * x2 / 7.0);
+	} else {
+		double s = sqrt(s2);
+		f = 2.0 * atan2(s, q[0]) / s;	/* angle in [0, pi]: q[0] >= 0 */
+	}
 	th[0] = f * q[1];
 	th[1] = f * q[2];
 	th[2] = f * q[3];

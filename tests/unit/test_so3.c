@@ -64,11 +64,12 @@ static void exp_series(double *E, const double *th)
 	}
 }
 
-/* angles: 0, tiny, at and around the 1e-4 series switch of so3_exp,
- * moderate, and close to pi */
+/* angles: 0, tiny, around the old 1e-4 and the present 0.02 series
+ * switches of so3.c (SO3_SERIES for exp, Jr, Jr^-1; tan(t/2) = 0.01, t =
+ * 0.019999, for the log), moderate, and close to pi */
 static const double angles[] = { 0.0, 1e-13, 1e-9, 1e-6, 0.99e-4, 1.01e-4,
-				 1e-3, 0.3, 1.0, 2.0, 3.0, M_PI - 1e-3,
-				 M_PI - 1e-6 };
+				 1e-3, 0.0199, 0.019999, 0.0200001, 0.0201, 0.3, 1.0, 2.0,
+				 3.0, M_PI - 1e-3, M_PI - 1e-6 };
 #define NANG (int)(sizeof angles / sizeof angles[0])
 
 static void test_exp_is_rotation(void **state)
@@ -139,6 +140,45 @@ static void test_log_inverts_exp(void **state)
 	so3_log(back, R);
 	assert_near(v3_norm(back), M_PI, 0, 1e-14);
 	assert_near(fabs(back[2]), M_PI, 0, 1e-14);
+}
+
+/* Jr and Jr^-1 (so3_jr, so3_jrinv) against their definitions: exp(th +
+ * d) = exp(th) exp((Jr d)~) to first order, checked by central differences
+ * of exp along each axis (step 1e-5: truncation ~1e-10, round-off ~1e-11),
+ * and Jr Jr^-1 = I (both closed forms or both series, ~1e-15; 1e-13). */
+static void test_jr_and_inverse(void **state)
+{
+	testutil_seed(4242);
+	for (int i = 0; i < NANG; i++) {
+		if (angles[i] > 3.0)	/* Jr^-1 grows like 1/(pi - t) */
+			continue;
+		for (int rep = 0; rep < 10; rep++) {
+			double u[3], th[3], J[9], Ji[9], P[9], R[9];
+			testutil_rand_unit(u);
+			v3_scale(th, angles[i], u);
+			so3_jr(J, th);
+			so3_jrinv(Ji, th);
+			m3_mul(P, J, Ji);
+			for (int e = 0; e < 9; e++)
+				assert_near(P[e], e % 4 == 0 ? 1.0 : 0.0, 0, 1e-13);
+			so3_exp(R, th);
+			for (int k = 0; k < 3; k++) {
+				double h = 1e-5, tp[3], tm[3], Ep[9], Em[9], D[9], S[9];
+				v3_copy(tp, th);
+				v3_copy(tm, th);
+				tp[k] += h;
+				tm[k] -= h;
+				so3_exp(Ep, tp);
+				so3_exp(Em, tm);
+				for (int e = 0; e < 9; e++)
+					D[e] = (Ep[e] - Em[e]) / (2.0 * h);
+				m3_tmul(S, R, D);	/* R^T D = (Jr e_k)~ */
+				assert_near(S[7], J[k], 0, 1e-9);
+				assert_near(S[2], J[3 + k], 0, 1e-9);
+				assert_near(S[3], J[6 + k], 0, 1e-9);
+			}
+		}
+	}
 }
 
 static void test_quaternion_round_trip(void **state)
@@ -237,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_exp_is_rotation),
 		cmocka_unit_test(test_exp_vs_series),
 		cmocka_unit_test(test_log_inverts_exp),
+		cmocka_unit_test(test_jr_and_inverse),
 		cmocka_unit_test(test_quaternion_round_trip),
 		cmocka_unit_test(test_orthonormalize),
 		cmocka_unit_test(test_frame_from_axis),
