@@ -39,7 +39,9 @@ Usage:
       print, per time, t p1 p2 (absolute x of the small and the large
       mass, m); with --compare, one line "max_abs_small A max_abs_large B
       samples N": the largest |difference| from the positions of an mbsim
-      run of the deck (bodies small and large) at its sample times
+      run of the deck (bodies small and large) at its sample times, or of
+      a text file of lines "t x_small x_large" (not ending in .h5; the
+      output of docs/results/003/ida_plain.c)
   /usr/bin/python3 tools/coupled_oscillators_ref.py --distance 1e-1,...,1e-8
       [--times ...]: for each m1, max over the times of |p(m1) - p(0)|
       for both masses, the true distance of seed 003 eq. 3 (default
@@ -153,13 +155,16 @@ def main():
     p = parameters(a.deck, a.set)
     x2 = 1.0                                  # the large mass's x at rest (the deck's position)
     if a.compare:
-        import h5py
         import numpy as np
-        from mbsimlib import series
-        with h5py.File(a.compare, "r") as f:
-            t = series(f, "time")
-            s = series(f, "bodies/small/position")[:, 0]
-            g = series(f, "bodies/large/position")[:, 0]
+        if a.compare.endswith(".h5"):
+            import h5py
+            from mbsimlib import series
+            with h5py.File(a.compare, "r") as f:
+                t = series(f, "time")
+                s = series(f, "bodies/small/position")[:, 0]
+                g = series(f, "bodies/large/position")[:, 0]
+        else:
+            t, s, g = np.loadtxt(a.compare, ndmin=2).T[:3]
         ex = Exact(p, a.dps)
         ref = np.array([ex.positions(ti) for ti in t])
         es = np.max(np.abs(s - ref[:, 0]))
