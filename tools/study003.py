@@ -20,7 +20,14 @@ formulation, the deck's own setting):
           large mass: the O(epsilon) distance of the smooth solution from
           the reduced one (seed 003 eq. 3) plus both runs' integration
           errors; with --tight TOL the same again at atol = rtol = TOL, to
-          separate the two.
+          separate the two;
+  exact   the same distance of the exact solutions (tools/
+          coupled_oscillators_ref.py: eqs. 5 and 6 are linear, solved by
+          the matrix exponential in mpmath, no time integrator), and each
+          run's own error: max over the times of |p - p_exact| at the same
+          m1 (the m1 = 0 runs' in the m1 = 0 row).  The measured distance
+          is the truth's where both runs' own errors are below it; the
+          script names the range of m1 where they are below a third of it.
 
 Usage:
   /usr/bin/python3 tools/study003.py --mbsim build/mbsim --out DIR
@@ -29,7 +36,7 @@ Usage:
 
 Writes into DIR: fig2_steps.csv (m1, m1/m2, steps, rejected, Newton
 iterations, wall time, error to m1 = 0 of both masses at --tol and at
---tight), fig2_steps.png (steps against m1/m2, log axes, the m1 = 0
+--tight, the exact distance, each run's own error), fig2_steps.png (steps against m1/m2, log axes, the m1 = 0
 count as a horizontal line, like the seed's Fig. 2; beside it the error
 against m1), commands.txt (every command line).  The HDF5 files go to a
 temporary directory.  Prints the table.  Exit status 1 if a run failed.
@@ -50,6 +57,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+import coupled_oscillators_ref as exact_ref  # noqa: E402
 from mbsimlib import TOP, mbsim_exe, say, series  # noqa: E402
 
 
@@ -87,6 +95,13 @@ def main():
     eps = [float(e) for e in a.eps.split(",")]
     t_end = 2.0
     times = ", ".join("%g" % (0.1 * k) for k in range(1, int(round(t_end / 0.1)) + 1))
+    tk = [0.1 * k for k in range(1, int(round(t_end / 0.1)) + 1)]
+    par = exact_ref.parameters(a.deck, [])
+    ex = {}
+    for m1 in eps + [0.0]:
+        sol = exact_ref.Exact(dict(par, m1=m1))
+        pos = np.array([sol.positions(t) for t in tk])
+        ex[m1] = (pos[:, 0], pos[:, 1])    # displacements; the large mass rests at x = 1 m
     log, rows, failed = [], [], False
     t0 = time.time()
     with tempfile.TemporaryDirectory() as tmp:
@@ -107,6 +122,11 @@ def main():
             j = run(exe, timed, 0.0, tol, os.path.join(tmp, "e0_%g.h5" % tol), log)
             failed |= j["status"] != "complete"
             ref[tol] = positions(os.path.join(tmp, "e0_%g.h5" % tol)) if j["status"] == "complete" else None
+        own0 = {}
+        for tol in tols:
+            if ref[tol] is not None:
+                own0[tol] = (np.max(np.abs(ref[tol][1] - ex[0.0][0])),
+                             np.max(np.abs(ref[tol][2] - 1.0 - ex[0.0][1])))
         for m1 in eps + [0.0]:
             h5 = os.path.join(tmp, "s_%g.h5" % m1)
             j = run(exe, a.deck, m1, a.tol, h5, log)
@@ -115,9 +135,17 @@ def main():
                    "steps": j.get("bdf_steps", ""), "rejected": j.get("rejected_steps", ""),
                    "newton": j.get("bdf_newton_iterations", ""),
                    "wall_s": "%.4f" % j["wall_time"] if "wall_time" in j else ""}
+            row["dist_small_exact"] = row["dist_large_exact"] = ""
+            if m1 > 0:
+                row["dist_small_exact"] = "%.3e" % np.max(np.abs(ex[m1][0] - ex[0.0][0]))
+                row["dist_large_exact"] = "%.3e" % np.max(np.abs(ex[m1][1] - ex[0.0][1]))
             for tol in tols:
                 tag = "tol" if tol == a.tol else "tight"
                 row["err_small_" + tag] = row["err_large_" + tag] = ""
+                row["own_small_" + tag] = row["own_large_" + tag] = ""
+                if m1 == 0 and tol in own0:
+                    row["own_small_" + tag] = "%.3e" % own0[tol][0]
+                    row["own_large_" + tag] = "%.3e" % own0[tol][1]
                 if m1 == 0 or ref[tol] is None:
                     continue
                 h5e = os.path.join(tmp, "e_%g_%g.h5" % (m1, tol))
@@ -131,20 +159,48 @@ def main():
                     sys.exit("study003: sample times differ between m1 = %g and m1 = 0" % m1)
                 row["err_small_" + tag] = "%.3e" % np.max(np.abs(p1 - q1))
                 row["err_large_" + tag] = "%.3e" % np.max(np.abs(p2 - q2))
+                row["own_small_" + tag] = "%.3e" % np.max(np.abs(p1 - ex[m1][0]))
+                row["own_large_" + tag] = "%.3e" % np.max(np.abs(p2 - 1.0 - ex[m1][1]))
             rows.append(row)
             say("m1 = %-6g steps %s, error small/large %s %s" % (
                 m1, row["steps"], row["err_small_tol"], row["err_large_tol"]))
     run_time = time.time() - t0
     # the limit: at the tight tolerance the distance to m1 = 0 should fall
     # with every decade of m1 (both masses), the runs' own errors below it
+    # and the exact distance with every decade; the measured one is the
+    # truth's only down to the m1 where both runs' own errors reach it
+    zero_row = [r for r in rows if r["m1"] == 0]
+    for mass in ("small", "large"):
+        e = [float(r["dist_%s_exact" % mass]) for r in rows if r["m1"] > 0]
+        mono = all(b < a for a, b in zip(e, e[1:]))
+        say("exact distance of the %s mass: %s over m1 = %s" % (
+            mass, "decreasing" if mono else "NOT monotone", a.eps))
     for tag in ("tol", "tight"):
         for mass in ("small", "large"):
-            e = [float(r["err_%s_%s" % (mass, tag)]) for r in rows
-                 if r["m1"] > 0 and r.get("err_%s_%s" % (mass, tag))]
+            key = "err_%s_%s" % (mass, tag)
+            e = [float(r[key]) for r in rows if r["m1"] > 0 and r.get(key)]
             if len(e) > 1:
                 mono = all(b < a for a, b in zip(e, e[1:]))
-                say("error of the %s mass at %s: %s over m1 = %s" % (
+                say("measured distance of the %s mass at %s: %s over m1 = %s" % (
                     mass, tag, "decreasing" if mono else "NOT monotone", a.eps))
+            own0_ = zero_row[0].get("own_%s_%s" % (mass, tag)) if zero_row else ""
+            if not own0_:
+                continue
+            good = []
+            for r in rows:
+                if r["m1"] == 0 or not r.get("own_%s_%s" % (mass, tag)):
+                    continue
+                if float(r["own_%s_%s" % (mass, tag)]) + float(own0_) > \
+                        float(r["dist_%s_exact" % mass]) / 3:
+                    break
+                good.append(r)
+            if good:
+                d = [float(r[key]) for r in good]
+                say("  both runs' own errors below a third of the exact distance for m1 = "
+                    "%g .. %g; measured distance there %s" % (
+                        good[0]["m1"], good[-1]["m1"],
+                        "decreasing" if all(b < a for a, b in zip(d, d[1:])) else
+                        "NOT monotone"))
     keys = list(rows[0].keys())
     with open(os.path.join(a.out, "fig2_steps.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=keys)
@@ -174,7 +230,10 @@ def main():
         if pts:
             bx.loglog(*zip(*pts), mk + ":", label="large mass, atol = rtol = %g" % tol)
     e = np.array([r["m1"] for r in pos])
-    bx.loglog(e, 5e-4 * e, "k-", lw=0.5, label="5e-4 m/kg x epsilon (slope 1)")
+    bx.loglog(e, [float(r["dist_small_exact"]) for r in pos], "k-", lw=0.7,
+              label="small mass, exact (tools/coupled_oscillators_ref.py)")
+    bx.loglog(e, [float(r["dist_large_exact"]) for r in pos], "k--", lw=0.7,
+              label="large mass, exact")
     bx.set_xlabel("m1 = epsilon (kg)")
     bx.set_ylabel("max |p(epsilon) - p(0)| at t = 0.1 .. %g (m)" % t_end)
     bx.grid(True, which="both", alpha=0.3)
