@@ -147,22 +147,6 @@ static int pair_of(struct rp_lin *L, int b0, int b1)
 	return L->npair++;
 }
 
-/* y[0 .. n) += a x[0 .. n), x and y apart; by fours, which GCC's -O2
- * turns into pairs of vector operations (a loop of unknown length it
- * leaves scalar) */
-static void axpy(int n, double a, const double *restrict x, double *restrict y)
-{
-	int c = 0;
-	for (; c + 4 <= n; c += 4) {
-		y[c] += a * x[c];
-		y[c + 1] += a * x[c + 1];
-		y[c + 2] += a * x[c + 2];
-		y[c + 3] += a * x[c + 3];
-	}
-	for (; c < n; c++)
-		y[c] += a * x[c];
-}
-
 /* The per-row, per-element and per-body coefficients at the current
  * configuration (prim_lin, ra_force_lin); 1 when an element fails. */
 static int lin_coef(struct rp *p, struct rp_lin *L, double t)
@@ -297,8 +281,8 @@ static void lin_positions(struct rp *p, struct rp_lin *L)
 			memcpy(zr, q1 + (size_t)a * n, (size_t)n * sizeof(double));
 			/* dtheta = 2 G(e) de; dw at fixed e-dot: 2 G(de) e-dot = -2 G(e-dot) de */
 			for (int i = 0; i < 4; i++) {
-				axpy(n, 2.0 * G[4 * a + i], q1 + (size_t)(3 + i) * n, zt);
-				axpy(n, -2.0 * Gd[4 * a + i], q1 + (size_t)(3 + i) * n, we);
+				vec_axpy(n, 2.0 * G[4 * a + i], q1 + (size_t)(3 + i) * n, zt);
+				vec_axpy(n, -2.0 * Gd[4 * a + i], q1 + (size_t)(3 + i) * n, we);
 			}
 		}
 	}
@@ -320,9 +304,9 @@ static void lin_velocities(struct rp *p, struct rp_lin *L)
 				if (b2 < 0)
 					continue;
 				if (cz[a] != 0.0)
-					axpy(n, cz[a], L->dz + (6 * (size_t)b2 + l) * n, v);
+					vec_axpy(n, cz[a], L->dz + (6 * (size_t)b2 + l) * n, v);
 				if (l >= 3 && jl[a] != 0.0)
-					axpy(n, -jl[a], L->dwe + (3 * (size_t)b2 + l - 3) * n, v);
+					vec_axpy(n, -jl[a], L->dwe + (3 * (size_t)b2 + l - 3) * n, v);
 			}
 		} else {
 			int b = 0;
@@ -330,7 +314,7 @@ static void lin_velocities(struct rp *p, struct rp_lin *L)
 				b++;
 			const double *ed = p->qd + p->qo[b] + 3;
 			for (int e = 0; e < 4; e++)
-				axpy(n, -2.0 * ed[e], L->Q1 + (size_t)(p->qo[b] + 3 + e) * n, v);
+				vec_axpy(n, -2.0 * ed[e], L->Q1 + (size_t)(p->qo[b] + 3 + e) * n, v);
 		}
 		for (int c = 0; c < n; c++)
 			L->bu[(size_t)c * r + i] = v[c];
@@ -357,7 +341,7 @@ static void lin_velocities(struct rp *p, struct rp_lin *L)
 			/* dw = 2 G(de) e-dot + 2 G(e) de-dot */
 			memcpy(zd, L->dwe + (3 * (size_t)b + a - 3) * n, (size_t)n * sizeof(double));
 			for (int i = 0; i < 4; i++)
-				axpy(n, 2.0 * G[4 * (a - 3) + i], q2 + (size_t)(3 + i) * n, zd);
+				vec_axpy(n, 2.0 * G[4 * (a - 3) + i], q2 + (size_t)(3 + i) * n, zd);
 		}
 	}
 }
@@ -383,16 +367,16 @@ static void lin_rhs(struct rp *p, struct rp_lin *L)
 				if (b3 < 0)
 					continue;
 				if (C[12 * a + c] != 0.0)
-					axpy(n2, C[12 * a + c], L->dzd + z * n2, out);
+					vec_axpy(n2, C[12 * a + c], L->dzd + z * n2, out);
 				if (K[12 * a + c] != 0.0)
-					axpy(n, K[12 * a + c], L->dz + z * n, out);
+					vec_axpy(n, K[12 * a + c], L->dz + z * n, out);
 			}
 		}
 	}
 	for (int b = 0; b < p->nb; b++)
 		for (int a = 0; a < 3; a++)
 			for (int i = 0; i < 3; i++)
-				axpy(n2, L->Gy[9 * b + 3 * a + i], L->dzd + (6 * (size_t)b + 3 + i) * n2,
+				vec_axpy(n2, L->Gy[9 * b + 3 * a + i], L->dzd + (6 * (size_t)b + 3 + i) * n2,
 				     L->ra_ + (6 * (size_t)b + 3 + a) * n2);
 	for (int k = 0; k < p->nc; k++) {
 		int bs[2] = { s->bi[k], s->bj[k] };
@@ -404,9 +388,9 @@ static void lin_rhs(struct rp *p, struct rp_lin *L)
 				continue;
 			size_t z = 6 * (size_t)b2 + a % 6;
 			if (gzh[a] != 0.0)
-				axpy(n, gzh[a], L->dz + z * n, rb);
+				vec_axpy(n, gzh[a], L->dz + z * n, rb);
 			if (gd[a] != 0.0)
-				axpy(n2, gd[a], L->dzd + z * n2, rb);
+				vec_axpy(n2, gd[a], L->dzd + z * n2, rb);
 		}
 	}
 }

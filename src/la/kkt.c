@@ -1144,21 +1144,6 @@ int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double
 	return 0;
 }
 
-/* y += s x over m entries, x and y apart (by fours: GCC's -O2 makes
- * vector pairs of them, and leaves a loop of unknown length scalar) */
-static inline void axpym(size_t m, double s, const double *restrict x, double *restrict y)
-{
-	size_t c = 0;
-	for (; c + 4 <= m; c += 4) {
-		y[c] += s * x[c];
-		y[c + 1] += s * x[c + 1];
-		y[c + 2] += s * x[c + 2];
-		y[c + 3] += s * x[c + 3];
-	}
-	for (; c < m; c++)
-		y[c] += s * x[c];
-}
-
 /* chol_solve on rows of m sides */
 static void chol_solve_many(const struct kkt *k, size_t m, double *y)
 {
@@ -1168,7 +1153,7 @@ static void chol_solve_many(const struct kkt *k, size_t m, double *y)
 		const double *Li = S + (size_t)i * n;
 		double *yi = y + (size_t)i * m;
 		for (int l = k->first[i]; l < i; l++)
-			axpym(m, -Li[l], y + (size_t)l * m, yi);
+			vec_axpy(m, -Li[l], y + (size_t)l * m, yi);
 		for (size_t c = 0; c < m; c++)
 			yi[c] *= k->dinv[i];
 	}
@@ -1178,7 +1163,7 @@ static void chol_solve_many(const struct kkt *k, size_t m, double *y)
 		for (size_t c = 0; c < m; c++)
 			yi[c] *= k->dinv[i];
 		for (int l = k->first[i]; l < i; l++)
-			axpym(m, -Li[l], yi, y + (size_t)l * m);
+			vec_axpy(m, -Li[l], yi, y + (size_t)l * m);
 	}
 }
 
@@ -1226,13 +1211,13 @@ int kkt_solve_many(struct kkt *k, int nrhs, const double *a, const double *b, do
 			const double *Wi = k->Winv + 18 * q + 9 * h;
 			for (int i = 0; i < 3; i++)
 				for (int j = 0; j < 3; j++)
-					axpym(m, Wi[3 * i + j], aq + (size_t)(3 * h + j) * m,
+					vec_axpy(m, Wi[3 * i + j], aq + (size_t)(3 * h + j) * m,
 					      xq + (size_t)(3 * h + i) * m);
 		}
 		for (int e = k->estart[q]; e < k->estart[q + 1]; e++) {
 			const double *P = k->P + 6 * e;
 			for (int i = 0; i < 6; i++)
-				axpym(m, P[i], xq + (size_t)i * m, y + (size_t)k->erow[e] * m);
+				vec_axpy(m, P[i], xq + (size_t)i * m, y + (size_t)k->erow[e] * m);
 		}
 	}
 	if (k->mode == KKT_DENSE)
@@ -1245,7 +1230,7 @@ int kkt_solve_many(struct kkt *k, int nrhs, const double *a, const double *b, do
 			double Z[6];
 			form_z(k, q, e, Z);
 			for (int i = 0; i < 6; i++)
-				axpym(m, -Z[i], y + (size_t)k->erow[e] * m, xq + (size_t)i * m);
+				vec_axpy(m, -Z[i], y + (size_t)k->erow[e] * m, xq + (size_t)i * m);
 		}
 	}
 	return 0;

@@ -18,6 +18,7 @@
  * 8 a row, some 140 bytes a body of a pendulum array).
  */
 #include "spf.h"
+#include "../util/vec.h"
 #include "../util/xalloc.h"
 
 #include <amd.h>
@@ -295,21 +296,6 @@ void spf_solve(const struct spf *f, const double *b, double *xout)
 	}
 }
 
-/* y += s x over m entries, x and y apart (by fours, for GCC -O2's vector
- * pairs) */
-static inline void axpy_rows(size_t m, double s, const double *restrict x, double *restrict y)
-{
-	size_t c = 0;
-	for (; c + 4 <= m; c += 4) {
-		y[c] += s * x[c];
-		y[c + 1] += s * x[c + 1];
-		y[c + 2] += s * x[c + 2];
-		y[c + 3] += s * x[c + 3];
-	}
-	for (; c < m; c++)
-		y[c] += s * x[c];
-}
-
 void spf_solve_many(const struct spf *f, int nrhs, const double *b, double *xout, double *z)
 {
 	int n = f->n;
@@ -320,7 +306,7 @@ void spf_solve_many(const struct spf *f, int nrhs, const double *b, double *xout
 	for (int j = 0; j < n; j++) {	/* L z = b, a row of sides at a time */
 		const double *zj = z + (size_t)j * m;
 		for (int p = Lp[j]; p < Lp[j + 1]; p++)
-			axpy_rows(m, -f->Lx[p], zj, z + (size_t)Li[p] * m);
+			vec_axpy(m, -f->Lx[p], zj, z + (size_t)Li[p] * m);
 	}
 	for (int j = n - 1; j >= 0; j--) {	/* U x = z */
 		double *zj = z + (size_t)j * m, d = 1.0 / f->D[j];
@@ -329,7 +315,7 @@ void spf_solve_many(const struct spf *f, int nrhs, const double *b, double *xout
 			for (size_t c = 0; c < m; c++)
 				zj[c] *= d;
 		for (int p = Lp[j]; p < Lp[j + 1]; p++)
-			axpy_rows(m, -U[p], z + (size_t)Li[p] * m, zj);
+			vec_axpy(m, -U[p], z + (size_t)Li[p] * m, zj);
 		if (!f->sym)
 			for (size_t c = 0; c < m; c++)
 				zj[c] *= d;

@@ -7,6 +7,7 @@
 #define MBSIM_VEC_H
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 static inline void v3_set(double *y, double a, double b, double c)
@@ -38,6 +39,22 @@ static inline void v3_scale(double *y, double s, const double *a)
 	y[0] = s * a[0]; y[1] = s * a[1]; y[2] = s * a[2];
 }
 /* y += s a */
+/* y[0 .. m) += s x[0 .. m), x and y apart; by fours, which GCC's -O2
+ * turns into pairs of vector operations (a loop of unknown length it
+ * leaves scalar): the many-right-side sweeps of kkt, spf and rp_jac */
+static inline void vec_axpy(size_t m, double s, const double *restrict x, double *restrict y)
+{
+	size_t c = 0;
+	for (; c + 4 <= m; c += 4) {
+		y[c] += s * x[c];
+		y[c + 1] += s * x[c + 1];
+		y[c + 2] += s * x[c + 2];
+		y[c + 3] += s * x[c + 3];
+	}
+	for (; c < m; c++)
+		y[c] += s * x[c];
+}
+
 static inline void v3_axpy(double *y, double s, const double *a)
 {
 	y[0] += s * a[0]; y[1] += s * a[1]; y[2] += s * a[2];
