@@ -77,27 +77,47 @@ enum tj { TJ_REVOLUTE, TJ_CYLINDRICAL, TJ_TRANSLATIONAL, TJ_UNIVERSAL, TJ_SPHERI
 static const int tj_n[] = { 1, 2, 1, 2, 3, 0, 6, 3, 3 };
 
 /* A body and its joint towards the ground, in the order of the tree
- * (parents first). */
+ * (parents first): what every pass of f reads, packed (52 bytes) so
+ * that the passes stream few cache lines; the joint's markers and
+ * reference rotation are in struct tgeo, their per-f part in struct tkin. */
 struct tnode {
 	int body, parent;	/* parent: node index, -1 the ground */
 	int joint;		/* model joint, -1 free body */
 	enum tj type;
 	int n, q0;		/* coordinates: count, first */
-	double sp[3], Fp[9];	/* marker P on the parent (parent's body frame) */
-	double sc[3], Fc[9];	/* marker Q on the child (child's body frame) */
-	double C[9];		/* reference rotation (tree.h) */
+	int wo;			/* the node's struct twork at T->arena + wo */
 	/* rank-deficient masses (seed 003 §3.3-3.4): alg[k] = 1 for a
 	 * coordinate without inertia (first order), nr of the n have it
 	 * (second order), their indices ri */
-	unsigned char alg[6];
-	int nr, ri[6];
+	int nr;
+	unsigned char alg[6], ri[6];
 	/* drivers (rheonomic coordinates): drv[a] the model driver of
 	 * coordinate a or -1; ndrv of them.  A driven coordinate is neither
 	 * with inertia (ri) nor massless: its q, q-dot, q-ddot come from the
 	 * driver's function, and the recursion takes it as locked with the
 	 * known bias S_a q-ddot_a added to c (tree_drivers). */
 	signed char drv[6];
-	int ndrv;
+	unsigned char ndrv;
+	/* the backward pass's sums over children (backward): first, this
+	 * is its parent's last child in tree order (the first the backward
+	 * pass meets, which starts the parent's sums from its own M and
+	 * -f); kids, the node has children */
+	unsigned char first, kids;
+};
+
+/* The joint's markers (P on the parent in the parent's body frame, Q on
+ * the child in the child's) and reference rotation C (tree.h). */
+struct tgeo {
+	double sp[3], Fp[9];
+	double sc[3], Fc[9];
+	double C[9];
+};
+
+/* What the forward pass reads of them: CF = C Fc^T, so that the child's
+ * rotation is R_P R(q) F_c^T = R_P (E(q) CF) with one product less
+ * (kin_update, after every change of C) */
+struct tkin {
+	double Fp[9], CF[9], sp[3], sc[3];
 };
 
 /* A driven coordinate (tree_drivers): q = sig (f(t) + offset) + kap,
@@ -109,24 +129,26 @@ struct tdrv {
 	double sig, kap;
 };
 
-/* What one evaluation keeps per node: the fixed part here, the parts
- * sized by the joint's n coordinates in the tree's arena (tree_new), so
- * that a spherical chain's node is 896 bytes, not the 1440 of room for 6
- * coordinates everywhere.  The wrench the parent joint transmits, lam =
- * Ihat Vdot + phat, is made only when asked for (node_lam). */
+/* What one evaluation keeps per node, in one block of the tree's arena
+ * in tree order (tree_new): this header, then S, V, z, L sized by the
+ * joint's n coordinates, so that the three passes of f stream one
+ * contiguous block a node (528 bytes for a spherical joint).  The body's
+ * own mass matrix and forces, the condensed Ihat, phat and the wrench
+ * lam = Ihat Vdot + phat the parent joint transmits are made in the
+ * backward pass and kept only when asked for (T->keep, node_lam). */
 struct twork {
-	double om[3];		/* angular velocity, global */
 	double dcp[3];		/* r_c - r_p */
 	double c[6];
-	double I[36];		/* Ihat, 6x6 row-major */
-	double p[6];		/* phat */
 	double acc[6];		/* Vdot */
+	double om[3];		/* angular velocity, global */
 	double *S;		/* 6 x n, column k at 6 k: (linear, angular) */
 	double *V;		/* L^-1 (Ihat S)^T, nr x 6 row-major */
 	double *L;		/* Cholesky factor of D = S^T Ihat S, nr x nr row-major,
 				 * its diagonal's reciprocals in place (chol_inv) */
 	double *z;		/* L^-1 u, u = -S^T (Ihat c + phat), nr */
 };
+
+#define TW_HEAD (sizeof(struct twork) / sizeof(double))
 
 struct tree {
 	struct ra *s;		/* borrowed */
@@ -140,8 +162,15 @@ struct tree {
 	double *Rf;		/* nq: a residual in full (drivers) */
 	double *Pdd;		/* nq: q-ddot of the driven coordinates, 0 elsewhere */
 	struct tnode *nd;	/* nb, in tree order */
-	struct twork *wk;	/* nb, in tree order */
-	double *arena;		/* S, V, L, z of every node: 13 n + n^2 each */
+	struct tgeo *geo;	/* nb */
+	struct tkin *kin;	/* nb */
+	double *arena;		/* every node's struct twork, S, V, z, L */
+	/* nb x 42: a node's Ihat (36, row-major) and phat (6): the sums of
+	 * children that are not the next node (backward), and every node's
+	 * when keep is set (node_lam: bodies, massless residuals) */
+	double *ih;
+	int keep;		/* the next backward pass keeps Ihat, phat in ih */
+	int have_ih;		/* ih holds those of the last f */
 	struct ra_state x;	/* the body state of the last f */
 	double *F;		/* 6 nb: applied forces (ra_forces) */
 	double *y;		/* nq: the coordinates of the last f */
@@ -155,6 +184,11 @@ struct tree {
 	int nalg;		/* coordinates without inertia */
 	char why[600];
 };
+
+static inline struct twork *tw(const struct tree *T, int i)
+{
+	return (struct twork *)(T->arena + T->nd[i].wo);
+}
 
 static const double I3[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
 static const double EZ[3] = { 0, 0, 1 };
@@ -377,10 +411,12 @@ static int has_d(enum tj t)
 	       t == TJ_PLANAR;
 }
 
-/* The joint's kinematics at q, q-dot: R, d, H, D (the columns of its n
- * coordinates; D only where has_d: forward reads it only there), hq (dq is 0 for every type: d is
- * linear in q with constant columns). */
-static void joint_eval(const struct tnode *J, const double *q, const double *qd, struct jk *k)
+/* The joint's kinematics at q, q-dot: R = R(q) F_c^T (the child's
+ * rotation relative to P, with its marker's), d, H, D (the columns of its
+ * n coordinates; D only where has_d: forward reads it only there), hq (dq
+ * is 0 for every type: d is linear in q with constant columns). */
+static void joint_eval(const struct tnode *J, const struct tkin *K, const struct tgeo *G,
+		       const double *q, const double *qd, struct jk *k)
 {
 	double Rz[9], T[9];
 	k->d[0] = k->d[1] = k->d[2] = 0.0;
@@ -392,24 +428,24 @@ static void joint_eval(const struct tnode *J, const double *q, const double *qd,
 	switch (J->type) {
 	case TJ_REVOLUTE:
 		rot_z(Rz, q[0]);
-		m3_mul(k->R, Rz, J->C);
+		m3_mul(k->R, Rz, K->CF);
 		v3_copy(k->H, EZ);
 		break;
 	case TJ_CYLINDRICAL:
 		rot_z(Rz, q[0]);
-		m3_mul(k->R, Rz, J->C);
+		m3_mul(k->R, Rz, K->CF);
 		k->d[2] = q[1];
 		v3_copy(k->H, EZ);
 		v3_copy(k->D + 3, EZ);
 		break;
 	case TJ_TRANSLATIONAL:
-		memcpy(k->R, J->C, sizeof k->R);
+		memcpy(k->R, K->CF, sizeof k->R);
 		k->d[2] = q[0];
 		v3_copy(k->D, EZ);
 		break;
 	case TJ_PLANAR:	/* x, y in P's plane, the turn a about its normal */
 		rot_z(Rz, q[2]);
-		m3_mul(k->R, Rz, J->C);
+		m3_mul(k->R, Rz, K->CF);
 		k->d[0] = q[0];
 		k->d[1] = q[1];
 		k->D[0] = 1.0;
@@ -418,12 +454,13 @@ static void joint_eval(const struct tnode *J, const double *q, const double *qd,
 		break;
 	case TJ_UNIVERSAL: {
 		/* R = Rz(a) C Rz(b): omega = a-dot e_z + b-dot u, u = Rz(a) C e_z */
-		double u[3], Cz[3] = { J->C[2], J->C[5], J->C[8] };
+		double u[3], Cz[3] = { G->C[2], G->C[5], G->C[8] }, R[9];
 		rot_z(Rz, q[0]);
-		m3_mul(T, Rz, J->C);
+		m3_mul(T, Rz, G->C);
 		m3_mulv(u, Rz, Cz);
 		rot_z(Rz, q[1]);
-		m3_mul(k->R, T, Rz);
+		m3_mul(R, T, Rz);
+		m3_mult(k->R, R, G->Fc);
 		v3_copy(k->H, EZ);
 		v3_copy(k->H + 3, u);
 		v3_cross(k->hq, EZ, u);		/* u-dot = a-dot e_z x u */
@@ -432,14 +469,14 @@ static void joint_eval(const struct tnode *J, const double *q, const double *qd,
 	}
 	case TJ_SPHERICAL:
 		chart_eval(q, qd, T, k->H, k->hq);
-		m3_mul(k->R, T, J->C);
+		m3_mul(k->R, T, K->CF);
 		break;
 	case TJ_FIXED:
 	default:
-		memcpy(k->R, J->C, sizeof k->R);
+		memcpy(k->R, K->CF, sizeof k->R);
 		break;
 	case TJ_POINT:	/* a free particle: its position, no rotation */
-		memcpy(k->R, J->C, sizeof k->R);
+		memcpy(k->R, K->CF, sizeof k->R);
 		v3_copy(k->d, q);
 		for (int i = 0; i < 3; i++)
 			k->D[3 * i + i] = 1.0;
@@ -447,53 +484,54 @@ static void joint_eval(const struct tnode *J, const double *q, const double *qd,
 	case TJ_FREE:
 		v3_copy(k->d, q);
 		chart_eval(q + 3, qd + 3, T, k->H + 9, k->hq);
-		m3_mul(k->R, T, J->C);
+		m3_mul(k->R, T, K->CF);
 		for (int i = 0; i < 3; i++)
 			k->D[3 * i + i] = 1.0;
 		break;
 	}
 }
 
-/* ---- forward pass: positions, velocities, S, c ---- */
-
-/* The body's own mass matrix M_i = diag(m I, A J A^T) into W->I (eq. 11),
- * where the backward pass accumulates Ihat. */
-static void body_inertia(const struct tree *T, int b, struct twork *W)
+/* The forward pass's copy of node i's markers, with CF = C Fc^T */
+static void kin_update(struct tree *T, int i)
 {
-	const struct ra *s = T->s;
-	const double *A = T->x.A + 9 * b, *J = ra_inertia(s, b);
-	double AJ[9], Ig[9];
-	memset(W->I, 0, sizeof W->I);
-	for (int k = 0; k < 3; k++)
-		W->I[7 * k] = s->mass[b];
-	m3_mul(AJ, A, J);
-	m3_mult(Ig, AJ, A);
-	for (int r = 0; r < 3; r++)
-		for (int c = 0; c < 3; c++)
-			W->I[6 * (3 + r) + 3 + c] = Ig[3 * r + c];
+	const struct tgeo *G = &T->geo[i];
+	struct tkin *K = &T->kin[i];
+	memcpy(K->Fp, G->Fp, sizeof K->Fp);
+	v3_copy(K->sp, G->sp);
+	v3_copy(K->sc, G->sc);
+	m3_mult(K->CF, G->C, G->Fc);
 }
 
+/* ---- forward pass: positions, velocities, S, c ---- */
+
+/* The forward pass (eqs. 7-9): positions, velocities, S, c of every
+ * node from its parent's, with y, y' copied into T->y, T->yd on the way
+ * (the last f's coordinates, tree.h) */
 static void forward(struct tree *T, const double *y, const double *yd)
 {
 	struct ra_state *x = &T->x;
 	for (int i = 0; i < T->nb; i++) {
 		const struct tnode *J = &T->nd[i];
-		struct twork *W = &T->wk[i];
+		const struct tkin *K = &T->kin[i];
+		struct twork *W = tw(T, i);
 		int c = J->body, pb = J->parent >= 0 ? T->nd[J->parent].body : -1;
 		static const double z3[3] = { 0, 0, 0 };
 		const double *rp = pb >= 0 ? x->r + 3 * pb : z3, *Ap = pb >= 0 ? x->A + 9 * pb : I3;
 		const double *vp = pb >= 0 ? x->v + 3 * pb : z3;
-		const double *omp = J->parent >= 0 ? T->wk[J->parent].om : z3;
+		const double *omp = J->parent >= 0 ? tw(T, J->parent)->om : z3;
 		const double *q = y + J->q0, *qd = yd + J->q0;
+		for (int a = 0; a < J->n; a++) {
+			T->y[J->q0 + a] = q[a];
+			T->yd[J->q0 + a] = qd[a];
+		}
 		struct jk k;
-		joint_eval(J, q, qd, &k);
-		double RP[9], op[3], RQ[9], oc[3], t[3];
-		m3_mul(RP, Ap, J->Fp);
-		m3_mulv(op, Ap, J->sp);
+		joint_eval(J, K, &T->geo[i], q, qd, &k);
+		double RP[9], op[3], oc[3], t[3];
+		m3_mul(RP, Ap, K->Fp);
+		m3_mulv(op, Ap, K->sp);
 		v3_add(op, op, rp);
-		m3_mul(RQ, RP, k.R);
 		double *A = x->A + 9 * c, *r = x->r + 3 * c, *v = x->v + 3 * c;
-		m3_mult(A, RQ, J->Fc);
+		m3_mul(A, RP, k.R);
 		int dk = has_d(J->type);
 		if (dk) {
 			m3_mulv(t, RP, k.d);
@@ -501,7 +539,7 @@ static void forward(struct tree *T, const double *y, const double *yd)
 		} else {
 			v3_copy(oc, op);
 		}
-		m3_mulv(t, A, J->sc);
+		m3_mulv(t, A, K->sc);
 		v3_sub(r, oc, t);
 		double e[3], wr[3] = { 0, 0, 0 }, vr[3] = { 0, 0, 0 };
 		v3_sub(e, r, oc);
@@ -548,7 +586,38 @@ static void forward(struct tree *T, const double *y, const double *yd)
 				if (J->drv[a] >= 0)
 					for (int k2 = 0; k2 < 6; k2++)
 						W->c[k2] += W->S[6 * a + k2] * T->Pdd[J->q0 + a];
-		body_inertia(T, c, W);
+	}
+}
+
+/* Body b's own mass matrix M_i = diag(m I, A J A^T) into I (6x6, eq. 11)
+ * and -f_i into p, f_i = (F, A (n - w x J w)) its applied wrench with the
+ * gyroscopic term (ra_forces' force global, torque n in the body frame):
+ * the start of the backward pass's sums, made there (backward) */
+static __attribute__((noinline)) void own_init(const struct tree *T, int b,
+							   double I[36], double p[6])
+{
+	const struct ra *s = T->s;
+	const struct ra_state *x = &T->x;
+	const double *A = x->A + 9 * b, *J = ra_inertia(s, b), *wb = x->w + 3 * b;
+	double AJ[9], Ig[9];
+	memset(I, 0, 36 * sizeof(double));
+	for (int k = 0; k < 3; k++)
+		I[7 * k] = s->mass[b];
+	m3_mul(AJ, A, J);
+	m3_mult(Ig, AJ, A);
+	for (int r = 0; r < 3; r++)
+		for (int c = 0; c < 3; c++)
+			I[6 * (3 + r) + 3 + c] = Ig[3 * r + c];
+	if (!p)
+		return;
+	double Jw[3], g[3], n[3], ng[3];
+	m3_mulv(Jw, J, wb);
+	v3_cross(g, wb, Jw);
+	v3_sub(n, T->F + 6 * b + 3, g);
+	m3_mulv(ng, A, n);
+	for (int k = 0; k < 3; k++) {
+		p[k] = -T->F[6 * b + k];
+		p[3 + k] = -ng[k];
 	}
 }
 
@@ -566,33 +635,15 @@ static const char *node_name(const struct tree *T, const struct tnode *J)
 	return J->joint >= 0 ? m->joints[J->joint].name : m->bodies[J->body].name;
 }
 
-/* Positions, velocities and each body's own M_i (forward pass), applied
- * forces and each body's -f_i at (t, y, y'). */
+/* Positions, velocities (forward pass) and applied forces at (t, y, y') */
 static void prepare(struct tree *T, double t, const double *y, const double *yd)
 {
-	struct ra *s = T->s;
 	struct ra_state *x = &T->x;
 	T->why[0] = 0;
 	x->t = t;
-	memcpy(T->y, y, (size_t)T->nq * sizeof(double));
-	memcpy(T->yd, yd, (size_t)T->nq * sizeof(double));
 	forward(T, y, yd);
-	ra_forces(s, x, t, NULL, T->F);
-	for (int i = 0; i < T->nb; i++) {
-		struct twork *W = &T->wk[i];
-		int b = T->nd[i].body;
-		const double *A = x->A + 9 * b, *J = ra_inertia(s, b), *wb = x->w + 3 * b;
-		double Jw[3], g[3], n[3];
-		m3_mulv(Jw, J, wb);
-		v3_cross(g, wb, Jw);
-		v3_sub(n, T->F + 6 * b + 3, g);
-		double ng[3];
-		m3_mulv(ng, A, n);
-		for (int k = 0; k < 3; k++) {
-			W->p[k] = -T->F[6 * b + k];
-			W->p[3 + k] = -ng[k];
-		}
-	}
+	ra_forces(T->s, x, t, NULL, T->F);
+	T->have_ih = 0;
 }
 
 /* Which coordinates have no inertia (seed 003 §3.3: rank (J^T Mbar J) <
@@ -611,11 +662,12 @@ static double *composite(const struct tree *T)
 {
 	double *Ic = xcalloc(36 * (size_t)T->nb + 1, sizeof(double));
 	for (int i = T->nb - 1; i >= 0; i--) {
-		double *C = Ic + 36 * i;
+		double *C = Ic + 36 * i, M[36];
+		own_init(T, T->nd[i].body, M, NULL);
 		for (int k = 0; k < 36; k++)
-			C[k] += T->wk[i].I[k];
+			C[k] += M[k];
 		if (T->nd[i].parent >= 0)
-			phit_x_phi_add(Ic + 36 * T->nd[i].parent, T->wk[i].dcp, C);
+			phit_x_phi_add(Ic + 36 * T->nd[i].parent, tw(T, i)->dcp, C);
 	}
 	return Ic;
 }
@@ -624,23 +676,28 @@ static double *composite(const struct tree *T)
  * U^T, z = L^-1 u: U D^-1 U^T = V^T V, U D^-1 u = V^T z.  For a node
  * with massless coordinates D, U, u are those of its nr coordinates with
  * inertia (the pseudo-inverse, above). */
-/* One node of the backward pass (eq. 17, above).  n and nr are the
- * node's coordinates and those with inertia; inlined with constant values
- * for the common joints (backward), so that the compiler unrolls the
- * small loops (the same operations in the same order).  nr < 0: read
- * J->nr after the massless coordinates are marked (Ic, the first pass). */
+/* One node of the backward pass (eq. 17, above) from its Ihat and phat
+ * in ih (36 + 6), adding its share to its parent's: into car when the
+ * parent is the node before (the next the pass takes), else into the
+ * parent's row of T->ih.  n and nr are the node's coordinates and those
+ * with inertia; inlined with constant values for the common joints
+ * (backward), so that the compiler unrolls the small loops (the same
+ * operations in the same order).  nr < 0: read J->nr after the massless
+ * coordinates are marked (Ic, the first pass). */
 static inline __attribute__((always_inline)) int node_backward(struct tree *T, int i, double *Ic,
-								int n, int nr)
+								int n, int nr, const double *ih,
+								double car[42])
 {
 	struct tnode *J = &T->nd[i];
-	struct twork *W = &T->wk[i];
+	struct twork *W = tw(T, i);
+	const double *I = ih, *p = ih + 36;
 	double Ic6[6], pa[6], Ia[36], Dm[36], U[36];
-	m6_mulv(Ic6, W->I, W->c);
+	m6_mulv(Ic6, I, W->c);
 	for (int k = 0; k < 6; k++)
-		pa[k] = W->p[k] + Ic6[k];
-	memcpy(Ia, W->I, sizeof Ia);
+		pa[k] = p[k] + Ic6[k];
+	memcpy(Ia, I, sizeof Ia);
 	for (int j = 0; j < n; j++)
-		m6_mulv(U + 6 * j, W->I, W->S + 6 * j);
+		m6_mulv(U + 6 * j, I, W->S + 6 * j);
 	if (Ic) {	/* the start of a model with singular masses */
 		J->nr = 0;
 		for (int a = 0; a < n; a++) {
@@ -713,10 +770,20 @@ static inline __attribute__((always_inline)) int node_backward(struct tree *T, i
 				pa[r] += W->V[6 * a + r] * W->z[a];
 		}
 	}
+	double *mine = T->ih + 42 * (size_t)i;
+	if (T->keep && ih != mine)
+		memcpy(mine, ih, 42 * sizeof(double));
 	if (J->parent >= 0) {
-		struct twork *P = &T->wk[J->parent];
-		phit_x_phi_add(P->I, W->dcp, Ia);
-		phit_add(P->p, W->dcp, pa);
+		/* the parent's sums: its own M and -f, then its children's
+		 * shares from the last in tree order to the first */
+		int pi = J->parent;
+		double *sum = T->ih + 42 * (size_t)pi, *dst = pi == i - 1 ? car : sum;
+		if (J->first)
+			own_init(T, T->nd[pi].body, dst, dst + 36);
+		else if (dst != sum)
+			memcpy(dst, sum, 42 * sizeof(double));
+		phit_x_phi_add(dst, W->dcp, Ia);
+		phit_add(dst + 36, W->dcp, pa);
 	}
 	return ODE_OK;
 }
@@ -726,19 +793,32 @@ static int backward(struct tree *T)
 	double *Ic = T->singular && !T->masked ? composite(T) : NULL;
 	if (Ic)		/* counted afresh: a failed first pass leaves masked 0 */
 		T->nalg = 0;
+	/* the sums of node i - 1 while the pass is at its child i: a
+	 * chain's are carried from node to node, never stored */
+	double cars[2][42], own[42];
 	for (int i = T->nb - 1; i >= 0; i--) {
 		const struct tnode *J = &T->nd[i];
+		const double *ih;
+		double *car = cars[(i - 1) & 1];	/* node k's in cars[k & 1] */
+		if (!J->kids) {
+			own_init(T, J->body, own, own + 36);
+			ih = own;
+		} else if (i + 1 < T->nb && T->nd[i + 1].parent == i) {
+			ih = cars[i & 1];
+		} else {
+			ih = T->ih + 42 * (size_t)i;
+		}
 		int st;
 		if (Ic || J->nr != J->n)
-			st = node_backward(T, i, Ic, J->n, -1);
+			st = node_backward(T, i, Ic, J->n, -1, ih, car);
 		else if (J->n == 1)
-			st = node_backward(T, i, NULL, 1, 1);
+			st = node_backward(T, i, NULL, 1, 1, ih, car);
 		else if (J->n == 2)
-			st = node_backward(T, i, NULL, 2, 2);
+			st = node_backward(T, i, NULL, 2, 2, ih, car);
 		else if (J->n == 3)
-			st = node_backward(T, i, NULL, 3, 3);
+			st = node_backward(T, i, NULL, 3, 3, ih, car);
 		else
-			st = node_backward(T, i, NULL, J->n, J->n);
+			st = node_backward(T, i, NULL, J->n, J->n, ih, car);
 		if (st) {
 			free(Ic);
 			return st;
@@ -748,6 +828,7 @@ static int backward(struct tree *T)
 		free(Ic);
 		T->masked = 1;
 	}
+	T->have_ih = T->keep;
 	return ODE_OK;
 }
 
@@ -780,13 +861,15 @@ joint_accel(const struct tnode *J, const struct twork *W, const double *pA, doub
 		qdd[J->ri[a]] = tq[a];
 }
 
-/* The wrench the parent joint transmits to node W's body, lam = Ihat
- * Vdot + phat (seed 003 eq. 13), after the forward pass. */
-static void node_lam(const struct twork *W, double lam[6])
+/* The wrench the parent joint transmits to node i's body, lam = Ihat
+ * Vdot + phat (seed 003 eq. 13), after a backward pass that kept Ihat
+ * and phat (T->keep) and the forward pass. */
+static void node_lam(const struct tree *T, int i, double lam[6])
 {
-	m6_mulv(lam, W->I, W->acc);
+	const double *ih = T->ih + 42 * (size_t)i;
+	m6_mulv(lam, ih, tw(T, i)->acc);
 	for (int k = 0; k < 6; k++)
-		lam[k] += W->p[k];
+		lam[k] += ih[36 + k];
 }
 
 /* Body accelerations of node i from its q-ddot (into the body state
@@ -794,7 +877,7 @@ static void node_lam(const struct twork *W, double lam[6])
 static inline __attribute__((always_inline)) void
 body_accel(struct tree *T, int i, const double *pA, const double *qdd, int n)
 {
-	struct twork *W = &T->wk[i];
+	struct twork *W = tw(T, i);
 	for (int k = 0; k < 6; k++) {
 		double sm = pA[k] + W->c[k];
 		for (int a = 0; a < n; a++)
@@ -812,11 +895,12 @@ node_accel_n(struct tree *T, int i, const double *given, double qdd[6], int n, i
 {
 	const struct tnode *J = &T->nd[i];
 	double pA[6] = { 0, 0, 0, 0, 0, 0 };
+	const struct twork *W = tw(T, i);
 	for (int a = 0; a < 6; a++)
 		qdd[a] = 0.0;
 	if (J->parent >= 0)
-		phi_motion(pA, T->wk[i].dcp, T->wk[J->parent].acc);
-	joint_accel(J, &T->wk[i], pA, qdd, nr);
+		phi_motion(pA, W->dcp, tw(T, J->parent)->acc);
+	joint_accel(J, W, pA, qdd, nr);
 	body_accel(T, i, pA, given ? given : qdd, n);
 }
 
@@ -874,17 +958,19 @@ static int resid_full(struct tree *T, double t, const double *y, const double *y
 		      const double *ydd, double *res)
 {
 	prepare(T, t, y, yd);
+	T->keep = T->nalg > 0 || (T->singular && !T->masked);
 	int st = backward(T);
+	T->keep = 0;
 	if (st)
 		return st;
 	for (int i = 0; i < T->nb; i++) {
 		const struct tnode *J = &T->nd[i];
-		const struct twork *W = &T->wk[i];
+		const struct twork *W = tw(T, i);
 		int n = J->n;
 		double qdd[6], lam[6] = { 0, 0, 0, 0, 0, 0 };
 		node_accel(T, i, ydd + J->q0, qdd);
 		if (T->nalg)
-			node_lam(W, lam);
+			node_lam(T, i, lam);
 		for (int a = 0; a < n; a++) {
 			double r;
 			if (J->drv[a] >= 0) {
@@ -1018,7 +1104,7 @@ static int tree_vel_map(void *ctx, int *gi, int *ga, double *gv)
 				on = xcalloc((size_t)T->nb + 1, 1);
 			}
 			memset(on, 0, (size_t)T->nb);
-			const double *Sa = T->wk[k].S + 6 * a;
+			const double *Sa = tw(T, k)->S + 6 * a;
 			double tiny = 0.0;
 			for (int e = 0; e < 6; e++)
 				tiny += Sa[e] * Sa[e];
@@ -1029,7 +1115,7 @@ static int tree_vel_map(void *ctx, int *gi, int *ga, double *gv)
 				const struct tnode *M = &T->nd[m];
 				if (M->parent < 0 || !on[M->parent])
 					continue;
-				const struct twork *W = &T->wk[m];
+				const struct twork *W = tw(T, m);
 				double *Xm = X + 6 * m, tq[6];
 				phi_motion(Xm, W->dcp, X + 6 * M->parent);
 				int nr = M->nr;
@@ -1099,11 +1185,12 @@ static int accept_full(struct tree *T, double *y, double *yd)
 		double *phi = y + o, *phid = yd + o;
 		if (!(v3_norm(phi) > TREE_CHART_MAX))
 			continue;
-		double E[9], C[9], H[9], hq[3], w[3];
+		double E[9], C[9], H[9], hq[3], w[3], *Cj = T->geo[i].C;
 		so3_exp(E, phi);
-		m3_mul(C, E, J->C);
+		m3_mul(C, E, Cj);
 		m3_orthonormalize(C);
-		memcpy(J->C, C, sizeof C);
+		memcpy(Cj, C, sizeof C);
+		kin_update(T, i);
 		chart_jac(phi, phid, H, hq);
 		m3_tmulv(w, H, phid);	/* H's columns at H[3 k] */
 		v3_copy(phid, w);
@@ -1163,20 +1250,20 @@ static void universal_ref(double *C, const double *Rr)
 
 /* C and q of node J from the relative rotation Rr = P^T Q and offset dl
  * (in P) of a body state: the nearest pose on the joint's manifold. */
-static void project_joint(struct tnode *J, const double *Rr, const double *dl, const double *rc,
+static void project_joint(const struct tnode *J, struct tgeo *G, const double *Rr, const double *dl, const double *rc,
 			  const double *Ac, double *q)
 {
 	static const double flip[9] = { 1, 0, 0, 0, -1, 0, 0, 0, -1 };
 	switch (J->type) {
 	case TJ_REVOLUTE:
 	case TJ_CYLINDRICAL:
-		memcpy(J->C, Rr[8] >= 0 ? I3 : flip, sizeof J->C);
+		memcpy(G->C, Rr[8] >= 0 ? I3 : flip, sizeof G->C);
 		q[0] = atan2(Rr[3], Rr[0]);
 		if (J->type == TJ_CYLINDRICAL)
 			q[1] = dl[2];
 		break;
 	case TJ_PLANAR:
-		memcpy(J->C, Rr[8] >= 0 ? I3 : flip, sizeof J->C);
+		memcpy(G->C, Rr[8] >= 0 ? I3 : flip, sizeof G->C);
 		q[0] = dl[0];
 		q[1] = dl[1];
 		q[2] = atan2(Rr[3], Rr[0]);
@@ -1185,27 +1272,27 @@ static void project_joint(struct tnode *J, const double *Rr, const double *dl, c
 	case TJ_FIXED: {
 		double s1 = sgn(Rr[0]), s3 = sgn(Rr[8]);
 		double C[9] = { s1, 0, 0, 0, s1 * s3, 0, 0, 0, s3 };
-		memcpy(J->C, C, sizeof C);
+		memcpy(G->C, C, sizeof C);
 		if (J->type == TJ_TRANSLATIONAL)
 			q[0] = dl[2];
 		break;
 	}
 	case TJ_UNIVERSAL:
-		universal_ref(J->C, Rr);
+		universal_ref(G->C, Rr);
 		q[0] = q[1] = 0.0;
 		break;
 	case TJ_SPHERICAL:
-		memcpy(J->C, Rr, sizeof J->C);
-		m3_orthonormalize(J->C);
+		memcpy(G->C, Rr, sizeof G->C);
+		m3_orthonormalize(G->C);
 		v3_set(q, 0, 0, 0);
 		break;
 	case TJ_POINT:
-		memcpy(J->C, I3, sizeof J->C);
+		memcpy(G->C, I3, sizeof G->C);
 		v3_copy(q, rc);
 		break;
 	case TJ_FREE:
-		memcpy(J->C, Ac, sizeof J->C);
-		m3_orthonormalize(J->C);
+		memcpy(G->C, Ac, sizeof G->C);
+		m3_orthonormalize(G->C);
 		v3_copy(q, rc);
 		v3_set(q + 3, 0, 0, 0);
 		break;
@@ -1219,21 +1306,23 @@ static int start_full(struct tree *T, const struct ra_state *x0, double *y, doub
 	/* positions, joint by joint from the given poses */
 	for (int i = 0; i < T->nb; i++) {
 		struct tnode *J = &T->nd[i];
+		struct tgeo *G = &T->geo[i];
 		int c = J->body, pb = J->parent >= 0 ? T->nd[J->parent].body : -1;
 		const double *rp = pb >= 0 ? x0->r + 3 * pb : z3, *Ap = pb >= 0 ? x0->A + 9 * pb : I3;
 		const double *rc = x0->r + 3 * c, *Ac = x0->A + 9 * c;
 		double RP[9], RQ[9], Rr[9], op[3], oc[3], t[3], dl[3];
-		m3_mul(RP, Ap, J->Fp);
-		m3_mul(RQ, Ac, J->Fc);
+		m3_mul(RP, Ap, G->Fp);
+		m3_mul(RQ, Ac, G->Fc);
 		m3_tmul(Rr, RP, RQ);
-		m3_mulv(op, Ap, J->sp);
+		m3_mulv(op, Ap, G->sp);
 		v3_add(op, op, rp);
-		m3_mulv(oc, Ac, J->sc);
+		m3_mulv(oc, Ac, G->sc);
 		v3_add(oc, oc, rc);
 		v3_sub(t, oc, op);
 		m3_tmulv(dl, RP, t);
-		project_joint(J, Rr, dl, rc, Ac, y + J->q0);
-		memcpy(T->R0 + 9 * i, J->C, 9 * sizeof(double));
+		project_joint(J, G, Rr, dl, rc, Ac, y + J->q0);
+		memcpy(T->R0 + 9 * i, G->C, 9 * sizeof(double));
+		kin_update(T, i);
 	}
 	/* S at these positions, then the rates: least squares S q-dot = V_c -
 	 * Phi V_p of the given velocities (exact on a consistent state) */
@@ -1241,7 +1330,7 @@ static int start_full(struct tree *T, const struct ra_state *x0, double *y, doub
 	forward(T, y, yd);
 	for (int i = 0; i < T->nb; i++) {
 		const struct tnode *J = &T->nd[i];
-		const struct twork *W = &T->wk[i];
+		const struct twork *W = tw(T, i);
 		int n = J->n, c = J->body, pb = J->parent >= 0 ? T->nd[J->parent].body : -1;
 		if (n == 0)
 			continue;
@@ -1296,7 +1385,7 @@ static void drv_start(struct tree *T, double t, const double *Y)
 		const struct driver *dv = &m->drivers[J->drv[D->a]];
 		const struct joint *jt = &m->joints[J->joint];
 		double f[3];
-		D->sig = jt->body[1] == J->body ? 1.0 : -J->C[8];
+		D->sig = jt->body[1] == J->body ? 1.0 : -T->geo[D->node].C[8];
 		D->kap = 0.0;
 		if (dv->kind == DRIVER_ROTATION) {
 			func_eval(&dv->f, t, f);
@@ -1328,15 +1417,16 @@ static int tree_start(void *ctx, const struct ra_state *x0, double *y, double *y
  * -Phi_q,c^T lam, is the wrench lam_c of the recursion: (Jc Jc^T) lam =
  * Jc g, g = -(F, A^T N) in ra's generalized coordinates (force global,
  * torque in the body frame).  Needs ra_eval(.., PRIM_JAC) at T->x. */
-static void joint_lambda(struct tree *T, const struct tnode *J, const struct twork *W)
+static void joint_lambda(struct tree *T, int i)
 {
+	const struct tnode *J = &T->nd[i];
 	const struct ra *s = T->s;
 	const struct joint *jt = &s->m->joints[J->joint];
 	int nr = jt->nrows, c = J->body;
 	double g[6], G[36] = { 0 }, L[36] = { 0 }, rhs[6], wl[6];
 	const double *Jc[MODEL_JOINT_ROWS_MAX];
 	int row[MODEL_JOINT_ROWS_MAX];
-	node_lam(W, wl);
+	node_lam(T, i, wl);
 	v3_scale(g, -1.0, wl);
 	m3_tmulv(g + 3, T->x.A + 9 * c, wl + 3);
 	v3_scale(g + 3, -1.0, g + 3);
@@ -1386,14 +1476,22 @@ static void tree_bodies(void *ctx, struct ra_state *x)
 	T->x.t = t;
 	for (int i = 0; i < T->nb; i++) {
 		int b = T->nd[i].body;
-		v3_copy(T->x.a + 3 * b, T->wk[i].acc);
-		m3_tmulv(T->x.wd + 3 * b, T->x.A + 9 * b, T->wk[i].acc + 3);
+		const double *acc = tw(T, i)->acc;
+		v3_copy(T->x.a + 3 * b, acc);
+		m3_tmulv(T->x.wd + 3 * b, T->x.A + 9 * b, acc + 3);
 	}
 	if (s->m->njoints > 0) {
+		if (!T->have_ih) {
+			/* Ihat, phat of the last f again (the same inputs: the
+			 * same numbers), kept this time for node_lam */
+			T->keep = 1;
+			backward(T);
+			T->keep = 0;
+		}
 		ra_eval(s, &T->x, t, PRIM_JAC);
 		for (int i = 0; i < T->nb; i++)
 			if (T->nd[i].joint >= 0)
-				joint_lambda(T, &T->nd[i], &T->wk[i]);
+				joint_lambda(T, i);
 	}
 	ra_state_copy(s, x, &T->x);
 	x->t = t;
@@ -1595,20 +1693,21 @@ static void build_nodes(struct tree *T)
 	/* types, markers, coordinates */
 	for (int i = 0; i < nb; i++) {
 		struct tnode *J = &T->nd[i];
+		struct tgeo *G = &T->geo[i];
 		if (J->joint < 0) {
 			J->type = m->bodies[J->body].kind == BODY_PARTICLE ? TJ_POINT : TJ_FREE;
-			memcpy(J->Fp, I3, sizeof J->Fp);
-			memcpy(J->Fc, I3, sizeof J->Fc);
+			memcpy(G->Fp, I3, sizeof G->Fp);
+			memcpy(G->Fc, I3, sizeof G->Fc);
 		} else {
 			const struct joint *jt = &m->joints[J->joint];
 			int side = jt->body[1] == J->body ? 1 : 0;
 			J->type = tj_of(jt->type);
-			v3_copy(J->sc, jt->s[side]);
-			memcpy(J->Fc, jt->F[side], sizeof J->Fc);
-			v3_copy(J->sp, jt->s[1 - side]);
-			memcpy(J->Fp, jt->F[1 - side], sizeof J->Fp);
+			v3_copy(G->sc, jt->s[side]);
+			memcpy(G->Fc, jt->F[side], sizeof G->Fc);
+			v3_copy(G->sp, jt->s[1 - side]);
+			memcpy(G->Fp, jt->F[1 - side], sizeof G->Fp);
 		}
-		memcpy(J->C, I3, sizeof J->C);
+		memcpy(G->C, I3, sizeof G->C);
 		J->n = tj_n[J->type];
 		J->nr = J->n;	/* every coordinate with inertia until backward's
 				 * first pass finds massless ones */
@@ -1616,6 +1715,16 @@ static void build_nodes(struct tree *T)
 			J->ri[a] = a;
 		J->q0 = q;
 		q += J->n;
+		kin_update(T, i);
+	}
+	/* the backward pass's sums (node_backward): the last child of each
+	 * parent in tree order is the first that pass meets */
+	for (int i = nb - 1; i >= 0; i--) {
+		struct tnode *J = &T->nd[i];
+		if (J->parent >= 0 && !T->nd[J->parent].kids) {
+			J->first = 1;
+			T->nd[J->parent].kids = 1;
+		}
 	}
 	T->nq = q;
 	(void)head;
@@ -1678,22 +1787,30 @@ struct tree *tree_new(struct ra *s, struct diag *d)
 	T->s = s;
 	T->nb = s->nb;
 	T->nd = xcalloc((size_t)T->nb + 1, sizeof(*T->nd));
-	T->wk = xcalloc((size_t)T->nb + 1, sizeof(*T->wk));
+	T->geo = xcalloc((size_t)T->nb + 1, sizeof(*T->geo));
+	T->kin = xcalloc((size_t)T->nb + 1, sizeof(*T->kin));
 	build_nodes(T);
+	/* each node's block: struct twork, then S, V (6 n each), z (n), L
+	 * (n^2), in tree order */
 	size_t na = 1;
-	for (int i = 0; i < T->nb; i++)
-		na += 13 * (size_t)T->nd[i].n + (size_t)T->nd[i].n * (size_t)T->nd[i].n;
-	T->arena = xcalloc(na, sizeof(double));
-	double *a = T->arena;
 	for (int i = 0; i < T->nb; i++) {
-		struct twork *W = &T->wk[i];
 		size_t n = (size_t)T->nd[i].n;
+		na += TW_HEAD + 13 * n + n * n;
+	}
+	T->arena = xcalloc(na, sizeof(double));
+	size_t o = 0;
+	for (int i = 0; i < T->nb; i++) {
+		size_t n = (size_t)T->nd[i].n;
+		T->nd[i].wo = (int)o;
+		struct twork *W = tw(T, i);
+		double *a = T->arena + o + TW_HEAD;
 		W->S = a;
 		W->V = a + 6 * n;
 		W->z = a + 12 * n;
 		W->L = a + 13 * n;
-		a += 13 * n + n * n;
+		o += TW_HEAD + 13 * n + n * n;
 	}
+	T->ih = xcalloc(42 * (size_t)T->nb + 1, sizeof(double));
 	ra_state_init(s, &T->x);
 	T->F = xcalloc(6 * (size_t)T->nb + 1, sizeof(double));
 	T->y = xcalloc((size_t)T->nq + 1, sizeof(double));
@@ -1728,8 +1845,10 @@ void tree_free(struct tree **pT)
 	if (!T)
 		return;
 	free(T->nd);
-	free(T->wk);
+	free(T->geo);
+	free(T->kin);
 	free(T->arena);
+	free(T->ih);
 	free(T->F);
 	free(T->y);
 	free(T->yd);
@@ -1797,7 +1916,7 @@ int tree_joint_coords(const struct tree *T, int j, double *q, double *qd)
 	}
 	double E[9], R[9], D[9], H[9], hq[3], om[3], phi[3], mphi[3], Ji[9], r[3];
 	so3_exp(E, y);
-	m3_mul(R, E, J->C);
+	m3_mul(R, E, T->geo[i].C);
 	m3_mult(D, R, T->R0 + 9 * i);
 	so3_log(phi, D);
 	chart_jac(y, yd, H, hq);
@@ -1807,7 +1926,7 @@ int tree_joint_coords(const struct tree *T, int j, double *q, double *qd)
 	m3_mulv(r, Ji, om);
 	/* from P to the parent's body frame: A_p^T A_c = Fp D Fp^T (A_p^T
 	 * A_c)(t0), Fp D Fp^T = exp((Fp phi)~) */
-	m3_mulv(q, J->Fp, phi);
-	m3_mulv(qd, J->Fp, r);
+	m3_mulv(q, T->geo[i].Fp, phi);
+	m3_mulv(qd, T->geo[i].Fp, r);
 	return 3;
 }
