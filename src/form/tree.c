@@ -143,8 +143,8 @@ struct twork {
 	double om[3];		/* angular velocity, global */
 	double *S;		/* 6 x n, column k at 6 k: (linear, angular) */
 	double *V;		/* L^-1 (Ihat S)^T, nr x 6 row-major */
-	double *L;		/* Cholesky factor of D = S^T Ihat S, nr x nr row-major,
-				 * its diagonal's reciprocals in place (chol_inv) */
+	double *L;		/* D = S^T Ihat S = L Dg L^T: L unit lower, nr x nr
+				 * row-major, 1 / Dg on its diagonal (ldl_inv) */
 	double *z;		/* L^-1 u, u = -S^T (Ihat c + phat), nr */
 };
 
@@ -212,10 +212,8 @@ static void rot_z(double *R, double a)
 }
 
 /* Cholesky L L^T = D (n x n row-major; L lower, row-major); -1 when D is
- * not positive definite.  inv: the reciprocals of L's diagonal are stored
- * in its place (the backward pass: its substitutions multiply by them, no
- * division); a constant at each call, so each caller gets its own loop. */
-static inline int chol_gen(int n, const double *D, double *L, int inv)
+ * not positive definite. */
+static int chol(int n, const double *D, double *L)
 {
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j <= i; j++) {
@@ -225,22 +223,37 @@ static inline int chol_gen(int n, const double *D, double *L, int inv)
 			if (i == j) {
 				if (!(s > 0))
 					return -1;
-				L[n * i + i] = inv ? 1.0 / sqrt(s) : sqrt(s);
+				L[n * i + i] = sqrt(s);
 			} else {
-				L[n * i + j] = inv ? s * L[n * j + j] : s / L[n * j + j];
+				L[n * i + j] = s / L[n * j + j];
 			}
 		}
 	return 0;
 }
 
-static int chol(int n, const double *D, double *L)
+/* L Dg L^T = D (n x n row-major), L unit lower with 1 / Dg in place of its
+ * diagonal; -1 when D is not positive definite (a pivot not > 0).  The
+ * backward pass's factor: no square roots, one division a pivot (they lie
+ * on the pass's chain of dependent operations from node to node). */
+static inline __attribute__((always_inline)) int ldl_inv(int n, const double *D, double *L)
 {
-	return chol_gen(n, D, L, 0);
-}
-
-static int chol_inv(int n, const double *D, double *L)
-{
-	return chol_gen(n, D, L, 1);
+	double ld[6];	/* L_ik Dg_k of the row being made */
+	for (int i = 0; i < n; i++) {
+		for (int j = 0; j < i; j++) {
+			double s = D[n * i + j];
+			for (int k = 0; k < j; k++)
+				s -= ld[k] * L[n * j + k];
+			ld[j] = s;
+			L[n * i + j] = s * L[n * j + j];
+		}
+		double s = D[n * i + i];
+		for (int k = 0; k < i; k++)
+			s -= ld[k] * L[n * i + k];
+		if (!(s > 0))
+			return -1;
+		L[n * i + i] = 1.0 / s;
+	}
+	return 0;
 }
 
 static void chol_solve(int n, const double *L, double *b)
@@ -672,8 +685,8 @@ static double *composite(const struct tree *T)
 	return Ic;
 }
 
-/* The backward pass (eq. 17), with D = L L^T (Cholesky) and V = L^-1
- * U^T, z = L^-1 u: U D^-1 U^T = V^T V, U D^-1 u = V^T z.  For a node
+/* The backward pass (eq. 17), with D = L Dg L^T (L unit lower) and V =
+ * L^-1 U^T, z = L^-1 u: U D^-1 U^T = V^T Dg^-1 V, U D^-1 u = V^T Dg^-1 z.  For a node
  * with massless coordinates D, U, u are those of its nr coordinates with
  * inertia (the pseudo-inverse, above). */
 /* One node of the backward pass (eq. 17, above) from its Ihat and phat
@@ -691,11 +704,10 @@ static inline __attribute__((always_inline)) int node_backward(struct tree *T, i
 	struct tnode *J = &T->nd[i];
 	struct twork *W = tw(T, i);
 	const double *I = ih, *p = ih + 36;
-	double Ic6[6], pa[6], Ia[36], Dm[36], U[36];
+	double Ic6[6], pa[6], Ia[36], Dm[36], U[36], zu[6];
 	m6_mulv(Ic6, I, W->c);
 	for (int k = 0; k < 6; k++)
 		pa[k] = p[k] + Ic6[k];
-	memcpy(Ia, I, sizeof Ia);
 	for (int j = 0; j < n; j++)
 		m6_mulv(U + 6 * j, I, W->S + 6 * j);
 	if (Ic) {	/* the start of a model with singular masses */
@@ -725,7 +737,7 @@ static inline __attribute__((always_inline)) int node_backward(struct tree *T, i
 		double su = 0.0;
 		for (int k = 0; k < 6; k++)
 			su += Sa[k] * pa[k];
-		W->z[a] = -su;
+		zu[a] = -su;
 		for (int b2 = 0; b2 <= a; b2++) {
 			double sd = 0.0;
 			for (int k = 0; k < 6; k++)
@@ -734,7 +746,11 @@ static inline __attribute__((always_inline)) int node_backward(struct tree *T, i
 		}
 	}
 	if (nr > 0) {
-		if (chol_inv(nr, Dm, W->L))
+		/* D = L Dg L^T, V = L^-1 U^T, z = L^-1 u: U D^-1 U^T = V^T
+		 * Dg^-1 V and U D^-1 u = V^T Dg^-1 z; in locals, stored at the
+		 * end for the forward pass */
+		double L[36], V[36], Y[36], z[6], yz[6];
+		if (ldl_inv(nr, Dm, L))
 			return fail(T, ODE_SINGULAR, nr < n ?
 				    "the articulated inertia of joint '%s' is singular off its "
 				    "massless coordinates (a rank deficiency of J^T Mbar J not "
@@ -742,33 +758,39 @@ static inline __attribute__((always_inline)) int node_backward(struct tree *T, i
 				    "the articulated inertia of joint '%s' "
 				    "is singular (S^T I S not positive definite)",
 				    node_name(T, J));
-		const double *L = W->L;
 		for (int a = 0; a < nr; a++) {	/* forward substitutions */
-			double ia = L[nr * a + a];
 			const double *Ua = U + 6 * J->ri[a];
+			double ia = L[nr * a + a];
 			for (int k = 0; k < 6; k++) {
 				double sm = Ua[k];
 				for (int b2 = 0; b2 < a; b2++)
-					sm -= L[nr * a + b2] * W->V[6 * b2 + k];
-				W->V[6 * a + k] = sm * ia;
+					sm -= L[nr * a + b2] * V[6 * b2 + k];
+				V[6 * a + k] = sm;
+				Y[6 * a + k] = sm * ia;
 			}
-			double sz = W->z[a];
+			double sz = zu[a];
 			for (int b2 = 0; b2 < a; b2++)
-				sz -= L[nr * a + b2] * W->z[b2];
-			W->z[a] = sz * ia;
+				sz -= L[nr * a + b2] * z[b2];
+			z[a] = sz;
+			yz[a] = sz * ia;
 		}
 		for (int r = 0; r < 6; r++) {
 			for (int c = r; c < 6; c++) {
 				double sm = 0.0;
 				for (int a = 0; a < nr; a++)
-					sm += W->V[6 * a + r] * W->V[6 * a + c];
-				Ia[6 * r + c] -= sm;
+					sm += V[6 * a + r] * Y[6 * a + c];
+				Ia[6 * r + c] = I[6 * r + c] - sm;
 				if (c != r)
-					Ia[6 * c + r] -= sm;
+					Ia[6 * c + r] = I[6 * c + r] - sm;
 			}
 			for (int a = 0; a < nr; a++)
-				pa[r] += W->V[6 * a + r] * W->z[a];
+				pa[r] += V[6 * a + r] * yz[a];
 		}
+		memcpy(W->L, L, (size_t)(nr * nr) * sizeof(double));
+		memcpy(W->V, V, (size_t)(6 * nr) * sizeof(double));
+		memcpy(W->z, z, (size_t)nr * sizeof(double));
+	} else {
+		memcpy(Ia, I, sizeof Ia);
 	}
 	double *mine = T->ih + 42 * (size_t)i;
 	if (T->keep && ih != mine)
@@ -832,20 +854,21 @@ static int backward(struct tree *T)
 	return ODE_OK;
 }
 
-/* tq := L^-T tq over node W's nr coordinates with inertia (back
- * substitution; L's diagonal holds 1 / L_aa, chol_inv). */
+/* tq := L^-T Dg^-1 tq over node W's nr coordinates with inertia (back
+ * substitution; L unit lower with 1 / Dg on its diagonal, ldl_inv). */
 static inline __attribute__((always_inline)) void lt_solve(const struct twork *W, int nr,
 							   double tq[6])
 {
 	for (int a = nr - 1; a >= 0; a--) {
+		tq[a] *= W->L[nr * a + a];
 		for (int k = a + 1; k < nr; k++)
 			tq[a] -= W->L[nr * k + a] * tq[k];
-		tq[a] *= W->L[nr * a + a];
 	}
 }
 
 /* The coordinates with inertia of node J: q-ddot_r = D^+ (u - U^T Phi
- * Vdot_p) = L^-T (z - V pA), pA = Phi Vdot_p (eq. 18), into qdd[ri[a]]. */
+ * Vdot_p) = L^-T Dg^-1 (z - V pA), pA = Phi Vdot_p (eq. 18), into
+ * qdd[ri[a]]. */
 static inline __attribute__((always_inline)) void
 joint_accel(const struct tnode *J, const struct twork *W, const double *pA, double *qdd, int nr)
 {
@@ -1086,7 +1109,7 @@ static int tree_massless(void *ctx, char *alg)
  * assumption 23 of the seed); below a chain of massless bodies it
  * does not, which is why the seed assumes (23) and this follows X on
  * until it vanishes (to round-off of S_a).  From the last backward pass
- * (D^-1 U^T = L^-T V); entries (row, column, value) into gi, ga, gv (room
+ * (D^-1 U^T = L^-T Dg^-1 V); entries (row, column, value) into gi, ga, gv (room
  * for nq * nalg); returns their count.  O(nalg N) at most. */
 static int tree_vel_map(void *ctx, int *gi, int *ga, double *gv)
 {
