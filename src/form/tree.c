@@ -612,15 +612,16 @@ static __attribute__((noinline)) void own_init(const struct tree *T, int b,
 	const struct ra *s = T->s;
 	const struct ra_state *x = &T->x;
 	const double *A = x->A + 9 * b, *J = ra_inertia(s, b), *wb = x->w + 3 * b;
-	double AJ[9], Ig[9];
-	memset(I, 0, 36 * sizeof(double));
-	for (int k = 0; k < 3; k++)
-		I[7 * k] = s->mass[b];
+	double AJ[9], Ig[9], m = s->mass[b];
 	m3_mul(AJ, A, J);
 	m3_mult(Ig, AJ, A);
-	for (int r = 0; r < 3; r++)
-		for (int c = 0; c < 3; c++)
+	for (int r = 0; r < 3; r++)	/* every entry stored (no memset: rep stos) */
+		for (int c = 0; c < 3; c++) {
+			I[6 * r + c] = r == c ? m : 0.0;
+			I[6 * r + 3 + c] = 0.0;
+			I[6 * (3 + r) + c] = 0.0;
 			I[6 * (3 + r) + 3 + c] = Ig[3 * r + c];
+		}
 	if (!p)
 		return;
 	double Jw[3], g[3], n[3], ng[3];
@@ -747,8 +748,8 @@ static inline __attribute__((always_inline)) int node_backward(struct tree *T, i
 	}
 	if (nr > 0) {
 		/* D = L Dg L^T, V = L^-1 U^T, z = L^-1 u: U D^-1 U^T = V^T
-		 * Dg^-1 V and U D^-1 u = V^T Dg^-1 z; in locals, stored at the
-		 * end for the forward pass */
+		 * Dg^-1 V and U D^-1 u = V^T Dg^-1 z; made in locals (no
+		 * aliasing with the node's block), stored for the forward pass */
 		double L[36], V[36], Y[36], z[6], yz[6];
 		if (ldl_inv(nr, Dm, L))
 			return fail(T, ODE_SINGULAR, nr < n ?
@@ -765,14 +766,16 @@ static inline __attribute__((always_inline)) int node_backward(struct tree *T, i
 				double sm = Ua[k];
 				for (int b2 = 0; b2 < a; b2++)
 					sm -= L[nr * a + b2] * V[6 * b2 + k];
-				V[6 * a + k] = sm;
+				V[6 * a + k] = W->V[6 * a + k] = sm;
 				Y[6 * a + k] = sm * ia;
 			}
 			double sz = zu[a];
 			for (int b2 = 0; b2 < a; b2++)
 				sz -= L[nr * a + b2] * z[b2];
-			z[a] = sz;
+			z[a] = W->z[a] = sz;
 			yz[a] = sz * ia;
+			for (int b2 = 0; b2 <= a; b2++)
+				W->L[nr * a + b2] = L[nr * a + b2];
 		}
 		for (int r = 0; r < 6; r++) {
 			for (int c = r; c < 6; c++) {
@@ -786,9 +789,6 @@ static inline __attribute__((always_inline)) int node_backward(struct tree *T, i
 			for (int a = 0; a < nr; a++)
 				pa[r] += V[6 * a + r] * yz[a];
 		}
-		memcpy(W->L, L, (size_t)(nr * nr) * sizeof(double));
-		memcpy(W->V, V, (size_t)(6 * nr) * sizeof(double));
-		memcpy(W->z, z, (size_t)nr * sizeof(double));
 	} else {
 		memcpy(Ia, I, sizeof Ia);
 	}
