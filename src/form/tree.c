@@ -85,7 +85,7 @@ struct tnode {
 	int joint;		/* model joint, -1 free body */
 	enum tj type;
 	int n, q0;		/* coordinates: count, first */
-	int wo;			/* the node's struct twork at T->arena + wo */
+	int ko, bo;		/* its parts of T->fw, T->bw (struct twork) */
 	/* rank-deficient masses (seed 003 §3.3-3.4): alg[k] = 1 for a
 	 * coordinate without inertia (first order), nr of the n have it
 	 * (second order), their indices ri */
@@ -129,26 +129,32 @@ struct tdrv {
 	double sig, kap;
 };
 
-/* What one evaluation keeps per node, in one block of the tree's arena
- * in tree order (tree_new): this header, then S, V, z, L sized by the
- * joint's n coordinates, so that the three passes of f stream one
- * contiguous block a node (528 bytes for a spherical joint).  The body's
- * own mass matrix and forces, the condensed Ihat, phat and the wrench
- * lam = Ihat Vdot + phat the parent joint transmits are made in the
- * backward pass and kept only when asked for (T->keep, node_lam). */
+/* What one evaluation keeps per node (tw: pointers into the tree's
+ * arrays), by the pass that makes it, so that each pass streams only the
+ * bytes it reads or writes: the forward pass makes dcp, c, S (T->fw),
+ * the backward pass V, z, L (T->bw), the forward pass of accelerations
+ * acc, each contiguous in tree order, sized by the joint's n coordinates
+ * (27 + 27 doubles for a spherical joint).  The body's own mass matrix and
+ * forces, the condensed Ihat, phat and the wrench lam = Ihat Vdot + phat
+ * the parent joint transmits are made in the backward pass and kept only
+ * when asked for (T->keep, node_lam). */
 struct twork {
-	double dcp[3];		/* r_c - r_p */
-	double c[6];
-	double acc[6];		/* Vdot */
-	double om[3];		/* angular velocity, global */
+	double *dcp;		/* 3: r_c - r_p */
+	double *c;		/* 6 */
 	double *S;		/* 6 x n, column k at 6 k: (linear, angular) */
 	double *V;		/* L^-1 (Ihat S)^T, nr x 6 row-major */
-	double *L;		/* D = S^T Ihat S = L Dg L^T: L unit lower, nr x nr
-				 * row-major, 1 / Dg on its diagonal (ldl_inv) */
 	double *z;		/* L^-1 u, u = -S^T (Ihat c + phat), nr */
+	double *L;		/* D = S^T Ihat S = L Dg L^T: L unit lower, packed by
+				 * rows (LP), 1 / Dg on its diagonal (ldl_inv) */
+	double *acc;		/* 6: Vdot */
+	double *om;		/* 3: angular velocity, global */
 };
 
-#define TW_HEAD (sizeof(struct twork) / sizeof(double))
+/* entry (a, b), b <= a, of a lower triangle packed by rows */
+#define LP(a, b) ((a) * ((a) + 1) / 2 + (b))
+/* doubles of T->fw, T->bw a node of n coordinates */
+#define FW_SIZE(n) (9 + 6 * (n))
+#define BW_SIZE(n) (7 * (n) + (n) * ((n) + 1) / 2)
 
 struct tree {
 	struct ra *s;		/* borrowed */
@@ -164,7 +170,8 @@ struct tree {
 	struct tnode *nd;	/* nb, in tree order */
 	struct tgeo *geo;	/* nb */
 	struct tkin *kin;	/* nb */
-	double *arena;		/* every node's struct twork, S, V, z, L */
+	double *fw, *bw;	/* the nodes' dcp, c, S and V, z, L (struct twork) */
+	double *acc, *om;	/* 6 nb, 3 nb */
 	/* nb x 42: a node's Ihat (36, row-major) and phat (6): the sums of
 	 * children that are not the next node (backward), and every node's
 	 * when keep is set (node_lam: bodies, massless residuals) */
@@ -185,13 +192,48 @@ struct tree {
 	char why[600];
 };
 
-static inline struct twork *tw(const struct tree *T, int i)
+static inline struct twork tw(const struct tree *T, int i)
 {
-	return (struct twork *)(T->arena + T->nd[i].wo);
+	const struct tnode *J = &T->nd[i];
+	double *f = T->fw + J->ko, *b = T->bw + J->bo;
+	struct twork W = { f, f + 3, f + 9, b, b + 6 * J->n, b + 7 * J->n, T->acc + 6 * (size_t)i,
+			   T->om + 3 * (size_t)i };
+	return W;
 }
 
 static const double I3[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
 static const double EZ[3] = { 0, 0, 1 };
+
+/* Each pass of f is a chain of dependent operations from node to node,
+ * several hundred instructions a node, so the out-of-order core does not
+ * reach the loads of the nodes ahead by itself: at N >= 1e4, where the
+ * per-node data no longer fit the caches, each node would wait for its
+ * misses.  The passes ask for the data of the node TREE_AHEAD places
+ * ahead (GCC's __builtin_prefetch, a hint: no effect on the numbers). */
+#define TREE_AHEAD 8
+
+static inline void prefetch_range(const void *p, size_t bytes, int write)
+{
+	const char *c = p;
+	for (size_t o = 0; o < bytes; o += 64) {
+		if (write)
+			__builtin_prefetch(c + o, 1, 3);
+		else
+			__builtin_prefetch(c + o, 0, 3);
+	}
+	if (write)
+		__builtin_prefetch(c + bytes - 1, 1, 3);
+	else
+		__builtin_prefetch(c + bytes - 1, 0, 3);
+}
+
+/* node i's parts of T->fw and T->bw */
+static inline void prefetch_node(const struct tree *T, int i)
+{
+	const struct tnode *J = &T->nd[i];
+	prefetch_range(T->fw + J->ko, FW_SIZE((size_t)J->n) * sizeof(double), 0);
+	prefetch_range(T->bw + J->bo, BW_SIZE((size_t)J->n) * sizeof(double), 1);
+}
 
 /* ---- small kernels ---- */
 
@@ -526,12 +568,13 @@ static void forward(struct tree *T, const double *y, const double *yd)
 	for (int i = 0; i < T->nb; i++) {
 		const struct tnode *J = &T->nd[i];
 		const struct tkin *K = &T->kin[i];
-		struct twork *W = tw(T, i);
+		struct twork Wv = tw(T, i);
+		struct twork *W = &Wv;
 		int c = J->body, pb = J->parent >= 0 ? T->nd[J->parent].body : -1;
 		static const double z3[3] = { 0, 0, 0 };
 		const double *rp = pb >= 0 ? x->r + 3 * pb : z3, *Ap = pb >= 0 ? x->A + 9 * pb : I3;
 		const double *vp = pb >= 0 ? x->v + 3 * pb : z3;
-		const double *omp = J->parent >= 0 ? tw(T, J->parent)->om : z3;
+		const double *omp = J->parent >= 0 ? tw(T, J->parent).om : z3;
 		const double *q = y + J->q0, *qd = yd + J->q0;
 		for (int a = 0; a < J->n; a++) {
 			T->y[J->q0 + a] = q[a];
@@ -681,7 +724,7 @@ static double *composite(const struct tree *T)
 		for (int k = 0; k < 36; k++)
 			C[k] += M[k];
 		if (T->nd[i].parent >= 0)
-			phit_x_phi_add(Ic + 36 * T->nd[i].parent, tw(T, i)->dcp, C);
+			phit_x_phi_add(Ic + 36 * T->nd[i].parent, tw(T, i).dcp, C);
 	}
 	return Ic;
 }
@@ -703,7 +746,8 @@ static inline __attribute__((always_inline)) int node_backward(struct tree *T, i
 								double car[42])
 {
 	struct tnode *J = &T->nd[i];
-	struct twork *W = tw(T, i);
+	struct twork Wv = tw(T, i);
+	struct twork *W = &Wv;
 	const double *I = ih, *p = ih + 36;
 	double Ic6[6], pa[6], Ia[36], Dm[36], U[36], zu[6];
 	m6_mulv(Ic6, I, W->c);
@@ -775,7 +819,7 @@ static inline __attribute__((always_inline)) int node_backward(struct tree *T, i
 			z[a] = W->z[a] = sz;
 			yz[a] = sz * ia;
 			for (int b2 = 0; b2 <= a; b2++)
-				W->L[nr * a + b2] = L[nr * a + b2];
+				W->L[LP(a, b2)] = L[nr * a + b2];
 		}
 		for (int r = 0; r < 6; r++) {
 			for (int c = r; c < 6; c++) {
@@ -821,6 +865,14 @@ static int backward(struct tree *T)
 	for (int i = T->nb - 1; i >= 0; i--) {
 		const struct tnode *J = &T->nd[i];
 		const double *ih;
+		if (i >= TREE_AHEAD) {	/* own_init's and node_backward's data */
+			int k = i - TREE_AHEAD, b = T->nd[k].body;
+			prefetch_node(T, k);
+			prefetch_range(T->x.A + 9 * b, 9 * sizeof(double), 0);
+			prefetch_range(T->x.w + 3 * b, 3 * sizeof(double), 0);
+			prefetch_range(T->F + 6 * b, 6 * sizeof(double), 0);
+			prefetch_range(ra_inertia(T->s, b), 9 * sizeof(double), 0);
+		}
 		double *car = cars[(i - 1) & 1];	/* node k's in cars[k & 1] */
 		if (!J->kids) {
 			own_init(T, J->body, own, own + 36);
@@ -860,9 +912,9 @@ static inline __attribute__((always_inline)) void lt_solve(const struct twork *W
 							   double tq[6])
 {
 	for (int a = nr - 1; a >= 0; a--) {
-		tq[a] *= W->L[nr * a + a];
+		tq[a] *= W->L[LP(a, a)];
 		for (int k = a + 1; k < nr; k++)
-			tq[a] -= W->L[nr * k + a] * tq[k];
+			tq[a] -= W->L[LP(k, a)] * tq[k];
 	}
 }
 
@@ -890,7 +942,7 @@ joint_accel(const struct tnode *J, const struct twork *W, const double *pA, doub
 static void node_lam(const struct tree *T, int i, double lam[6])
 {
 	const double *ih = T->ih + 42 * (size_t)i;
-	m6_mulv(lam, ih, tw(T, i)->acc);
+	m6_mulv(lam, ih, tw(T, i).acc);
 	for (int k = 0; k < 6; k++)
 		lam[k] += ih[36 + k];
 }
@@ -900,7 +952,8 @@ static void node_lam(const struct tree *T, int i, double lam[6])
 static inline __attribute__((always_inline)) void
 body_accel(struct tree *T, int i, const double *pA, const double *qdd, int n)
 {
-	struct twork *W = tw(T, i);
+	struct twork Wv = tw(T, i);
+	struct twork *W = &Wv;
 	for (int k = 0; k < 6; k++) {
 		double sm = pA[k] + W->c[k];
 		for (int a = 0; a < n; a++)
@@ -918,11 +971,12 @@ node_accel_n(struct tree *T, int i, const double *given, double qdd[6], int n, i
 {
 	const struct tnode *J = &T->nd[i];
 	double pA[6] = { 0, 0, 0, 0, 0, 0 };
-	const struct twork *W = tw(T, i);
+	struct twork Wv = tw(T, i);
+	const struct twork *W = &Wv;
 	for (int a = 0; a < 6; a++)
 		qdd[a] = 0.0;
 	if (J->parent >= 0)
-		phi_motion(pA, W->dcp, tw(T, J->parent)->acc);
+		phi_motion(pA, W->dcp, tw(T, J->parent).acc);
 	joint_accel(J, W, pA, qdd, nr);
 	body_accel(T, i, pA, given ? given : qdd, n);
 }
@@ -988,7 +1042,8 @@ static int resid_full(struct tree *T, double t, const double *y, const double *y
 		return st;
 	for (int i = 0; i < T->nb; i++) {
 		const struct tnode *J = &T->nd[i];
-		const struct twork *W = tw(T, i);
+		struct twork Wv = tw(T, i);
+		const struct twork *W = &Wv;
 		int n = J->n;
 		double qdd[6], lam[6] = { 0, 0, 0, 0, 0, 0 };
 		node_accel(T, i, ydd + J->q0, qdd);
@@ -1127,7 +1182,7 @@ static int tree_vel_map(void *ctx, int *gi, int *ga, double *gv)
 				on = xcalloc((size_t)T->nb + 1, 1);
 			}
 			memset(on, 0, (size_t)T->nb);
-			const double *Sa = tw(T, k)->S + 6 * a;
+			const double *Sa = tw(T, k).S + 6 * a;
 			double tiny = 0.0;
 			for (int e = 0; e < 6; e++)
 				tiny += Sa[e] * Sa[e];
@@ -1138,7 +1193,8 @@ static int tree_vel_map(void *ctx, int *gi, int *ga, double *gv)
 				const struct tnode *M = &T->nd[m];
 				if (M->parent < 0 || !on[M->parent])
 					continue;
-				const struct twork *W = tw(T, m);
+				struct twork Wv = tw(T, m);
+				const struct twork *W = &Wv;
 				double *Xm = X + 6 * m, tq[6];
 				phi_motion(Xm, W->dcp, X + 6 * M->parent);
 				int nr = M->nr;
@@ -1353,7 +1409,8 @@ static int start_full(struct tree *T, const struct ra_state *x0, double *y, doub
 	forward(T, y, yd);
 	for (int i = 0; i < T->nb; i++) {
 		const struct tnode *J = &T->nd[i];
-		const struct twork *W = tw(T, i);
+		struct twork Wv = tw(T, i);
+		const struct twork *W = &Wv;
 		int n = J->n, c = J->body, pb = J->parent >= 0 ? T->nd[J->parent].body : -1;
 		if (n == 0)
 			continue;
@@ -1499,7 +1556,7 @@ static void tree_bodies(void *ctx, struct ra_state *x)
 	T->x.t = t;
 	for (int i = 0; i < T->nb; i++) {
 		int b = T->nd[i].body;
-		const double *acc = tw(T, i)->acc;
+		const double *acc = tw(T, i).acc;
 		v3_copy(T->x.a + 3 * b, acc);
 		m3_tmulv(T->x.wd + 3 * b, T->x.A + 9 * b, acc + 3);
 	}
@@ -1813,26 +1870,20 @@ struct tree *tree_new(struct ra *s, struct diag *d)
 	T->geo = xcalloc((size_t)T->nb + 1, sizeof(*T->geo));
 	T->kin = xcalloc((size_t)T->nb + 1, sizeof(*T->kin));
 	build_nodes(T);
-	/* each node's block: struct twork, then S, V (6 n each), z (n), L
-	 * (n^2), in tree order */
-	size_t na = 1;
+	/* each node's parts of fw and bw (struct twork), in tree order;
+	 * offsets as int (a model of 2^31 doubles is out of reach) */
+	size_t fo = 0, bo = 0;
 	for (int i = 0; i < T->nb; i++) {
 		size_t n = (size_t)T->nd[i].n;
-		na += TW_HEAD + 13 * n + n * n;
+		T->nd[i].ko = (int)fo;
+		T->nd[i].bo = (int)bo;
+		fo += FW_SIZE(n);
+		bo += BW_SIZE(n);
 	}
-	T->arena = xcalloc(na, sizeof(double));
-	size_t o = 0;
-	for (int i = 0; i < T->nb; i++) {
-		size_t n = (size_t)T->nd[i].n;
-		T->nd[i].wo = (int)o;
-		struct twork *W = tw(T, i);
-		double *a = T->arena + o + TW_HEAD;
-		W->S = a;
-		W->V = a + 6 * n;
-		W->z = a + 12 * n;
-		W->L = a + 13 * n;
-		o += TW_HEAD + 13 * n + n * n;
-	}
+	T->fw = xcalloc(fo + 1, sizeof(double));
+	T->bw = xcalloc(bo + 1, sizeof(double));
+	T->acc = xcalloc(6 * (size_t)T->nb + 1, sizeof(double));
+	T->om = xcalloc(3 * (size_t)T->nb + 1, sizeof(double));
 	T->ih = xcalloc(42 * (size_t)T->nb + 1, sizeof(double));
 	ra_state_init(s, &T->x);
 	T->F = xcalloc(6 * (size_t)T->nb + 1, sizeof(double));
@@ -1870,7 +1921,10 @@ void tree_free(struct tree **pT)
 	free(T->nd);
 	free(T->geo);
 	free(T->kin);
-	free(T->arena);
+	free(T->fw);
+	free(T->bw);
+	free(T->acc);
+	free(T->om);
 	free(T->ih);
 	free(T->F);
 	free(T->y);
