@@ -95,7 +95,15 @@ int main(int argc, char **argv)
 		lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
 		yd[i] = 2.0 * ((double)(lcg >> 11) / 9007199254740992.0 * 2.0 - 1.0);
 	}
-	/* calibrate: calls for a fifth of the budget */
+	/* calibrate: calls for a fifth of the budget; TREE_F_CALLS=k instead
+	 * makes exactly k calls and prints nothing (instruction counts, e.g.
+	 * valgrind --tool=callgrind, are then per call) */
+	const char *fixed = getenv("TREE_F_CALLS");
+	if (fixed) {
+		for (long i = atol(fixed); i > 0; i--)
+			S->rhs(S->ctx, 0.0, y, yd, ydd);
+		return 0;
+	}
 	long k = 1;
 	for (;;) {
 		double t0 = now();

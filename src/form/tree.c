@@ -132,9 +132,9 @@ struct tdrv {
 /* What one evaluation keeps per node (tw: pointers into the tree's
  * arrays), by the pass that makes it, so that each pass streams only the
  * bytes it reads or writes: the forward pass makes dcp, c, S (T->fw),
- * the backward pass V, z, L (T->bw), the forward pass of accelerations
+ * the backward pass K, k (T->bw), the forward pass of accelerations
  * acc, each contiguous in tree order, sized by the joint's n coordinates
- * (27 + 27 doubles for a spherical joint).  The body's own mass matrix and
+ * (27 + 21 doubles for a spherical joint).  The body's own mass matrix and
  * forces, the condensed Ihat, phat and the wrench lam = Ihat Vdot + phat
  * the parent joint transmits are made in the backward pass and kept only
  * when asked for (T->keep, node_lam). */
@@ -142,19 +142,15 @@ struct twork {
 	double *dcp;		/* 3: r_c - r_p */
 	double *c;		/* 6 */
 	double *S;		/* 6 x n, column k at 6 k: (linear, angular) */
-	double *V;		/* L^-1 (Ihat S)^T, nr x 6 row-major */
-	double *z;		/* L^-1 u, u = -S^T (Ihat c + phat), nr */
-	double *L;		/* D = S^T Ihat S = L Dg L^T: L unit lower, packed by
-				 * rows (LP), 1 / Dg on its diagonal (ldl_inv) */
+	double *K;		/* D^-1 U^T, D = S^T Ihat S, U = Ihat S: nr x 6 row-major */
+	double *k;		/* D^-1 u, u = -S^T (Ihat c + phat): nr */
 	double *acc;		/* 6: Vdot */
 	double *om;		/* 3: angular velocity, global */
 };
 
-/* entry (a, b), b <= a, of a lower triangle packed by rows */
-#define LP(a, b) ((a) * ((a) + 1) / 2 + (b))
 /* doubles of T->fw, T->bw a node of n coordinates */
 #define FW_SIZE(n) (9 + 6 * (n))
-#define BW_SIZE(n) (7 * (n) + (n) * ((n) + 1) / 2)
+#define BW_SIZE(n) (7 * (n))
 
 struct tree {
 	struct ra *s;		/* borrowed */
@@ -170,7 +166,7 @@ struct tree {
 	struct tnode *nd;	/* nb, in tree order */
 	struct tgeo *geo;	/* nb */
 	struct tkin *kin;	/* nb */
-	double *fw, *bw;	/* the nodes' dcp, c, S and V, z, L (struct twork) */
+	double *fw, *bw;	/* the nodes' dcp, c, S and K, k (struct twork) */
 	double *acc, *om;	/* 6 nb, 3 nb */
 	/* nb x 42: a node's Ihat (36, row-major) and phat (6): the sums of
 	 * children that are not the next node (backward), and every node's
@@ -196,7 +192,7 @@ static inline struct twork tw(const struct tree *T, int i)
 {
 	const struct tnode *J = &T->nd[i];
 	double *f = T->fw + J->ko, *b = T->bw + J->bo;
-	struct twork W = { f, f + 3, f + 9, b, b + 6 * J->n, b + 7 * J->n, T->acc + 6 * (size_t)i,
+	struct twork W = { f, f + 3, f + 9, b, b + 6 * J->n, T->acc + 6 * (size_t)i,
 			   T->om + 3 * (size_t)i };
 	return W;
 }
@@ -730,7 +726,8 @@ static double *composite(const struct tree *T)
 }
 
 /* The backward pass (eq. 17), with D = L Dg L^T (L unit lower) and V =
- * L^-1 U^T, z = L^-1 u: U D^-1 U^T = V^T Dg^-1 V, U D^-1 u = V^T Dg^-1 z.  For a node
+ * L^-1 U^T, z = L^-1 u: U D^-1 U^T = V^T Dg^-1 V, U D^-1 u = V^T Dg^-1
+ * z; the forward pass takes K = D^-1 U^T and k = D^-1 u.  For a node
  * with massless coordinates D, U, u are those of its nr coordinates with
  * inertia (the pseudo-inverse, above). */
 /* One node of the backward pass (eq. 17, above) from its Ihat and phat
@@ -810,16 +807,14 @@ static inline __attribute__((always_inline)) int node_backward(struct tree *T, i
 				double sm = Ua[k];
 				for (int b2 = 0; b2 < a; b2++)
 					sm -= L[nr * a + b2] * V[6 * b2 + k];
-				V[6 * a + k] = W->V[6 * a + k] = sm;
+				V[6 * a + k] = sm;
 				Y[6 * a + k] = sm * ia;
 			}
 			double sz = zu[a];
 			for (int b2 = 0; b2 < a; b2++)
 				sz -= L[nr * a + b2] * z[b2];
-			z[a] = W->z[a] = sz;
+			z[a] = sz;
 			yz[a] = sz * ia;
-			for (int b2 = 0; b2 <= a; b2++)
-				W->L[LP(a, b2)] = L[nr * a + b2];
 		}
 		for (int r = 0; r < 6; r++) {
 			for (int c = r; c < 6; c++) {
@@ -832,6 +827,21 @@ static inline __attribute__((always_inline)) int node_backward(struct tree *T, i
 			}
 			for (int a = 0; a < nr; a++)
 				pa[r] += V[6 * a + r] * yz[a];
+		}
+		/* for the forward pass: K = D^-1 U^T = L^-T Y and k = D^-1 u =
+		 * L^-T yz (back substitutions, off the chain of dependent
+		 * operations from node to node) */
+		for (int a = nr - 1; a >= 0; a--) {
+			for (int k = 0; k < 6; k++) {
+				double sm = Y[6 * a + k];
+				for (int b2 = a + 1; b2 < nr; b2++)
+					sm -= L[nr * b2 + a] * Y[6 * b2 + k];
+				Y[6 * a + k] = W->K[6 * a + k] = sm;
+			}
+			double sz = yz[a];
+			for (int b2 = a + 1; b2 < nr; b2++)
+				sz -= L[nr * b2 + a] * yz[b2];
+			yz[a] = W->k[a] = sz;
 		}
 	} else {
 		memcpy(Ia, I, sizeof Ia);
@@ -906,34 +916,17 @@ static int backward(struct tree *T)
 	return ODE_OK;
 }
 
-/* tq := L^-T Dg^-1 tq over node W's nr coordinates with inertia (back
- * substitution; L unit lower with 1 / Dg on its diagonal, ldl_inv). */
-static inline __attribute__((always_inline)) void lt_solve(const struct twork *W, int nr,
-							   double tq[6])
-{
-	for (int a = nr - 1; a >= 0; a--) {
-		tq[a] *= W->L[LP(a, a)];
-		for (int k = a + 1; k < nr; k++)
-			tq[a] -= W->L[LP(k, a)] * tq[k];
-	}
-}
-
 /* The coordinates with inertia of node J: q-ddot_r = D^+ (u - U^T Phi
- * Vdot_p) = L^-T Dg^-1 (z - V pA), pA = Phi Vdot_p (eq. 18), into
- * qdd[ri[a]]. */
+ * Vdot_p) = k - K pA, pA = Phi Vdot_p (eq. 18), into qdd[ri[a]]. */
 static inline __attribute__((always_inline)) void
 joint_accel(const struct tnode *J, const struct twork *W, const double *pA, double *qdd, int nr)
 {
-	double tq[6];
 	for (int a = 0; a < nr; a++) {
 		double sm = 0.0;
 		for (int k = 0; k < 6; k++)
-			sm += W->V[6 * a + k] * pA[k];
-		tq[a] = W->z[a] - sm;
+			sm += W->K[6 * a + k] * pA[k];
+		qdd[J->ri[a]] = W->k[a] - sm;
 	}
-	lt_solve(W, nr, tq);
-	for (int a = 0; a < nr; a++)
-		qdd[J->ri[a]] = tq[a];
 }
 
 /* The wrench the parent joint transmits to node i's body, lam = Ihat
@@ -1198,13 +1191,12 @@ static int tree_vel_map(void *ctx, int *gi, int *ga, double *gv)
 				double *Xm = X + 6 * m, tq[6];
 				phi_motion(Xm, W->dcp, X + 6 * M->parent);
 				int nr = M->nr;
-				for (int r = 0; r < nr; r++) {
+				for (int r = 0; r < nr; r++) {	/* G = K Phi X_p */
 					double sm = 0.0;
 					for (int e = 0; e < 6; e++)
-						sm += W->V[6 * r + e] * Xm[e];
+						sm += W->K[6 * r + e] * Xm[e];
 					tq[r] = sm;
 				}
-				lt_solve(W, nr, tq);
 				for (int r = 0; r < nr; r++) {
 					const double *Sr = W->S + 6 * M->ri[r];
 					for (int e = 0; e < 6; e++)
