@@ -77,20 +77,22 @@ enum tj { TJ_REVOLUTE, TJ_CYLINDRICAL, TJ_TRANSLATIONAL, TJ_UNIVERSAL, TJ_SPHERI
 static const int tj_n[] = { 1, 2, 1, 2, 3, 0, 6, 3, 3 };
 
 /* A body and its joint towards the ground, in the order of the tree
- * (parents first): what every pass of f reads, packed (52 bytes) so
+ * (parents first): what every pass of f reads, packed (60 bytes) so
  * that the passes stream few cache lines; the joint's markers and
- * reference rotation are in struct tgeo, their per-f part in struct tkin. */
+ * reference rotation are in struct tgeo, what the forward pass reads of
+ * them in struct tkin and T->CF, the body's mass in struct tmass. */
 struct tnode {
 	int body, parent;	/* parent: node index, -1 the ground */
 	int joint;		/* model joint, -1 free body */
 	enum tj type;
-	int n, q0;		/* coordinates: count, first */
+	int q0;			/* its first coordinate */
 	int ko, bo;		/* its parts of T->fw, T->bw (struct twork) */
+	int ki, mi;		/* its entries of T->kin, T->ms */
+	unsigned char n;	/* coordinates */
 	/* rank-deficient masses (seed 003 §3.3-3.4): alg[k] = 1 for a
 	 * coordinate without inertia (first order), nr of the n have it
 	 * (second order), their indices ri */
-	int nr;
-	unsigned char alg[6], ri[6];
+	unsigned char nr, alg[6], ri[6];
 	/* drivers (rheonomic coordinates): drv[a] the model driver of
 	 * coordinate a or -1; ndrv of them.  A driven coordinate is neither
 	 * with inertia (ri) nor massless: its q, q-dot, q-ddot come from the
@@ -98,11 +100,13 @@ struct tnode {
 	 * known bias S_a q-ddot_a added to c (tree_drivers). */
 	signed char drv[6];
 	unsigned char ndrv;
-	/* the backward pass's sums over children (backward): first, this
-	 * is its parent's last child in tree order (the first the backward
-	 * pass meets, which starts the parent's sums from its own M and
-	 * -f); kids, the node has children */
-	unsigned char first, kids;
+	/* the passes' sums over children and values for them (forward,
+	 * backward): first, this is its parent's last child in tree order
+	 * (the first the backward pass meets, which starts the parent's sums
+	 * from its own M and -f); kids, the node has children; far, one of
+	 * them is not the next node (which the passes reach at once and
+	 * serve from locals) */
+	unsigned char first, kids, far;
 };
 
 /* The joint's markers (P on the parent in the parent's body frame, Q on
@@ -113,11 +117,19 @@ struct tgeo {
 	double C[9];
 };
 
-/* What the forward pass reads of them: CF = C Fc^T, so that the child's
- * rotation is R_P R(q) F_c^T = R_P (E(q) CF) with one product less
- * (kin_update, after every change of C) */
+/* What the forward pass reads of the markers besides CF = C Fc^T (T->CF,
+ * per node: the child's rotation is R_P R(q) F_c^T = R_P (E(q) CF), one
+ * product less; kin_update after every change of C).  One entry for a
+ * run of consecutive nodes with the same markers (a repeated link), so
+ * that a long chain reads one. */
 struct tkin {
-	double Fp[9], CF[9], sp[3], sc[3];
+	double Fp[9], sp[3], sc[3];
+};
+
+/* A body's mass and body-frame inertia, one entry for a run of
+ * consecutive nodes with the same (ra_inertia) */
+struct tmass {
+	double m, J[9];
 };
 
 /* A driven coordinate (tree_drivers): q = sig (f(t) + offset) + kap,
@@ -145,7 +157,6 @@ struct twork {
 	double *K;		/* D^-1 U^T, D = S^T Ihat S, U = Ihat S: nr x 6 row-major */
 	double *k;		/* D^-1 u, u = -S^T (Ihat c + phat): nr */
 	double *acc;		/* 6: Vdot */
-	double *om;		/* 3: angular velocity, global */
 };
 
 /* doubles of T->fw, T->bw a node of n coordinates */
@@ -165,9 +176,13 @@ struct tree {
 	double *Pdd;		/* nq: q-ddot of the driven coordinates, 0 elsewhere */
 	struct tnode *nd;	/* nb, in tree order */
 	struct tgeo *geo;	/* nb */
-	struct tkin *kin;	/* nb */
+	struct tkin *kin;	/* per run of nodes with the same markers (ki) */
+	double *CF;		/* 9 nb */
+	struct tmass *ms;	/* per run of nodes with the same mass (mi) */
 	double *fw, *bw;	/* the nodes' dcp, c, S and K, k (struct twork) */
-	double *acc, *om;	/* 6 nb, 3 nb */
+	double *acc;		/* 6 nb (struct twork) */
+	double *om;		/* 3 nb: a node's angular velocity, global, for
+				 * children other than the next node (forward) */
 	/* nb x 42: a node's Ihat (36, row-major) and phat (6): the sums of
 	 * children that are not the next node (backward), and every node's
 	 * when keep is set (node_lam: bodies, massless residuals) */
@@ -192,8 +207,7 @@ static inline struct twork tw(const struct tree *T, int i)
 {
 	const struct tnode *J = &T->nd[i];
 	double *f = T->fw + J->ko, *b = T->bw + J->bo;
-	struct twork W = { f, f + 3, f + 9, b, b + 6 * J->n, T->acc + 6 * (size_t)i,
-			   T->om + 3 * (size_t)i };
+	struct twork W = { f, f + 3, f + 9, b, b + 6 * J->n, T->acc + 6 * (size_t)i };
 	return W;
 }
 
@@ -466,7 +480,7 @@ static int has_d(enum tj t)
  * rotation relative to P, with its marker's), d, H, D (the columns of its
  * n coordinates; D only where has_d: forward reads it only there), hq (dq
  * is 0 for every type: d is linear in q with constant columns). */
-static void joint_eval(const struct tnode *J, const struct tkin *K, const struct tgeo *G,
+static void joint_eval(const struct tnode *J, const double *CF, const struct tgeo *G,
 		       const double *q, const double *qd, struct jk *k)
 {
 	double Rz[9], T[9];
@@ -479,24 +493,24 @@ static void joint_eval(const struct tnode *J, const struct tkin *K, const struct
 	switch (J->type) {
 	case TJ_REVOLUTE:
 		rot_z(Rz, q[0]);
-		m3_mul(k->R, Rz, K->CF);
+		m3_mul(k->R, Rz, CF);
 		v3_copy(k->H, EZ);
 		break;
 	case TJ_CYLINDRICAL:
 		rot_z(Rz, q[0]);
-		m3_mul(k->R, Rz, K->CF);
+		m3_mul(k->R, Rz, CF);
 		k->d[2] = q[1];
 		v3_copy(k->H, EZ);
 		v3_copy(k->D + 3, EZ);
 		break;
 	case TJ_TRANSLATIONAL:
-		memcpy(k->R, K->CF, sizeof k->R);
+		memcpy(k->R, CF, sizeof k->R);
 		k->d[2] = q[0];
 		v3_copy(k->D, EZ);
 		break;
 	case TJ_PLANAR:	/* x, y in P's plane, the turn a about its normal */
 		rot_z(Rz, q[2]);
-		m3_mul(k->R, Rz, K->CF);
+		m3_mul(k->R, Rz, CF);
 		k->d[0] = q[0];
 		k->d[1] = q[1];
 		k->D[0] = 1.0;
@@ -520,14 +534,14 @@ static void joint_eval(const struct tnode *J, const struct tkin *K, const struct
 	}
 	case TJ_SPHERICAL:
 		chart_eval(q, qd, T, k->H, k->hq);
-		m3_mul(k->R, T, K->CF);
+		m3_mul(k->R, T, CF);
 		break;
 	case TJ_FIXED:
 	default:
-		memcpy(k->R, K->CF, sizeof k->R);
+		memcpy(k->R, CF, sizeof k->R);
 		break;
 	case TJ_POINT:	/* a free particle: its position, no rotation */
-		memcpy(k->R, K->CF, sizeof k->R);
+		memcpy(k->R, CF, sizeof k->R);
 		v3_copy(k->d, q);
 		for (int i = 0; i < 3; i++)
 			k->D[3 * i + i] = 1.0;
@@ -535,25 +549,19 @@ static void joint_eval(const struct tnode *J, const struct tkin *K, const struct
 	case TJ_FREE:
 		v3_copy(k->d, q);
 		chart_eval(q + 3, qd + 3, T, k->H + 9, k->hq);
-		m3_mul(k->R, T, K->CF);
+		m3_mul(k->R, T, CF);
 		for (int i = 0; i < 3; i++)
 			k->D[3 * i + i] = 1.0;
 		break;
 	}
 }
 
-/* The forward pass's copy of node i's markers, with CF = C Fc^T */
+/* The forward pass's CF = C Fc^T of node i */
 static void kin_update(struct tree *T, int i)
 {
 	const struct tgeo *G = &T->geo[i];
-	struct tkin *K = &T->kin[i];
-	memcpy(K->Fp, G->Fp, sizeof K->Fp);
-	v3_copy(K->sp, G->sp);
-	v3_copy(K->sc, G->sc);
-	m3_mult(K->CF, G->C, G->Fc);
+	m3_mult(T->CF + 9 * (size_t)i, G->C, G->Fc);
 }
-
-/* ---- forward pass: positions, velocities, S, c ---- */
 
 /* The forward pass (eqs. 7-9): positions, velocities, S, c of every
  * node from its parent's, with y, y' copied into T->y, T->yd on the way
@@ -561,23 +569,25 @@ static void kin_update(struct tree *T, int i)
 static void forward(struct tree *T, const double *y, const double *yd)
 {
 	struct ra_state *x = &T->x;
+	double oml[3] = { 0, 0, 0 };	/* the last node's angular velocity */
 	for (int i = 0; i < T->nb; i++) {
 		const struct tnode *J = &T->nd[i];
-		const struct tkin *K = &T->kin[i];
+		const struct tkin *K = &T->kin[J->ki];
 		struct twork Wv = tw(T, i);
 		struct twork *W = &Wv;
 		int c = J->body, pb = J->parent >= 0 ? T->nd[J->parent].body : -1;
 		static const double z3[3] = { 0, 0, 0 };
 		const double *rp = pb >= 0 ? x->r + 3 * pb : z3, *Ap = pb >= 0 ? x->A + 9 * pb : I3;
 		const double *vp = pb >= 0 ? x->v + 3 * pb : z3;
-		const double *omp = J->parent >= 0 ? tw(T, J->parent).om : z3;
+		/* the parent's angular velocity: the last node's in a chain */
+		const double *omp = J->parent < 0 ? z3 : J->parent == i - 1 ? oml : T->om + 3 * J->parent;
 		const double *q = y + J->q0, *qd = yd + J->q0;
 		for (int a = 0; a < J->n; a++) {
 			T->y[J->q0 + a] = q[a];
 			T->yd[J->q0 + a] = qd[a];
 		}
 		struct jk k;
-		joint_eval(J, K, &T->geo[i], q, qd, &k);
+		joint_eval(J, T->CF + 9 * (size_t)i, &T->geo[i], q, qd, &k);
 		double RP[9], op[3], oc[3], t[3];
 		m3_mul(RP, Ap, K->Fp);
 		m3_mulv(op, Ap, K->sp);
@@ -611,8 +621,9 @@ static void forward(struct tree *T, const double *y, const double *yd)
 			v3_axpy(wr, qd[j], Hg);
 		}
 		/* velocities (eq. 8) */
-		v3_add(W->om, omp, wr);
-		m3_tmulv(x->w + 3 * c, A, W->om);
+		double om[3];
+		v3_add(om, omp, wr);
+		m3_tmulv(x->w + 3 * c, A, om);
 		v3_cross(t, omp, W->dcp);
 		v3_add(v, vp, t);
 		v3_add(v, v, vr);
@@ -630,9 +641,12 @@ static void forward(struct tree *T, const double *y, const double *yd)
 		v3_add(W->c, W->c, t);
 		v3_cross(t, cw, e);
 		v3_add(W->c, W->c, t);
-		v3_cross(oe, W->om, e);
+		v3_cross(oe, om, e);
 		v3_cross(t, wr, oe);
 		v3_add(W->c, W->c, t);
+		v3_copy(oml, om);
+		if (J->far)
+			v3_copy(T->om + 3 * i, om);
 		if (J->ndrv)	/* the known q-ddot of driven coordinates */
 			for (int a = 0; a < J->n; a++)
 				if (J->drv[a] >= 0)
@@ -641,17 +655,18 @@ static void forward(struct tree *T, const double *y, const double *yd)
 	}
 }
 
-/* Body b's own mass matrix M_i = diag(m I, A J A^T) into I (6x6, eq. 11)
+/* Node i's body's own mass matrix M_i = diag(m I, A J A^T) into I (6x6, eq. 11)
  * and -f_i into p, f_i = (F, A (n - w x J w)) its applied wrench with the
  * gyroscopic term (ra_forces' force global, torque n in the body frame):
  * the start of the backward pass's sums, made there (backward) */
-static __attribute__((noinline)) void own_init(const struct tree *T, int b,
-							   double I[36], double p[6])
+static __attribute__((noinline)) void own_init(const struct tree *T, int i, double I[36],
+						 double p[6])
 {
-	const struct ra *s = T->s;
 	const struct ra_state *x = &T->x;
-	const double *A = x->A + 9 * b, *J = ra_inertia(s, b), *wb = x->w + 3 * b;
-	double AJ[9], Ig[9], m = s->mass[b];
+	int b = T->nd[i].body;
+	const struct tmass *ms = &T->ms[T->nd[i].mi];
+	const double *A = x->A + 9 * b, *J = ms->J, *wb = x->w + 3 * b;
+	double AJ[9], Ig[9], m = ms->m;
 	m3_mul(AJ, A, J);
 	m3_mult(Ig, AJ, A);
 	for (int r = 0; r < 3; r++)	/* every entry stored (no memset: rep stos) */
@@ -716,7 +731,7 @@ static double *composite(const struct tree *T)
 	double *Ic = xcalloc(36 * (size_t)T->nb + 1, sizeof(double));
 	for (int i = T->nb - 1; i >= 0; i--) {
 		double *C = Ic + 36 * i, M[36];
-		own_init(T, T->nd[i].body, M, NULL);
+		own_init(T, i, M, NULL);
 		for (int k = 0; k < 36; k++)
 			C[k] += M[k];
 		if (T->nd[i].parent >= 0)
@@ -855,7 +870,7 @@ static inline __attribute__((always_inline)) int node_backward(struct tree *T, i
 		int pi = J->parent;
 		double *sum = T->ih + 42 * (size_t)pi, *dst = pi == i - 1 ? car : sum;
 		if (J->first)
-			own_init(T, T->nd[pi].body, dst, dst + 36);
+			own_init(T, pi, dst, dst + 36);
 		else if (dst != sum)
 			memcpy(dst, sum, 42 * sizeof(double));
 		phit_x_phi_add(dst, W->dcp, Ia);
@@ -881,11 +896,10 @@ static int backward(struct tree *T)
 			prefetch_range(T->x.A + 9 * b, 9 * sizeof(double), 0);
 			prefetch_range(T->x.w + 3 * b, 3 * sizeof(double), 0);
 			prefetch_range(T->F + 6 * b, 6 * sizeof(double), 0);
-			prefetch_range(ra_inertia(T->s, b), 9 * sizeof(double), 0);
 		}
 		double *car = cars[(i - 1) & 1];	/* node k's in cars[k & 1] */
 		if (!J->kids) {
-			own_init(T, J->body, own, own + 36);
+			own_init(T, i, own, own + 36);
 			ih = own;
 		} else if (i + 1 < T->nb && T->nd[i + 1].parent == i) {
 			ih = cars[i & 1];
@@ -1797,6 +1811,28 @@ static void build_nodes(struct tree *T)
 			J->first = 1;
 			T->nd[J->parent].kids = 1;
 		}
+		if (J->parent >= 0 && J->parent != i - 1)
+			T->nd[J->parent].far = 1;
+	}
+	/* the markers and masses the passes read, one entry for a run of
+	 * nodes with the same */
+	int nk = 0, nm = 0;
+	for (int i = 0; i < nb; i++) {
+		struct tnode *J = &T->nd[i];
+		const struct tgeo *G = &T->geo[i];
+		struct tkin k;
+		struct tmass ms;
+		memcpy(k.Fp, G->Fp, sizeof k.Fp);
+		v3_copy(k.sp, G->sp);
+		v3_copy(k.sc, G->sc);
+		if (!nk || memcmp(&T->kin[nk - 1], &k, sizeof k))
+			T->kin[nk++] = k;
+		J->ki = nk - 1;
+		ms.m = T->s->mass[J->body];
+		memcpy(ms.J, ra_inertia(T->s, J->body), sizeof ms.J);
+		if (!nm || memcmp(&T->ms[nm - 1], &ms, sizeof ms))
+			T->ms[nm++] = ms;
+		J->mi = nm - 1;
 	}
 	T->nq = q;
 	(void)head;
@@ -1861,6 +1897,8 @@ struct tree *tree_new(struct ra *s, struct diag *d)
 	T->nd = xcalloc((size_t)T->nb + 1, sizeof(*T->nd));
 	T->geo = xcalloc((size_t)T->nb + 1, sizeof(*T->geo));
 	T->kin = xcalloc((size_t)T->nb + 1, sizeof(*T->kin));
+	T->ms = xcalloc((size_t)T->nb + 1, sizeof(*T->ms));
+	T->CF = xcalloc(9 * (size_t)T->nb + 1, sizeof(double));
 	build_nodes(T);
 	/* each node's parts of fw and bw (struct twork), in tree order;
 	 * offsets as int (a model of 2^31 doubles is out of reach) */
@@ -1913,6 +1951,8 @@ void tree_free(struct tree **pT)
 	free(T->nd);
 	free(T->geo);
 	free(T->kin);
+	free(T->ms);
+	free(T->CF);
 	free(T->fw);
 	free(T->bw);
 	free(T->acc);
