@@ -147,9 +147,9 @@ struct tdrv {
  * the backward pass K, k (T->bw), the forward pass of accelerations
  * acc, each contiguous in tree order, sized by the joint's n coordinates
  * (27 + 21 doubles for a spherical joint).  The body's own mass matrix and
- * forces, the condensed Ihat, phat and the wrench lam = Ihat Vdot + phat
- * the parent joint transmits are made in the backward pass and kept only
- * when asked for (T->keep, node_lam). */
+ * forces and the condensed Ihat, phat are made in the backward pass and
+ * kept only when asked for (T->keep: residuals of massless
+ * coordinates, joint_wrenches). */
 struct twork {
 	double *dcp;		/* 3: r_c - r_p */
 	double *c;		/* 6 */
@@ -185,10 +185,12 @@ struct tree {
 				 * children other than the next node (forward) */
 	/* nb x 42: a node's Ihat (36, row-major) and phat (6): the sums of
 	 * children that are not the next node (backward), and every node's
-	 * when keep is set (node_lam: bodies, massless residuals) */
+	 * when keep is set (node_lam: massless residuals, joint_wrenches) */
 	double *ih;
 	int keep;		/* the next backward pass keeps Ihat, phat in ih */
 	int have_ih;		/* ih holds those of the last f */
+	int resid_last;		/* the last f was a residual (joint_wrenches) */
+	double *lam;		/* 6 nb: the joints' wrenches (joint_wrenches) */
 	struct ra_state x;	/* the body state of the last f */
 	double *F;		/* 6 nb: applied forces (ra_forces) */
 	double *y;		/* nq: the coordinates of the last f */
@@ -1006,6 +1008,7 @@ static void node_accel(struct tree *T, int i, const double *given, double qdd[6]
 static int rhs_full(struct tree *T, double t, const double *y, const double *yd, double *ydd)
 {
 	prepare(T, t, y, yd);
+	T->resid_last = 0;
 	int st = backward(T);
 	if (st)
 		return st;
@@ -1042,6 +1045,7 @@ static int resid_full(struct tree *T, double t, const double *y, const double *y
 		      const double *ydd, double *res)
 {
 	prepare(T, t, y, yd);
+	T->resid_last = 1;
 	T->keep = T->nalg > 0 || (T->singular && !T->masked);
 	int st = backward(T);
 	T->keep = 0;
@@ -1503,16 +1507,52 @@ static int tree_start(void *ctx, const struct ra_state *x0, double *y, double *y
  * -Phi_q,c^T lam, is the wrench lam_c of the recursion: (Jc Jc^T) lam =
  * Jc g, g = -(F, A^T N) in ra's generalized coordinates (force global,
  * torque in the body frame).  Needs ra_eval(.., PRIM_JAC) at T->x. */
+/* The wrench lam_i each parent joint transmits to its body at the last
+ * f, into T->lam.  After a residual (the DAE schemes: accelerations
+ * given, Newton's iterate) the recursion's lam_i = Ihat_i Vdot_i + phat_i
+ * (seed 003 eq. 13), from Ihat, phat made again by a backward pass at the
+ * last f's inputs (the same numbers) unless that f kept them: it weighs
+ * the iterate's error in q-ddot less than the sum below.  After rhs (its
+ * accelerations the recursion's own) the same to round-off by each
+ * body's equilibrium (eq. 11) from the leaves, lam_i = M_i Vdot_i - f_i +
+ * sum over the children j of Phi_j^T lam_j: O(N) with no Ihat kept in f. */
+static void joint_wrenches(struct tree *T)
+{
+	if (!T->lam)
+		T->lam = xmalloc((6 * (size_t)T->nb + 1) * sizeof(double));
+	if (T->resid_last) {
+		if (!T->have_ih) {
+			T->keep = 1;
+			backward(T);
+			T->keep = 0;
+		}
+		for (int i = 0; i < T->nb; i++)
+			node_lam(T, i, T->lam + 6 * (size_t)i);
+		return;
+	}
+	memset(T->lam, 0, 6 * (size_t)T->nb * sizeof(double));
+	for (int i = T->nb - 1; i >= 0; i--) {
+		struct twork W = tw(T, i);
+		double M[36], p[6], Ma[6], *l = T->lam + 6 * (size_t)i;
+		own_init(T, i, M, p);
+		m6_mulv(Ma, M, W.acc);
+		for (int k = 0; k < 6; k++)
+			l[k] += Ma[k] + p[k];
+		if (T->nd[i].parent >= 0)
+			phit_add(T->lam + 6 * (size_t)T->nd[i].parent, W.dcp, l);
+	}
+}
+
 static void joint_lambda(struct tree *T, int i)
 {
 	const struct tnode *J = &T->nd[i];
 	const struct ra *s = T->s;
 	const struct joint *jt = &s->m->joints[J->joint];
 	int nr = jt->nrows, c = J->body;
-	double g[6], G[36] = { 0 }, L[36] = { 0 }, rhs[6], wl[6];
+	double g[6], G[36] = { 0 }, L[36] = { 0 }, rhs[6];
 	const double *Jc[MODEL_JOINT_ROWS_MAX];
 	int row[MODEL_JOINT_ROWS_MAX];
-	node_lam(T, i, wl);
+	const double *wl = T->lam + 6 * (size_t)i;
 	v3_scale(g, -1.0, wl);
 	m3_tmulv(g + 3, T->x.A + 9 * c, wl + 3);
 	v3_scale(g + 3, -1.0, g + 3);
@@ -1567,13 +1607,7 @@ static void tree_bodies(void *ctx, struct ra_state *x)
 		m3_tmulv(T->x.wd + 3 * b, T->x.A + 9 * b, acc + 3);
 	}
 	if (s->m->njoints > 0) {
-		if (!T->have_ih) {
-			/* Ihat, phat of the last f again (the same inputs: the
-			 * same numbers), kept this time for node_lam */
-			T->keep = 1;
-			backward(T);
-			T->keep = 0;
-		}
+		joint_wrenches(T);
 		ra_eval(s, &T->x, t, PRIM_JAC);
 		for (int i = 0; i < T->nb; i++)
 			if (T->nd[i].joint >= 0)
@@ -1958,6 +1992,7 @@ void tree_free(struct tree **pT)
 	free(T->acc);
 	free(T->om);
 	free(T->ih);
+	free(T->lam);
 	free(T->F);
 	free(T->y);
 	free(T->yd);
