@@ -193,6 +193,9 @@ struct tree {
 	double *lam;		/* 6 nb: the joints' wrenches (joint_wrenches) */
 	struct ra_state x;	/* the body state of the last f */
 	double *F;		/* 6 nb: applied forces (ra_forces) */
+	/* no force elements and no beams: ra_forces would store gravity
+	 * alone, m g, which own_init makes where it needs it instead */
+	int gravity_only;
 	double *y;		/* nq: the coordinates of the last f */
 	double *yd;		/* nq: their rates */
 	int *jnode;		/* njoints: the node of each model joint */
@@ -680,13 +683,18 @@ static __attribute__((noinline)) void own_init(const struct tree *T, int i, doub
 		}
 	if (!p)
 		return;
-	double Jw[3], g[3], n[3], ng[3];
+	double Jw[3], g[3], n[3], ng[3], Fg[6] = { 0, 0, 0, 0, 0, 0 };
+	const double *F = T->F + 6 * b;
+	if (T->gravity_only) {	/* ra_forces' gravity, m g, made here */
+		v3_scale(Fg, m, T->s->m->gravity);
+		F = Fg;
+	}
 	m3_mulv(Jw, J, wb);
 	v3_cross(g, wb, Jw);
-	v3_sub(n, T->F + 6 * b + 3, g);
+	v3_sub(n, F + 3, g);
 	m3_mulv(ng, A, n);
 	for (int k = 0; k < 3; k++) {
-		p[k] = -T->F[6 * b + k];
+		p[k] = -F[k];
 		p[3 + k] = -ng[k];
 	}
 }
@@ -712,7 +720,8 @@ static void prepare(struct tree *T, double t, const double *y, const double *yd)
 	T->why[0] = 0;
 	x->t = t;
 	forward(T, y, yd);
-	ra_forces(T->s, x, t, NULL, T->F);
+	if (!T->gravity_only)
+		ra_forces(T->s, x, t, NULL, T->F);
 	T->have_ih = 0;
 }
 
@@ -897,7 +906,8 @@ static int backward(struct tree *T)
 			prefetch_node(T, k);
 			prefetch_range(T->x.A + 9 * b, 9 * sizeof(double), 0);
 			prefetch_range(T->x.w + 3 * b, 3 * sizeof(double), 0);
-			prefetch_range(T->F + 6 * b, 6 * sizeof(double), 0);
+			if (!T->gravity_only)
+				prefetch_range(T->F + 6 * b, 6 * sizeof(double), 0);
 		}
 		double *car = cars[(i - 1) & 1];	/* node k's in cars[k & 1] */
 		if (!J->kids) {
@@ -1951,6 +1961,7 @@ struct tree *tree_new(struct ra *s, struct diag *d)
 	T->ih = xcalloc(42 * (size_t)T->nb + 1, sizeof(double));
 	ra_state_init(s, &T->x);
 	T->F = xcalloc(6 * (size_t)T->nb + 1, sizeof(double));
+	T->gravity_only = s->m->nforces == 0 && s->m->nbeams == 0;
 	T->y = xcalloc((size_t)T->nq + 1, sizeof(double));
 	T->yd = xcalloc((size_t)T->nq + 1, sizeof(double));
 	T->R0 = xcalloc(9 * (size_t)T->nb + 1, sizeof(double));
