@@ -102,7 +102,7 @@ int main(int argc, char **argv)
 	if (fixed) {
 		for (long i = atol(fixed); i > 0; i--)
 			S->rhs(S->ctx, 0.0, y, yd, ydd);
-		return 0;
+		goto done;
 	}
 	long k = 1;
 	for (;;) {
@@ -125,6 +125,7 @@ int main(int argc, char **argv)
 	}
 	qsort(tr, 5, sizeof tr[0], cmp);
 	printf("%d %d %.6e %.6e %.4f\n", m->nbodies, n, tr[2], tr[0], 1e6 * tr[2] / m->nbodies);
+done:
 	ra_state_release(&x);
 	free(y);
 	free(yd);
