@@ -9,7 +9,10 @@
  * rates off it (below) and calls f at that state repeatedly: five trials of about SECONDS / 5 each (default 1 s in all),
  * each a count of calls fixed by a first calibrating trial.  Prints one
  * line, "N nq median_f_s min_f_s us_per_body" (median and fastest trial,
- * per call; microseconds per call and body from the median).
+ * per call; microseconds per call and body from the median).  With
+ * TREE_F_CALLS=k in the environment it makes exactly k calls and prints
+ * nothing, for instruction and cache-miss counts under valgrind
+ * (bench/README.md).
  *
  * Why in process and not the run loop: a run's loop time per extra f
  * (bench/README.md) also holds the integrator's vector operations (CVODE's
