@@ -219,17 +219,21 @@ static inline struct twork tw(const struct tree *T, int i)
 static const double I3[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
 static const double EZ[3] = { 0, 0, 1 };
 
-/* Each pass of f is a chain of dependent operations from node to node,
- * several hundred instructions a node, so the out-of-order core does not
- * reach the loads of the nodes ahead by itself: at N >= 1e4, where the
- * per-node data no longer fit the caches, each node would wait for its
- * misses.  The passes ask for the data of the node TREE_AHEAD places
- * ahead (GCC's __builtin_prefetch, a hint: no effect on the numbers). */
+/* The backward pass is a chain of dependent operations from node to
+ * node, several hundred instructions a node, so the out-of-order core
+ * does not reach the loads of the nodes ahead by itself: at N >= 1e4,
+ * where the per-node data no longer fit the caches, each node would wait
+ * for its misses.  It asks for the data of the node TREE_AHEAD places
+ * ahead (GCC's __builtin_prefetch, a hint: no effect on the numbers).
+ * The two forward passes run up the addresses, which the hardware
+ * prefetcher follows: asking there measured no gain (bench/README.md). */
 #define TREE_AHEAD 8
 
 static inline void prefetch_range(const void *p, size_t bytes, int write)
 {
 	const char *c = p;
+	if (!bytes)
+		return;
 	for (size_t o = 0; o < bytes; o += 64) {
 		if (write)
 			__builtin_prefetch(c + o, 1, 3);
