@@ -9,7 +9,10 @@
  * rates off it (below) and calls f at that state repeatedly: five trials of about SECONDS / 5 each (default 1 s in all),
  * each a count of calls fixed by a first calibrating trial.  Prints one
  * line, "N nq median_f_s min_f_s us_per_body" (median and fastest trial,
- * per call; microseconds per call and body from the median).
+ * per call; microseconds per call and body from the median).  With
+ * TREE_F_CALLS=k in the environment it makes exactly k calls and prints
+ * nothing, for instruction and cache-miss counts under valgrind
+ * (bench/README.md).
  *
  * Why in process and not the run loop: a run's loop time per extra f
  * (bench/README.md) also holds the integrator's vector operations (CVODE's
@@ -95,7 +98,15 @@ int main(int argc, char **argv)
 		lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
 		yd[i] = 2.0 * ((double)(lcg >> 11) / 9007199254740992.0 * 2.0 - 1.0);
 	}
-	/* calibrate: calls for a fifth of the budget */
+	/* calibrate: calls for a fifth of the budget; TREE_F_CALLS=k instead
+	 * makes exactly k calls and prints nothing (instruction counts, e.g.
+	 * valgrind --tool=callgrind, are then per call) */
+	const char *fixed = getenv("TREE_F_CALLS");
+	if (fixed) {
+		for (long i = atol(fixed); i > 0; i--)
+			S->rhs(S->ctx, 0.0, y, yd, ydd);
+		goto done;
+	}
 	long k = 1;
 	for (;;) {
 		double t0 = now();
@@ -117,6 +128,7 @@ int main(int argc, char **argv)
 	}
 	qsort(tr, 5, sizeof tr[0], cmp);
 	printf("%d %d %.6e %.6e %.4f\n", m->nbodies, n, tr[2], tr[0], 1e6 * tr[2] / m->nbodies);
+done:
 	ra_state_release(&x);
 	free(y);
 	free(yd);

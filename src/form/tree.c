@@ -77,27 +77,59 @@ enum tj { TJ_REVOLUTE, TJ_CYLINDRICAL, TJ_TRANSLATIONAL, TJ_UNIVERSAL, TJ_SPHERI
 static const int tj_n[] = { 1, 2, 1, 2, 3, 0, 6, 3, 3 };
 
 /* A body and its joint towards the ground, in the order of the tree
- * (parents first). */
+ * (parents first): what every pass of f reads, packed (60 bytes) so
+ * that the passes stream few cache lines; the joint's markers and
+ * reference rotation are in struct tgeo, what the forward pass reads of
+ * them in struct tkin and T->CF, the body's mass in struct tmass. */
 struct tnode {
 	int body, parent;	/* parent: node index, -1 the ground */
 	int joint;		/* model joint, -1 free body */
 	enum tj type;
-	int n, q0;		/* coordinates: count, first */
-	double sp[3], Fp[9];	/* marker P on the parent (parent's body frame) */
-	double sc[3], Fc[9];	/* marker Q on the child (child's body frame) */
-	double C[9];		/* reference rotation (tree.h) */
+	int q0;			/* its first coordinate */
+	int ko, bo;		/* its parts of T->fw, T->bw (struct twork) */
+	int ki, mi;		/* its entries of T->kin, T->ms */
+	unsigned char n;	/* coordinates */
 	/* rank-deficient masses (seed 003 §3.3-3.4): alg[k] = 1 for a
 	 * coordinate without inertia (first order), nr of the n have it
 	 * (second order), their indices ri */
-	unsigned char alg[6];
-	int nr, ri[6];
+	unsigned char nr, alg[6], ri[6];
 	/* drivers (rheonomic coordinates): drv[a] the model driver of
 	 * coordinate a or -1; ndrv of them.  A driven coordinate is neither
 	 * with inertia (ri) nor massless: its q, q-dot, q-ddot come from the
 	 * driver's function, and the recursion takes it as locked with the
 	 * known bias S_a q-ddot_a added to c (tree_drivers). */
 	signed char drv[6];
-	int ndrv;
+	unsigned char ndrv;
+	/* the passes' sums over children and values for them (forward,
+	 * backward): first, this is its parent's last child in tree order
+	 * (the first the backward pass meets, which starts the parent's sums
+	 * from its own M and -f); kids, the node has children; far, one of
+	 * them is not the next node (which the passes reach at once and
+	 * serve from locals) */
+	unsigned char first, kids, far;
+};
+
+/* The joint's markers (P on the parent in the parent's body frame, Q on
+ * the child in the child's) and reference rotation C (tree.h). */
+struct tgeo {
+	double sp[3], Fp[9];
+	double sc[3], Fc[9];
+	double C[9];
+};
+
+/* What the forward pass reads of the markers besides CF = C Fc^T (T->CF,
+ * per node: the child's rotation is R_P R(q) F_c^T = R_P (E(q) CF), one
+ * product less; kin_update after every change of C).  One entry for a
+ * run of consecutive nodes with the same markers (a repeated link), so
+ * that a long chain reads one. */
+struct tkin {
+	double Fp[9], sp[3], sc[3];
+};
+
+/* A body's mass and body-frame inertia, one entry for a run of
+ * consecutive nodes with the same (ra_inertia) */
+struct tmass {
+	double m, J[9];
 };
 
 /* A driven coordinate (tree_drivers): q = sig (f(t) + offset) + kap,
@@ -109,24 +141,27 @@ struct tdrv {
 	double sig, kap;
 };
 
-/* What one evaluation keeps per node: the fixed part here, the parts
- * sized by the joint's n coordinates in the tree's arena (tree_new), so
- * that a spherical chain's node is 896 bytes, not the 1440 of room for 6
- * coordinates everywhere.  The wrench the parent joint transmits, lam =
- * Ihat Vdot + phat, is made only when asked for (node_lam). */
+/* What one evaluation keeps per node (tw: pointers into the tree's
+ * arrays), by the pass that makes it, so that each pass streams only the
+ * bytes it reads or writes: the forward pass makes dcp, c, S (T->fw),
+ * the backward pass K, k (T->bw), the forward pass of accelerations
+ * acc, each contiguous in tree order, sized by the joint's n coordinates
+ * (27 + 21 doubles for a spherical joint).  The body's own mass matrix and
+ * forces and the condensed Ihat, phat are made in the backward pass and
+ * kept only when asked for (T->keep: residuals of massless
+ * coordinates, joint_wrenches). */
 struct twork {
-	double om[3];		/* angular velocity, global */
-	double dcp[3];		/* r_c - r_p */
-	double c[6];
-	double I[36];		/* Ihat, 6x6 row-major */
-	double p[6];		/* phat */
-	double acc[6];		/* Vdot */
+	double *dcp;		/* 3: r_c - r_p */
+	double *c;		/* 6 */
 	double *S;		/* 6 x n, column k at 6 k: (linear, angular) */
-	double *V;		/* L^-1 (Ihat S)^T, nr x 6 row-major */
-	double *L;		/* Cholesky factor of D = S^T Ihat S, nr x nr row-major,
-				 * its diagonal's reciprocals in place (chol_inv) */
-	double *z;		/* L^-1 u, u = -S^T (Ihat c + phat), nr */
+	double *K;		/* D^-1 U^T, D = S^T Ihat S, U = Ihat S: nr x 6 row-major */
+	double *k;		/* D^-1 u, u = -S^T (Ihat c + phat): nr */
+	double *acc;		/* 6: Vdot */
 };
+
+/* doubles of T->fw, T->bw a node of n coordinates */
+#define FW_SIZE(n) (9 + 6 * (n))
+#define BW_SIZE(n) (7 * (n))
 
 struct tree {
 	struct ra *s;		/* borrowed */
@@ -140,10 +175,27 @@ struct tree {
 	double *Rf;		/* nq: a residual in full (drivers) */
 	double *Pdd;		/* nq: q-ddot of the driven coordinates, 0 elsewhere */
 	struct tnode *nd;	/* nb, in tree order */
-	struct twork *wk;	/* nb, in tree order */
-	double *arena;		/* S, V, L, z of every node: 13 n + n^2 each */
+	struct tgeo *geo;	/* nb */
+	struct tkin *kin;	/* per run of nodes with the same markers (ki) */
+	double *CF;		/* 9 nb */
+	struct tmass *ms;	/* per run of nodes with the same mass (mi) */
+	double *fw, *bw;	/* the nodes' dcp, c, S and K, k (struct twork) */
+	double *acc;		/* 6 nb (struct twork) */
+	double *om;		/* 3 nb: a node's angular velocity, global, for
+				 * children other than the next node (forward) */
+	/* nb x 42: a node's Ihat (36, row-major) and phat (6): the sums of
+	 * children that are not the next node (backward), and every node's
+	 * when keep is set (node_lam: massless residuals, joint_wrenches) */
+	double *ih;
+	int keep;		/* the next backward pass keeps Ihat, phat in ih */
+	int have_ih;		/* ih holds those of the last f */
+	int resid_last;		/* the last f was a residual (joint_wrenches) */
+	double *lam;		/* 6 nb: the joints' wrenches (joint_wrenches) */
 	struct ra_state x;	/* the body state of the last f */
 	double *F;		/* 6 nb: applied forces (ra_forces) */
+	/* no force elements and no beams: ra_forces would store gravity
+	 * alone, m g, which own_init makes where it needs it instead */
+	int gravity_only;
 	double *y;		/* nq: the coordinates of the last f */
 	double *yd;		/* nq: their rates */
 	int *jnode;		/* njoints: the node of each model joint */
@@ -156,8 +208,51 @@ struct tree {
 	char why[600];
 };
 
+static inline struct twork tw(const struct tree *T, int i)
+{
+	const struct tnode *J = &T->nd[i];
+	double *f = T->fw + J->ko, *b = T->bw + J->bo;
+	struct twork W = { f, f + 3, f + 9, b, b + 6 * J->n, T->acc + 6 * (size_t)i };
+	return W;
+}
+
 static const double I3[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
 static const double EZ[3] = { 0, 0, 1 };
+
+/* The backward pass is a chain of dependent operations from node to
+ * node, several hundred instructions a node, so the out-of-order core
+ * does not reach the loads of the nodes ahead by itself: at N >= 1e4,
+ * where the per-node data no longer fit the caches, each node would wait
+ * for its misses.  It asks for the data of the node TREE_AHEAD places
+ * ahead (GCC's __builtin_prefetch, a hint: no effect on the numbers).
+ * The two forward passes run up the addresses, which the hardware
+ * prefetcher follows: asking there measured no gain (bench/README.md). */
+#define TREE_AHEAD 8
+
+static inline void prefetch_range(const void *p, size_t bytes, int write)
+{
+	const char *c = p;
+	if (!bytes)
+		return;
+	for (size_t o = 0; o < bytes; o += 64) {
+		if (write)
+			__builtin_prefetch(c + o, 1, 3);
+		else
+			__builtin_prefetch(c + o, 0, 3);
+	}
+	if (write)
+		__builtin_prefetch(c + bytes - 1, 1, 3);
+	else
+		__builtin_prefetch(c + bytes - 1, 0, 3);
+}
+
+/* node i's parts of T->fw and T->bw */
+static inline void prefetch_node(const struct tree *T, int i)
+{
+	const struct tnode *J = &T->nd[i];
+	prefetch_range(T->fw + J->ko, FW_SIZE((size_t)J->n) * sizeof(double), 0);
+	prefetch_range(T->bw + J->bo, BW_SIZE((size_t)J->n) * sizeof(double), 1);
+}
 
 /* ---- small kernels ---- */
 
@@ -178,10 +273,8 @@ static void rot_z(double *R, double a)
 }
 
 /* Cholesky L L^T = D (n x n row-major; L lower, row-major); -1 when D is
- * not positive definite.  inv: the reciprocals of L's diagonal are stored
- * in its place (the backward pass: its substitutions multiply by them, no
- * division); a constant at each call, so each caller gets its own loop. */
-static inline int chol_gen(int n, const double *D, double *L, int inv)
+ * not positive definite. */
+static int chol(int n, const double *D, double *L)
 {
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j <= i; j++) {
@@ -191,22 +284,37 @@ static inline int chol_gen(int n, const double *D, double *L, int inv)
 			if (i == j) {
 				if (!(s > 0))
 					return -1;
-				L[n * i + i] = inv ? 1.0 / sqrt(s) : sqrt(s);
+				L[n * i + i] = sqrt(s);
 			} else {
-				L[n * i + j] = inv ? s * L[n * j + j] : s / L[n * j + j];
+				L[n * i + j] = s / L[n * j + j];
 			}
 		}
 	return 0;
 }
 
-static int chol(int n, const double *D, double *L)
+/* L Dg L^T = D (n x n row-major), L unit lower with 1 / Dg in place of its
+ * diagonal; -1 when D is not positive definite (a pivot not > 0).  The
+ * backward pass's factor: no square roots, one division a pivot (they lie
+ * on the pass's chain of dependent operations from node to node). */
+static inline __attribute__((always_inline)) int ldl_inv(int n, const double *D, double *L)
 {
-	return chol_gen(n, D, L, 0);
-}
-
-static int chol_inv(int n, const double *D, double *L)
-{
-	return chol_gen(n, D, L, 1);
+	double ld[6];	/* L_ik Dg_k of the row being made */
+	for (int i = 0; i < n; i++) {
+		for (int j = 0; j < i; j++) {
+			double s = D[n * i + j];
+			for (int k = 0; k < j; k++)
+				s -= ld[k] * L[n * j + k];
+			ld[j] = s;
+			L[n * i + j] = s * L[n * j + j];
+		}
+		double s = D[n * i + i];
+		for (int k = 0; k < i; k++)
+			s -= ld[k] * L[n * i + k];
+		if (!(s > 0))
+			return -1;
+		L[n * i + i] = 1.0 / s;
+	}
+	return 0;
 }
 
 static void chol_solve(int n, const double *L, double *b)
@@ -377,10 +485,12 @@ static int has_d(enum tj t)
 	       t == TJ_PLANAR;
 }
 
-/* The joint's kinematics at q, q-dot: R, d, H, D (the columns of its n
- * coordinates; D only where has_d: forward reads it only there), hq (dq is 0 for every type: d is
- * linear in q with constant columns). */
-static void joint_eval(const struct tnode *J, const double *q, const double *qd, struct jk *k)
+/* The joint's kinematics at q, q-dot: R = R(q) F_c^T (the child's
+ * rotation relative to P, with its marker's), d, H, D (the columns of its
+ * n coordinates; D only where has_d: forward reads it only there), hq (dq
+ * is 0 for every type: d is linear in q with constant columns). */
+static void joint_eval(const struct tnode *J, const double *CF, const struct tgeo *G,
+		       const double *q, const double *qd, struct jk *k)
 {
 	double Rz[9], T[9];
 	k->d[0] = k->d[1] = k->d[2] = 0.0;
@@ -392,24 +502,24 @@ static void joint_eval(const struct tnode *J, const double *q, const double *qd,
 	switch (J->type) {
 	case TJ_REVOLUTE:
 		rot_z(Rz, q[0]);
-		m3_mul(k->R, Rz, J->C);
+		m3_mul(k->R, Rz, CF);
 		v3_copy(k->H, EZ);
 		break;
 	case TJ_CYLINDRICAL:
 		rot_z(Rz, q[0]);
-		m3_mul(k->R, Rz, J->C);
+		m3_mul(k->R, Rz, CF);
 		k->d[2] = q[1];
 		v3_copy(k->H, EZ);
 		v3_copy(k->D + 3, EZ);
 		break;
 	case TJ_TRANSLATIONAL:
-		memcpy(k->R, J->C, sizeof k->R);
+		memcpy(k->R, CF, sizeof k->R);
 		k->d[2] = q[0];
 		v3_copy(k->D, EZ);
 		break;
 	case TJ_PLANAR:	/* x, y in P's plane, the turn a about its normal */
 		rot_z(Rz, q[2]);
-		m3_mul(k->R, Rz, J->C);
+		m3_mul(k->R, Rz, CF);
 		k->d[0] = q[0];
 		k->d[1] = q[1];
 		k->D[0] = 1.0;
@@ -418,12 +528,13 @@ static void joint_eval(const struct tnode *J, const double *q, const double *qd,
 		break;
 	case TJ_UNIVERSAL: {
 		/* R = Rz(a) C Rz(b): omega = a-dot e_z + b-dot u, u = Rz(a) C e_z */
-		double u[3], Cz[3] = { J->C[2], J->C[5], J->C[8] };
+		double u[3], Cz[3] = { G->C[2], G->C[5], G->C[8] }, R[9];
 		rot_z(Rz, q[0]);
-		m3_mul(T, Rz, J->C);
+		m3_mul(T, Rz, G->C);
 		m3_mulv(u, Rz, Cz);
 		rot_z(Rz, q[1]);
-		m3_mul(k->R, T, Rz);
+		m3_mul(R, T, Rz);
+		m3_mult(k->R, R, G->Fc);
 		v3_copy(k->H, EZ);
 		v3_copy(k->H + 3, u);
 		v3_cross(k->hq, EZ, u);		/* u-dot = a-dot e_z x u */
@@ -432,14 +543,14 @@ static void joint_eval(const struct tnode *J, const double *q, const double *qd,
 	}
 	case TJ_SPHERICAL:
 		chart_eval(q, qd, T, k->H, k->hq);
-		m3_mul(k->R, T, J->C);
+		m3_mul(k->R, T, CF);
 		break;
 	case TJ_FIXED:
 	default:
-		memcpy(k->R, J->C, sizeof k->R);
+		memcpy(k->R, CF, sizeof k->R);
 		break;
 	case TJ_POINT:	/* a free particle: its position, no rotation */
-		memcpy(k->R, J->C, sizeof k->R);
+		memcpy(k->R, CF, sizeof k->R);
 		v3_copy(k->d, q);
 		for (int i = 0; i < 3; i++)
 			k->D[3 * i + i] = 1.0;
@@ -447,53 +558,51 @@ static void joint_eval(const struct tnode *J, const double *q, const double *qd,
 	case TJ_FREE:
 		v3_copy(k->d, q);
 		chart_eval(q + 3, qd + 3, T, k->H + 9, k->hq);
-		m3_mul(k->R, T, J->C);
+		m3_mul(k->R, T, CF);
 		for (int i = 0; i < 3; i++)
 			k->D[3 * i + i] = 1.0;
 		break;
 	}
 }
 
-/* ---- forward pass: positions, velocities, S, c ---- */
-
-/* The body's own mass matrix M_i = diag(m I, A J A^T) into W->I (eq. 11),
- * where the backward pass accumulates Ihat. */
-static void body_inertia(const struct tree *T, int b, struct twork *W)
+/* The forward pass's CF = C Fc^T of node i */
+static void kin_update(struct tree *T, int i)
 {
-	const struct ra *s = T->s;
-	const double *A = T->x.A + 9 * b, *J = ra_inertia(s, b);
-	double AJ[9], Ig[9];
-	memset(W->I, 0, sizeof W->I);
-	for (int k = 0; k < 3; k++)
-		W->I[7 * k] = s->mass[b];
-	m3_mul(AJ, A, J);
-	m3_mult(Ig, AJ, A);
-	for (int r = 0; r < 3; r++)
-		for (int c = 0; c < 3; c++)
-			W->I[6 * (3 + r) + 3 + c] = Ig[3 * r + c];
+	const struct tgeo *G = &T->geo[i];
+	m3_mult(T->CF + 9 * (size_t)i, G->C, G->Fc);
 }
 
+/* The forward pass (eqs. 7-9): positions, velocities, S, c of every
+ * node from its parent's, with y, y' copied into T->y, T->yd on the way
+ * (the last f's coordinates, tree.h) */
 static void forward(struct tree *T, const double *y, const double *yd)
 {
 	struct ra_state *x = &T->x;
+	double oml[3] = { 0, 0, 0 };	/* the last node's angular velocity */
 	for (int i = 0; i < T->nb; i++) {
 		const struct tnode *J = &T->nd[i];
-		struct twork *W = &T->wk[i];
+		const struct tkin *K = &T->kin[J->ki];
+		struct twork Wv = tw(T, i);
+		struct twork *W = &Wv;
 		int c = J->body, pb = J->parent >= 0 ? T->nd[J->parent].body : -1;
 		static const double z3[3] = { 0, 0, 0 };
 		const double *rp = pb >= 0 ? x->r + 3 * pb : z3, *Ap = pb >= 0 ? x->A + 9 * pb : I3;
 		const double *vp = pb >= 0 ? x->v + 3 * pb : z3;
-		const double *omp = J->parent >= 0 ? T->wk[J->parent].om : z3;
+		/* the parent's angular velocity: the last node's in a chain */
+		const double *omp = J->parent < 0 ? z3 : J->parent == i - 1 ? oml : T->om + 3 * J->parent;
 		const double *q = y + J->q0, *qd = yd + J->q0;
+		for (int a = 0; a < J->n; a++) {
+			T->y[J->q0 + a] = q[a];
+			T->yd[J->q0 + a] = qd[a];
+		}
 		struct jk k;
-		joint_eval(J, q, qd, &k);
-		double RP[9], op[3], RQ[9], oc[3], t[3];
-		m3_mul(RP, Ap, J->Fp);
-		m3_mulv(op, Ap, J->sp);
+		joint_eval(J, T->CF + 9 * (size_t)i, &T->geo[i], q, qd, &k);
+		double RP[9], op[3], oc[3], t[3];
+		m3_mul(RP, Ap, K->Fp);
+		m3_mulv(op, Ap, K->sp);
 		v3_add(op, op, rp);
-		m3_mul(RQ, RP, k.R);
 		double *A = x->A + 9 * c, *r = x->r + 3 * c, *v = x->v + 3 * c;
-		m3_mult(A, RQ, J->Fc);
+		m3_mul(A, RP, k.R);
 		int dk = has_d(J->type);
 		if (dk) {
 			m3_mulv(t, RP, k.d);
@@ -501,7 +610,7 @@ static void forward(struct tree *T, const double *y, const double *yd)
 		} else {
 			v3_copy(oc, op);
 		}
-		m3_mulv(t, A, J->sc);
+		m3_mulv(t, A, K->sc);
 		v3_sub(r, oc, t);
 		double e[3], wr[3] = { 0, 0, 0 }, vr[3] = { 0, 0, 0 };
 		v3_sub(e, r, oc);
@@ -521,8 +630,9 @@ static void forward(struct tree *T, const double *y, const double *yd)
 			v3_axpy(wr, qd[j], Hg);
 		}
 		/* velocities (eq. 8) */
-		v3_add(W->om, omp, wr);
-		m3_tmulv(x->w + 3 * c, A, W->om);
+		double om[3];
+		v3_add(om, omp, wr);
+		m3_tmulv(x->w + 3 * c, A, om);
 		v3_cross(t, omp, W->dcp);
 		v3_add(v, vp, t);
 		v3_add(v, v, vr);
@@ -540,15 +650,56 @@ static void forward(struct tree *T, const double *y, const double *yd)
 		v3_add(W->c, W->c, t);
 		v3_cross(t, cw, e);
 		v3_add(W->c, W->c, t);
-		v3_cross(oe, W->om, e);
+		v3_cross(oe, om, e);
 		v3_cross(t, wr, oe);
 		v3_add(W->c, W->c, t);
+		v3_copy(oml, om);
+		if (J->far)
+			v3_copy(T->om + 3 * i, om);
 		if (J->ndrv)	/* the known q-ddot of driven coordinates */
 			for (int a = 0; a < J->n; a++)
 				if (J->drv[a] >= 0)
 					for (int k2 = 0; k2 < 6; k2++)
 						W->c[k2] += W->S[6 * a + k2] * T->Pdd[J->q0 + a];
-		body_inertia(T, c, W);
+	}
+}
+
+/* Node i's body's own mass matrix M_i = diag(m I, A J A^T) into I (6x6, eq. 11)
+ * and -f_i into p, f_i = (F, A (n - w x J w)) its applied wrench with the
+ * gyroscopic term (ra_forces' force global, torque n in the body frame):
+ * the start of the backward pass's sums, made there (backward) */
+static __attribute__((noinline)) void own_init(const struct tree *T, int i, double I[36],
+						 double p[6])
+{
+	const struct ra_state *x = &T->x;
+	int b = T->nd[i].body;
+	const struct tmass *ms = &T->ms[T->nd[i].mi];
+	const double *A = x->A + 9 * b, *J = ms->J, *wb = x->w + 3 * b;
+	double AJ[9], Ig[9], m = ms->m;
+	m3_mul(AJ, A, J);
+	m3_mult(Ig, AJ, A);
+	for (int r = 0; r < 3; r++)	/* every entry stored (no memset: rep stos) */
+		for (int c = 0; c < 3; c++) {
+			I[6 * r + c] = r == c ? m : 0.0;
+			I[6 * r + 3 + c] = 0.0;
+			I[6 * (3 + r) + c] = 0.0;
+			I[6 * (3 + r) + 3 + c] = Ig[3 * r + c];
+		}
+	if (!p)
+		return;
+	double Jw[3], g[3], n[3], ng[3], Fg[6] = { 0, 0, 0, 0, 0, 0 };
+	const double *F = T->F + 6 * b;
+	if (T->gravity_only) {	/* ra_forces' gravity, m g, made here */
+		v3_scale(Fg, m, T->s->m->gravity);
+		F = Fg;
+	}
+	m3_mulv(Jw, J, wb);
+	v3_cross(g, wb, Jw);
+	v3_sub(n, F + 3, g);
+	m3_mulv(ng, A, n);
+	for (int k = 0; k < 3; k++) {
+		p[k] = -F[k];
+		p[3 + k] = -ng[k];
 	}
 }
 
@@ -566,33 +717,16 @@ static const char *node_name(const struct tree *T, const struct tnode *J)
 	return J->joint >= 0 ? m->joints[J->joint].name : m->bodies[J->body].name;
 }
 
-/* Positions, velocities and each body's own M_i (forward pass), applied
- * forces and each body's -f_i at (t, y, y'). */
+/* Positions, velocities (forward pass) and applied forces at (t, y, y') */
 static void prepare(struct tree *T, double t, const double *y, const double *yd)
 {
-	struct ra *s = T->s;
 	struct ra_state *x = &T->x;
 	T->why[0] = 0;
 	x->t = t;
-	memcpy(T->y, y, (size_t)T->nq * sizeof(double));
-	memcpy(T->yd, yd, (size_t)T->nq * sizeof(double));
 	forward(T, y, yd);
-	ra_forces(s, x, t, NULL, T->F);
-	for (int i = 0; i < T->nb; i++) {
-		struct twork *W = &T->wk[i];
-		int b = T->nd[i].body;
-		const double *A = x->A + 9 * b, *J = ra_inertia(s, b), *wb = x->w + 3 * b;
-		double Jw[3], g[3], n[3];
-		m3_mulv(Jw, J, wb);
-		v3_cross(g, wb, Jw);
-		v3_sub(n, T->F + 6 * b + 3, g);
-		double ng[3];
-		m3_mulv(ng, A, n);
-		for (int k = 0; k < 3; k++) {
-			W->p[k] = -T->F[6 * b + k];
-			W->p[3 + k] = -ng[k];
-		}
-	}
+	if (!T->gravity_only)
+		ra_forces(T->s, x, t, NULL, T->F);
+	T->have_ih = 0;
 }
 
 /* Which coordinates have no inertia (seed 003 §3.3: rank (J^T Mbar J) <
@@ -611,36 +745,43 @@ static double *composite(const struct tree *T)
 {
 	double *Ic = xcalloc(36 * (size_t)T->nb + 1, sizeof(double));
 	for (int i = T->nb - 1; i >= 0; i--) {
-		double *C = Ic + 36 * i;
+		double *C = Ic + 36 * i, M[36];
+		own_init(T, i, M, NULL);
 		for (int k = 0; k < 36; k++)
-			C[k] += T->wk[i].I[k];
+			C[k] += M[k];
 		if (T->nd[i].parent >= 0)
-			phit_x_phi_add(Ic + 36 * T->nd[i].parent, T->wk[i].dcp, C);
+			phit_x_phi_add(Ic + 36 * T->nd[i].parent, tw(T, i).dcp, C);
 	}
 	return Ic;
 }
 
-/* The backward pass (eq. 17), with D = L L^T (Cholesky) and V = L^-1
- * U^T, z = L^-1 u: U D^-1 U^T = V^T V, U D^-1 u = V^T z.  For a node
+/* The backward pass (eq. 17), with D = L Dg L^T (L unit lower) and V =
+ * L^-1 U^T, z = L^-1 u: U D^-1 U^T = V^T Dg^-1 V, U D^-1 u = V^T Dg^-1
+ * z; the forward pass takes K = D^-1 U^T and k = D^-1 u.  For a node
  * with massless coordinates D, U, u are those of its nr coordinates with
  * inertia (the pseudo-inverse, above). */
-/* One node of the backward pass (eq. 17, above).  n and nr are the
- * node's coordinates and those with inertia; inlined with constant values
- * for the common joints (backward), so that the compiler unrolls the
- * small loops (the same operations in the same order).  nr < 0: read
- * J->nr after the massless coordinates are marked (Ic, the first pass). */
+/* One node of the backward pass (eq. 17, above) from its Ihat and phat
+ * in ih (36 + 6), adding its share to its parent's: into car when the
+ * parent is the node before (the next the pass takes), else into the
+ * parent's row of T->ih.  n and nr are the node's coordinates and those
+ * with inertia; inlined with constant values for the common joints
+ * (backward), so that the compiler unrolls the small loops (the same
+ * operations in the same order).  nr < 0: read J->nr after the massless
+ * coordinates are marked (Ic, the first pass). */
 static inline __attribute__((always_inline)) int node_backward(struct tree *T, int i, double *Ic,
-								int n, int nr)
+								int n, int nr, const double *ih,
+								double car[42])
 {
 	struct tnode *J = &T->nd[i];
-	struct twork *W = &T->wk[i];
-	double Ic6[6], pa[6], Ia[36], Dm[36], U[36];
-	m6_mulv(Ic6, W->I, W->c);
+	struct twork Wv = tw(T, i);
+	struct twork *W = &Wv;
+	const double *I = ih, *p = ih + 36;
+	double Ic6[6], pa[6], Ia[36], Dm[36], U[36], zu[6];
+	m6_mulv(Ic6, I, W->c);
 	for (int k = 0; k < 6; k++)
-		pa[k] = W->p[k] + Ic6[k];
-	memcpy(Ia, W->I, sizeof Ia);
+		pa[k] = p[k] + Ic6[k];
 	for (int j = 0; j < n; j++)
-		m6_mulv(U + 6 * j, W->I, W->S + 6 * j);
+		m6_mulv(U + 6 * j, I, W->S + 6 * j);
 	if (Ic) {	/* the start of a model with singular masses */
 		J->nr = 0;
 		for (int a = 0; a < n; a++) {
@@ -668,7 +809,7 @@ static inline __attribute__((always_inline)) int node_backward(struct tree *T, i
 		double su = 0.0;
 		for (int k = 0; k < 6; k++)
 			su += Sa[k] * pa[k];
-		W->z[a] = -su;
+		zu[a] = -su;
 		for (int b2 = 0; b2 <= a; b2++) {
 			double sd = 0.0;
 			for (int k = 0; k < 6; k++)
@@ -677,7 +818,11 @@ static inline __attribute__((always_inline)) int node_backward(struct tree *T, i
 		}
 	}
 	if (nr > 0) {
-		if (chol_inv(nr, Dm, W->L))
+		/* D = L Dg L^T, V = L^-1 U^T, z = L^-1 u: U D^-1 U^T = V^T
+		 * Dg^-1 V and U D^-1 u = V^T Dg^-1 z; made in locals (no
+		 * aliasing with the node's block), stored for the forward pass */
+		double L[36], V[36], Y[36], z[6], yz[6];
+		if (ldl_inv(nr, Dm, L))
 			return fail(T, ODE_SINGULAR, nr < n ?
 				    "the articulated inertia of joint '%s' is singular off its "
 				    "massless coordinates (a rank deficiency of J^T Mbar J not "
@@ -685,38 +830,66 @@ static inline __attribute__((always_inline)) int node_backward(struct tree *T, i
 				    "the articulated inertia of joint '%s' "
 				    "is singular (S^T I S not positive definite)",
 				    node_name(T, J));
-		const double *L = W->L;
 		for (int a = 0; a < nr; a++) {	/* forward substitutions */
-			double ia = L[nr * a + a];
 			const double *Ua = U + 6 * J->ri[a];
+			double ia = L[nr * a + a];
 			for (int k = 0; k < 6; k++) {
 				double sm = Ua[k];
 				for (int b2 = 0; b2 < a; b2++)
-					sm -= L[nr * a + b2] * W->V[6 * b2 + k];
-				W->V[6 * a + k] = sm * ia;
+					sm -= L[nr * a + b2] * V[6 * b2 + k];
+				V[6 * a + k] = sm;
+				Y[6 * a + k] = sm * ia;
 			}
-			double sz = W->z[a];
+			double sz = zu[a];
 			for (int b2 = 0; b2 < a; b2++)
-				sz -= L[nr * a + b2] * W->z[b2];
-			W->z[a] = sz * ia;
+				sz -= L[nr * a + b2] * z[b2];
+			z[a] = sz;
+			yz[a] = sz * ia;
 		}
 		for (int r = 0; r < 6; r++) {
 			for (int c = r; c < 6; c++) {
 				double sm = 0.0;
 				for (int a = 0; a < nr; a++)
-					sm += W->V[6 * a + r] * W->V[6 * a + c];
-				Ia[6 * r + c] -= sm;
+					sm += V[6 * a + r] * Y[6 * a + c];
+				Ia[6 * r + c] = I[6 * r + c] - sm;
 				if (c != r)
-					Ia[6 * c + r] -= sm;
+					Ia[6 * c + r] = I[6 * c + r] - sm;
 			}
 			for (int a = 0; a < nr; a++)
-				pa[r] += W->V[6 * a + r] * W->z[a];
+				pa[r] += V[6 * a + r] * yz[a];
 		}
+		/* for the forward pass: K = D^-1 U^T = L^-T Y and k = D^-1 u =
+		 * L^-T yz (back substitutions, off the chain of dependent
+		 * operations from node to node) */
+		for (int a = nr - 1; a >= 0; a--) {
+			for (int k = 0; k < 6; k++) {
+				double sm = Y[6 * a + k];
+				for (int b2 = a + 1; b2 < nr; b2++)
+					sm -= L[nr * b2 + a] * Y[6 * b2 + k];
+				Y[6 * a + k] = W->K[6 * a + k] = sm;
+			}
+			double sz = yz[a];
+			for (int b2 = a + 1; b2 < nr; b2++)
+				sz -= L[nr * b2 + a] * yz[b2];
+			yz[a] = W->k[a] = sz;
+		}
+	} else {
+		memcpy(Ia, I, sizeof Ia);
 	}
+	double *mine = T->ih + 42 * (size_t)i;
+	if (T->keep && ih != mine)
+		memcpy(mine, ih, 42 * sizeof(double));
 	if (J->parent >= 0) {
-		struct twork *P = &T->wk[J->parent];
-		phit_x_phi_add(P->I, W->dcp, Ia);
-		phit_add(P->p, W->dcp, pa);
+		/* the parent's sums: its own M and -f, then its children's
+		 * shares from the last in tree order to the first */
+		int pi = J->parent;
+		double *sum = T->ih + 42 * (size_t)pi, *dst = pi == i - 1 ? car : sum;
+		if (J->first)
+			own_init(T, pi, dst, dst + 36);
+		else if (dst != sum)
+			memcpy(dst, sum, 42 * sizeof(double));
+		phit_x_phi_add(dst, W->dcp, Ia);
+		phit_add(dst + 36, W->dcp, pa);
 	}
 	return ODE_OK;
 }
@@ -726,19 +899,40 @@ static int backward(struct tree *T)
 	double *Ic = T->singular && !T->masked ? composite(T) : NULL;
 	if (Ic)		/* counted afresh: a failed first pass leaves masked 0 */
 		T->nalg = 0;
+	/* the sums of node i - 1 while the pass is at its child i: a
+	 * chain's are carried from node to node, never stored */
+	double cars[2][42], own[42];
 	for (int i = T->nb - 1; i >= 0; i--) {
 		const struct tnode *J = &T->nd[i];
+		const double *ih;
+		if (i >= TREE_AHEAD) {	/* own_init's and node_backward's data */
+			int k = i - TREE_AHEAD, b = T->nd[k].body;
+			prefetch_node(T, k);
+			prefetch_range(T->x.A + 9 * b, 9 * sizeof(double), 0);
+			prefetch_range(T->x.w + 3 * b, 3 * sizeof(double), 0);
+			if (!T->gravity_only)
+				prefetch_range(T->F + 6 * b, 6 * sizeof(double), 0);
+		}
+		double *car = cars[(i - 1) & 1];	/* node k's in cars[k & 1] */
+		if (!J->kids) {
+			own_init(T, i, own, own + 36);
+			ih = own;
+		} else if (i + 1 < T->nb && T->nd[i + 1].parent == i) {
+			ih = cars[i & 1];
+		} else {
+			ih = T->ih + 42 * (size_t)i;
+		}
 		int st;
 		if (Ic || J->nr != J->n)
-			st = node_backward(T, i, Ic, J->n, -1);
+			st = node_backward(T, i, Ic, J->n, -1, ih, car);
 		else if (J->n == 1)
-			st = node_backward(T, i, NULL, 1, 1);
+			st = node_backward(T, i, NULL, 1, 1, ih, car);
 		else if (J->n == 2)
-			st = node_backward(T, i, NULL, 2, 2);
+			st = node_backward(T, i, NULL, 2, 2, ih, car);
 		else if (J->n == 3)
-			st = node_backward(T, i, NULL, 3, 3);
+			st = node_backward(T, i, NULL, 3, 3, ih, car);
 		else
-			st = node_backward(T, i, NULL, J->n, J->n);
+			st = node_backward(T, i, NULL, J->n, J->n, ih, car);
 		if (st) {
 			free(Ic);
 			return st;
@@ -748,45 +942,32 @@ static int backward(struct tree *T)
 		free(Ic);
 		T->masked = 1;
 	}
+	T->have_ih = T->keep;
 	return ODE_OK;
 }
 
-/* tq := L^-T tq over node W's nr coordinates with inertia (back
- * substitution; L's diagonal holds 1 / L_aa, chol_inv). */
-static inline __attribute__((always_inline)) void lt_solve(const struct twork *W, int nr,
-							   double tq[6])
-{
-	for (int a = nr - 1; a >= 0; a--) {
-		for (int k = a + 1; k < nr; k++)
-			tq[a] -= W->L[nr * k + a] * tq[k];
-		tq[a] *= W->L[nr * a + a];
-	}
-}
-
 /* The coordinates with inertia of node J: q-ddot_r = D^+ (u - U^T Phi
- * Vdot_p) = L^-T (z - V pA), pA = Phi Vdot_p (eq. 18), into qdd[ri[a]]. */
+ * Vdot_p) = k - K pA, pA = Phi Vdot_p (eq. 18), into qdd[ri[a]]. */
 static inline __attribute__((always_inline)) void
 joint_accel(const struct tnode *J, const struct twork *W, const double *pA, double *qdd, int nr)
 {
-	double tq[6];
 	for (int a = 0; a < nr; a++) {
 		double sm = 0.0;
 		for (int k = 0; k < 6; k++)
-			sm += W->V[6 * a + k] * pA[k];
-		tq[a] = W->z[a] - sm;
+			sm += W->K[6 * a + k] * pA[k];
+		qdd[J->ri[a]] = W->k[a] - sm;
 	}
-	lt_solve(W, nr, tq);
-	for (int a = 0; a < nr; a++)
-		qdd[J->ri[a]] = tq[a];
 }
 
-/* The wrench the parent joint transmits to node W's body, lam = Ihat
- * Vdot + phat (seed 003 eq. 13), after the forward pass. */
-static void node_lam(const struct twork *W, double lam[6])
+/* The wrench the parent joint transmits to node i's body, lam = Ihat
+ * Vdot + phat (seed 003 eq. 13), after a backward pass that kept Ihat
+ * and phat (T->keep) and the forward pass. */
+static void node_lam(const struct tree *T, int i, double lam[6])
 {
-	m6_mulv(lam, W->I, W->acc);
+	const double *ih = T->ih + 42 * (size_t)i;
+	m6_mulv(lam, ih, tw(T, i).acc);
 	for (int k = 0; k < 6; k++)
-		lam[k] += W->p[k];
+		lam[k] += ih[36 + k];
 }
 
 /* Body accelerations of node i from its q-ddot (into the body state
@@ -794,7 +975,8 @@ static void node_lam(const struct twork *W, double lam[6])
 static inline __attribute__((always_inline)) void
 body_accel(struct tree *T, int i, const double *pA, const double *qdd, int n)
 {
-	struct twork *W = &T->wk[i];
+	struct twork Wv = tw(T, i);
+	struct twork *W = &Wv;
 	for (int k = 0; k < 6; k++) {
 		double sm = pA[k] + W->c[k];
 		for (int a = 0; a < n; a++)
@@ -812,11 +994,13 @@ node_accel_n(struct tree *T, int i, const double *given, double qdd[6], int n, i
 {
 	const struct tnode *J = &T->nd[i];
 	double pA[6] = { 0, 0, 0, 0, 0, 0 };
+	struct twork Wv = tw(T, i);
+	const struct twork *W = &Wv;
 	for (int a = 0; a < 6; a++)
 		qdd[a] = 0.0;
 	if (J->parent >= 0)
-		phi_motion(pA, T->wk[i].dcp, T->wk[J->parent].acc);
-	joint_accel(J, &T->wk[i], pA, qdd, nr);
+		phi_motion(pA, W->dcp, tw(T, J->parent).acc);
+	joint_accel(J, W, pA, qdd, nr);
 	body_accel(T, i, pA, given ? given : qdd, n);
 }
 
@@ -838,6 +1022,7 @@ static void node_accel(struct tree *T, int i, const double *given, double qdd[6]
 static int rhs_full(struct tree *T, double t, const double *y, const double *yd, double *ydd)
 {
 	prepare(T, t, y, yd);
+	T->resid_last = 0;
 	int st = backward(T);
 	if (st)
 		return st;
@@ -874,17 +1059,21 @@ static int resid_full(struct tree *T, double t, const double *y, const double *y
 		      const double *ydd, double *res)
 {
 	prepare(T, t, y, yd);
+	T->resid_last = 1;
+	T->keep = T->nalg > 0 || (T->singular && !T->masked);
 	int st = backward(T);
+	T->keep = 0;
 	if (st)
 		return st;
 	for (int i = 0; i < T->nb; i++) {
 		const struct tnode *J = &T->nd[i];
-		const struct twork *W = &T->wk[i];
+		struct twork Wv = tw(T, i);
+		const struct twork *W = &Wv;
 		int n = J->n;
 		double qdd[6], lam[6] = { 0, 0, 0, 0, 0, 0 };
 		node_accel(T, i, ydd + J->q0, qdd);
 		if (T->nalg)
-			node_lam(W, lam);
+			node_lam(T, i, lam);
 		for (int a = 0; a < n; a++) {
 			double r;
 			if (J->drv[a] >= 0) {
@@ -1000,7 +1189,7 @@ static int tree_massless(void *ctx, char *alg)
  * assumption 23 of the seed); below a chain of massless bodies it
  * does not, which is why the seed assumes (23) and this follows X on
  * until it vanishes (to round-off of S_a).  From the last backward pass
- * (D^-1 U^T = L^-T V); entries (row, column, value) into gi, ga, gv (room
+ * (D^-1 U^T = L^-T Dg^-1 V); entries (row, column, value) into gi, ga, gv (room
  * for nq * nalg); returns their count.  O(nalg N) at most. */
 static int tree_vel_map(void *ctx, int *gi, int *ga, double *gv)
 {
@@ -1018,7 +1207,7 @@ static int tree_vel_map(void *ctx, int *gi, int *ga, double *gv)
 				on = xcalloc((size_t)T->nb + 1, 1);
 			}
 			memset(on, 0, (size_t)T->nb);
-			const double *Sa = T->wk[k].S + 6 * a;
+			const double *Sa = tw(T, k).S + 6 * a;
 			double tiny = 0.0;
 			for (int e = 0; e < 6; e++)
 				tiny += Sa[e] * Sa[e];
@@ -1029,17 +1218,17 @@ static int tree_vel_map(void *ctx, int *gi, int *ga, double *gv)
 				const struct tnode *M = &T->nd[m];
 				if (M->parent < 0 || !on[M->parent])
 					continue;
-				const struct twork *W = &T->wk[m];
+				struct twork Wv = tw(T, m);
+				const struct twork *W = &Wv;
 				double *Xm = X + 6 * m, tq[6];
 				phi_motion(Xm, W->dcp, X + 6 * M->parent);
 				int nr = M->nr;
-				for (int r = 0; r < nr; r++) {
+				for (int r = 0; r < nr; r++) {	/* G = K Phi X_p */
 					double sm = 0.0;
 					for (int e = 0; e < 6; e++)
-						sm += W->V[6 * r + e] * Xm[e];
+						sm += W->K[6 * r + e] * Xm[e];
 					tq[r] = sm;
 				}
-				lt_solve(W, nr, tq);
 				for (int r = 0; r < nr; r++) {
 					const double *Sr = W->S + 6 * M->ri[r];
 					for (int e = 0; e < 6; e++)
@@ -1099,11 +1288,12 @@ static int accept_full(struct tree *T, double *y, double *yd)
 		double *phi = y + o, *phid = yd + o;
 		if (!(v3_norm(phi) > TREE_CHART_MAX))
 			continue;
-		double E[9], C[9], H[9], hq[3], w[3];
+		double E[9], C[9], H[9], hq[3], w[3], *Cj = T->geo[i].C;
 		so3_exp(E, phi);
-		m3_mul(C, E, J->C);
+		m3_mul(C, E, Cj);
 		m3_orthonormalize(C);
-		memcpy(J->C, C, sizeof C);
+		memcpy(Cj, C, sizeof C);
+		kin_update(T, i);
 		chart_jac(phi, phid, H, hq);
 		m3_tmulv(w, H, phid);	/* H's columns at H[3 k] */
 		v3_copy(phid, w);
@@ -1163,20 +1353,20 @@ static void universal_ref(double *C, const double *Rr)
 
 /* C and q of node J from the relative rotation Rr = P^T Q and offset dl
  * (in P) of a body state: the nearest pose on the joint's manifold. */
-static void project_joint(struct tnode *J, const double *Rr, const double *dl, const double *rc,
+static void project_joint(const struct tnode *J, struct tgeo *G, const double *Rr, const double *dl, const double *rc,
 			  const double *Ac, double *q)
 {
 	static const double flip[9] = { 1, 0, 0, 0, -1, 0, 0, 0, -1 };
 	switch (J->type) {
 	case TJ_REVOLUTE:
 	case TJ_CYLINDRICAL:
-		memcpy(J->C, Rr[8] >= 0 ? I3 : flip, sizeof J->C);
+		memcpy(G->C, Rr[8] >= 0 ? I3 : flip, sizeof G->C);
 		q[0] = atan2(Rr[3], Rr[0]);
 		if (J->type == TJ_CYLINDRICAL)
 			q[1] = dl[2];
 		break;
 	case TJ_PLANAR:
-		memcpy(J->C, Rr[8] >= 0 ? I3 : flip, sizeof J->C);
+		memcpy(G->C, Rr[8] >= 0 ? I3 : flip, sizeof G->C);
 		q[0] = dl[0];
 		q[1] = dl[1];
 		q[2] = atan2(Rr[3], Rr[0]);
@@ -1185,27 +1375,27 @@ static void project_joint(struct tnode *J, const double *Rr, const double *dl, c
 	case TJ_FIXED: {
 		double s1 = sgn(Rr[0]), s3 = sgn(Rr[8]);
 		double C[9] = { s1, 0, 0, 0, s1 * s3, 0, 0, 0, s3 };
-		memcpy(J->C, C, sizeof C);
+		memcpy(G->C, C, sizeof C);
 		if (J->type == TJ_TRANSLATIONAL)
 			q[0] = dl[2];
 		break;
 	}
 	case TJ_UNIVERSAL:
-		universal_ref(J->C, Rr);
+		universal_ref(G->C, Rr);
 		q[0] = q[1] = 0.0;
 		break;
 	case TJ_SPHERICAL:
-		memcpy(J->C, Rr, sizeof J->C);
-		m3_orthonormalize(J->C);
+		memcpy(G->C, Rr, sizeof G->C);
+		m3_orthonormalize(G->C);
 		v3_set(q, 0, 0, 0);
 		break;
 	case TJ_POINT:
-		memcpy(J->C, I3, sizeof J->C);
+		memcpy(G->C, I3, sizeof G->C);
 		v3_copy(q, rc);
 		break;
 	case TJ_FREE:
-		memcpy(J->C, Ac, sizeof J->C);
-		m3_orthonormalize(J->C);
+		memcpy(G->C, Ac, sizeof G->C);
+		m3_orthonormalize(G->C);
 		v3_copy(q, rc);
 		v3_set(q + 3, 0, 0, 0);
 		break;
@@ -1219,21 +1409,23 @@ static int start_full(struct tree *T, const struct ra_state *x0, double *y, doub
 	/* positions, joint by joint from the given poses */
 	for (int i = 0; i < T->nb; i++) {
 		struct tnode *J = &T->nd[i];
+		struct tgeo *G = &T->geo[i];
 		int c = J->body, pb = J->parent >= 0 ? T->nd[J->parent].body : -1;
 		const double *rp = pb >= 0 ? x0->r + 3 * pb : z3, *Ap = pb >= 0 ? x0->A + 9 * pb : I3;
 		const double *rc = x0->r + 3 * c, *Ac = x0->A + 9 * c;
 		double RP[9], RQ[9], Rr[9], op[3], oc[3], t[3], dl[3];
-		m3_mul(RP, Ap, J->Fp);
-		m3_mul(RQ, Ac, J->Fc);
+		m3_mul(RP, Ap, G->Fp);
+		m3_mul(RQ, Ac, G->Fc);
 		m3_tmul(Rr, RP, RQ);
-		m3_mulv(op, Ap, J->sp);
+		m3_mulv(op, Ap, G->sp);
 		v3_add(op, op, rp);
-		m3_mulv(oc, Ac, J->sc);
+		m3_mulv(oc, Ac, G->sc);
 		v3_add(oc, oc, rc);
 		v3_sub(t, oc, op);
 		m3_tmulv(dl, RP, t);
-		project_joint(J, Rr, dl, rc, Ac, y + J->q0);
-		memcpy(T->R0 + 9 * i, J->C, 9 * sizeof(double));
+		project_joint(J, G, Rr, dl, rc, Ac, y + J->q0);
+		memcpy(T->R0 + 9 * i, G->C, 9 * sizeof(double));
+		kin_update(T, i);
 	}
 	/* S at these positions, then the rates: least squares S q-dot = V_c -
 	 * Phi V_p of the given velocities (exact on a consistent state) */
@@ -1241,7 +1433,8 @@ static int start_full(struct tree *T, const struct ra_state *x0, double *y, doub
 	forward(T, y, yd);
 	for (int i = 0; i < T->nb; i++) {
 		const struct tnode *J = &T->nd[i];
-		const struct twork *W = &T->wk[i];
+		struct twork Wv = tw(T, i);
+		const struct twork *W = &Wv;
 		int n = J->n, c = J->body, pb = J->parent >= 0 ? T->nd[J->parent].body : -1;
 		if (n == 0)
 			continue;
@@ -1296,7 +1489,7 @@ static void drv_start(struct tree *T, double t, const double *Y)
 		const struct driver *dv = &m->drivers[J->drv[D->a]];
 		const struct joint *jt = &m->joints[J->joint];
 		double f[3];
-		D->sig = jt->body[1] == J->body ? 1.0 : -J->C[8];
+		D->sig = jt->body[1] == J->body ? 1.0 : -T->geo[D->node].C[8];
 		D->kap = 0.0;
 		if (dv->kind == DRIVER_ROTATION) {
 			func_eval(&dv->f, t, f);
@@ -1328,15 +1521,52 @@ static int tree_start(void *ctx, const struct ra_state *x0, double *y, double *y
  * -Phi_q,c^T lam, is the wrench lam_c of the recursion: (Jc Jc^T) lam =
  * Jc g, g = -(F, A^T N) in ra's generalized coordinates (force global,
  * torque in the body frame).  Needs ra_eval(.., PRIM_JAC) at T->x. */
-static void joint_lambda(struct tree *T, const struct tnode *J, const struct twork *W)
+/* The wrench lam_i each parent joint transmits to its body at the last
+ * f, into T->lam.  After a residual (the DAE schemes: accelerations
+ * given, Newton's iterate) the recursion's lam_i = Ihat_i Vdot_i + phat_i
+ * (seed 003 eq. 13), from Ihat, phat made again by a backward pass at the
+ * last f's inputs (the same numbers) unless that f kept them: it weighs
+ * the iterate's error in q-ddot less than the sum below.  After rhs (its
+ * accelerations the recursion's own) the same to round-off by each
+ * body's equilibrium (eq. 11) from the leaves, lam_i = M_i Vdot_i - f_i +
+ * sum over the children j of Phi_j^T lam_j: O(N) with no Ihat kept in f. */
+static void joint_wrenches(struct tree *T)
 {
+	if (!T->lam)
+		T->lam = xmalloc((6 * (size_t)T->nb + 1) * sizeof(double));
+	if (T->resid_last) {
+		if (!T->have_ih) {
+			T->keep = 1;
+			backward(T);
+			T->keep = 0;
+		}
+		for (int i = 0; i < T->nb; i++)
+			node_lam(T, i, T->lam + 6 * (size_t)i);
+		return;
+	}
+	memset(T->lam, 0, 6 * (size_t)T->nb * sizeof(double));
+	for (int i = T->nb - 1; i >= 0; i--) {
+		struct twork W = tw(T, i);
+		double M[36], p[6], Ma[6], *l = T->lam + 6 * (size_t)i;
+		own_init(T, i, M, p);
+		m6_mulv(Ma, M, W.acc);
+		for (int k = 0; k < 6; k++)
+			l[k] += Ma[k] + p[k];
+		if (T->nd[i].parent >= 0)
+			phit_add(T->lam + 6 * (size_t)T->nd[i].parent, W.dcp, l);
+	}
+}
+
+static void joint_lambda(struct tree *T, int i)
+{
+	const struct tnode *J = &T->nd[i];
 	const struct ra *s = T->s;
 	const struct joint *jt = &s->m->joints[J->joint];
 	int nr = jt->nrows, c = J->body;
-	double g[6], G[36] = { 0 }, L[36] = { 0 }, rhs[6], wl[6];
+	double g[6], G[36] = { 0 }, L[36] = { 0 }, rhs[6];
 	const double *Jc[MODEL_JOINT_ROWS_MAX];
 	int row[MODEL_JOINT_ROWS_MAX];
-	node_lam(W, wl);
+	const double *wl = T->lam + 6 * (size_t)i;
 	v3_scale(g, -1.0, wl);
 	m3_tmulv(g + 3, T->x.A + 9 * c, wl + 3);
 	v3_scale(g + 3, -1.0, g + 3);
@@ -1386,14 +1616,16 @@ static void tree_bodies(void *ctx, struct ra_state *x)
 	T->x.t = t;
 	for (int i = 0; i < T->nb; i++) {
 		int b = T->nd[i].body;
-		v3_copy(T->x.a + 3 * b, T->wk[i].acc);
-		m3_tmulv(T->x.wd + 3 * b, T->x.A + 9 * b, T->wk[i].acc + 3);
+		const double *acc = tw(T, i).acc;
+		v3_copy(T->x.a + 3 * b, acc);
+		m3_tmulv(T->x.wd + 3 * b, T->x.A + 9 * b, acc + 3);
 	}
 	if (s->m->njoints > 0) {
+		joint_wrenches(T);
 		ra_eval(s, &T->x, t, PRIM_JAC);
 		for (int i = 0; i < T->nb; i++)
 			if (T->nd[i].joint >= 0)
-				joint_lambda(T, &T->nd[i], &T->wk[i]);
+				joint_lambda(T, i);
 	}
 	ra_state_copy(s, x, &T->x);
 	x->t = t;
@@ -1595,20 +1827,21 @@ static void build_nodes(struct tree *T)
 	/* types, markers, coordinates */
 	for (int i = 0; i < nb; i++) {
 		struct tnode *J = &T->nd[i];
+		struct tgeo *G = &T->geo[i];
 		if (J->joint < 0) {
 			J->type = m->bodies[J->body].kind == BODY_PARTICLE ? TJ_POINT : TJ_FREE;
-			memcpy(J->Fp, I3, sizeof J->Fp);
-			memcpy(J->Fc, I3, sizeof J->Fc);
+			memcpy(G->Fp, I3, sizeof G->Fp);
+			memcpy(G->Fc, I3, sizeof G->Fc);
 		} else {
 			const struct joint *jt = &m->joints[J->joint];
 			int side = jt->body[1] == J->body ? 1 : 0;
 			J->type = tj_of(jt->type);
-			v3_copy(J->sc, jt->s[side]);
-			memcpy(J->Fc, jt->F[side], sizeof J->Fc);
-			v3_copy(J->sp, jt->s[1 - side]);
-			memcpy(J->Fp, jt->F[1 - side], sizeof J->Fp);
+			v3_copy(G->sc, jt->s[side]);
+			memcpy(G->Fc, jt->F[side], sizeof G->Fc);
+			v3_copy(G->sp, jt->s[1 - side]);
+			memcpy(G->Fp, jt->F[1 - side], sizeof G->Fp);
 		}
-		memcpy(J->C, I3, sizeof J->C);
+		memcpy(G->C, I3, sizeof G->C);
 		J->n = tj_n[J->type];
 		J->nr = J->n;	/* every coordinate with inertia until backward's
 				 * first pass finds massless ones */
@@ -1616,6 +1849,38 @@ static void build_nodes(struct tree *T)
 			J->ri[a] = a;
 		J->q0 = q;
 		q += J->n;
+		kin_update(T, i);
+	}
+	/* the backward pass's sums (node_backward): the last child of each
+	 * parent in tree order is the first that pass meets */
+	for (int i = nb - 1; i >= 0; i--) {
+		struct tnode *J = &T->nd[i];
+		if (J->parent >= 0 && !T->nd[J->parent].kids) {
+			J->first = 1;
+			T->nd[J->parent].kids = 1;
+		}
+		if (J->parent >= 0 && J->parent != i - 1)
+			T->nd[J->parent].far = 1;
+	}
+	/* the markers and masses the passes read, one entry for a run of
+	 * nodes with the same */
+	int nk = 0, nm = 0;
+	for (int i = 0; i < nb; i++) {
+		struct tnode *J = &T->nd[i];
+		const struct tgeo *G = &T->geo[i];
+		struct tkin k;
+		struct tmass ms;
+		memcpy(k.Fp, G->Fp, sizeof k.Fp);
+		v3_copy(k.sp, G->sp);
+		v3_copy(k.sc, G->sc);
+		if (!nk || memcmp(&T->kin[nk - 1], &k, sizeof k))
+			T->kin[nk++] = k;
+		J->ki = nk - 1;
+		ms.m = T->s->mass[J->body];
+		memcpy(ms.J, ra_inertia(T->s, J->body), sizeof ms.J);
+		if (!nm || memcmp(&T->ms[nm - 1], &ms, sizeof ms))
+			T->ms[nm++] = ms;
+		J->mi = nm - 1;
 	}
 	T->nq = q;
 	(void)head;
@@ -1678,24 +1943,29 @@ struct tree *tree_new(struct ra *s, struct diag *d)
 	T->s = s;
 	T->nb = s->nb;
 	T->nd = xcalloc((size_t)T->nb + 1, sizeof(*T->nd));
-	T->wk = xcalloc((size_t)T->nb + 1, sizeof(*T->wk));
+	T->geo = xcalloc((size_t)T->nb + 1, sizeof(*T->geo));
+	T->kin = xcalloc((size_t)T->nb + 1, sizeof(*T->kin));
+	T->ms = xcalloc((size_t)T->nb + 1, sizeof(*T->ms));
+	T->CF = xcalloc(9 * (size_t)T->nb + 1, sizeof(double));
 	build_nodes(T);
-	size_t na = 1;
-	for (int i = 0; i < T->nb; i++)
-		na += 13 * (size_t)T->nd[i].n + (size_t)T->nd[i].n * (size_t)T->nd[i].n;
-	T->arena = xcalloc(na, sizeof(double));
-	double *a = T->arena;
+	/* each node's parts of fw and bw (struct twork), in tree order;
+	 * offsets as int (a model of 2^31 doubles is out of reach) */
+	size_t fo = 0, bo = 0;
 	for (int i = 0; i < T->nb; i++) {
-		struct twork *W = &T->wk[i];
 		size_t n = (size_t)T->nd[i].n;
-		W->S = a;
-		W->V = a + 6 * n;
-		W->z = a + 12 * n;
-		W->L = a + 13 * n;
-		a += 13 * n + n * n;
+		T->nd[i].ko = (int)fo;
+		T->nd[i].bo = (int)bo;
+		fo += FW_SIZE(n);
+		bo += BW_SIZE(n);
 	}
+	T->fw = xcalloc(fo + 1, sizeof(double));
+	T->bw = xcalloc(bo + 1, sizeof(double));
+	T->acc = xcalloc(6 * (size_t)T->nb + 1, sizeof(double));
+	T->om = xcalloc(3 * (size_t)T->nb + 1, sizeof(double));
+	T->ih = xcalloc(42 * (size_t)T->nb + 1, sizeof(double));
 	ra_state_init(s, &T->x);
 	T->F = xcalloc(6 * (size_t)T->nb + 1, sizeof(double));
+	T->gravity_only = s->m->nforces == 0 && s->m->nbeams == 0;
 	T->y = xcalloc((size_t)T->nq + 1, sizeof(double));
 	T->yd = xcalloc((size_t)T->nq + 1, sizeof(double));
 	T->R0 = xcalloc(9 * (size_t)T->nb + 1, sizeof(double));
@@ -1728,8 +1998,16 @@ void tree_free(struct tree **pT)
 	if (!T)
 		return;
 	free(T->nd);
-	free(T->wk);
-	free(T->arena);
+	free(T->geo);
+	free(T->kin);
+	free(T->ms);
+	free(T->CF);
+	free(T->fw);
+	free(T->bw);
+	free(T->acc);
+	free(T->om);
+	free(T->ih);
+	free(T->lam);
 	free(T->F);
 	free(T->y);
 	free(T->yd);
@@ -1797,7 +2075,7 @@ int tree_joint_coords(const struct tree *T, int j, double *q, double *qd)
 	}
 	double E[9], R[9], D[9], H[9], hq[3], om[3], phi[3], mphi[3], Ji[9], r[3];
 	so3_exp(E, y);
-	m3_mul(R, E, J->C);
+	m3_mul(R, E, T->geo[i].C);
 	m3_mult(D, R, T->R0 + 9 * i);
 	so3_log(phi, D);
 	chart_jac(y, yd, H, hq);
@@ -1807,7 +2085,7 @@ int tree_joint_coords(const struct tree *T, int j, double *q, double *qd)
 	m3_mulv(r, Ji, om);
 	/* from P to the parent's body frame: A_p^T A_c = Fp D Fp^T (A_p^T
 	 * A_c)(t0), Fp D Fp^T = exp((Fp phi)~) */
-	m3_mulv(q, J->Fp, phi);
-	m3_mulv(qd, J->Fp, r);
+	m3_mulv(q, T->geo[i].Fp, phi);
+	m3_mulv(qd, T->geo[i].Fp, r);
 	return 3;
 }
