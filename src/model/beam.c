@@ -152,9 +152,14 @@ double beam_element_rot(const struct beam *bm, int e, const double *const r[3],
 		for (int i = 0; i < 6; i++) {
 			const double *Ci = bm->C + 6 * i;
 			double s = 0.0, sd = 0.0;
-			for (int k = 0; k < 6; k++) {
-				s += Ci[k] * eps[p][k];
-				sd += Ci[k] * ed[k];
+			if (bm->diag) {	/* a sixth of the products */
+				s = Ci[i] * eps[p][i];
+				sd = Ci[i] * ed[i];
+			} else {
+				for (int k = 0; k < 6; k++) {
+					s += Ci[k] * eps[p][k];
+					sd += Ci[k] * ed[k];
+				}
 			}
 			U += 0.5 * bm->ref[BEAM_REF * e + 7 * p] * s * eps[p][i];
 			res[i] = s + sd;
@@ -199,6 +204,10 @@ int beam_reference(const struct model *m, struct beam *bm, struct diag *d)
 {
 	free(bm->ref);
 	bm->ref = xcalloc((size_t)BEAM_REF * bm->nel + 1, sizeof(double));
+	bm->diag = 1;
+	for (int i = 0; i < 36; i++)
+		if (i % 7 && bm->C[i] != 0.0)
+			bm->diag = 0;
 	for (int e = 0; e < bm->nel; e++) {
 		const struct body *b = m->bodies + bm->node0 + 2 * e;
 		const double *r[3] = { b[0].r0, b[1].r0, b[2].r0 };

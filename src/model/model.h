@@ -181,6 +181,7 @@ struct beam {
 	int nel, node0;		/* elements; body of node 0 (2 nel + 1 nodes) */
 	double C[36];		/* sectional stiffness, row-major, strains
 				 * (Gamma1..3, kappa1..3) in the section frame */
+	int diag;		/* C diagonal (no coupling): set by beam_reference */
 	double mu;		/* stiffness-proportional damping C = mu K, s */
 	double m, J[3];		/* mass and mass moments per length (kg/m, kg m) */
 	double *ref;		/* per element 2 evaluation points x (j, Gamma0[3],
