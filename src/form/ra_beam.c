@@ -112,7 +112,10 @@ void ra_beam_out(const struct ra *s, const struct ra_state *x, const struct beam
 }
 
 /* Differences of the element's 18 forces in node b's coordinate k (0..2
- * r, 3..5 theta, 6..8 v, 9..11 w): column of dF into dF.  Positions and
+ * r, 3..5 theta, 6..8 v, 9..11 w): column of dF into dF (for positions
+ * only with damping: without, ra_beam_blocks takes beam_element_dr's
+ * exact columns, which these differences matched to 3e-8 relative on the
+ * lateral buckling beam).  Positions and
  * rotations forward from F0 (the forces at the state), step
  * sqrt(DBL_EPSILON) max(1, |value|) (rotations: sqrt(DBL_EPSILON) rad):
  * error O(step), some 1e-8 relative, ample for Newton's matrix, at half
@@ -180,15 +183,22 @@ void ra_beam_blocks(const struct ra *s, const struct ra_state *x, double cq, dou
 		for (int e = 0; e < bm->nel; e++, q += 9) {
 			struct enodes n;
 			enodes(bm, e, x, &n);
-			double *W = Wc + 36 * (size_t)q, F0[18];
+			double *W = Wc + 36 * (size_t)q, F0[18], dr[9][18];
 			struct beam_rot g0;
+			struct beam_pt pt[2];
+			int exact = !(bm->mu > 0.0);	/* dF/dr without differences */
 			memset(W, 0, 9 * 36 * sizeof(double));
 			beam_rot_of(n.A, &g0);
-			beam_element_rot(bm, e, n.r, n.A, n.v, n.w, &g0, F0, NULL);
+			beam_element_rot(bm, e, n.r, n.A, n.v, n.w, &g0, F0, pt);
+			if (exact)
+				beam_element_dr(bm, e, n.r, n.A, pt, dr);
 			for (int b = 0; b < 3; b++)
 				for (int k = 0; k < nk; k++) {
 					double dF[18], c = k < 6 ? cq : cv;
-					fd_column(bm, e, &n, b, k, F0, &g0, dF);
+					if (exact && k < 3)
+						memcpy(dF, dr[3 * b + k], sizeof dF);
+					else
+						fd_column(bm, e, &n, b, k, F0, &g0, dF);
 					for (int a = 0; a < 3; a++)
 						for (int row = 0; row < 6; row++)
 							W[36 * (3 * a + b) + 6 * row + k % 6] -=

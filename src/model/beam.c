@@ -200,6 +200,72 @@ double beam_element_rot(const struct beam *bm, int e, const double *const r[3],
 	return U;
 }
 
+/* The derivatives of beam_element's F in the node positions, at the
+ * element's state (pt: its two points from beam_element_rot), with the
+ * frames fixed (beam.h).  Gamma_p = R_p^T x'_p / j_p - Gamma0 is linear in
+ * the positions, kappa does not see them; so d res_p = C (d Gamma_p, 0),
+ * d(Fs, Ms)_p = R_p d res_p, and the moments' arms move with x_p = sum
+ * N_i r_i and with the node.  Exact (no difference step), for mu = 0
+ * (with damping the strain rates, themselves differences, also move with
+ * the positions: ra_beam.c then differences). */
+void beam_element_dr(const struct beam *bm, int e, const double *const r[3],
+		     const double *const A[3], const struct beam_pt pt[2], double dF[9][18])
+{
+	double N[2][3], dN[2][3], Fs[2][3];
+	for (int p = 0; p < 2; p++) {
+		shape(xi_of(p), N[p], dN[p]);
+		m3_mulv(Fs[p], pt[p].R, pt[p].res);
+	}
+	for (int b = 0; b < 3; b++)
+		for (int k = 0; k < 3; k++) {
+			double *d = dF[3 * b + k], dFs[2][3], dMs[2][3], dx[2][3], ek[3] = { 0, 0, 0 };
+			ek[k] = 1.0;
+			for (int p = 0; p < 2; p++) {
+				const double *R = pt[p].R;
+				double dg[3], dres[6];
+				/* d Gamma = R^T e_k dN_b / j: row k of R */
+				for (int c = 0; c < 3; c++)
+					dg[c] = R[3 * k + c] * dN[p][b] / bm->ref[BEAM_REF * e + 7 * p];
+				for (int i = 0; i < 6; i++)
+					dres[i] = bm->C[6 * i] * dg[0] + bm->C[6 * i + 1] * dg[1] +
+						  bm->C[6 * i + 2] * dg[2];
+				m3_mulv(dFs[p], R, dres);
+				m3_mulv(dMs[p], R, dres + 3);
+				v3_scale(dx[p], N[p][b], ek);
+			}
+			double m[3][3], a[3], t[3];
+			for (int c = 0; c < 3; c++) {
+				d[c] = dFs[0][c];
+				d[6 + c] = dFs[1][c] - dFs[0][c];
+				d[12 + c] = -dFs[1][c];
+				m[0][c] = dMs[0][c];
+				m[1][c] = dMs[1][c] - dMs[0][c];
+				m[2][c] = -dMs[1][c];
+			}
+			/* (x0 - r0) x Fs0 */
+			v3_sub(a, dx[0], b == 0 ? ek : (double[3]){ 0, 0, 0 });
+			v3_cross(t, a, Fs[0]);
+			v3_add(m[0], m[0], t);
+			moment_add(m[0], pt[0].x, r[0], dFs[0]);
+			/* (x1 - r1) x Fs1 + (r1 - x0) x Fs0 */
+			v3_sub(a, dx[1], b == 1 ? ek : (double[3]){ 0, 0, 0 });
+			v3_cross(t, a, Fs[1]);
+			v3_add(m[1], m[1], t);
+			moment_add(m[1], pt[1].x, r[1], dFs[1]);
+			v3_sub(a, b == 1 ? ek : (double[3]){ 0, 0, 0 }, dx[0]);
+			v3_cross(t, a, Fs[0]);
+			v3_add(m[1], m[1], t);
+			moment_add(m[1], r[1], pt[0].x, dFs[0]);
+			/* (r2 - x1) x Fs1 */
+			v3_sub(a, b == 2 ? ek : (double[3]){ 0, 0, 0 }, dx[1]);
+			v3_cross(t, a, Fs[1]);
+			v3_add(m[2], m[2], t);
+			moment_add(m[2], r[2], pt[1].x, dFs[1]);
+			for (int i = 0; i < 3; i++)
+				m3_tmulv(d + 6 * i + 3, A[i], m[i]);
+		}
+}
+
 int beam_reference(const struct model *m, struct beam *bm, struct diag *d)
 {
 	free(bm->ref);

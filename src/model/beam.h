@@ -66,6 +66,11 @@ void beam_rot_of(const double *const A[3], struct beam_rot *g);
  * the frame of node 0 or 2 alone moves one of the two logarithms:
  * ra_beam.c's differences take the other from the state's). */
 void beam_rot_psi(const double *A1, struct beam_rot *g);
+/* dF/dr of beam_element at the state whose points pt (from
+ * beam_element_rot) gives: dF[3 b + k] the 18 forces' derivatives in
+ * node b's position coordinate k, frames fixed; exact, for bm->mu = 0. */
+void beam_element_dr(const struct beam *bm, int e, const double *const r[3],
+		     const double *const A[3], const struct beam_pt pt[2], double dF[9][18]);
 /* beam_element with g = beam_rot_of(A) given. */
 double beam_element_rot(const struct beam *bm, int e, const double *const r[3],
 			const double *const A[3], const double *const v[3],
