@@ -165,6 +165,118 @@ expect_rc 0 "check prints the mesh" "$MBSIM" check "$bd/rollup.yaml"
 grep -q "beam 'b': 10 elements, 21 nodes (bodies 'root' ... 'tip')" "$tmp/out" && ok "check: mesh line" ||
 	bad "check: mesh line" "$(cat "$tmp/out")"
 
+# --- a full 6 x 6 section stiffness (section.stiffness) -------------------
+# (1) The diagonal given as a matrix is the same law: the roll-up deck (its
+# damping exercises mu C too) with stiffness = diag(EA, GA, GA, GJ, EI, EI)
+# in place of its keys steps to the same bits at every sample (the element
+# finds C diagonal either way, model/beam.c).  output.times dropped in both
+# copies, so all 301 samples are compared.
+sed -e '/^output:/d' "$bd/rollup.yaml" >"$tmp/rk0.yaml"
+sed -e '/^output:/d' -e 's/section: {EA: 1e6, GA: 1e6, GJ: 80, EI: EI,/section: {stiffness: [[1e6, 0, 0, 0, 0, 0], [0, 1e6, 0, 0, 0, 0], [0, 0, 1e6, 0, 0, 0], [0, 0, 0, 80, 0, 0], [0, 0, 0, 0, EI, 0], [0, 0, 0, 0, 0, EI]],/' \
+	"$bd/rollup.yaml" >"$tmp/rk1.yaml"
+if grep -q "stiffness: \[\[1e6" "$tmp/rk1.yaml"; then
+	ok "roll-up deck rewritten with stiffness"
+else
+	bad "roll-up deck rewritten with stiffness" "$(grep section "$tmp/rk1.yaml")"
+fi
+expect_rc 0 "roll-up with EA ... EI" "$MBSIM" run "$tmp/rk0.yaml" -o "$tmp/rk0.h5"
+expect_rc 0 "roll-up with stiffness" "$MBSIM" run "$tmp/rk1.yaml" -o "$tmp/rk1.h5"
+pycheck "diagonal stiffness matrix = EA ... EI keys, bit for bit (positions, orientations, resultants)" "
+a = h5py.File('$tmp/rk0.h5', 'r')
+b = h5py.File('$tmp/rk1.h5', 'r')
+ks = ('bodies/position', 'bodies/orientation', 'beams/b/resultant')
+ok = a['time'].shape[0] == 301 and all(np.array_equal(a[k][:], b[k][:]) for k in ks)
+msg = repr([(k, float(np.abs(a[k][:] - b[k][:]).max())) for k in ks])"
+
+# (2) Extension-twist coupling (tests/beam/twist_coupled.yaml, whose
+# header derives the values): a cantilever pulled by P extends by
+# L (C^-1)_11 P = 1.3245033e-3 m and twists by L (C^-1)_41 P = -0.2317881
+# rad, exactly at finite twist.  The statics stop when every force and
+# moment residual is below 1e-10 of the force scale (statics.c: max(P,
+# 1e-4 EA) = 1e4 N), 1e-6 N or N m at each of the 8 free nodes; through
+# C^-1 that moves the tip by at most 8 L (C^-1)_11 1e-6 = 1.1e-12 m (8e-10
+# of u) and turns it by 8 L ((C^-1)_44 + |C^-1_41|) 1e-6 = 1.3e-7 rad (6e-7
+# of phi): asked 1e-8 and 1e-6 relative.  The tip keeps its axis 1 along
+# x (quaternion x part only; 1e-12: round-off).
+if "$MBSIM" static "$bd/twist_coupled.yaml" --json >"$tmp/out" 2>"$tmp/err"; then
+	json_check "extension-twist: u = L GJ P/d, phi = -L c P/d (d = EA GJ - c^2)" "
+[abs(t['position'][0] - 1 - 80e4 / 6.04e8) <= 1e-8 * 80e4 / 6.04e8 and
+ abs(2 * math.atan2(t['orientation'][1], t['orientation'][0]) + 1.4e8 / 6.04e8) <= 1e-6 * 1.4e8 / 6.04e8 and
+ abs(t['orientation'][2]) + abs(t['orientation'][3]) <= 1e-12
+ for t in j['bodies'] if t['name'] == 'tip'] == [True]"
+else
+	bad "extension-twist static" "$(cat "$tmp/err")"
+fi
+# the same deck without the coupling does not twist (the twist above is
+# the coupling's) and extends by L P/EA = 1e-3 m
+if "$MBSIM" static "$bd/twist_coupled.yaml" --set parameters.c=0 --json >"$tmp/out" 2>"$tmp/err"; then
+	json_check "extension-twist deck with c = 0: no twist, u = L P/EA" "
+[abs(t['orientation'][1]) <= 1e-12 and abs(t['position'][0] - 1 - 1e-3) <= 1e-8 * 1e-3
+ for t in j['bodies'] if t['name'] == 'tip'] == [True]"
+else
+	bad "extension-twist static, c = 0" "$(cat "$tmp/err")"
+fi
+# the run (lms2, the coupled C in the Newton matrix, damping mu C with mu =
+# 0.01 s) comes to rest at the same tip: the force applied at t = 0 starts
+# axial and twist modes, every one of which is overdamped (mu omega > 2
+# from the first twist mode, (pi/2) sqrt(GJ/m11)/L = 314 rad/s, up) and
+# so decays at least as fast as exp(-t/mu); at t = 1 s that is e^-100,
+# and Newton's tolerance (1e-10) is what remains: asked 1e-9 relative.
+expect_rc 0 "extension-twist run, lms2, damping 0.01 s" "$MBSIM" run "$bd/twist_coupled.yaml" \
+	--set beams.b.section.damping=0.01 --set time.end=1 --set integrator.rho_inf=0 -o "$tmp/tc.h5"
+pycheck "extension-twist run at rest at u = L GJ P/d, phi = -L c P/d" "
+f = h5py.File('$tmp/tc.h5', 'r')
+p = series(f, 'bodies/tip/position')[-1]
+q = series(f, 'bodies/tip/orientation')[-1]
+u, phi = 80e4 / 6.04e8, -1.4e8 / 6.04e8
+ok = abs(p[0] - 1 - u) <= 1e-9 * u and abs(2 * np.arctan2(q[1], q[0]) - phi) <= 1e-9 * abs(phi)
+msg = 'u %r phi %r' % (p[0] - 1, 2 * np.arctan2(q[1], q[0]))"
+
+# (3) Bad matrices: exit 2 with the message at the offending node.  Rows
+# one a line (lines 13 to 18 of stiff.yaml) so that LINE names the row.
+cat >"$tmp/stiff.yaml" <<'EOF'
+time: {end: 1}
+integrator: {method: lms2}
+beams:
+  - name: b
+    from: [0, 0, 0]
+    to: [1, 0, 0]
+    elements: 2
+    section:
+      m: 1
+      m22: 1
+      m33: 1
+      stiffness:
+        - [1, 0, 0, 0.5, 0, 0]
+        - [0, 1, 0, 0, 0, 0]
+        - [0, 0, 1, 0, 0, 0]
+        - [0.5, 0, 0, 1, 0, 0]
+        - [0, 0, 0, 0, 1, 0]
+        - [0, 0, 0, 0, 0, 1]
+EOF
+expect_rc 0 "a coupled, symmetric, positive definite stiffness checks" "$MBSIM" check "$tmp/stiff.yaml"
+# each case: what | sed script | the message expected after FILE: (names
+# apart from expect_rc's variables name and want)
+while IFS='|' read -r c_what c_sed c_msg; do
+	sed -e "$c_sed" "$tmp/stiff.yaml" >"$tmp/s.yaml"
+	expect_rc 2 "stiffness $c_what: exit 2" "$MBSIM" check "$tmp/s.yaml"
+	if grep -qF "$tmp/s.yaml:$c_msg" "$tmp/err"; then
+		ok "stiffness $c_what: message at FILE:LINE:COL"
+	else
+		bad "stiffness $c_what: message at FILE:LINE:COL" "want: $c_msg" "$(cat "$tmp/err")"
+	fi
+done <<'EOF'
+not symmetric (C41 0.6, C14 0.5)|16s/0.5,/0.6,/|16:12: error: 'stiffness' of section of beam 'b' is not symmetric: row 4 column 1 is 0.6, row 1 column 4 0.5
+not positive definite (C14 = C41 = 2 > sqrt(C11 C44))|13s/0.5/2/;16s/0.5/2/|13:9: error: 'stiffness' of section of beam 'b' is not positive definite: its leading 4 x 4 block is not
+singular (C14 = C41 = 1 = sqrt(C11 C44))|13s/0.5/1/;16s/0.5/1/|13:9: error: 'stiffness' of section of beam 'b' is not positive definite: its leading 4 x 4 block is not
+negative diagonal|18s/1\]/-1]/|18:27: error: 'stiffness' of section of beam 'b' is not positive definite: its diagonal entry 6 (kappa3) is -1
+row of 5|15s/1, 0, 0, 0\]/1, 0, 0]/|15:11: error: row 3 of 'stiffness' of section of beam 'b': expected 6 numbers, got a list of 5
+5 rows|18d|13:9: error: expected 6 rows of 6 numbers for 'stiffness' of section of beam 'b', got a list of 5
+not a matrix|12s/stiffness:/stiffness: 3/;13,18d|12:18: error: expected 6 rows of 6 numbers for 'stiffness' of section of beam 'b', got '3'
+not finite|14s/\[0, 1,/[0, 1e400,/|14:15: error: expression '1e400' for 'stiffness' is not a finite number
+both kinds of keys|10s/m22: 1/EA: 1\n      m22: 1/|10:7: error: 'EA' of section of beam 'b': give stiffness or EA
+EOF
+
 # --- the benchmark decks of seed 004 (decks/*.yaml with beams) -----------
 # Lateral buckling (decks/lateral_buckling.yaml): the beam, pushed in its
 # stiff plane, buckles sideways before the crank's top (t = 0.2 s): the

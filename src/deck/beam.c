@@ -44,28 +44,148 @@ static int nonneg_num(struct bctx *b, const struct dnode *map, const char *key, 
 	return 1;
 }
 
-/* stiffness given directly: EA, GA2, GA3, GJ, EI2, EI3 and the inertia */
-static int read_section(struct bctx *b, const struct dnode *v, const char *what, double *K,
+/* Strains in the order of bm->C's rows and columns (model.h), for messages. */
+static const char *const strain_names[6] = { "Gamma1", "Gamma2", "Gamma3",
+					     "kappa1", "kappa2", "kappa3" };
+
+/* Tolerances of a full stiffness C: C_ij and C_ji may differ by
+ * BEAM_SYM_TOL sqrt(C_ii C_jj) (the round-off of an expression; the pair
+ * is then replaced by its mean, so the element sees an exact symmetric
+ * C), and every Cholesky pivot must exceed BEAM_PD_TOL of its diagonal
+ * entry (a matrix singular up to round-off is refused).  Both measure an
+ * entry against the diagonal it couples, so they do not depend on the
+ * units of length or force. */
+#define BEAM_SYM_TOL 1e-9
+#define BEAM_SYM_TOL_TEXT "1e-9"
+#define BEAM_PD_TOL 1e-12
+#define BEAM_PD_TOL_TEXT "1e-12"
+
+/* stiffness: 6 rows of 6 numbers (get_num: finite), symmetric and
+ * positive definite (Cholesky of a copy, L L^T = C, column by column) */
+static int read_stiffness(struct bctx *b, const struct dnode *v, const char *what, double *C)
+{
+	char buf[64];
+	if (v->kind != DN_SEQ || v->n != 6) {
+		if (v->kind == DN_SEQ)
+			snprintf(buf, sizeof buf, "a list of %d", v->n);
+		else
+			dn_describe(v, buf, sizeof buf);
+		diag_error(b->d, &v->pos, "expected 6 rows of 6 numbers for 'stiffness' of %s, "
+			   "got %s", what, buf);
+		return -1;
+	}
+	int rc = 0;
+	for (int i = 0; i < 6; i++) {
+		const struct dnode *row = v->items[i];
+		if (row->kind != DN_SEQ || row->n != 6) {
+			if (row->kind == DN_SEQ)
+				snprintf(buf, sizeof buf, "a list of %d", row->n);
+			else
+				dn_describe(row, buf, sizeof buf);
+			diag_error(b->d, &row->pos, "row %d of 'stiffness' of %s: expected 6 numbers, "
+				   "got %s", i + 1, what, buf);
+			rc = 1;
+			continue;
+		}
+		for (int j = 0; j < 6; j++)
+			rc |= get_num(b, row->items[j], "stiffness", &C[6 * i + j]) != 0;
+	}
+	if (rc)
+		return -1;
+	for (int i = 0; i < 6; i++)
+		if (!(C[7 * i] > 0.0)) {
+			diag_error(b->d, &v->items[i]->items[i]->pos, "'stiffness' of %s is not "
+				   "positive definite: its diagonal entry %d (%s) is %g", what, i + 1,
+				   strain_names[i], C[7 * i]);
+			rc = 1;
+		}
+	if (rc)
+		return -1;
+	for (int i = 1; i < 6; i++)
+		for (int j = 0; j < i; j++) {
+			double *lo = &C[6 * i + j], *up = &C[6 * j + i];
+			if (fabs(*lo - *up) > BEAM_SYM_TOL * sqrt(C[7 * i] * C[7 * j])) {
+				diag_error(b->d, &v->items[i]->items[j]->pos, "'stiffness' of %s is not "
+					   "symmetric: row %d column %d is %g, row %d column %d %g "
+					   "(tolerance " BEAM_SYM_TOL_TEXT " sqrt(C%d%d C%d%d))", what,
+					   i + 1, j + 1, *lo, j + 1, i + 1, *up, i + 1, i + 1, j + 1,
+					   j + 1);
+				diag_note(b->d, &v->items[j]->items[i]->pos, "row %d column %d is here",
+					  j + 1, i + 1);
+				rc = 1;
+			} else {
+				*lo = *up = 0.5 * (*lo + *up);
+			}
+		}
+	if (rc)
+		return -1;
+	double L[36];
+	memcpy(L, C, sizeof L);
+	for (int k = 0; k < 6; k++) {
+		double d = L[7 * k];
+		for (int p = 0; p < k; p++)
+			d -= L[6 * k + p] * L[6 * k + p];
+		if (!(d > BEAM_PD_TOL * C[7 * k])) {
+			diag_error(b->d, &v->pos, "'stiffness' of %s is not positive definite: its "
+				   "leading %d x %d block is not (Cholesky pivot %d is %g, below "
+				   BEAM_PD_TOL_TEXT " of C%d%d)", what, k + 1, k + 1, k + 1, d, k + 1,
+				   k + 1);
+			return -1;
+		}
+		L[7 * k] = sqrt(d);
+		for (int i = k + 1; i < 6; i++) {
+			double s = L[6 * i + k];
+			for (int p = 0; p < k; p++)
+				s -= L[6 * i + p] * L[6 * k + p];
+			L[6 * i + k] = s / L[7 * k];
+		}
+	}
+	return 0;
+}
+
+/* The section's stiffness C (36, row-major, zero on entry) and inertia:
+ * either EA, GA2, GA3, GJ, EI2, EI3 (C diagonal) or the whole matrix
+ * under stiffness, not both. */
+static int read_section(struct bctx *b, const struct dnode *v, const char *what, double *C,
 			double *m, double *J, double *mu)
 {
+	static const char *const diag_keys[] = { "EA", "GA", "GA2", "GA3", "GJ", "EI", "EI2",
+						  "EI3" };
 	char w[260];
 	int rc = 0;
 	snprintf(w, sizeof w, "section of %s", what);
 	if (want_map(b, v, "section"))
 		return -1;
 	check_keys(b, v, key_sub(key_sub(&key_top, "beams"), "section"), 0, NULL);
-	double GA = 0, EI = 0;
-	int hasGA = pos_num(b, v, "GA", w, 0, &GA), hasEI = pos_num(b, v, "EI", w, 0, &EI);
-	K[1] = K[2] = GA;
-	K[4] = K[5] = EI;
-	/* a GA or EI already reported bad does not also make GA2 ... required */
-	rc |= hasGA < 0 || hasEI < 0;
-	rc |= pos_num(b, v, "EA", w, 1, &K[0]) < 0;
-	rc |= pos_num(b, v, "GA2", w, hasGA == 0, &K[1]) < 0;
-	rc |= pos_num(b, v, "GA3", w, hasGA == 0, &K[2]) < 0;
-	rc |= pos_num(b, v, "GJ", w, 1, &K[3]) < 0;
-	rc |= pos_num(b, v, "EI2", w, hasEI == 0, &K[4]) < 0;
-	rc |= pos_num(b, v, "EI3", w, hasEI == 0, &K[5]) < 0;
+	const struct dnode *kv = dn_get(v, "stiffness");
+	if (kv) {
+		/* the first diagonal key in the deck's order */
+		for (int i = 0; i < v->n && !rc; i++)
+			for (int k = 0; k < 8; k++)
+				if (strcmp(v->keys[i]->str, diag_keys[k]) == 0) {
+					diag_error(b->d, &v->keys[i]->pos, "'%s' of %s: give "
+						   "stiffness or EA, GA, GJ, EI (and GA2, GA3, "
+						   "EI2, EI3), not both", diag_keys[k], w);
+					rc = 1;
+					break;
+				}
+		rc |= read_stiffness(b, kv, w, C) != 0;
+	} else {
+		double K[6] = { 0 }, GA = 0, EI = 0;
+		int hasGA = pos_num(b, v, "GA", w, 0, &GA), hasEI = pos_num(b, v, "EI", w, 0, &EI);
+		K[1] = K[2] = GA;
+		K[4] = K[5] = EI;
+		/* a GA or EI already reported bad does not also make GA2 ... required */
+		rc |= hasGA < 0 || hasEI < 0;
+		rc |= pos_num(b, v, "EA", w, 1, &K[0]) < 0;
+		rc |= pos_num(b, v, "GA2", w, hasGA == 0, &K[1]) < 0;
+		rc |= pos_num(b, v, "GA3", w, hasGA == 0, &K[2]) < 0;
+		rc |= pos_num(b, v, "GJ", w, 1, &K[3]) < 0;
+		rc |= pos_num(b, v, "EI2", w, hasEI == 0, &K[4]) < 0;
+		rc |= pos_num(b, v, "EI3", w, hasEI == 0, &K[5]) < 0;
+		for (int i = 0; i < 6; i++)
+			C[7 * i] = K[i];
+	}
 	rc |= pos_num(b, v, "m", w, 1, m) < 0;
 	rc |= pos_num(b, v, "m22", w, 1, &J[1]) < 0;
 	rc |= pos_num(b, v, "m33", w, 1, &J[2]) < 0;
@@ -224,7 +344,7 @@ void build_beam(struct bctx *b, const struct dnode *item)
 	const char *name = NULL;
 	char what[200];
 	int rc = 0;
-	double from[3], to[3], K[6] = { 0 }, m = 0, J[3] = { 0 }, mu = 0, A0[9];
+	double from[3], to[3], K[6] = { 0 }, C[36] = { 0 }, m = 0, J[3] = { 0 }, mu = 0, A0[9];
 	double v0[3] = { 0, 0, 0 }, w0[3] = { 0, 0, 0 };
 	long nel = 0;
 
@@ -255,9 +375,11 @@ void build_beam(struct bctx *b, const struct dnode *item)
 			   "cross_section, not both", what);
 		rc = 1;
 	} else if (sv) {
-		rc |= read_section(b, sv, what, K, &m, J, &mu) != 0;
+		rc |= read_section(b, sv, what, C, &m, J, &mu) != 0;
 	} else if (mv && cv) {
 		rc |= read_material(b, mv, cv, what, K, &m, J, &mu) != 0;
+		for (int i = 0; i < 6; i++)
+			C[7 * i] = K[i];
 	} else {
 		diag_error(b->d, &item->pos, "%s needs section, or material with cross_section",
 			   what);
@@ -310,8 +432,7 @@ void build_beam(struct bctx *b, const struct dnode *item)
 		struct beam *bm = model_add_beam(b->m, name);
 		bm->nel = (int)nel;
 		bm->node0 = b->m->nbodies;
-		for (int i = 0; i < 6; i++)
-			bm->C[7 * i] = K[i];
+		memcpy(bm->C, C, sizeof bm->C);
 		bm->mu = mu;
 		bm->m = m;
 		memcpy(bm->J, J, sizeof bm->J);

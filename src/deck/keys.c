@@ -282,14 +282,15 @@ static const struct key_sect point_sect = { "point", point_keys };
 
 /* beams (model/beam.h, deck/beam.c) */
 static const struct key_def bsec_keys[] = {
-	{ "EA", K_NUM, 0, NULL, "axial stiffness, N, > 0 (required)" },
-	{ "GA", K_NUM, 0, NULL, "shear stiffness of both section axes (with its shear correction factor), N, > 0 (required unless GA2 and GA3)" },
+	{ "EA", K_NUM, 0, NULL, "axial stiffness, N, > 0; required unless stiffness" },
+	{ "GA", K_NUM, 0, NULL, "shear stiffness of both section axes (with its shear correction factor), N, > 0; required unless GA2 and GA3, or stiffness" },
 	{ "GA2", K_NUM, 0, NULL, "shear stiffness along section axis 2, N, > 0 (default GA)" },
 	{ "GA3", K_NUM, 0, NULL, "shear stiffness along section axis 3, N, > 0 (default GA)" },
-	{ "GJ", K_NUM, 0, NULL, "torsional stiffness, N m^2, > 0 (required)" },
-	{ "EI", K_NUM, 0, NULL, "bending stiffness about both section axes, N m^2, > 0 (required unless EI2 and EI3)" },
+	{ "GJ", K_NUM, 0, NULL, "torsional stiffness, N m^2, > 0; required unless stiffness" },
+	{ "EI", K_NUM, 0, NULL, "bending stiffness about both section axes, N m^2, > 0; required unless EI2 and EI3, or stiffness" },
 	{ "EI2", K_NUM, 0, NULL, "bending stiffness about section axis 2, N m^2, > 0 (default EI)" },
 	{ "EI3", K_NUM, 0, NULL, "bending stiffness about section axis 3, N m^2, > 0 (default EI)" },
+	{ "stiffness", K_MAT6, 0, NULL, "the whole sectional stiffness C as 6 rows of 6 numbers, (n, m) = C (Gamma1, Gamma2, Gamma3, kappa1, kappa2, kappa3) in the section frame: N in the upper left 3 x 3 block, N m in the off-diagonal blocks, N m^2 in the lower right; symmetric (within 1e-9 sqrt(C_ii C_jj)) and positive definite; in place of EA, GA, GA2, GA3, GJ, EI, EI2, EI3" },
 	{ "m", K_NUM, 0, NULL, "mass per unit length, kg/m, > 0 (required)" },
 	{ "m11", K_NUM, 0, NULL, "mass moment of inertia per unit length about the beam axis, kg m, > 0 (default m22 + m33)" },
 	{ "m22", K_NUM, 0, NULL, "mass moment of inertia per unit length about section axis 2, kg m, > 0 (required)" },
@@ -394,6 +395,7 @@ static const char *type_word(const struct key_def *k)
 	case K_VEC3: return "vector[3]";
 	case K_NUMLIST: return "numbers";
 	case K_MAT3: return "matrix[3x3]";
+	case K_MAT6: return "matrix[6x6]";
 	case K_INERTIA: return "inertia";
 	case K_FREE: return "number";
 	default: return "-";

@@ -19,6 +19,7 @@ enum key_type {
 	K_VEC3,		/* list of 3 numbers */
 	K_NUMLIST,	/* list of numbers */
 	K_MAT3,		/* 3x3 list of rows */
+	K_MAT6,		/* 6x6 list of rows */
 	K_INERTIA,	/* K_VEC3 or K_MAT3 */
 	K_MAP,		/* mapping described by sub */
 	K_LIST,		/* list of mappings described by sub */
