@@ -223,6 +223,28 @@ static void linearize(struct ra *s, const struct ra_state *x, double t, struct w
 	memcpy(w->phi, s->phi, (size_t)s->nc * sizeof(double));
 }
 
+/* The factor on Phi_q in the system of solve(): the largest entry of its
+ * stiffness block (the n x n block of w->A, filled) over the largest of
+ * Phi_q, 1 when either is 0.  Unscaled, [K P^T; P 0] has singular values
+ * from about |K| down to |P|^2 / |K| (the constraints seen through the
+ * stiffness): a beam's |K| ~ EA / element length ~ 1e9 N/m puts the
+ * constraints' below 1e-13 of the largest, where lsq() takes them as
+ * zero, and the step then ignores the constraints.  With Phi_q's rows and
+ * columns times sc = |K| / |P| (and Phi times sc: the same equations),
+ * they are of the order of |K| too; dlambda is sc times the solution's
+ * last nc entries. */
+static double constraint_scale(const struct ra *s, const struct work *w)
+{
+	int n = s->ng, nc = s->nc, N = w->N;
+	double kmax = 0, pmax = 0;
+	for (int j = 0; j < n; j++)
+		for (int i = 0; i < n; i++)
+			kmax = vmax(kmax, fabs(w->A[i + (size_t)N * j]));
+	for (size_t i = 0; i < (size_t)nc * (size_t)n; i++)
+		pmax = vmax(pmax, fabs(w->P[i]));
+	return kmax > 0 && pmax > 0 && isfinite(kmax) ? kmax / pmax : 1;
+}
+
 /* Solve the pseudo-transient Newton system of the data in w with
  * 1 / tau^2 = it2 (0: Newton's step); the step lands in w->b.  0, or -1
  * when LAPACK fails. */
@@ -242,17 +264,22 @@ static int solve(const struct ra *s, double it2, struct work *w)
 				w->A[r + (size_t)N * c] += it2 * ra_inertia(s, b)[3 * i + k];
 			}
 		}
+	double sc = constraint_scale(s, w);
 	for (int k = 0; k < nc; k++)
 		for (int j = 0; j < n; j++) {
-			double p = w->P[k + (size_t)nc * j];
+			double p = sc * w->P[k + (size_t)nc * j];
 			w->A[(n + k) + (size_t)N * j] = p;
 			w->A[j + (size_t)N * (n + k)] = p;
 		}
 	for (int i = 0; i < n; i++)
 		w->b[i] = w->G[i];
 	for (int k = 0; k < nc; k++)
-		w->b[n + k] = -w->phi[k];
-	return lsq(N, N, w->A, w->b);
+		w->b[n + k] = -sc * w->phi[k];
+	if (lsq(N, N, w->A, w->b))
+		return -1;
+	for (int k = 0; k < nc; k++)
+		w->b[n + k] *= sc;	/* the unknowns were dlambda / sc */
+	return 0;
 }
 
 /* First multipliers: the reactions that balance the loads at x best,
