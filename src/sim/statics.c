@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/beam.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -408,6 +409,30 @@ static int try_step(struct ra *s, struct ra_state *xn, const struct ra_state *x,
 	return isfinite(tr->res) && isfinite(tr->V) ? 0 : -1;
 }
 
+/* A beam's share in the force scale.  Its internal forces carry the
+ * round-off of EA and GA times the strains Gamma, whose x' = sum N_i' x_i
+ * / j (model/beam.h) is off by a few ulps of the node positions |x| over
+ * j = ds/dxi, half an element's length: up to about 1e-15 EA |x| / j,
+ * which a tolerance of 1e-10 of the loads alone can fall below (on
+ * decks/rotating_shaft.yaml, |x| / j = 6 / 0.1875, Newton's iterates
+ * stall between 2.5e-6 and 3.8e-6 N, 3.8e-16 EA |x| / j).  1e-4 EA
+ * max(1, |x| / j) puts the tolerance at 1e-14 EA max(1, |x| / j), some
+ * 25 times that stall; the residual left is along the stiff directions,
+ * where it moves a node by about 1e-14 |x|. */
+static double beam_force_scale(const struct model *m, const struct beam *bm)
+{
+	double xmax = 0, jmin = INFINITY, F = 0;
+	for (int k = 0; k <= 2 * bm->nel; k++)
+		xmax = vmax(xmax, v3_norm(m->bodies[bm->node0 + k].r0));
+	for (int e = 0; e < bm->nel; e++)
+		for (int p = 0; p < 2; p++)
+			jmin = fmin(jmin, bm->ref[BEAM_REF * e + 7 * p]);
+	double g = jmin > 0 ? vmax(1.0, xmax / jmin) : 1.0;
+	for (int c = 0; c < 3; c++)	/* EA, GA: forces (the moments' EI, GJ are N m^2) */
+		F = vmax(F, 1e-4 * bm->C[7 * c] * g);
+	return F;
+}
+
 int statics_solve(struct ra *s, struct ra_state *x, double t, struct statics_result *r)
 {
 	const struct model *m = s->m;
@@ -426,13 +451,8 @@ int statics_solve(struct ra *s, struct ra_state *x, double t, struct statics_res
 	double rf, rp;
 	norms(s, x, t, w.G, &rf, &rp, &wb, &wr);
 	Fs = vmax(Fs, rf);
-	/* beams: their internal forces carry the round-off of EA times a
-	 * strain of order 1 (several ulps: about 1e-15 EA), which a tolerance
-	 * of 1e-10 of the loads alone can fall below; 1e-4 EA puts it at
-	 * 1e-14 EA */
 	for (int i = 0; i < m->nbeams; i++)
-		for (int c = 0; c < 3; c++)
-			Fs = vmax(Fs, 1e-4 * m->beams[i].C[7 * c]);
+		Fs = vmax(Fs, beam_force_scale(m, &m->beams[i]));
 	if (!(Fs > 0))
 		Fs = 1;
 	/* tolerances: forces to 1e-10 of their scale, constraints to 1e-12
