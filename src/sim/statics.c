@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/beam.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -223,6 +224,28 @@ static void linearize(struct ra *s, const struct ra_state *x, double t, struct w
 	memcpy(w->phi, s->phi, (size_t)s->nc * sizeof(double));
 }
 
+/* The factor on Phi_q in the system of solve(): the largest entry of its
+ * stiffness block (the n x n block of w->A, filled) over the largest of
+ * Phi_q, 1 when either is 0.  Unscaled, [K P^T; P 0] has singular values
+ * from about |K| down to |P|^2 / |K| (the constraints seen through the
+ * stiffness): a beam's |K| ~ EA / element length ~ 1e9 N/m puts the
+ * constraints' below 1e-13 of the largest, where lsq() takes them as
+ * zero, and the step then ignores the constraints.  With Phi_q's rows and
+ * columns times sc = |K| / |P| (and Phi times sc: the same equations),
+ * they are of the order of |K| too; dlambda is sc times the solution's
+ * last nc entries. */
+static double constraint_scale(const struct ra *s, const struct work *w)
+{
+	int n = s->ng, nc = s->nc, N = w->N;
+	double kmax = 0, pmax = 0;
+	for (int j = 0; j < n; j++)
+		for (int i = 0; i < n; i++)
+			kmax = vmax(kmax, fabs(w->A[i + (size_t)N * j]));
+	for (size_t i = 0; i < (size_t)nc * (size_t)n; i++)
+		pmax = vmax(pmax, fabs(w->P[i]));
+	return kmax > 0 && pmax > 0 && isfinite(kmax) ? kmax / pmax : 1;
+}
+
 /* Solve the pseudo-transient Newton system of the data in w with
  * 1 / tau^2 = it2 (0: Newton's step); the step lands in w->b.  0, or -1
  * when LAPACK fails. */
@@ -242,17 +265,22 @@ static int solve(const struct ra *s, double it2, struct work *w)
 				w->A[r + (size_t)N * c] += it2 * ra_inertia(s, b)[3 * i + k];
 			}
 		}
+	double sc = constraint_scale(s, w);
 	for (int k = 0; k < nc; k++)
 		for (int j = 0; j < n; j++) {
-			double p = w->P[k + (size_t)nc * j];
+			double p = sc * w->P[k + (size_t)nc * j];
 			w->A[(n + k) + (size_t)N * j] = p;
 			w->A[j + (size_t)N * (n + k)] = p;
 		}
 	for (int i = 0; i < n; i++)
 		w->b[i] = w->G[i];
 	for (int k = 0; k < nc; k++)
-		w->b[n + k] = -w->phi[k];
-	return lsq(N, N, w->A, w->b);
+		w->b[n + k] = -sc * w->phi[k];
+	if (lsq(N, N, w->A, w->b))
+		return -1;
+	for (int k = 0; k < nc; k++)
+		w->b[n + k] *= sc;	/* the unknowns were dlambda / sc */
+	return 0;
 }
 
 /* First multipliers: the reactions that balance the loads at x best,
@@ -381,6 +409,30 @@ static int try_step(struct ra *s, struct ra_state *xn, const struct ra_state *x,
 	return isfinite(tr->res) && isfinite(tr->V) ? 0 : -1;
 }
 
+/* A beam's share in the force scale.  Its internal forces carry the
+ * round-off of EA and GA times the strains Gamma, whose x' = sum N_i' x_i
+ * / j (model/beam.h) is off by a few ulps of the node positions |x| over
+ * j = ds/dxi, half an element's length: up to about 1e-15 EA |x| / j,
+ * which a tolerance of 1e-10 of the loads alone can fall below (on
+ * decks/rotating_shaft.yaml, |x| / j = 6 / 0.1875, Newton's iterates
+ * stall between 2.5e-6 and 3.8e-6 N, 3.8e-16 EA |x| / j).  1e-4 EA
+ * max(1, |x| / j) puts the tolerance at 1e-14 EA max(1, |x| / j), some
+ * 25 times that stall; the residual left is along the stiff directions,
+ * where it moves a node by about 1e-14 |x|. */
+static double beam_force_scale(const struct model *m, const struct beam *bm)
+{
+	double xmax = 0, jmin = INFINITY, F = 0;
+	for (int k = 0; k <= 2 * bm->nel; k++)
+		xmax = vmax(xmax, v3_norm(m->bodies[bm->node0 + k].r0));
+	for (int e = 0; e < bm->nel; e++)
+		for (int p = 0; p < 2; p++)
+			jmin = fmin(jmin, bm->ref[BEAM_REF * e + 7 * p]);
+	double g = jmin > 0 ? vmax(1.0, xmax / jmin) : 1.0;
+	for (int c = 0; c < 3; c++)	/* EA, GA: forces (the moments' EI, GJ are N m^2) */
+		F = vmax(F, 1e-4 * bm->C[7 * c] * g);
+	return F;
+}
+
 int statics_solve(struct ra *s, struct ra_state *x, double t, struct statics_result *r)
 {
 	const struct model *m = s->m;
@@ -399,13 +451,8 @@ int statics_solve(struct ra *s, struct ra_state *x, double t, struct statics_res
 	double rf, rp;
 	norms(s, x, t, w.G, &rf, &rp, &wb, &wr);
 	Fs = vmax(Fs, rf);
-	/* beams: their internal forces carry the round-off of EA times a
-	 * strain of order 1 (several ulps: about 1e-15 EA), which a tolerance
-	 * of 1e-10 of the loads alone can fall below; 1e-4 EA puts it at
-	 * 1e-14 EA */
 	for (int i = 0; i < m->nbeams; i++)
-		for (int c = 0; c < 3; c++)
-			Fs = vmax(Fs, 1e-4 * m->beams[i].C[7 * c]);
+		Fs = vmax(Fs, beam_force_scale(m, &m->beams[i]));
 	if (!(Fs > 0))
 		Fs = 1;
 	/* tolerances: forces to 1e-10 of their scale, constraints to 1e-12
@@ -444,7 +491,7 @@ int statics_solve(struct ra *s, struct ra_state *x, double t, struct statics_res
 	int cons = conservative(m);
 	struct ra_state xn;
 	ra_state_init(s, &xn);
-	double res = rf / Fs, V = potential(s, x);
+	double res = rf / Fs, best = res, V = potential(s, x);
 	double tolV = 1e-12 * (fabs(V) + Fs * L);
 	const int maxit = 200;
 	for (r->iterations = 0; r->iterations < maxit; r->iterations++) {
@@ -457,14 +504,17 @@ int statics_solve(struct ra *s, struct ra_state *x, double t, struct statics_res
 		int ok = 0, newton = 1;
 		/* Newton's step first: taken when it lowers the residual without
 		 * raising the potential (conservative loads), else a
-		 * pseudo-transient step, shortened until it does */
+		 * pseudo-transient step, shortened until it does (other loads:
+		 * until the residual is at most twice the least so far; twice
+		 * the last let it grow 1.7-fold every two steps on a model whose
+		 * Newton steps were wrong) */
 		if (solve(s, 0, &w) == 0 && try_step(s, &xn, x, t, w.b, Fs, r->tol_phi, &w, &tr) == 0)
 			ok = tr.res < res && (!cons || tr.V <= V + tolV);
 		for (int k = 0; !ok && k < 40; k++) {
 			newton = 0;
 			if (solve(s, it2, &w) == 0 &&
 			    try_step(s, &xn, x, t, w.b, Fs, r->tol_phi, &w, &tr) == 0)
-				ok = cons ? tr.V <= V + tolV : tr.res <= 2 * res;
+				ok = cons ? tr.V <= V + tolV : tr.res <= 2 * best;
 			if (!ok)
 				it2 *= 4;	/* a shorter pseudo-time step */
 		}
@@ -481,6 +531,7 @@ int statics_solve(struct ra *s, struct ra_state *x, double t, struct statics_res
 		wb = tr.wb;
 		wr = tr.wr;
 		res = tr.res;
+		best = fmin(best, res);
 		V = tr.V;
 	}
 	/* the last accepted step may have converged (the loop tests at its top) */

@@ -63,7 +63,9 @@ void statics_fd(struct ra *s, const struct ra_state *x, double t, const double *
  * loads (gravity, springs; dampers and friction give no force at rest),
  * does not raise the potential; else the pseudo-transient step (Kelley
  * and Keyes 1998; docs/REFERENCES.md) with tau shortened until the
- * potential falls (the residual at most doubles, for other loads), tau^2
+ * potential falls (for other loads: until the residual is at most twice
+ * the least of the iterates so far, so that it cannot drift upwards step
+ * after step), tau^2
  * then doubled at least (switched evolution relaxation).  Far from
  * equilibrium the steps follow the loads like heavily damped motion, so
  * they head for a stable equilibrium (a pendulum's hanging position, not
