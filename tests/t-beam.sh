@@ -199,12 +199,14 @@ msg = repr([(k, float(np.abs(a[k][:] - b[k][:]).max())) for k in ks])"
 # C^-1 that moves the tip by at most 8 L (C^-1)_11 1e-6 = 1.1e-12 m (8e-10
 # of u) and turns it by 8 L ((C^-1)_44 + |C^-1_41|) 1e-6 = 1.3e-7 rad (6e-7
 # of phi): asked 1e-8 and 1e-6 relative.  The tip keeps its axis 1 along
-# x (quaternion x part only; 1e-12: round-off).
+# x: the quaternion's y and z parts are half the bending rotations, which
+# the same residual moments leave at most 8 L 1e-6 / EI = 8e-8 rad (EI =
+# 100; asked |q_y| + |q_z| <= 8e-8; measured 1.5e-12).
 if "$MBSIM" static "$bd/twist_coupled.yaml" --json >"$tmp/out" 2>"$tmp/err"; then
 	json_check "extension-twist: u = L GJ P/d, phi = -L c P/d (d = EA GJ - c^2)" "
 [abs(t['position'][0] - 1 - 80e4 / 6.04e8) <= 1e-8 * 80e4 / 6.04e8 and
  abs(2 * math.atan2(t['orientation'][1], t['orientation'][0]) + 1.4e8 / 6.04e8) <= 1e-6 * 1.4e8 / 6.04e8 and
- abs(t['orientation'][2]) + abs(t['orientation'][3]) <= 1e-12
+ abs(t['orientation'][2]) + abs(t['orientation'][3]) <= 8e-8
  for t in j['bodies'] if t['name'] == 'tip'] == [True]"
 else
 	bad "extension-twist static" "$(cat "$tmp/err")"
