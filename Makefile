@@ -64,8 +64,10 @@ $(BUILD)/%.o: %.c
 	$(CC) $(ALL_CFLAGS) -DMBSIM_VERSION='"$(VERSION)"' -c $< -o $@
 
 # the tree formulation's f (O(N) small dense products, seed 003): -O3
-# vectorizes them; no -ffast-math, so the same numbers as -O2
-$(BUILD)/src/form/tree.o: OPT = -O3
+# vectorizes them; no -ffast-math, so the same numbers as -O2 (all of
+# tree*.c, as when they were one file)
+$(BUILD)/src/form/tree.o $(BUILD)/src/form/tree_kin.o $(BUILD)/src/form/tree_rec.o \
+$(BUILD)/src/form/tree_ode.o: OPT = -O3
 # rp's analytic Jacobians and the kernels under them (rows of right sides
 # at once, small fixed-size products): -O3, the same numbers as -O2 (rn4
 # on hmmwv14, lms2 on the chain, genalpha on Bricard, hi on the
