@@ -64,13 +64,17 @@ $(BUILD)/%.o: %.c
 	$(CC) $(ALL_CFLAGS) -DMBSIM_VERSION='"$(VERSION)"' -c $< -o $@
 
 # the tree formulation's f (O(N) small dense products, seed 003): -O3
-# vectorizes them; no -ffast-math, so the same numbers as -O2
-$(BUILD)/src/form/tree.o: OPT = -O3
+# vectorizes them; no -ffast-math, so the same numbers as -O2 (all of
+# tree*.c, as when they were one file)
+$(BUILD)/src/form/tree.o $(BUILD)/src/form/tree_kin.o $(BUILD)/src/form/tree_rec.o \
+$(BUILD)/src/form/tree_ode.o: OPT = -O3
 # rp's analytic Jacobians and the kernels under them (rows of right sides
 # at once, small fixed-size products): -O3, the same numbers as -O2 (rn4
 # on hmmwv14, lms2 on the chain, genalpha on Bricard, hi on the
 # slider-crank compared bit for bit), about 5-10 % off rn4's vehicle run
-$(BUILD)/src/form/rp_jac.o $(BUILD)/src/model/prim.o $(BUILD)/src/la/spf.o $(BUILD)/src/la/kkt.o: OPT = -O3
+# (kkt: all of kkt*.c, as when they were one file)
+$(BUILD)/src/form/rp_jac.o $(BUILD)/src/model/prim.o $(BUILD)/src/la/spf.o $(BUILD)/src/la/kkt.o \
+$(BUILD)/src/la/kkt_schur.o $(BUILD)/src/la/kkt_rank.o: OPT = -O3
 
 $(BUILD)/libmbsim.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^

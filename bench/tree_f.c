@@ -88,7 +88,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* a state off the start's charts (there every rotation vector is 0,
-	 * which takes the series branches of tree.c's chart Jacobian): each
+	 * which takes the series branches of tree_kin.c's chart Jacobian): each
 	 * coordinate moved by up to 0.5 and every rate in [-2, 2), from a
 	 * fixed linear congruential sequence, so every run times the same f */
 	unsigned long long lcg = 12345;

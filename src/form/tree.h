@@ -45,8 +45,8 @@
  * (positive definite) body masses: a backward pass of articulated
  * inertias and bias forces (the condensed mass matrices and forces of
  * seed 003 eq. 17, with (J^T M J)^+ the inverse) and a forward pass of
- * joint and body accelerations (eqs. 24a, 25a).  tree.c states the
- * equations and frames.
+ * joint and body accelerations (eqs. 24a, 25a).  tree_impl.h states the
+ * frames, tree_kin.c and tree_rec.c the equations.
  *
  * Drivers make a joint coordinate rheonomic: q, q-dot, q-ddot of the
  * driver's function (ra's coordinate, model.c joint_coordinate, turned
@@ -69,7 +69,7 @@
 
 #define TREE_CHART_MAX 1.0	/* rad: |phi| past which a chart is re-based */
 /* a joint coordinate is massless when its condensed inertia is at most
- * this fraction of its composite (rigid-subtree) inertia (tree.c) */
+ * this fraction of its composite (rigid-subtree) inertia (tree_rec.c) */
 #define TREE_RANK_TOL 1e-10
 
 /* Is body b's mass matrix diag(m I, J) positive definite?  (Otherwise

@@ -9,7 +9,7 @@
  *                 a row is dependent when the part of it not explained by
  *                 the rows chosen before (in the metric the matrix
  *                 defines) is below sqrt(rtol) of its length.  Used on the
- *                 Schur complement P W^-1 P^T (kkt.c): O(n^3 / 3).
+ *                 Schur complement P W^-1 P^T (kkt_rank.c): O(n^3 / 3).
  *
  * The tangent space of the constraint manifold (N_H of seed 002 eq. 44)
  * comes from a QR with column pivoting of Phi_q^T that tangent.c makes

@@ -1,6 +1,6 @@
 /* spf.h - sparse LU without pivoting for matrices with a symmetric pattern.
  *
- * The Schur complement S = P W^-1 P^T of kkt.c has a symmetric pattern
+ * The Schur complement S = P W^-1 P^T of kkt_schur.c has a symmetric pattern
  * (rows r and l share a body or not), is symmetric positive definite when
  * W is (half-implicit), and a small perturbation of such a matrix when W
  * carries gyroscopic and geometric-stiffness terms (fully implicit).  For
