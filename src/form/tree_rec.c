@@ -23,10 +23,13 @@
  *   Vdot_i = Phi_i Vdot_p + S_i q-ddot_i + c_i,
  *   lam_i = Ihat_i Vdot_i + phat_i.
  *
- * Each step costs a fixed number of 6x6 products per body: O(N).  The
- * seed's generalized inverses for singular body masses (eqs. 19-28) are
- * not taken here: D_i must be positive definite (it is for positive
- * masses and inertias).
+ * Each step costs a fixed number of 6x6 products per body: O(N).  Singular
+ * body masses (seed 003 eqs. 19-28): coordinates whose diagonal of D_i is
+ * at most TREE_RANK_TOL of their scale are massless (node_backward,
+ * below, marks them);
+ * D_i restricted to the others, which must be positive definite there, is
+ * the pseudo-inverse the seed takes, and the massless coordinates become
+ * the algebraic rows of the residual (bdf).
  */
 #include "tree_impl.h"
 #include "../util/vec.h"
