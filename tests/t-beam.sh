@@ -287,7 +287,7 @@ EOF
 # mid-span rotation about x, started by the 0.1 mm imperfection, grows by
 # two orders of magnitude or more from t = 0.1 s to its largest value
 # before 0.4 s (issue 13's done-when), with lms2 and genalpha at the seed's
-# 1e-3 s and esdirk436l2sa2 at its 5e-3 s (h/n = 1e-3; dae3.c's damped
+# 1e-3 s and esdirk436l2sa2 at its 5e-3 s (h/n = 1e-3; dae3_solve.c's damped
 # Newton iteration: without it this run diverged at 0.225 s).
 for s in "lms2 1e-3" "genalpha 1e-3" "esdirk436l2sa2 5e-3"; do
 	set -- $s

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t-dae3.sh - the seed-004 schemes of the dae3 engine (src/integ/dae3.c).
+# t-dae3.sh - the seed-004 schemes of the dae3 engine (src/integ/dae3*.c).
 #
 #   MBSIM=build/mbsim sh tests/t-dae3.sh
 #

@@ -109,7 +109,7 @@ def _eval(text, env):
 
 
 def wrap(a):
-    """a in [-pi, pi), as mbsim's rsda wraps its deflection (src/form/ra_force.c)."""
+    """a in [-pi, pi), as mbsim's rsda wraps its deflection (wrap, src/form/ra_force_impl.h)."""
     return a - 2 * math.pi * math.floor((a + math.pi) / (2 * math.pi))
 
 

@@ -316,7 +316,8 @@ void ra_rotate(const struct ra *s, double *A, const double *g)
 	}
 }
 
-/* Applied forces, energies and the force Jacobian blocks: ra_force.c. */
+/* Applied forces: ra_force.c; energies and power: ra_energy.c; the force
+ * Jacobians: ra_force_jac.c. */
 
 void ra_reaction(const struct ra *s, const struct ra_state *x, int row0, int n,
 		 const double *s1, double F[3], double C[3])

@@ -131,7 +131,7 @@ void ra_reaction(const struct ra *s, const struct ra_state *x, int row0, int n,
  * u u^T), C = c u u^T, exact for a TSDA attached at a centroid to ground.
  * Elements with a state expression, rsda, motor, bushing: translational
  * and rotational 3x3 blocks of -dF/d(r, theta) and -dF/d(v, w) of each
- * body's own force by central differences (ra_force.c, step
+ * body's own force by central differences (ra_force_jac.c, step
  * cbrt(DBL_EPSILON) max(1, |value|)).  The coupling between the two bodies,
  * between r and theta, and the terms of offset TSDA attachment points are
  * not included. */

@@ -1,6 +1,7 @@
-/* dae3_impl.h - the state of the dae3 engine, shared by its two files:
- * dae3.c (the implicit solve, the schemes, the history, linear analysis)
- * and dae3_ctrl.c (step control).  Not for use outside src/integ/dae3*.c.
+/* dae3_impl.h - the state of the dae3 engine, shared by its files: dae3.c
+ * (set-up, the chart, the history, linear analysis), dae3_solve.c (the
+ * implicit solve and its Newton matrix), dae3_step.c (the schemes) and
+ * dae3_ctrl.c (step control).  Not for use outside src/integ/dae3*.c.
  */
 #ifndef MBSIM_DAE3_IMPL_H
 #define MBSIM_DAE3_IMPL_H
@@ -10,6 +11,7 @@
 #include "integ.h"
 
 #include <complex.h>
+#include <string.h>
 
 #define NH 5			/* stored accepted states */
 
@@ -56,10 +58,27 @@ struct dae3 {
 	double *g0, *lam0;	/* the first iterate of a solve on a kept matrix */
 };
 
+/* The map from accelerations g to the state y (dae3_solve.c's header). */
+struct solve_in {
+	double t, cv, cq, theta;
+	int newmark;
+	const double *yhat;	/* DIRK: 12 nb; Newmark: (qhat, vhat) 12 nb */
+	const double *ek;	/* known part of the residual, or NULL */
+	const struct ra_state *ref;	/* chart origin */
+	int geo;		/* add the reactions' stiffness to W (classical newmark) */
+};
+
+static inline void copy_lam(const struct ra *s, double *dst, const double *src)
+{
+	memcpy(dst, src, (size_t)s->nc * sizeof(double));
+}
+
 struct dae3 *dae3_eng(const struct integ *it);
 /* y, y' of state x in the chart of orientations Aref; pm = Phi_q^T mu of x */
 void dae3_chart(const struct dae3 *E, const struct ra_state *x, const double *Aref,
 		double *Y, double *Yd, const double *pm);
+/* Newton on one implicit solve (dae3_solve.c) */
+int dae3_solve(struct integ *it, struct dae3 *E, const struct solve_in *in, struct ra_state *y);
 /* One step of the scheme from hist[0]; *has = 1 when E->est holds an
  * estimate (lms2 from its second step). */
 int dae3_step_once(struct integ *it, struct dae3 *E, double h, struct ra_state *y, int *has);

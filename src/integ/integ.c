@@ -26,7 +26,7 @@ int integ_check_beams(const struct model *m, const struct integ_info *info,
 		return 0;
 	if (strcmp(info->family, "dae3") != 0) {
 		/* the beams' coupling blocks reach the Newton matrix of the
-		 * dae3 engine only (dae3.c blocks()) */
+		 * dae3 engine only (dae3_solve.c blocks()) */
 		diag_error(d, &m->beams[0].pos, "integrator '%s' cannot step beam '%s': beams "
 			   "take the dae3 schemes only (lms*, ss*, bathe, msst*, esdirk*, hht, "
 			   "genalpha, newmark)", info->name, m->beams[0].name);

@@ -6,7 +6,7 @@
  * beta a_{n+1}), v_{n+1} = v_n + h ((1 - gamma) a_n + gamma a_{n+1}), with
  * the equations of motion at t_{n+1} and the constraints imposed on the
  * positions, Phi(q_{n+1}) = 0, solved by Newton for a_{n+1} and lambda.
- * That is the dae3 engine's Newmark step (dae3.c, step_newmark) with
+ * That is the dae3 engine's Newmark step (dae3_step.c, step_newmark) with
  * alpha_m = alpha_f = alpha_hht = 0, rotations in the chart of the last
  * accepted orientation; only beta and gamma are set here.  beta = 0 is
  * refused by the deck (build.c): q_{n+1} would not depend on the step's

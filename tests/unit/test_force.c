@@ -1,4 +1,4 @@
-/* test_force.c - force elements of form/ra_force.c against closed forms.
+/* test_force.c - force elements of form/ra_force*.c against closed forms.
  *
  * The Newton blocks of elements with state expressions come from central
  * differences (step cbrt(eps) max(1, |x|) ~ 6e-6); their truncation error
