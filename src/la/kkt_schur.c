@@ -77,20 +77,6 @@ static inline void axpy6_neg(double *y, double s, const double *x)
 	y[5] -= s * x[5];
 }
 
-/* y -= s x, n entries */
-static inline void axpy_neg(double *y, double s, const double *x, int n)
-{
-	int i = 0;
-	for (; i + 4 <= n; i += 4) {
-		y[i] -= s * x[i];
-		y[i + 1] -= s * x[i + 1];
-		y[i + 2] -= s * x[i + 2];
-		y[i + 3] -= s * x[i + 3];
-	}
-	for (; i < n; i++)
-		y[i] -= s * x[i];
-}
-
 static inline int sym3(const double *M)
 {
 	return M[1] == M[3] && M[2] == M[6] && M[5] == M[7];
@@ -225,7 +211,7 @@ static void chol_solve(const struct kkt *k, double *y)
 		const double *Li = S + (size_t)i * n;
 		int f = first[i];
 		y[i] *= k->dinv[i];
-		axpy_neg(y + f, y[i], Li + f, i - f);
+		vec_axpy((size_t)(i - f), -y[i], Li + f, y + f);
 	}
 }
 
@@ -265,7 +251,7 @@ static int lu_factor(struct kkt *k, double tol, double dmax)
 				continue;
 			double l = Si[j] * r;
 			Si[j] = l;
-			axpy_neg(Si + j + 1, l, Uj + j + 1, n - j - 1);
+			vec_axpy((size_t)(n - j - 1), -l, Uj + j + 1, Si + j + 1);
 		}
 	}
 	return 0;

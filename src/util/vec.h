@@ -38,10 +38,10 @@ static inline void v3_scale(double *y, double s, const double *a)
 {
 	y[0] = s * a[0]; y[1] = s * a[1]; y[2] = s * a[2];
 }
-/* y += s a */
 /* y[0 .. m) += s x[0 .. m), x and y apart; by fours, which GCC's -O2
  * turns into pairs of vector operations (a loop of unknown length it
- * leaves scalar): the many-right-side sweeps of kkt, spf and rp_jac */
+ * leaves scalar): the many-right-side sweeps of kkt, spf and rp_jac, and
+ * kkt's dense Cholesky solve and LU */
 static inline void vec_axpy(size_t m, double s, const double *restrict x, double *restrict y)
 {
 	size_t c = 0;
@@ -55,6 +55,7 @@ static inline void vec_axpy(size_t m, double s, const double *restrict x, double
 		y[c] += s * x[c];
 }
 
+/* y += s a */
 static inline void v3_axpy(double *y, double s, const double *a)
 {
 	y[0] += s * a[0]; y[1] += s * a[1]; y[2] += s * a[2];
@@ -109,7 +110,6 @@ static inline void m3_skew(double *S, const double *a)
 	S[6] = -a[1]; S[7] = a[0]; S[8] = 0;
 }
 
-/* SO(3) exponential: R = exp(skew(th)) (Rodrigues, series near 0). */
 /* R = I + a th~ + b th~^2 written out: exp(th~) with a = sin t / t, b =
  * (1 - cos t) / t^2, t = |th| (so3_exp, so3_exp_jr, the tree's charts) */
 static inline void so3_rodrigues(double *R, const double *th, double a, double b)
@@ -125,6 +125,7 @@ static inline void so3_rodrigues(double *R, const double *th, double a, double b
 	R[7] = a * x + b * y * z;
 	R[8] = 1.0 - b * (x * x + y * y);
 }
+/* SO(3) exponential: R = exp(skew(th)) (Rodrigues, series near 0). */
 void so3_exp(double *R, const double *th);
 /* Right Jacobian of the exponential: exp((th + d)~) = exp(th~) exp((Jr d)~)
  * to first order in d; Jr = I - (1 - cos t)/t^2 th~ + (t - sin t)/t^3 th~^2. */
