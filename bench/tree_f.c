@@ -12,7 +12,8 @@
  * per call; microseconds per call and body from the median).  With
  * TREE_F_CALLS=k in the environment it makes exactly k calls and prints
  * nothing, for instruction and cache-miss counts under valgrind
- * (bench/README.md).
+ * (bench/README.md).  A call of f that fails (its status) makes it print
+ * f's message instead and exit 1: a failing f is not what is timed.
  *
  * Why in process and not the run loop: a run's loop time per extra f
  * (bench/README.md) also holds the integrator's vector operations (CVODE's
@@ -102,16 +103,19 @@ int main(int argc, char **argv)
 	 * makes exactly k calls and prints nothing (instruction counts, e.g.
 	 * valgrind --tool=callgrind, are then per call) */
 	const char *fixed = getenv("TREE_F_CALLS");
+	int bad = 0;	/* a failing f is not timed: any call's status */
 	if (fixed) {
 		for (long i = atol(fixed); i > 0; i--)
-			S->rhs(S->ctx, 0.0, y, yd, ydd);
+			bad |= S->rhs(S->ctx, 0.0, y, yd, ydd);
 		goto done;
 	}
 	long k = 1;
 	for (;;) {
 		double t0 = now();
 		for (long i = 0; i < k; i++)
-			S->rhs(S->ctx, 0.0, y, yd, ydd);
+			bad |= S->rhs(S->ctx, 0.0, y, yd, ydd);
+		if (bad)
+			goto done;
 		double dt = now() - t0;
 		if (dt > 0.02 || k > (1L << 30)) {
 			k = (long)((double)k * budget / 5.0 / dt) + 1;
@@ -123,12 +127,15 @@ int main(int argc, char **argv)
 	for (int r = 0; r < 5; r++) {
 		double t0 = now();
 		for (long i = 0; i < k; i++)
-			S->rhs(S->ctx, 0.0, y, yd, ydd);
+			bad |= S->rhs(S->ctx, 0.0, y, yd, ydd);
 		tr[r] = (now() - t0) / (double)k;
 	}
 	qsort(tr, 5, sizeof tr[0], cmp);
-	printf("%d %d %.6e %.6e %.4f\n", m->nbodies, n, tr[2], tr[0], 1e6 * tr[2] / m->nbodies);
+	if (!bad)
+		printf("%d %d %.6e %.6e %.4f\n", m->nbodies, n, tr[2], tr[0], 1e6 * tr[2] / m->nbodies);
 done:
+	if (bad)
+		fprintf(stderr, "tree_f: f failed: %s\n", S->why(S->ctx));
 	ra_state_release(&x);
 	free(y);
 	free(yd);
@@ -138,5 +145,5 @@ done:
 	model_free(&m);
 	deck_free(&dk);
 	diag_release(&d);
-	return 0;
+	return bad ? 1 : 0;
 }

@@ -329,8 +329,10 @@ int ra_force_lin(const struct ra *s, const struct ra_state *x, double t, int i, 
 		if (!(k.l > 0.0))
 			return -1;
 		double mag = ra_tsda_mag(s, x, t, f, &k);
-		/* d = p1 - p0, dv = pv1 - pv0: derivatives in z and zdot */
-		double Dd[36] = { 0 }, Dv[36] = { 0 }, Dvd[36] = { 0 }, dv[3];
+		/* d = p1 - p0, dv = pv1 - pv0: derivatives in z (Dd, Dv) and
+		 * zdot; pv = v + A (w x s) has d pv / d(v, w) = (I, -A s~) = d p /
+		 * d(r, theta), so dv's derivative in zdot is Dd */
+		double Dd[36] = { 0 }, Dv[36] = { 0 }, dv[3];
 		for (int e = 0; e < 2; e++) {
 			if (f->body[e] < 0)
 				continue;
@@ -338,7 +340,6 @@ int ra_force_lin(const struct ra *s, const struct ra_state *x, double t, int i, 
 			v3_cross(wc, bs[e].w, f->s[e]);
 			jcols(Dd, e, 1, bs[e].A, f->s[e], sg);
 			jcols(Dv, e, 0, bs[e].A, wc, sg);
-			jcols(Dvd, e, 1, bs[e].A, f->s[e], sg);
 		}
 		{
 			double p0[3], v0[3], p1[3], v1[3];
@@ -359,7 +360,7 @@ int ra_force_lin(const struct ra *s, const struct ra_state *x, double t, int i, 
 			for (int a = 0; a < 3; a++) {
 				dl += k.u[a] * Dd[12 * a + q];
 				dld += Pdv[a] * Dd[12 * a + q] + k.u[a] * Dv[12 * a + q];
-				dldd += k.u[a] * Dvd[12 * a + q];
+				dldd += k.u[a] * Dd[12 * a + q];
 			}
 			gz[q] = f->k * dl + f->c * dld;
 			gd[q] = f->c * dldd;
@@ -399,11 +400,12 @@ int ra_force_lin(const struct ra *s, const struct ra_state *x, double t, int i, 
 	double N = tire_normal(f, &k);
 	if (!(N > 0.0) || f->body[0] < 0)
 		return isnan(N) ? -1 : 0;
-	double Dp[36] = { 0 }, Dv[36] = { 0 }, Dvd[36] = { 0 }, wc[3], hc[3] = { 0, 0, 0 };
+	/* the contact point's derivatives: Dp of p in z, Dv of pv in z; pv's
+	 * in zdot is Dp (as for the TSDA above) */
+	double Dp[36] = { 0 }, Dv[36] = { 0 }, wc[3], hc[3] = { 0, 0, 0 };
 	v3_cross(wc, bs.w, f->s[0]);
 	jcols(Dp, 0, 1, bs.A, f->s[0], 1.0);
 	jcols(Dv, 0, 0, bs.A, wc, 1.0);
-	jcols(Dvd, 0, 1, bs.A, f->s[0], 1.0);
 	if (f->ex && sexpr_has_state(f->ex))
 		road_curv(f, k.p, hc);
 	double cx = hc[0] * k.pv[0] + hc[1] * k.pv[1], cy = hc[1] * k.pv[0] + hc[2] * k.pv[1];
@@ -412,7 +414,7 @@ int ra_force_lin(const struct ra *s, const struct ra_state *x, double t, int i, 
 		double dd = k.hx * Dp[q] + k.hy * Dp[12 + q] - Dp[24 + q];
 		double ddz = cx * Dp[q] + cy * Dp[12 + q] + k.hx * Dv[q] + k.hy * Dv[12 + q] -
 			     Dv[24 + q];
-		double ddd = k.hx * Dvd[q] + k.hy * Dvd[12 + q] - Dvd[24 + q];
+		double ddd = k.hx * Dp[q] + k.hy * Dp[12 + q] - Dp[24 + q];
 		dG[24 + q] = f->k * dd + f->c * ddz;
 		dGd[24 + q] = f->c * ddd;
 	}

@@ -49,7 +49,7 @@ struct rp_lin {
 	 * on, each once: the rows' -lam H and the elements' K summed into
 	 * Kp (dz to force), the elements' C into Cp (dz-dot to force),
 	 * 144 a pair */
-	int npair, *pb, *rowpair, *fpair;
+	int paired, npair, *pb, *rowpair, *fpair;
 	double *Kp, *Cp;
 	double *Gy;			/* per body: d(-w x J w)/dw, 3 x 3 row-major */
 	int *ob, *oo;			/* per independent coordinate: body, offset in it */
@@ -155,15 +155,16 @@ static int lin_coef(struct rp *p, struct rp_lin *L, double t)
 	const struct model *m = s->m;
 	const struct ra_state *x = &p->x;
 	struct prim P[MODEL_JOINT_ROWS_MAX];
-	if (L->npair == 0) {	/* the pairs, once */
+	for (int i = 0; i < m->nforces; i++)
+		if (ra_force_lin(s, x, t, i, L->fb + 2 * i, L->K + 144 * (size_t)i,
+				 L->C + 144 * (size_t)i))
+			return 1;
+	if (!L->paired) {	/* the pairs, once: rows first, then elements */
 		for (int k = 0; k < p->nc; k++)
 			L->rowpair[k] = pair_of(L, s->bi[k], s->bj[k]);
-		for (int i = 0; i < m->nforces; i++) {
-			int fb[2];
-			if (ra_force_lin(s, x, t, i, fb, L->K, L->C))
-				return 1;
-			L->fpair[i] = pair_of(L, fb[0], fb[1]);
-		}
+		for (int i = 0; i < m->nforces; i++)
+			L->fpair[i] = pair_of(L, L->fb[2 * i], L->fb[2 * i + 1]);
+		L->paired = 1;
 	}
 	memset(L->Kp, 0, 144 * (size_t)L->npair * sizeof(double));
 	memset(L->Cp, 0, 144 * (size_t)L->npair * sizeof(double));
@@ -219,9 +220,6 @@ static int lin_coef(struct rp *p, struct rp_lin *L, double t)
 	for (int i = 0; i < m->nforces; i++) {
 		const double *K = L->K + 144 * (size_t)i, *C = L->C + 144 * (size_t)i;
 		double *Kp = L->Kp + 144 * (size_t)L->fpair[i], *Cp = L->Cp + 144 * (size_t)L->fpair[i];
-		if (ra_force_lin(s, x, t, i, L->fb + 2 * i, L->K + 144 * (size_t)i,
-				 L->C + 144 * (size_t)i))
-			return 1;
 		for (int e = 0; e < 144; e++) {
 			Kp[e] += K[e];
 			Cp[e] += C[e];

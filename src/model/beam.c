@@ -233,7 +233,10 @@ void beam_element_dr(const struct beam *bm, int e, const double *const r[3],
 				m3_mulv(dMs[p], R, dres + 3);
 				v3_scale(dx[p], N[p][b], ek);
 			}
-			double m[3][3], a[3], t[3];
+			/* the nodes' moves: node b's by e_k, the others' none */
+			const double zero[3] = { 0, 0, 0 };
+			const double *dr[3] = { b == 0 ? ek : zero, b == 1 ? ek : zero, b == 2 ? ek : zero };
+			double m[3][3];
 			for (int c = 0; c < 3; c++) {
 				d[c] = dFs[0][c];
 				d[6 + c] = dFs[1][c] - dFs[0][c];
@@ -242,24 +245,16 @@ void beam_element_dr(const struct beam *bm, int e, const double *const r[3],
 				m[1][c] = dMs[1][c] - dMs[0][c];
 				m[2][c] = -dMs[1][c];
 			}
-			/* (x0 - r0) x Fs0 */
-			v3_sub(a, dx[0], b == 0 ? ek : (double[3]){ 0, 0, 0 });
-			v3_cross(t, a, Fs[0]);
-			v3_add(m[0], m[0], t);
+			/* the moments of beam_element_rot, (x0 - r0) x Fs0, (x1 - r1) x
+			 * Fs1 + (r1 - x0) x Fs0, (r2 - x1) x Fs1, by the product rule:
+			 * the arms' moves times the forces, the arms times dFs */
+			moment_add(m[0], dx[0], dr[0], Fs[0]);
 			moment_add(m[0], pt[0].x, r[0], dFs[0]);
-			/* (x1 - r1) x Fs1 + (r1 - x0) x Fs0 */
-			v3_sub(a, dx[1], b == 1 ? ek : (double[3]){ 0, 0, 0 });
-			v3_cross(t, a, Fs[1]);
-			v3_add(m[1], m[1], t);
+			moment_add(m[1], dx[1], dr[1], Fs[1]);
 			moment_add(m[1], pt[1].x, r[1], dFs[1]);
-			v3_sub(a, b == 1 ? ek : (double[3]){ 0, 0, 0 }, dx[0]);
-			v3_cross(t, a, Fs[0]);
-			v3_add(m[1], m[1], t);
+			moment_add(m[1], dr[1], dx[0], Fs[0]);
 			moment_add(m[1], r[1], pt[0].x, dFs[0]);
-			/* (r2 - x1) x Fs1 */
-			v3_sub(a, b == 2 ? ek : (double[3]){ 0, 0, 0 }, dx[1]);
-			v3_cross(t, a, Fs[1]);
-			v3_add(m[2], m[2], t);
+			moment_add(m[2], dr[2], dx[1], Fs[1]);
 			moment_add(m[2], r[2], pt[1].x, dFs[1]);
 			for (int i = 0; i < 3; i++)
 				m3_tmulv(d + 6 * i + 3, A[i], m[i]);

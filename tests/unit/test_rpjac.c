@@ -217,12 +217,84 @@ static void test_fallback(void **state)
 	teardown(&f);
 }
 
+/* A jac that fails (an element without a Jacobian at the state: a TSDA
+ * of zero length, its direction undefined) leaves nothing behind: at the
+ * next state the Jacobians are those of a formulation that never failed,
+ * bit for bit (the same operations).  The TSDA s0 runs from a ground
+ * point to the centroid of the free body, which starts there (points are
+ * global in the deck; l = 0 exactly, as the free body's position
+ * coordinates are independent and its orientation the identity); s1
+ * couples b1 and the free body, so that the elements' pairs of bodies
+ * differ from the joint's. */
+static void test_after_failure(void **state)
+{
+	(void)state;
+	static const char txt[] =
+		"time: {end: 1}\n"
+		"gravity: [0, 0, -9.81]\n"
+		"bodies:\n"
+		"  - {name: b1, mass: 2, inertia: [0.3, 0.5, 0.7], position: [0.5, 0, 0],\n"
+		"     angular_velocity: [0, 0, 0.8]}\n"
+		"  - {name: free, mass: 1, inertia: [0.1, 0.2, 0.15], position: [0.5, 1, 0.5],\n"
+		"     velocity: [0.2, -0.1, 0.4], angular_velocity: [1, -2, 0.5]}\n"
+		"joints:\n"
+		"  - {name: j1, type: revolute, body1: ground, body2: b1, point: [0, 0, 0], axis: [0, 0, 1]}\n"
+		"forces:\n"
+		"  - {name: s0, type: tsda, body1: ground, body2: free, at1: [0.5, 1, 0.5], at2: [0.5, 1, 0.5],\n"
+		"     stiffness: 100, damping: 2, free_length: 0.3}\n"
+		"  - {name: s1, type: tsda, body1: b1, body2: free, at1: [0.8, 0.1, 0], at2: [0.6, 0.9, 0.4],\n"
+		"     stiffness: 150, damping: 3, free_length: 0.5}\n";
+	struct fix f[2];
+	double *J[2][2];
+	int n = 0;
+	for (int w = 0; w < 2; w++) {	/* w = 0: fails first; w = 1: fresh */
+		struct diag d;
+		memset(&f[w], 0, sizeof f[w]);
+		diag_init(&d);
+		load(&f[w], testutil_load_text(txt, &d));
+		diag_release(&d);
+		struct ode_sys *S = f[w].S;
+		assert_non_null(S->jac);
+		struct ra_state x;
+		ra_state_init(f[w].s, &x);
+		ra_state_from_model(f[w].s, &x, 0.0);
+		int nq = rp_ncoords(f[w].p) + 1;
+		double *y = xcalloc((size_t)nq, sizeof(double)), *yd = xcalloc((size_t)nq, sizeof(double));
+		double *ydd = xcalloc((size_t)nq, sizeof(double));
+		assert_int_equal(S->start(S->ctx, &x, y, yd, ydd), ODE_OK);
+		n = S->n;
+		for (int k = 0; k < 2; k++)
+			J[w][k] = xcalloc((size_t)n * n, sizeof(double));
+		if (w == 0) {
+			assert_int_equal(S->rhs(S->ctx, 0.0, y, yd, ydd), ODE_OK);
+			assert_int_equal(S->jac(S->ctx, 0.0, y, yd, J[0][0], J[0][1]), 1);
+		}
+		testutil_seed(515);	/* arbitrary: every coordinate moved */
+		for (int i = 0; i < n; i++)
+			y[i] += 0.05 * testutil_urand();
+		assert_int_equal(S->rhs(S->ctx, 0.1, y, yd, ydd), ODE_OK);
+		assert_int_equal(S->jac(S->ctx, 0.1, y, yd, J[w][0], J[w][1]), 0);
+		free(y);
+		free(yd);
+		free(ydd);
+		ra_state_release(&x);
+	}
+	assert_memory_equal(J[0][0], J[1][0], (size_t)n * n * sizeof(double));
+	assert_memory_equal(J[0][1], J[1][1], (size_t)n * n * sizeof(double));
+	for (int w = 0; w < 2; w++) {
+		free(J[w][0]);
+		free(J[w][1]);
+		teardown(&f[w]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pendulum),
 		cmocka_unit_test(test_vehicle),
 		cmocka_unit_test(test_fallback),
+		cmocka_unit_test(test_after_failure),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
