@@ -16,9 +16,9 @@
 #   3. Mass 0 with rn4: a deck error (exit 2) at the mass key.
 #   4. decks/coupled_oscillators.yaml (seed 003 Fig. 1): m1 = 0 runs; the
 #      BDF step count at m1/m2 = 1e-6 is at least 10 times that at
-#      m1 = 0 (measured 2501 / 134); the small mass's error against
-#      m1 = 0 decreases from m1 = 1e-1 to 1e-4 (measured 5.8e-5, 4.5e-6,
-#      1.1e-6, 2.2e-7 m; below 1e-4 the atol = 1e-6 integration error
+#      m1 = 0 (measured 1980 / 134); the small mass's error against
+#      m1 = 0 decreases from m1 = 1e-1 to 1e-4 (measured 5.8e-5, 4.4e-6,
+#      1.1e-6, 1.4e-7 m; below 1e-4 the atol = 1e-6 integration error
 #      dominates it; docs/results/003 at 1e-10 down to 1e-8).
 #   5. m1 = 0 at atol = rtol = 1e-8 and 1e-10 (before seed 003 eq. 29's
 #      velocity variables: 391142 steps, and a stall at t = 3.1e-10 s)
