@@ -24,10 +24,10 @@
 #                            bodies/B/position, joints/J/coordinate, ...;
 #                            man/mbsim-output.5) at sample ROW, one a line,
 #                            read by tools/mbsimlib.py
-#   pos_diff A B             max |difference| of body positions of the
-#                            output files A and B (mbsim compare) and their
-#                            common samples, as "MAX COMMON"; empty when
-#                            compare fails
+#   pos_diff A B             max |difference| of body and particle
+#                            positions of the output files A and B (mbsim
+#                            compare) and their common samples, as "MAX
+#                            COMMON"; empty when compare fails
 #   agree NAME A B COMMON    passes if pos_diff A B is within 1e-6 m at
 #                            COMMON or more common samples (t-tree, t-bdf;
 #                            1e-6 m: the seed-003 issue's bound for tree
@@ -129,7 +129,8 @@ pos_diff() {
 import json, sys
 j = json.load(sys.stdin)
 print(max(v["max_abs"] for k, v in j["datasets"].items()
-          if k.startswith("/bodies/") and k.endswith("/position")), j["common_samples"])'
+          if k.startswith(("/bodies/", "/particles/")) and k.endswith("/position")),
+      j["common_samples"])'
 }
 
 agree() {

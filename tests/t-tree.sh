@@ -41,10 +41,14 @@
 #      1e-10 (round-off of values near 1 through a few products; measured
 #      2e-15 and 1.5e-13); every coordinate against its rate by the
 #      trapezoidal rule between samples, within twice h^3/12 max|q'''|
-#      (q''' from second differences of the rates; measured 4e-4 against
-#      5e-3), wraps of phi at |phi| = pi excepted; the revolute's equals
-#      /joints/coordinate (the unwrapped angle ra and rp write) to 1e-12;
-#      an rp run of the same deck has no such series (layout unchanged).
+#      (q''' from second differences of the rates, those that span a wrap
+#      of phi at |phi| = pi left out: phi-dot jumps there, by up to 28
+#      rad/s, which made the bound 8000 times larger; measured 2.9e-7
+#      against 5.7e-7), the wraps themselves excepted (measured 2; fewer
+#      than 10 of the 2000 intervals asked, so that the check covers the
+#      run); the revolute's equals /joints/coordinate (the unwrapped
+#      angle ra and rp write) to 1e-12; an rp run of the same deck has no
+#      such series (layout unchanged).
 #   7. Particles without joints (3 coordinates each, their positions)
 #      with springs among them, to the ground and to a body on a
 #      spherical joint: tree (rn4, 1e-10) against rp (rn4, 1e-10) and ra
@@ -258,7 +262,8 @@ for k in range(len(t)):
 h = np.diff(t)
 dq = np.diff(q, axis=0); tr = h[:, None] * (qd[1:] + qd[:-1]) / 2
 wrap = np.abs(dq).max(1) > 1.0
-bound = 2 * h.max()**3 / 12 * np.abs(np.diff(qd, 2, axis=0)).max() / h.max()**2
+smooth = ~(wrap[1:] | wrap[:-1])    # second differences that span no wrap
+bound = 2 * h.max()**3 / 12 * np.abs(np.diff(qd, 2, axis=0))[smooth].max() / h.max()**2
 e_tr = np.abs(dq - tr)[~wrap].max()
 e_rev = np.abs(f['/joints/coordinate'][:, 0] - q[:, 0]).max()
 ok = (off == [0, 1, 3, 6, 8, 9, 9] and e_rot <= 1e-10 and e_rate <= 1e-10 and e_tr <= bound
@@ -306,22 +311,8 @@ tree_run "particles with tree" "$tmp/pt_tree.h5" "$tmp/pt.yaml" $tight
 "$MBSIM" run "$tmp/pt.yaml" $tight --set integrator.method=esdirk436l2sa2 \
 	--set integrator.tolerance=1e-12 -o "$tmp/pt_ra.h5" -q 2>"$tmp/err" ||
 	bad "particles with ra: exit $?"
-pt_agree() {
-	d=$("$MBSIM" compare "$1" "$2" --json 2>/dev/null | "$PY" -c '
-import json, sys
-j = json.load(sys.stdin)
-print(max(v["max_abs"] for k, v in j["datasets"].items()
-          if k.startswith(("/particles/", "/bodies/")) and k.endswith("/position")),
-      j["common_samples"])')
-	n=${d#* } d=${d% *}
-	if [ -n "$d" ] && le "$d" 1e-6 && [ "$n" -ge 4 ]; then
-		ok "$3: particle and body positions agree to $d m at $n samples"
-	else
-		bad "$3: particle and body positions within 1e-6 m at 4 samples" "got: $d $n"
-	fi
-}
-pt_agree "$tmp/pt_tree.h5" "$tmp/pt_rp.h5" "particles: tree (rn4) and rp (rn4)"
-pt_agree "$tmp/pt_tree.h5" "$tmp/pt_ra.h5" "particles: tree (rn4) and ra (esdirk436l2sa2)"
+agree "particles: tree (rn4) and rp (rn4)" "$tmp/pt_tree.h5" "$tmp/pt_rp.h5" 4
+agree "particles: tree (rn4) and ra (esdirk436l2sa2)" "$tmp/pt_tree.h5" "$tmp/pt_ra.h5" 4
 expect_rc 2 "stiff_pendulum (a jointed particle) with tree: deck error" "$MBSIM" run \
 	"$decks/stiff_pendulum.yaml" --set integrator.method=rn4 \
 	--set integrator.formulation=tree -o "$tmp/x.h5"

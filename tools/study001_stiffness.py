@@ -87,7 +87,7 @@ def main():
     ap.add_argument('--out')
     a = ap.parse_args()
     deck = yaml.safe_load(open(a.deck))
-    cs = 2e6  # N s/m, the seed's TSDA damping (deck parameter cs)
+    cs = float(deck['parameters']['cs'])  # N s/m, the TSDA damping (the seed's 2e6)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, d in variants(deck).items():
@@ -98,7 +98,7 @@ def main():
             rows.append({'variant': name, 'dof': dof, 'eig_re': lam[0], 'eig_im': lam[1],
                          'm_eff_kg': cs / abs(lam[0])})
     rows.append({'variant': 'seed 001', 'dof': 18, 'eig_re': -2.6e5, 'eig_im': float('nan'),
-                 'm_eff_kg': cs / 2.6e5})
+                 'm_eff_kg': 2e6 / 2.6e5})
     md = ['| variant | dof | dominant eigenvalue [1/s] | m_eff = c / abs(lambda) [kg] |',
           '|---|---|---|---|']
     for r in rows:

@@ -65,11 +65,7 @@ static const char *const strain_names[6] = { "Gamma1", "Gamma2", "Gamma3",
 static int read_stiffness(struct bctx *b, const struct dnode *v, const char *what, double *C)
 {
 	char buf[64];
-	if (v->kind != DN_SEQ || v->n != 6) {
-		if (v->kind == DN_SEQ)
-			snprintf(buf, sizeof buf, "a list of %d", v->n);
-		else
-			dn_describe(v, buf, sizeof buf);
+	if (not_list_of(v, 6, buf, sizeof buf)) {
 		diag_error(b->d, &v->pos, "expected 6 rows of 6 numbers for 'stiffness' of %s, "
 			   "got %s", what, buf);
 		return -1;
@@ -77,11 +73,7 @@ static int read_stiffness(struct bctx *b, const struct dnode *v, const char *wha
 	int rc = 0;
 	for (int i = 0; i < 6; i++) {
 		const struct dnode *row = v->items[i];
-		if (row->kind != DN_SEQ || row->n != 6) {
-			if (row->kind == DN_SEQ)
-				snprintf(buf, sizeof buf, "a list of %d", row->n);
-			else
-				dn_describe(row, buf, sizeof buf);
+		if (not_list_of(row, 6, buf, sizeof buf)) {
 			diag_error(b->d, &row->pos, "row %d of 'stiffness' of %s: expected 6 numbers, "
 				   "got %s", i + 1, what, buf);
 			rc = 1;

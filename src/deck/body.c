@@ -151,11 +151,7 @@ static int orient_quat(struct bctx *b, const struct dnode *v, const char *what, 
 	const struct dnode *qv = dn_get(v, "quaternion");
 	double q[4];
 	char buf[64];
-	if (qv->kind != DN_SEQ || qv->n != 4) {
-		if (qv->kind == DN_SEQ)
-			snprintf(buf, sizeof buf, "a list of %d", qv->n);
-		else
-			dn_describe(qv, buf, sizeof buf);
+	if (not_list_of(qv, 4, buf, sizeof buf)) {
 		diag_error(b->d, &qv->pos, "expected a list of 4 numbers for 'quaternion', got %s", buf);
 		return -1;
 	}

@@ -67,6 +67,9 @@ int get_int(struct bctx *b, const struct dnode *v, const char *key, long *out);
 int get_bool(struct bctx *b, const struct dnode *v, const char *key, int *out);
 int get_str(struct bctx *b, const struct dnode *v, const char *key, const char **out);
 int get_vec3(struct bctx *b, const struct dnode *v, const char *key, double out[3]);
+/* 0 when v is a list of n items; else 1 with what it is in buf ("a list
+ * of 5", "a mapping", "'3'"), for an "expected ..., got %s" message. */
+int not_list_of(const struct dnode *v, int n, char *buf, size_t size);
 /* The name of a body, joint, driver or force: a string of 1 to
  * DECK_MAX_NAME characters without '/' (output paths, e.g.
  * /bodies/NAME/position, must stay distinct and within their buffers). */

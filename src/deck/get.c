@@ -256,14 +256,21 @@ int get_numlist(struct bctx *b, const struct dnode *v, const char *key,
 	return rc ? -1 : 0;
 }
 
+int not_list_of(const struct dnode *v, int n, char *buf, size_t size)
+{
+	if (v->kind == DN_SEQ && v->n == n)
+		return 0;
+	if (v->kind == DN_SEQ)
+		snprintf(buf, size, "a list of %d", v->n);
+	else
+		dn_describe(v, buf, size);
+	return 1;
+}
+
 int get_vec3(struct bctx *b, const struct dnode *v, const char *key, double out[3])
 {
 	char buf[64];
-	if (v->kind != DN_SEQ || v->n != 3) {
-		if (v->kind == DN_SEQ)
-			snprintf(buf, sizeof buf, "a list of %d", v->n);
-		else
-			dn_describe(v, buf, sizeof buf);
+	if (not_list_of(v, 3, buf, sizeof buf)) {
 		diag_error(b->d, &v->pos, "expected a list of 3 numbers for '%s', got %s",
 			   key, buf);
 		return -1;
