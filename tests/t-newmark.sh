@@ -92,11 +92,14 @@ print(np.abs(a - b).max() if a.shape == b.shape else "shape")' "$tmp/nm.h5" "$tm
 # The same equations; newmark's Newton matrix has the reactions' stiffness
 # (a full Newton method, seed 002 §2) and hht's does not, so the two stop
 # at different iterates within the Newton tolerance (integrator.tolerance
-# 1e-10 m on each step's position correction): 1e-9 m after 2000 steps of
-# the stable pendulum (measured 7.0e-13 m).  Before the reactions'
+# 1e-10 m on each step's position correction).  The trapezoidal rule on
+# the pendulum neither damps nor amplifies, so the per-step differences at
+# most add up: 2000 steps x 1e-10 m = 2e-7 m (measured 7.0e-13 m; newmark
+# with beta = 0.3 instead of 1/4 differs from hht by 4.1e-6 m, measured,
+# so the bound still tells the schemes apart).  Before the reactions'
 # stiffness was added they were equal bit for bit.
-le "$d" 1e-9 && ok "trapezoidal newmark = hht with alpha 0 to the Newton tolerance ($d m)" ||
-	bad "trapezoidal newmark = hht with alpha 0 to the Newton tolerance" "max difference $d (bound 1e-9)"
+le "$d" 2e-7 && ok "trapezoidal newmark = hht with alpha 0 to the Newton tolerance ($d m)" ||
+	bad "trapezoidal newmark = hht with alpha 0 to the Newton tolerance" "max difference $d (bound 2e-7)"
 
 # --- order 2 (trapezoidal) against mssth4 at h = 1e-4 ------------------------
 "$MBSIM" run "$p" -o "$tmp/ref.h5" --quiet --set integrator.method=mssth4 \
