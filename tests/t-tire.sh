@@ -35,8 +35,19 @@
 #      iterations a step (1.60; without the tire's Jacobian blocks Newton
 #      fails at t = 0.05 s);
 #   4. malformed tires: exit 2 at FILE:LINE:COL (ground, radius, missing
-#      stiffness, a road naming time or state, with "did you mean");
-#      `mbsim list forces` names the type.
+#      stiffness, a road naming time or state, with "did you mean", a
+#      negative lookahead, a lookahead_tolerance of 0);
+#      `mbsim list forces` names the type;
+#   5. curb.yaml, a wheel at 5 m/s over a bump 0.04 m long (the road
+#      look-ahead of adaptive steps, mbsim-deck(5) tire): rn4, lms2,
+#      esdirk436l2sa2 and adams at atol = rtol = 1e-5 each cut a step
+#      short (road_cuts > 0), enter the bump in a step that travels at most
+#      2 look-ahead spacings (2 R / 100 / v = 1.6 ms), and end (t = 1 s,
+#      the wheel thrown off the road and landed) within 10 atol = 1e-4 m of
+#      a reference, rn4 at 1e-10 with steps of at most 1e-4 s (which
+#      esdirk436l2sa2 at 1e-10 meets to 2.2e-10 m); with `lookahead: 0`
+#      the same four step over the bump (the wheel never rises): the
+#      look-ahead is what makes them see it.
 # Prints "N passed, N failed"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
@@ -124,6 +135,7 @@ bodies:
 forces:
   - {name: a, type: tire, body: ground, radius: -0.5, damping: -1, road: "z.wheel"}
   - {name: b, type: tire, body: wheel, radius: 0.5, stiffness: 1, road: "0.1*x + Y"}
+  - {name: c, type: tire, body: wheel, radius: 0.5, stiffness: 1, lookahead: -1, lookahead_tolerance: 0}
 EOF
 expect_rc 2 "malformed tires: exit 2" "$MBSIM" check "$tmp/bad.yaml"
 for want in \
@@ -132,9 +144,38 @@ for want in \
 	"bad.yaml:5:5: error: missing required key 'stiffness' in force 'a'" \
 	"bad.yaml:5:64: error: damping of force 'a' must not be negative, got -1" \
 	"bad.yaml:5:75: error: unknown name 'z.wheel' (a road height is a function of x and y" \
-	"bad.yaml:6:82: error: unknown name 'Y' (a road height is a function of x and y: it names x, y, parameters and curves, no time or state) (did you mean 'y'?)"; do
+	"bad.yaml:6:82: error: unknown name 'Y' (a road height is a function of x and y: it names x, y, parameters and curves, no time or state) (did you mean 'y'?)" \
+	"bad.yaml:7:78: error: lookahead of force 'c' must not be negative, got -1" \
+	"bad.yaml:7:103: error: lookahead_tolerance of force 'c' must be positive, got 0"; do
 	if grep -qF "$want" "$tmp/err"; then ok "message: ${want#*error: }"; else bad "message: $want"; fi
 done
 if "$MBSIM" list forces | grep -q '^tire '; then ok "list forces names tire"; else bad "list forces names tire"; fi
+
+# 5. the road look-ahead of adaptive steps
+expect_rc 0 "curb reference: rn4 at 1e-10, max_step 1e-4" "$MBSIM" run "$td/curb.yaml" \
+	--set integrator.atol=1e-10 --set integrator.rtol=1e-10 --set integrator.max_step=1e-4 \
+	-o "$tmp/curb-ref.h5"
+sed 's/damping: c,/damping: c, lookahead: 0,/' "$td/curb.yaml" >"$tmp/curb-off.yaml"
+for m in rn4 lms2 esdirk436l2sa2 adams; do
+	expect_rc 0 "curb $m" "$MBSIM" run "$td/curb.yaml" --set integrator.method=$m --json \
+		-o "$tmp/curb-$m.h5"
+	json_check "curb $m: the look-ahead cut a step short" "j['road_cuts'] > 0"
+	pycheck "curb $m: enters the bump in <= 2 spacings (1.6 ms), ends within 1e-4 m of the reference" "
+f = h5py.File('$tmp/curb-$m.h5')
+g = h5py.File('$tmp/curb-ref.h5')
+t = f['time'][:]
+k = int(np.searchsorted(t, 1.98 / 5))
+entry = t[k] - t[k - 1]
+z, zr = series(f, 'bodies/wheel/position')[:, 2], series(g, 'bodies/wheel/position')[:, 2]
+msg = 'entry step %g s, z(1) - reference %g m, rise %g m' % (entry, z[-1] - zr[-1], z.max() - z[0])
+ok = entry <= 2 * 0.4 / 100 / 5 * (1 + 1e-9) and abs(z[-1] - zr[-1]) <= 1e-4 and t[-1] == 1.0"
+	expect_rc 0 "curb $m, lookahead: 0" "$MBSIM" run "$tmp/curb-off.yaml" --set integrator.method=$m \
+		-o "$tmp/curb-off-$m.h5"
+	pycheck "curb $m, lookahead: 0: steps over the bump (the wheel never rises)" "
+f = h5py.File('$tmp/curb-off-$m.h5')
+z = series(f, 'bodies/wheel/position')[:, 2]
+msg = 'rise %g m' % (z.max() - z[0])
+ok = z.max() - z[0] < 1e-6"
+done
 
 finish

@@ -150,6 +150,7 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 			{ "output_buffer_bytes", r->output_buffer },
 			{ "redundant_rows", (double)r->redundant },
 			{ "singular_steps", (double)r->singular_steps },
+			{ "road_cuts", (double)r->road_cuts },
 			{ "omega_max", r->omega_max }, { "stable_step_bound", bound },
 			{ "rhs_evaluations", r->rhs_evals < 0 ? NAN : (double)r->rhs_evals },
 			{ "jacobian_evaluations", r->jac_evals < 0 ? NAN : (double)r->jac_evals },

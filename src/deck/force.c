@@ -264,6 +264,13 @@ static void force_tire(struct bctx *b, struct fread *fr)
 	const struct dnode *v = dn_get(fr->item, "road");
 	if (v)
 		fr->bad |= build_road(b, v, "road", fr->what, &fr->f.ex) < 0;
+	/* road look-ahead of adaptive steps (ra.h ra_road_ahead): sample
+	 * spacing radius / 100 and tolerance 1e-4 m unless given */
+	fr->f.vec[0] = fr->f.l0 / 100.0;
+	fr->f.vec[1] = 1e-4;
+	opt_nonneg(b, fr, "lookahead", &fr->f.vec[0]);
+	if (dn_get(fr->item, "lookahead_tolerance"))
+		positive(b, fr, "lookahead_tolerance", &fr->f.vec[1]);
 	particle_end(b, fr, 0, "point", "at");
 }
 

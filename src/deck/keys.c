@@ -241,6 +241,8 @@ static const struct key_def force_keys[] = {
 	{ "damping", K_NUM, F(TSDA) | F(RSDA) | F(TIRE), NULL, "N s/m or N m s/rad, >= 0 (default 0)" },
 	{ "radius", K_NUM, F(TIRE), NULL, "m, > 0: height of the wheel centre above the road where the tire starts to touch (required)" },
 	{ "road", K_STR, F(TIRE), NULL, "road height z = h(x, y), m, an expression of x and y (global, m), parameters and curves (default 0)" },
+	{ "lookahead", K_NUM, F(TIRE), NULL, "m, >= 0: spacing at which adaptive steps sample the road ahead of the wheel for features to land short of; 0: none (default radius / 100)" },
+	{ "lookahead_tolerance", K_NUM, F(TIRE), NULL, "m, > 0: departure of the road from its line behind the wheel that starts a feature (default 1e-4)" },
 	{ "free_length", K_NUM, F(TSDA), NULL, "m (default: length at t0)" },
 	{ "free_angle", K_NUM, F(RSDA), NULL, "rad (default 0)" },
 	{ "actuator", K_MAP, F(TSDA) | F(RSDA), &func_sect, "actuator force or torque as a function of time" },

@@ -199,6 +199,13 @@ double ra_sexpr(const struct ra *s, const struct ra_state *x, double t, struct s
  * motors' control errors (rectangle rule at the step's end). */
 void ra_force_step(struct ra *s, const struct ra_state *x, double h);
 
+/* Road look-ahead of the tires (adaptive steps; mbsim-deck(5), tire
+ * lookahead): the longest step not above h after which no tire with a
+ * look-ahead has crossed into a feature of its road it was short of at x
+ * (ra_force.c tire_ahead), h when none is near; *which (may be NULL) is
+ * set to the force index of the tire that cut it. */
+double ra_road_ahead(const struct model *md, const struct ra_state *x, double h, int *which);
+
 /* bstate views of body b (ground for b < 0). */
 void ra_bstate(const struct ra_state *x, int b, struct bstate *bs);
 

@@ -230,6 +230,109 @@ void ra_tire_kin(const struct ra_state *x, const struct force *f, struct tire_ki
 	k->dd = k->hx * k->pv[0] + k->hy * k->pv[1] - k->pv[2];
 }
 
+/* ---- road look-ahead (adaptive steps) ---- */
+
+/* Samples of the road a wheel may scan in one look-ahead: beyond them the
+ * step is cut to the length scanned (32768 spacings, e.g. 150 m at the
+ * default spacing of a 0.467 m wheel). */
+enum { AHEAD_MAX = 32768 };
+
+/* The road h at distance s along the unit direction u from p. */
+static double road_along(const struct force *f, const double *p, const double *u, double s)
+{
+	return ra_road_height(f, p[0] + s * u[0], p[1] + s * u[1]);
+}
+
+/* Whether the road at distance s departs by more than tol from the line
+ * z = h0 + m s (NaN, a road outside its domain, counts as departing). */
+static int departs(const struct force *f, const double *p, const double *u, double s,
+		   double h0, double m, double tol)
+{
+	return !(fabs(road_along(f, p, u, s) - (h0 + m * s)) <= tol);
+}
+
+/* Spacings a step may travel while its tire is on a feature (below). */
+enum { AHEAD_ON = 4 };
+
+/* Look-ahead of one tire (ra.h): vec[0] the spacing D, vec[1] the
+ * tolerance tol (model.h).  The wheel centre is taken to travel on a
+ * straight line at its present horizontal velocity v.  The road behind
+ * it, at -2D, -D and 0, tells whether it is on a feature: its second
+ * difference above tol (a radius of curvature below D^2 / tol, 0.22 m
+ * at the defaults of a 0.467 m wheel, or a kink or step within 2D).
+ * On a feature the step may travel AHEAD_ON spacings, so that its stages
+ * sample the feature's shape.  Off one, the road is sampled every D up
+ * to the step's travel v h plus D, and the first departure from the
+ * line behind (the secant through -D and 0) by more than tol, located by
+ * bisection to 1e-9 D, is the feature's entry s*.  The step is cut to
+ * land short of it by m = D / 2 + a h^2, a the wheel centre's horizontal
+ * acceleration (a bound: the body's centroid's plus w^2 |s|), the
+ * distance the straight line may be off by the step's end; within D + m
+ * of the entry, to D / v: the step that enters the feature spans at most
+ * one spacing of the road before and after the entry. */
+static double tire_ahead(const struct ra_state *x, const struct force *f, double h)
+{
+	const double D = f->vec[0], tol = f->vec[1];
+	if (!(D > 0.0) || !f->ex || !sexpr_has_state(f->ex))
+		return h;
+	struct bstate bs;
+	double p[3], pv[3];
+	ra_bstate(x, f->body[0], &bs);
+	point_kin(&bs, f->s[0], p, pv);
+	const double v = hypot(pv[0], pv[1]);
+	if (!(v > 0.0) || !isfinite(v) || !(h > 0.0))
+		return h;
+	const double u[2] = { pv[0] / v, pv[1] / v };
+	const double h0 = road_along(f, p, u, 0.0), h1 = road_along(f, p, u, -D);
+	if (!(fabs(road_along(f, p, u, -2.0 * D) - 2.0 * h1 + h0) <= tol))
+		return fmin(h, AHEAD_ON * D / v);
+	const double m = (h0 - h1) / D;
+	long J = (long)ceil((v * h + D) / D);
+	int cut = 0;
+	if (J > AHEAD_MAX) {
+		J = AHEAD_MAX;
+		cut = 1;
+	}
+	long j = 1;
+	while (j <= J && !departs(f, p, u, (double)j * D, h0, m, tol))
+		j++;
+	if (j > J)
+		return cut ? fmin(h, (double)J * D / v) : h;
+	double lo = (double)(j - 1) * D, hi = (double)j * D;
+	while (hi - lo > 1e-9 * D) {
+		double c = 0.5 * (lo + hi);
+		if (departs(f, p, u, c, h0, m, tol))
+			hi = c;
+		else
+			lo = c;
+	}
+	const double *a = x->a + 3 * f->body[0];
+	const double s2 = v3_dot(f->s[0], f->s[0]), w2 = v3_dot(bs.w, bs.w);
+	const double acc = hypot(a[0], a[1]) + w2 * sqrt(s2);
+	const double tau = lo / v;
+	const double margin = 0.5 * D + acc * tau * tau;
+	if (!isfinite(margin) || lo <= D + margin)
+		return fmin(h, D / v);
+	return fmin(h, (lo - margin) / v);
+}
+
+double ra_road_ahead(const struct model *md, const struct ra_state *x, double h, int *which)
+{
+	double cap = h;
+	for (int i = 0; i < md->nforces; i++) {
+		const struct force *f = &md->forces[i];
+		if (f->type != FORCE_TIRE)
+			continue;
+		double c = tire_ahead(x, f, cap);
+		if (c < cap) {
+			cap = c;
+			if (which)
+				*which = i;
+		}
+	}
+	return cap;
+}
+
 /* ---- one element ---- */
 
 void ra_tsda_kin(const struct ra_state *x, const struct force *f, struct tsda_kin *k)

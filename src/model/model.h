@@ -140,7 +140,9 @@ struct force {
 	double k, c;		/* stiffness (N/m or N m/rad), damping */
 	double l0;		/* TSDA free length m; RSDA free angle rad; TIRE
 				 * radius m */
-	double vec[3];		/* POINT/TORQUE direction*magnitude */
+	double vec[3];		/* POINT/TORQUE direction*magnitude; TIRE: road
+				 * look-ahead spacing and tolerance, m
+				 * (vec[0] = 0: none; ra.h ra_road_ahead) */
 	int body_frame;		/* POINT/TORQUE: vec in body frame (1) or global (0) */
 	int joint;		/* RSDA, FRICTION, TORQUE on a link: joint index, else -1 */
 	double mu;		/* FRICTION coefficient */

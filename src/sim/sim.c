@@ -109,6 +109,7 @@ struct run {
 	long nsteps;
 	double t_last_progress;
 	int write_failed;	/* output_sample failed: the run ended */
+	int ahead;		/* a tire has a road look-ahead */
 };
 
 /* What to do about a non-finite state after `step` steps. */
@@ -411,6 +412,8 @@ static int setup(struct run *R, struct ra_state *x, struct diag *d)
 	if (setup_stopped(R, "compiling the model"))
 		return 1;
 	R->sys = ra_new(a->m);
+	for (int i = 0; i < a->m->nforces; i++)
+		R->ahead |= a->m->forces[i].type == FORCE_TIRE && a->m->forces[i].vec[0] > 0;
 	R->it = integ_new(info, R->sys, a->o, d);
 	if (!R->it)
 		return -1;
@@ -496,6 +499,7 @@ static void finish_attrs(struct run *R)
 	h5_attr_num(h, "/", "factorizations", (double)r->factorizations);
 	h5_attr_num(h, "/", "rejected_steps", (double)r->rejected);
 	h5_attr_num(h, "/", "singular_steps", (double)r->singular_steps);
+	h5_attr_num(h, "/", "road_cuts", (double)r->road_cuts);
 	h5_attr_num(h, "/", "initial_position_correction", r->moved_pos);
 	h5_attr_num(h, "/", "initial_velocity_correction", r->moved_vel);
 	h5_attr_num(h, "/", "wall_time", r->wall);
@@ -687,6 +691,14 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 			return SIM_INTERRUPTED;
 		}
 		double hk = clock_target(o, &c, x->t, h) - x->t;
+		if (o->adaptive && R->ahead) {
+			/* land short of the road features ahead of the tires */
+			double hc = ra_road_ahead(R->sys->m, x, hk, NULL);
+			if (hc < hk) {
+				hk = hc;
+				R->r->road_cuts++;
+			}
+		}
 		int st = integ_step(R->it, hk, x, y);
 		for (int lv = 1; lv <= INTEG_SINGULAR_LEVELS &&
 		     (st == INTEG_NEWTON_FAIL || st == INTEG_SINGULAR) &&

@@ -45,6 +45,7 @@ struct sim_result {
 	double output_buffer;		/* bytes of samples kept in memory at once */
 	int redundant;			/* constraint rows dropped as redundant at set-up */
 	long singular_steps;		/* steps taken again near a singular position */
+	long road_cuts;			/* adaptive steps cut short by a tire's road look-ahead */
 	char redundant_rows[1024];	/* their names, "joint 'r5' row 5 (DP1), ..." */
 	double omega_max;		/* tangent_newmark: largest over the samples (NAN otherwise) */
 	/* ODE schemes (rn4, w2, adams): f and Jacobian evaluations, new
