@@ -61,10 +61,10 @@ import coupled_oscillators_ref as exact_ref  # noqa: E402
 from mbsimlib import TOP, mbsim_exe, say, series  # noqa: E402
 
 
-def run(exe, deck, m1, tol, out, log):
+def run(exe, deck, m1, tol, out, log, extra=()):
     cmd = [exe, "run", deck, "--set", "parameters.m1=%g" % m1,
            "--set", "integrator.atol=%g" % tol, "--set", "integrator.rtol=%g" % tol,
-           "-o", out, "--force", "--json"]
+           *extra, "-o", out, "--force", "--json"]
     log.append(" ".join("OUT.h5" if c == out else "TIMED_DECK" if c.endswith("timed.yaml")
                         else os.path.relpath(c, TOP) if c.startswith("/") else c for c in cmd))
     p = subprocess.run(cmd, capture_output=True, text=True)
@@ -89,6 +89,9 @@ def main():
     ap.add_argument("--eps", default="1e-1,1e-2,1e-3,1e-4,1e-5,1e-6,1e-7,1e-8")
     ap.add_argument("--tol", type=float, default=1e-6)
     ap.add_argument("--tight", type=float, default=1e-10, help="0: no tight runs")
+    ap.add_argument("--rn4", type=float, default=1e-10,
+                    help="tolerance of the rn4 runs on the tree formulation (m1 > 0) whose distance "
+                         "to the exact m1 = 0 solution is the limit's own measure; 0: none")
     a = ap.parse_args()
     exe = mbsim_exe(a.mbsim, "study003")
     os.makedirs(a.out, exist_ok=True)
@@ -161,6 +164,23 @@ def main():
                 row["err_large_" + tag] = "%.3e" % np.max(np.abs(p2 - q2))
                 row["own_small_" + tag] = "%.3e" % np.max(np.abs(p1 - ex[m1][0]))
                 row["own_large_" + tag] = "%.3e" % np.max(np.abs(p2 - 1.0 - ex[m1][1]))
+            row["rn4_small"] = row["rn4_large"] = row["rn4_own_small"] = row["rn4_own_large"] = ""
+            row["rn4_steps"] = ""
+            if m1 > 0 and a.rn4 > 0:
+                # rn4 on the tree formulation resolves the fast mode instead
+                # of damping it (its error stays at round-off where bdf's
+                # does not): its m1 > 0 solutions against the exact m1 = 0 one
+                h5r = os.path.join(tmp, "r_%g.h5" % m1)
+                j = run(exe, timed, m1, a.rn4, h5r, log,
+                        ("--set", "integrator.method=rn4", "--set", "integrator.formulation=tree"))
+                failed |= j["status"] != "complete"
+                if j["status"] == "complete":
+                    t, p1, p2 = positions(h5r)
+                    row["rn4_steps"] = j.get("steps", "")
+                    row["rn4_small"] = "%.3e" % np.max(np.abs(p1 - ex[0.0][0]))
+                    row["rn4_large"] = "%.3e" % np.max(np.abs(p2 - 1.0 - ex[0.0][1]))
+                    row["rn4_own_small"] = "%.1e" % np.max(np.abs(p1 - ex[m1][0]))
+                    row["rn4_own_large"] = "%.1e" % np.max(np.abs(p2 - 1.0 - ex[m1][1]))
             rows.append(row)
             say("m1 = %-6g steps %s, error small/large %s %s" % (
                 m1, row["steps"], row["err_small_tol"], row["err_large_tol"]))
@@ -171,6 +191,11 @@ def main():
     # truth's only down to the m1 where both runs' own errors reach it
     zero_row = [r for r in rows if r["m1"] == 0]
     for mass in ("small", "large"):
+        e = [float(r["rn4_%s" % mass]) for r in rows if r["m1"] > 0 and r.get("rn4_%s" % mass)]
+        if len(e) > 1:
+            say("rn4 (tree) m1 > 0 against the exact m1 = 0, %s mass: %s over m1 = %s" % (
+                mass, "decreasing" if all(b < a for a, b in zip(e, e[1:])) else "NOT monotone",
+                a.eps))
         e = [float(r["dist_%s_exact" % mass]) for r in rows if r["m1"] > 0]
         mono = all(b < a for a, b in zip(e, e[1:]))
         say("exact distance of the %s mass: %s over m1 = %s" % (
@@ -229,6 +254,11 @@ def main():
         pts = [(r["m1"], float(r["err_large_" + tag])) for r in pos if r.get("err_large_" + tag)]
         if pts:
             bx.loglog(*zip(*pts), mk + ":", label="large mass, atol = rtol = %g" % tol)
+    for mass, ls in (("small", "^-"), ("large", "v:")):
+        pts = [(r["m1"], float(r["rn4_" + mass])) for r in pos if r.get("rn4_" + mass)]
+        if pts:
+            bx.loglog(*zip(*pts), ls, ms=4, label="%s mass, rn4 (tree) at %g against exact m1 = 0"
+                      % (mass, a.rn4))
     e = np.array([r["m1"] for r in pos])
     bx.loglog(e, [float(r["dist_small_exact"]) for r in pos], "k-", lw=0.7,
               label="small mass, exact (tools/coupled_oscillators_ref.py)")
