@@ -203,8 +203,17 @@ void ra_force_step(struct ra *s, const struct ra_state *x, double h);
  * lookahead): the longest step not above h after which no tire with a
  * look-ahead has crossed into a feature of its road it was short of at x
  * (ra_force.c tire_ahead), h when none is near; *which (may be NULL) is
- * set to the force index of the tire that cut it. */
-double ra_road_ahead(const struct model *md, const struct ra_state *x, double h, int *which);
+ * set to the force index of the tire that cut it.  scan: one per force
+ * element, zeroed before the first call, what each tire's last scan of
+ * its road found (reused while the wheel stays on the line scanned). */
+struct road_scan {
+	int valid;
+	double p0[2], u[2];	/* the line scanned: from p0 along u */
+	double clear;		/* the road within tol of the line up to p0 + clear u */
+	double entry;		/* a feature's entry there, or INFINITY: none found */
+};
+double ra_road_ahead(const struct model *md, const struct ra_state *x, double h,
+		     struct road_scan *scan, int *which);
 
 /* bstate views of body b (ground for b < 0). */
 void ra_bstate(const struct ra_state *x, int b, struct bstate *bs);

@@ -270,7 +270,8 @@ enum { AHEAD_ON = 4 };
  * distance the straight line may be off by the step's end; within D + m
  * of the entry, to D / v: the step that enters the feature spans at most
  * one spacing of the road before and after the entry. */
-static double tire_ahead(const struct ra_state *x, const struct force *f, double h)
+static double tire_ahead(const struct ra_state *x, const struct force *f, double h,
+			 struct road_scan *c)
 {
 	const double D = f->vec[0], tol = f->vec[1];
 	if (!(D > 0.0) || !f->ex || !sexpr_has_state(f->ex))
@@ -283,28 +284,50 @@ static double tire_ahead(const struct ra_state *x, const struct force *f, double
 	if (!(v > 0.0) || !isfinite(v) || !(h > 0.0))
 		return h;
 	const double u[2] = { pv[0] / v, pv[1] / v };
-	const double h0 = road_along(f, p, u, 0.0), h1 = road_along(f, p, u, -D);
-	if (!(fabs(road_along(f, p, u, -2.0 * D) - 2.0 * h1 + h0) <= tol))
-		return fmin(h, AHEAD_ON * D / v);
-	const double m = (h0 - h1) / D;
-	long J = (long)ceil((v * h + D) / D);
-	int cut = 0;
-	if (J > AHEAD_MAX) {
-		J = AHEAD_MAX;
-		cut = 1;
+	double lo = INFINITY;
+	if (c->valid) {
+		/* the last scan's line still under the wheel (its direction
+		 * and place within D / 1000 over the length scanned, and both
+		 * points behind it on the part found level): its result holds */
+		double d0 = p[0] - c->p0[0], d1 = p[1] - c->p0[1];
+		double sp = d0 * c->u[0] + d1 * c->u[1];
+		double far = isfinite(c->entry) ? c->entry : c->clear;
+		if (sp >= 2.0 * D && fabs(d0 * c->u[1] - d1 * c->u[0]) <= 1e-3 * D &&
+		    hypot(u[0] - c->u[0], u[1] - c->u[1]) * far <= 1e-3 * D) {
+			if (isfinite(c->entry) && c->entry - sp > 2.0 * D)
+				lo = c->entry - sp;
+			else if (!isfinite(c->entry) && sp + v * h + D <= c->clear)
+				return h;
+		}
 	}
-	long j = 1;
-	while (j <= J && !departs(f, p, u, (double)j * D, h0, m, tol))
-		j++;
-	if (j > J)
-		return cut ? fmin(h, (double)J * D / v) : h;
-	double lo = (double)(j - 1) * D, hi = (double)j * D;
-	while (hi - lo > 1e-9 * D) {
-		double c = 0.5 * (lo + hi);
-		if (departs(f, p, u, c, h0, m, tol))
-			hi = c;
-		else
-			lo = c;
+	if (!isfinite(lo)) {
+		c->valid = 0;
+		const double h0 = road_along(f, p, u, 0.0), h1 = road_along(f, p, u, -D);
+		if (!(fabs(road_along(f, p, u, -2.0 * D) - 2.0 * h1 + h0) <= tol))
+			return fmin(h, AHEAD_ON * D / v);
+		const double m = (h0 - h1) / D;
+		long J = (long)ceil((v * h + D) / D);
+		int cut = 0;
+		if (J > AHEAD_MAX) {
+			J = AHEAD_MAX;
+			cut = 1;
+		}
+		long j = 1;
+		while (j <= J && !departs(f, p, u, (double)j * D, h0, m, tol))
+			j++;
+		*c = (struct road_scan){ 1, { p[0], p[1] }, { u[0], u[1] }, (double)(j - 1) * D, INFINITY };
+		if (j > J)
+			return cut ? fmin(h, (double)J * D / v) : h;
+		double hi = (double)j * D;
+		lo = (double)(j - 1) * D;
+		while (hi - lo > 1e-9 * D) {
+			double mid = 0.5 * (lo + hi);
+			if (departs(f, p, u, mid, h0, m, tol))
+				hi = mid;
+			else
+				lo = mid;
+		}
+		c->clear = c->entry = lo;
 	}
 	const double *a = x->a + 3 * f->body[0];
 	const double s2 = v3_dot(f->s[0], f->s[0]), w2 = v3_dot(bs.w, bs.w);
@@ -316,14 +339,15 @@ static double tire_ahead(const struct ra_state *x, const struct force *f, double
 	return fmin(h, (lo - margin) / v);
 }
 
-double ra_road_ahead(const struct model *md, const struct ra_state *x, double h, int *which)
+double ra_road_ahead(const struct model *md, const struct ra_state *x, double h,
+		     struct road_scan *scan, int *which)
 {
 	double cap = h;
 	for (int i = 0; i < md->nforces; i++) {
 		const struct force *f = &md->forces[i];
 		if (f->type != FORCE_TIRE)
 			continue;
-		double c = tire_ahead(x, f, cap);
+		double c = tire_ahead(x, f, cap, &scan[i]);
 		if (c < cap) {
 			cap = c;
 			if (which)

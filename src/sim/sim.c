@@ -110,6 +110,7 @@ struct run {
 	double t_last_progress;
 	int write_failed;	/* output_sample failed: the run ended */
 	int ahead;		/* a tire has a road look-ahead */
+	struct road_scan *scan;	/* ra_road_ahead's, one per force element */
 };
 
 /* What to do about a non-finite state after `step` steps. */
@@ -414,6 +415,8 @@ static int setup(struct run *R, struct ra_state *x, struct diag *d)
 	R->sys = ra_new(a->m);
 	for (int i = 0; i < a->m->nforces; i++)
 		R->ahead |= a->m->forces[i].type == FORCE_TIRE && a->m->forces[i].vec[0] > 0;
+	if (R->ahead)
+		R->scan = xcalloc((size_t)a->m->nforces, sizeof *R->scan);
 	R->it = integ_new(info, R->sys, a->o, d);
 	if (!R->it)
 		return -1;
@@ -678,6 +681,7 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 	/* the start is a sample unless output.times does not list it */
 	int xw = !c.ts || c.ts[0] == o->t0;
 	struct t0_accel t0 = { 0 };
+	double h_last = 0.0;	/* the last step taken */
 	clock_segment(o, &c, o->t0);
 	if (!lag && complete(R, x, 0.0, 0, 1, xw, 0))
 		return SIM_FAILED;	/* message from complete() */
@@ -692,12 +696,15 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 		}
 		double hk = clock_target(o, &c, x->t, h) - x->t;
 		if (o->adaptive && R->ahead) {
-			/* land short of the road features ahead of the tires */
-			double hc = ra_road_ahead(R->sys->m, x, hk, NULL);
-			if (hc < hk) {
-				hk = hc;
-				R->r->road_cuts++;
-			}
+			/* land short of the road features ahead of the tires,
+			 * looking no farther than a step may grow: max(10,
+			 * facmax) times the last one (CVODE and IDA, whose run
+			 * loop aims at the end, grow theirs by 10 at most after
+			 * their first) */
+			double hs = h_last > 0 ? fmin(hk, fmax(10.0, o->facmax) * h_last) : hk;
+			double hc = ra_road_ahead(R->sys->m, x, hs, R->scan, NULL);
+			R->r->road_cuts += hc < hs;
+			hk = hc;
 		}
 		int st = integ_step(R->it, hk, x, y);
 		for (int lv = 1; lv <= INTEG_SINGULAR_LEVELS &&
@@ -729,6 +736,7 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 		}
 		R->r->steps++;
 		R->r->t_reached = y->t;
+		h_last = hk;
 		ra_force_step(R->sys, y, hk);	/* integral of motor control errors */
 		int yw = c.ts ? req : (k + 1) % o->every == 0 || last;
 		if (lag && k == 0) {
@@ -859,6 +867,7 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 	free(R.mo.wraps);
 	free(R.mo.jq);
 	free(R.mo.jqd);
+	free(R.scan);
 	integ_free(&R.it);
 	ra_free(&R.sys);
 	return r->status;
