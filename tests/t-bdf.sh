@@ -36,6 +36,13 @@
 #      that of the m1 = 0 run, is below a third of the exact distance, so
 #      the decrease is the limit's and not the runs' errors (see below
 #      for why the range stops at 1e-4).
+#   7. The same limit below 1e-4, where bdf's own errors pass the true
+#      distance: rn4 on the tree formulation (atol = rtol = 1e-10), which
+#      resolves the fast mode, at m1 = 1e-4, 1e-5, 1e-6: the distance of
+#      each to the exact m1 = 0 solution decreases strictly (exact
+#      distances, large mass 2.4e-9, 2.4e-10, 2.4e-11 m) and each run's
+#      own error is below a third of it (measured at most 1.2e-11 m small,
+#      5.9e-16 m large; docs/results/003 to m1 = 1e-8).
 # Prints "N passed, N failed"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
@@ -186,6 +193,38 @@ msg = '; '.join(rows) + '; m1 = 0 own %.2g %.2g (small, large, m)' % own0
 "
 else
 	ok "limit m1 -> 0: skipped (no mpmath, yaml or h5py for $PY)"
+fi
+
+# 7
+if "$PY" -c 'import mpmath, yaml, h5py' 2>/dev/null; then
+	for e in 1e-4 1e-5 1e-6; do
+		"$MBSIM" run "$tmp/co.yaml" --set parameters.m1=$e --set integrator.method=rn4 \
+			--set integrator.formulation=tree --set integrator.atol=1e-10 \
+			--set integrator.rtol=1e-10 -o "$tmp/rl_$e.h5" -q 2>"$tmp/err" ||
+			bad "limit, rn4: m1 = $e: exit $?"
+	done
+	pycheck "limit m1 -> 0 with rn4 (tree): distance to the exact m1 = 0 decreases over m1 = 1e-4 .. 1e-6, own errors below a third of it" "
+import coupled_oscillators_ref as cr
+par = cr.parameters('$decks/coupled_oscillators.yaml', [])
+ex0 = cr.Exact(dict(par, m1=0.0))
+ok, rows, prev = True, [], (np.inf, np.inf)
+for e in ('1e-4', '1e-5', '1e-6'):
+    with h5py.File('$tmp/rl_%s.h5' % e, 'r') as f:
+        t = series(f, 'time')
+        p = (series(f, 'bodies/small/position')[:, 0], series(f, 'bodies/large/position')[:, 0] - 1.0)
+    x0 = np.array([ex0.positions(tk) for tk in t])
+    xe = np.array([cr.Exact(dict(par, m1=float(e))).positions(tk) for tk in t])
+    meas = tuple(np.abs(p[k] - x0[:, k]).max() for k in (0, 1))
+    own = tuple(np.abs(p[k] - xe[:, k]).max() for k in (0, 1))
+    ok = ok and len(t) == 8
+    for k in (0, 1):
+        ok = ok and meas[k] < prev[k] and own[k] < meas[k] / 3
+    prev = meas
+    rows.append('m1 %s: distance %.3g %.3g, own %.2g %.2g' % ((e,) + meas + own))
+msg = '; '.join(rows) + ' (small, large, m)'
+"
+else
+	ok "limit m1 -> 0 with rn4: skipped (no mpmath, yaml or h5py for $PY)"
 fi
 
 finish
