@@ -43,12 +43,19 @@ AXES = {"x": 0, "y": 1, "z": 2}
 
 def number(x, ns):
     """A deck number: a float, or an expression of the deck's parameters and
-    the usual functions (a close reading of muparser's syntax: ^ is **);
-    None when it is neither."""
+    the usual functions (a close reading of muparser's syntax: ^ is **, and
+    one conditional c ? a : b at the top level is a if c else b); None when
+    it is neither."""
     if isinstance(x, (int, float)):
         return float(x)
+    s = str(x).replace("^", "**")
+    q = s.find("?")
+    if s.count("?") == 1 and s.count(":") == 1 and s[:q].count("(") == s[:q].count(")"):
+        c, rest = s.split("?")          # one conditional a ? b : c at the top level
+        a, b = rest.split(":")
+        s = "(%s) if (%s) else (%s)" % (a, c, b)
     try:
-        return float(eval(str(x).replace("^", "**"), {"__builtins__": {}}, ns))
+        return float(eval(s, {"__builtins__": {}}, ns))
     except Exception:  # an expression this reading does not know
         return None
 
