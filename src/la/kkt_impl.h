@@ -23,10 +23,14 @@ struct kkt {
 	/* block -> rows lists: entries estart[b] .. estart[b + 1] - 1 */
 	int *estart, *erow;
 	int *first;		/* envelope: S(r, l) = 0 for l < first[r] */
+	int *last;		/* the same by rows of the upper triangle: S(r, l) = 0
+				 * for l > last[r] (l >= r) */
 	double *P;		/* ne x 6: P_e */
-	double *Zb;		/* emax x 6: Z_e of one block's entries */
+	double *Zb;		/* emax x 6: Z_e of one block's entries; dense:
+				 * ne x 6, every entry's, kept for the solves */
 	int emax;		/* longest list */
-	/* dense: S row-major; Cholesky L in the lower triangle, or LU */
+	int zall;		/* Zb holds every entry (dense) */
+	/* dense: S row-major; Cholesky U = L^T in the upper triangle, or LU */
 	double *S;
 	double *dinv;		/* reciprocals of the pivots (L(j, j) or U(j, j)) */
 	int *ipiv;
@@ -80,10 +84,10 @@ static inline long row_at(const struct kkt *k, int r)
 int kkt_factor_umf(struct kkt *k);
 
 /* kkt_schur.c: P_e of every entry from jac; the dense Schur complement
- * (lower: its lower envelope only), dropped rows decoupled; the Schur
+ * (upper: its upper envelope only), dropped rows decoupled; the Schur
  * path's plain factorization (dense or spf) */
 void kkt_form_p(struct kkt *k, const double *jac);
-void kkt_form_dense(struct kkt *k, int lower);
+void kkt_form_dense(struct kkt *k, int upper);
 int kkt_factor_try(struct kkt *k, const double *W);
 
 /* kkt_rank.c: the Schur paths' factorization with redundant rows and
