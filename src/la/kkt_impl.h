@@ -35,6 +35,7 @@ struct kkt {
 	double *dinv;		/* reciprocals of the pivots (L(j, j) or U(j, j)) */
 	int *ipiv;
 	int chol;		/* the last dense factorization was Cholesky */
+	int lu_env;		/* ... was LU without pivoting, in the envelope */
 	/* sparse (S or full KKT) in CSC */
 	int *Ap, *Ai;
 	double *Ax;
@@ -89,6 +90,9 @@ int kkt_factor_umf(struct kkt *k);
 void kkt_form_p(struct kkt *k, const double *jac);
 void kkt_form_dense(struct kkt *k, int upper);
 int kkt_factor_try(struct kkt *k, const double *W);
+/* the dense S again, factored by LU with partial pivoting (a W not
+ * symmetric): kkt_rank.c's smallest pivot as before lu_env_factor */
+int kkt_factor_lu(struct kkt *k);
 
 /* kkt_rank.c: the Schur paths' factorization with redundant rows and
  * singular positions */

@@ -270,10 +270,63 @@ static int lu_factor(struct kkt *k, double tol, double dmax)
 	return 0;
 }
 
+/* In-place LU without pivoting, in the envelope (unit L below, U on and
+ * above the diagonal), right-looking as chol_factor: for a non-symmetric S
+ * (W has the gyroscopic terms w~ J - (J w)~, not symmetric) whose
+ * symmetric part is positive definite: P sym(W^-1) P^T, with sym(W)
+ * definite, which kkt_rank.c's fallback takes to hold for every
+ * iteration matrix of mbsim (the mass blocks dominate).  Such a matrix
+ * has an LU factorization without pivoting whose pivots are positive,
+ * those of its Schur complements, and which is stable while the skew part
+ * is small against the symmetric one (Golub and Van Loan, Matrix
+ * Computations, §4.2 on unsymmetric positive definite systems; here the
+ * skew part is of relative size h |w|, the rotation of a step).  Without
+ * row swaps L and U keep the envelope of S, as Cholesky does: on the
+ * double four-bar (n = 35) about half the instructions of the pivoted
+ * LU.  Pivot d_j not above tol (a negative one: the symmetric part is not
+ * definite; a small one: row j nearly dependent on the rows before it):
+ * returns 1 and the pivoted LU decides, as before this path existed; the
+ * smallest relative pivot d_j / S(j, j) is then that of Cholesky's
+ * (kkt_rank.c's dense_min_pivot reads it). */
+static int lu_env_factor(struct kkt *k, double tol)
+{
+	int n = k->nc;
+	const int *last = k->last;
+	double *S = k->S;
+	for (int j = 0; j < n; j++) {
+		double *Uj = S + (size_t)j * n;
+		double d = Uj[j];
+		if (!(d > tol))
+			return 1;
+		double r = 1.0 / d;
+		int e = last[j];
+		k->dinv[j] = r;
+		for (int i = j + 1; i <= e; i++) {
+			double *Si = S + (size_t)i * n;
+			if (Si[j] == 0.0)	/* rows sharing no body */
+				continue;
+			double l = Si[j] * r;
+			Si[j] = l;
+			vec_axpy((size_t)(e - j), -l, Uj + j + 1, Si + j + 1);
+		}
+	}
+	return 0;
+}
+
 static void lu_solve(const struct kkt *k, double *y)
 {
 	int n = k->nc;
 	const double *S = k->S;
+	if (k->lu_env) {
+		const int *first = k->first, *last = k->last;
+		for (int i = 1; i < n; i++)
+			y[i] -= dot(S + (size_t)i * n + first[i], y + first[i], i - first[i]);
+		for (int i = n - 1; i >= 0; i--) {
+			const double *Ui = S + (size_t)i * n;
+			y[i] = (y[i] - dot(Ui + i + 1, y + i + 1, last[i] - i)) * k->dinv[i];
+		}
+		return;
+	}
 	for (int j = 0; j < n; j++)
 		if (k->ipiv[j] != j) {
 			double t = y[j];
@@ -312,6 +365,7 @@ static int factor_dense(struct kkt *k, const double *W)
 {
 	int n = k->nc;
 	k->chol = w_symmetric(k, W);
+	k->lu_env = 0;
 	kkt_form_dense(k, k->chol);
 	double dmax = diag_max(k->S, n), tol = KKT_PIVOT_TOL * dmax;
 	if (k->nred)	/* for dense_min_pivot */
@@ -325,8 +379,23 @@ static int factor_dense(struct kkt *k, const double *W)
 		 * definite): the LU below still solves it */
 		k->chol = 0;
 		kkt_form_dense(k, 0);
+	} else {
+		if (lu_env_factor(k, tol) == 0) {
+			k->lu_env = 1;
+			return 0;
+		}
+		kkt_form_dense(k, 0);	/* lu_env_factor overwrote S */
 	}
 	return lu_factor(k, tol, dmax);
+}
+
+int kkt_factor_lu(struct kkt *k)
+{
+	kkt_form_dense(k, 0);
+	double dmax = diag_max(k->S, k->nc);
+	k->chol = 0;
+	k->lu_env = 0;
+	return lu_factor(k, KKT_PIVOT_TOL * dmax, dmax);
 }
 
 /* position of S(r, r) in Ax */
