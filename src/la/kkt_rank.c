@@ -164,9 +164,15 @@ int kkt_factor_schur(struct kkt *k, const double *W, const double *jac)
 		rc = kkt_factor_try(k, W);
 	}
 	/* near a singular position (kkt_set_singular_tol): rows close to
-	 * dependent are dropped too, for this factorization */
-	if (rc <= 0 && rc >= -1 && k->sing_tol > 0.0 && rank_drop(k, jac, k->sing_tol) > 0)
-		rc = kkt_factor_try(k, W);
+	 * dependent are dropped too, for this factorization.  The dense
+	 * rank_drop forms S again over the factors: when it drops nothing
+	 * (or fails) after a factorization that succeeded, that one is made
+	 * again, or the solves would read the unfactored S. */
+	if (rc <= 0 && rc >= -1 && k->sing_tol > 0.0) {
+		int got = rank_drop(k, jac, k->sing_tol);
+		if (got > 0 || (rc == 0 && k->mode == KKT_DENSE))
+			rc = kkt_factor_try(k, W);
+	}
 	if (chose && rc == 0 && k->ndrop == k->nred) {
 		memcpy(k->fixed, k->drop, (size_t)k->nc);
 		k->nfixed = k->ndrop;
