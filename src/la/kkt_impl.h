@@ -23,14 +23,14 @@ struct kkt {
 	/* block -> rows lists: entries estart[b] .. estart[b + 1] - 1 */
 	int *estart, *erow;
 	int *first;		/* envelope: S(r, l) = 0 for l < first[r] */
-	int *last;		/* the same by rows of the upper triangle: S(r, l) = 0
-				 * for l > last[r] (l >= r) */
+	int *last;		/* the same by columns: S(l, r) = 0 for l > last[r]
+				 * (lu_env_factor's reach) */
 	double *P;		/* ne x 6: P_e */
 	double *Zb;		/* emax x 6: Z_e of one block's entries; dense:
 				 * ne x 6, every entry's, kept for the solves */
 	int emax;		/* longest list */
 	int zall;		/* Zb holds every entry (dense) */
-	/* dense: S row-major; Cholesky U = L^T in the upper triangle, or LU */
+	/* dense: S row-major; Cholesky L in the lower triangle, or LU */
 	double *S;
 	double *dinv;		/* reciprocals of the pivots (L(j, j) or U(j, j)) */
 	int *ipiv;
@@ -85,10 +85,10 @@ static inline long row_at(const struct kkt *k, int r)
 int kkt_factor_umf(struct kkt *k);
 
 /* kkt_schur.c: P_e of every entry from jac; the dense Schur complement
- * (upper: its upper envelope only), dropped rows decoupled; the Schur
+ * (lower: its lower envelope only), dropped rows decoupled; the Schur
  * path's plain factorization (dense or spf) */
 void kkt_form_p(struct kkt *k, const double *jac);
-void kkt_form_dense(struct kkt *k, int upper);
+void kkt_form_dense(struct kkt *k, int lower);
 int kkt_factor_try(struct kkt *k, const double *W);
 /* the dense S again, factored by LU with partial pivoting (a W not
  * symmetric): kkt_rank.c's smallest pivot as before lu_env_factor */

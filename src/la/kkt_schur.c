@@ -17,7 +17,7 @@
  *
  * Dense path (n <= KKT_DENSE_MAX): when every W block is symmetric, W^-1 is
  * (inv3 of a symmetric 3x3 is exactly symmetric) and S is symmetric
- * positive semidefinite: only the upper triangle is formed and factored by
+ * positive semidefinite: only the lower triangle is formed and factored by
  * Cholesky.  Otherwise the whole S is formed and factored by LU with partial
  * pivoting.  Both kernels are written out here rather than called from
  * LAPACK: at n ~ 20 the call overhead and unblocked reference paths of
@@ -129,16 +129,15 @@ static double *block_z(struct kkt *k, int b)
 	return Zb;
 }
 
-/* S(r, l) = sum over blocks of P_r . Z_l, row-major.  upper: only the
- * envelope of the upper triangle, S(l, r) for first[r] <= l <= r, which
- * is r <= last[l] (nothing else is read), holding the value of S(r, l). */
-static void form_schur(struct kkt *k, int upper)
+/* S(r, l) = sum over blocks of P_r . Z_l, row-major.  lower: only the
+ * envelope of the lower triangle, first[r] <= l <= r (nothing else is read). */
+static void form_schur(struct kkt *k, int lower)
 {
 	int n = k->nc;
 	/* row by row: short memsets are a few vector stores, a long one is
 	 * a string instruction */
 	for (int r = 0; r < n; r++) {
-		int f = upper ? r : 0, e = upper ? k->last[r] + 1 : n;
+		int f = lower ? k->first[r] : 0, e = lower ? r + 1 : n;
 		memset(k->S + (size_t)r * n + f, 0, (size_t)(e - f) * sizeof(double));
 	}
 	for (int b = 0; b < k->nb; b++) {
@@ -146,15 +145,9 @@ static void form_schur(struct kkt *k, int upper)
 		const double *Zb = block_z(k, b);
 		for (int x = e0; x < e1; x++) {
 			const double *Px = k->P + 6 * x;
-			int r = k->erow[x];
-			if (upper) {	/* rows ascending in a list */
-				for (int y = e0; y <= x; y++)
-					k->S[(size_t)k->erow[y] * n + r] +=
-						dot6(Px, Zb + 6 * (y - e0));
-				continue;
-			}
-			double *Sr = k->S + (size_t)r * n;
-			for (int y = e0; y < e1; y++)
+			double *Sr = k->S + (size_t)k->erow[x] * n;
+			int yend = lower ? x + 1 : e1;	/* rows ascending in a list */
+			for (int y = e0; y < yend; y++)
 				Sr[k->erow[y]] += dot6(Px, Zb + 6 * (y - e0));
 		}
 	}
@@ -177,38 +170,34 @@ static int rank_deficient(struct kkt *k, int row, double piv, double dmax)
 	return -1;
 }
 
-/* In-place Cholesky S = U^T U of the upper triangle (row-major): row j of
- * U is column j of L.  Pivot d_j (before the square root) below tol: row
- * j depends on rows 0..j-1.  Returns 0, -1 (singular, row reported), or 1
- * when a pivot is clearly negative: S is not positive semidefinite, use LU
- * instead.  Right-looking: once row j is scaled, it is subtracted from
- * every later row i it meets (U(j, i) != 0), a contiguous update of row i
- * from column i to last[j] that the compiler vectorizes; the dot-product
- * form (each entry one sum of dependent terms) cost about 36 000
- * instructions a factorization on the double four-bar (n = 35) against
- * the partial-pivoting LU's 31 000.  U keeps the envelope of S (U(l, r) =
- * 0 for r > last[l]: the envelope of the rows, first[], is kept by
- * Cholesky, and last[j] <= last[i] for j < i), so no update reaches past
- * it; the terms left out are exact zeros. */
+/* In-place Cholesky S = L L^T of the lower triangle (row-major).  Pivot d_j
+ * (before the square root) below tol: row j depends on rows 0..j-1.
+ * Returns 0, -1 (singular, row reported), or 1 when a pivot is clearly
+ * negative: S is not positive semidefinite, use LU instead.
+ * L keeps the envelope of S (L(i, j) = 0 for j < first[i], by induction
+ * on j), so every sum starts at the later of the two rows' first columns;
+ * the terms left out are exact zeros, the result is that of the full loop. */
 static int chol_factor(struct kkt *k, double tol, double dmax)
 {
 	int n = k->nc;
-	const int *last = k->last;
+	const int *first = k->first;
 	double *S = k->S;
 	for (int j = 0; j < n; j++) {
-		double *Uj = S + (size_t)j * n;
-		double d = Uj[j];
+		double *Lj = S + (size_t)j * n;
+		int fj = first[j];
+		double d = Lj[j] - dot(Lj + fj, Lj + fj, j - fj);
 		if (!(d > tol))
 			return d < -tol ? 1 : rank_deficient(k, j, d, dmax);
-		double ujj = sqrt(d), r = 1.0 / ujj;
-		int e = last[j];
-		Uj[j] = ujj;
+		double ljj = sqrt(d), r = 1.0 / ljj;
+		Lj[j] = ljj;
 		k->dinv[j] = r;
-		for (int i = j + 1; i <= e; i++)
-			Uj[i] *= r;
-		for (int i = j + 1; i <= e; i++)
-			if (Uj[i] != 0.0)	/* rows sharing no body */
-				vec_axpy((size_t)(e - i + 1), -Uj[i], Uj + i, S + (size_t)i * n + i);
+		for (int i = j + 1; i < n; i++) {
+			if (first[i] > j)
+				continue;
+			double *Li = S + (size_t)i * n;
+			int f = first[i] > fj ? first[i] : fj;
+			Li[j] = (Li[j] - dot(Li + f, Lj + f, j - f)) * r;
+		}
 	}
 	return 0;
 }
@@ -216,15 +205,18 @@ static int chol_factor(struct kkt *k, double tol, double dmax)
 static void chol_solve(const struct kkt *k, double *y)
 {
 	int n = k->nc;
-	const int *last = k->last;
+	const int *first = k->first;
 	const double *S = k->S;
-	for (int j = 0; j < n; j++) {	/* U^T z = y, by rows of U */
-		y[j] *= k->dinv[j];
-		vec_axpy((size_t)(last[j] - j), -y[j], S + (size_t)j * n + j + 1, y + j + 1);
+	for (int i = 0; i < n; i++) {	/* L z = y */
+		const double *Li = S + (size_t)i * n;
+		int f = first[i];
+		y[i] = (y[i] - dot(Li + f, y + f, i - f)) * k->dinv[i];
 	}
-	for (int i = n - 1; i >= 0; i--) {	/* U y = z */
-		const double *Ui = S + (size_t)i * n;
-		y[i] = (y[i] - dot(Ui + i + 1, y + i + 1, last[i] - i)) * k->dinv[i];
+	for (int i = n - 1; i >= 0; i--) {	/* L^T y = z, by columns of L^T */
+		const double *Li = S + (size_t)i * n;
+		int f = first[i];
+		y[i] *= k->dinv[i];
+		vec_axpy((size_t)(i - f), -y[i], Li + f, y + f);
 	}
 }
 
@@ -271,7 +263,9 @@ static int lu_factor(struct kkt *k, double tol, double dmax)
 }
 
 /* In-place LU without pivoting, in the envelope (unit L below, U on and
- * above the diagonal), right-looking as chol_factor: for a non-symmetric S
+ * above the diagonal), right-looking (row j, once its pivot is known, is
+ * subtracted from every later row it meets: a contiguous update that the
+ * compiler vectorizes), for a non-symmetric S
  * (W has the gyroscopic terms w~ J - (J w)~, not symmetric) whose
  * symmetric part is positive definite: P sym(W^-1) P^T, with sym(W)
  * definite, which kkt_rank.c's fallback takes to hold for every
@@ -354,9 +348,9 @@ static void dense_drop_diag(struct kkt *k)
 			k->S[(size_t)r * n + r] = c > 0.0 ? c : 1.0;
 }
 
-void kkt_form_dense(struct kkt *k, int upper)
+void kkt_form_dense(struct kkt *k, int lower)
 {
-	form_schur(k, upper);
+	form_schur(k, lower);
 	if (k->ndrop)
 		dense_drop_diag(k);
 }
@@ -529,21 +523,21 @@ static void chol_solve_many(const struct kkt *k, size_t m, double *y)
 {
 	int n = k->nc;
 	const double *S = k->S;
-	for (int j = 0; j < n; j++) {	/* U^T z = y */
-		const double *Uj = S + (size_t)j * n;
-		double *yj = y + (size_t)j * m;
-		for (size_t c = 0; c < m; c++)
-			yj[c] *= k->dinv[j];
-		for (int l = j + 1; l <= k->last[j]; l++)
-			vec_axpy(m, -Uj[l], yj, y + (size_t)l * m);
-	}
-	for (int i = n - 1; i >= 0; i--) {	/* U y = z */
-		const double *Ui = S + (size_t)i * n;
+	for (int i = 0; i < n; i++) {	/* L z = y */
+		const double *Li = S + (size_t)i * n;
 		double *yi = y + (size_t)i * m;
-		for (int l = i + 1; l <= k->last[i]; l++)
-			vec_axpy(m, -Ui[l], y + (size_t)l * m, yi);
+		for (int l = k->first[i]; l < i; l++)
+			vec_axpy(m, -Li[l], y + (size_t)l * m, yi);
 		for (size_t c = 0; c < m; c++)
 			yi[c] *= k->dinv[i];
+	}
+	for (int i = n - 1; i >= 0; i--) {	/* L^T y = z */
+		const double *Li = S + (size_t)i * n;
+		double *yi = y + (size_t)i * m;
+		for (size_t c = 0; c < m; c++)
+			yi[c] *= k->dinv[i];
+		for (int l = k->first[i]; l < i; l++)
+			vec_axpy(m, -Li[l], yi, y + (size_t)l * m);
 	}
 }
 
