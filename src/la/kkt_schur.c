@@ -144,11 +144,16 @@ static void form_schur(struct kkt *k, int lower)
 		int e0 = k->estart[b], e1 = k->estart[b + 1];
 		const double *Zb = block_z(k, b);
 		for (int x = e0; x < e1; x++) {
+			/* a dropped row's P_e and Z_e are zero: its terms would
+			 * add zeros (dense_drop_diag sets its diagonal) */
+			if (k->ndrop && k->drop[k->erow[x]])
+				continue;
 			const double *Px = k->P + 6 * x;
 			double *Sr = k->S + (size_t)k->erow[x] * n;
 			int yend = lower ? x + 1 : e1;	/* rows ascending in a list */
 			for (int y = e0; y < yend; y++)
-				Sr[k->erow[y]] += dot6(Px, Zb + 6 * (y - e0));
+				if (!k->ndrop || !k->drop[k->erow[y]])
+					Sr[k->erow[y]] += dot6(Px, Zb + 6 * (y - e0));
 		}
 	}
 }
