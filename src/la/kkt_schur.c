@@ -18,8 +18,10 @@
  * Dense path (n <= KKT_DENSE_MAX): when every W block is symmetric, W^-1 is
  * (inv3 of a symmetric 3x3 is exactly symmetric) and S is symmetric
  * positive semidefinite: only the lower triangle is formed and factored by
- * Cholesky.  Otherwise the whole S is formed and factored by LU with partial
- * pivoting.  Both kernels are written out here rather than called from
+ * Cholesky.  Otherwise the whole S is formed and factored by LU, without
+ * pivoting in S's envelope first (lu_env_factor), with partial pivoting
+ * when that meets a pivot not positive.  The kernels are written out here
+ * rather than called from
  * LAPACK: at n ~ 20 the call overhead and unblocked reference paths of
  * dpotrf/dgetrf (dot, axpy, idamax, trsv per column) cost more than the
  * arithmetic, as SUNDIALS notes for its own small dense kernels
