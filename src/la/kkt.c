@@ -122,7 +122,10 @@ static void block_entries(struct kkt *k)
 	for (int b = 0; b < nb; b++)
 		if (cnt[b] > k->emax)
 			k->emax = cnt[b];
-	k->Zb = xmalloc(((size_t)k->emax * 6 + 1) * sizeof(double));
+	/* dense (at most KKT_DENSE_MAX rows, so 2 * KKT_DENSE_MAX entries):
+	 * every entry's Z_e, made with S and read by the solves */
+	k->zall = k->mode == KKT_DENSE;
+	k->Zb = xmalloc(((k->zall ? ne : (size_t)k->emax) * 6 + 1) * sizeof(double));
 	memset(cnt, 0, (size_t)nb * sizeof(int));
 	for (int r = 0; r < nc; r++) {
 		int b0 = k->bi[r], b1 = k->bj[r];
@@ -143,6 +146,13 @@ static void block_entries(struct kkt *k)
 		for (int e = k->estart[b]; e < k->estart[b + 1]; e++)
 			if (k->first[k->erow[e]] > k->erow[k->estart[b]])
 				k->first[k->erow[e]] = k->erow[k->estart[b]];
+	k->last = xmalloc(((size_t)nc + 1) * sizeof(int));
+	for (int r = 0; r < nc; r++)
+		k->last[r] = r;
+	for (int r = 0; r < nc; r++)
+		for (int l = k->first[r]; l < r; l++)
+			if (k->last[l] < r)
+				k->last[l] = r;
 }
 
 /* Schur pattern: every pair of rows sharing a block, plus the diagonal. */
@@ -257,7 +267,7 @@ struct kkt *kkt_new_pairs(int nb, int nc, const int *bi, const int *bj, enum kkt
 	k->Winv = xmalloc(((size_t)nb * 18 + 1) * sizeof(double));
 	if (mode == KKT_DENSE) {
 		k->n = nc;
-		block_entries(k);
+		block_entries(k);	/* (after k->mode is set: k->zall) */
 		k->S = xmalloc(((size_t)nc * nc + 1) * sizeof(double));
 		k->ipiv = xmalloc(((size_t)nc + 1) * sizeof(int));
 		k->dinv = xmalloc(((size_t)nc + 1) * sizeof(double));
@@ -304,6 +314,7 @@ void kkt_free(struct kkt **pk)
 	free(k->P);
 	free(k->Zb);
 	free(k->first);
+	free(k->last);
 	free(k->S);
 	free(k->ipiv);
 	free(k->dinv);

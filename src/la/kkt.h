@@ -5,8 +5,9 @@
  *
  * (000 eqs. 10, 12, 13).  Three ways, one interface:
  *   KKT_DENSE   Schur complement S = P W^-1 P^T, dense: Cholesky when every
- *               W block is symmetric, else LU with partial pivoting
- *               (own kernels, n <= 64)
+ *               W block is symmetric, else LU without pivoting in S's
+ *               envelope, LU with partial pivoting when a pivot is not
+ *               positive (own kernels, n <= 64)
  *   KKT_SPARSE  Schur complement in compressed columns: elimination in
  *               AMD order without pivoting (spf.h, pattern work once),
  *               UMFPACK LU when a pivot comes close to zero

@@ -23,14 +23,19 @@ struct kkt {
 	/* block -> rows lists: entries estart[b] .. estart[b + 1] - 1 */
 	int *estart, *erow;
 	int *first;		/* envelope: S(r, l) = 0 for l < first[r] */
+	int *last;		/* the same by columns: S(l, r) = 0 for l > last[r]
+				 * (lu_env_factor's reach) */
 	double *P;		/* ne x 6: P_e */
-	double *Zb;		/* emax x 6: Z_e of one block's entries */
+	double *Zb;		/* emax x 6: Z_e of one block's entries; dense:
+				 * ne x 6, every entry's, kept for the solves */
 	int emax;		/* longest list */
+	int zall;		/* Zb holds every entry (dense) */
 	/* dense: S row-major; Cholesky L in the lower triangle, or LU */
 	double *S;
 	double *dinv;		/* reciprocals of the pivots (L(j, j) or U(j, j)) */
 	int *ipiv;
 	int chol;		/* the last dense factorization was Cholesky */
+	int lu_env;		/* ... was LU without pivoting, in the envelope */
 	/* sparse (S or full KKT) in CSC */
 	int *Ap, *Ai;
 	double *Ax;
@@ -85,6 +90,9 @@ int kkt_factor_umf(struct kkt *k);
 void kkt_form_p(struct kkt *k, const double *jac);
 void kkt_form_dense(struct kkt *k, int lower);
 int kkt_factor_try(struct kkt *k, const double *W);
+/* the dense S again, factored by LU with partial pivoting (a W not
+ * symmetric): kkt_rank.c's smallest pivot as before lu_env_factor */
+int kkt_factor_lu(struct kkt *k);
 
 /* kkt_rank.c: the Schur paths' factorization with redundant rows and
  * singular positions */

@@ -116,11 +116,34 @@ static int rank_drop(struct kkt *k, const double *jac, double tol)
  * over that angle, stay of the size of the forces (Bricard: 32 N at most
  * with it, 1400 N at a relative pivot of 1e-8). */
 #define KKT_RECHOOSE_TOL 1e-4
+/* A non-symmetric S is factored without pivoting first (kkt_schur.c,
+ * lu_env_factor), whose smallest relative pivot is Cholesky's, d_j / S(j,
+ * j); the choice above was made (and the IFToMM cases measured) with the
+ * pivoted LU's |U(j, j)| / S(j, j) after row swaps.  The two were within
+ * a factor 0.085 to 6.2 of each other at every factorization of the
+ * four-bar (genalpha at 0.1 ms, lms2 at 8 ms) and Bricard (genalpha at 1
+ * and 10 ms); with the unpivoted one alone the four-bar at 0.1 ms passed
+ * its singular positions with other rows dropped (28 singular steps
+ * instead of 22) and B0 at 10 s moved by 5e-6 m, five times
+ * tests/t-redundant.sh's bound on its error.  So below KKT_RECHOOSE_MARGIN
+ * times the tolerance (12: the unpivoted pivot may then be up to 1/0.083
+ * times the pivoted one) the pivoted LU is made and decides, as before:
+ * 126 of the four-bar's 1298 factorizations (lms2, 8 ms), 18 of Bricard's
+ * 1001 (genalpha, 10 ms). */
+#define KKT_RECHOOSE_MARGIN 12.0
 int kkt_factor_schur(struct kkt *k, const double *W, const double *jac)
 {
 	int rc = kkt_factor_try(k, W), chose = k->nred && !k->nfixed;
-	if (rc == 0 && k->nfixed && k->mode == KKT_DENSE && dense_min_pivot(k) < KKT_RECHOOSE_TOL)
-		rc = -1;
+	if (rc == 0 && k->nfixed && k->mode == KKT_DENSE) {
+		double mp = dense_min_pivot(k);
+		if (k->lu_env && mp < KKT_RECHOOSE_MARGIN * KKT_RECHOOSE_TOL) {
+			rc = kkt_factor_lu(k);
+			if (rc == 0)
+				mp = dense_min_pivot(k);
+		}
+		if (rc == 0 && mp < KKT_RECHOOSE_TOL)
+			rc = -1;
+	}
 	if (rc == -1 && k->nfixed && k->nc <= KKT_RANK_MAX) {
 		chose = 1;
 		k->nfixed = 0;
@@ -143,9 +166,15 @@ int kkt_factor_schur(struct kkt *k, const double *W, const double *jac)
 		rc = kkt_factor_try(k, W);
 	}
 	/* near a singular position (kkt_set_singular_tol): rows close to
-	 * dependent are dropped too, for this factorization */
-	if (rc <= 0 && rc >= -1 && k->sing_tol > 0.0 && rank_drop(k, jac, k->sing_tol) > 0)
-		rc = kkt_factor_try(k, W);
+	 * dependent are dropped too, for this factorization.  The dense
+	 * rank_drop forms S again over the factors: when it drops nothing
+	 * (or fails) after a factorization that succeeded, that one is made
+	 * again, or the solves would read the unfactored S. */
+	if (rc <= 0 && rc >= -1 && k->sing_tol > 0.0) {
+		int got = rank_drop(k, jac, k->sing_tol);
+		if (got > 0 || (rc == 0 && k->mode == KKT_DENSE))
+			rc = kkt_factor_try(k, W);
+	}
 	if (chose && rc == 0 && k->ndrop == k->nred) {
 		memcpy(k->fixed, k->drop, (size_t)k->nc);
 		k->nfixed = k->ndrop;

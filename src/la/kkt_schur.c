@@ -18,8 +18,10 @@
  * Dense path (n <= KKT_DENSE_MAX): when every W block is symmetric, W^-1 is
  * (inv3 of a symmetric 3x3 is exactly symmetric) and S is symmetric
  * positive semidefinite: only the lower triangle is formed and factored by
- * Cholesky.  Otherwise the whole S is formed and factored by LU with partial
- * pivoting.  Both kernels are written out here rather than called from
+ * Cholesky.  Otherwise the whole S is formed and factored by LU, without
+ * pivoting in S's envelope first (lu_env_factor), with partial pivoting
+ * when that meets a pivot not positive.  The kernels are written out here
+ * rather than called from
  * LAPACK: at n ~ 20 the call overhead and unblocked reference paths of
  * dpotrf/dgetrf (dot, axpy, idamax, trsv per column) cost more than the
  * arithmetic, as SUNDIALS notes for its own small dense kernels
@@ -117,11 +119,16 @@ static inline void form_z(const struct kkt *k, int b, int e, double *Z)
 	m3_mulv(Z + 3, Wi + 9, P + 3);
 }
 
-/* k->Zb: Z_e of block b's entries, in list order */
-static void block_z(struct kkt *k, int b)
+/* Z_e of block b's entries, in list order, at the returned address: the
+ * scratch k->Zb, or (dense) the block's part of every entry's Z, which
+ * the solves then read instead of making it again (the same values: the
+ * same products of the same P_e and W_b^-1) */
+static double *block_z(struct kkt *k, int b)
 {
+	double *Zb = k->Zb + (k->zall ? 6 * k->estart[b] : 0);
 	for (int e = k->estart[b]; e < k->estart[b + 1]; e++)
-		form_z(k, b, e, k->Zb + 6 * (e - k->estart[b]));
+		form_z(k, b, e, Zb + 6 * (e - k->estart[b]));
+	return Zb;
 }
 
 /* S(r, l) = sum over blocks of P_r . Z_l, row-major.  lower: only the
@@ -137,13 +144,18 @@ static void form_schur(struct kkt *k, int lower)
 	}
 	for (int b = 0; b < k->nb; b++) {
 		int e0 = k->estart[b], e1 = k->estart[b + 1];
-		block_z(k, b);
+		const double *Zb = block_z(k, b);
 		for (int x = e0; x < e1; x++) {
+			/* a dropped row's P_e and Z_e are zero: its terms would
+			 * add zeros (dense_drop_diag sets its diagonal) */
+			if (k->ndrop && k->drop[k->erow[x]])
+				continue;
 			const double *Px = k->P + 6 * x;
 			double *Sr = k->S + (size_t)k->erow[x] * n;
 			int yend = lower ? x + 1 : e1;	/* rows ascending in a list */
 			for (int y = e0; y < yend; y++)
-				Sr[k->erow[y]] += dot6(Px, k->Zb + 6 * (y - e0));
+				if (!k->ndrop || !k->drop[k->erow[y]])
+					Sr[k->erow[y]] += dot6(Px, Zb + 6 * (y - e0));
 		}
 	}
 }
@@ -257,10 +269,65 @@ static int lu_factor(struct kkt *k, double tol, double dmax)
 	return 0;
 }
 
+/* In-place LU without pivoting, in the envelope (unit L below, U on and
+ * above the diagonal), right-looking (row j, once its pivot is known, is
+ * subtracted from every later row it meets: a contiguous update that the
+ * compiler vectorizes), for a non-symmetric S
+ * (W has the gyroscopic terms w~ J - (J w)~, not symmetric) whose
+ * symmetric part is positive definite: P sym(W^-1) P^T, with sym(W)
+ * definite, which kkt_rank.c's fallback takes to hold for every
+ * iteration matrix of mbsim (the mass blocks dominate).  Such a matrix
+ * has an LU factorization without pivoting whose pivots are positive,
+ * those of its Schur complements, and which is stable while the skew part
+ * is small against the symmetric one (Golub and Van Loan, Matrix
+ * Computations, §4.2 on unsymmetric positive definite systems; here the
+ * skew part is of relative size h |w|, the rotation of a step).  Without
+ * row swaps L and U keep the envelope of S, as Cholesky does: on the
+ * double four-bar (n = 35) about half the instructions of the pivoted
+ * LU.  Pivot d_j not above tol (a negative one: the symmetric part is not
+ * definite; a small one: row j nearly dependent on the rows before it):
+ * returns 1 and the pivoted LU decides, as before this path existed; the
+ * smallest relative pivot d_j / S(j, j) is then that of Cholesky's
+ * (kkt_rank.c's dense_min_pivot reads it). */
+static int lu_env_factor(struct kkt *k, double tol)
+{
+	int n = k->nc;
+	const int *last = k->last;
+	double *S = k->S;
+	for (int j = 0; j < n; j++) {
+		double *Uj = S + (size_t)j * n;
+		double d = Uj[j];
+		if (!(d > tol))
+			return 1;
+		double r = 1.0 / d;
+		int e = last[j];
+		k->dinv[j] = r;
+		for (int i = j + 1; i <= e; i++) {
+			double *Si = S + (size_t)i * n;
+			if (Si[j] == 0.0)	/* rows sharing no body */
+				continue;
+			double l = Si[j] * r;
+			Si[j] = l;
+			vec_axpy((size_t)(e - j), -l, Uj + j + 1, Si + j + 1);
+		}
+	}
+	return 0;
+}
+
 static void lu_solve(const struct kkt *k, double *y)
 {
 	int n = k->nc;
 	const double *S = k->S;
+	if (k->lu_env) {
+		const int *first = k->first, *last = k->last;
+		for (int i = 1; i < n; i++)
+			y[i] -= dot(S + (size_t)i * n + first[i], y + first[i], i - first[i]);
+		for (int i = n - 1; i >= 0; i--) {
+			const double *Ui = S + (size_t)i * n;
+			y[i] = (y[i] - dot(Ui + i + 1, y + i + 1, last[i] - i)) * k->dinv[i];
+		}
+		return;
+	}
 	for (int j = 0; j < n; j++)
 		if (k->ipiv[j] != j) {
 			double t = y[j];
@@ -299,6 +366,7 @@ static int factor_dense(struct kkt *k, const double *W)
 {
 	int n = k->nc;
 	k->chol = w_symmetric(k, W);
+	k->lu_env = 0;
 	kkt_form_dense(k, k->chol);
 	double dmax = diag_max(k->S, n), tol = KKT_PIVOT_TOL * dmax;
 	if (k->nred)	/* for dense_min_pivot */
@@ -312,8 +380,23 @@ static int factor_dense(struct kkt *k, const double *W)
 		 * definite): the LU below still solves it */
 		k->chol = 0;
 		kkt_form_dense(k, 0);
+	} else {
+		if (lu_env_factor(k, tol) == 0) {
+			k->lu_env = 1;
+			return 0;
+		}
+		kkt_form_dense(k, 0);	/* lu_env_factor overwrote S */
 	}
 	return lu_factor(k, tol, dmax);
+}
+
+int kkt_factor_lu(struct kkt *k)
+{
+	kkt_form_dense(k, 0);
+	double dmax = diag_max(k->S, k->nc);
+	k->chol = 0;
+	k->lu_env = 0;
+	return lu_factor(k, KKT_PIVOT_TOL * dmax, dmax);
 }
 
 /* position of S(r, r) in Ax */
@@ -336,9 +419,9 @@ static void form_sparse(struct kkt *k)
 	 * order, so one forward walk of the column finds them all. */
 	for (int b = 0; b < k->nb; b++) {
 		int e0 = k->estart[b], e1 = k->estart[b + 1];
-		block_z(k, b);
+		const double *Zb = block_z(k, b);
 		for (int y = e0; y < e1; y++) {
-			const double *Z = k->Zb + 6 * (y - e0);
+			const double *Z = Zb + 6 * (y - e0);
 			int p = k->Ap[k->erow[y]];
 			for (int x = e0; x < e1; x++) {
 				while (k->Ai[p] != k->erow[x])
@@ -432,8 +515,10 @@ int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double
 	for (int q = 0; q < nb; q++) {
 		double *xq = x + 6 * q;
 		for (int e = k->estart[q]; e < k->estart[q + 1]; e++) {
-			double Z[6];
-			form_z(k, q, e, Z);
+			double Zs[6];
+			const double *Z = k->zall ? k->Zb + 6 * e : Zs;
+			if (!k->zall)
+				form_z(k, q, e, Zs);
 			axpy6_neg(xq, y[k->erow[e]], Z);
 		}
 	}
@@ -523,8 +608,10 @@ int kkt_solve_many(struct kkt *k, int nrhs, const double *a, const double *b, do
 	for (int q = 0; q < nb; q++) {
 		double *xq = x + 6 * (size_t)q * m;
 		for (int e = k->estart[q]; e < k->estart[q + 1]; e++) {
-			double Z[6];
-			form_z(k, q, e, Z);
+			double Zs[6];
+			const double *Z = k->zall ? k->Zb + 6 * e : Zs;
+			if (!k->zall)
+				form_z(k, q, e, Zs);
 			for (int i = 0; i < 6; i++)
 				vec_axpy(m, -Z[i], y + (size_t)k->erow[e] * m, xq + (size_t)i * m);
 		}

@@ -5,7 +5,8 @@
  *
  * Random block-diagonal W (symmetric positive definite, nonsymmetric, and
  * symmetric negative definite, which sends the dense path from Cholesky to
- * LU) and random rows touching random pairs of blocks, some on the ground
+ * LU, and nonsymmetric with a negative definite symmetric part, which
+ * sends it from the LU without pivoting to the pivoted one) and random rows touching random pairs of blocks, some on the ground
  * (-1).  Each mode is checked against the system itself (residuals), and
  * the modes against each other; never against a second copy of the
  * formulas.  A duplicated row must be found and dropped (multiplier 0)
@@ -42,7 +43,7 @@
  * they agree to cond(KKT) eps; the same margin. */
 #define AGREE_TOL 1e-9
 
-enum wkind { W_SPD, W_NONSYM, W_NEGDEF };
+enum wkind { W_SPD, W_NONSYM, W_NEGDEF, W_NONSYM_NEG };
 
 struct problem {
 	int nb, nc;
@@ -51,8 +52,9 @@ struct problem {
 };
 
 /* One 3x3 block: SPD = R R^T + 3 I (exactly symmetric in floating point:
- * the products commute), NONSYM = 3 I + R/2 (strictly diagonally dominant),
- * NEGDEF = -(R R^T + 3 I). */
+ * the products commute), NONSYM = 3 I + R/2 (strictly diagonally dominant:
+ * its symmetric part is positive definite), NEGDEF = -(R R^T + 3 I),
+ * NONSYM_NEG = -(3 I + R/2). */
 static void rand_block(double *B, enum wkind kind)
 {
 	double R[9];
@@ -61,14 +63,14 @@ static void rand_block(double *B, enum wkind kind)
 	for (int i = 0; i < 3; i++)
 		for (int j = 0; j < 3; j++) {
 			double v;
-			if (kind == W_NONSYM)
+			if (kind == W_NONSYM || kind == W_NONSYM_NEG)
 				v = 0.5 * R[3 * i + j];
 			else
 				v = R[3 * i] * R[3 * j] + R[3 * i + 1] * R[3 * j + 1] +
 				    R[3 * i + 2] * R[3 * j + 2];
 			if (i == j)
 				v += 3.0;
-			B[3 * i + j] = kind == W_NEGDEF ? -v : v;
+			B[3 * i + j] = kind == W_NEGDEF || kind == W_NONSYM_NEG ? -v : v;
 		}
 }
 
@@ -290,6 +292,15 @@ static void test_symmetric_indefinite(void **state)
 	solve_sizes(W_NEGDEF, 1, 2, 30);
 }
 
+/* not symmetric, symmetric part negative definite: the dense LU without
+ * pivoting (kkt_schur.c, lu_env_factor) meets a negative first pivot and
+ * must fall back to the pivoted LU, not report rank deficiency */
+static void test_nonsymmetric_negative(void **state)
+{
+	(void)state;
+	solve_sizes(W_NONSYM_NEG, 0, 2, 40);
+}
+
 /* Row 9 a copy of row 4 (b[9] = b[4], a consistent system): S has two
  * equal rows and columns.  The plain dense kernels meet the dependency at
  * row 9; the rank-revealing fallback (kkt.h, kkt_dropped) drops one of
@@ -446,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_spd),
 		cmocka_unit_test(test_nonsymmetric),
 		cmocka_unit_test(test_symmetric_indefinite),
+		cmocka_unit_test(test_nonsymmetric_negative),
 		cmocka_unit_test(test_duplicated_row_spd),
 		cmocka_unit_test(test_duplicated_row_nonsym),
 		cmocka_unit_test(test_klu_ex),
