@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <hdf5.h>
 #include <limits.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -237,6 +238,11 @@ void h5_start(struct h5out *o)
 	/* on another processor than this thread's: a new thread often starts
 	 * on its parent's, and shared it costs the run as much time as it
 	 * saves (measured, 2 processors).  With one processor, no thread. */
+	/* the thread allocates from the main thread's heap: in an arena of
+	 * its own glibc grew the arena a page at a time (176 mprotect calls
+	 * for the layout of a pendulum's file), where the main heap grows by
+	 * M_TOP_PAD (128 kB) a time */
+	mallopt(M_ARENA_MAX, 1);
 	cpu_set_t set;
 	int here = sched_getcpu();
 	pthread_attr_t at;
