@@ -119,6 +119,62 @@ static char *partial_name(const char *path)
 	return t;
 }
 
+/* A thread running fn(arg) on another processor than this thread's (0),
+ * or none (-1: one processor, or no thread to be had).  A new thread
+ * often starts on its parent's, and shared it costs the run as much time
+ * as it saves (measured, 2 processors). */
+static int spawn_elsewhere(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+	/* the thread allocates from the main thread's heap: in an arena of
+	 * its own glibc grew the arena a page at a time (176 mprotect calls
+	 * for the layout of a pendulum's file), where the main heap grows by
+	 * M_TOP_PAD (128 kB) a time */
+	mallopt(M_ARENA_MAX, 1);
+	cpu_set_t set;
+	int here = sched_getcpu(), rc = -1;
+	pthread_attr_t at;
+	if (here >= 0 && sched_getaffinity(0, sizeof set, &set) == 0 && CPU_ISSET(here, &set)) {
+		CPU_CLR(here, &set);
+		if (CPU_COUNT(&set) > 0 && pthread_attr_init(&at) == 0) {
+			if (pthread_attr_setaffinity_np(&at, sizeof set, &set) == 0 &&
+			    pthread_create(th, &at, fn, arg) == 0)
+				rc = 0;
+			pthread_attr_destroy(&at);
+		}
+	}
+	return rc;
+}
+
+/* Wait for th, which may run on this thread's processor from now on:
+ * kept off it, it waited for a processor busy with another process while
+ * this one idled. */
+static void join_here(pthread_t th)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0)
+		pthread_setaffinity_np(th, sizeof set, &set);
+	pthread_join(th, NULL);
+}
+
+/* h5_prepare's thread: 0 none, 1 running, 2 joined */
+static pthread_t prep_th;
+static int prep_state;
+
+static void *prep_thread(void *arg)
+{
+	H5open();
+	return NULL;
+}
+
+void h5_prepare(void)
+{
+	if (prep_state)
+		return;
+	/* before the library starts (see h5_create) */
+	H5dont_atexit();
+	prep_state = spawn_elsewhere(&prep_th, prep_thread, NULL) == 0 ? 1 : 2;
+}
+
 struct h5out *h5_create(const char *path, const struct h5_opts *opt, char *err, size_t errlen)
 {
 	/* A regular file at path is removed at once rather than truncated
@@ -157,9 +213,16 @@ struct h5out *h5_create(const char *path, const struct h5_opts *opt, char *err, 
 	close(fd);
 	/* no clean-up of HDF5 at exit: after a failed write (a full file
 	 * system) H5Fclose fails, the file stays open, and HDF5's exit
-	 * handler crashed closing it again (SIGSEGV in H5F__close_cb) */
+	 * handler crashed closing it again (SIGSEGV in H5F__close_cb).
+	 * HDF5 itself starts in h5_prepare's thread, or in make_file's
+	 * (the library's start, some 1.3 M instructions, off this thread:
+	 * H5Eset_auto2 here started it); this thread's first HDF5 call
+	 * after h5_start is in sync_file. */
 	H5dont_atexit();
-	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	if (prep_state == 1) {
+		join_here(prep_th);
+		prep_state = 2;
+	}
 	struct h5out *o = xcalloc(1, sizeof(*o));
 	o->file = -1;
 	o->path = xstrdup(path);
@@ -226,10 +289,13 @@ static void *start_thread(void *arg)
 /* Before any HDF5 call of the caller's thread: the file made. */
 static void sync_file(struct h5out *o)
 {
-	if (o->state == 1)
-		pthread_join(o->th, NULL);
-	else if (o->state == 0)
+	if (o->state == 1) {
+		join_here(o->th);
+		/* this thread's own error stack (one a thread): quiet too */
+		H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	} else if (o->state == 0) {
 		make_file(o);
+	}
 	o->state = 2;
 }
 
@@ -237,27 +303,9 @@ void h5_start(struct h5out *o)
 {
 	if (o->state != 0)
 		return;
-	/* on another processor than this thread's: a new thread often starts
-	 * on its parent's, and shared it costs the run as much time as it
-	 * saves (measured, 2 processors).  With one processor, no thread. */
-	/* the thread allocates from the main thread's heap: in an arena of
-	 * its own glibc grew the arena a page at a time (176 mprotect calls
-	 * for the layout of a pendulum's file), where the main heap grows by
-	 * M_TOP_PAD (128 kB) a time */
-	mallopt(M_ARENA_MAX, 1);
-	cpu_set_t set;
-	int here = sched_getcpu();
-	pthread_attr_t at;
-	if (here >= 0 && sched_getaffinity(0, sizeof set, &set) == 0 && CPU_ISSET(here, &set)) {
-		CPU_CLR(here, &set);
-		if (CPU_COUNT(&set) > 0 && pthread_attr_init(&at) == 0) {
-			if (pthread_attr_setaffinity_np(&at, sizeof set, &set) == 0 &&
-			    pthread_create(&o->th, &at, start_thread, o) == 0)
-				o->state = 1;
-			pthread_attr_destroy(&at);
-		}
-	}
-	if (o->state == 0)
+	if (spawn_elsewhere(&o->th, start_thread, o) == 0)
+		o->state = 1;
+	else
 		sync_file(o);
 }
 
