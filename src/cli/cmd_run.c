@@ -2,7 +2,6 @@
 #include "cli.h"
 #include "usage.h"
 #include "../deck/deck.h"
-#include "../io/h5.h"
 #include "../io/h5read.h"
 #include "../io/xdmf.h"
 #include "../sim/output.h"
@@ -274,7 +273,6 @@ int cmd_run(int argc, char **argv)
 		free(ro.sets);
 		return EXIT_USAGE;
 	}
-	h5_prepare();	/* HDF5 starts while the deck loads */
 	struct deck *dk = NULL;
 	struct model *m = NULL;
 	struct sim_options o;

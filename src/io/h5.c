@@ -146,33 +146,14 @@ static int spawn_elsewhere(pthread_t *th, void *(*fn)(void *), void *arg)
 }
 
 /* Wait for th, which may run on this thread's processor from now on:
- * kept off it, it waited for a processor busy with another process while
- * this one idled. */
+ * kept off it, it could wait for a processor busy with another process
+ * while this one idles. */
 static void join_here(pthread_t th)
 {
 	cpu_set_t set;
 	if (sched_getaffinity(0, sizeof set, &set) == 0)
 		pthread_setaffinity_np(th, sizeof set, &set);
 	pthread_join(th, NULL);
-}
-
-/* h5_prepare's thread: 0 none, 1 running, 2 joined */
-static pthread_t prep_th;
-static int prep_state;
-
-static void *prep_thread(void *arg)
-{
-	H5open();
-	return NULL;
-}
-
-void h5_prepare(void)
-{
-	if (prep_state)
-		return;
-	/* before the library starts (see h5_create) */
-	H5dont_atexit();
-	prep_state = spawn_elsewhere(&prep_th, prep_thread, NULL) == 0 ? 1 : 2;
 }
 
 struct h5out *h5_create(const char *path, const struct h5_opts *opt, char *err, size_t errlen)
@@ -214,15 +195,10 @@ struct h5out *h5_create(const char *path, const struct h5_opts *opt, char *err, 
 	/* no clean-up of HDF5 at exit: after a failed write (a full file
 	 * system) H5Fclose fails, the file stays open, and HDF5's exit
 	 * handler crashed closing it again (SIGSEGV in H5F__close_cb).
-	 * HDF5 itself starts in h5_prepare's thread, or in make_file's
-	 * (the library's start, some 1.3 M instructions, off this thread:
-	 * H5Eset_auto2 here started it); this thread's first HDF5 call
-	 * after h5_start is in sync_file. */
+	 * The library starts at make_file's first call, in h5_start's
+	 * thread: some 1.3 M instructions (H5Eset_auto2 here started it on
+	 * this thread); this thread's first HDF5 call is in sync_file. */
 	H5dont_atexit();
-	if (prep_state == 1) {
-		join_here(prep_th);
-		prep_state = 2;
-	}
 	struct h5out *o = xcalloc(1, sizeof(*o));
 	o->file = -1;
 	o->path = xstrdup(path);

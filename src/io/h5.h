@@ -44,11 +44,6 @@ struct h5_opts {
 	long rows;		/* samples the caller expects (0: unknown), for chunk shapes */
 };
 
-/* Start HDF5 (some 1.3 M instructions) in a thread of its own on another
- * processor, for a caller that will write a file after work of its own
- * (a run loads its deck meanwhile); h5_create waits for it.  Nothing
- * with one processor: HDF5 starts at its first use. */
-void h5_prepare(void);
 /* Start a file at path (removing a regular file there now, replacing it
  * at the rename); NULL with a message in err when path cannot be written. */
 struct h5out *h5_create(const char *path, const struct h5_opts *opt, char *err, size_t errlen);
