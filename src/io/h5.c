@@ -65,6 +65,7 @@ struct h5out {
 	int state;		/* 0 declaring, 1 h5_start's thread busy, 2 file made */
 	pthread_t th;
 	hid_t dcpl;		/* the series' creation properties, made once (0 until then) */
+	hid_t scalar, stype;	/* the attributes' dataspace and string type (0 until made) */
 	char group[512];	/* the group made or found last ("" none) */
 	size_t kept;		/* bytes of rows in the buffers */
 	size_t kept_max;	/* the most kept at once */
@@ -106,7 +107,7 @@ const char *h5_error(const struct h5out *o)
 	return o->err;
 }
 
-static int attr_str(hid_t obj, const char *name, const char *value, int fresh);
+static int attr_str(struct h5out *o, hid_t obj, const char *name, const char *value, int fresh);
 static int pend(struct h5out *o, struct pending *p);
 
 /* The name a file is made under (path + ".partial"), malloc'd. */
@@ -242,7 +243,7 @@ static void make_file(struct h5out *o)
 		fail(o, "creating HDF5 file");
 		return;
 	}
-	if (attr_str(o->file, "status", "running", 1))
+	if (attr_str(o, o->file, "status", "running", 1))
 		fail(o, "writing HDF5 file");
 	do_pending(o, 0);
 	for (int i = 0; i < o->ns; i++)
@@ -317,17 +318,20 @@ static void make_groups(struct h5out *o, const char *path)
 }
 
 /* scalar attribute of type t on the open object obj, replaced if it exists
- * (fresh: obj was just made and has no attributes yet) */
-static int attr_put(hid_t obj, const char *name, hid_t t, const void *value, int fresh)
+ * (fresh: obj was just made and has no attributes yet).  One dataspace
+ * and one string type (its size set for each) serve all attributes: made
+ * and closed for each, they were a quarter of an attribute's time. */
+static int attr_put(struct h5out *o, hid_t obj, const char *name, hid_t t, const void *value,
+		    int fresh)
 {
 	if (!fresh && H5Aexists(obj, name) > 0)
 		H5Adelete(obj, name);
-	hid_t sp = H5Screate(H5S_SCALAR);
-	hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+	if (o->scalar <= 0)
+		o->scalar = H5Screate(H5S_SCALAR);
+	hid_t a = H5Acreate2(obj, name, t, o->scalar, H5P_DEFAULT, H5P_DEFAULT);
 	int rc = a >= 0 && H5Awrite(a, t, value) >= 0 ? 0 : -1;
 	if (a >= 0)
 		H5Aclose(a);
-	H5Sclose(sp);
 	return rc;
 }
 
@@ -340,12 +344,12 @@ static hid_t str_type(size_t n)
 	return t;
 }
 
-static int attr_str(hid_t obj, const char *name, const char *value, int fresh)
+static int attr_str(struct h5out *o, hid_t obj, const char *name, const char *value, int fresh)
 {
-	hid_t t = str_type(strlen(value) + 1);
-	int rc = attr_put(obj, name, t, value, fresh);
-	H5Tclose(t);
-	return rc;
+	if (o->stype <= 0)
+		o->stype = str_type(1);
+	H5Tset_size(o->stype, strlen(value) + 1);
+	return attr_put(o, obj, name, o->stype, value, fresh);
 }
 
 
@@ -410,8 +414,8 @@ static void put_pending(struct h5out *o, const struct pending *p)
 			obj = H5Oopen(o->file, p->path, H5P_DEFAULT);
 		int rc = obj >= 0 ? 0 : -1;
 		if (obj >= 0) {
-			rc = p->kind == P_ATTR_STR ? attr_str(obj, p->name, p->data, 0) :
-			     attr_put(obj, p->name, H5T_NATIVE_DOUBLE, &p->num, 0);
+			rc = p->kind == P_ATTR_STR ? attr_str(o, obj, p->name, p->data, 0) :
+			     attr_put(o, obj, p->name, H5T_NATIVE_DOUBLE, &p->num, 0);
 			if (opened)
 				H5Oclose(obj);
 		}
@@ -546,9 +550,9 @@ static void make_series(struct h5out *o, struct series *s)
 		return;
 	}
 	if (s->units)
-		attr_str(s->dset, "units", s->units, 1);
+		attr_str(o, s->dset, "units", s->units, 1);
 	if (s->desc)
-		attr_str(s->dset, "description", s->desc, 1);
+		attr_str(o, s->dset, "description", s->desc, 1);
 }
 
 int h5_series(struct h5out *o, const char *path, long d1, long d2, enum h5_type type,
@@ -689,13 +693,13 @@ int h5_close(struct h5out **po, const char *status, char *err, size_t errlen)
 	if (!o)
 		return 0;
 	int rc = h5_flush(o);
-	if (!o->failed && attr_str(o->file, "status", status, 0))
+	if (!o->failed && attr_str(o, o->file, "status", status, 0))
 		rc = fail(o, "writing HDF5 file");
 	if (o->failed && o->file >= 0) {
 		/* never "complete": the reason if it can still be written */
 		char st[400];
 		snprintf(st, sizeof st, "failed: %s", o->err);
-		attr_str(o->file, "status", st, 0);
+		attr_str(o, o->file, "status", st, 0);
 	}
 	rc = o->failed ? -1 : rc;
 	for (int i = 0; i < o->ns; i++) {
@@ -714,6 +718,10 @@ int h5_close(struct h5out **po, const char *status, char *err, size_t errlen)
 	}
 	if (o->dcpl > 0)
 		H5Pclose(o->dcpl);
+	if (o->scalar > 0)
+		H5Sclose(o->scalar);
+	if (o->stype > 0)
+		H5Tclose(o->stype);
 	if (o->file >= 0 && H5Fclose(o->file) < 0 && !o->failed)
 		rc = fail(o, "closing HDF5 file");
 	/* a file that failed before it was renamed still takes the output's
