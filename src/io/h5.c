@@ -196,9 +196,10 @@ struct h5out *h5_create(const char *path, const struct h5_opts *opt, char *err, 
 	/* no clean-up of HDF5 at exit: after a failed write (a full file
 	 * system) H5Fclose fails, the file stays open, and HDF5's exit
 	 * handler crashed closing it again (SIGSEGV in H5F__close_cb).
-	 * The library starts at make_file's first call, in h5_start's
-	 * thread: some 1.3 M instructions (H5Eset_auto2 here started it on
-	 * this thread); this thread's first HDF5 call is in sync_file. */
+	 * The library itself starts at make_file's first call, in
+	 * h5_start's thread, off this one (some 1.3 M instructions; an
+	 * H5Eset_auto2 here used to start it); this thread's first HDF5
+	 * call is in sync_file. */
 	H5dont_atexit();
 	struct h5out *o = xcalloc(1, sizeof(*o));
 	o->file = -1;
@@ -614,10 +615,10 @@ static int put_rows(struct h5out *o, struct series *s)
 	hid_t ms = H5Screate_simple(s->rank, count, NULL);
 	/* an integer series' rows are made ints here: written as doubles,
 	 * HDF5 converts them through a buffer of 1 MB that it allocates
-	 * zeroed at every H5Dwrite, about 0.3 ms a flush of each such
-	 * series (perf, bench/README.md "Fixed cost of a run").  The values
-	 * written are counts and flags; out of range is clipped as HDF5's
-	 * own conversion clips (NaN to 0). */
+	 * zeroed at every H5Dwrite, some 0.5 ms of CPU a write of each such
+	 * series (bench/README.md "Fixed cost of a run").  The values are
+	 * counts and flags, whole numbers; out of range is clipped as
+	 * HDF5's conversion clips, and a NaN (never written) becomes 0. */
 	void *data = s->buf;
 	hid_t mt = H5T_NATIVE_DOUBLE;
 	int *iv = NULL;
