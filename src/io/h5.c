@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
+#include <limits.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -62,6 +64,9 @@ struct h5out {
 	int np;
 	int state;		/* 0 declaring, 1 h5_start's thread busy, 2 file made */
 	pthread_t th;
+	hid_t dcpl;		/* the series' creation properties, made once (0 until then) */
+	hid_t scalar, stype;	/* the attributes' dataspace and string type (0 until made) */
+	char group[512];	/* the group made or found last ("" none) */
 	size_t kept;		/* bytes of rows in the buffers */
 	size_t kept_max;	/* the most kept at once */
 	double last;		/* wall time of the last flush, s */
@@ -102,7 +107,7 @@ const char *h5_error(const struct h5out *o)
 	return o->err;
 }
 
-static int attr_str(hid_t obj, const char *name, const char *value);
+static int attr_str(struct h5out *o, hid_t obj, const char *name, const char *value, int fresh);
 static int pend(struct h5out *o, struct pending *p);
 
 /* The name a file is made under (path + ".partial"), malloc'd. */
@@ -113,6 +118,43 @@ static char *partial_name(const char *path)
 	memcpy(t, path, n);
 	memcpy(t + n, H5_PARTIAL, sizeof H5_PARTIAL);
 	return t;
+}
+
+/* A thread running fn(arg) on another processor than this thread's (0),
+ * or none (-1: one processor, or no thread to be had).  A new thread
+ * often starts on its parent's, and shared it costs the run as much time
+ * as it saves (measured, 2 processors). */
+static int spawn_elsewhere(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+	/* the thread allocates from the main thread's heap: in an arena of
+	 * its own glibc grew the arena a page at a time (176 mprotect calls
+	 * for the layout of a pendulum's file), where the main heap grows by
+	 * M_TOP_PAD (128 kB) a time */
+	mallopt(M_ARENA_MAX, 1);
+	cpu_set_t set;
+	int here = sched_getcpu(), rc = -1;
+	pthread_attr_t at;
+	if (here >= 0 && sched_getaffinity(0, sizeof set, &set) == 0 && CPU_ISSET(here, &set)) {
+		CPU_CLR(here, &set);
+		if (CPU_COUNT(&set) > 0 && pthread_attr_init(&at) == 0) {
+			if (pthread_attr_setaffinity_np(&at, sizeof set, &set) == 0 &&
+			    pthread_create(th, &at, fn, arg) == 0)
+				rc = 0;
+			pthread_attr_destroy(&at);
+		}
+	}
+	return rc;
+}
+
+/* Wait for th, which may run on this thread's processor from now on:
+ * kept off it, it could wait for a processor busy with another process
+ * while this one idles. */
+static void join_here(pthread_t th)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0)
+		pthread_setaffinity_np(th, sizeof set, &set);
+	pthread_join(th, NULL);
 }
 
 struct h5out *h5_create(const char *path, const struct h5_opts *opt, char *err, size_t errlen)
@@ -153,9 +195,12 @@ struct h5out *h5_create(const char *path, const struct h5_opts *opt, char *err, 
 	close(fd);
 	/* no clean-up of HDF5 at exit: after a failed write (a full file
 	 * system) H5Fclose fails, the file stays open, and HDF5's exit
-	 * handler crashed closing it again (SIGSEGV in H5F__close_cb) */
+	 * handler crashed closing it again (SIGSEGV in H5F__close_cb).
+	 * The library itself starts at make_file's first call, in
+	 * h5_start's thread, off this one (some 1.3 M instructions; an
+	 * H5Eset_auto2 here used to start it); this thread's first HDF5
+	 * call is in sync_file. */
 	H5dont_atexit();
-	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	struct h5out *o = xcalloc(1, sizeof(*o));
 	o->file = -1;
 	o->path = xstrdup(path);
@@ -199,7 +244,7 @@ static void make_file(struct h5out *o)
 		fail(o, "creating HDF5 file");
 		return;
 	}
-	if (attr_str(o->file, "status", "running"))
+	if (attr_str(o, o->file, "status", "running", 1))
 		fail(o, "writing HDF5 file");
 	do_pending(o, 0);
 	for (int i = 0; i < o->ns; i++)
@@ -222,10 +267,13 @@ static void *start_thread(void *arg)
 /* Before any HDF5 call of the caller's thread: the file made. */
 static void sync_file(struct h5out *o)
 {
-	if (o->state == 1)
-		pthread_join(o->th, NULL);
-	else if (o->state == 0)
+	if (o->state == 1) {
+		join_here(o->th);
+		/* this thread's own error stack (one a thread): quiet too */
+		H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	} else if (o->state == 0) {
 		make_file(o);
+	}
 	o->state = 2;
 }
 
@@ -233,22 +281,9 @@ void h5_start(struct h5out *o)
 {
 	if (o->state != 0)
 		return;
-	/* on another processor than this thread's: a new thread often starts
-	 * on its parent's, and shared it costs the run as much time as it
-	 * saves (measured, 2 processors).  With one processor, no thread. */
-	cpu_set_t set;
-	int here = sched_getcpu();
-	pthread_attr_t at;
-	if (here >= 0 && sched_getaffinity(0, sizeof set, &set) == 0 && CPU_ISSET(here, &set)) {
-		CPU_CLR(here, &set);
-		if (CPU_COUNT(&set) > 0 && pthread_attr_init(&at) == 0) {
-			if (pthread_attr_setaffinity_np(&at, sizeof set, &set) == 0 &&
-			    pthread_create(&o->th, &at, start_thread, o) == 0)
-				o->state = 1;
-			pthread_attr_destroy(&at);
-		}
-	}
-	if (o->state == 0)
+	if (spawn_elsewhere(&o->th, start_thread, o) == 0)
+		o->state = 1;
+	else
 		sync_file(o);
 }
 
@@ -261,6 +296,12 @@ static void make_groups(struct h5out *o, const char *path)
 	if (!slash || slash == buf)
 		return;
 	*slash = 0;
+	/* the series of a group are declared one after another: its
+	 * path's lookups once (H5Lexists a level a dataset was a tenth of
+	 * the layout's time) */
+	if (strcmp(buf, o->group) == 0)
+		return;
+	snprintf(o->group, sizeof o->group, "%s", buf);
 	for (char *p = buf + 1;; p++) {
 		if (*p != '/' && *p)
 			continue;
@@ -277,17 +318,21 @@ static void make_groups(struct h5out *o, const char *path)
 	}
 }
 
-/* scalar attribute of type t on the open object obj, replaced if it exists */
-static int attr_put(hid_t obj, const char *name, hid_t t, const void *value)
+/* scalar attribute of type t on the open object obj, replaced if it exists
+ * (fresh: obj was just made and has no attributes yet).  One dataspace
+ * and one string type (its size set for each) serve all attributes: made
+ * and closed for each, they were a quarter of an attribute's time. */
+static int attr_put(struct h5out *o, hid_t obj, const char *name, hid_t t, const void *value,
+		    int fresh)
 {
-	if (H5Aexists(obj, name) > 0)
+	if (!fresh && H5Aexists(obj, name) > 0)
 		H5Adelete(obj, name);
-	hid_t sp = H5Screate(H5S_SCALAR);
-	hid_t a = H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT);
+	if (o->scalar <= 0)
+		o->scalar = H5Screate(H5S_SCALAR);
+	hid_t a = H5Acreate2(obj, name, t, o->scalar, H5P_DEFAULT, H5P_DEFAULT);
 	int rc = a >= 0 && H5Awrite(a, t, value) >= 0 ? 0 : -1;
 	if (a >= 0)
 		H5Aclose(a);
-	H5Sclose(sp);
 	return rc;
 }
 
@@ -300,12 +345,12 @@ static hid_t str_type(size_t n)
 	return t;
 }
 
-static int attr_str(hid_t obj, const char *name, const char *value)
+static int attr_str(struct h5out *o, hid_t obj, const char *name, const char *value, int fresh)
 {
-	hid_t t = str_type(strlen(value) + 1);
-	int rc = attr_put(obj, name, t, value);
-	H5Tclose(t);
-	return rc;
+	if (o->stype <= 0)
+		o->stype = str_type(1);
+	H5Tset_size(o->stype, strlen(value) + 1);
+	return attr_put(o, obj, name, o->stype, value, fresh);
 }
 
 
@@ -359,12 +404,21 @@ static void put_pending(struct h5out *o, const struct pending *p)
 		put_table(o, p->path, p->w ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE,
 			  p->d1 > 0 ? (p->d2 > 0 ? 3 : 2) : 1, dim, p->data);
 	} else if (!o->failed) {
-		hid_t obj = H5Oopen(o->file, p->path, H5P_DEFAULT);
+		/* the root and the series are open already (H5Oopen by path
+		 * was a sixth of the time of the attributes) */
+		hid_t obj = strcmp(p->path, "/") == 0 ? o->file : -1;
+		for (int i = 0; obj < 0 && i < o->ns; i++)
+			if (o->s[i].dset >= 0 && strcmp(o->s[i].path, p->path) == 0)
+				obj = o->s[i].dset;
+		int opened = obj < 0;
+		if (opened)
+			obj = H5Oopen(o->file, p->path, H5P_DEFAULT);
 		int rc = obj >= 0 ? 0 : -1;
 		if (obj >= 0) {
-			rc = p->kind == P_ATTR_STR ? attr_str(obj, p->name, p->data) :
-			     attr_put(obj, p->name, H5T_NATIVE_DOUBLE, &p->num);
-			H5Oclose(obj);
+			rc = p->kind == P_ATTR_STR ? attr_str(o, obj, p->name, p->data, 0) :
+			     attr_put(o, obj, p->name, H5T_NATIVE_DOUBLE, &p->num, 0);
+			if (opened)
+				H5Oclose(obj);
 		}
 		if (rc)
 			fail(o, "writing HDF5 file");
@@ -469,30 +523,37 @@ static void make_series(struct h5out *o, struct series *s)
 	chunk_shape(s, o->opt.rows, chunk);
 	make_groups(o, s->path);
 	hid_t sp = H5Screate_simple(s->rank, dims, maxd);
-	hid_t pl = H5Pcreate(H5P_DATASET_CREATE);
-	H5Pset_chunk(pl, s->rank, chunk);
-	if (o->opt.compression > 0)
-		H5Pset_deflate(pl, (unsigned)o->opt.compression);
+	/* one property list for all series, its chunk shape set for each
+	 * (a list made and closed a series cost as much as a fifth of
+	 * H5Dcreate2) */
+	if (o->dcpl <= 0) {
+		o->dcpl = H5Pcreate(H5P_DATASET_CREATE);
+		if (o->opt.compression > 0)
+			H5Pset_deflate(o->dcpl, (unsigned)o->opt.compression);
+	}
+	H5Pset_chunk(o->dcpl, s->rank, chunk);
 	hid_t ft = s->type == H5_INT ? H5T_NATIVE_INT : H5T_NATIVE_DOUBLE;
 	/* a row split into chunks of its own (one sample a chunk) is
 	 * written in whole chunks: HDF5's chunk cache (1 MB a dataset)
 	 * would only hold copies of them, some 65 bytes a body of a
 	 * pendulum array at N = 1e5 */
-	hid_t apl = H5Pcreate(H5P_DATASET_ACCESS);
-	if (s->width * sizeof(double) > H5_ROW_MAX)
+	hid_t apl = H5P_DEFAULT;
+	if (s->width * sizeof(double) > H5_ROW_MAX) {
+		apl = H5Pcreate(H5P_DATASET_ACCESS);
 		H5Pset_chunk_cache(apl, 0, 0, 1.0);
-	s->dset = H5Dcreate2(o->file, s->path, ft, sp, H5P_DEFAULT, pl, apl);
-	H5Pclose(apl);
-	H5Pclose(pl);
+	}
+	s->dset = H5Dcreate2(o->file, s->path, ft, sp, H5P_DEFAULT, o->dcpl, apl);
+	if (apl != H5P_DEFAULT)
+		H5Pclose(apl);
 	H5Sclose(sp);
 	if (s->dset < 0) {
 		fail(o, "creating a dataset in");
 		return;
 	}
 	if (s->units)
-		attr_str(s->dset, "units", s->units);
+		attr_str(o, s->dset, "units", s->units, 1);
 	if (s->desc)
-		attr_str(s->dset, "description", s->desc);
+		attr_str(o, s->dset, "description", s->desc, 1);
 }
 
 int h5_series(struct h5out *o, const char *path, long d1, long d2, enum h5_type type,
@@ -552,9 +613,30 @@ static int put_rows(struct h5out *o, struct series *s)
 		return -1;
 	hid_t fs = H5Dget_space(s->dset);
 	hid_t ms = H5Screate_simple(s->rank, count, NULL);
+	/* an integer series' rows are made ints here: written as doubles,
+	 * HDF5 converts them through a buffer of 1 MB that it allocates
+	 * zeroed at every H5Dwrite, some 0.5 ms of CPU a write of each such
+	 * series (bench/README.md "Fixed cost of a run").  The values are
+	 * counts and flags, whole numbers; out of range is clipped as
+	 * HDF5's conversion clips, and a NaN (never written) becomes 0. */
+	void *data = s->buf;
+	hid_t mt = H5T_NATIVE_DOUBLE;
+	int *iv = NULL;
+	if (s->type == H5_INT) {
+		size_t n = (size_t)s->nbuf * s->width;
+		iv = xmalloc(n * sizeof(int) + 1);
+		for (size_t i = 0; i < n; i++) {
+			double v = s->buf[i];
+			iv[i] = v >= (double)INT_MAX ? INT_MAX : v <= (double)INT_MIN ? INT_MIN :
+				v == v ? (int)v : 0;
+		}
+		data = iv;
+		mt = H5T_NATIVE_INT;
+	}
 	int rc = fs >= 0 && ms >= 0 &&
 		 H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
-		 H5Dwrite(s->dset, H5T_NATIVE_DOUBLE, ms, fs, H5P_DEFAULT, s->buf) >= 0 ? 0 : -1;
+		 H5Dwrite(s->dset, mt, ms, fs, H5P_DEFAULT, data) >= 0 ? 0 : -1;
+	free(iv);
 	H5Sclose(ms);
 	H5Sclose(fs);
 	s->dims[0] = dims[0];
@@ -612,13 +694,13 @@ int h5_close(struct h5out **po, const char *status, char *err, size_t errlen)
 	if (!o)
 		return 0;
 	int rc = h5_flush(o);
-	if (!o->failed && attr_str(o->file, "status", status))
+	if (!o->failed && attr_str(o, o->file, "status", status, 0))
 		rc = fail(o, "writing HDF5 file");
 	if (o->failed && o->file >= 0) {
 		/* never "complete": the reason if it can still be written */
 		char st[400];
 		snprintf(st, sizeof st, "failed: %s", o->err);
-		attr_str(o->file, "status", st);
+		attr_str(o, o->file, "status", st, 0);
 	}
 	rc = o->failed ? -1 : rc;
 	for (int i = 0; i < o->ns; i++) {
@@ -635,6 +717,12 @@ int h5_close(struct h5out **po, const char *status, char *err, size_t errlen)
 		free(o->p[i].name);
 		free(o->p[i].data);
 	}
+	if (o->dcpl > 0)
+		H5Pclose(o->dcpl);
+	if (o->scalar > 0)
+		H5Sclose(o->scalar);
+	if (o->stype > 0)
+		H5Tclose(o->stype);
 	if (o->file >= 0 && H5Fclose(o->file) < 0 && !o->failed)
 		rc = fail(o, "closing HDF5 file");
 	/* a file that failed before it was renamed still takes the output's
