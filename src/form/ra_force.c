@@ -243,33 +243,47 @@ static double road_along(const struct force *f, const double *p, const double *u
 	return ra_road_height(f, p[0] + s * u[0], p[1] + s * u[1]);
 }
 
-/* Whether the road at distance s departs by more than tol from the line
- * z = h0 + m s (NaN, a road outside its domain, counts as departing). */
+/* Whether the road at distance s departs by more than tol from the curve
+ * z = h0 + m s + k s^2 (NaN, a road outside its domain, counts as
+ * departing). */
 static int departs(const struct force *f, const double *p, const double *u, double s,
-		   double h0, double m, double tol)
+		   double h0, double m, double k, double tol)
 {
-	return !(fabs(road_along(f, p, u, s) - (h0 + m * s)) <= tol);
+	return !(fabs(road_along(f, p, u, s) - (h0 + (m + k * s) * s)) <= tol);
 }
 
 /* Spacings a step may travel while its tire is on a feature (below). */
 enum { AHEAD_ON = 4 };
 
+/* The longest time in which a wheel centre at horizontal speed v, its
+ * horizontal acceleration at most acc, travels at most s: the root of
+ * v t + acc t^2 = s (twice the travel a constant acc adds, a margin for
+ * its change over the step). */
+static double time_for(double s, double v, double acc)
+{
+	if (!(acc > 0.0))
+		return s / v;
+	return 2.0 * s / (v + sqrt(v * v + 4.0 * acc * s));
+}
+
 /* Look-ahead of one tire (ra.h): vec[0] the spacing D, vec[1] the
- * tolerance tol (model.h).  The wheel centre is taken to travel on a
- * straight line at its present horizontal velocity v.  The road behind
- * it, at -2D, -D and 0, tells whether it is on a feature: its second
- * difference above tol (a radius of curvature below D^2 / tol, 0.22 m
- * at the defaults of a 0.467 m wheel, or a kink or step within 2D).
- * On a feature the step may travel AHEAD_ON spacings, so that its stages
- * sample the feature's shape.  Off one, the road is sampled every D up
- * to the step's travel v h plus D, and the first departure from the
- * line behind (the secant through -D and 0) by more than tol, located by
- * bisection to 1e-9 D, is the feature's entry s*.  The step is cut to
- * land short of it by m = D / 2 + a h^2, a the wheel centre's horizontal
- * acceleration (a bound: the body's centroid's plus w^2 |s|), the
- * distance the straight line may be off by the step's end; within D + m
- * of the entry, to D / v: the step that enters the feature spans at most
- * one spacing of the road before and after the entry. */
+ * tolerance tol (model.h).  The wheel centre at x moves horizontally at v
+ * along u with a horizontal acceleration of at most acc (its body's
+ * centroid's, plus (|w'| + |w|^2) |s| of the rotation, at x), so over a
+ * step h it travels at most v h + acc h^2 (time_for), and it is taken to
+ * travel along u.  The road behind it, at -2D, -D and 0, tells whether it
+ * is on a feature: its second difference above tol (a radius of
+ * curvature below D^2 / tol, 0.22 m at the defaults of a 0.467 m wheel,
+ * or a kink or step within 2D).  On a feature the step may travel
+ * AHEAD_ON spacings, so that its stages sample the feature's shape.  Off
+ * one, the road is sampled every D ahead up to the step's longest travel
+ * plus D, and the first departure by more than tol from the parabola
+ * through the three points behind (so that a road of constant curvature
+ * never departs), located by bisection to 1e-9 D, is the feature's entry
+ * s*.  The step is cut to travel at most s* - D/2, landing short of it;
+ * within 3D/2 of the entry, to travel at most D: the step that enters
+ * the feature spans at most one spacing.  A scan stops after AHEAD_MAX
+ * samples, and the step is then cut to what it covered. */
 static double tire_ahead(const struct ra_state *x, const struct force *f, double h,
 			 struct road_scan *c)
 {
@@ -284,11 +298,17 @@ static double tire_ahead(const struct ra_state *x, const struct force *f, double
 	if (!(v > 0.0) || !isfinite(v) || !(h > 0.0))
 		return h;
 	const double u[2] = { pv[0] / v, pv[1] / v };
+	const double *a = x->a + 3 * f->body[0], *wd = x->wd + 3 * f->body[0];
+	const double rs = v3_norm(f->s[0]);
+	double acc = hypot(a[0], a[1]) + (v3_norm(wd) + v3_dot(bs.w, bs.w)) * rs;
+	if (!isfinite(acc))
+		acc = 0.0;
+	const double reach = v * h + acc * h * h + D;	/* the farthest road a step may see */
 	double lo = INFINITY;
 	if (c->valid) {
 		/* the last scan's line still under the wheel (its direction
 		 * and place within D / 1000 over the length scanned, and both
-		 * points behind it on the part found level): its result holds */
+		 * points behind it on the part found smooth): its result holds */
 		double d0 = p[0] - c->p0[0], d1 = p[1] - c->p0[1];
 		double sp = d0 * c->u[0] + d1 * c->u[1];
 		double far = isfinite(c->entry) ? c->entry : c->clear;
@@ -296,47 +316,42 @@ static double tire_ahead(const struct ra_state *x, const struct force *f, double
 		    hypot(u[0] - c->u[0], u[1] - c->u[1]) * far <= 1e-3 * D) {
 			if (isfinite(c->entry) && c->entry - sp > 2.0 * D)
 				lo = c->entry - sp;
-			else if (!isfinite(c->entry) && sp + v * h + D <= c->clear)
+			else if (!isfinite(c->entry) && sp + reach <= c->clear)
 				return h;
 		}
 	}
 	if (!isfinite(lo)) {
 		c->valid = 0;
 		const double h0 = road_along(f, p, u, 0.0), h1 = road_along(f, p, u, -D);
-		if (!(fabs(road_along(f, p, u, -2.0 * D) - 2.0 * h1 + h0) <= tol))
-			return fmin(h, AHEAD_ON * D / v);
-		const double m = (h0 - h1) / D;
-		long J = (long)ceil((v * h + D) / D);
-		int cut = 0;
-		if (J > AHEAD_MAX) {
-			J = AHEAD_MAX;
-			cut = 1;
-		}
+		const double h2 = road_along(f, p, u, -2.0 * D);
+		const double dd = h0 - 2.0 * h1 + h2;
+		if (!(fabs(dd) <= tol))
+			return fmin(h, time_for(AHEAD_ON * D, v, acc));
+		/* the parabola through -2D, -D, 0: h0 + m s + k s^2 */
+		const double m = (3.0 * h0 - 4.0 * h1 + h2) / (2.0 * D), k = dd / (2.0 * D * D);
+		double Jd = ceil(reach / D);
+		int cut = Jd > AHEAD_MAX;
+		long J = cut ? AHEAD_MAX : (long)Jd;
 		long j = 1;
-		while (j <= J && !departs(f, p, u, (double)j * D, h0, m, tol))
+		while (j <= J && !departs(f, p, u, (double)j * D, h0, m, k, tol))
 			j++;
 		*c = (struct road_scan){ 1, { p[0], p[1] }, { u[0], u[1] }, (double)(j - 1) * D, INFINITY };
 		if (j > J)
-			return cut ? fmin(h, (double)J * D / v) : h;
+			return cut ? fmin(h, time_for((double)J * D, v, acc)) : h;
 		double hi = (double)j * D;
 		lo = (double)(j - 1) * D;
 		while (hi - lo > 1e-9 * D) {
 			double mid = 0.5 * (lo + hi);
-			if (departs(f, p, u, mid, h0, m, tol))
+			if (departs(f, p, u, mid, h0, m, k, tol))
 				hi = mid;
 			else
 				lo = mid;
 		}
 		c->clear = c->entry = lo;
 	}
-	const double *a = x->a + 3 * f->body[0];
-	const double s2 = v3_dot(f->s[0], f->s[0]), w2 = v3_dot(bs.w, bs.w);
-	const double acc = hypot(a[0], a[1]) + w2 * sqrt(s2);
-	const double tau = lo / v;
-	const double margin = 0.5 * D + acc * tau * tau;
-	if (!isfinite(margin) || lo <= D + margin)
-		return fmin(h, D / v);
-	return fmin(h, (lo - margin) / v);
+	if (lo <= 1.5 * D)
+		return fmin(h, time_for(D, v, acc));
+	return fmin(h, time_for(lo - 0.5 * D, v, acc));
 }
 
 double ra_road_ahead(const struct model *md, const struct ra_state *x, double h,
