@@ -202,8 +202,7 @@ void ra_force_step(struct ra *s, const struct ra_state *x, double h);
 /* Road look-ahead of the tires (adaptive steps; mbsim-deck(5), tire
  * lookahead): the longest step not above h after which no tire with a
  * look-ahead has crossed into a feature of its road it was short of at x
- * (ra_force.c tire_ahead), h when none is near; *which (may be NULL) is
- * set to the force index of the tire that cut it.  scan: one per force
+ * (ra_force.c tire_ahead), h when none is near.  scan: one per force
  * element, zeroed before the first call, what each tire's last scan of
  * its road found (reused while the wheel stays on the line scanned). */
 struct road_scan {
@@ -213,7 +212,7 @@ struct road_scan {
 	double entry;		/* a feature's entry there, or INFINITY: none found */
 };
 double ra_road_ahead(const struct model *md, const struct ra_state *x, double h,
-		     struct road_scan *scan, int *which);
+		     struct road_scan *scan);
 
 /* bstate views of body b (ground for b < 0). */
 void ra_bstate(const struct ra_state *x, int b, struct bstate *bs);

@@ -355,21 +355,12 @@ static double tire_ahead(const struct ra_state *x, const struct force *f, double
 }
 
 double ra_road_ahead(const struct model *md, const struct ra_state *x, double h,
-		     struct road_scan *scan, int *which)
+		     struct road_scan *scan)
 {
-	double cap = h;
-	for (int i = 0; i < md->nforces; i++) {
-		const struct force *f = &md->forces[i];
-		if (f->type != FORCE_TIRE)
-			continue;
-		double c = tire_ahead(x, f, cap, &scan[i]);
-		if (c < cap) {
-			cap = c;
-			if (which)
-				*which = i;
-		}
-	}
-	return cap;
+	for (int i = 0; i < md->nforces; i++)
+		if (md->forces[i].type == FORCE_TIRE)
+			h = tire_ahead(x, &md->forces[i], h, &scan[i]);
+	return h;
 }
 
 /* ---- one element ---- */

@@ -702,7 +702,7 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 			 * loop aims at the end, grow theirs by 10 at most after
 			 * their first) */
 			double hs = h_last > 0 ? fmin(hk, fmax(10.0, o->facmax) * h_last) : hk;
-			double hc = ra_road_ahead(R->sys->m, x, hs, R->scan, NULL);
+			double hc = ra_road_ahead(R->sys->m, x, hs, R->scan);
 			R->r->road_cuts += hc < hs;
 			hk = hc;
 		}
