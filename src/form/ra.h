@@ -199,6 +199,19 @@ double ra_sexpr(const struct ra *s, const struct ra_state *x, double t, struct s
  * motors' control errors (rectangle rule at the step's end). */
 void ra_force_step(struct ra *s, const struct ra_state *x, double h);
 
+/* Whether tire f's road varies with place (its expression names x or y;
+ * without one, or naming only parameters, it is a level plane). */
+static inline int ra_road_varies(const struct force *f)
+{
+	return f->ex != NULL && sexpr_has_state(f->ex);
+}
+
+/* Whether tire f looks ahead along its road (ra_road_ahead). */
+static inline int ra_tire_looks_ahead(const struct force *f)
+{
+	return f->type == FORCE_TIRE && f->vec[0] > 0.0 && ra_road_varies(f);
+}
+
 /* Road look-ahead of the tires (adaptive steps; mbsim-deck(5), tire
  * lookahead): the longest step not above h after which no tire with a
  * look-ahead has crossed into a feature of its road it was short of at x
@@ -208,8 +221,9 @@ void ra_force_step(struct ra *s, const struct ra_state *x, double h);
 struct road_scan {
 	int valid;
 	double p0[2], u[2];	/* the line scanned: from p0 along u */
-	double clear;		/* the road within tol of the line up to p0 + clear u */
-	double entry;		/* a feature's entry there, or INFINITY: none found */
+	double clear;		/* the road smooth (within tol of the parabola
+				 * behind p0) up to p0 + clear u */
+	int entry;		/* a feature starts there; 0: none found */
 };
 double ra_road_ahead(const struct model *md, const struct ra_state *x, double h,
 		     struct road_scan *scan);

@@ -222,7 +222,7 @@ void ra_tire_kin(const struct ra_state *x, const struct force *f, struct tire_ki
 	point_kin(&bs, f->s[0], k->p, k->pv);
 	k->h = ra_road_height(f, k->p[0], k->p[1]);
 	k->hx = k->hy = 0.0;
-	if (f->ex && sexpr_has_state(f->ex)) {	/* names x or y */
+	if (ra_road_varies(f)) {
 		k->hx = road_slope(f, k->p, 0);
 		k->hy = road_slope(f, k->p, 1);
 	}
@@ -288,7 +288,7 @@ static double tire_ahead(const struct ra_state *x, const struct force *f, double
 			 struct road_scan *c)
 {
 	const double D = f->vec[0], tol = f->vec[1];
-	if (!(D > 0.0) || !f->ex || !sexpr_has_state(f->ex))
+	if (!ra_tire_looks_ahead(f))
 		return h;
 	struct bstate bs;
 	double p[3], pv[3];
@@ -311,12 +311,11 @@ static double tire_ahead(const struct ra_state *x, const struct force *f, double
 		 * points behind it on the part found smooth): its result holds */
 		double d0 = p[0] - c->p0[0], d1 = p[1] - c->p0[1];
 		double sp = d0 * c->u[0] + d1 * c->u[1];
-		double far = isfinite(c->entry) ? c->entry : c->clear;
 		if (sp >= 2.0 * D && fabs(d0 * c->u[1] - d1 * c->u[0]) <= 1e-3 * D &&
-		    hypot(u[0] - c->u[0], u[1] - c->u[1]) * far <= 1e-3 * D) {
-			if (isfinite(c->entry) && c->entry - sp > 2.0 * D)
-				lo = c->entry - sp;
-			else if (!isfinite(c->entry) && sp + reach <= c->clear)
+		    hypot(u[0] - c->u[0], u[1] - c->u[1]) * c->clear <= 1e-3 * D) {
+			if (c->entry && c->clear - sp > 2.0 * D)
+				lo = c->clear - sp;
+			else if (!c->entry && sp + reach <= c->clear)
 				return h;
 		}
 	}
@@ -335,7 +334,7 @@ static double tire_ahead(const struct ra_state *x, const struct force *f, double
 		long j = 1;
 		while (j <= J && !departs(f, p, u, (double)j * D, h0, m, k, tol))
 			j++;
-		*c = (struct road_scan){ 1, { p[0], p[1] }, { u[0], u[1] }, (double)(j - 1) * D, INFINITY };
+		*c = (struct road_scan){ 1, { p[0], p[1] }, { u[0], u[1] }, (double)(j - 1) * D, 0 };
 		if (j > J)
 			return cut ? fmin(h, time_for((double)J * D, v, acc)) : h;
 		double hi = (double)j * D;
@@ -347,7 +346,8 @@ static double tire_ahead(const struct ra_state *x, const struct force *f, double
 			else
 				lo = mid;
 		}
-		c->clear = c->entry = lo;
+		c->clear = lo;
+		c->entry = 1;
 	}
 	if (lo <= 1.5 * D)
 		return fmin(h, time_for(D, v, acc));

@@ -406,7 +406,7 @@ int ra_force_lin(const struct ra *s, const struct ra_state *x, double t, int i, 
 	v3_cross(wc, bs.w, f->s[0]);
 	jcols(Dp, 0, 1, bs.A, f->s[0], 1.0);
 	jcols(Dv, 0, 0, bs.A, wc, 1.0);
-	if (f->ex && sexpr_has_state(f->ex))
+	if (ra_road_varies(f))
 		road_curv(f, k.p, hc);
 	double cx = hc[0] * k.pv[0] + hc[1] * k.pv[1], cy = hc[1] * k.pv[0] + hc[2] * k.pv[1];
 	double dG[36] = { 0 }, dGd[36] = { 0 }, G[3] = { 0, 0, N };

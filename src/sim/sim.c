@@ -414,7 +414,7 @@ static int setup(struct run *R, struct ra_state *x, struct diag *d)
 		return 1;
 	R->sys = ra_new(a->m);
 	for (int i = 0; i < a->m->nforces; i++)
-		R->ahead |= a->m->forces[i].type == FORCE_TIRE && a->m->forces[i].vec[0] > 0;
+		R->ahead |= ra_tire_looks_ahead(&a->m->forces[i]);
 	if (R->ahead)
 		R->scan = xcalloc((size_t)a->m->nforces, sizeof *R->scan);
 	R->it = integ_new(info, R->sys, a->o, d);
