@@ -86,9 +86,7 @@ static int row_entries(const struct rp *p, int k, int *col, int *src)
 {
 	int c = 0;
 	if (k >= p->nc) {
-		int b = 0;
-		while (p->erow[b] != k)
-			b++;
+		int b = p->ebody[k - p->nc];
 		for (int i = 0; i < 4; i++) {
 			col[c] = p->qo[b] + 3 + i;
 			src[c++] = 14 * p->nc + 4 * b + i;
@@ -134,10 +132,8 @@ static void row_name(const struct rp *p, int k, char *buf, size_t n)
 {
 	const struct model *m = p->s->m;
 	if (k >= p->nc) {
-		for (int b = 0; b < p->nb; b++)
-			if (p->erow[b] == k)
-				snprintf(buf, n, "the Euler-parameter normalization of body '%s'",
-					 m->bodies[b].name);
+		snprintf(buf, n, "the Euler-parameter normalization of body '%s'",
+			 m->bodies[p->ebody[k - p->nc]].name);
 		return;
 	}
 	struct prim pb;
@@ -685,10 +681,13 @@ struct rp *rp_new(struct ra *s, struct kkt *k, double tol, int maxit)
 	p->nc = s->nc;
 	p->qo = xmalloc(((size_t)p->nb + 1) * sizeof(int));
 	p->erow = xmalloc(((size_t)p->nb + 1) * sizeof(int));
+	p->ebody = xmalloc(((size_t)p->nb + 1) * sizeof(int));
 	int nq = 0, m = s->nc;
 	for (int b = 0; b < p->nb; b++) {
 		p->qo[b] = nq;
 		int rig = md->bodies[b].kind != BODY_PARTICLE;
+		if (rig)
+			p->ebody[m - s->nc] = b;
 		p->erow[b] = rig ? m++ : -1;
 		nq += rig ? 7 : 3;
 	}
@@ -764,6 +763,7 @@ void rp_free(struct rp **pp)
 		return;
 	free(p->qo);
 	free(p->erow);
+	free(p->ebody);
 	free(p->q);
 	free(p->pos_y);
 	free(p->q_good);

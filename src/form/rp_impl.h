@@ -19,6 +19,7 @@ struct rp {
 	int nb, nc, nq, m;	/* bodies, model rows, coordinates, rows with normalizations */
 	int *qo;		/* nb: first coordinate of body b in q */
 	int *erow;		/* nb: row of body b's normalization, or -1 (particle) */
+	int *ebody;		/* m - nc: the body of normalization row nc + i */
 	double *q, *qd, *qdd;	/* nq: the current configuration */
 	struct ra_state x;	/* its body state */
 	double *W, *F, *g;	/* scratch of ra_accel */

@@ -236,12 +236,9 @@ static int lin_coef(struct rp *p, struct rp_lin *L, double t)
 		for (int e = 0; e < 9; e++)
 			L->Gy[9 * b + e] = S1[e] - SJ[e];
 	}
-	for (int i = 0; i < p->n; i++) {
-		int c = p->ind[i], b = 0;
-		while (b + 1 < p->nb && p->qo[b + 1] <= c)
-			b++;
-		L->ob[i] = b;
-		L->oo[i] = c - p->qo[b];
+	for (int i = 0; i < p->n; i++) {	/* every body rigid (rp_lin_ok): qo[b] = 7 b */
+		L->ob[i] = p->ind[i] / 7;
+		L->oo[i] = p->ind[i] % 7;
 	}
 	return 0;
 }
@@ -307,9 +304,7 @@ static void lin_velocities(struct rp *p, struct rp_lin *L)
 					vec_axpy(n, -jl[a], L->dwe + (3 * (size_t)b2 + l - 3) * n, v);
 			}
 		} else {
-			int b = 0;
-			while (p->erow[b] != k)
-				b++;
+			int b = p->ebody[k - p->nc];
 			const double *ed = p->qd + p->qo[b] + 3;
 			for (int e = 0; e < 4; e++)
 				vec_axpy(n, -2.0 * ed[e], L->Q1 + (size_t)(p->qo[b] + 3 + e) * n, v);
