@@ -149,10 +149,9 @@ static void block_entries(struct kkt *k)
 	k->last = xmalloc(((size_t)nc + 1) * sizeof(int));
 	for (int r = 0; r < nc; r++)
 		k->last[r] = r;
-	for (int r = 0; r < nc; r++)
+	for (int r = 0; r < nc; r++)	/* r ascends: the last r to reach l wins */
 		for (int l = k->first[r]; l < r; l++)
-			if (k->last[l] < r)
-				k->last[l] = r;
+			k->last[l] = r;
 }
 
 /* Schur pattern: every pair of rows sharing a block, plus the diagonal. */
@@ -394,9 +393,14 @@ static int klu_numeric_full(struct kkt *k)
 		snprintf(k->err, sizeof k->err, "KLU analysis failed (status %d)", k->kc.status);
 		return -2;
 	}
-	if (k->kex.ok && la_klu_ex_refactor(&k->kex, k->Ap, k->Ai, k->Ax) == 0)
-		return 0;	/* in the copied factors; knum is left behind */
-	k->kex.ok = 0;
+	if (k->kex.ok) {
+		if (la_klu_ex_refactor(&k->kex, k->Ap, k->Ai, k->Ax) == 0)
+			return 0;	/* in the copied factors; knum is left behind */
+		/* its pivots failed klu_refactor's own test in the same pivot
+		 * order: KLU afresh, not that order again */
+		klu_free_numeric(&k->knum, &k->kc);
+		k->kex.ok = 0;
+	}
 	if (la_klu_refactor(k->Ap, k->Ai, k->Ax, k->ksym, &k->knum, &k->kc)) {
 		if (k->knum)
 			klu_free_numeric(&k->knum, &k->kc);
