@@ -126,17 +126,19 @@ static char *partial_name(const char *path)
  * as it saves (measured, 2 processors). */
 static int spawn_elsewhere(pthread_t *th, void *(*fn)(void *), void *arg)
 {
-	/* the thread allocates from the main thread's heap: in an arena of
-	 * its own glibc grew the arena a page at a time (176 mprotect calls
-	 * for the layout of a pendulum's file), where the main heap grows by
-	 * M_TOP_PAD (128 kB) a time */
-	mallopt(M_ARENA_MAX, 1);
 	cpu_set_t set;
 	int here = sched_getcpu(), rc = -1;
 	pthread_attr_t at;
 	if (here >= 0 && sched_getaffinity(0, sizeof set, &set) == 0 && CPU_ISSET(here, &set)) {
 		CPU_CLR(here, &set);
 		if (CPU_COUNT(&set) > 0 && pthread_attr_init(&at) == 0) {
+			/* the thread allocates from the main thread's heap
+			 * (a process-wide setting, made only when a thread is
+			 * to be had): in an arena of its own glibc grew the
+			 * arena a page at a time (176 mprotect calls for the
+			 * layout of a pendulum's file), where the main heap
+			 * grows by M_TOP_PAD (128 kB) a time */
+			mallopt(M_ARENA_MAX, 1);
 			if (pthread_attr_setaffinity_np(&at, sizeof set, &set) == 0 &&
 			    pthread_create(th, &at, fn, arg) == 0)
 				rc = 0;
@@ -618,13 +620,15 @@ static int put_rows(struct h5out *o, struct series *s)
 	 * zeroed at every H5Dwrite, some 0.5 ms of CPU a write of each such
 	 * series (bench/README.md "Fixed cost of a run").  The values are
 	 * counts and flags, whole numbers; out of range is clipped as
-	 * HDF5's conversion clips, and a NaN (never written) becomes 0. */
+	 * HDF5's conversion clips, and a NaN (never written) becomes 0.  They
+	 * go into the front of the rows' own buffer (int i lies below double
+	 * i, so nothing is overwritten before it is read; the buffer holds
+	 * doubles again from the next row on). */
 	void *data = s->buf;
 	hid_t mt = H5T_NATIVE_DOUBLE;
-	int *iv = NULL;
 	if (s->type == H5_INT) {
 		size_t n = (size_t)s->nbuf * s->width;
-		iv = xmalloc(n * sizeof(int) + 1);
+		int *iv = (int *)(void *)s->buf;
 		for (size_t i = 0; i < n; i++) {
 			double v = s->buf[i];
 			iv[i] = v >= (double)INT_MAX ? INT_MAX : v <= (double)INT_MIN ? INT_MIN :
@@ -636,7 +640,6 @@ static int put_rows(struct h5out *o, struct series *s)
 	int rc = fs >= 0 && ms >= 0 &&
 		 H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL) >= 0 &&
 		 H5Dwrite(s->dset, mt, ms, fs, H5P_DEFAULT, data) >= 0 ? 0 : -1;
-	free(iv);
 	H5Sclose(ms);
 	H5Sclose(fs);
 	s->dims[0] = dims[0];
