@@ -30,6 +30,7 @@
 #include "testutil.h"
 #include "la/kkt.h"
 #include "la/klu_ex.h"
+#include "la/kkt_impl.h"
 
 /* Residual tolerance, relative to the size of the terms of each equation.
  * The Schur-complement solve is not backward stable in the strict sense:
@@ -301,6 +302,31 @@ static void test_nonsymmetric_negative(void **state)
 	solve_sizes(W_NONSYM_NEG, 0, 2, 40);
 }
 
+/* Which dense kernel factored S: a gyroscopic W with a positive definite
+ * symmetric part takes the LU without pivoting in the envelope (lu_env);
+ * a negative definite one falls back to the pivoted LU; both solve. */
+static void envelope_used(enum wkind kind, int want)
+{
+	struct problem p;
+	make_problem(&p, 4, 14, kind, 51);
+	struct kkt *k = kkt_new(p.nb, p.nc, p.bi, p.bj, KKT_DENSE);
+	double x[24], y[14];
+	assert_int_equal(kkt_factor(k, p.W, p.jac), 0);
+	assert_int_equal(k->lu_env, want);
+	assert_int_equal(k->chol, 0);
+	assert_int_equal(kkt_solve(k, p.a, p.b, x, y), 0);
+	check_residual(&p, x, y);
+	kkt_free(&k);
+	free_problem(&p);
+}
+
+static void test_lu_envelope(void **state)
+{
+	(void)state;
+	envelope_used(W_NONSYM, 1);
+	envelope_used(W_NONSYM_NEG, 0);
+}
+
 /* Row 9 a copy of row 4 (b[9] = b[4], a consistent system): S has two
  * equal rows and columns.  The plain dense kernels meet the dependency at
  * row 9; the rank-revealing fallback (kkt.h, kkt_dropped) drops one of
@@ -458,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_nonsymmetric),
 		cmocka_unit_test(test_symmetric_indefinite),
 		cmocka_unit_test(test_nonsymmetric_negative),
+		cmocka_unit_test(test_lu_envelope),
 		cmocka_unit_test(test_duplicated_row_spd),
 		cmocka_unit_test(test_duplicated_row_nonsym),
 		cmocka_unit_test(test_klu_ex),
