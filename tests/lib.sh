@@ -12,6 +12,8 @@
 #   expect_rc WANT NAME CMD...   run CMD (stdout to $tmp/out, stderr to
 #                            $tmp/err); passes if its exit status is WANT
 #   have_scipy               true if $PY imports scipy and h5py
+#   have_mpmath              true if $PY imports mpmath, yaml and h5py (the exact
+#                            references of tools/coupled_oscillators_ref.py)
 #   json_check NAME EXPR     $tmp/out is JSON (as j); passes if the Python
 #                            expression EXPR (json and math imported) is
 #                            true; a failure prints the JSON and the error
@@ -105,6 +107,7 @@ sys.exit(0 if ok else 1)" >"$tmp/pout" 2>&1; then
 }
 
 have_scipy() { [ -x "$PY" ] && "$PY" -c 'import scipy, h5py' 2>/dev/null; }
+have_mpmath() { [ -x "$PY" ] && "$PY" -c 'import mpmath, yaml, h5py' 2>/dev/null; }
 series_at() {
 	"$PY" - "$top/tools" "$@" <<'PY'
 import sys

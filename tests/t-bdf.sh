@@ -122,7 +122,7 @@ if [ $mono = 1 ]; then ok "error against m1 = 0 decreases with m1:$errs"; else
 	bad "error against m1 = 0 decreases with m1" "got$errs"; fi
 
 # 5
-if "$PY" -c 'import mpmath, yaml, h5py' 2>/dev/null; then
+if have_mpmath; then
 	for tol in 1e-8 1e-10; do
 		"$MBSIM" run "$tmp/co.yaml" --set parameters.m1=0 --set integrator.atol=$tol \
 			--set integrator.rtol=$tol -o "$tmp/c0_$tol.h5" --json >"$tmp/out" 2>"$tmp/err" ||
@@ -158,7 +158,7 @@ fi
 # m1 = 1e-5, 5.0e-9 at 1e-6, 3.3e-8 at 1e-8; IDA stays at order 1 with steps
 # near 0.1 / sqrt(c1/m1)) and pass the true distance (2.4e-10 m at 1e-5),
 # so a distance measured there would be theirs.
-if "$PY" -c 'import mpmath, yaml, h5py' 2>/dev/null; then
+if have_mpmath; then
 	for e in 1e-1 1e-2 1e-3 1e-4 0; do
 		t=1e-10
 		[ $e = 0 ] && t=1e-11
@@ -196,7 +196,7 @@ else
 fi
 
 # 7
-if "$PY" -c 'import mpmath, yaml, h5py' 2>/dev/null; then
+if have_mpmath; then
 	for e in 1e-4 1e-5 1e-6; do
 		"$MBSIM" run "$tmp/co.yaml" --set parameters.m1=$e --set integrator.method=rn4 \
 			--set integrator.formulation=tree --set integrator.atol=1e-10 \
