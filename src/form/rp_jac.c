@@ -409,32 +409,39 @@ int rp_jac(void *ctx, double t, const double *y, const double *yd, double *J1,
 	lin_rhs(p, L);
 	if (kkt_solve_many(p->k, n2, L->ra_, L->rb_, L->xa))
 		return 1;
-	for (int c = 0; c < n2; c++) {
-		int pos = c < n, jj = pos ? c : c - n;
-		/* dv-ddot: r-ddot's rows of xa, or e-ddot's = G(de)^T w-dot / 2
-		 * + G(e)^T dw-dot / 2 - (w . dw) e / 2 - |w|^2 de / 4 */
-		double *Jc = (pos ? J1 : J2) + (size_t)jj * n;
-		for (int i = 0; i < n; i++) {
-			int b = L->ob[i], o = L->oo[i];
-			if (o < 3) {
-				Jc[i] = L->xa[(6 * (size_t)b + o) * n2 + c];
-				continue;
-			}
-			int qe = p->qo[b] + 3, ie = o - 3;
-			const double *e = p->q + qe, *w = x->w + 3 * b, *wd = x->wd + 3 * b;
-			double de[4], dw[3], dwd[3], G[12], Gde[12];
-			for (int a = 0; a < 4; a++)
-				de[a] = pos ? L->Q1[(size_t)(qe + a) * n + c] : 0.0;
+	/* dv-ddot: r-ddot's rows of xa, or e-ddot's = G(de)^T w-dot / 2 +
+	 * G(e)^T dw-dot / 2 - (w . dw) e / 2 - |w|^2 de / 4, coordinate by
+	 * coordinate (G(e) once each; de = 0 in the velocity columns) */
+	for (int i = 0; i < n; i++) {
+		int b = L->ob[i], o = L->oo[i];
+		if (o < 3) {
+			const double *xr = L->xa + (6 * (size_t)b + o) * n2;
+			for (int c = 0; c < n2; c++)
+				(c < n ? J1 : J2)[(size_t)(c < n ? c : c - n) * n + i] = xr[c];
+			continue;
+		}
+		int qe = p->qo[b] + 3, ie = o - 3;
+		const double *e = p->q + qe, *w = x->w + 3 * b, *wd = x->wd + 3 * b;
+		double G[12], ww = v3_dot(w, w);
+		gmat(e, G);
+		for (int c = 0; c < n2; c++) {
+			int pos = c < n;
+			double dw[3], dwd[3], u1 = 0.0, de_i = 0.0;
 			for (int a = 0; a < 3; a++) {
 				dw[a] = L->dzd[(6 * (size_t)b + 3 + a) * n2 + c];
 				dwd[a] = L->xa[(6 * (size_t)b + 3 + a) * n2 + c];
 			}
-			gmat(e, G);
-			gmat(de, Gde);
-			double u1 = Gde[ie] * wd[0] + Gde[4 + ie] * wd[1] + Gde[8 + ie] * wd[2];
+			if (pos) {
+				double de[4], Gde[12];
+				for (int a = 0; a < 4; a++)
+					de[a] = L->Q1[(size_t)(qe + a) * n + c];
+				gmat(de, Gde);
+				u1 = Gde[ie] * wd[0] + Gde[4 + ie] * wd[1] + Gde[8 + ie] * wd[2];
+				de_i = de[ie];
+			}
 			double u2 = G[ie] * dwd[0] + G[4 + ie] * dwd[1] + G[8 + ie] * dwd[2];
-			Jc[i] = 0.5 * (u1 + u2) - 0.5 * v3_dot(w, dw) * e[ie] -
-				0.25 * v3_dot(w, w) * de[ie];
+			(pos ? J1 : J2)[(size_t)(pos ? c : c - n) * n + i] =
+				0.5 * (u1 + u2) - 0.5 * v3_dot(w, dw) * e[ie] - 0.25 * ww * de_i;
 		}
 	}
 	return 0;
