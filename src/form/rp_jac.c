@@ -185,6 +185,18 @@ static int lin_coef(struct rp *p, struct rp_lin *L, double t)
 		ra_bstate(x, pr[0].bi, &bi);
 		ra_bstate(x, pr[0].bj, &bj);
 		prim_lin_joint(pr, np, &bi, &bj, t, O);
+		/* the joint's z-dot and z-ddot, for zdot^T H dz and zddot^T H dz
+		 * as dot products with dz */
+		double zd[12], zdd[12];
+		for (int side = 0; side < 2; side++) {
+			int b2 = side ? pr[0].bj : pr[0].bi;
+			for (int a = 0; a < 3; a++) {
+				zd[6 * side + a] = b2 >= 0 ? x->v[3 * b2 + a] : 0.0;
+				zd[6 * side + 3 + a] = b2 >= 0 ? x->w[3 * b2 + a] : 0.0;
+				zdd[6 * side + a] = b2 >= 0 ? x->a[3 * b2 + a] : 0.0;
+				zdd[6 * side + 3 + a] = b2 >= 0 ? x->wd[3 * b2 + a] : 0.0;
+			}
+		}
 		for (int i = 0; i < np; i++) {
 			const struct prim_lin *o = &O[i];
 			int k = k0 + i;
@@ -194,17 +206,6 @@ static int lin_coef(struct rp *p, struct rp_lin *L, double t)
 			if (lam != 0.0)
 				for (int e = 0; e < 144; e++)
 					Kp[e] -= lam * o->H[e];
-			/* zdot^T H dz and zddot^T H dz as dot products with dz */
-			double zd[12], zdd[12];
-			for (int side = 0; side < 2; side++) {
-				int b2 = side ? pr[i].bj : pr[i].bi;
-				for (int a = 0; a < 3; a++) {
-					zd[6 * side + a] = b2 >= 0 ? x->v[3 * b2 + a] : 0.0;
-					zd[6 * side + 3 + a] = b2 >= 0 ? x->w[3 * b2 + a] : 0.0;
-					zdd[6 * side + a] = b2 >= 0 ? x->a[3 * b2 + a] : 0.0;
-					zdd[6 * side + 3 + a] = b2 >= 0 ? x->wd[3 * b2 + a] : 0.0;
-				}
-			}
 			double *cz = L->cz + 12 * (size_t)k, *gzh = L->gzh + 12 * (size_t)k;
 			for (int c = 0; c < 12; c++) {
 				double u = 0.0, w = 0.0;
