@@ -56,9 +56,9 @@ static const char *const strain_names[6] = { "Gamma1", "Gamma2", "Gamma3",
  * entry against the diagonal it couples, so they do not depend on the
  * units of length or force. */
 #define BEAM_SYM_TOL 1e-9
-#define BEAM_SYM_TOL_TEXT "1e-9"
 #define BEAM_PD_TOL 1e-12
-#define BEAM_PD_TOL_TEXT "1e-12"
+#define TEXT_(x) #x
+#define TEXT(x) TEXT_(x)	/* a macro's value as the messages print it */
 
 /* stiffness: 6 rows of 6 numbers (get_num: finite), symmetric and
  * positive definite (Cholesky of a copy, L L^T = C, column by column) */
@@ -99,7 +99,7 @@ static int read_stiffness(struct bctx *b, const struct dnode *v, const char *wha
 			if (fabs(*lo - *up) > BEAM_SYM_TOL * sqrt(C[7 * i] * C[7 * j])) {
 				diag_error(b->d, &v->items[i]->items[j]->pos, "'stiffness' of %s is not "
 					   "symmetric: row %d column %d is %g, row %d column %d %g "
-					   "(tolerance " BEAM_SYM_TOL_TEXT " sqrt(C%d%d C%d%d))", what,
+					   "(tolerance " TEXT(BEAM_SYM_TOL) " sqrt(C%d%d C%d%d))", what,
 					   i + 1, j + 1, *lo, j + 1, i + 1, *up, i + 1, i + 1, j + 1,
 					   j + 1);
 				diag_note(b->d, &v->items[j]->items[i]->pos, "row %d column %d is here",
@@ -120,7 +120,7 @@ static int read_stiffness(struct bctx *b, const struct dnode *v, const char *wha
 		if (!(d > BEAM_PD_TOL * C[7 * k])) {
 			diag_error(b->d, &v->pos, "'stiffness' of %s is not positive definite: its "
 				   "leading %d x %d block is not (Cholesky pivot %d is %g, below "
-				   BEAM_PD_TOL_TEXT " of C%d%d)", what, k + 1, k + 1, k + 1, d, k + 1,
+				   TEXT(BEAM_PD_TOL) " of C%d%d)", what, k + 1, k + 1, k + 1, d, k + 1,
 				   k + 1);
 			return -1;
 		}
@@ -194,7 +194,7 @@ static int read_section(struct bctx *b, const struct dnode *v, const char *what,
  * J = a t^3 (1/3 - 0.21 (t / a) (1 - t^4 / (12 a^4))) (Roark's formula,
  * within 0.2 % of the exact series for a square: 0.1408 against 0.1406). */
 static int read_material(struct bctx *b, const struct dnode *mv, const struct dnode *cv,
-			 const char *what, double *K, double *m, double *J, double *mu)
+			 const char *what, double *C, double *m, double *J, double *mu)
 {
 	char w[260], wc[260];
 	int rc = 0;
@@ -265,11 +265,11 @@ static int read_material(struct bctx *b, const struct dnode *mv, const struct dn
 		Jt = 2.0 * I2;
 		k = 6.0 * (1.0 + nu) * c2 / ((7.0 + 6.0 * nu) * c2 + (20.0 + 12.0 * nu) * c * c);
 	}
-	K[0] = E * A;
-	K[1] = K[2] = k * G * A;
-	K[3] = G * Jt;
-	K[4] = E * I2;
-	K[5] = E * I3;
+	C[0] = E * A;	/* the diagonal of C */
+	C[7] = C[14] = k * G * A;
+	C[21] = G * Jt;
+	C[28] = E * I2;
+	C[35] = E * I3;
 	*m = rho * A;
 	J[1] = rho * I2;
 	J[2] = rho * I3;
@@ -336,7 +336,7 @@ void build_beam(struct bctx *b, const struct dnode *item)
 	const char *name = NULL;
 	char what[200];
 	int rc = 0;
-	double from[3], to[3], K[6] = { 0 }, C[36] = { 0 }, m = 0, J[3] = { 0 }, mu = 0, A0[9];
+	double from[3], to[3], C[36] = { 0 }, m = 0, J[3] = { 0 }, mu = 0, A0[9];
 	double v0[3] = { 0, 0, 0 }, w0[3] = { 0, 0, 0 };
 	long nel = 0;
 
@@ -369,9 +369,7 @@ void build_beam(struct bctx *b, const struct dnode *item)
 	} else if (sv) {
 		rc |= read_section(b, sv, what, C, &m, J, &mu) != 0;
 	} else if (mv && cv) {
-		rc |= read_material(b, mv, cv, what, K, &m, J, &mu) != 0;
-		for (int i = 0; i < 6; i++)
-			C[7 * i] = K[i];
+		rc |= read_material(b, mv, cv, what, C, &m, J, &mu) != 0;
 	} else {
 		diag_error(b->d, &item->pos, "%s needs section, or material with cross_section",
 			   what);
