@@ -157,6 +157,82 @@ done
 [ "$killed" -eq 10 ] &&
 	ok "SIGKILL 10 times with a flush every sample: every file opens, series as long as /time or one sample longer ($inflush killed inside a flush)"
 
+# --- 1c. chunks of a run of unknown length ----------------------------------
+# An adaptive run does not know how many samples it writes: its series
+# start with chunks of ~4 kB and are made again with chunks of ~64 kB,
+# still empty, at the first flush that is not the last (src/io/h5.c,
+# H5_CHUNK_FIRST).  The double pendulum with rn4 to t = 20 (~1900 samples,
+# rows of 2 x 3 doubles for /bodies/position), once flushed only at the
+# end (flush_interval 1e9: 4096 / 48 = 85 rows a chunk) and once at every
+# sample (made again: 65536 / 48 = 1365 rows a chunk): the same series,
+# values and attributes, names and values in the same order.
+ad="--set integrator.method=rn4 --set integrator.adaptive=true"
+"$MBSIM" run "$dp" -o "$tmp/ad_end.h5" --quiet $ad --set time.end=20 --set output.flush_interval=1e9
+"$MBSIM" run "$dp" -o "$tmp/ad_each.h5" --quiet $ad --set time.end=20 --set output.flush_interval=0
+if r=$("$PY" - "$tmp/ad_end.h5" "$tmp/ad_each.h5" <<'PY' 2>"$tmp/err"
+import sys, h5py, numpy as np
+a, b = h5py.File(sys.argv[1], "r"), h5py.File(sys.argv[2], "r")
+def objs(f):
+    d = {}
+    f.visititems(lambda k, v: d.__setitem__(k, v))
+    return d
+A, B = objs(a), objs(b)
+assert set(A) == set(B), set(A) ^ set(B)
+for k, v in A.items():
+    assert list(v.attrs) == list(B[k].attrs), (k, list(v.attrs), list(B[k].attrs))
+    for n in v.attrs:
+        assert np.array_equal(np.asarray(v.attrs[n]), np.asarray(B[k].attrs[n])), (k, n)
+    if isinstance(v, h5py.Dataset) and k != "solver/wall_time" and v.dtype.kind in "fi":
+        assert np.array_equal(v[()], B[k][()], equal_nan=True), k
+ca, cb = A["bodies/position"].chunks, B["bodies/position"].chunks
+assert ca == (85, 2, 3) and cb == (1365, 2, 3), (ca, cb)
+n = len(a["time"])
+assert n > 1365, n
+print(n, len(A))
+PY
+); then
+	set -- $r
+	ok "adaptive run, $1 samples: chunks of 85 rows flushed at the end, 1365 when flushed at every sample (made again, empty, at the first flush); $2 objects, values and attributes the same"
+else
+	bad "adaptive run: chunk shapes or contents" "$(cat "$tmp/err")"
+fi
+# Killed 5 times after 0.2 to 0.7 s with a flush every 0.1 s: the series
+# made again at the first flush keep their attributes and no series is
+# shorter than /time.
+delays=$(awk -v s="$seed" 'BEGIN { srand(s + 2); for (i = 0; i < 5; i++) printf "%.3f\n", 0.2 + 0.5 * rand() }')
+killed=0 rows=0
+for d in $delays; do
+	f=$tmp/adkill.h5
+	rm -f "$f" "$f.partial"
+	"$MBSIM" run "$dp" -o "$f" --quiet $ad --set time.end=2000 --set output.flush_interval=0.1 2>"$tmp/err" &
+	pid=$!
+	sleep "$d"
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	if ! r=$("$PY" - "$f" <<'PY' 2>"$tmp/err"
+import sys, h5py
+with h5py.File(sys.argv[1], "r") as f:
+    n = len(f["time"])
+    lens = []
+    f.visititems(lambda k, v: lens.append(v.shape[0])
+                 if isinstance(v, h5py.Dataset) and "units" in v.attrs else None)
+    assert len(lens) > 20, "%d series with units" % len(lens)
+    assert min(lens) >= n, "a series of %d rows, /time %d" % (min(lens), n)
+    assert "names" in f["joints/coordinate"].attrs
+    if n > 0:
+        assert f["bodies/position"].chunks[0] == 1365, f["bodies/position"].chunks
+    print(n)
+PY
+	); then
+		bad "adaptive run killed after $d s" "$(cat "$tmp/err")"
+		break
+	fi
+	killed=$((killed + 1))
+	rows=$((rows + r))
+done
+[ "$killed" -eq 5 ] &&
+	ok "adaptive run SIGKILLed 5 times: every file opens, series with their attributes, none shorter than /time ($rows samples in all)"
+
 # --- 1b. a stale F.partial ------------------------------------------------
 # what a run killed before its file was made leaves: the next run to the
 # same output replaces it, and leaves F (complete) alone

@@ -282,6 +282,19 @@ int expr_eval(struct expr *ex, const char *s, double *v, struct expr_err *err)
 		snprintf(err->msg, sizeof err->msg, "longer than %d characters", EXPR_MAX_LEN);
 		return -1;
 	}
+	/* a bare variable's name (a tenth of the vehicle deck's expressions)
+	 * needs no parse; pi and e stay muparser's constants */
+	const struct expr_var *var = expr_is_ident(s) && strcmp(s, "pi") != 0 && strcmp(s, "e") != 0 ?
+				     find_var(ex, s) : NULL;
+	if (var) {
+		if (!isfinite(var->value)) {
+			err->code = EXPR_ERR_NOT_FINITE;
+			snprintf(err->msg, sizeof err->msg, "value is not finite");
+			return -1;
+		}
+		*v = var->value;
+		return 0;
+	}
 	muParserHandle_t h = parser_for(ex, s);
 	int n = 0;
 	double *r = mupEvalMulti(h, &n);

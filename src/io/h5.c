@@ -21,8 +21,16 @@
  * rows when the run is known to write fewer, so that a short run's file
  * is not mostly empty chunks); a row larger than H5_ROW_MAX (3-vectors of
  * more than ~44000 bodies) is split along its first axis into chunks of
- * about H5_SPLIT_BYTES, one sample each. */
+ * about H5_SPLIT_BYTES, one sample each.  When the caller does not know
+ * how many rows come (opt.rows 0: an adaptive run), the series start
+ * with chunks of about H5_CHUNK_FIRST and are made again with the full
+ * size, still empty, at the first flush that is not h5_close's: a run
+ * that ends before its first flush interval is short, and its file is
+ * not some 64 kB of zeros a series (the 14-body vehicle of
+ * decks/hmmwv14.yaml, 12 samples: 2.5 MB made 0.18 MB, 2 to 5 ms of
+ * its 50 ms; bench/README.md "Fixed cost of a run"). */
 #define H5_CHUNK_BYTES (64 * 1024)
+#define H5_CHUNK_FIRST (4 * 1024)
 #define H5_ROW_MAX (1024 * 1024)
 #define H5_SPLIT_BYTES (256 * 1024)
 /* Rows kept in memory past this many bytes are flushed whatever the
@@ -63,6 +71,7 @@ struct h5out {
 	struct pending *p;	/* in the order declared */
 	int np;
 	int state;		/* 0 declaring, 1 h5_start's thread busy, 2 file made */
+	int full_chunks;	/* the series have (or get) chunks of H5_CHUNK_BYTES */
 	pthread_t th;
 	hid_t dcpl;		/* the series' creation properties, made once (0 until then) */
 	hid_t scalar, stype;	/* the attributes' dataspace and string type (0 until made) */
@@ -498,7 +507,7 @@ int h5_ints(struct h5out *o, const char *path, const int *v, int n)
 }
 
 /* Chunk shape of a series with rows of dims[1..rank) (see H5_CHUNK_BYTES). */
-static void chunk_shape(const struct series *s, long rows, hsize_t *c)
+static void chunk_shape(const struct series *s, long rows, size_t bytes, hsize_t *c)
 {
 	size_t rowb = s->width * sizeof(double);
 	for (int i = 1; i < s->rank; i++)
@@ -509,7 +518,7 @@ static void chunk_shape(const struct series *s, long rows, hsize_t *c)
 		c[1] = H5_SPLIT_BYTES / inner;
 		return;
 	}
-	hsize_t n = H5_CHUNK_BYTES / rowb;
+	hsize_t n = bytes / rowb;
 	if (rows > 0 && (hsize_t)rows < n)
 		n = (hsize_t)rows;
 	c[0] = n > 0 ? n : 1;
@@ -522,7 +531,8 @@ static void make_series(struct h5out *o, struct series *s)
 		return;
 	hsize_t maxd[3] = { H5S_UNLIMITED, s->dims[1], s->dims[2] }, chunk[3];
 	hsize_t dims[3] = { 0, s->dims[1], s->dims[2] };
-	chunk_shape(s, o->opt.rows, chunk);
+	chunk_shape(s, o->opt.rows, o->opt.rows > 0 || o->full_chunks ? H5_CHUNK_BYTES : H5_CHUNK_FIRST,
+		    chunk);
 	make_groups(o, s->path);
 	hid_t sp = H5Screate_simple(s->rank, dims, maxd);
 	/* one property list for all series, its chunk shape set for each
@@ -604,6 +614,79 @@ void h5_row(struct h5out *o, int id, const double *row)
 		memcpy(r, row, o->s[id].width * sizeof(double));
 }
 
+/* An attribute read back, to be written again (reshape). */
+struct attr_copy {
+	char *name;
+	hid_t type, space;
+	void *data;
+};
+
+struct attr_list {
+	struct attr_copy *a;
+	int n;
+};
+
+static herr_t collect_attr(hid_t obj, const char *name, const H5A_info_t *info, void *arg)
+{
+	struct attr_list *L = arg;
+	hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+	if (a < 0)
+		return -1;
+	hid_t t = H5Aget_type(a), sp = H5Aget_space(a);
+	hssize_t np = sp >= 0 ? H5Sget_simple_extent_npoints(sp) : -1;
+	size_t ts = t >= 0 ? H5Tget_size(t) : 0;
+	void *buf = np >= 0 && ts > 0 ? xcalloc((size_t)np + 1, ts) : NULL;
+	if (!buf || H5Aread(a, t, buf) < 0) {
+		free(buf);
+		if (t >= 0)
+			H5Tclose(t);
+		if (sp >= 0)
+			H5Sclose(sp);
+		H5Aclose(a);
+		return -1;
+	}
+	H5Aclose(a);
+	L->a = xrealloc(L->a, (size_t)(L->n + 1) * sizeof(*L->a));
+	L->a[L->n++] = (struct attr_copy){ xstrdup(name), t, sp, buf };
+	return 0;
+}
+
+/* s, which has no rows in the file yet, made again with chunks of the full
+ * size (see H5_CHUNK_FIRST), with the attributes it had. */
+static int reshape(struct h5out *o, struct series *s)
+{
+	struct attr_list L = { NULL, 0 };
+	int rc = H5Aiterate2(s->dset, H5_INDEX_CRT_ORDER, H5_ITER_NATIVE, NULL, collect_attr, &L) < 0 &&
+			 H5Aiterate2(s->dset, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, collect_attr, &L) < 0 ?
+		 -1 : 0;
+	H5Dclose(s->dset);
+	s->dset = -1;
+	if (rc == 0 && H5Ldelete(o->file, s->path, H5P_DEFAULT) < 0)
+		rc = -1;
+	char *units = s->units, *desc = s->desc;
+	s->units = s->desc = NULL;	/* they are among the attributes */
+	if (rc == 0)
+		make_series(o, s);
+	s->units = units;
+	s->desc = desc;
+	for (int i = 0; i < L.n; i++) {
+		struct attr_copy *c = &L.a[i];
+		if (rc == 0 && s->dset >= 0) {
+			hid_t a = H5Acreate2(s->dset, c->name, c->type, c->space, H5P_DEFAULT, H5P_DEFAULT);
+			if (a < 0 || H5Awrite(a, c->type, c->data) < 0)
+				rc = -1;
+			if (a >= 0)
+				H5Aclose(a);
+		}
+		free(c->name);
+		free(c->data);
+		H5Tclose(c->type);
+		H5Sclose(c->space);
+	}
+	free(L.a);
+	return rc == 0 && s->dset >= 0 ? 0 : -1;
+}
+
 /* Append the rows kept of s to its dataset. */
 static int put_rows(struct h5out *o, struct series *s)
 {
@@ -661,12 +744,18 @@ static int flush_range(struct h5out *o, int i0, int i1)
 	return 0;
 }
 
-int h5_flush(struct h5out *o)
+static int flush(struct h5out *o, int last)
 {
 	sync_file(o);
 	if (o->failed)
 		return -1;
 	errno = 0;
+	if (!last && !o->full_chunks && o->opt.rows <= 0) {
+		o->full_chunks = 1;
+		for (int i = 0; i < o->ns; i++)
+			if (o->s[i].dset >= 0 && o->s[i].dims[0] == 0 && reshape(o, &o->s[i]))
+				return fail(o, "writing HDF5 file");
+	}
 	/* the others first, then series 0 (the index, /time) in a flush of
 	 * its own: a process killed during the first flush leaves them with
 	 * some of the new rows and series 0 without, so the first len(0)
@@ -679,6 +768,11 @@ int h5_flush(struct h5out *o)
 	o->kept = 0;
 	o->last = wall();
 	return 0;
+}
+
+int h5_flush(struct h5out *o)
+{
+	return flush(o, 0);
 }
 
 int h5_commit(struct h5out *o)
@@ -696,7 +790,7 @@ int h5_close(struct h5out **po, const char *status, char *err, size_t errlen)
 	struct h5out *o = *po;
 	if (!o)
 		return 0;
-	int rc = h5_flush(o);
+	int rc = flush(o, 1);
 	if (!o->failed && attr_str(o, o->file, "status", status, 0))
 		rc = fail(o, "writing HDF5 file");
 	if (o->failed && o->file >= 0) {

@@ -196,6 +196,38 @@ static void test_repeat(void **state)
 	check_chain(17, "parameters.N=17");
 }
 
+static void test_bare_names(void **state)
+{
+	/* a bare variable name is read without muparser (expr.c): the same
+	 * value as through muparser ("+x" is parsed), the same error for a
+	 * non-finite value and for an unknown name, and pi and e stay the
+	 * constants even when a variable of that name is defined (muparser
+	 * refuses to define a variable over its constant) */
+	struct expr *e = expr_new(1);
+	struct expr_err err;
+	double a = 0, b = 0;
+	expr_define(e, "x_1", 0.1 + 0.2);
+	assert_int_equal(expr_eval(e, "x_1", &a, &err), 0);
+	assert_int_equal(expr_eval(e, "+x_1", &b, &err), 0);
+	assert_true(a == b && a == 0.1 + 0.2);
+	expr_define(e, "x_1", -7.25);
+	assert_int_equal(expr_eval(e, "x_1", &a, &err), 0);
+	assert_true(a == -7.25);
+	expr_define(e, "big", INFINITY);
+	assert_int_equal(expr_eval(e, "big", &a, &err), -1);
+	assert_int_equal(err.code, EXPR_ERR_NOT_FINITE);
+	assert_int_equal(expr_eval(e, "+big", &a, &err), -1);
+	assert_int_equal(err.code, EXPR_ERR_NOT_FINITE);
+	assert_int_equal(expr_eval(e, "nobody", &a, &err), -1);
+	assert_true(err.msg[0] != 0);
+	expr_define(e, "pi", 3.0);
+	assert_int_equal(expr_eval(e, "pi", &a, &err), 0);
+	assert_true(a == M_PI);
+	expr_undefine(e, "x_1");
+	assert_int_equal(expr_eval(e, "x_1", &a, &err), -1);
+	expr_free(&e);
+}
+
 static void test_urand(void **state)
 {
 	/* urand(k) in an expression depends on the seed and k only: two fresh
@@ -396,6 +428,7 @@ int main(void)
 		cmocka_unit_test(test_set_errors),
 		cmocka_unit_test(test_set_value_position),
 		cmocka_unit_test(test_repeat),
+		cmocka_unit_test(test_bare_names),
 		cmocka_unit_test(test_urand),
 		cmocka_unit_test(test_orientation_forms),
 		cmocka_unit_test(test_many_errors),

@@ -62,6 +62,9 @@ static void test_chunks(void **state)
 		assert_true(h5_series(o, p, nb[i], 3, H5_DOUBLE, "m", NULL) >= 0);
 	}
 	assert_true(h5_series(o, "/t", 0, 0, H5_DOUBLE, "s", NULL) >= 0);
+	/* rows unknown: full-size chunks from the first flush that is not
+	 * h5_close's (see test_first_chunks) */
+	assert_int_equal(h5_flush(o), 0);
 	assert_int_equal(h5_close(&o, "complete", err, sizeof err), 0);
 	for (int i = 0; i < 4; i++) {
 		char p[64];
@@ -77,6 +80,49 @@ static void test_chunks(void **state)
 	}
 	hsize_t c[3];
 	assert_near(chunk_bytes(path, "/t", c), 65536, 0, 0);	/* 8192 samples */
+	unlink(path);
+}
+
+/* Rows unknown and no flush before h5_close (a run shorter than its flush
+ * interval): chunks of about 4 kB (h5.c H5_CHUNK_FIRST), one row when a
+ * row is larger; the split of rows over 1 MB as in test_chunks; the
+ * attributes in place. */
+static void test_first_chunks(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/mbsim-test-h5-XXXXXX", err[256];
+	tmpname(path);
+	struct h5_opts opt = { 2.0, 0, 0 };
+	struct h5out *o = h5_create(path, &opt, err, sizeof err);
+	assert_non_null(o);
+	static const long nb[] = { 1, 1000, 100000 };
+	for (int i = 0; i < 3; i++) {
+		char p[64];
+		snprintf(p, sizeof p, "/b%ld", nb[i]);
+		assert_true(h5_series(o, p, nb[i], 3, H5_DOUBLE, "m", NULL) >= 0);
+	}
+	int t = h5_series(o, "/t", 0, 0, H5_DOUBLE, "s", "time");
+	assert_true(t >= 0);
+	assert_int_equal(h5_attr_str(o, "/t", "extra", "kept"), 0);
+	double v = 0.5;
+	h5_row(o, t, &v);
+	assert_int_equal(h5_close(&o, "complete", err, sizeof err), 0);
+	hsize_t c[3];
+	assert_near(chunk_bytes(path, "/t", c), 4096, 0, 0);	/* 512 samples */
+	assert_near(chunk_bytes(path, "/b1", c), 170 * 24, 0, 0);
+	assert_near(chunk_bytes(path, "/b1000", c), 24000, 0, 0);	/* one row */
+	assert_int_equal(c[0], 1);
+	chunk_bytes(path, "/b100000", c);
+	assert_int_equal(c[0], 1);
+	assert_true(c[1] < 100000);
+	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	assert_true(f >= 0);
+	hid_t d = H5Dopen2(f, "/t", H5P_DEFAULT);
+	assert_true(d >= 0);
+	assert_true(H5Aexists(d, "units") > 0 && H5Aexists(d, "description") > 0 &&
+		    H5Aexists(d, "extra") > 0);
+	H5Dclose(d);
+	H5Fclose(f);
 	unlink(path);
 }
 
@@ -246,6 +292,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_chunks),
+		cmocka_unit_test(test_first_chunks),
 		cmocka_unit_test(test_short_chunks),
 		cmocka_unit_test(test_logical),
 		cmocka_unit_test(test_in_place),
