@@ -2,6 +2,7 @@
 #ifndef MBSIM_CLI_H
 #define MBSIM_CLI_H
 
+#include <pthread.h>
 #include <signal.h>
 
 #include "../model/model.h"
@@ -91,6 +92,19 @@ volatile sig_atomic_t *cli_catch_signals(void);
  * existing file that is not an mbsim output (no root attribute status),
  * unless force (run -o, modes -o).  0, or -1 after a usage message. */
 int cli_check_output(const char *usage, const char *deck, const char *out, int force);
+/* cli_check_output in two halves, for a caller that reads its deck
+ * meanwhile and makes no HDF5 call before the end: begin makes the checks
+ * by stat(2) (-1 after the message) and starts the one that opens an
+ * existing file; end waits for it (-1 after the message).  end is called
+ * whenever begin returned 0, before anything is written. */
+struct cli_out_check {
+	const char *usage, *out;
+	pthread_t th;
+	int asked, started, ok;
+};
+int cli_check_output_begin(const char *usage, const char *deck, const char *out, int force,
+			   struct cli_out_check *c);
+int cli_check_output_end(struct cli_out_check *c);
 /* "mbsim ARG..." for the files' command_line attribute (malloc'd). */
 char *cli_join_args(int argc, char **argv);
 

@@ -264,12 +264,8 @@ int cmd_run(int argc, char **argv)
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	}
 	char *out = ro.out ? xstrdup(ro.out) : default_output(ro.deck);
-	if (cli_check_output(USAGE_RUN, ro.deck, out, ro.force)) {
-		free(out);
-		free(ro.sets);
-		return EXIT_USAGE;
-	}
-	if (ro.xdmf && remove_xdmf(out)) {
+	struct cli_out_check oc;
+	if (cli_check_output_begin(USAGE_RUN, ro.deck, out, ro.force, &oc)) {
 		free(out);
 		free(ro.sets);
 		return EXIT_USAGE;
@@ -279,6 +275,17 @@ int cmd_run(int argc, char **argv)
 	struct sim_options o;
 	char why[600];
 	rc = cli_load_why(ro.deck, ro.sets, ro.nsets, &dk, &m, &o, why, sizeof why);
+	/* the output refused (a usage error, exit 64, as when the deck is not
+	 * read) or its companion not removable: nothing written */
+	if (cli_check_output_end(&oc) || (ro.xdmf && remove_xdmf(out))) {
+		if (rc == 0) {
+			model_free(&m);
+			deck_free(&dk);
+		}
+		free(out);
+		free(ro.sets);
+		return EXIT_USAGE;
+	}
 	if (rc == EXIT_SIM && *stop)
 		interrupted_file(ro.deck, out, why);
 	if (rc) {

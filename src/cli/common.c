@@ -12,6 +12,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,12 +293,27 @@ static int is_mbsim_output(const char *path)
 	return ok;
 }
 
+static void *check_thread(void *arg)
+{
+	struct cli_out_check *c = arg;
+	c->ok = is_mbsim_output(c->out);
+	return NULL;
+}
+
 /* Refuse an output path that would destroy an input or a file that is
  * not an earlier result (issue 16: '-o copy.yaml' overwrote the deck).
+ * The checks by stat(2) are made here; whether an existing regular file
+ * is an mbsim output is asked of HDF5 in a thread of its own (the
+ * library's start and the file's opening, ~1 ms, while the caller reads
+ * the deck; no HDF5 call is made elsewhere until cli_check_output_end).
  * 0, or -1 after the message. */
-int cli_check_output(const char *usage, const char *deck, const char *out, int force)
+int cli_check_output_begin(const char *usage, const char *deck, const char *out, int force,
+			   struct cli_out_check *c)
 {
 	struct stat so, sd;
+	memset(c, 0, sizeof(*c));
+	c->usage = usage;
+	c->out = out;
 	if (force || stat(out, &so) != 0)
 		return 0;	/* nothing there yet: the writer reports other errors */
 	if (stat(deck, &sd) == 0 && so.st_dev == sd.st_dev && so.st_ino == sd.st_ino) {
@@ -318,11 +334,34 @@ int cli_check_output(const char *usage, const char *deck, const char *out, int f
 				"write it anyway)", out);
 		return -1;
 	}
-	if (!is_mbsim_output(out)) {
-		cli_usage_error(usage, "output '%s' exists and is not an mbsim output file "
+	c->asked = 1;
+	if (pthread_create(&c->th, NULL, check_thread, c) == 0)
+		c->started = 1;
+	else
+		c->ok = is_mbsim_output(out);
+	return 0;
+}
+
+int cli_check_output_end(struct cli_out_check *c)
+{
+	if (c->started)
+		pthread_join(c->th, NULL);
+	c->started = 0;
+	if (c->asked && !c->ok) {
+		c->asked = 0;
+		cli_usage_error(c->usage, "output '%s' exists and is not an mbsim output file "
 				"(no HDF5 root attribute 'status'): refusing to overwrite it "
-				"(--force to write it anyway)", out);
+				"(--force to write it anyway)", c->out);
 		return -1;
 	}
+	c->asked = 0;
 	return 0;
+}
+
+int cli_check_output(const char *usage, const char *deck, const char *out, int force)
+{
+	struct cli_out_check c;
+	if (cli_check_output_begin(usage, deck, out, force, &c))
+		return -1;
+	return cli_check_output_end(&c);
 }
