@@ -13,8 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Above this many rows the Schur complement is kept sparse. */
+/* Up to this many rows the Schur complement is factored dense; up to
+ * KKT_FILL_MAX rows too when its sparse factor L, in the AMD order, would
+ * hold KKT_FILL of the entries below the diagonal or more.  Then the
+ * sparse elimination does about as many operations as the dense one, each
+ * through an index: the 14-body vehicle (decks/hmmwv14.yaml, 66 rows,
+ * L 49 % full) spent 162 k instructions a factorization in spf_factor and
+ * 3.4 % more of its rn4 run than dense (callgrind); the chain of 32
+ * (96 rows, 8 %) stays sparse. */
 #define KKT_DENSE_MAX 64
+#define KKT_FILL_MAX 256
+#define KKT_FILL 0.3
 
 const char *kkt_mode_name(enum kkt_mode m)
 {
@@ -243,6 +252,15 @@ int kkt_npairs(const struct kkt *k)
 	return k->np;
 }
 
+/* Whether the sparse factor of S would be KKT_FILL full (above). */
+static int filled(int nb, int nc, const int *bi, const int *bj)
+{
+	struct kkt *t = kkt_new_pairs(nb, nc, bi, bj, KKT_SPARSE, 0, NULL);
+	int full = t && t->spf && (double)spf_nnz(t->spf) >= KKT_FILL * 0.5 * nc * (nc - 1.0);
+	kkt_free(&t);
+	return full;
+}
+
 struct kkt *kkt_new_pairs(int nb, int nc, const int *bi, const int *bj, enum kkt_mode mode,
 			  int np, const int *pairs)
 {
@@ -256,7 +274,8 @@ struct kkt *kkt_new_pairs(int nb, int nc, const int *bi, const int *bj, enum kkt
 		memcpy(k->pairs, pairs, 2 * (size_t)np * sizeof(int));
 	}
 	if (mode == KKT_AUTO)
-		mode = nc <= KKT_DENSE_MAX ? KKT_DENSE : KKT_SPARSE;
+		mode = nc <= KKT_DENSE_MAX || (nc <= KKT_FILL_MAX && filled(nb, nc, bi, bj)) ?
+			       KKT_DENSE : KKT_SPARSE;
 	k->mode = mode;
 	k->nb = nb;
 	k->nc = nc;

@@ -47,6 +47,11 @@ struct spf {
 	int sym;		/* the last factorization had symmetric values */
 };
 
+size_t spf_nnz(const struct spf *f)
+{
+	return f->len;
+}
+
 void spf_free(struct spf **pf)
 {
 	struct spf *f = *pf;

@@ -15,6 +15,8 @@
 #ifndef MBSIM_SPF_H
 #define MBSIM_SPF_H
 
+#include <stddef.h>
+
 struct spf;
 
 /* Pattern: n x n in compressed columns (Ap, Ai), sorted, no duplicates,
@@ -23,6 +25,8 @@ struct spf;
  * not such. */
 struct spf *spf_new(int n, const int *Ap, const int *Ai);
 void spf_free(struct spf **f);
+/* Entries of L below its diagonal (its fill in the AMD order). */
+size_t spf_nnz(const struct spf *f);
 
 /* Numeric factorization of the values Ax (same pattern); sym: the values
  * are symmetric (then U = D L^T and only L is computed).  Returns 0, or

@@ -477,6 +477,35 @@ static void test_duplicated_row_nonsym(void **state)
 	duplicated_row(W_NONSYM, KKT_SPARSE);
 }
 
+/* KKT_AUTO: dense up to 64 rows; above, dense while the sparse factor of S
+ * would be at least 30 % full (up to 256 rows), else sparse (kkt.c).  A
+ * hub (body 0, every row on it and on one of 8 others: S fully coupled)
+ * with 70 rows is dense; a chain of 70 bodies, one row between each
+ * neighbour and one to the ground (S tridiagonal, L 1/69 full), sparse;
+ * the hub with 300 rows, above 256, sparse. */
+static void test_auto_fill(void **state)
+{
+	(void)state;
+	int bi[300], bj[300];
+	for (int r = 0; r < 300; r++) {
+		bi[r] = 0;
+		bj[r] = 1 + r % 8;
+	}
+	struct kkt *k = kkt_new(9, 70, bi, bj, KKT_AUTO);
+	assert_int_equal(kkt_mode_of(k), KKT_DENSE);
+	kkt_free(&k);
+	k = kkt_new(9, 300, bi, bj, KKT_AUTO);
+	assert_int_equal(kkt_mode_of(k), KKT_SPARSE);
+	kkt_free(&k);
+	for (int r = 0; r < 70; r++) {
+		bi[r] = r - 1;	/* -1: the ground */
+		bj[r] = r;
+	}
+	k = kkt_new(70, 70, bi, bj, KKT_AUTO);
+	assert_int_equal(kkt_mode_of(k), KKT_SPARSE);
+	kkt_free(&k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -488,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_duplicated_row_spd),
 		cmocka_unit_test(test_duplicated_row_nonsym),
 		cmocka_unit_test(test_klu_ex),
+		cmocka_unit_test(test_auto_fill),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
