@@ -11,6 +11,20 @@ if ! "$PY" -c 'import h5py' 2>/dev/null; then
 	exit $?
 fi
 
+# kill_after DELAY FILE ARG...: mbsim run ARG... -o FILE --quiet (stderr
+# to $tmp/err), killed by SIGKILL after DELAY s; FILE and FILE.partial
+# removed first.
+kill_after() {
+	ka_d=$1 ka_f=$2
+	shift 2
+	rm -f "$ka_f" "$ka_f.partial"
+	"$MBSIM" run "$@" -o "$ka_f" --quiet 2>"$tmp/err" &
+	ka_pid=$!
+	sleep "$ka_d"
+	kill -KILL "$ka_pid" 2>/dev/null
+	wait "$ka_pid" 2>/dev/null
+}
+
 # --- 1. SIGKILL at random moments ---------------------------------------
 # A run of ~10 s (double pendulum to t = 2000 s, a sample every 10 steps;
 # 200 s take 1 s here) with a flush every 0.1 s of wall time is killed
@@ -45,13 +59,8 @@ H5DUMP=$(command -v h5dump)
 killed=0 rows=0 nonempty=0 inflush=0 missing=0 partial=0
 for d in $delays; do
 	f=$tmp/killed.h5
-	rm -f "$f" "$f.partial"
-	"$MBSIM" run "$dp" -o "$f" --quiet --set time.end=2000 --set output.every=10 \
-		--set output.flush_interval=0.1 2>"$tmp/err" &
-	pid=$!
-	sleep "$d"
-	kill -KILL "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+	kill_after "$d" "$f" "$dp" --set time.end=2000 --set output.every=10 \
+		--set output.flush_interval=0.1
 	if [ ! -e "$f" ]; then
 		late=$(awk -v d="$d" 'BEGIN { print (d >= 0.5) }')
 		if [ "$late" = 1 ]; then
@@ -129,13 +138,8 @@ delays=$(awk -v s="$seed" 'BEGIN { srand(s + 1); for (i = 0; i < 10; i++) printf
 killed=0 inflush=0
 for d in $delays; do
 	f=$tmp/flush.h5
-	rm -f "$f" "$f.partial"
-	"$MBSIM" run "$dp" -o "$f" --quiet --set time.end=2000 --set output.every=10 \
-		--set output.flush_interval=0 2>"$tmp/err" &
-	pid=$!
-	sleep "$d"
-	kill -KILL "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+	kill_after "$d" "$f" "$dp" --set time.end=2000 --set output.every=10 \
+		--set output.flush_interval=0
 	if ! r=$("$PY" - "$f" <<'PY' 2>"$tmp/err"
 import sys, h5py, numpy as np
 with h5py.File(sys.argv[1], "r") as f:
@@ -203,12 +207,7 @@ delays=$(awk -v s="$seed" 'BEGIN { srand(s + 2); for (i = 0; i < 5; i++) printf 
 killed=0 rows=0
 for d in $delays; do
 	f=$tmp/adkill.h5
-	rm -f "$f" "$f.partial"
-	"$MBSIM" run "$dp" -o "$f" --quiet $ad --set time.end=2000 --set output.flush_interval=0.1 2>"$tmp/err" &
-	pid=$!
-	sleep "$d"
-	kill -KILL "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
+	kill_after "$d" "$f" "$dp" $ad --set time.end=2000 --set output.flush_interval=0.1
 	if ! r=$("$PY" - "$f" <<'PY' 2>"$tmp/err"
 import sys, h5py
 with h5py.File(sys.argv[1], "r") as f:
