@@ -8,6 +8,7 @@
 #include "../sim/sim.h"
 #include "../util/suggest.h"
 #include "../util/interrupt.h"
+#include "../util/spawn.h"
 #include "../util/xalloc.h"
 
 #include <ctype.h>
@@ -335,7 +336,7 @@ int cli_check_output_begin(const char *usage, const char *deck, const char *out,
 		return -1;
 	}
 	c->asked = 1;
-	if (pthread_create(&c->th, NULL, check_thread, c) == 0)
+	if (spawn_elsewhere(&c->th, check_thread, c) == 0)
 		c->started = 1;
 	else
 		c->ok = is_mbsim_output(out);
@@ -345,7 +346,7 @@ int cli_check_output_begin(const char *usage, const char *deck, const char *out,
 int cli_check_output_end(struct cli_out_check *c)
 {
 	if (c->started)
-		pthread_join(c->th, NULL);
+		join_here(c->th);
 	c->started = 0;
 	if (c->asked && !c->ok) {
 		c->asked = 0;

@@ -15,7 +15,7 @@
 
 /* Names the expression language already owns. */
 static const char *const reserved[] = {
-	"pi", "e", "urand", "sin", "cos", "tan", "asin", "acos", "atan",
+	"pi", "e", "_pi", "_e", "urand", "sin", "cos", "tan", "asin", "acos", "atan",
 	"sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "log2", "log10",
 	"log", "ln", "exp", "sqrt", "sign", "rint", "abs", "min", "max",
 	"sum", "avg", NULL
@@ -56,6 +56,9 @@ static void build_params(struct bctx *b, const struct dnode *v)
 		if (get_num(b, v->items[i], k->str, &x))
 			b->param_failed = 1;
 		expr_define(b->ex, k->str, x);
+		if (!expr_usable(b->ex, k->str))
+			diag_error(b->d, &k->pos, "parameter name '%s' is not accepted by the expression "
+				   "language (muparser): too long?", k->str);
 	}
 }
 

@@ -15,6 +15,8 @@
 struct expr_var {
 	char *name;
 	double value;
+	int in_parser;		/* muparser took the name (not one of its constants,
+				 * such as _pi, nor longer than it allows) */
 	struct expr_var *next;
 };
 
@@ -74,8 +76,10 @@ static muParserHandle_t new_parser(struct expr *ex)
 	mupDefineFunUserData1(h, "urand", urand_cb, ex, 0);
 	for (struct expr_var *v = ex->vars; v; v = v->next) {
 		mupDefineVar(h, v->name, &v->value);
-		if (mupError(h))
+		if (mupError(h)) {
+			v->in_parser = 0;
 			mupErrorReset(h);
+		}
 	}
 	return h;
 }
@@ -124,11 +128,14 @@ void expr_define(struct expr *ex, const char *name, double value)
 		v->name = xstrdup(name);
 		v->next = ex->vars;
 		ex->vars = v;
+		v->in_parser = 1;
 		for (int i = -1; i < ex->ncache; i++) {
 			muParserHandle_t h = i < 0 ? ex->h : ex->cache[i].h;
 			mupDefineVar(h, v->name, &v->value);
-			if (mupError(h))
+			if (mupError(h)) {
+				v->in_parser = 0;
 				mupErrorReset(h);
+			}
 		}
 	}
 	v->value = value;
@@ -153,6 +160,12 @@ void expr_undefine(struct expr *ex, const char *name)
 int expr_has(const struct expr *ex, const char *name)
 {
 	return find_var(ex, name) != NULL;
+}
+
+int expr_usable(const struct expr *ex, const char *name)
+{
+	const struct expr_var *v = find_var(ex, name);
+	return v && v->in_parser;
 }
 
 const char *expr_var_name(const struct expr *ex, int i)
@@ -283,10 +296,11 @@ int expr_eval(struct expr *ex, const char *s, double *v, struct expr_err *err)
 		return -1;
 	}
 	/* a bare variable's name (a tenth of the vehicle deck's expressions)
-	 * needs no parse; pi and e stay muparser's constants */
-	const struct expr_var *var = expr_is_ident(s) && strcmp(s, "pi") != 0 && strcmp(s, "e") != 0 ?
-				     find_var(ex, s) : NULL;
-	if (var) {
+	 * needs no parse, when muparser knows it as that variable (not pi, e,
+	 * _pi or _e, its constants, which it does not let a variable
+	 * shadow) */
+	const struct expr_var *var = expr_is_ident(s) ? find_var(ex, s) : NULL;
+	if (var && var->in_parser) {
 		if (!isfinite(var->value)) {
 			err->code = EXPR_ERR_NOT_FINITE;
 			snprintf(err->msg, sizeof err->msg, "value is not finite");

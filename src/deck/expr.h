@@ -33,6 +33,9 @@ void expr_free(struct expr **ex);
 void expr_define(struct expr *ex, const char *name, double v);
 void expr_undefine(struct expr *ex, const char *name);
 int expr_has(const struct expr *ex, const char *name);
+/* Whether expressions can use the variable name (muparser refuses the
+ * names of its constants, such as _pi, and names over its length limit). */
+int expr_usable(const struct expr *ex, const char *name);
 /* Names of the variables (for "did you mean"): i-th or NULL past the end. */
 const char *expr_var_name(const struct expr *ex, int i);
 /* Value of the i-th variable (as expr_var_name), NAN past the end. */

@@ -1,15 +1,13 @@
 /* h5.c - HDF5 time-series writer (h5.h). */
-#define _GNU_SOURCE	/* sched_getcpu, pthread_attr_setaffinity_np */
 #include "h5.h"
+#include "../util/spawn.h"
 #include "../util/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
 #include <limits.h>
-#include <malloc.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,12 +21,12 @@
  * more than ~44000 bodies) is split along its first axis into chunks of
  * about H5_SPLIT_BYTES, one sample each.  When the caller does not know
  * how many rows come (opt.rows 0: an adaptive run), the series start
- * with chunks of about H5_CHUNK_FIRST and are made again with the full
- * size, still empty, at the first flush that is not h5_close's: a run
- * that ends before its first flush interval is short, and its file is
- * not some 64 kB of zeros a series (the 14-body vehicle of
- * decks/hmmwv14.yaml, 12 samples: 2.5 MB made 0.18 MB, 2 to 5 ms of
- * its 50 ms; bench/README.md "Fixed cost of a run"). */
+ * with chunks of about H5_CHUNK_FIRST and all but the index are made
+ * again with the full size, still empty, at the first flush that is not
+ * h5_close's: a run that ends before its first flush interval is short,
+ * and its file is not some 64 kB of zeros a series (the 14-body vehicle
+ * of decks/hmmwv14.yaml, 12 samples: 2.5 MB made 0.28 MB, 2 to 5 ms of
+ * its 50 ms; bench/README.md). */
 #define H5_CHUNK_BYTES (64 * 1024)
 #define H5_CHUNK_FIRST (4 * 1024)
 #define H5_ROW_MAX (1024 * 1024)
@@ -127,45 +125,6 @@ static char *partial_name(const char *path)
 	memcpy(t, path, n);
 	memcpy(t + n, H5_PARTIAL, sizeof H5_PARTIAL);
 	return t;
-}
-
-/* A thread running fn(arg) on another processor than this thread's (0),
- * or none (-1: one processor, or no thread to be had).  A new thread
- * often starts on its parent's, and shared it costs the run as much time
- * as it saves (measured, 2 processors). */
-static int spawn_elsewhere(pthread_t *th, void *(*fn)(void *), void *arg)
-{
-	cpu_set_t set;
-	int here = sched_getcpu(), rc = -1;
-	pthread_attr_t at;
-	if (here >= 0 && sched_getaffinity(0, sizeof set, &set) == 0 && CPU_ISSET(here, &set)) {
-		CPU_CLR(here, &set);
-		if (CPU_COUNT(&set) > 0 && pthread_attr_init(&at) == 0) {
-			/* the thread allocates from the main thread's heap
-			 * (a process-wide setting, made only when a thread is
-			 * to be had): in an arena of its own glibc grew the
-			 * arena a page at a time (176 mprotect calls for the
-			 * layout of a pendulum's file), where the main heap
-			 * grows by M_TOP_PAD (128 kB) a time */
-			mallopt(M_ARENA_MAX, 1);
-			if (pthread_attr_setaffinity_np(&at, sizeof set, &set) == 0 &&
-			    pthread_create(th, &at, fn, arg) == 0)
-				rc = 0;
-			pthread_attr_destroy(&at);
-		}
-	}
-	return rc;
-}
-
-/* Wait for th, which may run on this thread's processor from now on:
- * kept off it, it could wait for a processor busy with another process
- * while this one idles. */
-static void join_here(pthread_t th)
-{
-	cpu_set_t set;
-	if (sched_getaffinity(0, sizeof set, &set) == 0)
-		pthread_setaffinity_np(th, sizeof set, &set);
-	pthread_join(th, NULL);
 }
 
 struct h5out *h5_create(const char *path, const struct h5_opts *opt, char *err, size_t errlen)
@@ -651,14 +610,31 @@ static herr_t collect_attr(hid_t obj, const char *name, const H5A_info_t *info, 
 	return 0;
 }
 
+static void free_attrs(struct attr_list *L)
+{
+	for (int i = 0; i < L->n; i++) {
+		free(L->a[i].name);
+		free(L->a[i].data);
+		H5Tclose(L->a[i].type);
+		H5Sclose(L->a[i].space);
+	}
+	free(L->a);
+	L->a = NULL;
+	L->n = 0;
+}
+
 /* s, which has no rows in the file yet, made again with chunks of the full
  * size (see H5_CHUNK_FIRST), with the attributes it had. */
 static int reshape(struct h5out *o, struct series *s)
 {
 	struct attr_list L = { NULL, 0 };
-	int rc = H5Aiterate2(s->dset, H5_INDEX_CRT_ORDER, H5_ITER_NATIVE, NULL, collect_attr, &L) < 0 &&
-			 H5Aiterate2(s->dset, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, collect_attr, &L) < 0 ?
-		 -1 : 0;
+	int rc = 0;
+	if (H5Aiterate2(s->dset, H5_INDEX_CRT_ORDER, H5_ITER_NATIVE, NULL, collect_attr, &L) < 0) {
+		/* (creation order not tracked: by name, from scratch) */
+		free_attrs(&L);
+		if (H5Aiterate2(s->dset, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, collect_attr, &L) < 0)
+			rc = -1;
+	}
 	H5Dclose(s->dset);
 	s->dset = -1;
 	if (rc == 0 && H5Ldelete(o->file, s->path, H5P_DEFAULT) < 0)
@@ -669,21 +645,15 @@ static int reshape(struct h5out *o, struct series *s)
 		make_series(o, s);
 	s->units = units;
 	s->desc = desc;
-	for (int i = 0; i < L.n; i++) {
+	for (int i = 0; i < L.n && rc == 0 && s->dset >= 0; i++) {
 		struct attr_copy *c = &L.a[i];
-		if (rc == 0 && s->dset >= 0) {
-			hid_t a = H5Acreate2(s->dset, c->name, c->type, c->space, H5P_DEFAULT, H5P_DEFAULT);
-			if (a < 0 || H5Awrite(a, c->type, c->data) < 0)
-				rc = -1;
-			if (a >= 0)
-				H5Aclose(a);
-		}
-		free(c->name);
-		free(c->data);
-		H5Tclose(c->type);
-		H5Sclose(c->space);
+		hid_t a = H5Acreate2(s->dset, c->name, c->type, c->space, H5P_DEFAULT, H5P_DEFAULT);
+		if (a < 0 || H5Awrite(a, c->type, c->data) < 0)
+			rc = -1;
+		if (a >= 0)
+			H5Aclose(a);
 	}
-	free(L.a);
+	free_attrs(&L);
 	return rc == 0 && s->dset >= 0 ? 0 : -1;
 }
 
@@ -751,10 +721,26 @@ static int flush(struct h5out *o, int last)
 		return -1;
 	errno = 0;
 	if (!last && !o->full_chunks && o->opt.rows <= 0) {
+		/* every series but the index (/time, 512 samples a chunk of
+		 * 4 kB): HDF5 writes a flush's metadata in an order of its
+		 * own, and a process killed inside this first flush, which
+		 * deletes and makes datasets, may leave one unreadable (as one
+		 * killed inside any flush may leave a dataset it extends; at
+		 * 16 to 18 of the 215 writes of a double pendulum's run
+		 * flushing every sample, killed at each write in turn); the
+		 * index, not made again and written in a flush of its own
+		 * after the others, stays readable */
 		o->full_chunks = 1;
-		for (int i = 0; i < o->ns; i++)
-			if (o->s[i].dset >= 0 && o->s[i].dims[0] == 0 && reshape(o, &o->s[i]))
+		for (int i = 1; i < o->ns; i++) {
+			struct series *s = &o->s[i];
+			hsize_t c0[3], c1[3];
+			chunk_shape(s, 0, H5_CHUNK_FIRST, c0);
+			chunk_shape(s, 0, H5_CHUNK_BYTES, c1);
+			if (s->dset < 0 || s->dims[0] != 0 || memcmp(c0, c1, (size_t)s->rank * sizeof *c0) == 0)
+				continue;	/* (rows of 64 kB or more: one a chunk either way) */
+			if (reshape(o, s))
 				return fail(o, "writing HDF5 file");
+		}
 	}
 	/* the others first, then series 0 (the index, /time) in a flush of
 	 * its own: a process killed during the first flush leaves them with

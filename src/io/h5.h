@@ -16,6 +16,10 @@
  * index (the sample times): it is written after all others, in a flush
  * of its own, so that a process killed during a flush leaves every series
  * at least as long as the index, whose length is the file's samples.
+ * Inside a flush HDF5 orders its own writes: a kill at the wrong one can
+ * leave a dataset (rarely the index) unreadable in a file that opens (12
+ * of the 215 writes of a double pendulum's short run flushing every
+ * sample, in its first and last flushes; man mbsim-output(5)).
  * So PATH, once it exists, always names a file that opens; a process
  * killed before the rename leaves no PATH (h5_create removes an earlier
  * file there at once) and perhaps PATH.partial, which the next

@@ -26,6 +26,10 @@ struct h5in {
 
 struct h5in *h5r_open(const char *path, char *err, size_t errlen)
 {
+	/* before the library starts (this may be the process's first HDF5
+	 * call: run's check of an existing output): no clean-up at exit,
+	 * which crashed after a failed write (h5.c, h5_create) */
+	H5dont_atexit();
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	if (H5Fis_hdf5(path) <= 0) {
 		snprintf(err, errlen, "cannot read '%s': not an HDF5 file or not readable", path);

@@ -131,7 +131,7 @@ static void block_entries(struct kkt *k)
 	for (int b = 0; b < nb; b++)
 		if (cnt[b] > k->emax)
 			k->emax = cnt[b];
-	/* dense (at most KKT_DENSE_MAX rows, so 2 * KKT_DENSE_MAX entries):
+	/* dense (at most KKT_FILL_MAX rows, so 2 * KKT_FILL_MAX entries):
 	 * every entry's Z_e, made with S and read by the solves */
 	k->zall = k->mode == KKT_DENSE;
 	k->Zb = xmalloc(((k->zall ? ne : (size_t)k->emax) * 6 + 1) * sizeof(double));

@@ -15,7 +15,8 @@
  * longest list; stored it would be 48 bytes an entry, a quarter of the
  * solver's memory on a model of one-body joints.
  *
- * Dense path (n <= KKT_DENSE_MAX): when every W block is symmetric, W^-1 is
+ * Dense path (n <= KKT_DENSE_MAX, or n <= KKT_FILL_MAX with a sparse factor
+ * KKT_FILL full: kkt.c): when every W block is symmetric, W^-1 is
  * (inv3 of a symmetric 3x3 is exactly symmetric) and S is symmetric
  * positive semidefinite: only the lower triangle is formed and factored by
  * Cholesky.  Otherwise the whole S is formed and factored by LU, without

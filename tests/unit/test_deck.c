@@ -223,6 +223,12 @@ static void test_bare_names(void **state)
 	expr_define(e, "pi", 3.0);
 	assert_int_equal(expr_eval(e, "pi", &a, &err), 0);
 	assert_true(a == M_PI);
+	expr_define(e, "_pi", 2.0);	/* muparser's constant (3.141592653589 in 2.3.3) */
+	assert_false(expr_usable(e, "_pi"));
+	assert_int_equal(expr_eval(e, "_pi", &a, &err), 0);
+	assert_int_equal(expr_eval(e, "1*_pi", &b, &err), 0);
+	assert_true(a == b && fabs(a - M_PI) < 1e-11);
+	assert_true(expr_usable(e, "x_1"));
 	expr_undefine(e, "x_1");
 	assert_int_equal(expr_eval(e, "x_1", &a, &err), -1);
 	expr_free(&e);
