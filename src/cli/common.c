@@ -347,16 +347,13 @@ int cli_check_output_end(struct cli_out_check *c)
 {
 	if (c->started)
 		join_here(c->th);
-	c->started = 0;
-	if (c->asked && !c->ok) {
-		c->asked = 0;
+	int refused = c->asked && !c->ok;
+	c->started = c->asked = 0;
+	if (refused)
 		cli_usage_error(c->usage, "output '%s' exists and is not an mbsim output file "
 				"(no HDF5 root attribute 'status'): refusing to overwrite it "
 				"(--force to write it anyway)", c->out);
-		return -1;
-	}
-	c->asked = 0;
-	return 0;
+	return refused ? -1 : 0;
 }
 
 int cli_check_output(const char *usage, const char *deck, const char *out, int force)

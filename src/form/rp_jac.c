@@ -52,7 +52,6 @@ struct rp_lin {
 	int paired, npair, *pb, *rowpair, *fpair;
 	double *Kp, *Cp;
 	double *Gy;			/* per body: d(-w x J w)/dw, 3 x 3 row-major */
-	int *ob, *oo;			/* per independent coordinate: body, offset in it */
 	/* all columns at once: X[i * nc + c] holds entry i of column c, so
 	 * that every update below is an axpy along a contiguous row */
 	double *D;			/* r x n column-major: Phi_u^-1 Phi_v (KLU) */
@@ -90,8 +89,6 @@ void rp_lin_free(struct rp_lin **pl)
 	free(L->pb);
 	free(L->rowpair);
 	free(L->fpair);
-	free(L->ob);
-	free(L->oo);
 	free(L);
 	*pl = NULL;
 }
@@ -119,8 +116,6 @@ static struct rp_lin *lin_get(struct rp *p)
 	L->Kp = xcalloc(144 * (nc + nf), sizeof(double));
 	L->Cp = xcalloc(144 * (nc + nf), sizeof(double));
 	L->Gy = xcalloc(9 * (size_t)(p->nb + 1), sizeof(double));
-	L->ob = xcalloc(n, sizeof(int));
-	L->oo = xcalloc(n, sizeof(int));
 	L->D = xcalloc(r * n, sizeof(double));
 	L->bu = xcalloc(r * n, sizeof(double));
 	L->Q1 = xcalloc(Q * n, sizeof(double));
@@ -236,10 +231,6 @@ static int lin_coef(struct rp *p, struct rp_lin *L, double t)
 		m3_mul(SJ, S2, Jb);
 		for (int e = 0; e < 9; e++)
 			L->Gy[9 * b + e] = S1[e] - SJ[e];
-	}
-	for (int i = 0; i < p->n; i++) {	/* every body rigid (rp_lin_ok): qo[b] = 7 b */
-		L->ob[i] = p->ind[i] / 7;
-		L->oo[i] = p->ind[i] % 7;
 	}
 	return 0;
 }
@@ -414,7 +405,8 @@ int rp_jac(void *ctx, double t, const double *y, const double *yd, double *J1,
 	 * G(e)^T dw-dot / 2 - (w . dw) e / 2 - |w|^2 de / 4, coordinate by
 	 * coordinate (G(e) once each; de = 0 in the velocity columns) */
 	for (int i = 0; i < n; i++) {
-		int b = L->ob[i], o = L->oo[i];
+		/* body and place in it: every body rigid (rp_lin_ok), qo[b] = 7 b */
+		int b = p->ind[i] / 7, o = p->ind[i] % 7;
 		if (o < 3) {
 			const double *xr = L->xa + (6 * (size_t)b + o) * n2;
 			for (int c = 0; c < n2; c++)

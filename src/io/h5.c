@@ -69,7 +69,8 @@ struct h5out {
 	struct pending *p;	/* in the order declared */
 	int np;
 	int state;		/* 0 declaring, 1 h5_start's thread busy, 2 file made */
-	int full_chunks;	/* the series have (or get) chunks of H5_CHUNK_BYTES */
+	int full_chunks;	/* the series have (or get) chunks of H5_CHUNK_BYTES:
+				 * from the start when the rows are known */
 	pthread_t th;
 	hid_t dcpl;		/* the series' creation properties, made once (0 until then) */
 	hid_t scalar, stype;	/* the attributes' dataspace and string type (0 until made) */
@@ -177,6 +178,7 @@ struct h5out *h5_create(const char *path, const struct h5_opts *opt, char *err, 
 	o->tmp = tmp;
 	if (opt)
 		o->opt = *opt;
+	o->full_chunks = o->opt.rows > 0;
 	o->last = wall();
 	return o;
 }
@@ -490,8 +492,7 @@ static void make_series(struct h5out *o, struct series *s)
 		return;
 	hsize_t maxd[3] = { H5S_UNLIMITED, s->dims[1], s->dims[2] }, chunk[3];
 	hsize_t dims[3] = { 0, s->dims[1], s->dims[2] };
-	chunk_shape(s, o->opt.rows, o->opt.rows > 0 || o->full_chunks ? H5_CHUNK_BYTES : H5_CHUNK_FIRST,
-		    chunk);
+	chunk_shape(s, o->opt.rows, o->full_chunks ? H5_CHUNK_BYTES : H5_CHUNK_FIRST, chunk);
 	make_groups(o, s->path);
 	hid_t sp = H5Screate_simple(s->rank, dims, maxd);
 	/* one property list for all series, its chunk shape set for each
@@ -720,7 +721,7 @@ static int flush(struct h5out *o, int last)
 	if (o->failed)
 		return -1;
 	errno = 0;
-	if (!last && !o->full_chunks && o->opt.rows <= 0) {
+	if (!last && !o->full_chunks) {
 		/* every series but the index (/time, 512 samples a chunk of
 		 * 4 kB): HDF5 writes a flush's metadata in an order of its
 		 * own, and a process killed inside this first flush, which

@@ -252,20 +252,21 @@ int kkt_npairs(const struct kkt *k)
 	return k->np;
 }
 
-/* Whether the sparse factor of S would be KKT_FILL full (above). */
-static int filled(int nb, int nc, const int *bi, const int *bj)
-{
-	struct kkt *t = kkt_new_pairs(nb, nc, bi, bj, KKT_SPARSE, 0, NULL);
-	int full = t && t->spf && (double)spf_nnz(t->spf) >= KKT_FILL * 0.5 * nc * (nc - 1.0);
-	kkt_free(&t);
-	return full;
-}
-
 struct kkt *kkt_new_pairs(int nb, int nc, const int *bi, const int *bj, enum kkt_mode mode,
 			  int np, const int *pairs)
 {
 	if (np > 0 && (mode == KKT_DENSE || mode == KKT_SPARSE))
 		return NULL;
+	if (mode == KKT_AUTO && np == 0 && nc > KKT_DENSE_MAX) {
+		/* sparse, unless its factor would be KKT_FILL full (above):
+		 * then dense, the sparse analysis made once either way */
+		struct kkt *t = kkt_new_pairs(nb, nc, bi, bj, KKT_SPARSE, 0, NULL);
+		if (nc > KKT_FILL_MAX || !t->spf ||
+		    (double)spf_nnz(t->spf) < KKT_FILL * 0.5 * nc * (nc - 1.0))
+			return t;
+		kkt_free(&t);
+		mode = KKT_DENSE;
+	}
 	struct kkt *k = xcalloc(1, sizeof(*k));
 	if (np > 0) {
 		mode = KKT_FULL;
@@ -274,8 +275,7 @@ struct kkt *kkt_new_pairs(int nb, int nc, const int *bi, const int *bj, enum kkt
 		memcpy(k->pairs, pairs, 2 * (size_t)np * sizeof(int));
 	}
 	if (mode == KKT_AUTO)
-		mode = nc <= KKT_DENSE_MAX || (nc <= KKT_FILL_MAX && filled(nb, nc, bi, bj)) ?
-			       KKT_DENSE : KKT_SPARSE;
+		mode = KKT_DENSE;	/* (nc <= KKT_DENSE_MAX: sparse above) */
 	k->mode = mode;
 	k->nb = nb;
 	k->nc = nc;

@@ -7,7 +7,8 @@
  *   KKT_DENSE   Schur complement S = P W^-1 P^T, dense: Cholesky when every
  *               W block is symmetric, else LU without pivoting in S's
  *               envelope, LU with partial pivoting when a pivot is not
- *               positive (own kernels, n <= 64)
+ *               positive (own kernels, n <= 64, or n <= 256 when a
+ *               sparse factor would be 30 % full: kkt.c)
  *   KKT_SPARSE  Schur complement in compressed columns: elimination in
  *               AMD order without pivoting (spf.h, pattern work once),
  *               UMFPACK LU when a pivot comes close to zero

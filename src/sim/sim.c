@@ -109,8 +109,8 @@ struct run {
 	long nsteps;
 	double t_last_progress;
 	int write_failed;	/* output_sample failed: the run ended */
-	int ahead;		/* a tire has a road look-ahead */
-	struct road_scan *scan;	/* ra_road_ahead's, one per force element */
+	struct road_scan *scan;	/* ra_road_ahead's, one per force element;
+				 * NULL: no tire looks ahead */
 };
 
 /* What to do about a non-finite state after `step` steps. */
@@ -413,10 +413,9 @@ static int setup(struct run *R, struct ra_state *x, struct diag *d)
 	if (setup_stopped(R, "compiling the model"))
 		return 1;
 	R->sys = ra_new(a->m);
-	for (int i = 0; i < a->m->nforces; i++)
-		R->ahead |= ra_tire_looks_ahead(&a->m->forces[i]);
-	if (R->ahead)
-		R->scan = xcalloc((size_t)a->m->nforces, sizeof *R->scan);
+	for (int i = 0; i < a->m->nforces && !R->scan; i++)
+		if (ra_tire_looks_ahead(&a->m->forces[i]))
+			R->scan = xcalloc((size_t)a->m->nforces, sizeof *R->scan);
 	R->it = integ_new(info, R->sys, a->o, d);
 	if (!R->it)
 		return -1;
@@ -695,7 +694,7 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 			return SIM_INTERRUPTED;
 		}
 		double hk = clock_target(o, &c, x->t, h) - x->t;
-		if (o->adaptive && R->ahead) {
+		if (o->adaptive && R->scan) {
 			/* land short of the road features ahead of the tires,
 			 * looking no farther than a step may grow: max(10,
 			 * facmax) times the last one (CVODE and IDA, whose run

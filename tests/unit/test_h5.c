@@ -44,6 +44,16 @@ static double chunk_bytes(const char *file, const char *path, hsize_t *c)
 	return b;
 }
 
+/* 3-vector series /bN of N "bodies" for each N of nb[0..n) */
+static void body_series(struct h5out *o, const long *nb, int n)
+{
+	for (int i = 0; i < n; i++) {
+		char p[64];
+		snprintf(p, sizeof p, "/b%ld", nb[i]);
+		assert_true(h5_series(o, p, nb[i], 3, H5_DOUBLE, "m", NULL) >= 0);
+	}
+}
+
 /* Chunks of 3-vector series of 1 to 10^5 bodies, rows unknown: between
  * 32 kB and 1 MB (the brief: ~64 kB - 1 MB; a row of 1000 bodies is 24 kB,
  * so two rows, 48 kB), split along the body axis past 1 MB per row. */
@@ -59,11 +69,7 @@ static void test_chunks(void **state)
 	/* the index first, as the run's /time */
 	assert_true(h5_series(o, "/t", 0, 0, H5_DOUBLE, "s", NULL) >= 0);
 	assert_true(h5_series(o, "/u", 0, 0, H5_DOUBLE, "s", NULL) >= 0);
-	for (int i = 0; i < 4; i++) {
-		char p[64];
-		snprintf(p, sizeof p, "/b%ld", nb[i]);
-		assert_true(h5_series(o, p, nb[i], 3, H5_DOUBLE, "m", NULL) >= 0);
-	}
+	body_series(o, nb, 4);
 	/* rows unknown: full-size chunks from the first flush that is not
 	 * h5_close's, but for the index (see test_first_chunks) */
 	assert_int_equal(h5_flush(o), 0);
@@ -99,11 +105,7 @@ static void test_first_chunks(void **state)
 	struct h5out *o = h5_create(path, &opt, err, sizeof err);
 	assert_non_null(o);
 	static const long nb[] = { 1, 1000, 100000 };
-	for (int i = 0; i < 3; i++) {
-		char p[64];
-		snprintf(p, sizeof p, "/b%ld", nb[i]);
-		assert_true(h5_series(o, p, nb[i], 3, H5_DOUBLE, "m", NULL) >= 0);
-	}
+	body_series(o, nb, 3);
 	int t = h5_series(o, "/t", 0, 0, H5_DOUBLE, "s", "time");
 	assert_true(t >= 0);
 	assert_int_equal(h5_attr_str(o, "/t", "extra", "kept"), 0);
