@@ -192,10 +192,30 @@ if [ $? -eq 0 ] && grep -q "redundant constraint rows\{0,1\} dropped" "$tmp/err"
 else
 	bad "bricard with rn4: completes, redundant rows named"
 fi
-expect_rc 1 "double four-bar, rn4 at 1e-5: the singular position ends the run" "$MBSIM" run \
-	"$decks/n_four_bar.yaml" --set integrator.method=rn4 --set integrator.adaptive=true \
+# The parallelogram passes a singular position at t = 3.1 s, where rp's
+# partition of the coordinates is singular.  Whether an adaptive step lands
+# close enough to it to see the singularity depends on round-off (the BLAS
+# kernels of the machine): right or refused.  Refused: exit 1, the failure
+# names the time and a joint, the file keeps the samples.  Passed: the
+# positions agree with the deck's genalpha run (h = 1e-3) within 1e-2 m
+# at the samples both have (the start and t = 10 s: rn4 writes its own steps),
+# ten times the 9.7e-4 m measured on an AMD EPYC machine where rn4 passes.
+"$MBSIM" run "$decks/n_four_bar.yaml" --set integrator.method=rn4 --set integrator.adaptive=true \
 	--set integrator.atol=1e-5 --set integrator.rtol=1e-5 --set integrator.jacobian=differences \
-	-o "$tmp/f.h5"
+	-o "$tmp/f.h5" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 0 ]; then
+	"$MBSIM" run "$decks/n_four_bar.yaml" -o "$tmp/fg.h5" >/dev/null 2>&1
+	d=$(pos_diff "$tmp/f.h5" "$tmp/fg.h5")
+	if [ -n "$d" ] && le "${d% *}" 1e-2 && [ "${d#* }" -ge 2 ]; then
+		ok "double four-bar, rn4 at 1e-5: passes the singular position, agrees with genalpha (${d% *} m)"
+	else
+		bad "double four-bar, rn4 at 1e-5: completes but differs from genalpha (max, samples: $d)"
+	fi
+elif [ $rc -ne 1 ]; then
+	bad "double four-bar, rn4 at 1e-5: exit $rc (want 0 and agreement, or 1)"
+else
+	ok "double four-bar, rn4 at 1e-5: the singular position ends the run"
 if grep -q "partition at t = 3\.1[0-9]* .*singular position.*joint '" "$tmp/err"; then
 	ok "the failure names the time and a joint"
 else
@@ -216,6 +236,7 @@ if [ $? -eq 0 ]; then
 	ok "its file is readable, status failed, samples to $(cut -d' ' -f2 "$tmp/chk") s"
 else
 	bad "its file keeps the samples" "$(cat "$tmp/chk")"
+fi
 fi
 
 # 7
