@@ -16,9 +16,13 @@
 PREFIX ?= /usr/local
 BUILD ?= build
 CC ?= cc
-PKGS = yaml-0.1 hdf5 muparser cmocka
+# Debian's serial HDF5 by name: with ParaView installed, "hdf5" is the
+# OpenMPI build (an alternative), whose headers do not match the serial
+# library the binary links
+HDF5_PC := $(shell pkg-config --exists hdf5-serial 2>/dev/null && echo hdf5-serial || echo hdf5)
+PKGS = yaml-0.1 $(HDF5_PC) muparser cmocka
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS := $(shell pkg-config --libs yaml-0.1 hdf5 muparser 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs yaml-0.1 $(HDF5_PC) muparser 2>/dev/null)
 OPT ?= -O2
 CFLAGS ?= $(OPT) -g
 WARN = -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter \
