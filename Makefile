@@ -20,8 +20,10 @@ CC ?= cc
 # OpenMPI build (an alternative), whose headers do not match the serial
 # library the binary links
 HDF5_PC := $(shell pkg-config --exists hdf5-serial 2>/dev/null && echo hdf5-serial || echo hdf5)
-PKGS = yaml-0.1 $(HDF5_PC) muparser cmocka
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKGS = yaml-0.1 $(HDF5_PC) muparser
+# cmocka apart: the unit tests' alone, and absent after a plain
+# tools/install-deps (pkg-config prints nothing when one package is missing)
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(shell pkg-config --cflags cmocka 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs yaml-0.1 $(HDF5_PC) muparser 2>/dev/null)
 OPT ?= -O2
 CFLAGS ?= $(OPT) -g
