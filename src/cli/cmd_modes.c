@@ -95,7 +95,7 @@ static void print_text(const struct modes *mo, const struct where *wh)
 		       e->rigid ? "   (free motion)" : e->zeta < 0 ? "   (unstable)" : "");
 	}
 	if (mo->fmax > 0) {
-		printf("\nlargest frequency %.15g Hz: stable step (seed 002 eq. 11, gamma = 1/2)\n",
+		printf("\nlargest frequency %.15g Hz: stable step (eq. 11 of doi:10.1007/s11012-021-01433-0, gamma = 1/2)\n",
 		       mo->fmax);
 		for (int k = 0; k < NNEWMARK; k++)
 			printf("  %-20s h <= %.6g s\n", newmark[k].name, hmax(mo->fmax, newmark[k].beta));

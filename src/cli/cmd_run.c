@@ -203,11 +203,11 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 	if (isfinite(r->omega_max)) {
 		if (isfinite(bound))
 			fprintf(stderr, "mbsim: omega_max %.6g rad/s (largest over the samples); "
-				"stable step bound of seed 002 eq. 11 (beta %g, gamma %g): "
+				"stable step bound of eq. 11 of doi:10.1007/s11012-021-01433-0 (beta %g, gamma %g): "
 				"dt <= %.6g s\n", r->omega_max, o->nm_beta, o->nm_gamma, bound);
 		else
 			fprintf(stderr, "mbsim: omega_max %.6g rad/s (largest over the samples); "
-				"beta %g >= gamma/2 (%g): no step bound (seed 002 eq. 11)\n",
+				"beta %g >= gamma/2 (%g): no step bound (eq. 11 of doi:10.1007/s11012-021-01433-0)\n",
 				r->omega_max, o->nm_beta, 0.5 * o->nm_gamma);
 	}
 }

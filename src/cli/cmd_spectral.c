@@ -360,7 +360,8 @@ int cmd_spectral(int argc, char **argv)
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	const struct integ_info *info = integ_find(so.method);
 	if (!info || strcmp(info->family, "dae3") != 0) {
-		fprintf(stderr, "mbsim: error: spectral analysis needs a scheme of seed 004 or the "
+		fprintf(stderr, "mbsim: error: spectral analysis needs a dissipative index-3 scheme "
+			"(lms, ss, bathe, msstc, mssth, esdirk; doi:10.1007/s11044-021-09806-9), hht, genalpha or the "
 			"Newmark family (see `mbsim list integrators`), not '%s'\n", so.method);
 		return EXIT_USAGE;
 	}

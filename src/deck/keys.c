@@ -34,12 +34,12 @@ static const struct key_sect time_sect = { "time", time_keys };
 
 static const struct key_def integ_keys[] = {
 	{ "method", K_STR, 0, NULL, "integration scheme, see `mbsim list integrators` (default hi)" },
-	{ "formulation", K_STR, 0, NULL, "coordinates of the ODE schemes rn4, w2 and adams: auto (the scheme's own, rp), rp (Euler parameters with coordinate partitioning) or tree (recursive joint coordinates of a tree-structured model rooted at the ground, seed 003); other schemes take auto only (default auto)" },
+	{ "formulation", K_STR, 0, NULL, "coordinates of the ODE schemes rn4, w2 and adams: auto (the scheme's own, rp), rp (Euler parameters with coordinate partitioning) or tree (recursive joint coordinates of a tree-structured model rooted at the ground, Arnold 2013); other schemes take auto only (default auto)" },
 	{ "step", K_NUM, 0, NULL, "step size in s, > 0 (default 1e-3)" },
 	{ "tolerance", K_NUM, 0, NULL, "Newton convergence tolerance, > 0 (default 1e-10)" },
 	{ "max_iterations", K_INT, 0, NULL, "Newton iteration limit per step, >= 1 (default 50)" },
 	{ "linear_solver", K_STR, 0, NULL, "auto, schur or umfpack (default auto)" },
-	{ "rho_inf", K_NUM, 0, NULL, "spectral radius at infinity of the seed-004 schemes, in [0, 1] (default 0.6)" },
+	{ "rho_inf", K_NUM, 0, NULL, "spectral radius at infinity of the dissipative index-3 schemes (doi:10.1007/s11044-021-09806-9), in [0, 1] (default 0.6)" },
 	{ "alpha", K_NUM, 0, NULL, "HHT alpha; when not given (rho_inf-1)/(rho_inf+1), at least -1/3, in [-1/3, 0] (default from rho_inf)" },
 	{ "adaptive", K_BOOL, 0, NULL, "control the step from the error estimate of lms2 or esdirk436l2sa2 (default false)" },
 	{ "atol", K_NUM, 0, NULL, "absolute error tolerance of the step control, > 0 (default 1e-6)" },
@@ -48,11 +48,11 @@ static const struct key_def integ_keys[] = {
 	{ "facmin", K_NUM, 0, NULL, "smallest step ratio of the step control, in [0.001, 0.999] (default 0.2)" },
 	{ "facmax", K_NUM, 0, NULL, "largest step ratio of the step control, in [1.001, 1000] (default 5)" },
 	{ "max_step", K_NUM, 0, NULL, "largest step the step control may take, s, > 0 (default: the whole run)" },
-	{ "index", K_INT, 0, NULL, "constraint formulation of the dae3 schemes except hht and genalpha: 3 (positions, seed 004) or 2 (positions and velocities with a second multiplier, Gear-Gupta-Leimkuhler) (default 3)" },
+	{ "index", K_INT, 0, NULL, "constraint formulation of the dae3 schemes except hht and genalpha: 3 (positions, as in doi:10.1007/s11044-021-09806-9) or 2 (positions and velocities with a second multiplier, Gear-Gupta-Leimkuhler) (default 3)" },
 	{ "startup", K_STR, 0, NULL, "start of lms2/3/4: trapezoidal or single_step (default trapezoidal)" },
 	{ "variant", K_STR, 0, NULL, "beta and gamma of newmark and tangent_newmark by name: trapezoidal (1/4, 1/2), fox_goodwin (1/12, 1/2), linear_acceleration (1/6, 1/2) or central_differences (0, 1/2; tangent_newmark only); not with beta or gamma (default trapezoidal)" },
 	{ "beta", K_NUM, 0, NULL, "Newmark beta of newmark and tangent_newmark, in [0, 1]; newmark needs beta > 0 (default 1/4)" },
-	{ "gamma", K_NUM, 0, NULL, "Newmark gamma of newmark and tangent_newmark (seed 002 calls it alpha), in [1/2, 1] (default 1/2)" },
+	{ "gamma", K_NUM, 0, NULL, "Newmark gamma of newmark and tangent_newmark (alpha in doi:10.1007/s11012-021-01433-0), in [1/2, 1] (default 1/2)" },
 	{ "jacobian", K_STR, 0, NULL, "integration Jacobians J1, J2 of rn4 and w2: auto (analytic where the formulation has them: rp with no particles and as force elements only TSDAs and RSDAs without state expressions, forces and torques on a body whose expressions name no state, and tires; forward differences of f otherwise) or differences (always differences) (default auto)" },
 	{ "predictor", K_STR, 0, NULL, "first Newton iterate of hi and fi: extrapolate (a polynomial through up to the last six steps' solutions, for hi multipliers and displacement, of the degree that predicted the last step best) or last (the last step's values) (default extrapolate)" },
 	{ NULL, 0, 0, NULL, NULL }

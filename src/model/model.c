@@ -40,7 +40,7 @@ const char *const force_type_help[FORCE_NTYPES] = {
 	"rotational spring-damper-actuator about a revolute or cylindrical joint",
 	"point force vector * f(t), global or body frame",
 	"torque vector * f(t), global or body frame, on a body or a massless link (distance joint)",
-	"Coulomb friction in a translational joint from the previous step's normal reaction (000 3.4)",
+	"Coulomb friction in a translational joint from the previous step's normal reaction (Fang et al. 2023, §3.4)",
 	"effort in a revolute, cylindrical or translational joint: an expression of time and state, or P/PD/PI/PID control towards a function of time, with an effort limit",
 	"six-component spring-damper with preload between frames on two bodies, linear or with curves",
 	"tyre contact: unilateral vertical spring-damper from a wheel centre to the road z = h(x, y) below it",

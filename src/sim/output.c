@@ -321,7 +321,7 @@ struct output *output_open(const char *path, const struct model *m, const struct
 			     "1 if the step's Newton iteration converged");
 	o->homega = flags & OUTPUT_OMEGA ? ser(h, "/solver/omega_max", 0, 0, "rad/s",
 				"largest natural frequency of the linearized tangent system "
-				"(seed 002 Figs. 21, 25)") : -1;
+				"(as in Figs. 21, 25 of doi:10.1007/s11012-021-01433-0)") : -1;
 	/* the layout and the provenance on disk as the run starts, made
 	 * while set-up computes */
 	h5_start(h);

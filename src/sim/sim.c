@@ -117,7 +117,7 @@ struct run {
 static const char *blowup_remedy(long step)
 {
 	return step ? "the solution blew up; reduce integrator.step or use a dissipative "
-		      "scheme (fi, or a seed-004 scheme with rho_inf < 1)"
+		      "scheme (fi, or lms2 .. esdirk436l2sa2 with rho_inf < 1)"
 		    : "the initial state is out of range of double precision; check the "
 		      "initial values of the deck";
 }
@@ -309,7 +309,7 @@ static void fail_message(struct run *R, int st, double t, long step, double h)
 			 "unstable: growth detected at t = %.9g (step %ld, h = %g) in body '%s': "
 			 "the change of the accelerations reversed its direction and grew at each "
 			 "of the last %d steps, %.3g-fold in all; reduce integrator.step (below the "
-			 "seed-002 eq. 11 bound with tangent_newmark) or, with newmark, take "
+			 "bound of eq. 11 of doi:10.1007/s11012-021-01433-0 with tangent_newmark) or, with newmark, take "
 			 "beta >= gamma/2 (beta < gamma/2 is unstable at any step on a constrained "
 			 "model)", t, step, h,
 			 R->it->bad_body >= 0 ? m->bodies[R->it->bad_body].name : "?",
