@@ -5,12 +5,12 @@
 #   make bench    whole-process timings (not part of test)
 #   make fuzz     libFuzzer campaigns, FUZZ_TIME seconds per target (clang;
 #                 see tests/fuzz/README.md)
-#   make study-000  regenerate docs/results/000 (seed 000 figures; not part of test)
-#   make study-001  regenerate docs/results/001 (seed 001 Tables 1-4, Figs. 2 and 5; not part of test)
-#   make study-004  regenerate docs/results/004 (seed 004 §4 spectral figures; not part of test)
-#   make study-004-flex  regenerate docs/results/004/flex (seed 004 §5.2-5.4, the beams; not part of test)
-#   make study-002  regenerate docs/results/002 (seed 002 stiff pendulum, Andrews, IFToMM; not part of test)
-#   make study-003  regenerate docs/results/003 (seed 003 Fig. 2, BDF steps against m1/m2; not part of test)
+#   make study-000  regenerate docs/results/000 (Fang et al. 2023, figures; not part of test)
+#   make study-001  regenerate docs/results/001 (Sandu et al. 2001, Tables 1-4, Figs. 2 and 5; not part of test)
+#   make study-004  regenerate docs/results/004 (doi:10.1007/s11044-021-09806-9 §4 spectral figures; not part of test)
+#   make study-004-flex  regenerate docs/results/004/flex (doi:10.1007/s11044-021-09806-9 §5.2-5.4, the beams; not part of test)
+#   make study-002  regenerate docs/results/002 (doi:10.1007/s11012-021-01433-0: stiff pendulum, Andrews, IFToMM; not part of test)
+#   make study-003  regenerate docs/results/003 (Arnold 2013, Fig. 2, BDF steps against m1/m2; not part of test)
 #   make install PREFIX=/usr/local
 
 PREFIX ?= /usr/local

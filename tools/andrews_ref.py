@@ -2,7 +2,7 @@
 """andrews_ref.py - reference solution of decks/andrews_squeezer.yaml.
 
 An independent route: the Test Set's 7-angle formulation of Andrews'
-squeezing mechanism (shared/reference/benchmark-problems.md §1.2; Hairer &
+squeezing mechanism (the Test Set's andrews.f; Hairer &
 Wanner, Solving ODEs II, §VII.7; Test Set for IVP Solvers, problem
 `andrews`), not mbsim's absolute coordinates.  State q = (beta, Theta,
 gamma, Phi, delta, Omega, epsilon), v = q'.  At every right-hand-side

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""coupled_oscillators_ref.py - exact solution of the two coupled oscillators of seed 003 §2.2.
+"""coupled_oscillators_ref.py - exact solution of the two coupled oscillators of Arnold (2013) §2.2.
 
-Seed 003 (docs/REFERENCES.md) §2.2, Fig. 1, eqs. 5-6: a small mass m1 on a
+Arnold (2013) (docs/REFERENCES.md) §2.2, Fig. 1, eqs. 5-6: a small mass m1 on a
 spring-damper (c1, d1) to the ground and one (c2, d2) to a large mass m2,
 both along x, a force F(t) = F0 sin(W t) on the small mass alone.  In the
 displacements p1, p2 from the relaxed springs (decks/coupled_oscillators.yaml:
@@ -44,7 +44,7 @@ Usage:
       output of docs/results/003/ida_plain.c)
   /usr/bin/python3 tools/coupled_oscillators_ref.py --distance 1e-1,...,1e-8
       [--times ...]: for each m1, max over the times of |p(m1) - p(0)|
-      for both masses, the true distance of seed 003 eq. 3 (default
+      for both masses, the true distance of Arnold (2013) eq. 3 (default
       times 0.1, 0.2, ..., 2)
   --check: the largest relative residual of the differential equations
       at the times (the closed form's derivative against A x + b F)

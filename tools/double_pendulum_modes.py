@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Small-oscillation frequencies of the double pendulum of seed 000 §3
+"""Small-oscillation frequencies of the double pendulum of Fang et al. (2023) §3
 (decks/double_pendulum.yaml) from its linearized minimal equations, for
 tests/t-statics.sh: an independent check of `mbsim modes`, which works in
 absolute coordinates with a null-space projection and finite differences.

@@ -1,13 +1,13 @@
 #!/usr/bin/python3
 """double_pendulum_ref.py - reference solution of decks/double_pendulum.yaml.
 
-An independent route, as seed 000 §3.1 took for Fig. 2a: the planar
+An independent route, as Fang et al. (2023) §3.1 took for Fig. 2a: the planar
 double pendulum in minimal coordinates (two absolute angles), integrated
 with SciPy's 8th-order Runge-Kutta (DOP853) at tight tolerances, written
 in mbsim's HDF5 layout (man/mbsim-output.5) so that `mbsim converge
 --reference FILE.h5` and `mbsim compare` can read it.
 
-Model (shared/reference/seed000-models.md §2.1, with mbsim's inertia):
+Model (decks/double_pendulum.yaml, with mbsim's inertia):
   bar k: length l_k, mass m_k, centroidal inertia about the joint axis
   (global x) I_k = m_k (w^2 + l_k^2) / 12 -- the deck's J_yy = J_zz, which
   includes the w^2 term the paper's slender-rod ODE left out.

@@ -2,8 +2,8 @@
 """four_bar_ref.py - reference for decks/n_four_bar.yaml (IFToMM A02).
 
 On its parallelogram branch the N-four-bar has one degree of freedom,
-the crank angle phi measured from +x (shared/reference/benchmark-
-problems.md §2): every crank turns by phi, every coupler translates with
+the crank angle phi measured from +x (the IFToMM benchmark A02,
+González et al. 2006): every crank turns by phi, every coupler translates with
 the crank tops.  With 2N+1 uniform rods of mass m = 1 kg and length
 L = 1 m,
   T = a phi'^2,  a = (N+1)/6 + N/2   (cranks: (1/2)(m L^2/3) phi'^2 each;

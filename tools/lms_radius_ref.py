@@ -5,9 +5,8 @@
 
 prints "RATIO RADIUS" per ratio: the largest modulus of the roots of
 rho(z) - i w dt sigma(z), w dt = 2 pi RATIO (one step per implicit stage,
-period 1), with the closed-form coefficients of shared/reference/
-integrator-coefficients.md §A (the optimal LMS_k of seed 004 eq. 2,
-docs/REFERENCES.md).  Independent of mbsim: the reference that
+period 1), with the closed-form coefficients of the optimal LMS_k (eq. 2 of the
+Multibody Syst. Dyn. paper, doi:10.1007/s11044-021-09806-9, docs/REFERENCES.md).  Independent of mbsim: the reference that
 tests/t-spectral-exact.sh holds `mbsim spectral` to.
 """
 import sys

@@ -4,7 +4,7 @@
 The particle decks (decks/stiff_pendulum.yaml, tests/t-particles.sh) model
 a mass m on a massless link of length L from a pivot at the origin, in the
 x-y plane, gravity g along -y, with a torque T(t) = T0 sin(w t) about +z
-on the link.  Its one-degree-of-freedom equation is seed 002 eq. 13,
+on the link.  Its one-degree-of-freedom equation is the Meccanica paper (doi:10.1007/s11012-021-01433-0) eq. 13,
 
     m L^2 theta'' + m g L sin(theta) - T(t) = 0,
 

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-"""small_mass_ref.py - reference solutions of the two planar problems of seed 003 §4.
+"""small_mass_ref.py - reference solutions of the two planar problems of Arnold (2013) §4.
 
-Seed 003 (docs/REFERENCES.md) §4, Fig. 3: point masses i and j in the x-y
+Arnold (2013) (docs/REFERENCES.md) §4, Fig. 3: point masses i and j in the x-y
 plane, i on two spring-dampers to the ground (c_ix, d_ix along x; c_iy,
-d_iy along y).  This script integrates the seed's closed-form equations
+d_iy along y).  This script integrates the paper's closed-form equations
 in absolute coordinates with scipy's Radau (rtol 1e-12, atol 1e-14 by
 default), independently of mbsim's recursion:
 
@@ -23,7 +23,7 @@ default), independently of mbsim's recursion:
       m_j p_jy'' = 0
 
 l is the relaxed length of the x-spring (a) or the fixed x-offset (b)
-between i and j (the seed's l_i in b; in a the seed's p_jx shifted by l).
+between i and j (the paper's l_i in b; in a the paper's p_jx shifted by l).
 Parameters and initial values are read from the deck's `parameters:`
 (decks/small_mass_a.yaml, decks/small_mass_b.yaml: mi, mj, cix, dix, ciy,
 diy, cjx, djx, l, xi0, yi0, xj0, vjy0; the start is at rest but for j's

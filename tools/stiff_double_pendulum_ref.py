@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """stiff_double_pendulum_ref.py - reference solution of decks/stiff_double_pendulum.yaml.
 
-The stiff double pendulum of seed 001 §5.1 (docs/REFERENCES.md) in its
+The stiff double pendulum of Sandu et al. (2001) §5.1 (docs/REFERENCES.md) in its
 two minimal coordinates, the absolute angles th1, th2 of the bodies in
 the x-y plane (counterclockwise from +x), from Lagrange's equations;
 nothing of mbsim's absolute coordinates, constraints or integrators is
@@ -25,8 +25,8 @@ Model (the deck's header says where each value comes from):
 
 Angle branch: the deck's theta1, theta2 are taken on the branch on which
 the spring deflections start in [-pi, pi), as mbsim's rsda wraps them:
-th1(0) = alpha1 + wrap(theta1 - alpha1) (2 pi for the seed's data, the
-branch of the seed's Fig. 2), th2(0) - th1(0) = alpha2 + wrap(theta2 -
+th1(0) = alpha1 + wrap(theta1 - alpha1) (2 pi for the paper's data, the
+branch of the paper's Fig. 2), th2(0) - th1(0) = alpha2 + wrap(theta2 -
 theta1 - alpha2).  The run fails (exit 1) if a deflection leaves
 (-pi, pi) at any step, where mbsim's wrapped spring and the linear one
 part.

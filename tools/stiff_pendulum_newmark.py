@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""Newmark in minimal coordinates on the stiff pendulum of seed 002 §3.
+"""Newmark in minimal coordinates on the stiff pendulum of the Meccanica paper (doi:10.1007/s11012-021-01433-0) §3.
 
-The independent reference of tests/t-newmark.sh: seed 002 eq. 13,
+The independent reference of tests/t-newmark.sh: the Meccanica paper (doi:10.1007/s11012-021-01433-0) eq. 13,
 m L^2 theta'' + m g L sin(theta) = T0 sin(wbar t), integrated by the Newmark
 formulas in theta itself (no constraints), Newton on the new acceleration to
 1e-14.  Prints the largest |theta| over the run, or "unstable" when |theta|
@@ -9,7 +9,7 @@ passes 1e6 or stops being finite.
 
 usage: stiff_pendulum_newmark.py H T_END BETA GAMMA [L M G T0 WBAR J]
   J: a rotational inertia about the centroid added to m L^2 (a rigid body
-  standing in for the point mass; 0 for the seed's point mass)
+  standing in for the point mass; 0 for the paper's point mass)
 """
 import math
 import sys

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""study001_stiffness.py - where the stiffness of seed 001's vehicle (§5.2) comes from.
+"""study001_stiffness.py - where the stiffness of Sandu et al. (2001)'s vehicle (§5.2) comes from.
 
-Seed 001 (docs/REFERENCES.md) states a dominant eigenvalue of about -2.6e5 1/s
+Sandu et al. (2001) (docs/REFERENCES.md) states a dominant eigenvalue of about -2.6e5 1/s
 for its 14-body HMMWV, with TSDAs k = 2e7 N/m, c = 2e6 N s/m between the upper
 control arms and the chassis.  decks/hmmwv14.yaml has -5.4e3.  The spring is
 overdamped (c^2 >> 4 k m), so its fast root is close to -c / m_eff, m_eff the
@@ -20,7 +20,7 @@ dominant eigenvalue of every one (mbsim modes at t = 0.01 s) and m_eff:
             the deck's STIFF VARIANT (parameters.unsprung = 1/64: the
             masses and inertias of the arms and spindles divided by 64, the
             layout moved to its equilibrium; not plausible HMMWV data):
-            does it give the seed's -2.6e5 (within 10 %)?
+            does it give the paper's -2.6e5 (within 10 %)?
 
 The deck's points are expressions (the rigid move of its STIFF VARIANT), so
 the variants' new points and axes are written as expressions of them too.
@@ -101,7 +101,7 @@ def main():
     ap.add_argument('--out')
     a = ap.parse_args()
     deck = yaml.safe_load(open(a.deck))
-    cs = float(deck['parameters']['cs'])  # N s/m, the TSDA damping (the seed's 2e6)
+    cs = float(deck['parameters']['cs'])  # N s/m, the TSDA damping (the paper's 2e6)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for name, d in variants(deck).items():
@@ -111,7 +111,7 @@ def main():
             dof, lam = dominant(a.mbsim, p)
             rows.append({'variant': name, 'dof': dof, 'eig_re': lam[0], 'eig_im': lam[1],
                          'm_eff_kg': cs / abs(lam[0])})
-    rows.append({'variant': 'seed 001', 'dof': 18, 'eig_re': -2.6e5, 'eig_im': float('nan'),
+    rows.append({'variant': 'Sandu et al. (2001)', 'dof': 18, 'eig_re': -2.6e5, 'eig_im': float('nan'),
                  'm_eff_kg': 2e6 / 2.6e5})
     md = ['| variant | dof | dominant eigenvalue [1/s] | m_eff = c / abs(lambda) [kg] |',
           '|---|---|---|---|']

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""study001_tables.py - Tables 1 and 2 and Fig. 2 of seed 001 §5.1 with mbsim.
+"""study001_tables.py - Tables 1 and 2 and Fig. 2 of Sandu et al. (2001) §5.1 with mbsim.
 
-Seed 001 (docs/REFERENCES.md) checks its step-size control on the stiff
+Sandu et al. (2001) (docs/REFERENCES.md) checks its step-size control on the stiff
 double pendulum (decks/stiff_double_pendulum.yaml): for atol = rtol =
 10^k, k = -2 .. -5, it compares the angle theta1 of body 1 (Table 1) and
 its rate theta1-dot (Table 2) at the run's own steps t_i with a
@@ -15,9 +15,9 @@ integrator.adaptive=true, atol = rtol = 10^k, output.every=1, so a
 sample at every step), the reference being tools/stiff_double_pendulum_ref.py
 (Radau at rtol 1e-12) evaluated at exactly mbsim's output times through
 its dense output (within 2e-12 of a solve that stops there) instead of
-the seed's cubic spline through a fixed-step reference.  theta1 and
+the paper's cubic spline through a fixed-step reference.  theta1 and
 theta1-dot come from body 1's orientation and angular velocity in the
-output (stiff_double_pendulum_ref.run_angles), on the seed's branch
+output (stiff_double_pendulum_ref.run_angles), on the paper's branch
 theta1(0) = 2 pi.
 
 Usage:
@@ -33,7 +33,7 @@ seed's accuracy criterion Delta <= 10 x 10^k, and the run's steps,
 rejected steps, Newton iterations and wall time), tables.md (the same as
 Markdown, with the command lines and the paper's implied |E*(t*)| =
 Delta / RelErr x 100 beside the reference there), fig2.png (theta1 and
-theta1-dot over time, reference and mbsim at 10^fig-k, like the seed's
+theta1-dot over time, reference and mbsim at 10^fig-k, like the paper's
 Fig. 2).  Prints the tables.  Exit status 1 if a run failed (it is
 recorded as failed in the tables), 0 otherwise.
 """
@@ -156,17 +156,17 @@ def main():
         for r in rows:
             w.writerow({c: r.get(c, "") for c in cols})
 
-    md = ["# Seed 001 Tables 1 and 2 with mbsim `%s`" % a.method, "",
+    md = ["# Sandu et al. (2001) Tables 1 and 2 with mbsim `%s`" % a.method, "",
           "Made by `tools/study001_tables.py` (its docstring says how each number is computed);",
           "deck `decks/stiff_double_pendulum.yaml`, reference `tools/stiff_double_pendulum_ref.py`",
           "(Radau, rtol 1e-12, evaluated at mbsim's output times; energy balance within %.1e)."
           % sol.energy_error, "",
-          "Delta <= 10^(k+1): the seed's reading of its tables (§5.1: Delta \"of the order",
+          "Delta <= 10^(k+1): the paper's reading of its tables (§5.1: Delta \"of the order",
           "10^k\" for theta1, up to 10^(k+1) \"very good\" for theta1-dot).", ""]
     lines = []
     for q in ("theta1", "theta1_dot"):
         lines.append("")
-        lines.append("%s, mbsim %s | paper (seed 001)" % (TABLE[q], a.method))
+        lines.append("%s, mbsim %s | paper (Sandu et al. (2001))" % (TABLE[q], a.method))
         hdr = ("| k | t* | Delta | RelErr % | avg | paper t* | paper Delta | paper RelErr % "
                "| paper avg | Delta ratio | avg ratio | Delta <= 10^(k+1) | steps (rejected) |")
         md += ["## " + TABLE[q], "", hdr, "|" + "---|" * 13]
@@ -220,7 +220,7 @@ def main():
             axi.grid(alpha=0.3)
         ax[0].axhline(1.5 * math.pi, color="gray", ls=":", lw=1)
         ax[0].legend(fontsize=8)
-        fig.suptitle("Stiff double pendulum (seed 001 §5.1, Fig. 2): body 1")
+        fig.suptitle("Stiff double pendulum (Sandu et al. (2001) §5.1, Fig. 2): body 1")
         fig.tight_layout()
         fig.savefig(os.path.join(a.out, "fig2.png"), dpi=120)
         plt.close(fig)

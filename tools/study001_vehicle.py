@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""study001_vehicle.py - Tables 3 and 4 and Fig. 5 of seed 001 §5.2 with mbsim.
+"""study001_vehicle.py - Tables 3 and 4 and Fig. 5 of Sandu et al. (2001) §5.2 with mbsim.
 
-Seed 001 (docs/REFERENCES.md) times a 14-body stiff HMMWV driving over a
+Sandu et al. (2001) (docs/REFERENCES.md) times a 14-body stiff HMMWV driving over a
 bump with an explicit Adams code (DEABM; its Table 3) and with its
 Rosenbrock-Nystrom scheme (Table 4), for atol = rtol = 1e-2 .. 1e-5 and
 simulated lengths 1 .. 4 s, on a 2001 SGI Onyx (R10000).  This script
@@ -14,7 +14,7 @@ with mbsim's `adams` (CVODE Adams-Moulton, functional iteration) and
       --set integrator.rtol=TOL [--set integrator.max_step=CAP]
       --set time.end=END --set output.every=1 --json -o FILE
 
-Every cell is a separate run (as the seed's tables are), the longest END
+Every cell is a separate run (as the paper's tables are), the longest END
 first; the steps the longest run took up to each shorter END are recorded
 beside the shorter run's own steps (step_prefix_of_longest), as a check
 that the shorter runs are its prefixes.
@@ -31,7 +31,7 @@ output.every = 10^9) measures what writing a sample at every step costs.
 `mbsim modes decks/hmmwv14.yaml --at 0.01 --json` gives the degrees of
 freedom n (rn4's Jacobians by differences take 2 n + 1 evaluations of f per
 step; analytic ones, integrator.jacobian auto, one for f_t) and the
-dominant eigenvalue (the seed's: -2.6e5).
+dominant eigenvalue (the paper's: -2.6e5).
 
 Usage:
   /usr/bin/python3 tools/study001_vehicle.py --mbsim build/mbsim --out DIR
@@ -39,10 +39,10 @@ Usage:
       [--methods rn4,adams] [--fig-tol 1e-3]
 
 Writes into DIR: tables3_4.csv (one row per run), tables3_4.md (Tables 3
-and 4 in the seed's layout, ours beside the seed's, the adams / rn4
+and 4 in the paper's layout, ours beside the paper's, the adams / rn4
 ratios, mean steps, evaluations per step, the runs' commands), fig5.png
 (chassis height and step size over time, rn4 at --fig-tol over the
-longest END, like the seed's Fig. 5) and fig5_rn4.h5 (that run; the other
+longest END, like the paper's Fig. 5) and fig5_rn4.h5 (that run; the other
 runs' files are deleted once read).  Prints the tables.  Exit status 1
 if a run failed, 0 otherwise.
 """
@@ -94,7 +94,7 @@ def seed_cpu(method, end, tol):
 
 
 def tol_s(t):
-    """1e-3 as the seed writes it (not 0.001)."""
+    """1e-3 as the paper writes it (not 0.001)."""
     k = round(math.log10(t))
     return "1e%d" % k if abs(t / 10.0 ** k - 1) < 1e-9 else "%g" % t
 
@@ -252,7 +252,7 @@ def main():
             w.writerow({c: r.get(c, "") for c in cols})
 
     cell = {(r["method"], r["end"], r["tol"]): r for r in rows}
-    md = ["# Seed 001 Tables 3 and 4 and Fig. 5 with mbsim (the HMMWV, §5.2)", "",
+    md = ["# Sandu et al. (2001) Tables 3 and 4 and Fig. 5 with mbsim (the HMMWV, §5.2)", "",
           "Made by `tools/study001_vehicle.py` (its docstring says how each number is measured);",
           "deck `decks/hmmwv14.yaml`. Every cell is a separate run.", "",
           "| | |", "|---|---|",
@@ -271,7 +271,7 @@ def main():
     head = ["| end | " + " | ".join("tol " + tol_s(t) for t in tols) + " |", "|---" * (len(tols) + 1) + "|"]
     for m in sorted(methods, key=lambda m: ("adams", "rn4", m).index(m) if m in ("adams", "rn4") else 2):
         md += ["## %s" % SEED_TABLE.get(m, m), "",
-               "CPU seconds of the whole mbsim process (the seed's: SGI Onyx R10000, in parentheses).", ""] + head
+               "CPU seconds of the whole mbsim process (the paper's: SGI Onyx R10000, in parentheses).", ""] + head
         for e in ends:
             cs = []
             for t in tols:
@@ -322,7 +322,7 @@ def main():
            "- rn4 evaluates its Jacobians J1 = df/dy, J2 = df/dy' at every step: %s of %s"
            " analytic over the rn4 runs (integrator.jacobian auto; by differences they would take"
            " 2 n + 1 = %d evaluations of f each, n = %d; analytic ones none, or one for f_t when"
-           " the model has a function of time); the seed's were analytic." % (sum(int(r.get("analytic_jacobians") or 0) for r in rows if r["method"] == "rn4"),
+           " the model has a function of time); the paper's were analytic." % (sum(int(r.get("analytic_jacobians") or 0) for r in rows if r["method"] == "rn4"),
                            sum(int(r.get("jacobian_evaluations") or 0) for r in rows if r["method"] == "rn4"),
                            2 * n + 1, n),
            "- `step_prefix_of_longest` in the CSV: steps the %g s run of the same method and"
@@ -347,7 +347,7 @@ def main():
         ax.set_xlabel("t [s]")
         ax.set_ylabel("chassis centroid height z [m]")
         lo, hi = float(z.min()), float(z.max())
-        ax.set_ylim(lo - 0.1 * (hi - lo), hi + 1.3 * (hi - lo))   # the lower half, as the seed's
+        ax.set_ylim(lo - 0.1 * (hi - lo), hi + 1.3 * (hi - lo))   # the lower half, as the paper's
         for tb, lab in ((BUMP_FRONT, "front wheels\nat the bump"), (BUMP_REAR, "rear\nwheels")):
             if tb < t[-1]:
                 ax.axvline(tb, color="gray", ls=":", lw=1)
@@ -364,7 +364,7 @@ def main():
         l1, n1 = ax.get_legend_handles_labels()
         l2, n2 = ax2.get_legend_handles_labels()
         ax.legend(l1 + l2, n1 + n2, fontsize=8, loc="center right")
-        ax.set_title("HMMWV over a bump, mbsim rn4, atol = rtol = %g (seed 001 Fig. 5): %d steps"
+        ax.set_title("HMMWV over a bump, mbsim rn4, atol = rtol = %g (Sandu et al. (2001) Fig. 5): %d steps"
                      % (a.fig_tol, len(t) - 1), fontsize=10)
         f5.tight_layout()
         f5.savefig(os.path.join(a.out, "fig5.png"), dpi=120)

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""study003.py - Fig. 2 of seed 003 §2.2 with mbsim: BDF steps against m1/m2.
+"""study003.py - Fig. 2 of Arnold (2013) §2.2 with mbsim: BDF steps against m1/m2.
 
-Seed 003 (docs/REFERENCES.md) shows on the two coupled oscillators of its
+Arnold (2013) (docs/REFERENCES.md) shows on the two coupled oscillators of its
 Fig. 1 (decks/coupled_oscillators.yaml, eqs. 5-6) that a BDF code with
 step-size control (DASSL, atol = rtol = 1e-6) takes more and more steps as
 the small mass m1 = epsilon shrinks (m1/m2 = 1e-1 ... 1e-8), and few at
@@ -18,7 +18,7 @@ formulation, the deck's own setting):
           other steps, so their step counts are not the figure's), and
           max over those times of |p(m1) - p(0)| for the small and the
           large mass: the O(epsilon) distance of the smooth solution from
-          the reduced one (seed 003 eq. 3) plus both runs' integration
+          the reduced one (Arnold (2013) eq. 3) plus both runs' integration
           errors; with --tight TOL the same again at atol = rtol = TOL, to
           separate the two;
   exact   the same distance of the exact solutions (tools/
@@ -37,7 +37,7 @@ Usage:
 Writes into DIR: fig2_steps.csv (m1, m1/m2, steps, rejected, Newton
 iterations, wall time, error to m1 = 0 of both masses at --tol and at
 --tight, the exact distance, each run's own error), fig2_steps.png (steps against m1/m2, log axes, the m1 = 0
-count as a horizontal line, like the seed's Fig. 2; beside it the error
+count as a horizontal line, like the paper's Fig. 2; beside it the error
 against m1), commands.txt (every command line).  The HDF5 files go to a
 temporary directory.  Prints the table.  Exit status 1 if a run failed.
 """
@@ -243,7 +243,7 @@ def main():
         ax.axhline(zero[0]["steps"], color="k", ls="--", label="m1 = 0 (eq. 6): %d" % zero[0]["steps"])
     ax.set_xlabel("m1 / m2")
     ax.set_ylabel("BDF steps to t = %g s" % t_end)
-    ax.set_title("seed 003 Fig. 2: atol = rtol = %g" % a.tol)
+    ax.set_title("Arnold (2013) Fig. 2: atol = rtol = %g" % a.tol)
     ax.invert_xaxis()
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
