@@ -166,7 +166,7 @@ def main():
     lines = []
     for q in ("theta1", "theta1_dot"):
         lines.append("")
-        lines.append("%s, mbsim %s | paper (Sandu et al. (2001))" % (TABLE[q], a.method))
+        lines.append("%s, mbsim %s | paper (Sandu et al. 2001)" % (TABLE[q], a.method))
         hdr = ("| k | t* | Delta | RelErr % | avg | paper t* | paper Delta | paper RelErr % "
                "| paper avg | Delta ratio | avg ratio | Delta <= 10^(k+1) | steps (rejected) |")
         md += ["## " + TABLE[q], "", hdr, "|" + "---|" * 13]
