@@ -5,16 +5,15 @@
 #      is listed in the JSON part of mbsim-run(1);
 #   2. every deck key `mbsim list keys` knows (the keys of
 #      schema/deck.schema.json: tests/schema_check.py keeps the two equal)
-#      is named in bold in mbsim-deck(5);
-#   3. every integrator of `mbsim list integrators` is named in bold in
-#      mbsim-run(1);
-#   4. reactions with body 2 the ground: a 2 kg bar (I_yy = 0.1 kg m^2
+#      is named in bold in mbsim-deck(5) (t-user.sh checks that the manual
+#      pages name every integrator);
+#   3. reactions with body 2 the ground: a 2 kg bar (I_yy = 0.1 kg m^2
 #      about its centroid, 1 m from the pin) released level; the force on
 #      the ground at t0 is -m g (1 - m r^2 / (I + m r^2)) = -2 g 0.1/2.1 =
 #      -0.934285714 N along z, not zero as mbsim-output(5) once said;
-#   5. mbsim(1)'s NAME line says what mbsim simulates: rigid bodies,
+#   4. mbsim(1)'s NAME line says what mbsim simulates: rigid bodies,
 #      particles and beams;
-#   6. the examples of the manual pages run (tests/man_examples.py).
+#   5. the examples of the manual pages run (tests/man_examples.py).
 . "$(dirname "$0")/lib.sh"
 cd "$top" || exit 1
 
@@ -79,22 +78,7 @@ else
 	ok "deck keys: all $nk keys are named in mbsim-deck(5)"
 fi
 
-# 3. integrators in mbsim-run(1)
-missing=
-ni=0
-for m in $("$MBSIM" list integrators | awk '{print $1}'); do
-	ni=$((ni + 1))
-	grep -q "\\\\fB$m\\\\fR" man/mbsim-run.1 || missing="$missing $m"
-done
-if [ "$ni" -lt 20 ]; then
-	bad "integrators: only $ni listed"
-elif [ -n "$missing" ]; then
-	bad "integrators missing from mbsim-run(1):$missing"
-else
-	ok "integrators: all $ni are named in mbsim-run(1)"
-fi
-
-# 4. reactions on the ground
+# 3. reactions on the ground
 cat >"$tmp/g2.yaml" <<'DECK'
 title: pendulum whose joint has the ground as body 2
 gravity: [0, 0, -9.81]
@@ -117,14 +101,14 @@ else
 	ok "mbsim-output(5): reactions on the ground are not said to be zero"
 fi
 
-# 5. NAME line
+# 4. NAME line
 name=$(sed -n '/^\.SH NAME/{n;p;}' man/mbsim.1)
 case $name in
 *rigid*particles*beams*) ok "mbsim(1) NAME: $name" ;;
 *) bad "mbsim(1) NAME line names neither particles nor beams: $name" ;;
 esac
 
-# 6. examples
+# 5. examples
 mkdir -p "$tmp/ex"
 if "$PY" tests/man_examples.py "$MBSIM" "$tmp/ex" man/*.[157] >"$tmp/exout" 2>&1; then
 	ok "man examples: $(grep -c '^ok' "$tmp/exout") run"
