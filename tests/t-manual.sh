@@ -17,6 +17,17 @@
 . "$(dirname "$0")/lib.sh"
 cd "$top" || exit 1
 
+# NAME N MIN: passes if N >= MIN items were checked and $missing is empty
+documented() {
+	if [ "$2" -lt "$3" ]; then
+		bad "$1: only $2 checked, want >= $3"
+	elif [ -n "$missing" ]; then
+		bad "$1: missing:$missing"
+	else
+		ok "$1: all $2"
+	fi
+}
+
 # 1. JSON fields
 : >"$tmp/keys"
 for run in "double_pendulum hi" "double_pendulum lms2" "double_pendulum esdirk436l2sa2" \
@@ -49,14 +60,7 @@ missing=
 for k in $(cat "$tmp/keys"); do
 	grep -qE "(\\\\fB$k\\\\fR|^\\.BR? ([^ ]* )*\"?$k\"?( |,|\$))" "$tmp/jsonman" || missing="$missing $k"
 done
-n=$(wc -l <"$tmp/keys")
-if [ "$n" -lt 20 ]; then
-	bad "json: only $n fields collected"
-elif [ -n "$missing" ]; then
-	bad "json: fields missing from mbsim-run(1)'s --json list:$missing"
-else
-	ok "json: all $n fields are in mbsim-run(1)"
-fi
+documented "json: fields of mbsim-run(1)'s --json list" "$(wc -l <"$tmp/keys")" 20
 
 # 2. deck keys in mbsim-deck(5)
 "$MBSIM" list keys >"$tmp/dk" 2>&1 || bad "list keys failed"
@@ -70,13 +74,7 @@ for path in $(awk '{print $1}' "$tmp/dk"); do
 	grep -qE "(\\\\fB$leaf(\\\\fR|:)|^\\.BR? ([^ ]* )*\"?$leaf\"?( |,|\$))" man/mbsim-deck.5 ||
 		missing="$missing $path"
 done
-if [ "$nk" -lt 100 ]; then
-	bad "deck keys: only $nk keys listed"
-elif [ -n "$missing" ]; then
-	bad "deck keys missing from mbsim-deck(5):$missing"
-else
-	ok "deck keys: all $nk keys are named in mbsim-deck(5)"
-fi
+documented "deck keys named in mbsim-deck(5)" "$nk" 100
 
 # 3. reactions on the ground
 cat >"$tmp/g2.yaml" <<'DECK'
