@@ -21,10 +21,11 @@
 sweep=$top/tools/sweep
 deck=$decks/slider_crank.yaml
 
-# grid expansion: lists, linear and log ranges, product with the last key fastest
-"$sweep" --dry-run -o "$tmp/dry" --mbsim "$MBSIM" "$deck" a.k=1:2:3 b.h=1e-3:1e-1:3:log >"$tmp/cmds" 2>"$tmp/err"
-got=$(sed 's/.*-o [^ ]*\/\([^/ ]*\)\.h5 .*/\1/' "$tmp/cmds" | tr '\n' ' ')
-want="k=1_h=0.001 k=1_h=0.01 k=1_h=0.1 k=1.5_h=0.001 k=1.5_h=0.01 k=1.5_h=0.1 k=2_h=0.001 k=2_h=0.01 k=2_h=0.1 "
+# grid expansion: lists, linear and log ranges, product with the last key
+# fastest (--dry-run prints the output files)
+"$sweep" --dry-run -o "$tmp/dry" --mbsim "$MBSIM" "$deck" time.end=1:2:3 integrator.step=1e-3:1e-1:3:log >"$tmp/cmds" 2>"$tmp/err"
+got=$(sed 's/.*\/\([^/]*\)\.h5$/\1/' "$tmp/cmds" | tr '\n' ' ')
+want="end=1_step=0.001 end=1_step=0.01 end=1_step=0.1 end=1.5_step=0.001 end=1.5_step=0.01 end=1.5_step=0.1 end=2_step=0.001 end=2_step=0.01 end=2_step=0.1 "
 if [ "$got" = "$want" ]; then ok "sweep: a:b:n and a:b:n:log ranges, product"; else bad "sweep: grid" "got:  $got" "want: $want"; fi
 expect_rc 64 "sweep: bad range is a usage error" "$sweep" --dry-run -o "$tmp/dry" --mbsim "$MBSIM" "$deck" a=1:2
 expect_rc 64 "sweep: key given twice is a usage error" "$sweep" --dry-run -o "$tmp/dry" --mbsim "$MBSIM" "$deck" a=1 a=2
@@ -117,6 +118,110 @@ if sorted(o["status"] for o in d).count("failed") != 1:
     print("statuses %r" % [o["status"] for o in d])
 PY
 if [ ! -s "$tmp/check" ]; then ok "summary --json: 12 objects, numeric parameters, one failed"; else bad "summary --json" "$(cat "$tmp/check")"; fi
+
+# Hostile text in every argument the sweep takes.  Nothing may reach a
+# shell: no file X may appear anywhere under $tmp (the runs' working
+# directory is DIR, Slurm's the directory sbatch ran in, $tmp/w); and each
+# value must reach mbsim exactly, blanks included: it names the joint pin1
+# of the double pendulum, and the output's /joints/names and summary.csv
+# must hold it.  Arguments after -- go to mbsim run as they are: one sets
+# pin2's name by a YAML double-quoted scalar, whose text is the name.
+mkdir -p "$tmp/w" && cd "$tmp/w" || exit 1
+dp=$decks/double_pendulum.yaml
+# shellcheck disable=SC2016 # the $(...) and `...` are the payload
+vals='$(touch X),`touch X`,a;touch X;b,"q" '\''r'\'',*,-x, a  b '
+# shellcheck disable=SC2016
+arg2='joints.pin2.name="$(touch X); `touch X` ;* -x '\''q'\'' a  b "'
+no_x() {
+	found=$(find "$tmp" -name X)
+	if [ -z "$found" ]; then ok "$1: no file X"; else bad "$1: a shell ran the payload" "$found"; fi
+}
+# exact DIR COUNT: summary.csv of DIR has COUNT complete rows, pin1 named by
+# the values of $vals in grid order, pin2 by $arg2, in summary.csv and in
+# each output file's /joints/names
+exact() {
+	"$PY" - "$1" "$2" "$vals" "$arg2" <<'PY' >"$tmp/check" 2>&1
+import csv, sys, h5py
+d, n, vals, arg2 = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(","), sys.argv[4]
+vals = (vals * n)[:n]
+pin2 = arg2.split("=", 1)[1][1:-1]
+rows = list(csv.DictReader(open(d + "/summary.csv", newline="")))
+if len(rows) != n:
+    print("%d rows, want %d" % (len(rows), n))
+for r, v in zip(rows, vals):
+    got = (r["status"], r["joints.pin1.name"], r["joints.pin2.name"], r["time.end"])
+    if got != ("complete", v, arg2.split("=", 1)[1], "0.01"):
+        print("summary row %r, want pin1 %r" % (got, v), r["message"])
+    with h5py.File(r["file"], "r") as f:
+        names = [x.decode() for x in f["joints/names"][()]]
+    if names != [v, pin2]:
+        print("%s: /joints/names %r, want %r" % (r["file"], names, [v, pin2]))
+PY
+	if [ ! -s "$tmp/check" ]; then ok "$3: values exact in the file and summary.csv"; else bad "$3" "$(cat "$tmp/check")"; fi
+}
+expect_rc 0 "sweep: quotes, \$(), backticks, ;, *, dashes, blanks in values and args (GNU parallel)" \
+	"$sweep" -o "$tmp/w/p" -j 2 --mbsim "$MBSIM" "$dp" "joints.pin1.name=$vals" -- --set=time.end=0.01 --set "$arg2"
+no_x "sweep, GNU parallel"
+exact "$tmp/w/p" 7 "sweep, GNU parallel"
+
+# A line break cannot be one argument of a run's argument file: refused
+# with exit 64 before anything is written (on the command-line design it
+# ran the rest of the line as a command), in a value, an argument after --,
+# -o DIR, --mbsim and the deck, and with --slurm in -o DIR and --sbatch.
+nl='
+touch X #'
+refused() {
+	what=$1
+	shift
+	expect_rc 64 "sweep: a line break in $what is refused" "$@"
+	if ! grep -q "line break" "$tmp/err"; then bad "sweep: $what: message" "$(cat "$tmp/err")"; fi
+	if [ -e "$tmp/w/nl" ] || [ -e "$tmp/w/nl.sh" ]; then bad "sweep: $what: something was written"; fi
+	no_x "sweep, a line break in $what"
+}
+refused "a value" "$sweep" -o "$tmp/w/nl" --mbsim "$MBSIM" "$dp" "joints.pin1.name=a,b$nl"
+refused "an argument after --" "$sweep" -o "$tmp/w/nl" --mbsim "$MBSIM" "$dp" joints.pin1.name=a -- --set "title=a$nl"
+refused "-o DIR" "$sweep" -o "$tmp/w/nl$nl" --mbsim "$MBSIM" "$dp" joints.pin1.name=a
+refused "--mbsim" "$sweep" -o "$tmp/w/nl" --mbsim "$MBSIM$nl" "$dp" joints.pin1.name=a
+refused "the deck" "$sweep" -o "$tmp/w/nl" --mbsim "$MBSIM" "$dp$nl" joints.pin1.name=a
+refused "-o DIR with --slurm" "$sweep" -o "$tmp/w/nl$nl" --mbsim "$MBSIM" --slurm "$tmp/w/nl.sh" "$dp" joints.pin1.name=a
+refused "an --sbatch option" "$sweep" -o "$tmp/w/nl" --mbsim "$MBSIM" --slurm "$tmp/w/nl.sh" \
+	"--sbatch=--time=5$nl" "$dp" joints.pin1.name=a
+
+# mbsim check before anything is written or run, with mbsim's message
+expect_rc 2 "sweep: a misspelt parameter stops the sweep before any run" \
+	"$sweep" -o "$tmp/w/ck" --mbsim "$MBSIM" "$decks/chain.yaml" parameters.lenght=1,2,3
+if grep -q "unknown parameter 'lenght' (did you mean 'len'?)" "$tmp/err" && [ ! -e "$tmp/w/ck" ]; then
+	ok "sweep: mbsim's message, nothing written"
+else
+	bad "sweep: misspelt parameter" "$(cat "$tmp/err")" "$(ls "$tmp/w/ck" 2>&1)"
+fi
+expect_rc 2 "sweep --slurm: an invalid value writes no script" \
+	"$sweep" -o "$tmp/w/ck" --mbsim "$MBSIM" --slurm "$tmp/w/ck.sh" "$deck" integrator.method=hi,bogus
+if grep -q "unknown integrator 'bogus'" "$tmp/err" && [ ! -e "$tmp/w/ck.sh" ]; then
+	ok "sweep --slurm: mbsim's message, no script"
+else
+	bad "sweep --slurm: invalid value" "$(cat "$tmp/err")"
+fi
+# * is a value, not a YAML alias: the deck sees the text * and says why not
+expect_rc 2 "sweep: the value * is checked as the text *" \
+	"$sweep" -o "$tmp/w/ck" --mbsim "$MBSIM" "$deck" 'integrator.method=fi,*'
+if grep -q "unknown integrator '\*'" "$tmp/err" && ! grep -q alias "$tmp/err"; then
+	ok "sweep: unknown integrator '*'"
+else
+	bad "sweep: the value *" "$(cat "$tmp/err")"
+fi
+# an expression with blanks is the expression: t_end 0.01 + 0.01 = 0.02
+# (0.01 + 0.01 == 0.02 in doubles), listed as written
+expect_rc 0 "sweep: 'time.end=0.01 + 0.01,3 * 0.01'" \
+	"$sweep" -o "$tmp/w/ex" --mbsim "$MBSIM" "$dp" 'time.end=0.01 + 0.01,3 * 0.01'
+"$PY" - "$tmp/w/ex/summary.csv" <<'PY' >"$tmp/check" 2>&1
+import csv, sys
+rows = [(r["time.end"], float(r["t_end"])) for r in csv.DictReader(open(sys.argv[1]))]
+if rows != [("0.01 + 0.01", 0.01 + 0.01), ("3 * 0.01", 3 * 0.01)]:
+    print(rows)
+PY
+if [ ! -s "$tmp/check" ]; then ok "sweep: values with blanks used and listed whole"; else bad "sweep: values with blanks" "$(cat "$tmp/check")"; fi
+cd "$top" || exit 1
 
 # Slurm: 3 tasks of 2 runs each (the last task has 2 of a 6-run grid)
 "$sweep" -o "$tmp/sl" --mbsim "$MBSIM" --slurm "$tmp/sl.sh" --chunk 2 --sbatch=--time=00:05:00 \
