@@ -243,6 +243,50 @@ if [ "$st" = 0 ] && [ "$n" = 6 ] && [ "$nc" = 6 ]; then
 else
 	bad "slurm: tasks" "status $st, $n files, $nc complete" "$(cat "$tmp/task0.out")"
 fi
+# The hostile values and args of the GNU parallel test, with -o DIR, the
+# script's name and two --sbatch options hostile too (sbatch splits an
+# #SBATCH line at blanks, so these have none: ${IFS}), two tasks run as an
+# array would, from $tmp/w; then --collect.
+# shellcheck disable=SC2016
+sdir=$tmp/w/'s $(touch X);`touch X` * -x "q" '\''r'\'
+sscript=$tmp/w/'-s $(touch X).sh'
+# shellcheck disable=SC2016
+sb1='--comment=$(touch${IFS}X);`touch${IFS}X`;*'
+# shellcheck disable=SC2016
+sb2='--job-name=-a;touch${IFS}X;b*'
+cd "$tmp/w" || exit 1
+hostile_slurm() {
+	"$sweep" -o "$sdir" --mbsim "$MBSIM" --slurm "$sscript" --chunk 4 "--sbatch=$sb1" "--sbatch=$sb2" \
+		"$dp" "joints.pin1.name=$vals" -- --set=time.end=0.01 --set "$arg2"
+}
+if hostile_slurm 2>"$tmp/err" && bash -n "$sscript" && grep -qFx "#SBATCH $sb1" "$sscript" &&
+   grep -qFx "#SBATCH $sb2" "$sscript" && grep -q '^#SBATCH --array=0-1$' "$sscript"; then
+	ok "slurm: hostile script parses, array 0-1, the --sbatch options verbatim on their lines"
+else
+	bad "slurm: hostile script" "$(cat "$tmp/err" "$sscript")"
+fi
+st=0
+for t in 0 1; do
+	SLURM_ARRAY_TASK_ID=$t bash "$sscript" >"$tmp/task$t.out" 2>&1 || st=1
+done
+expect_rc 0 "slurm: hostile tasks run, --collect" "$sweep" --collect "$sdir"
+no_x "slurm, tasks run by bash"
+exact "$sdir" 7 "slurm, tasks run by bash"
+# --collect lists the runs in grid order: N=8 before N=16, where the
+# shell's sorted DIR/*.h5 puts N=16 first
+"$sweep" -o "$tmp/w/n" --mbsim "$MBSIM" --slurm "$tmp/w/n.sh" "$decks/chain.yaml" \
+	parameters.N=8,16 -- --set time.end=0.01 2>"$tmp/err"
+SLURM_ARRAY_TASK_ID=0 bash "$tmp/w/n.sh" && SLURM_ARRAY_TASK_ID=1 bash "$tmp/w/n.sh"
+expect_rc 0 "sweep --collect: two chains" "$sweep" --collect "$tmp/w/n"
+got=$(cut -d, -f3 "$tmp/w/n/summary.csv" | tr '\n' ' ')
+glob=$(cd "$tmp/w/n" && echo N=*.h5)
+if [ "$got" = "parameters.N 8 16 " ] && [ "$glob" = "N=16.h5 N=8.h5" ]; then
+	ok "sweep --collect: N=8 before N=16 (the glob: $glob)"
+else
+	bad "sweep --collect: order" "$got" "$glob"
+fi
+cd "$top" || exit 1
+
 # A private single-node Slurm (munged, slurmctld, slurmd on localhost, all
 # state in $tmp, ports from this shell's pid) where this machine can run one:
 # Debian's slurm-wlm installed and root (slurmd runs jobs as their user).
@@ -353,6 +397,28 @@ if start_slurm; then
 		bad "slurm: two-task array (job $jid)" "$(cat "$tmp/out" "$tmp/err")" \
 		    "$(tail -n 5 "$tmp/slurm/slurmctld.log")"
 	fi
+	# the hostile script on Slurm, submitted from $tmp/w; Slurm's record
+	# of the job holds the --sbatch options' values exactly
+	cd "$tmp/w" || exit 1
+	rm -rf "$sdir"
+	hostile_slurm 2>"$tmp/err"
+	jid=$(sbatch --parsable "$sscript" 2>"$tmp/err")
+	i=0
+	while [ -n "$jid" ] && [ $i -lt 240 ] && [ -n "$(squeue -h -j "$jid" 2>/dev/null)" ]; do
+		sleep 0.5
+		i=$((i + 1))
+	done
+	scontrol show job "$jid" >"$tmp/scjob" 2>&1
+	if [ -n "$jid" ] && grep -qFx "   Comment=${sb1#--comment=} " "$tmp/scjob" &&
+	   grep -qF "JobName=${sb2#--job-name=}" "$tmp/scjob"; then
+		ok "slurm: the job's comment and name are the --sbatch values"
+	else
+		bad "slurm: hostile job $jid" "$(cat "$tmp/err")" "$(grep -i 'comment\|jobname' "$tmp/scjob")"
+	fi
+	expect_rc 0 "slurm: hostile array on Slurm, --collect" "$sweep" --collect "$sdir"
+	no_x "slurm, on a private Slurm"
+	exact "$sdir" 7 "slurm, on a private Slurm"
+	cd "$top" || exit 1
 	stop_slurm
 else
 	echo "skip sbatch --test-only and the array run: the script is checked with bash -n only"
