@@ -135,6 +135,7 @@ arg2='joints.pin2.name="$(touch X); `touch X` ;* -x '\''q'\'' a  b "'
 no_x() {
 	found=$(find "$tmp" -name X)
 	if [ -z "$found" ]; then ok "$1: no file X"; else bad "$1: a shell ran the payload" "$found"; fi
+	find "$tmp" -name X -exec rm -f {} +	# so that the next check is its own
 }
 # exact DIR COUNT: summary.csv of DIR has COUNT complete rows, pin1 named by
 # the values of $vals in grid order, pin2 by $arg2, in summary.csv and in
@@ -177,6 +178,7 @@ refused() {
 	if ! grep -q "line break" "$tmp/err"; then bad "sweep: $what: message" "$(cat "$tmp/err")"; fi
 	if [ -e "$tmp/w/nl" ] || [ -e "$tmp/w/nl.sh" ]; then bad "sweep: $what: something was written"; fi
 	no_x "sweep, a line break in $what"
+	rm -rf "$tmp/w/nl" "$tmp/w/nl.sh"
 }
 refused "a value" "$sweep" -o "$tmp/w/nl" --mbsim "$MBSIM" "$dp" "joints.pin1.name=a,b$nl"
 refused "an argument after --" "$sweep" -o "$tmp/w/nl" --mbsim "$MBSIM" "$dp" joints.pin1.name=a -- --set "title=a$nl"
