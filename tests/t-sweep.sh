@@ -13,6 +13,10 @@
 # SLURM_ARRAY_TASK_ID set, as an array would; where Debian's slurm-wlm is
 # installed and the test runs as root, a private single-node Slurm is
 # started for sbatch --test-only and a two-task array, else that is skipped.
+# Hostile text (quotes, $(...), backticks, ;, *, leading dashes, blanks) in
+# the values, the arguments after --, -o DIR and the --sbatch options, on
+# both paths, must reach mbsim (or sbatch) exactly and run nothing; a line
+# break anywhere is refused; mbsim check refuses a bad key before any run.
 # Usage: MBSIM=build/mbsim sh tests/t-sweep.sh   (run from the source root)
 
 # shellcheck source=tests/lib.sh
@@ -119,7 +123,9 @@ if sorted(o["status"] for o in d).count("failed") != 1:
 PY
 if [ ! -s "$tmp/check" ]; then ok "summary --json: 12 objects, numeric parameters, one failed"; else bad "summary --json" "$(cat "$tmp/check")"; fi
 
-# Hostile text in every argument the sweep takes.  Nothing may reach a
+# Hostile text in every argument the sweep takes (-o DIR relative, with a
+# leading dash, as --dir=DIR; the deck and binary by absolute paths with
+# hostile names; values; arguments after --).  Nothing may reach a
 # shell: no file X may appear anywhere under $tmp (the runs' working
 # directory is DIR, Slurm's the directory sbatch ran in, $tmp/w); and each
 # value must reach mbsim exactly, blanks included: it names the joint pin1
@@ -127,7 +133,15 @@ if [ ! -s "$tmp/check" ]; then ok "summary --json: 12 objects, numeric parameter
 # must hold it.  Arguments after -- go to mbsim run as they are: one sets
 # pin2's name by a YAML double-quoted scalar, whose text is the name.
 mkdir -p "$tmp/w" && cd "$tmp/w" || exit 1
-dp=$decks/double_pendulum.yaml
+# the deck and the binary under hostile names too
+# shellcheck disable=SC2016
+dp=$tmp/w/'-d $(touch X);`touch X` * "q" '\''r'\''.yaml'
+cp "$decks/double_pendulum.yaml" "$dp"
+# shellcheck disable=SC2016
+mb=$tmp/w/'-m $(touch X);`touch X` *'
+ln -s "$MBSIM" "$mb"
+# shellcheck disable=SC2016
+pdir='-p $(touch X);`touch X` * "q"'
 # shellcheck disable=SC2016 # the $(...) and `...` are the payload
 vals='$(touch X),`touch X`,a;touch X;b,"q" '\''r'\'',*,-x, a  b '
 # shellcheck disable=SC2016
@@ -161,9 +175,9 @@ PY
 	if [ ! -s "$tmp/check" ]; then ok "$3: values exact in the file and summary.csv"; else bad "$3" "$(cat "$tmp/check")"; fi
 }
 expect_rc 0 "sweep: quotes, \$(), backticks, ;, *, dashes, blanks in values and args (GNU parallel)" \
-	"$sweep" -o "$tmp/w/p" -j 2 --mbsim "$MBSIM" "$dp" "joints.pin1.name=$vals" -- --set=time.end=0.01 --set "$arg2"
+	"$sweep" "--dir=$pdir" -j 2 --mbsim "$mb" "$dp" "joints.pin1.name=$vals" -- --set=time.end=0.01 --set "$arg2"
 no_x "sweep, GNU parallel"
-exact "$tmp/w/p" 7 "sweep, GNU parallel"
+exact "$tmp/w/$pdir" 7 "sweep, GNU parallel"
 
 # A line break cannot be one argument of a run's argument file: refused
 # with exit 64 before anything is written (on the command-line design it
@@ -251,6 +265,7 @@ fi
 # array would, from $tmp/w; then --collect.
 # shellcheck disable=SC2016
 sdir=$tmp/w/'s $(touch X);`touch X` * -x "q" '\''r'\'
+# shellcheck disable=SC2016
 sscript=$tmp/w/'-s $(touch X).sh'
 # shellcheck disable=SC2016
 sb1='--comment=$(touch${IFS}X);`touch${IFS}X`;*'
@@ -258,7 +273,7 @@ sb1='--comment=$(touch${IFS}X);`touch${IFS}X`;*'
 sb2='--job-name=-a;touch${IFS}X;b*'
 cd "$tmp/w" || exit 1
 hostile_slurm() {
-	"$sweep" -o "$sdir" --mbsim "$MBSIM" --slurm "$sscript" --chunk 4 "--sbatch=$sb1" "--sbatch=$sb2" \
+	"$sweep" -o "$sdir" --mbsim "$mb" --slurm "$sscript" --chunk 4 "--sbatch=$sb1" "--sbatch=$sb2" \
 		"$dp" "joints.pin1.name=$vals" -- --set=time.end=0.01 --set "$arg2"
 }
 if hostile_slurm 2>"$tmp/err" && bash -n "$sscript" && grep -qFx "#SBATCH $sb1" "$sscript" &&
