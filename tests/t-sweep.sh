@@ -389,6 +389,18 @@ SLURMCONF
 	return 0
 }
 
+# submit SCRIPT: sbatch it, set jid, wait for the array to leave the queue
+# (each run takes milliseconds; the bound only keeps a stuck daemon from
+# hanging the test)
+submit() {
+	jid=$(sbatch --parsable "$1" 2>"$tmp/err")
+	i=0
+	while [ -n "$jid" ] && [ $i -lt 240 ] && [ -n "$(squeue -h -j "$jid" 2>/dev/null)" ]; do
+		sleep 0.5
+		i=$((i + 1))
+	done
+}
+
 if start_slurm; then
 	if sbatch --test-only "$tmp/sl.sh" >"$tmp/sb" 2>&1; then
 		ok "slurm: sbatch --test-only accepts the script"
@@ -398,14 +410,7 @@ if start_slurm; then
 	# a two-task array (one run per task) to completion
 	"$sweep" -o "$tmp/sl2" --mbsim "$MBSIM" --slurm "$tmp/sl2.sh" \
 		"$deck" integrator.method=fi,lms2 -- --set time.end=0.1 2>"$tmp/err"
-	jid=$(sbatch --parsable "$tmp/sl2.sh" 2>"$tmp/err")
-	# wait for the array to leave the queue (each run takes milliseconds;
-	# the bound only keeps a stuck daemon from hanging the test)
-	i=0
-	while [ -n "$jid" ] && [ $i -lt 240 ] && [ -n "$(squeue -h -j "$jid" 2>/dev/null)" ]; do
-		sleep 0.5
-		i=$((i + 1))
-	done
+	submit "$tmp/sl2.sh"
 	"$MBSIM" summary "$tmp/sl2"/*.h5 >"$tmp/out" 2>"$tmp/err"
 	if [ -n "$jid" ] && [ "$(grep -c ',complete,' "$tmp/out")" = 2 ] &&
 	   [ -s "$tmp/sl2/slurm-${jid}_0.out" ] && [ -s "$tmp/sl2/slurm-${jid}_1.out" ]; then
@@ -419,12 +424,7 @@ if start_slurm; then
 	cd "$tmp/w" || exit 1
 	rm -rf "$sdir"
 	hostile_slurm 2>"$tmp/err"
-	jid=$(sbatch --parsable "$sscript" 2>"$tmp/err")
-	i=0
-	while [ -n "$jid" ] && [ $i -lt 240 ] && [ -n "$(squeue -h -j "$jid" 2>/dev/null)" ]; do
-		sleep 0.5
-		i=$((i + 1))
-	done
+	submit "$sscript"
 	scontrol show job "$jid" >"$tmp/scjob" 2>&1
 	if [ -n "$jid" ] && grep -qFx "   Comment=${sb1#--comment=} " "$tmp/scjob" &&
 	   grep -qF "JobName=${sb2#--job-name=}" "$tmp/scjob"; then
