@@ -151,11 +151,12 @@ no_x() {
 	if [ -z "$found" ]; then ok "$1: no file X"; else bad "$1: a shell ran the payload" "$found"; fi
 	find "$tmp" -name X -exec rm -f {} +	# so that the next check is its own
 }
-# exact DIR COUNT: summary.csv of DIR has COUNT complete rows, pin1 named by
-# the values of $vals in grid order, pin2 by $arg2, in summary.csv and in
-# each output file's /joints/names
+# exact DIR COUNT NAME [VALUES]: summary.csv of DIR has COUNT complete rows,
+# pin1 named by VALUES (default $vals; comma-separated, repeated to COUNT)
+# in grid order, pin2 by $arg2, in summary.csv and in each output file's
+# /joints/names
 exact() {
-	"$PY" - "$1" "$2" "$vals" "$arg2" <<'PY' >"$tmp/check" 2>&1
+	"$PY" - "$1" "$2" "${4-$vals}" "$arg2" <<'PY' >"$tmp/check" 2>&1
 import csv, sys, h5py
 d, n, vals, arg2 = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(","), sys.argv[4]
 vals = (vals * n)[:n]
@@ -178,6 +179,23 @@ expect_rc 0 "sweep: quotes, \$(), backticks, ;, *, dashes, blanks in values and 
 	"$sweep" "--dir=$pdir" -j 2 --mbsim "$mb" "$dp" "joints.pin1.name=$vals" -- --set=time.end=0.01 --set "$arg2"
 no_x "sweep, GNU parallel"
 exact "$tmp/w/$pdir" 7 "sweep, GNU parallel"
+
+# 40 random names (fixed seed) from an alphabet of YAML indicators, shell
+# metacharacters, blanks, tabs, CR, other control characters and non-ASCII
+# letters: each reaches mbsim as it is (their file names coincide often,
+# and the runs' numbers then tell them apart)
+rvals=$("$PY" -c '
+import random
+r = random.Random(28)
+abc = " \t\r\x01\x1b\x7f\"\\$`;*&!|<>%@#?:[]{}()-~^=+.aZ9\u00e9\u4e2d"
+vals = set()
+while len(vals) < 40:
+    vals.add("".join(r.choice(abc) for _ in range(r.randint(1, 12))))
+print(",".join(sorted(vals)), end="")')
+expect_rc 0 "sweep: 40 random hostile names (GNU parallel)" \
+	"$sweep" -o "$tmp/w/r" -j 2 --mbsim "$MBSIM" "$dp" "joints.pin1.name=$rvals" -- --set=time.end=0.01 --set "$arg2"
+no_x "sweep, random names"
+exact "$tmp/w/r" 40 "sweep, random names" "$rvals"
 
 # A line break cannot be one argument of a run's argument file: refused
 # with exit 64 before anything is written (on the command-line design it
