@@ -35,7 +35,7 @@ expect_rc 64 "sweep: bad range is a usage error" "$sweep" --dry-run -o "$tmp/dry
 expect_rc 64 "sweep: key given twice is a usage error" "$sweep" --dry-run -o "$tmp/dry" --mbsim "$MBSIM" "$deck" a=1 a=2
 
 if ! command -v parallel >/dev/null 2>&1; then
-	bad "GNU parallel is not installed (tools/install-deps installs it)"
+	bad "GNU parallel is not installed (tools/install-deps --test installs it)"
 	finish
 	exit
 fi
