@@ -1,6 +1,8 @@
 # mbsim - one readable Makefile.  `make` builds build/mbsim.
 #   make run      install deps if needed, build, run the default deck
-#   make test     unit tests (cmocka) and deck tests
+#   make test     unit tests (cmocka) and deck tests, every one even after a
+#                 failure; the last line is the total "N passed, N failed,
+#                 N skipped" (tests/run-tests.sh; MBSIM_NO_SKIP=1 fails on a skip)
 #   make asan     the test suite under AddressSanitizer + UBSan
 #   make bench    whole-process timings (not part of test)
 #   make fuzz     libFuzzer campaigns, FUZZ_TIME seconds per target (clang;
@@ -115,10 +117,10 @@ run:
 	$(BUILD)/mbsim run decks/double_pendulum.yaml -o $(BUILD)/double_pendulum.h5
 
 unit: $(TEST_BIN)
-	@set -e; for t in $(TEST_BIN); do echo "== $$t"; $$t; done
+	@sh tests/run-tests.sh --units-only $(TEST_BIN)
 
-test: all unit
-	MBSIM=$(BUILD)/mbsim sh tests/run-deck-tests.sh
+test: all $(TEST_BIN)
+	@MBSIM=$(BUILD)/mbsim sh tests/run-tests.sh $(TEST_BIN)
 
 asan:
 	$(MAKE) BUILD=build-asan OPT=-O1 \

@@ -5,8 +5,12 @@
 # Sets MBSIM (absolute; default build/mbsim), top (the source root), decks,
 # PY (/usr/bin/python3) and tmp, a private directory removed on exit; TMPDIR
 # becomes $tmp/scratch, so a test can check that mbsim leaves nothing there.
-# Counts results in pass and fail:
+# Counts results in pass, fail and skipped:
 #   ok NAME                  a passed check
+#   skip NAME REASON [N]     N checks (default 1) not run for want of a tool
+#                            or a privilege (REASON: what is missing);
+#                            counted in skipped, or in fail when the
+#                            environment has MBSIM_NO_SKIP=1 (.ci/run)
 #   bad NAME [DETAIL]...     a failed check; prints the details, else the
 #                            stderr of the last expect_rc ($tmp/err)
 #   expect_rc WANT NAME CMD...   run CMD (stdout to $tmp/out, stderr to
@@ -35,7 +39,9 @@
 #                            1e-6 m: the seed-003 issue's bound for tree
 #                            against ra at tight tolerances, runs at 1e-10
 #                            measured within 2.2e-7)
-#   finish                   prints "N passed, N failed"; false on failures
+#   finish                   prints "N passed, N failed, N skipped" (the
+#                            line tests/run-tests.sh adds up); false on
+#                            failures
 
 : "${MBSIM:=build/mbsim}"
 case $MBSIM in /*) ;; *) MBSIM=$(pwd)/$MBSIM ;; esac
@@ -51,7 +57,17 @@ mkdir -p "$TMPDIR"
 
 pass=0
 fail=0
+skipped=0
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
+skip() {
+	if [ "${MBSIM_NO_SKIP:-0}" = 1 ]; then
+		fail=$((fail + ${3:-1}))
+		echo "FAIL $1: ${3:-1} check(s) not run: $2 (MBSIM_NO_SKIP=1 makes a skip a failure)"
+	else
+		skipped=$((skipped + ${3:-1}))
+		echo "SKIP $1: ${3:-1} check(s) not run: $2"
+	fi
+}
 bad() {
 	fail=$((fail + 1))
 	echo "FAIL $1"
@@ -147,6 +163,6 @@ agree() {
 }
 
 finish() {
-	echo "$pass passed, $fail failed"
+	echo "$pass passed, $fail failed, $skipped skipped"
 	[ "$fail" -eq 0 ]
 }

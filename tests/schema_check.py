@@ -82,12 +82,16 @@ def main(argv):
 
     decks = argv or sorted(glob.glob(os.path.join(ROOT, "decks", "*.yaml")))
     failures = check_decks(schema, decks)
+    passed = len(decks) - failures
 
     undescribed = []
     in_schema = schema_paths(schema, "", set(), undescribed)
     for p in undescribed:
         print(f"FAIL schema: '{p}' has no description")
         failures += 1
+    if not undescribed:
+        print("ok   every property of the schema has a description")
+        passed += 1
     in_loader = loader_paths(keys_file)
     for p in sorted(in_loader - in_schema):
         print(f"FAIL key '{p}' is known to the loader but not in the schema")
@@ -95,8 +99,11 @@ def main(argv):
     for p in sorted(in_schema - in_loader):
         print(f"FAIL key '{p}' is in the schema but unknown to the loader")
         failures += 1
-    print(f"{len(decks)} decks, {len(in_loader)} loader keys, {len(in_schema)} schema keys, "
-          f"{failures} failures")
+    if in_loader == in_schema:
+        print(f"ok   the loader's {len(in_loader)} key paths are the schema's")
+        passed += 1
+    print(f"{len(decks)} decks, {len(in_loader)} loader keys, {len(in_schema)} schema keys")
+    print(f"{passed} passed, {failures} failed, 0 skipped")
     return 1 if failures else 0
 
 

@@ -140,7 +140,7 @@ if have_mpmath; then
 		fi
 	done
 else
-	ok "m1 = 0 against eq. 6: skipped (no mpmath, yaml or h5py for $PY)"
+	skip "m1 = 0 against eq. 6 (2 runs, 2 checks each)" "no mpmath, yaml or h5py for $PY" 4
 fi
 
 # 6. The exact distance at the 8 samples (the tool, 50 digits) is, for
@@ -192,7 +192,7 @@ for e in ('1e-1', '1e-2', '1e-3', '1e-4'):
 msg = '; '.join(rows) + '; m1 = 0 own %.2g %.2g (small, large, m)' % own0
 "
 else
-	ok "limit m1 -> 0: skipped (no mpmath, yaml or h5py for $PY)"
+	skip "limit m1 -> 0" "no mpmath, yaml or h5py for $PY"
 fi
 
 # 7
@@ -224,7 +224,7 @@ for e in ('1e-4', '1e-5', '1e-6'):
 msg = '; '.join(rows) + ' (small, large, m)'
 "
 else
-	ok "limit m1 -> 0 with rn4: skipped (no mpmath, yaml or h5py for $PY)"
+	skip "limit m1 -> 0 with rn4" "no mpmath, yaml or h5py for $PY"
 fi
 
 finish

@@ -21,14 +21,14 @@
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-# reference OUT NAME TOOL [ARG]...: runs tools/TOOL -o OUT ARG... with $PY
-# (a check named NAME), or says it is skipped without SciPy; the studies
-# against OUT run only if it exists
+# reference OUT NAME N TOOL [ARG]...: runs tools/TOOL -o OUT ARG... with $PY
+# (a check named NAME); the studies against OUT run only if it exists.
+# Without SciPy, skips N checks: NAME and the studies against OUT.
 reference() {
-	out=$1 name=$2 tool=$3
-	shift 3
+	out=$1 name=$2 nchecks=$3 tool=$4
+	shift 4
 	if ! have_scipy; then
-		echo "skip $name: $PY with scipy and h5py not available"
+		skip "$name and the studies against it" "no scipy or h5py for $PY" "$nchecks"
 	elif "$PY" "$top/tools/$tool" -o "$out" "$@" >"$tmp/out" 2>"$tmp/err"; then
 		ok "$name"
 	else
@@ -38,7 +38,7 @@ reference() {
 
 # --- double pendulum against the independent ODE reference ---
 ref=$tmp/double_pendulum_ref.h5
-reference "$ref" "double pendulum ODE reference (DOP853)" double_pendulum_ref.py --t-end 8
+reference "$ref" "double pendulum ODE reference (DOP853)" 6 double_pendulum_ref.py --t-end 8
 dp=$decks/double_pendulum.yaml
 if [ -f "$ref" ]; then
 	# hi over the whole 8 s; positions (hi velocities converge at order 2
@@ -65,7 +65,7 @@ fi
 
 # --- Andrews' squeezer against the Test Set's 7-angle equations ---
 aref=$tmp/andrews_ref.h5
-reference "$aref" "andrews 7-angle reference (DOP853)" andrews_ref.py
+reference "$aref" "andrews 7-angle reference (DOP853)" 3 andrews_ref.py
 as=$decks/andrews_squeezer.yaml
 if [ -f "$aref" ]; then
 	expect_rc 0 "andrews hi: order 1 of the seven joint angles vs Test Set equations" \

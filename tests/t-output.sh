@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 dp=$decks/double_pendulum.yaml
 if ! "$PY" -c 'import h5py' 2>/dev/null; then
-	echo "skip t-output.sh: $PY has no h5py"
+	skip "every check of t-output.sh" "no h5py for $PY" NCHECKS_OUTPUT
 	finish
 	exit $?
 fi
@@ -278,7 +278,7 @@ if mount -t tmpfs -o size=1m tmpfs "$mnt" 2>"$tmp/err"; then
 	fi
 	umount "$mnt"
 else
-	echo "skip full file system: mount -t tmpfs refused ($(head -1 "$tmp/err"))"
+	skip "full file system (2 runs)" "mount -t tmpfs refused ($(head -1 "$tmp/err"))" 2
 fi
 
 # --- 3. the deck text kept whole ----------------------------------------

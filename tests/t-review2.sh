@@ -34,7 +34,7 @@ PY
 			"$MBSIM" compare "$tmp/loop1.h5" "$tmp/loop0.h5" $q
 	done
 else
-	ok "offsets naming a slice of their own series: skipped (no h5py)"
+	skip "offsets naming a slice of their own series (2 x 2 compares)" "no scipy or h5py for $PY" 4
 fi
 
 # 2. mbsim modes kept one of every two tiny real eigenvalues, taking them
@@ -106,7 +106,7 @@ PY
 			"$(cat "$tmp/conv-dp.csv" "$tmp/conv-dpneg.csv")"
 	fi
 else
-	ok "quaternion signs per body: skipped (no h5py)"
+	skip "quaternion signs per body (2 compares, 1 converge)" "no scipy or h5py for $PY" 3
 fi
 
 # 4. A /time of shape (N, 0) (no values, N rows) was read as N times:
@@ -140,7 +140,7 @@ PY
 	grep -q "one time per sample" "$tmp/err" && ok "converge: the message says so" ||
 		bad "converge: the message says so"
 else
-	ok "zero-width /time: skipped (no h5py)"
+	skip "zero-width /time (2 x 2 compare checks, 2 converge checks)" "no scipy or h5py for $PY" 6
 fi
 
 # 5. converge's components took every dataset of 4 columns for a

@@ -62,7 +62,7 @@ sig_case() {
 		return
 	fi
 	if [ -z "$H5DUMP" ]; then
-		echo "skip $name: no h5dump to read the file"
+		skip "$name: the file's status and /deck" "no h5dump to read the file"
 		return
 	fi
 	s=$(h5attr "$h5" status)
@@ -87,8 +87,10 @@ sig_case() {
 sig_case TERM 0.05 100000 10 "interrupted: during set-up (while "
 sig_case TERM 0.3 100000 10 "interrupted: during set-up (while "
 sig_case INT 0.3 100000 10 "interrupted: during set-up (while "
-sig_case TERM 1.2 100000 10 "interrupted: during set-up (while "
-sig_case INT 1.2 100000 10 "interrupted: during set-up (while "
+# 1.2 s: the builder here, on a faster machine the solver's set-up
+# ("during set-up, before ..."): either set-up state
+sig_case TERM 1.2 100000 10 "interrupted: during set-up"
+sig_case INT 1.2 100000 10 "interrupted: during set-up"
 # 2.5 s: here usually the solver's set-up ("during set-up, before
 # assembling the initial state"), on a loaded machine still the builder,
 # on a fast one the first step: any of them, with the file sim_run opened

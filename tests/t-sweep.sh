@@ -35,7 +35,7 @@ expect_rc 64 "sweep: bad range is a usage error" "$sweep" --dry-run -o "$tmp/dry
 expect_rc 64 "sweep: key given twice is a usage error" "$sweep" --dry-run -o "$tmp/dry" --mbsim "$MBSIM" "$deck" a=1 a=2
 
 if ! command -v parallel >/dev/null 2>&1; then
-	bad "GNU parallel is not installed (tools/install-deps --test installs it)"
+	skip "the sweeps below" "GNU parallel is not installed (tools/install-deps --test installs it)" NSWEEP
 	finish
 	exit
 fi
@@ -456,7 +456,7 @@ if start_slurm; then
 	cd "$top" || exit 1
 	stop_slurm
 else
-	echo "skip sbatch --test-only and the array run: the script is checked with bash -n only"
+	skip "slurm: sbatch --test-only and a two-task array" "no private Slurm (above); the script is checked with bash -n only" 2
 fi
 
 finish

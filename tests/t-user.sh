@@ -38,7 +38,7 @@ PYEOF
 		fi
 	done
 else
-	echo "skip item 4: no h5py for $PY"
+	skip "item 4: effort at t0 (hi, fi, genalpha)" "no h5py for $PY" 3
 fi
 
 # --- item 2: a misspelt parameter in a --set sweep --------------------------
@@ -286,7 +286,7 @@ if [ "$(dirname "$bdir")" = "$top" ]; then
 		bad "item 7: make install" "$(cat "$tmp/err")"
 	fi
 else
-	echo "skip item 7 install: $MBSIM is not in a build directory of $top"
+	skip "item 7: make install (schema, installed decks, manual paths)" "$MBSIM is not in a build directory of $top" 3
 fi
 
 finish

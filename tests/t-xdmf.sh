@@ -96,7 +96,7 @@ n=$(grids kill.xdmf) m=$(nsamples kill.h5)
 
 # --- ParaView
 if ! command -v pvpython >/dev/null 2>&1; then
-	echo "skip ParaView: no pvpython (Debian's paraview and python3-paraview; tools/install-deps)"
+	skip "ParaView" "no pvpython (Debian's paraview and python3-paraview; tools/install-deps)" NPV
 	finish
 	exit
 fi
@@ -121,7 +121,7 @@ if ! grep -q "^ok   png" pv; then
 		done
 		how="xvfb-run pvpython"
 	else
-		echo "skip ParaView rendering: pvpython needs a display here and there is no xvfb-run (Debian's xvfb)"
+		skip "ParaView" "pvpython needs a display here and there is no xvfb-run (Debian's xvfb)" NPV
 		finish
 		exit
 	fi
