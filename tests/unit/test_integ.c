@@ -1,4 +1,4 @@
-/* test_integ.c - HI and FI on problems with known solutions.
+/* test_integ.c - HI, FI and HILG on problems with known solutions.
  *
  * 1. A block on an inclined translational joint under gravity.  The exact
  *    motion is s(t) = g_u t^2 / 2 along the axis u (g_u = g . u).  For a
@@ -15,7 +15,13 @@
  *    solution must halve with h (first order).
  * 2. A free body spinning about a principal axis with no torque: w is
  *    constant and A(t) = A0 exp(t w~) exactly; the Lie-group updates of
- *    eqs. 4d and 14d reproduce it to round-off for any h.
+ *    eqs. 4d and 14d reproduce it to round-off for any h.  With a constant
+ *    torque tau along that axis the gyroscopic term w x J w stays zero and
+ *    every scheme reduces to w_{n+1} = w_n + h tau / J_y, theta_{n+1} =
+ *    theta_n + h w_{n+1} (hilg's variational update too: about a
+ *    principal axis Jr(theta)^-1 J theta = J theta), whose exact discrete
+ *    solution is theta_n = w0 t_n + (tau / J_y) t_n (t_n + h) / 2.
+ * hi, fi and hilg each run 1 and 2.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,6 +33,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "deck/deck.h"
 #include "form/ra.h"
 #include "integ/integ.h"
 #include "model/model.h"
@@ -180,6 +187,43 @@ static void test_spin(void **st)
 	ra_state_release(&x);
 	ra_free(&s);
 	model_free(&m);
+}
+
+/* 2 with the torque 1.5 N m about the spin axis y (J_y = 2 kg m^2) */
+static void test_spin_torque(void **st)
+{
+	static const char spin_deck[] =
+		"time: {end: 2}\n"
+		"gravity: [0, 0, 0]\n"
+		"bodies:\n"
+		"  - {name: top, mass: 1, inertia: [1, 2, 3], angular_velocity: [0, 4, 0]}\n"
+		"forces:\n"
+		"  - {name: drive, type: torque, body: top, vector: [0, 1.5, 0],\n"
+		"     function: {type: constant, value: 1}}\n";
+	const char *name = *st;
+	struct diag d;
+	struct model *m;
+	struct sim_options o;
+	diag_init(&d);
+	struct deck *dk = testutil_load_text(spin_deck, &d);
+	diag_release(&d);
+	testutil_build(dk, &m, &o);
+	struct ra *s = ra_new(m);
+	struct ra_state x;
+	ra_state_init(s, &x);
+	double h = 0.05, t = 40 * h, a = 1.5 / 2.0;
+	run(name, h, 40, s, &x);
+	double R[9], th[3] = { 0, 4.0 * t + 0.5 * a * t * (t + h), 0 };
+	so3_exp(R, th);
+	for (int k = 0; k < 9; k++)
+		assert_near(x.A[k], R[k], 0.0, 1e-12);	/* 40 products of rotations */
+	assert_near(x.w[1], 4.0 + a * t, 0.0, 1e-12);
+	assert_near(x.w[0], 0.0, 0.0, 1e-12);
+	assert_near(x.w[2], 0.0, 0.0, 1e-12);
+	ra_state_release(&x);
+	ra_free(&s);
+	model_free(&m);
+	deck_free(&dk);
 }
 
 /* 3. The predictor's history (integ_hist_*): rows of a cubic on a grid
@@ -337,10 +381,16 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		BY_METHOD(test_incline, "hi"),
 		BY_METHOD(test_incline, "fi"),
+		BY_METHOD(test_incline, "hilg"),
 		BY_METHOD(test_spring_order, "hi"),
 		BY_METHOD(test_spring_order, "fi"),
+		BY_METHOD(test_spring_order, "hilg"),
 		BY_METHOD(test_spin, "hi"),
 		BY_METHOD(test_spin, "fi"),
+		BY_METHOD(test_spin, "hilg"),
+		BY_METHOD(test_spin_torque, "hi"),
+		BY_METHOD(test_spin_torque, "fi"),
+		BY_METHOD(test_spin_torque, "hilg"),
 		cmocka_unit_test(test_predictor),
 		cmocka_unit_test(test_predictor_restart),
 	};
