@@ -13,7 +13,7 @@
 # The unconstrained design orders are in tests/t-dae3.sh section 1; the
 # full table in docs/results/004/orders.md (tools/constrained_orders.py).
 # Every threshold says where it comes from; "measured" numbers are from
-# this branch's build on 2026-11-25.  Prints "N passed, N failed".
+# this branch's build on 2026-11-25.  Prints "N passed, N failed, N skipped".
 
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"

@@ -10,7 +10,7 @@
 # slider-crank and four-link against the kinematic analysis.  Then checks
 # the error paths of converge and the verdicts of `mbsim compare`.
 # Steps are chosen so that every study finishes in well under a second.
-# Prints "N passed, N failed"; exits 1 on any failure.
+# Prints "N passed, N failed, N skipped"; exits 1 on any failure.
 #
 # Order tolerance: --expect-order P:0.1 passes every least-squares slope
 # within 0.1 of P.  The steps below are in the asymptotic range, where the

@@ -17,7 +17,7 @@
 # build-t4 on 2026-11-21.  Known bugs are reported as XFAIL (printed, not
 # counted as failures); should one pass, it is reported as XPASS and
 # counted as a failure until its XFAIL is removed.
-# Prints "N passed, N failed"; exits 1 on any failure.
+# Prints "N passed, N failed, N skipped"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"

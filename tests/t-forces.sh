@@ -45,7 +45,7 @@
 #      parser) run as the same deck with stiffness "k*i", damping c, to
 #      1e-12 m, and the copies move differently (so a shared i would
 #      show); sharing itself: test_force.c's test_sexpr_cache.
-# Prints "N passed, N failed"; exits 1 on any failure.
+# Prints "N passed, N failed, N skipped"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"

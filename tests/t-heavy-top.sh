@@ -25,7 +25,7 @@
 #   h      hilg cg / de / demean / dlz             hi cg / de / demean / dlz
 #   1e-3   4.1e-4  7.9e-4  3.0e-5  1.1e-9          6.4e-2 0.33 -0.24 9.0e-2
 #   1e-4   2.7e-5  7.6e-5  2.6e-7  3.3e-12         7.6e-3 3.4e-2 -2.5e-2 7.2e-3
-# Prints "N passed, N failed"; exits 1 on any failure.
+# Prints "N passed, N failed, N skipped"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"

@@ -35,7 +35,7 @@
 #   3. Points: a free spinning body's point against the exact rigid
 #      motion (position, velocity, acceleration), and Andrews' point F at
 #      t = 0.03 against rr (cos beta, sin beta) of the Test Set's beta.
-# Prints "N passed, N failed"; exits 1 on any failure.
+# Prints "N passed, N failed, N skipped"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"

@@ -33,7 +33,7 @@
 #      the energy drift over 10 s (at every step: the summary's drift is
 #      over the samples) within the IFToMM limits with genalpha at 1 ms:
 #      <= 0.1 J for the four-bar, <= 1e-3 J for Bricard.
-# Prints "N passed, N failed"; exits 1 on any failure.
+# Prints "N passed, N failed, N skipped"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"

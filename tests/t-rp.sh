@@ -51,7 +51,7 @@
 #      positions agree to 1e-8 m, a hundredth of atol (the Jacobians
 #      differ by the forward differences' error, ~1e-8 relative, which
 #      enters a step through h gamma J; measured 4.5e-10 m).
-# Prints "N passed, N failed"; exits 1 on any failure.
+# Prints "N passed, N failed, N skipped"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"

@@ -14,15 +14,42 @@
 #      ratios 1e-3 ... 1e2 the radius agrees with --measured to 1e-9
 #      (measured at most 2e-11; the matrix is accurate there, while at
 #      1e3 its own round-off reaches 1.8e-9 for lms4).
-# Prints "N passed, N failed"; exits 1 on any failure.
+#   3. ss2's auxiliary mode: at rho_inf < 3 - 2 sqrt 2 the radius at ratio
+#      1e8 is |1 - 3 rho|/(3 - rho) (the modulus of -(1 - g)/g, g =
+#      gamma_1 = (1.5 - rho/2)/(1 + rho): its auxiliary variable alone), to
+#      1e-12, and a note says so and names lms2; at rho_inf = 0.2 (modulus
+#      0.143) the radius is rho_inf's and there is no such note.
+# Prints "N passed, N failed, N skipped"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
+# 3 (needs no mpmath)
+for R in 0 0.1 0.2; do
+	l=$("$MBSIM" spectral --method ss2 --rho $R --ratio-range 1e7:1e8 --points 2 --csv 2>"$tmp/err" |
+		awk -F, 'NR == 3 { print $2 }')
+	a=$(awk -v r=$R 'BEGIN { d = 1 - 3 * r; if (d < 0) d = -d; printf "%.6g", d / (3 - r) }')
+	if [ "$R" = 0.2 ]; then
+		if ! grep -q "auxiliary" "$tmp/err" && awk -v l="$l" 'BEGIN { exit !(l > 0.19 && l < 0.21) }'; then
+			ok "spectral ss2 rho=0.2: radius $l near rho_inf, no auxiliary-mode note (mode $a)"
+		else
+			bad "spectral ss2 rho=0.2: radius '$l' near rho_inf, no auxiliary-mode note" "$(cat "$tmp/err")"
+		fi
+		continue
+	fi
+	if [ -n "$l" ] && awk -v l="$l" -v r=$R 'BEGIN { d = 1 - 3 * r; if (d < 0) d = -d
+		e = l - d / (3 - r); exit !(e < 1e-12 && e > -1e-12) }' &&
+		grep -q "ss2 at rho_inf = $R tends to $a, not to rho_inf.*auxiliary variables.*--method lms2" "$tmp/err"; then
+		ok "spectral ss2 rho=$R: radius $l = |1 - 3 rho|/(3 - rho), the auxiliary mode, and the note says so"
+	else
+		bad "spectral ss2 rho=$R: radius '$l', want $a (auxiliary mode) and a note naming it" "$(cat "$tmp/err")"
+	fi
+done
+
 if ! "$PY" -c 'import mpmath' 2>/dev/null; then
-	bad "python3-mpmath is missing (tools/install-deps installs it)"
+	skip "sections 1 and 2 (against mpmath roots; polynomial vs matrix)" "no mpmath for $PY (tools/install-deps installs it)" 17
 	finish
-	exit 1
+	exit $?
 fi
 
 # radii M R RANGE N [--measured]: the N radii, one per line

@@ -52,7 +52,7 @@
 #      z or the rotations; the spinner's wobble: dth_x = i (J3 - J2) Omega /
 #      (lambda J1) dth_y = i sqrt(3)/2 dth_y (Euler's first equation), to
 #      1e-9.
-# Prints "N passed, N failed"; exits 1 on any failure.
+# Prints "N passed, N failed, N skipped"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"

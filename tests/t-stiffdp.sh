@@ -26,7 +26,7 @@
 #      it (2.6e-6 rad), which is why the deck says to tighten it.
 #      theta1 from the orientation agrees with atan2 of body 1's centroid
 #      to 1e-12 rad (round-off).
-# Run time about 12 s.  Prints "N passed, N failed"; exits 1 on any failure.
+# Run time about 12 s.  Prints "N passed, N failed, N skipped"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"

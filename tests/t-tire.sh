@@ -52,7 +52,7 @@
 #      error).  A control: with `lookahead: 0` the same runs of curb.yaml
 #      step over the bump (the wheel never rises), so the deck does test
 #      the look-ahead.
-# Prints "N passed, N failed"; exits 1 on any failure.
+# Prints "N passed, N failed, N skipped"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"

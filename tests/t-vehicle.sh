@@ -38,7 +38,7 @@
 #      1.2e-4 m/s^2 (rad/s^2) (measured 2.4e-6 and 7.5e-6), the tyres
 #      carrying the variant's weight, (2086.52 + 9.072 + 4 x 120.333 / 64)
 #      kg x 9.81 = 20631.54 N, to that mass times 1.2e-4 (0.25 N).
-# Prints "N passed, N failed"; exits 1 on any failure.
+# Prints "N passed, N failed, N skipped"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"

@@ -352,6 +352,26 @@ static int analyse_lms(const struct coef *cf, double dt, double w, struct point 
 	return 0;
 }
 
+/* SS_r's auxiliary variables (dae3_step.c, step_ss): a perturbation of
+ * auxiliary variable k alone is multiplied in a step by -(1 - g)/g, g =
+ * gamma_{2k-1} (reference §C "update"; the update is triangular in k, so
+ * these are eigenvalues of the one-step map), and LMS_r's characteristic
+ * polynomial, whose roots the consistent solution follows, has not got
+ * them.  ss2: g = (1.5 - rho/2)/(1 + rho), modulus |1 - 3 rho|/(3 - rho),
+ * 1/3 at rho_inf = 0, above rho_inf for rho_inf < 3 - 2 sqrt 2.  The
+ * largest modulus; 0 for any other scheme. */
+static double ss_aux_radius(const struct spec_opts *so)
+{
+	struct coef c;
+	if (strncmp(so->method, "ss", 2) || coef_make(so->method, so->rho, so->alpha, &c) ||
+	    c.kind != COEF_SS)
+		return 0.0;
+	double r = 0.0;
+	for (int k = 1; k < c.r; k++)
+		r = fmax(r, cabs((1.0 - c.g[2 * k - 1]) / c.g[2 * k - 1]));
+	return r;
+}
+
 int cmd_spectral(int argc, char **argv)
 {
 	struct spec_opts so;
@@ -433,7 +453,19 @@ int cmd_spectral(int argc, char **argv)
 	 * (ss3) and 7.2e-7 (ss4) at ratio 1e6, 2.9e-5 and 6.9e-5 at 1e7
 	 * (rho_inf 0.6, against the lms polynomial, which has the same
 	 * roots: reference §E) */
-	if (np > 0 && ratio[np - 1] > 1e6 && !strncmp(so.method, "ss", 2))
+	double aux = ss_aux_radius(&so);
+	if (aux > so.rho)
+		fprintf(stderr, "mbsim: note: the spectral radius of %s at rho_inf = %g tends to "
+			"%.6g, not to rho_inf, as the ratio grows: %.6g is the factor by which "
+			"a perturbation of its auxiliary variables alone changes in a step "
+			"(|1 - gamma|/gamma of the SS_r update, Multibody System Dynamics, "
+			"doi:10.1007/s11044-021-09806-9), an eigenvalue of the one-step map "
+			"that lms%c has not.  A run never excites that mode (mbsim starts the "
+			"auxiliary variables consistent with the states; with the same start-up "
+			"%s gives the solution of lms%c to round-off); `--method lms%c` gives the "
+			"radius of that solution\n", so.method, so.rho, aux, aux, so.method[2],
+			so.method, so.method[2], so.method[2]);
+	if (np > 0 && ratio[np - 1] > 1e6 && !strncmp(so.method, "ss", 2) && aux <= so.rho)
 		fprintf(stderr, "mbsim: note: the measured spectral radius of %s is accurate to "
 			"about 1e-6 only up to ratio 1e6 (round-off near its multiple root at "
 			"infinity); `--method lms%c` has the same radius from its "
