@@ -58,7 +58,8 @@ fi
 
 # 3, 4. the reference, and esdirk436l2sa2 at 1e-8 against it
 if ! have_scipy; then
-	skip "stiff double pendulum: the reference and the runs against it" "no scipy or h5py for $PY (tools/install-deps installs them)" NSTIFF
+	# (counted with SciPy: 4 checks below, 3 above)
+	skip "stiff double pendulum: the reference and the runs against it" "no scipy or h5py for $PY (tools/install-deps installs them)" 4
 	finish
 	exit $?
 fi
