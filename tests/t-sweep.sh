@@ -35,8 +35,8 @@ expect_rc 64 "sweep: bad range is a usage error" "$sweep" --dry-run -o "$tmp/dry
 expect_rc 64 "sweep: key given twice is a usage error" "$sweep" --dry-run -o "$tmp/dry" --mbsim "$MBSIM" "$deck" a=1 a=2
 
 if ! command -v parallel >/dev/null 2>&1; then
-	# (counted with parallel and Slurm: NSWEEP checks below, NPRE above)
-	skip "the sweeps below" "GNU parallel is not installed (tools/install-deps --test installs it)" NSWEEP
+	# (counted with parallel and Slurm: 52 checks below, 3 above)
+	skip "the sweeps below" "GNU parallel is not installed (tools/install-deps --test installs it)" 52
 	finish
 	exit
 fi
