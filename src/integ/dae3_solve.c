@@ -412,6 +412,7 @@ int dae3_solve(struct integ *it, struct dae3 *E, const struct solve_in *in, stru
 	if (!ok) {
 		E->fserial = 0;
 		integ_note_worst(it);
+		integ_note_eom(it);
 		return INTEG_NEWTON_FAIL;
 	}
 	/* beams: a solve that needed more than 5 iterations since its last

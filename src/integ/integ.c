@@ -71,6 +71,7 @@ struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 	it->lam = xcalloc((size_t)nc + 1, sizeof(double));
 	it->bad_row = -1;
 	it->bad_body = -1;
+	it->eom_body = -1;
 	it->omega_max = NAN;
 	int hi = strcmp(info->family, "half_implicit") == 0;
 	if (hi || strcmp(info->family, "fully_implicit") == 0) {
@@ -307,10 +308,23 @@ void integ_acc_put(const struct ra *s, const double *g, struct ra_state *x)
 	}
 }
 
+void integ_note_eom(struct integ *it)
+{
+	const struct ra *s = it->sys;
+	it->eom_body = -1;
+	it->eom_value = 0.0;
+	for (int i = 0; i < s->ng; i++)
+		if (!(fabs(it->rhs[i]) <= fabs(it->eom_value))) {
+			it->eom_value = fabs(it->rhs[i]);
+			it->eom_body = i / 6;
+		}
+}
+
 void integ_note_worst(struct integ *it)
 {
 	const struct ra *s = it->sys;
 	it->bad_row = -1;
+	it->eom_body = -1;
 	it->bad_value = 0.0;
 	for (int k = 0; k < s->nc; k++)
 		if (!(fabs(s->phi[k]) <= fabs(it->bad_value))) {

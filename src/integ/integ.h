@@ -59,6 +59,10 @@ struct integ {
 	/* failure detail of the last step */
 	int bad_row;		/* constraint row with the largest residual, or -1 */
 	double bad_value;	/* its residual */
+	int eom_body;		/* body of the largest equation-of-motion residual
+				 * (force or torque, of the last Newton iterate of
+				 * fi and the dae3 schemes), or -1 when not noted */
+	double eom_value;	/* that residual, N or N m */
 	double last_norm;	/* last correction norm */
 	struct integ_hist hist;	/* predictor of hi and fi */
 	/* Newmark family of seed 002 (newmark.c, tangent.c) */
@@ -147,6 +151,8 @@ int tangent_step(struct integ *it, double h, struct ra_state *x, struct ra_state
 /* W_rot += f (w~ J - (J w)~): derivative of w x J w times f, per body */
 void integ_gyro_blocks(struct integ *it, const struct ra_state *y, double f);
 void integ_note_worst(struct integ *it);	/* bad_row from sys->phi */
+/* eom_body, eom_value from the residual it->rhs of integ_residual */
+void integ_note_eom(struct integ *it);
 /* g (6 per body) = (a, w-dot) of x, and back */
 void integ_acc_get(const struct ra *s, const struct ra_state *x, double *g);
 void integ_acc_put(const struct ra *s, const double *g, struct ra_state *x);

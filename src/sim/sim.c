@@ -321,13 +321,20 @@ static void fail_message(struct run *R, int st, double t, long step, double h)
 			 "non-finite values at t = %.9g (step %ld, h = %g), largest residual in %s: "
 			 "the step is too large for this model; reduce integrator.step", t, step, h, what);
 		break;
-	default:
+	default: {
+		/* the equations of motion's residual too: a constraint residual
+		 * at round-off alone does not make a converged step */
+		char eom[200] = "";
+		if (R->it->eom_body >= 0)
+			snprintf(eom, sizeof eom, "; largest equation-of-motion residual %.3g on body "
+				 "'%s'", R->it->eom_value, m->bodies[R->it->eom_body].name);
 		snprintf(r->message, sizeof r->message,
 			 "Newton did not converge at t = %.9g (step %ld, h = %g) in %d iterations "
-			 "(last correction %.3g > tolerance %g; largest residual %.3g in %s); "
-			 "reduce integrator.step, raise integrator.max_iterations or loosen "
+			 "(last correction %.3g > tolerance %g; largest constraint residual %.3g in "
+			 "%s%s); reduce integrator.step, raise integrator.max_iterations or loosen "
 			 "integrator.tolerance", t, step, h, R->it->iters, R->it->last_norm,
-			 R->it->tol, R->it->bad_value, what);
+			 R->it->tol, R->it->bad_value, what, eom);
+	}
 	}
 }
 
