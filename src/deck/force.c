@@ -155,6 +155,13 @@ static void force_rsda(struct bctx *b, struct fread *fr)
 	opt_nonneg(b, fr, "damping", &fr->f.c);
 	fr->bad |= opt_num(b, fr->item, "free_angle", &fr->f.l0) < 0;
 	actuator(b, fr, "actuator", 0);
+	static const char *const kinds[] = { "continuous", "wrapped" };
+	const struct dnode *v = dn_get(fr->item, "angle");
+	if (v) {
+		int k = pick_name(b, v, "angle", kinds, 2);
+		fr->bad |= k < 0;
+		fr->f.wrapped = k == 1;
+	}
 }
 
 /* torque on a massless link: the distance joint named by 'joint' */

@@ -245,6 +245,7 @@ static const struct key_def force_keys[] = {
 	{ "lookahead_tolerance", K_NUM, F(TIRE), NULL, "m, > 0: departure of the road from its line behind the wheel that starts a feature (default 1e-4)" },
 	{ "free_length", K_NUM, F(TSDA), NULL, "m (default: length at t0)" },
 	{ "free_angle", K_NUM, F(RSDA), NULL, "rad (default 0)" },
+	{ "angle", K_STR, F(RSDA), NULL, "continuous (the joint angle followed through any number of turns) or wrapped (the deflection wrapped to [-pi, pi)) (default continuous)" },
 	{ "actuator", K_MAP, F(TSDA) | F(RSDA), &func_sect, "actuator force or torque as a function of time" },
 	{ "vector", K_VEC3, F(POINT) | F(TORQUE), NULL, "force (N) or torque (N m) vector (required)" },
 	{ "frame", K_STR, F(POINT) | F(TORQUE), NULL, "frame of vector: global or body; global only on a particle or a link (default global)" },

@@ -198,6 +198,9 @@ double ra_sexpr(const struct ra *s, const struct ra_state *x, double t, struct s
 /* After a completed step to x of size h: advance the integral of the
  * motors' control errors (rectangle rule at the step's end). */
 void ra_force_step(struct ra *s, const struct ra_state *x, double h);
+/* At the start and after each accepted step (or statics iterate) x: the
+ * reference of the continuous rsda angles (ra_force.c, ra_rsda_def). */
+void ra_force_commit(struct ra *s, const struct ra_state *x);
 
 /* Whether tire f's road varies with place (its expression names x or y;
  * without one, or naming only parameters, it is a level plane). */

@@ -23,8 +23,7 @@ void ra_energy(const struct ra *s, const struct ra_state *x, double *kin, double
 			ra_tsda_kin(x, f, &k);
 			V += 0.5 * f->k * (k.l - f->l0) * (k.l - f->l0);
 		} else if (f->type == FORCE_RSDA && f->k != 0.0) {
-			double rate, z[3];
-			double e = wrap(ra_joint_q(x, &m->joints[f->joint], &rate, z) - f->l0);
+			double rate, z[3], e = ra_rsda_def(s, x, i, &rate, z);
 			V += 0.5 * f->k * e * e;
 		} else if (f->type == FORCE_BUSHING) {
 			struct ra_fout o;
@@ -81,7 +80,7 @@ double ra_ncpower(struct ra *s, const struct ra_state *x)
 			break;
 		}
 		case FORCE_RSDA: {
-			double e = wrap(ra_joint_q(x, &m->joints[f->joint], &rate, z) - f->l0);
+			double e = ra_rsda_def(s, x, i, &rate, z);
 			P -= (f->c * rate + act(f, x->t) + ra_expr_of(s, x, x->t, f, e, rate)) *
 			     rate;
 			break;

@@ -114,6 +114,40 @@ static double unwrap(double c, double *st)
 	return c + 2.0 * M_PI * st[1];
 }
 
+/* Deflection of rsda i at x (joint angle less free angle), its rate and
+ * the global axis z.  The angle is continuous: the branch of the wrapped
+ * joint angle within pi of the angle at the last accepted state, kept in
+ * s->fst (raw, turns, set) by ra_force_commit, so that a joint turned
+ * through n turns deflects the spring by 2 pi n.  It is a function of x
+ * alone between commits: trial states (rejected steps, Newton iterates,
+ * the trial steps of statics, difference Jacobians) leave no trace, which
+ * an unwrapping from the last evaluation would not (a rejected trial
+ * more than pi away followed by another miscounts a turn).  Assumes an
+ * accepted step turns the joint by less than pi.  With angle: wrapped the
+ * deflection is wrapped to [-pi, pi). */
+double ra_rsda_def(const struct ra *s, const struct ra_state *x, int i, double *rate,
+		   double *z)
+{
+	const struct force *f = &s->m->forces[i];
+	double phi = ra_joint_q(x, &s->m->joints[f->joint], rate, z);
+	if (f->wrapped)
+		return wrap(phi - f->l0);
+	double st[3];
+	memcpy(st, s->fst + 4 * i, sizeof st);
+	return unwrap(phi, st) - f->l0;
+}
+
+void ra_force_commit(struct ra *s, const struct ra_state *x)
+{
+	const struct model *m = s->m;
+	for (int i = 0; i < m->nforces; i++) {
+		const struct force *f = &m->forces[i];
+		double rate, z[3];
+		if (f->type == FORCE_RSDA && !f->wrapped)
+			unwrap(ra_joint_q(x, &m->joints[f->joint], &rate, z), s->fst + 4 * i);
+	}
+}
+
 /* Fill e's variables at x; d, dr: the element's own deflection, rate. */
 static void sx_fill(const struct model *m, const struct ra_state *x, double t,
 		    struct sexpr *e, double d, double dr)
@@ -510,7 +544,7 @@ void ra_elem_eval(const struct ra *s, const struct ra_state *x, double t,
 	}
 	case FORCE_RSDA: {
 		const struct joint *j = &m->joints[f->joint];
-		double phi = ra_joint_q(x, j, &rate, z), e = wrap(phi - f->l0);
+		double e = ra_rsda_def(s, x, i, &rate, z);
 		mag = f->k * e + f->c * rate + act(f, t);
 		if (f->ex)
 			mag += ra_expr_of(s, x, t, f, e, rate);
@@ -699,7 +733,8 @@ void ra_force_init(struct ra *s)
 {
 	const struct model *m = s->m;
 	for (int i = 0; i < m->nforces; i++)
-		if (m->forces[i].type == FORCE_MOTOR) {
+		if (m->forces[i].type == FORCE_MOTOR ||
+		    (m->forces[i].type == FORCE_RSDA && !m->forces[i].wrapped)) {
 			s->fst = xcalloc(4 * (size_t)m->nforces, sizeof(double));
 			return;
 		}

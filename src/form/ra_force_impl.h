@@ -37,6 +37,8 @@ static inline double wrap(double a)
 
 double ra_joint_q(const struct ra_state *x, const struct joint *j, double *rate,
 		  double *z);
+double ra_rsda_def(const struct ra *s, const struct ra_state *x, int i, double *rate,
+		   double *z);
 double ra_expr_of(const struct ra *s, const struct ra_state *x, double t,
 		  const struct force *f, double d, double dr);
 void ra_link_torque(const struct ra_state *x, const struct joint *j, const double *T,

@@ -144,6 +144,8 @@ struct force {
 				 * look-ahead spacing and tolerance, m
 				 * (vec[0] = 0: none; ra.h ra_road_ahead) */
 	int body_frame;		/* POINT/TORQUE: vec in body frame (1) or global (0) */
+	int wrapped;		/* RSDA: deflection wrapped to [-pi, pi) (1) or
+				 * continuous over turns (0, ra_rsda_def) */
 	int joint;		/* RSDA, FRICTION, TORQUE on a link: joint index, else -1 */
 	double mu;		/* FRICTION coefficient */
 	double v_eps;		/* FRICTION: |v| below this -> no force, m/s */

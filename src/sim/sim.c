@@ -689,6 +689,7 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 	struct t0_accel t0 = { 0 };
 	double h_last = 0.0;	/* the last step taken */
 	clock_segment(o, &c, o->t0);
+	ra_force_commit(R->sys, x);	/* continuous rsda angles from t0 */
 	if (!lag && complete(R, x, 0.0, 0, 1, xw, 0))
 		return SIM_FAILED;	/* message from complete() */
 	if (lag)
@@ -744,6 +745,7 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 		R->r->t_reached = y->t;
 		h_last = hk;
 		ra_force_step(R->sys, y, hk);	/* integral of motor control errors */
+		ra_force_commit(R->sys, y);
 		int yw = c.ts ? req : (k + 1) % o->every == 0 || last;
 		if (lag && k == 0) {
 			t0_exact(R, x, &t0);

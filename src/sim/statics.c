@@ -478,6 +478,7 @@ int statics_solve(struct ra *s, struct ra_state *x, double t, struct statics_res
 		return -1;
 	}
 	first_multipliers(s, x, t);
+	ra_force_commit(s, x);	/* continuous rsda angles: from accepted iterates */
 	norms(s, x, t, w.G, &rf, &rp, &wb, &wr);
 	/* first pseudo-time step: a move of about L / 10 along the loads */
 	double amax = 0;
@@ -526,6 +527,7 @@ int statics_solve(struct ra *s, struct ra_state *x, double t, struct statics_res
 		if (!newton)
 			it2 *= 0.5 * fmin(1.0, tr.res / res);
 		ra_state_copy(s, x, &xn);
+		ra_force_commit(s, x);
 		rf = tr.rf;
 		rp = tr.rp;
 		wb = tr.wb;
