@@ -24,6 +24,11 @@
 #      the equilibrium 8 rad (no equilibrium exists for a wrapped spring),
 #      the orientation's angle 8 - 2 pi to 1e-9 rad; a misspelt value is
 #      an error at FILE:LINE:COL;
+#   3. a driver's effort has one sign: a 2 kg bar 0.5 m from its pivot
+#      (axis +x), held level against gravity -z by a constant driver, needs
+#      m g L = 9.81 N m about +x; `static` (text and JSON) and `run`
+#      (/drivers/effort at t = 0 and at the end) give +9.81 to 1e-9
+#      (static printed -9.81, the row's multiplier);
 # Prints "N passed, N failed"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
@@ -99,5 +104,34 @@ if [ $? -eq 2 ] && grep -q "rot_bad.yaml:[0-9]*:[0-9]*: error: .*wraped" "$tmp/e
 else
 	bad "angle: wraped is an error at FILE:LINE:COL"
 fi
+
+# 3. driver effort: one sign in static, its JSON and run
+cat >"$tmp/held.yaml" <<'YAML'
+title: bar held level by a driver (tests/t-consistency.sh)
+gravity: [0, 0, -9.81]
+time: {end: 0.1}
+integrator: {method: hi, step: 1e-3}
+bodies:
+  - {name: bar, mass: 2, inertia: [0.2, 0.01, 0.2], position: [0, 0.5, 0]}
+joints:
+  - {name: pivot, type: revolute, body1: ground, body2: bar, point: [0, 0, 0], axis: [1, 0, 0]}
+drivers:
+  - {name: hold, joint: pivot, function: {type: constant, value: 0}}
+YAML
+"$MBSIM" static "$tmp/held.yaml" >"$tmp/st.txt" 2>"$tmp/err" || bad "static held bar"
+"$MBSIM" static "$tmp/held.yaml" --json >"$tmp/st.json" 2>"$tmp/err" || bad "static --json held bar"
+"$MBSIM" run "$tmp/held.yaml" -o "$tmp/held.h5" >/dev/null 2>"$tmp/err" || bad "run held bar"
+pycheck "driver effort: static text, JSON and run all +m g L = 9.81 N m" "
+import re
+txt = open('$tmp/st.txt').read()
+m = re.search(r'driver hold +effort (\S+)', txt)
+st = float(m.group(1)) if m else float('nan')
+js = [d for d in json.load(open('$tmp/st.json'))['drivers'] if d['name'] == 'hold'][0]['effort']
+with h5py.File('$tmp/held.h5') as f:
+    e = series(f, 'drivers/hold/effort')
+want = 2 * 9.81 * 0.5
+got = [st, js, e[0], e[-1]]
+ok = all(abs(v - want) <= 1e-9 * want for v in got)
+msg = 'static %r, JSON %r, run %r .. %r' % tuple(got)"
 
 finish

@@ -157,9 +157,12 @@ static void print_text(const struct ra *s, const struct ra_state *x, const struc
 			       F[2], C[0], C[1], C[2]);
 		}
 	}
-	for (int d = 0; d < m->ndrivers; d++)
-		printf("driver %-16s effort (multiplier) %.9g\n", m->drivers[d].name,
+	for (int d = 0; d < m->ndrivers; d++) {
+		double F[3], C[3], e = ra_driver_effort(s, x, d, F, C);
+		printf("driver %-16s effort %.9g %s (multiplier %.9g)\n", m->drivers[d].name, e,
+		       m->drivers[d].kind == DRIVER_ROTATION ? "N m" : "N",
 		       x->lam[m->drivers[d].row0]);
+	}
 }
 
 static void print_json(const struct ra *s, const struct ra_state *x, const struct statics_result *r,
@@ -210,7 +213,10 @@ static void print_json(const struct ra *s, const struct ra_state *x, const struc
 	for (int d = 0; d < m->ndrivers; d++) {
 		printf("%s{\"name\": ", d ? ", " : "");
 		cli_json_str(m->drivers[d].name);
+		double F[3], C[3];
 		printf(", \"effort\": ");
+		cli_json_num(ra_driver_effort(s, x, d, F, C));
+		printf(", \"multiplier\": ");
 		cli_json_num(x->lam[m->drivers[d].row0]);
 		printf("}");
 	}

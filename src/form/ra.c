@@ -341,6 +341,19 @@ void ra_reaction(const struct ra *s, const struct ra_state *x, int row0, int n,
 	v3_sub(C, T, sxF);
 }
 
+double ra_driver_effort(const struct ra *s, const struct ra_state *x, int d, double F[3],
+			double C[3])
+{
+	const struct driver *dv = &s->m->drivers[d];
+	const struct joint *jt = &s->m->joints[dv->joint];
+	static const double I[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+	double zb[3] = { jt->F[0][2], jt->F[0][5], jt->F[0][8] }, z[3];
+	const double *A0 = jt->body[0] >= 0 ? x->A + 9 * jt->body[0] : I;
+	ra_reaction(s, x, dv->row0, 1, jt->s[1], F, C);
+	m3_mulv(z, A0, zb);
+	return dv->kind == DRIVER_ROTATION ? v3_dot(C, z) : v3_dot(F, z);
+}
+
 void ra_mass_blocks(const struct ra *s, double *W)
 {
 	for (int b = 0; b < s->nb; b++) {

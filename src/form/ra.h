@@ -122,6 +122,14 @@ void ra_rotate(const struct ra *s, double *A, const double *g);
 /* Reaction of constraint rows [row0, row0 + n) on body side 1 (body j)
  * at x: force (global), couple about the marker point s1 (global).
  * Requires ra_eval(.., PRIM_JAC) at x. */
+/* Effort of driver d at x, the one sign of run (/drivers/effort), static
+ * and their JSON: the torque about (force along) the joint axis, marker
+ * 0's z, that the driver's row applies to body 2, positive in the
+ * direction that increases the joint coordinate (as a motor's effort);
+ * F, C: that row's reaction on body 2 (ra_reaction).  Requires ra_eval(..,
+ * PRIM_JAC) at x. */
+double ra_driver_effort(const struct ra *s, const struct ra_state *x, int d, double F[3],
+			double C[3]);
 void ra_reaction(const struct ra *s, const struct ra_state *x, int row0, int n,
 		 const double *s1, double F[3], double C[3]);
 

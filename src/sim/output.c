@@ -366,16 +366,8 @@ static void joint_rows(struct output *o, struct ra *s, const struct ra_state *x,
 	double *dl = h5_row_next(h, o->dmul), *de = h5_row_next(h, o->deffort);
 	double *dF = h5_row_next(h, o->dforce), *dC = h5_row_next(h, o->dtorque);
 	for (int d = 0; d < m->ndrivers; d++) {
-		const struct driver *dv = &m->drivers[d];
-		const struct joint *jt = &m->joints[dv->joint];
-		double *F = dF + 3 * d, *C = dC + 3 * d;
-		ra_reaction(s, x, dv->row0, 1, jt->s[1], F, C);
-		dl[d] = x->lam[dv->row0];
-		double zb[3] = { jt->F[0][2], jt->F[0][5], jt->F[0][8] }, z[3];
-		static const double I[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
-		const double *A0 = jt->body[0] >= 0 ? x->A + 9 * jt->body[0] : I;
-		m3_mulv(z, A0, zb);
-		de[d] = dv->kind == DRIVER_ROTATION ? v3_dot(C, z) : v3_dot(F, z);
+		dl[d] = x->lam[m->drivers[d].row0];
+		de[d] = ra_driver_effort(s, x, d, dF + 3 * d, dC + 3 * d);
 	}
 }
 
