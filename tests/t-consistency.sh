@@ -29,6 +29,9 @@
 #      m g L = 9.81 N m about +x; `static` (text and JSON) and `run`
 #      (/drivers/effort at t = 0 and at the end) give +9.81 to 1e-9
 #      (static printed -9.81, the row's multiplier);
+#   4. run --json: a complete run has no "nonfinite" object (it had one on
+#      every run, listing the six numbers that do not apply to hi as NaN);
+#      those six are null; a diverged run (tests/t-user.sh) still has it;
 # Prints "N passed, N failed"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
@@ -133,5 +136,12 @@ want = 2 * 9.81 * 0.5
 got = [st, js, e[0], e[-1]]
 ok = all(abs(v - want) <= 1e-9 * want for v in got)
 msg = 'static %r, JSON %r, run %r .. %r' % tuple(got)"
+
+# 4. nonfinite only where a number is not finite
+"$MBSIM" run "$tmp/held.yaml" --json -o "$tmp/held2.h5" >"$tmp/out" 2>"$tmp/err"
+json_check "run --json: no nonfinite on a complete run; what does not apply is null" "
+'nonfinite' not in j and j['status'] == 'complete' and
+sorted(k for k, v in j.items() if v is None) == sorted(['omega_max', 'stable_step_bound',
+ 'rhs_evaluations', 'jacobian_evaluations', 'analytic_jacobians', 'repartitions'])"
 
 finish

@@ -124,6 +124,8 @@ static void json_sets(const struct run_opts *ro)
 struct json_num {
 	const char *name;
 	double v;
+	int na;		/* does not apply to this run's scheme: null, and not
+			 * "nonfinite" (which names what a diverged run made so) */
 };
 
 static void summary(const struct run_opts *ro, const char *out, const struct sim_options *o,
@@ -134,28 +136,33 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 								 o->nm_gamma) : NAN;
 	if (ro->json) {
 		/* every number is JSON: a non-finite one (a diverged run) is
-		 * null, and "nonfinite" says what it was */
+		 * null, and "nonfinite" says what it was; one that does not
+		 * apply (omega_max without tangent_newmark, the f and Jacobian
+		 * counts outside rn4, w2, adams) is null alone */
+		int no_omega = isnan(r->omega_max) && strcmp(o->method, "tangent_newmark") != 0;
 		const struct json_num nums[] = {
-			{ "step", o->step }, { "steps", (double)r->steps },
-			{ "samples", (double)r->samples }, { "t_end", r->t_reached },
-			{ "wall_time", r->wall }, { "mean_newton_iterations", r->mean_iterations },
-			{ "factorizations", (double)r->factorizations },
-			{ "rejected_steps", (double)r->rejected },
-			{ "max_position_residual", r->max_pos_res },
-			{ "max_velocity_residual", r->max_vel_res },
-			{ "max_acceleration_residual", r->max_acc_res },
-			{ "max_energy_drift", r->max_abs_drift }, { "max_kinetic_energy", r->max_kinetic },
-			{ "initial_position_correction", r->moved_pos },
-			{ "initial_velocity_correction", r->moved_vel },
-			{ "output_buffer_bytes", r->output_buffer },
-			{ "redundant_rows", (double)r->redundant },
-			{ "singular_steps", (double)r->singular_steps },
-			{ "road_cuts", (double)r->road_cuts },
-			{ "omega_max", r->omega_max }, { "stable_step_bound", bound },
-			{ "rhs_evaluations", r->rhs_evals < 0 ? NAN : (double)r->rhs_evals },
-			{ "jacobian_evaluations", r->jac_evals < 0 ? NAN : (double)r->jac_evals },
-			{ "analytic_jacobians", r->jac_analytic < 0 ? NAN : (double)r->jac_analytic },
-			{ "repartitions", r->repartitions < 0 ? NAN : (double)r->repartitions },
+			{ "step", o->step, 0 }, { "steps", (double)r->steps, 0 },
+			{ "samples", (double)r->samples, 0 }, { "t_end", r->t_reached, 0 },
+			{ "wall_time", r->wall, 0 }, { "mean_newton_iterations", r->mean_iterations, 0 },
+			{ "factorizations", (double)r->factorizations, 0 },
+			{ "rejected_steps", (double)r->rejected, 0 },
+			{ "max_position_residual", r->max_pos_res, 0 },
+			{ "max_velocity_residual", r->max_vel_res, 0 },
+			{ "max_acceleration_residual", r->max_acc_res, 0 },
+			{ "max_energy_drift", r->max_abs_drift, 0 },
+			{ "max_kinetic_energy", r->max_kinetic, 0 },
+			{ "initial_position_correction", r->moved_pos, 0 },
+			{ "initial_velocity_correction", r->moved_vel, 0 },
+			{ "output_buffer_bytes", r->output_buffer, 0 },
+			{ "redundant_rows", (double)r->redundant, 0 },
+			{ "singular_steps", (double)r->singular_steps, 0 },
+			{ "road_cuts", (double)r->road_cuts, 0 },
+			{ "omega_max", r->omega_max, no_omega },
+			{ "stable_step_bound", bound, no_omega },
+			{ "rhs_evaluations", (double)r->rhs_evals, r->rhs_evals < 0 },
+			{ "jacobian_evaluations", (double)r->jac_evals, r->jac_evals < 0 },
+			{ "analytic_jacobians", (double)r->jac_analytic, r->jac_analytic < 0 },
+			{ "repartitions", (double)r->repartitions, r->repartitions < 0 },
 		};
 		const int n = (int)(sizeof nums / sizeof nums[0]);
 		printf("{\"status\": \"%s\", \"message\": ", status_word(r->status));
@@ -166,21 +173,26 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 		cli_json_str(sim_formulation_name(o));
 		printf(", \"linear_solver\": ");
 		cli_json_str(r->solver);
+		int bad = 0;
 		for (int i = 0; i < n; i++) {
 			printf(", \"%s\": ", nums[i].name);
-			cli_json_num(nums[i].v);
+			cli_json_num(nums[i].na ? NAN : nums[i].v);
+			bad += !nums[i].na && !isfinite(nums[i].v);
 		}
 		if (r->dae_steps >= 0)	/* bdf: IDA's statistics */
 			printf(", \"bdf_steps\": %ld, \"bdf_last_order\": %ld, "
 			       "\"bdf_newton_iterations\": %ld, \"bdf_error_test_failures\": %ld, "
 			       "\"bdf_convergence_failures\": %ld", r->dae_steps, r->dae_order,
 			       r->dae_newton, r->dae_etf, r->dae_ncf);
-		printf(", \"nonfinite\": {");
-		for (int i = 0, k = 0; i < n; i++)
-			if (!isfinite(nums[i].v))
-				printf("%s\"%s\": \"%s\"", k++ ? ", " : "", nums[i].name,
-				       cli_nonfinite_reason(nums[i].v));
-		printf("}, ");
+		if (bad) {
+			printf(", \"nonfinite\": {");
+			for (int i = 0, k = 0; i < n; i++)
+				if (!nums[i].na && !isfinite(nums[i].v))
+					printf("%s\"%s\": \"%s\"", k++ ? ", " : "", nums[i].name,
+					       cli_nonfinite_reason(nums[i].v));
+			printf("}");
+		}
+		printf(", ");
 		json_sets(ro);
 		printf(", \"output\": ");
 		cli_json_str(out ? out : "");
