@@ -131,7 +131,17 @@ struct json_num {
 static void summary(const struct run_opts *ro, const char *out, const struct sim_options *o,
 		    const struct sim_result *r)
 {
-	double rel = r->max_kinetic > 0 ? r->max_abs_drift / r->max_kinetic : 0.0;
+	/* the drift relative to the energy the run held or exchanged, when
+	 * that is above round-off (a body at rest has none) */
+	int scaled = r->energy_scale > r->energy_floor && r->energy_scale > 0;
+	char drift[160];
+	if (scaled)
+		snprintf(drift, sizeof drift, "energy drift max %.3g J (%.3g%% of the energy scale "
+			 "%.3g J)", r->max_abs_drift, 100 * r->max_abs_drift / r->energy_scale,
+			 r->energy_scale);
+	else
+		snprintf(drift, sizeof drift, "energy drift max %.3g J (at round-off: no energy "
+			 "moved)", r->max_abs_drift);
 	double bound = isfinite(r->omega_max) ? cli_newmark_hmax(r->omega_max, o->nm_beta,
 								 o->nm_gamma) : NAN;
 	if (ro->json) {
@@ -151,6 +161,8 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 			{ "max_acceleration_residual", r->max_acc_res, 0 },
 			{ "max_energy_drift", r->max_abs_drift, 0 },
 			{ "max_kinetic_energy", r->max_kinetic, 0 },
+			{ "energy_scale", r->energy_scale, 0 },
+			{ "energy_drift_bound", r->energy_bound, 0 },
 			{ "initial_position_correction", r->moved_pos, 0 },
 			{ "initial_velocity_correction", r->moved_vel, 0 },
 			{ "output_buffer_bytes", r->output_buffer, 0 },
@@ -173,6 +185,10 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 		cli_json_str(sim_formulation_name(o));
 		printf(", \"linear_solver\": ");
 		cli_json_str(r->solver);
+		printf(", \"warnings\": [");
+		if (r->warning[0])
+			cli_json_str(r->warning);
+		printf("]");
 		int bad = 0;
 		for (int i = 0; i < n; i++) {
 			printf(", \"%s\": ", nums[i].name);
@@ -199,16 +215,18 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 		printf("}\n");
 		return;
 	}
-	if (ro->quiet && r->status == SIM_COMPLETE)
+	if (ro->quiet && r->status == SIM_COMPLETE && !r->warning[0])
 		return;
 	fprintf(stderr, "mbsim: %s: %s, %ld steps of %g s to t = %g in %.3f s; "
 		"max residuals: position %.2g, velocity %.2g, acceleration %.2g; "
-		"energy drift max %.3g J (%.3g%% of max kinetic); %.2f %s/step; %s\n",
+		"%s; %.2f %s/step; %s\n",
+		r->status == SIM_COMPLETE && r->warning[0] ? "complete with a warning" :
 		status_word(r->status), o->method, r->steps, o->step, r->t_reached, r->wall,
-		r->max_pos_res, r->max_vel_res, r->max_acc_res, r->max_abs_drift, 100 * rel,
-		r->mean_iterations,
+		r->max_pos_res, r->max_vel_res, r->max_acc_res, drift, r->mean_iterations,
 		/* the ODE schemes count evaluations of their f (rhs_evaluations) */
 		r->rhs_evals >= 0 ? "f evaluations" : "Newton it", out ? out : "no output");
+	if (r->warning[0])
+		fprintf(stderr, "mbsim: warning: %s\n", r->warning);
 	if (r->jac_evals > 0)	/* rn4, w2: where J1, J2 came from */
 		fprintf(stderr, "mbsim: %ld Jacobian evaluations, %ld analytic, %ld by differences "
 			"of f\n", r->jac_evals, r->jac_analytic, r->jac_evals - r->jac_analytic);

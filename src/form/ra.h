@@ -95,8 +95,9 @@ void ra_forces(const struct ra *s, const struct ra_state *x, double t,
 /* Energies at x: kinetic and potential (gravity relative to r = 0, springs). */
 void ra_energy(const struct ra *s, const struct ra_state *x, double *kin, double *pot);
 /* Power of nonconservative loads (dampers, actuators, friction, loads,
- * drivers through their multipliers x->lam) at x. */
-double ra_ncpower(struct ra *s, const struct ra_state *x);
+ * motors, drivers through their multipliers x->lam) at x; part (or NULL)
+ * receives the motors' share and the drivers'. */
+double ra_ncpower(struct ra *s, const struct ra_state *x, double part[2]);
 
 /* W (nb x 18, as in kkt.h) = diag(m I, J) per body. */
 void ra_mass_blocks(const struct ra *s, double *W);

@@ -62,10 +62,10 @@ static double driver_power(const struct ra *s, const struct ra_state *x)
 	return P;
 }
 
-double ra_ncpower(struct ra *s, const struct ra_state *x)
+double ra_ncpower(struct ra *s, const struct ra_state *x, double part[2])
 {
 	const struct model *m = s->m;
-	double P = driver_power(s, x);
+	double Pd = driver_power(s, x), Pm = 0.0, P = Pd;
 	if (m->nbeams)
 		P += ra_beam_ncpower(s, x);
 	for (int i = 0; i < m->nforces; i++) {
@@ -122,6 +122,7 @@ double ra_ncpower(struct ra *s, const struct ra_state *x)
 			struct ra_fout o;
 			ra_force_out(s, x, x->t, i, &o);
 			P += o.power;
+			Pm += o.power;
 			break;
 		}
 		case FORCE_TIRE: {
@@ -153,6 +154,10 @@ double ra_ncpower(struct ra *s, const struct ra_state *x)
 		default:
 			break;
 		}
+	}
+	if (part) {
+		part[0] = Pm;
+		part[1] = Pd;
 	}
 	return P;
 }

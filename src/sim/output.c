@@ -312,6 +312,8 @@ struct output *output_open(const char *path, const struct model *m, const struct
 	o->epot = ser(h, "/energy/potential", 0, 0, "J", "gravity (zero at the origin) and springs");
 	o->ework = ser(h, "/energy/nonconservative_work", 0, 0, "J",
 		       "work done since t0 by dampers, friction, actuators, drivers and non-potential loads");
+	o->ewm = ser(h, "/energy/motor_work", 0, 0, "J", "the motors' part of nonconservative_work");
+	o->ewd = ser(h, "/energy/driver_work", 0, 0, "J", "the drivers' part of nonconservative_work");
 	o->etot = ser(h, "/energy/total", 0, 0, "J", "kinetic + potential - nonconservative_work");
 	o->edrift = ser(h, "/energy/drift", 0, 0, "J", "total - total(t0)");
 	o->hstep = ser(h, "/solver/step_size", 0, 0, "s", NULL);
@@ -406,6 +408,8 @@ int output_sample(struct output *o, struct ra *s, const struct ra_state *x,
 	h5_row(h, o->ekin, &si->kinetic);
 	h5_row(h, o->epot, &si->potential);
 	h5_row(h, o->ework, &si->work);
+	h5_row(h, o->ewm, &si->work_motors);
+	h5_row(h, o->ewd, &si->work_drivers);
 	h5_row(h, o->etot, &si->total);
 	h5_row(h, o->edrift, &si->drift);
 	h5_row(h, o->hstep, &si->step);

@@ -25,6 +25,7 @@ struct sample_info {
 	 * by joint (tree_joint_coords), or NULL */
 	const double *jq, *jqd;
 	double omega_max;	/* tangent_newmark: largest natural frequency, rad/s */
+	double work_motors, work_drivers;	/* their parts of work, J */
 };
 
 struct output {
@@ -37,7 +38,7 @@ struct output {
 	int njq;		/* their columns */
 	int dmul, deffort, dforce, dtorque;		/* /drivers/... */
 	int pres, vres, ares, pvec, vvec, avec;
-	int ekin, epot, ework, etot, edrift;
+	int ekin, epot, ework, etot, edrift, ewm, ewd;
 	int hstep, hiter, hconv;
 	int homega;		/* /solver/omega_max, or -1 (schemes without it) */
 	struct out_forces *fx;	/* /forces and /measures (output_forces.c) */

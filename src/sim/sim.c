@@ -10,6 +10,7 @@
  */
 #include "sim.h"
 #include "assemble.h"
+#include "balance.h"
 #include "output.h"
 #include "../integ/integ.h"
 #include "../integ/newmark.h"
@@ -54,7 +55,8 @@ void sim_row_name(const struct model *m, int k, char *buf, size_t n)
 
 /* State of the monitors carried from one completed state to the next. */
 struct monitor {
-	double work, P_prev, t_prev, total0;
+	struct balance bal;	/* work, energy scale (balance.h) */
+	double total0;
 	int first;
 	double *coord, *coord_raw;	/* unwrapped and last raw joint coordinates */
 	double *turn;		/* bound on a revolute's turn since coord_raw */
@@ -182,6 +184,15 @@ static int fastest_body(const struct ra *s, const struct ra_state *x)
 	return best;
 }
 
+/* sum m |g| |r| over the bodies: the size of the gravity terms of V */
+static double gravity_size(const struct ra *s, const struct ra_state *x)
+{
+	double G = 0.0, g = v3_norm(s->m->gravity);
+	for (int b = 0; b < s->nb; b++)
+		G += s->mass[b] * g * v3_norm(x->r + 3 * b);
+	return G;
+}
+
 /* A completed state (accelerations and multipliers known) at x, the
  * state after `step` steps.  -1 (message in R->r) when x or its energy is
  * not finite; nothing of x is written then. */
@@ -192,21 +203,20 @@ static int complete(struct run *R, const struct ra_state *x, double h, int iters
 	struct monitor *mo = &R->mo;
 	if (check_finite(R, x, step, h))
 		return -1;
-	double K, V, P = s->has_ncforce ? ra_ncpower(s, x) : 0.0;
-	if (!mo->first)
-		mo->work += 0.5 * (x->t - mo->t_prev) * (P + mo->P_prev);
-	mo->P_prev = P;
-	mo->t_prev = x->t;
+	double K, V, P[3] = { 0, 0, 0 };
+	if (s->has_ncforce)
+		P[0] = ra_ncpower(s, x, P + 1);
+	balance_power(&mo->bal, x->t, P);
 	monitor_coords(s->m, x, h, write, mo);
 	if (!write && !mo->first)
 		return 0;
 	ra_energy(s, x, &K, &V);
-	double total = K + V - mo->work;
+	double work = mo->bal.work[0], total = K + V - work;
 	if (!isfinite(total)) {
 		snprintf(R->r->message, sizeof R->r->message,
 			 "non-finite energy at t = %.9g (step %ld, h = %g): kinetic %g J, "
 			 "potential %g J, work %g J; fastest body '%s': %s", x->t, step, h, K, V,
-			 mo->work, s->m->bodies[fastest_body(s, x)].name, blowup_remedy(step));
+			 work, s->m->bodies[fastest_body(s, x)].name, blowup_remedy(step));
 		return -1;
 	}
 	if (mo->first)
@@ -216,11 +226,12 @@ static int complete(struct run *R, const struct ra_state *x, double h, int iters
 	struct sim_result *r = R->r;
 	r->max_abs_drift = fmax(r->max_abs_drift, fabs(drift));
 	r->max_kinetic = fmax(r->max_kinetic, K);
+	balance_energy(&mo->bal, K, V, gravity_size(s, x));
 	if (!write)
 		return 0;
 	ra_eval(s, x, x->t, PRIM_ALL);
-	struct sample_info si = { h, iters, converged, K, V, mo->work, total, drift, mo->coord,
-				  NULL, NULL, R->it->omega_max };
+	struct sample_info si = { h, iters, converged, K, V, work, total, drift, mo->coord,
+				  NULL, NULL, R->it->omega_max, mo->bal.work[1], mo->bal.work[2] };
 	if (mo->jq) {
 		const struct tree *T = R->it->ode->tree;
 		int k = 0;
@@ -826,6 +837,13 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 		r->status = SIM_INTERRUPTED;	/* in set-up (message set there) */
 	}
 	r->wall = now() - w0;
+	if (R.sys) {	/* the energy balance (balance.h) */
+		r->energy_scale = balance_scale(&R.mo.bal);
+		r->energy_floor = balance_floor(&R.mo.bal);
+		r->energy_bound = balance_bound(&R.mo.bal);
+		if (r->status == SIM_COMPLETE)
+			balance_check(&R.mo.bal, r->max_abs_drift, r->warning, sizeof r->warning);
+	}
 	if (R.it) {
 		r->factorizations = R.it->factorizations;
 		r->rejected = R.it->rejected;
@@ -848,7 +866,9 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 	}
 	if (R.out) {
 		char status[1100];
-		if (r->status == SIM_COMPLETE)
+		if (r->status == SIM_COMPLETE && r->warning[0])
+			snprintf(status, sizeof status, "warning: %s", r->warning);
+		else if (r->status == SIM_COMPLETE)
 			snprintf(status, sizeof status, "complete");
 		else if (r->status == SIM_INTERRUPTED)	/* "interrupted: at t = ..." */
 			snprintf(status, sizeof status, "interrupted: %s",

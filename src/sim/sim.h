@@ -36,6 +36,12 @@ struct sim_result {
 	double max_pos_res, max_vel_res, max_acc_res;	/* 2-norms over samples */
 	double max_abs_drift;		/* max |total - total(t0)| */
 	double max_kinetic;
+	/* the energy balance (sim/balance.h): the energy the run held or
+	 * exchanged, the round-off below which a drift says nothing, the
+	 * largest drift a run that is right can show, J; and the warning when
+	 * the drift passed it ("" otherwise) */
+	double energy_scale, energy_floor, energy_bound;
+	char warning[512];
 	double mean_iterations;
 	long factorizations;
 	long rejected;			/* steps rejected by the step control */
