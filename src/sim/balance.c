@@ -9,7 +9,7 @@
  *  - its error in the work is a fraction of the work that passed, the
  *    integral of |P| dt; at a step that resolves the motion that fraction
  *    stays well below 1/2 (the shipped decks at their settings: drift at
- *    most 1.2 % of the scale below).
+ *    most 0.92 % of the scale below, hmmwv14).
  * The bound is their sum, max K + (max V - min V) + 1/2 int |P| dt, and a
  * drift beyond it means the work written is not the work the bodies
  * received (a control law evaluated differently from what the step used)

@@ -1,0 +1,79 @@
+/* test_balance.c - the energy balance's bound and warning (src/sim/balance.c)
+ * on the numbers of real runs: the PID pendulum of
+ * tests/forces/pid_pendulum_energy.yaml whose motor rn4 mishandled (max K
+ * 0.511 J, V range 5.01 J, work exchanged 2.49e3 J, drift 2.49e3 J: warns),
+ * the same deck under lms2 (0.301, 4.13, 4.16, drift 4.05e-3 J: silent),
+ * and a bar held at rest (energies at round-off: silent, no scale). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "sim/balance.h"
+
+/* A run of constant power P over [0, T] in n steps, with samples of K, V. */
+static void run(struct balance *b, double P, double T, int n, double kmax, double vmin,
+		double vmax, double G)
+{
+	memset(b, 0, sizeof(*b));
+	for (int k = 0; k <= n; k++) {
+		double p[3] = { P, P, 0 };
+		balance_power(b, T * k / n, p);
+	}
+	balance_energy(b, 0, vmin, G);
+	balance_energy(b, kmax, vmax, G);
+}
+
+static void test_work(void **state)
+{
+	struct balance b;
+	run(&b, 2.0, 3.0, 30, 1, 0, 1, 0);
+	assert_true(fabs(b.work[0] - 6.0) < 1e-12);	/* int P dt */
+	assert_true(fabs(b.work[1] - 6.0) < 1e-12);	/* the motors' part */
+	assert_true(fabs(b.work[2]) == 0.0);
+	assert_true(fabs(b.abs_work - 6.0) < 1e-12);
+	assert_true(fabs(balance_scale(&b) - 8.0) < 1e-12);
+}
+
+static void test_pid_rn4_warns(void **state)
+{
+	struct balance b;
+	char msg[512] = "";
+	run(&b, 2.49e3 / 2, 2.0, 2000, 0.511, -5.01, 0, 9.81);
+	assert_true(balance_bound(&b) < 1.3e3);
+	assert_int_equal(balance_check(&b, 2.49e3, msg, sizeof msg), 1);
+	assert_non_null(strstr(msg, "energy balance off by 2.49e+03 J"));
+}
+
+static void test_pid_lms2_silent(void **state)
+{
+	struct balance b;
+	char msg[512] = "";
+	run(&b, 4.16 / 2, 2.0, 2000, 0.301, -4.13, 0, 9.81);
+	assert_int_equal(balance_check(&b, 4.05e-3, msg, sizeof msg), 0);
+	assert_string_equal(msg, "");
+}
+
+static void test_rest_silent(void **state)
+{
+	/* a bar held level: K 1e-66, V at round-off of m g |r| = 9.81 J */
+	struct balance b;
+	char msg[512] = "";
+	run(&b, 1e-33, 0.1, 100, 1e-66, -1e-35, 1e-35, 9.81);
+	assert_true(balance_scale(&b) < balance_floor(&b));
+	assert_int_equal(balance_check(&b, 7.4e-35, msg, sizeof msg), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_work),
+		cmocka_unit_test(test_pid_rn4_warns),
+		cmocka_unit_test(test_pid_lms2_silent),
+		cmocka_unit_test(test_rest_silent),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
