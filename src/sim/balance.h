@@ -28,7 +28,8 @@ void balance_energy(struct balance *b, double K, double V, double G);
 double balance_scale(const struct balance *b);
 /* 1e-9 of the energies' size: a drift below it is round-off */
 double balance_floor(const struct balance *b);
-/* The largest drift a run that is right can show (see balance.c). */
+/* The largest drift a run that is right can show, max K + (max V - min
+ * V) + int |P| dt / 10 + balance_floor (see balance.c). */
 double balance_bound(const struct balance *b);
 /* 1 and a warning in msg when the largest drift dmax passes the bound. */
 int balance_check(const struct balance *b, double dmax, char *msg, size_t n);
