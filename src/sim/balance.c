@@ -17,7 +17,7 @@
  * scale, ten times the worst drift of the shipped decks.  Measured: a PID
  * pendulum whose integral state rn4 mishandled drifted by 2.5e3 J against
  * a bound of 255 J; a PID crank-rocker under rn4 and w2 by 41 and 55 J
- * against 20 and 16 J; the pendulum under lms2 by 4e-3 J against 4.6 J.
+ * against 17 and 13 J; the pendulum under lms2 by 4e-3 J against 4.8 J.
  * Below balance_floor the drift and the scale are round-off and nothing
  * is said. */
 #include "balance.h"
