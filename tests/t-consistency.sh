@@ -122,21 +122,10 @@ else
 fi
 
 # 3. driver effort: one sign in static, its JSON and run
-cat >"$tmp/held.yaml" <<'YAML'
-title: bar held level by a driver (tests/t-consistency.sh)
-gravity: [0, 0, -9.81]
-time: {end: 0.1}
-integrator: {method: hi, step: 1e-3}
-bodies:
-  - {name: bar, mass: 2, inertia: [0.2, 0.01, 0.2], position: [0, 0.5, 0]}
-joints:
-  - {name: pivot, type: revolute, body1: ground, body2: bar, point: [0, 0, 0], axis: [1, 0, 0]}
-drivers:
-  - {name: hold, joint: pivot, function: {type: constant, value: 0}}
-YAML
-"$MBSIM" static "$tmp/held.yaml" >"$tmp/st.txt" 2>"$tmp/err" || bad "static held bar"
-"$MBSIM" static "$tmp/held.yaml" --json >"$tmp/st.json" 2>"$tmp/err" || bad "static --json held bar"
-"$MBSIM" run "$tmp/held.yaml" -o "$tmp/held.h5" >/dev/null 2>"$tmp/err" || bad "run held bar"
+held=$fd/held_bar.yaml
+"$MBSIM" static "$held" >"$tmp/st.txt" 2>"$tmp/err" || bad "static held bar"
+"$MBSIM" static "$held" --json >"$tmp/st.json" 2>"$tmp/err" || bad "static --json held bar"
+"$MBSIM" run "$held" -o "$tmp/held.h5" >/dev/null 2>"$tmp/err" || bad "run held bar"
 pycheck "driver effort: static text, JSON and run all +m g L = 9.81 N m" "
 import re
 txt = open('$tmp/st.txt').read()
@@ -151,7 +140,7 @@ ok = all(abs(v - want) <= 1e-9 * want for v in got)
 msg = 'static %r, JSON %r, run %r .. %r' % tuple(got)"
 
 # 4. nonfinite only where a number is not finite
-"$MBSIM" run "$tmp/held.yaml" --json -o "$tmp/held2.h5" >"$tmp/out" 2>"$tmp/err"
+"$MBSIM" run "$held" --json -o "$tmp/held2.h5" >"$tmp/out" 2>"$tmp/err"
 json_check "run --json: no nonfinite on a complete run; what does not apply is null" "
 'nonfinite' not in j and j['status'] == 'complete' and
 sorted(k for k, v in j.items() if v is None) == sorted(['omega_max', 'stable_step_bound',
@@ -217,7 +206,7 @@ ok = (np.abs(W - Wm).max() <= 1e-12 * np.abs(W).max() and np.abs(Wd).max() == 0 
       np.abs(W).max() > 1 and np.array_equal(H, Hd) and np.abs(Hm).max() == 0)
 msg = 'pendulum |W - Wm| %g of %g, |Wd| %g; bar |H - Hd| %g' % (
     np.abs(W - Wm).max(), np.abs(W).max(), np.abs(Wd).max(), np.abs(H - Hd).max())"
-"$MBSIM" run "$tmp/held.yaml" -o "$tmp/held3.h5" >/dev/null 2>"$tmp/sum"
+"$MBSIM" run "$held" -o "$tmp/held3.h5" >/dev/null 2>"$tmp/sum"
 if grep -q "energy drift max [^ ]* J (at round-off: no energy moved)" "$tmp/sum"; then
 	ok "held bar: drift at round-off, no percentage"
 else
