@@ -24,7 +24,8 @@ Model (the deck's header says where each value comes from):
     Q2 =  m2 d L2 s th1'^2 - m2 L2 g cos th2 + S2.
 
 Angle branch: the deck's theta1, theta2 are taken on the branch on which
-the spring deflections start in [-pi, pi), as mbsim's rsda wraps them:
+the spring deflections start in [-pi, pi), as the deck's rsda (angle:
+wrapped) wraps them:
 th1(0) = alpha1 + wrap(theta1 - alpha1) (2 pi for the paper's data, the
 branch of the paper's Fig. 2), th2(0) - th1(0) = alpha2 + wrap(theta2 -
 theta1 - alpha2).  The run fails (exit 1) if a deflection leaves
