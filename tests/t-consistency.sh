@@ -22,8 +22,10 @@
 #      off to 21 rad.  angle: wrapped still wraps (the disc passes pi and
 #      spins on, beyond 2 pi); `mbsim static` under a torque of 8 N m finds
 #      the equilibrium 8 rad (no equilibrium exists for a wrapped spring),
-#      the orientation's angle 8 - 2 pi to 1e-9 rad; a misspelt value is
-#      an error at FILE:LINE:COL;
+#      the orientation's angle 8 - 2 pi to 1e-9 rad, and `run
+#      --from-static` starts the spring there (deflection 8 rad to 1e-9,
+#      not 8 - 2 pi: the turns go with the state); a misspelt value is an
+#      error at FILE:LINE:COL;
 #   3. a driver's effort has one sign: a 2 kg bar 0.5 m from its pivot
 #      (axis +x), held level against gravity -z by a constant driver, needs
 #      m g L = 9.81 N m about +x; `static` (text and JSON) and `run`
@@ -113,6 +115,13 @@ msg = 'angle mod 2 pi %r' % a"
 else
 	bad "static: a continuous rsda balances 8 N m at 8 rad"
 fi
+"$MBSIM" run "$tmp/rot_load.yaml" --from-static --set time.end=1 -o "$tmp/rot_fs.h5" \
+	>/dev/null 2>"$tmp/err" || bad "run --from-static, rotor under 8 N m"
+pycheck "run --from-static: the continuous rsda starts at its 8 rad and stays" "
+with h5py.File('$tmp/rot_fs.h5') as f:
+    d = series(f, 'forces/spring/deflection')
+ok = np.abs(d - 8).max() < 1e-9
+msg = 'deflection %r .. %r' % (d[0], d[-1])"
 sed 's/stiffness: k}/stiffness: k, angle: wraped}/' "$rot" >"$tmp/rot_bad.yaml"
 "$MBSIM" check "$tmp/rot_bad.yaml" >/dev/null 2>"$tmp/err"
 if [ $? -eq 2 ] && grep -q "rot_bad.yaml:[0-9]*:[0-9]*: error: .*wraped" "$tmp/err"; then

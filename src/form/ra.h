@@ -210,6 +210,9 @@ void ra_force_step(struct ra *s, const struct ra_state *x, double h);
 /* At the start and after each accepted step (or statics iterate) x: the
  * reference of the continuous rsda angles (ra_force.c, ra_rsda_def). */
 void ra_force_commit(struct ra *s, const struct ra_state *x);
+/* The whole turns of each continuous rsda angle at the last commit into
+ * m->forces[].turns0, the start of a run from that state. */
+void ra_force_turns(const struct ra *s, struct model *m);
 
 /* Whether tire f's road varies with place (its expression names x or y;
  * without one, or naming only parameters, it is a level plane). */

@@ -729,6 +729,13 @@ void ra_force_out(const struct ra *s, const struct ra_state *x, double t, int i,
 	o->power = elem_power(x, b, out);
 }
 
+void ra_force_turns(const struct ra *s, struct model *m)
+{
+	for (int i = 0; i < m->nforces; i++)
+		if (m->forces[i].type == FORCE_RSDA && !m->forces[i].wrapped)
+			m->forces[i].turns0 = s->fst[4 * i + 1];
+}
+
 void ra_force_init(struct ra *s)
 {
 	const struct model *m = s->m;
@@ -736,8 +743,10 @@ void ra_force_init(struct ra *s)
 		if (m->forces[i].type == FORCE_MOTOR ||
 		    (m->forces[i].type == FORCE_RSDA && !m->forces[i].wrapped)) {
 			s->fst = xcalloc(4 * (size_t)m->nforces, sizeof(double));
-			return;
+			break;
 		}
+	for (int i = 0; s->fst && i < m->nforces; i++)
+		s->fst[4 * i + 1] = m->forces[i].type == FORCE_RSDA ? m->forces[i].turns0 : 0.0;
 }
 
 void ra_force_step(struct ra *s, const struct ra_state *x, double h)

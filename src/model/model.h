@@ -146,6 +146,8 @@ struct force {
 	int body_frame;		/* POINT/TORQUE: vec in body frame (1) or global (0) */
 	int wrapped;		/* RSDA: deflection wrapped to [-pi, pi) (1) or
 				 * continuous over turns (0, ra_rsda_def) */
+	double turns0;		/* RSDA, continuous: whole turns of its angle at
+				 * t0 (0; run --from-static: the equilibrium's) */
 	int joint;		/* RSDA, FRICTION, TORQUE on a link: joint index, else -1 */
 	double mu;		/* FRICTION coefficient */
 	double v_eps;		/* FRICTION: |v| below this -> no force, m/s */
