@@ -8,24 +8,25 @@
 . "$(dirname "$0")/lib.sh"
 
 # One sample of decks/pendulum.yaml (one body, one revolute joint of 5
-# rows; man/mbsim-output.5) is 58 doubles, 464 bytes: /time 1, the six
+# rows; man/mbsim-output.5) is 60 doubles, 480 bytes: /time 1, the six
 # body series 3+3+3+4+3+3 = 19, the joint's multipliers 5, reaction force
 # 3, torque 3, coordinate 1, the three residual vectors 5 each, the three
-# residual norms, five energies, step size, iterations and converged 9.
+# residual norms, seven energies (five, and the motors' and the drivers'
+# work), step size, iterations and converged: 1 + 19 + 12 + 15 + 3 + 7 + 3.
 # With a flush interval longer than the run all 101 samples are kept until
 # the close; with flush_interval 0 each is written at once and one is kept.
 buffer() { "$PY" -c 'import json, sys; print(json.load(sys.stdin)["output_buffer_bytes"])' <"$tmp/out"; }
 
 expect_rc 0 "pendulum, output.flush_interval 1000: runs" \
 	"$MBSIM" run "$decks/pendulum.yaml" -o "$tmp/a.h5" --json --set output.flush_interval=1000
-name="all 101 samples kept: 101 x 464 = 46864 bytes"
+name="all 101 samples kept: 101 x 480 = 48480 bytes"
 b=$(buffer)
-if [ "$b" = 46864 ]; then ok "$name"; else bad "$name" "got $b"; fi
+if [ "$b" = 48480 ]; then ok "$name"; else bad "$name" "got $b"; fi
 
 expect_rc 0 "pendulum, output.flush_interval 0: runs" \
 	"$MBSIM" run "$decks/pendulum.yaml" -o "$tmp/b.h5" --json --set output.flush_interval=0
-name="one sample kept: 464 bytes"
+name="one sample kept: 480 bytes"
 b=$(buffer)
-if [ "$b" = 464 ]; then ok "$name"; else bad "$name" "got $b"; fi
+if [ "$b" = 480 ]; then ok "$name"; else bad "$name" "got $b"; fi
 
 finish
