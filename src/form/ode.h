@@ -19,6 +19,11 @@
  * ra_state: position, rotation matrix, velocity, body-frame angular
  * velocity, their rates and the multipliers), so the run loop and the
  * HDF5 writer are the same for every formulation.
+ *
+ * States of first order that the model adds (the integral z of a motor's
+ * control error e, z' = e) join y as second-order coordinates w with w' =
+ * z, w'' = e (form/ode_ctrl.h): a scheme steps them as any other
+ * coordinate, at its own order.
  */
 #ifndef MBSIM_ODE_H
 #define MBSIM_ODE_H
@@ -60,6 +65,10 @@ struct ode_sys {
 	/* Body states of the current configuration into x (x->t set by
 	 * the caller). */
 	void (*bodies)(void *ctx, struct ra_state *x);
+	/* The formulation's own body state of the last f (or resid) call:
+	 * positions and velocities, without a copy (accelerations and
+	 * multipliers not necessarily made).  May be NULL. */
+	const struct ra_state *(*state)(void *ctx);
 	/* Analytic integration Jacobians J1 = d f / d y and J2 = d f / d y'
 	 * (n x n column-major) at (t, y, y'), which must be the point of the
 	 * last f call (rhs); NULL where the formulation has none.  Returns

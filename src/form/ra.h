@@ -43,6 +43,10 @@ struct ra {
 	 * force: last wrapped angle, whole turns, 1 once taken, and the
 	 * integral of a motor's control error; NULL when no element needs it */
 	double *fst;
+	/* 1 when the integrals of control errors are states of an ODE
+	 * (form/ode_ctrl.c, the schemes of form/ode.h): ra_force_step then
+	 * leaves them to it */
+	int ctrl_ode;
 	/* beams (ra_beam.c): the ordered pairs of bodies (row body, column
 	 * body) whose dense 6x6 blocks the beam elements add to the
 	 * iteration matrix, 9 per element (kkt_new_pairs); 0 and NULL
@@ -205,7 +209,8 @@ void ra_force_out(const struct ra *s, const struct ra_state *x, double t, int i,
 /* Value of a state expression at x (measures). */
 double ra_sexpr(const struct ra *s, const struct ra_state *x, double t, struct sexpr *e);
 /* After a completed step to x of size h: advance the integral of the
- * motors' control errors (rectangle rule at the step's end). */
+ * motors' control errors (rectangle rule at the step's end); nothing
+ * when s->ctrl_ode. */
 void ra_force_step(struct ra *s, const struct ra_state *x, double h);
 /* At the start and after each accepted step (or statics iterate) x: the
  * reference of the continuous rsda angles (ra_force.c, ra_rsda_def). */
@@ -213,6 +218,14 @@ void ra_force_commit(struct ra *s, const struct ra_state *x);
 /* The whole turns of each continuous rsda angle at the last commit into
  * m->forces[].turns0, the start of a run from that state. */
 void ra_force_turns(const struct ra *s, struct model *m);
+/* The integral states of the motors with integral action (control, ki >
+ * 0), in force order: their count; their values out of s->fst into z, or
+ * from z into it; their rates, the control errors e = target(t) - q (or
+ * - q' with on: rate) at x, into e. */
+int ra_ctrl_count(const struct model *m);
+void ra_ctrl_get(const struct ra *s, double *z);
+void ra_ctrl_set(struct ra *s, const double *z);
+void ra_ctrl_rates(struct ra *s, const struct ra_state *x, double t, double *e);
 
 /* Whether tire f's road varies with place (its expression names x or y;
  * without one, or naming only parameters, it is a level plane). */

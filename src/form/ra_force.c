@@ -749,18 +749,56 @@ void ra_force_init(struct ra *s)
 		s->fst[4 * i + 1] = m->forces[i].type == FORCE_RSDA ? m->forces[i].turns0 : 0.0;
 }
 
+/* A motor whose effort has an integral term. */
+static int has_integral(const struct force *f)
+{
+	return f->type == FORCE_MOTOR && !f->ex && f->x->ki != 0.0;
+}
+
+/* Control error of motor i at x (its joint's unwrap state advanced). */
+static double ctrl_error(const struct ra *s, const struct ra_state *x, double t, int i)
+{
+	const struct force *f = &s->m->forces[i];
+	double q, qd, z[3], r[3];
+	motor_q(s, x, i, &q, &qd, z);
+	func_eval(&f->x->target, t, r);
+	return r[0] - (f->x->on_rate ? qd : q);
+}
+
 void ra_force_step(struct ra *s, const struct ra_state *x, double h)
 {
-	const struct model *m = s->m;
-	if (!s->fst)
+	if (!s->fst || s->ctrl_ode)
 		return;
-	for (int i = 0; i < m->nforces; i++) {
-		const struct force *f = &m->forces[i];
-		if (f->type != FORCE_MOTOR || f->ex || f->x->ki == 0.0)
-			continue;
-		double q, qd, z[3], r[3];
-		motor_q(s, x, i, &q, &qd, z);
-		func_eval(&f->x->target, x->t, r);
-		s->fst[4 * i + 3] += h * (r[0] - (f->x->on_rate ? qd : q));
-	}
+	for (int i = 0; i < s->m->nforces; i++)
+		if (has_integral(&s->m->forces[i]))
+			s->fst[4 * i + 3] += h * ctrl_error(s, x, x->t, i);
+}
+
+int ra_ctrl_count(const struct model *m)
+{
+	int n = 0;
+	for (int i = 0; i < m->nforces; i++)
+		n += has_integral(&m->forces[i]);
+	return n;
+}
+
+void ra_ctrl_get(const struct ra *s, double *z)
+{
+	for (int i = 0, k = 0; i < s->m->nforces; i++)
+		if (has_integral(&s->m->forces[i]))
+			z[k++] = s->fst[4 * i + 3];
+}
+
+void ra_ctrl_set(struct ra *s, const double *z)
+{
+	for (int i = 0, k = 0; i < s->m->nforces; i++)
+		if (has_integral(&s->m->forces[i]))
+			s->fst[4 * i + 3] = z[k++];
+}
+
+void ra_ctrl_rates(struct ra *s, const struct ra_state *x, double t, double *e)
+{
+	for (int i = 0, k = 0; i < s->m->nforces; i++)
+		if (has_integral(&s->m->forces[i]))
+			e[k++] = ctrl_error(s, x, t, i);
 }

@@ -664,6 +664,11 @@ static void rp_bodies(void *ctx, struct ra_state *x)
 	x->t = t;
 }
 
+static const struct ra_state *rp_state(void *ctx)
+{
+	return &((struct rp *)ctx)->x;
+}
+
 static const char *rp_why(void *ctx)
 {
 	return ((struct rp *)ctx)->why;
@@ -738,6 +743,7 @@ struct rp *rp_new(struct ra *s, struct kkt *k, double tol, int maxit)
 	p->ode.renew = rp_renew;
 	p->ode.start = rp_start;
 	p->ode.bodies = rp_bodies;
+	p->ode.state = rp_state;
 	p->ode.why = rp_why;
 	p->lin_ok = rp_lin_ok(p);
 	p->ode.jac = p->lin_ok ? rp_jac : NULL;

@@ -549,6 +549,11 @@ static void tree_bodies(void *ctx, struct ra_state *x)
 	x->t = t;
 }
 
+static const struct ra_state *tree_state(void *ctx)
+{
+	return &((struct tree *)ctx)->x;
+}
+
 static const char *tree_why(void *ctx)
 {
 	return ((struct tree *)ctx)->why;
@@ -565,6 +570,7 @@ void tree_ode_init(struct tree *T)
 	T->ode.renew = NULL;
 	T->ode.start = tree_start;
 	T->ode.bodies = tree_bodies;
+	T->ode.state = tree_state;
 	T->ode.why = tree_why;
 	T->ode.resid = tree_resid;
 	T->ode.massless = tree_massless;

@@ -2,6 +2,7 @@
  * step, the accepted state, the start from a body state, the coordinate
  * check after each step. */
 #include "odeint.h"
+#include "../form/ode_ctrl.h"
 #include "../form/rp.h"
 #include "../form/tree.h"
 #include "../util/xalloc.h"
@@ -34,14 +35,24 @@ struct odeint *odeint_new(struct ode_sys *sys, const struct sim_options *o)
 	return O;
 }
 
+/* The formulation's system, or the one with the model's integral states
+ * around it (form/ode_ctrl.h); *c the wrapper or NULL. */
+static struct ode_sys *with_ctrl(struct integ *it, struct ode_sys *sys, struct ode_ctrl **c)
+{
+	*c = ode_ctrl_new(it->sys, sys);
+	return *c ? ode_ctrl_sys(*c) : sys;
+}
+
 int odeint_init(struct integ *it, const struct sim_options *o, struct diag *d)
 {
+	struct ode_ctrl *c;
 	if (o->formulation == FORM_TREE || strcmp(it->info->formulation, "tree") == 0) {
 		struct tree *T = tree_new(it->sys, d);
 		if (!T)
 			return -1;
-		struct odeint *O = odeint_new(tree_ode(T), o);
+		struct odeint *O = odeint_new(with_ctrl(it, tree_ode(T), &c), o);
 		O->tree = T;
+		O->ctrl = c;
 		if (!O->y) {	/* no coordinates (fixed joints only): room for one */
 			O->y = xcalloc(1, sizeof(double));
 			O->yd = xcalloc(1, sizeof(double));
@@ -51,10 +62,15 @@ int odeint_init(struct integ *it, const struct sim_options *o, struct diag *d)
 		return 0;
 	}
 	struct rp *p = rp_new(it->sys, it->kkt, o->tolerance, o->max_iterations);
-	struct odeint *O = odeint_new(rp_ode(p), o);
+	struct odeint *O = odeint_new(with_ctrl(it, rp_ode(p), &c), o);
 	O->rp = p;
-	/* the coordinates: at most nq, known at the start */
-	size_t n = (size_t)rp_ncoords(p) + 1;
+	O->ctrl = c;
+	/* the coordinates: at most nq, known at the start, and the
+	 * integral states */
+	size_t n = (size_t)rp_ncoords(p) + (size_t)ode_ctrl_count(c) + 1;
+	free(O->y);
+	free(O->yd);
+	free(O->ydd);
 	O->y = xcalloc(n, sizeof(double));
 	O->yd = xcalloc(n, sizeof(double));
 	O->ydd = xcalloc(n, sizeof(double));
@@ -70,6 +86,7 @@ void odeint_free(struct odeint **pO)
 	ros_free(O);
 	adams_free(O);
 	bdf_free(O);
+	ode_ctrl_free(&O->ctrl);
 	rp_free(&O->rp);
 	tree_free(&O->tree);
 	free(O->y);

@@ -11,11 +11,14 @@
 
 struct rp;
 struct tree;
+struct ode_ctrl;
 
 struct odeint {
 	struct rp *rp;		/* the formulation rp, or NULL */
 	struct tree *tree;	/* the formulation tree, or NULL (both NULL: sys
 				 * given by a test) */
+	struct ode_ctrl *ctrl;	/* the integral states of controllers around the
+				 * formulation (form/ode_ctrl.h), or NULL */
 	struct ode_sys *sys;
 	int n;
 	double t;		/* time of the accepted state y, yd */
