@@ -39,9 +39,10 @@ struct ra {
 	int *bi, *bj;		/* nc: body of each row side (-1 ground) */
 	int has_ncforce;	/* model has nonconservative loads or drivers */
 	int needs_lambda;	/* a force depends on multipliers (friction) */
-	/* state of force elements carried along a run (ra_force.c), 4 per
-	 * force: last wrapped angle, whole turns, 1 once taken, and the
-	 * integral of a motor's control error; NULL when no element needs it */
+	/* state of force elements carried along a run (ra_force.c), RA_FST
+	 * per force: last wrapped angle, whole turns, 1 once taken, and the
+	 * integral of a motor's control error with the time and error of its
+	 * last step; NULL when no element needs it */
 	double *fst;
 	/* 1 when the integrals of control errors are states of an ODE
 	 * (form/ode_ctrl.c, the schemes of form/ode.h): ra_force_step then
@@ -54,6 +55,8 @@ struct ra {
 	int npair;
 	int *pairs;
 };
+
+#define RA_FST 8
 
 struct ra *ra_new(const struct model *m);
 
@@ -209,8 +212,9 @@ void ra_force_out(const struct ra *s, const struct ra_state *x, double t, int i,
 /* Value of a state expression at x (measures). */
 double ra_sexpr(const struct ra *s, const struct ra_state *x, double t, struct sexpr *e);
 /* After a completed step to x of size h: advance the integral of the
- * motors' control errors (rectangle rule at the step's end); nothing
- * when s->ctrl_ode. */
+ * motors' control errors (trapezoidal rule over the step; between steps
+ * a motor's effort takes it to its own time the same way, ra_force.c);
+ * nothing when s->ctrl_ode. */
 void ra_force_step(struct ra *s, const struct ra_state *x, double h);
 /* At the start and after each accepted step (or statics iterate) x: the
  * reference of the continuous rsda angles (ra_force.c, ra_rsda_def). */

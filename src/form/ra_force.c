@@ -133,7 +133,7 @@ double ra_rsda_def(const struct ra *s, const struct ra_state *x, int i, double *
 	if (f->wrapped)
 		return wrap(phi - f->l0);
 	double st[3];
-	memcpy(st, s->fst + 4 * i, sizeof st);
+	memcpy(st, s->fst + RA_FST * i, sizeof st);
 	return unwrap(phi, st) - f->l0;
 }
 
@@ -144,7 +144,7 @@ void ra_force_commit(struct ra *s, const struct ra_state *x)
 		const struct force *f = &m->forces[i];
 		double rate, z[3];
 		if (f->type == FORCE_RSDA && !f->wrapped)
-			unwrap(ra_joint_q(x, &m->joints[f->joint], &rate, z), s->fst + 4 * i);
+			unwrap(ra_joint_q(x, &m->joints[f->joint], &rate, z), s->fst + RA_FST * i);
 	}
 }
 
@@ -455,6 +455,12 @@ double ra_friction_force(const struct ra *s, const struct ra_state *x,
 	return -f->mu * N * (*vrel > 0 ? 1.0 : -1.0);
 }
 
+/* s->fst per force (ra.h): the unwrap state of a motor's angle in
+ * [0..2], and of the integral z of its control error: [FST_Z] z_n, its
+ * value at [FST_T] t_n, where the error was [FST_E] e_n, [FST_SET] 1 once
+ * t_n and e_n are taken. */
+enum { FST_Z = 3, FST_T = 4, FST_E = 5, FST_SET = 6 };
+
 /* Coordinate of motor i's joint (unwrapped in the motor's own state),
  * its rate and the global axis z. */
 static void motor_q(const struct ra *s, const struct ra_state *x, int i, double *q,
@@ -463,7 +469,28 @@ static void motor_q(const struct ra *s, const struct ra_state *x, int i, double 
 	const struct joint *j = &s->m->joints[s->m->forces[i].joint];
 	*q = ra_joint_q(x, j, qd, z);
 	if (j->type != JOINT_TRANSLATIONAL)
-		*q = unwrap(*q, s->fst + 4 * i);
+		*q = unwrap(*q, s->fst + RA_FST * i);
+}
+
+/* The integral of motor i's control error at t, where the error is e.
+ * As a state of the ODE schemes (s->ctrl_ode) it is z_n itself.  For the
+ * other schemes z_n is the integral at t_n, the end of the last completed
+ * step (ra_force_step), and z(t) = z_n + (t - t_n) (e_n + e) / 2: the
+ * trapezoidal rule on [t_n, t], a function of the state at t, so that
+ * every evaluation of a step (stage, Newton iterate) has the integral of
+ * its own state and the quadrature error is O((t - t_n)^3) a step,
+ * O(h^2) over a run. */
+static double motor_integral(const struct ra *s, double t, int i, double e)
+{
+	double *st = s->fst + RA_FST * i;
+	if (s->ctrl_ode)
+		return st[FST_Z];
+	if (st[FST_SET] == 0.0) {	/* the first evaluation: the run's start */
+		st[FST_T] = t;
+		st[FST_E] = e;
+		st[FST_SET] = 1.0;
+	}
+	return st[FST_Z] + (t - st[FST_T]) * 0.5 * (st[FST_E] + e);
 }
 
 /* Motor effort at x, with its (unwrapped) coordinate and rate. */
@@ -471,16 +498,22 @@ static double motor_effort(const struct ra *s, const struct ra_state *x, double 
 			   int i, double *q, double *qd, double *z)
 {
 	const struct force *f = &s->m->forces[i];
-	const double *st = s->fst + 4 * i;
 	motor_q(s, x, i, q, qd, z);
 	if (f->ex)
 		return ra_expr_of(s, x, t, f, *q, *qd);
 	double r[3], u;
 	func_eval(&f->x->target, t, r);
-	if (f->x->on_rate)
-		u = f->x->kp * (r[0] - *qd) + f->x->ki * st[3];
-	else
-		u = f->x->kp * (r[0] - *q) + f->x->kd * (r[1] - *qd) + f->x->ki * st[3];
+	if (f->x->on_rate) {
+		double e = r[0] - *qd;
+		u = f->x->kp * e;
+		if (f->x->ki != 0.0)
+			u += f->x->ki * motor_integral(s, t, i, e);
+	} else {
+		double e = r[0] - *q;
+		u = f->x->kp * e + f->x->kd * (r[1] - *qd);
+		if (f->x->ki != 0.0)
+			u += f->x->ki * motor_integral(s, t, i, e);
+	}
 	if (f->x->limit > 0)
 		u = u > f->x->limit ? f->x->limit : u < -f->x->limit ? -f->x->limit : u;
 	return u;
@@ -733,7 +766,7 @@ void ra_force_turns(const struct ra *s, struct model *m)
 {
 	for (int i = 0; i < m->nforces; i++)
 		if (m->forces[i].type == FORCE_RSDA && !m->forces[i].wrapped)
-			m->forces[i].turns0 = s->fst[4 * i + 1];
+			m->forces[i].turns0 = s->fst[RA_FST * i + 1];
 }
 
 void ra_force_init(struct ra *s)
@@ -742,11 +775,11 @@ void ra_force_init(struct ra *s)
 	for (int i = 0; i < m->nforces; i++)
 		if (m->forces[i].type == FORCE_MOTOR ||
 		    (m->forces[i].type == FORCE_RSDA && !m->forces[i].wrapped)) {
-			s->fst = xcalloc(4 * (size_t)m->nforces, sizeof(double));
+			s->fst = xcalloc(RA_FST * (size_t)m->nforces, sizeof(double));
 			break;
 		}
 	for (int i = 0; s->fst && i < m->nforces; i++)
-		s->fst[4 * i + 1] = m->forces[i].type == FORCE_RSDA ? m->forces[i].turns0 : 0.0;
+		s->fst[RA_FST * i + 1] = m->forces[i].type == FORCE_RSDA ? m->forces[i].turns0 : 0.0;
 }
 
 /* A motor whose effort has an integral term. */
@@ -765,13 +798,25 @@ static double ctrl_error(const struct ra *s, const struct ra_state *x, double t,
 	return r[0] - (f->x->on_rate ? qd : q);
 }
 
+/* z_n += (t_n+1 - t_n) (e_n + e_n+1) / 2 with e_n+1 at x: the value at
+ * x->t that motor_integral gave there. */
 void ra_force_step(struct ra *s, const struct ra_state *x, double h)
 {
 	if (!s->fst || s->ctrl_ode)
 		return;
-	for (int i = 0; i < s->m->nforces; i++)
-		if (has_integral(&s->m->forces[i]))
-			s->fst[4 * i + 3] += h * ctrl_error(s, x, x->t, i);
+	for (int i = 0; i < s->m->nforces; i++) {
+		if (!has_integral(&s->m->forces[i]))
+			continue;
+		double *st = s->fst + RA_FST * i, e = ctrl_error(s, x, x->t, i);
+		if (st[FST_SET] == 0.0) {	/* no evaluation at the start: the rectangle rule */
+			st[FST_T] = x->t - h;
+			st[FST_E] = e;
+			st[FST_SET] = 1.0;
+		}
+		st[FST_Z] += (x->t - st[FST_T]) * 0.5 * (st[FST_E] + e);
+		st[FST_T] = x->t;
+		st[FST_E] = e;
+	}
 }
 
 int ra_ctrl_count(const struct model *m)
@@ -786,14 +831,14 @@ void ra_ctrl_get(const struct ra *s, double *z)
 {
 	for (int i = 0, k = 0; i < s->m->nforces; i++)
 		if (has_integral(&s->m->forces[i]))
-			z[k++] = s->fst[4 * i + 3];
+			z[k++] = s->fst[RA_FST * i + FST_Z];
 }
 
 void ra_ctrl_set(struct ra *s, const double *z)
 {
 	for (int i = 0, k = 0; i < s->m->nforces; i++)
 		if (has_integral(&s->m->forces[i]))
-			s->fst[4 * i + 3] = z[k++];
+			s->fst[RA_FST * i + FST_Z] = z[k++];
 }
 
 void ra_ctrl_rates(struct ra *s, const struct ra_state *x, double t, double *e)
