@@ -36,6 +36,8 @@ struct deck {
 	double *out_times;	/* output.times of the last deck_build */
 	struct set_pending *pend;
 	int npend;
+	char **kept;		/* file names diagnostics point into */
+	int nkept;
 };
 
 /* Apply the pending --set of list `list` whose item name is that of copy
@@ -118,6 +120,9 @@ void build_beam(struct bctx *b, const struct dnode *item);
  * (model/sexpr.h) from scalar v, reported at v's FILE:LINE:COL; self:
  * the element's deflection and rate may be named. */
 void build_curve(struct bctx *b, const struct dnode *item);
+/* s (malloc'd) kept until the deck is freed, for a diagnostic's srcpos
+ * in a file the deck names; NULL (s freed) without a deck. */
+const char *deck_keep(struct bctx *b, char *s);
 void build_measure(struct bctx *b, const struct dnode *item);
 struct sexpr;
 int build_sexpr(struct bctx *b, const struct dnode *v, const char *key, const char *what,

@@ -62,8 +62,19 @@ int build_road(struct bctx *b, const struct dnode *v, const char *key, const cha
  * (and a regular file, so /dev/zero cannot hold the loader). */
 #define CURVE_MAX_FILE (64 << 20)
 
-/* Rows "x,y" (or separated by blanks or ';') of a CSV file; lines whose
- * first field is not a number (headers, comments) are skipped. */
+const char *deck_keep(struct bctx *b, char *s)
+{
+	struct deck *dk = b->dk;
+	if (!dk) {
+		free(s);
+		return NULL;
+	}
+	dk->kept = xrealloc(dk->kept, (size_t)(dk->nkept + 1) * sizeof(char *));
+	return dk->kept[dk->nkept++] = s;
+}
+
+/* The rows of the CSV file at v (model/curve.h, curve_read_csv) into c; a
+ * fault is reported at its FILE:LINE:COL, with a note at v. */
 static int read_csv(struct bctx *b, const struct dnode *v, const char *what, struct curve *c)
 {
 	char *path = deck_file(b, v->str);
@@ -80,33 +91,22 @@ static int read_csv(struct bctx *b, const struct dnode *v, const char *what, str
 		free(path);
 		return -1;
 	}
-	char line[1024];
-	int cap = 0, lineno = 0;
-	while (fgets(line, sizeof line, f)) {
-		char *p = line, *end;
-		lineno++;
-		double x = strtod(p, &end);
-		if (end == p)
-			continue;
-		p = end + strspn(end, " \t,;");
-		double y = strtod(p, &end);
-		if (end == p) {
-			diag_error(b->d, &v->pos, "%s line %d: expected two numbers x,y", path, lineno);
-			fclose(f);
-			free(path);
-			return -1;
-		}
-		if (c->n == cap) {
-			cap = cap ? 2 * cap : 64;
-			c->x = xrealloc(c->x, (size_t)cap * sizeof(double));
-			c->y = xrealloc(c->y, (size_t)cap * sizeof(double));
-		}
-		c->x[c->n] = x;
-		c->y[c->n++] = y;
-	}
+	long line, col;
+	char err[128];
+	int rc = curve_read_csv(f, c, &line, &col, err, sizeof err);
 	fclose(f);
+	if (rc) {
+		const char *kept = deck_keep(b, xstrdup(path));
+		struct srcpos p = { kept, (int)line, (int)col };
+		if (kept) {
+			diag_error(b->d, &p, "%s in the file of %s", err, what);
+			diag_note(b->d, &v->pos, "the file of %s is named here", what);
+		} else {
+			diag_error(b->d, &v->pos, "%s line %ld column %ld: %s", path, line, col, err);
+		}
+	}
 	free(path);
-	return 0;
+	return rc;
 }
 
 static int numlist(struct bctx *b, const struct dnode *v, const char *key, double **out,

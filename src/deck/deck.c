@@ -94,6 +94,9 @@ void deck_free(struct deck **dkp)
 		dn_free(dk->pend[i].val);
 	}
 	free(dk->pend);
+	for (int i = 0; i < dk->nkept; i++)
+		free(dk->kept[i]);
+	free(dk->kept);
 	dn_free(dk->root);
 	free(dk->out_times);
 	free(dk->text);

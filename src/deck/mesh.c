@@ -171,6 +171,51 @@ static int read_obj(char *text, struct tri_buf *g, char *err, int n)
 	return 0;
 }
 
+/* Upper bounds of the vertices and triangles of an OBJ (v lines; per f
+ * line its indices less 2) or ASCII STL text (vertex lines, a third of
+ * them), counted before anything is stored, so that a file over the
+ * limits is refused at the size of its text. */
+static void count_text(const char *s, int obj, long *nv, long *nt)
+{
+	*nv = *nt = 0;
+	for (; *s; s += *s == '\n') {
+		while (*s != '\n' && isspace((unsigned char)*s))
+			s++;
+		if (obj && s[0] == 'f' && isspace((unsigned char)s[1])) {
+			long k = 0;
+			for (s++; *s && *s != '\n'; k++) {
+				s += strspn(s, " \t\r\v\f");
+				if (!*s || *s == '\n')
+					break;
+				s += strcspn(s, " \t\r\v\f\n");
+			}
+			*nt += k > 2 ? k - 2 : 0;
+		} else if (obj ? s[0] == 'v' && isspace((unsigned char)s[1])
+			   : strncmp(s, "vertex", 6) == 0) {
+			++*nv;
+		}
+		s += strcspn(s, "\n");
+	}
+	if (!obj)
+		*nt = *nv / 3;
+}
+
+/* Room for nv vertices and nt triangles in g, or -1 with why in err when
+ * either is over MESH_MAX_ELEMS. */
+static int reserve(struct tri_buf *g, long nv, long nt, char *err, int n)
+{
+	if (nv > MESH_MAX_ELEMS || nt > MESH_MAX_ELEMS) {
+		snprintf(err, (size_t)n, "%ld vertices and %ld triangles, more than %ld", nv, nt,
+			 (long)MESH_MAX_ELEMS);
+		return -1;
+	}
+	g->vcap = nv > 0 ? nv : 1;
+	g->tcap = nt > 0 ? nt : 1;
+	g->v = xmalloc((size_t)g->vcap * 3 * sizeof(double));
+	g->t = xmalloc((size_t)g->tcap * 3 * sizeof(int));
+	return 0;
+}
+
 static int ends_with(const char *s, const char *suf)
 {
 	size_t a = strlen(s), b = strlen(suf);
@@ -180,6 +225,56 @@ static int ends_with(const char *s, const char *suf)
 		if (tolower((unsigned char)s[a - b + i]) != suf[i])
 			return 0;
 	return 1;
+}
+
+/* The mesh of the NUL-terminated text buf of len bytes (changed in
+ * place) of a file named name (its extension tells the format). */
+int mesh_parse(char *buf, long len, const char *name, struct shape_mesh *out, char *err,
+	       int n)
+{
+	struct tri_buf g = { 0 };
+	long nv, nt;
+	int rc;
+	int obj = ends_with(name, ".obj");
+	int stl = ends_with(name, ".stl");
+	memset(out, 0, sizeof(*out));
+	if (!obj && !stl) {
+		snprintf(err, (size_t)n, "unknown mesh format (the name must end in .stl or .obj)");
+		rc = -1;
+	} else if (obj) {
+		count_text(buf, 1, &nv, &nt);
+		rc = reserve(&g, nv, nt, err, n) || read_obj(buf, &g, err, n);
+	} else if (len >= 84 && 84 + 50 * (((long)(unsigned char)buf[80] |
+					   (long)(unsigned char)buf[81] << 8 |
+					   (long)(unsigned char)buf[82] << 16 |
+					   (long)(unsigned char)buf[83] << 24)) == len) {
+		/* a binary STL may begin with "solid" too: its size decides */
+		nt = (len - 84) / 50;
+		rc = reserve(&g, 3 * nt, nt, err, n) ||
+		     read_stl_binary((const unsigned char *)buf, len, &g, err, n);
+	} else if (strncmp(skip_ws(buf), "solid", 5) == 0 && strlen(buf) == (size_t)len) {
+		count_text(buf, 0, &nv, &nt);
+		rc = reserve(&g, nv, nt, err, n) || read_stl_ascii(buf, &g, err, n);
+	} else {
+		snprintf(err, (size_t)n, "neither ASCII STL (beginning with 'solid') nor binary STL "
+			 "(84 + 50 x triangles bytes)");
+		rc = -1;
+	}
+	if (rc == 0 && g.nt == 0) {
+		snprintf(err, (size_t)n, "no triangles");
+		rc = -1;
+	}
+	if (rc == 0 && (g.nv > MESH_MAX_ELEMS || g.nt > MESH_MAX_ELEMS))
+		rc = reserve(&g, g.nv, g.nt, err, n);	/* unreachable: counted above */
+	if (rc) {
+		free(g.v);
+		free(g.t);
+		return -1;
+	}
+	out->file = xstrdup(name);
+	out->nv = (int)g.nv, out->nt = (int)g.nt;
+	out->v = g.v, out->t = g.t;
+	return 0;
 }
 
 int mesh_read(const char *path, struct shape_mesh *out, char *err, int n)
@@ -222,44 +317,7 @@ int mesh_read(const char *path, struct shape_mesh *out, char *err, int n)
 		return -1;
 	}
 	buf[len] = 0;
-	struct tri_buf g = { 0 };
-	int rc;
-	int obj = ends_with(path, ".obj");
-	int stl = ends_with(path, ".stl");
-	if (!obj && !stl) {
-		snprintf(err, (size_t)n, "unknown mesh format (the name must end in .stl or .obj)");
-		rc = -1;
-	} else if (obj) {
-		rc = read_obj(buf, &g, err, n);
-	} else if (len >= 84 && 84 + 50 * (((long)(unsigned char)buf[80] |
-					   (long)(unsigned char)buf[81] << 8 |
-					   (long)(unsigned char)buf[82] << 16 |
-					   (long)(unsigned char)buf[83] << 24)) == len) {
-		/* a binary STL may begin with "solid" too: its size decides */
-		rc = read_stl_binary((const unsigned char *)buf, len, &g, err, n);
-	} else if (strncmp(skip_ws(buf), "solid", 5) == 0 && strlen(buf) == (size_t)len) {
-		rc = read_stl_ascii(buf, &g, err, n);
-	} else {
-		snprintf(err, (size_t)n, "neither ASCII STL (beginning with 'solid') nor binary STL "
-			 "(84 + 50 x triangles bytes)");
-		rc = -1;
-	}
+	int rc = mesh_parse(buf, len, path, out, err, n);
 	free(buf);
-	if (rc == 0 && g.nt == 0) {
-		snprintf(err, (size_t)n, "no triangles");
-		rc = -1;
-	}
-	if (rc == 0 && (g.nv > 100000000L || g.nt > 100000000L)) {
-		snprintf(err, (size_t)n, "more than 1e8 vertices or triangles");
-		rc = -1;
-	}
-	if (rc) {
-		free(g.v);
-		free(g.t);
-		return -1;
-	}
-	out->file = xstrdup(path);
-	out->nv = (int)g.nv, out->nt = (int)g.nt;
-	out->v = g.v, out->t = g.t;
-	return 0;
+	return rc;
 }

@@ -277,6 +277,14 @@ static struct dnode *read_node(struct reader *r, yaml_event_t *ev)
 
 	switch (ev->type) {
 	case YAML_SCALAR_EVENT:
+		/* a NUL ("\0" in a quoted scalar) would end the text early:
+		 * "1\0+1" read as 1 */
+		if (memchr(ev->data.scalar.value, 0, ev->data.scalar.length)) {
+			diag_error(r->d, &pos, "a NUL character inside a value (\\0 in a quoted "
+				   "string): the text would end there");
+			rc = -1;
+			break;
+		}
 		n = dn_new_scalar((const char *)ev->data.scalar.value, &pos);
 		n->quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
 		break;

@@ -4,6 +4,8 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
 
 const char *const curve_interp_names[2] = { "linear", "cubic" };
 const char *const curve_extrap_names[2] = { "constant", "linear" };
@@ -108,4 +110,66 @@ void curve_release(struct curve *c)
 	free(c->m);
 	c->name = NULL;
 	c->x = c->y = c->m = NULL;
+}
+
+/* The number at p as *v; the end of it, or NULL when p holds no number. */
+static char *csv_field(char *p, double *v)
+{
+	char *end;
+	*v = strtod(p, &end);
+	return end == p ? NULL : end;
+}
+
+static void csv_push(struct curve *c, double x, double y, int *cap)
+{
+	if (c->n == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		c->x = xrealloc(c->x, (size_t)*cap * sizeof(double));
+		c->y = xrealloc(c->y, (size_t)*cap * sizeof(double));
+	}
+	c->x[c->n] = x;
+	c->y[c->n++] = y;
+}
+
+int curve_read_csv(FILE *f, struct curve *c, long *line, long *col, char *err, int n)
+{
+	char *buf = NULL, *p, *e;
+	size_t size = 0;
+	int cap = c->n, rc = 0;
+	double x, y;
+	*line = *col = 0;
+	while (getline(&buf, &size, f) >= 0) {
+		++*line;
+		p = buf + strspn(buf, " \t");
+		if (!(e = csv_field(p, &x)))
+			continue;	/* a header or comment */
+		*col = p - buf + 1;
+		if (isfinite(x)) {
+			p = e + strspn(e, " \t,;");
+			*col = p - buf + 1;
+			e = csv_field(p, &y);
+		}
+		if (!isfinite(x) || !e || !isfinite(y)) {
+			if (isfinite(x) && !e)
+				snprintf(err, (size_t)n, "expected two numbers x,y");
+			else
+				snprintf(err, (size_t)n, "%s value is not a finite number",
+					 isfinite(x) ? "y" : "x");
+			rc = -1;
+			break;
+		}
+		if (c->n >= CURVE_MAX_POINTS) {
+			snprintf(err, (size_t)n, "more than %d rows", CURVE_MAX_POINTS);
+			rc = -1;
+			break;
+		}
+		csv_push(c, x, y, &cap);
+	}
+	if (rc == 0 && ferror(f)) {
+		snprintf(err, (size_t)n, "read error");
+		*col = 0;
+		rc = -1;
+	}
+	free(buf);
+	return rc;
 }

@@ -15,6 +15,8 @@
 #ifndef MBSIM_CURVE_H
 #define MBSIM_CURVE_H
 
+#include <stdio.h>
+
 enum curve_interp { CURVE_LINEAR, CURVE_CUBIC };
 enum curve_extrap { CURVE_EXTRAP_CONSTANT, CURVE_EXTRAP_LINEAR };
 
@@ -33,6 +35,14 @@ int curve_prepare(struct curve *c, int *bad);
 /* y(x) and, when dy != NULL, dy/dx. */
 double curve_eval(const struct curve *c, double x, double *dy);
 void curve_release(struct curve *c);
+/* Append the rows "x,y" (or separated by blanks or ';') of the CSV text
+ * in f to c, lines of any length; a line whose first field is not a
+ * number (a header, a comment) is skipped.  0, or -1 with why in err and
+ * the 1-based line and column of the fault in *line, *col: a row without
+ * a second number, a value that is not finite (nan, inf, 1e999), or more
+ * than CURVE_MAX_POINTS rows. */
+#define CURVE_MAX_POINTS 10000000
+int curve_read_csv(FILE *f, struct curve *c, long *line, long *col, char *err, int n);
 
 extern const char *const curve_interp_names[2];
 extern const char *const curve_extrap_names[2];

@@ -31,6 +31,13 @@ deck)
 expr)
 	set -- "$@" -max_len=512 "$corpus" tests/fuzz/seed/expr
 	;;
+curve | mesh)
+	# inputs of at most 64 KB: a parse that allocates more than 64 MB at
+	# once or holds more than 512 MB is a finding (the readers count
+	# before they store, deck/mesh.h)
+	set -- "$@" -max_len=65536 -rss_limit_mb=512 -malloc_limit_mb=64 "$corpus" \
+		"tests/fuzz/seed/$t"
+	;;
 h5)
 	# seeds: output files of the current build (the layout of
 	# mbsim-output(5)), not committed
