@@ -173,6 +173,8 @@ int dae3_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y
 			it->steps++;
 			return INTEG_OK;
 		}
+		if (st == INTEG_INTERRUPTED)
+			return st;
 		it->rejected++;
 		if (st == INTEG_OK) {
 			h *= fmax(E->facmin, E->safety * pow(1.0 / err, 1.0 / q));

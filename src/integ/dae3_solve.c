@@ -55,6 +55,7 @@
  */
 #include "dae3_impl.h"
 #include "../util/vec.h"
+#include "../util/interrupt.h"
 
 #include <float.h>
 #include <math.h>
@@ -300,6 +301,8 @@ int dae3_solve(struct integ *it, struct dae3 *E, const struct solve_in *in, stru
 	double rprev = 0.0;	/* beams: the residual's norm at the last iterate */
 	int nback = 0;
 	while (it_n < it->maxit) {
+		if (interrupted())
+			return INTEG_INTERRUPTED;
 		kin(E, in, g, y);
 		kkt_zero_dropped(it->kkt, lam);	/* redundant rows: kkt.h */
 		integ_residual(it, y, in->t, E->lamf, g, lam, in->theta, in->cq);

@@ -32,6 +32,7 @@
  */
 #include "integ.h"
 #include "../util/vec.h"
+#include "../util/interrupt.h"
 
 #include <math.h>
 #include <string.h>
@@ -92,6 +93,8 @@ static int newton(struct integ *it, const struct ra_state *x, struct ra_state *y
 
 	it->iters = 0;
 	while (it_n < it->maxit) {
+		if (interrupted())
+			return INTEG_INTERRUPTED;
 		advance(s, x, y, g, h);
 		kkt_zero_dropped(it->kkt, lam);	/* redundant rows: kkt.h */
 		integ_residual(it, y, tn1, x->lam, g, lam, 1.0, h2);	/* -e1, -e2; -e3 */

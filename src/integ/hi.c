@@ -69,6 +69,7 @@
  */
 #include "integ.h"
 #include "../util/vec.h"
+#include "../util/interrupt.h"
 
 #include <math.h>
 #include <string.h>
@@ -146,6 +147,8 @@ static int newton(struct integ *it, const struct ra_state *x, struct ra_state *y
 	double tn1 = x->t + h;
 	int it_n = 0;
 	while (it_n < it->maxit) {
+		if (interrupted())
+			return INTEG_INTERRUPTED;
 		place(s, x, y, g);
 		ra_eval(s, y, tn1, PRIM_PHI);
 		for (int k = 0; k < nc; k++)
@@ -218,6 +221,8 @@ static int newton_lg(struct integ *it, const struct ra_state *x, struct ra_state
 	double tn1 = x->t + h;
 	int it_n = 0;
 	while (it_n < it->maxit) {
+		if (interrupted())
+			return INTEG_INTERRUPTED;
 		place(s, x, y, g);
 		ra_eval(s, y, tn1, PRIM_PHI);
 		for (int k = 0; k < nc; k++)

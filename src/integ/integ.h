@@ -25,6 +25,8 @@ enum integ_status {
 	INTEG_NONFINITE = 3,	/* NaN or Inf in the iterate */
 	INTEG_STEP_TOO_SMALL = 4,	/* step control went below its floor */
 	INTEG_UNSTABLE = 5,	/* the growth detector of newmark.h tripped */
+	INTEG_INTERRUPTED = 6,	/* a stop request (util/interrupt.h) seen inside
+				 * a Newton iteration: no retry, the run ends */
 };
 
 /* Values of a step's unknowns at the last few steps of equal size, newest

@@ -40,7 +40,7 @@ int newmark_step(struct integ *it, double h, struct ra_state *x, struct ra_state
 int nm_growth_step(struct integ *it, int st, const struct ra_state *y)
 {
 	struct nm_growth *gr = it->growth;
-	if ((st && st != INTEG_STEP_TOO_SMALL && nm_growth_suspect(gr, it->sys)) ||
+	if ((st && st != INTEG_STEP_TOO_SMALL && st != INTEG_INTERRUPTED && nm_growth_suspect(gr, it->sys)) ||
 	    (!st && nm_growth_check(gr, it->sys, y))) {
 		it->bad_body = gr->body;
 		return INTEG_UNSTABLE;

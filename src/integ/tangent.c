@@ -59,6 +59,7 @@
 #include "../la/rank.h"
 #include "../la/lapack.h"
 #include "../util/vec.h"
+#include "../util/interrupt.h"
 #include "../util/xalloc.h"
 
 #include <float.h>
@@ -708,6 +709,8 @@ int tangent_step(struct integ *it, double h, struct ra_state *x, struct ra_state
 	int ok = 0, refresh = 0, fS = -1;
 	double last = INFINITY;
 	for (int k = 0; k < it->maxit; k++) {
+		if (interrupted())
+			return INTEG_INTERRUPTED;
 		it->iters++;
 		ra_eval(s, &T->base, t, PRIM_JAC);
 		if (factor(T, s)) {

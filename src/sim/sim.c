@@ -734,6 +734,12 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 			integ_singular_retry(R->it, 0);
 			R->r->singular_steps += st == 0;
 		}
+		if (st == INTEG_INTERRUPTED) {	/* polled inside Newton iterations */
+			snprintf(R->r->message, sizeof R->r->message,
+				 "interrupted at t = %.9g (step %ld, in its Newton iteration)", x->t, k);
+			t0_release(&t0);
+			return SIM_INTERRUPTED;
+		}
 		if (st) {
 			fail_message(R, st, x->t, k, hk);
 			t0_release(&t0);

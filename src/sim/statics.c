@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../model/beam.h"
+#include "../util/interrupt.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -495,11 +496,14 @@ int statics_solve(struct ra *s, struct ra_state *x, double t, struct statics_res
 	double res = rf / Fs, best = res, V = potential(s, x);
 	double tolV = 1e-12 * (fabs(V) + Fs * L);
 	const int maxit = 200;
+	int stopped = 0;
 	for (r->iterations = 0; r->iterations < maxit; r->iterations++) {
 		if (rf <= r->tol_force && rp <= r->tol_phi) {
 			r->converged = 1;
 			break;
 		}
+		if ((stopped = interrupted()))
+			break;
 		linearize(s, x, t, &w);
 		struct trial tr;
 		int ok = 0, newton = 1;
@@ -543,7 +547,10 @@ int statics_solve(struct ra *s, struct ra_state *x, double t, struct statics_res
 	r->res_phi = rp;
 	r->worst_body = wb;
 	r->worst_row = wr;
-	if (!r->converged) {
+	if (stopped) {
+		snprintf(r->message, sizeof r->message, "interrupted after %d iterations: force "
+			 "residual %.3g (tolerance %.3g)", r->iterations, rf, r->tol_force);
+	} else if (!r->converged) {
 		char cons_txt[240] = "";
 		if (wr >= 0 && rp > r->tol_phi)
 			snprintf(cons_txt, sizeof cons_txt, ", constraint residual %.3g in %s", rp,
