@@ -37,7 +37,9 @@ static void build_params(struct bctx *b, const struct dnode *v)
 	for (int i = 0; i < v->n; i++) {
 		const struct dnode *k = v->keys[i];
 		double x = NAN;
-		if (dn_find(v, k->str) < i) {
+		/* an earlier key of this name is defined (names that fail the
+		 * checks below fail them again): no O(n) search per key */
+		if (expr_has(b->ex, k->str) && dn_find(v, k->str) < i) {
 			diag_error(b->d, &k->pos, "duplicate key '%s'", k->str);
 			diag_note(b->d, &v->keys[dn_find(v, k->str)]->pos,
 				  "first defined here");
