@@ -4,6 +4,7 @@
 #include "../model/shape.h"
 #include "../util/xalloc.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,31 @@ static int load_mesh(struct bctx *b, const struct dnode *v, const char *file, co
 	ms->meshes = xrealloc(ms->meshes, (size_t)(ms->nmeshes + 1) * sizeof(*ms->meshes));
 	ms->meshes[ms->nmeshes] = mh;
 	return ms->nmeshes++;
+}
+
+/* Report the first vertex of s's mesh that its scale and placement
+ * (A (scale v) + r, in the body frame) take out of range of double
+ * precision: the output would hold inf. */
+static void mesh_placed_finite(struct bctx *b, const struct dnode *v, const struct shape *s,
+			       const char *whose)
+{
+	const struct shape_mesh *mh = &b->m->shapes->meshes[s->mesh];
+	for (int i = 0; i < mh->nv; i++) {
+		const double *x = mh->v + 3 * i;
+		for (int r = 0; r < 3; r++) {
+			double y = s->r[r];
+			for (int c = 0; c < 3; c++)
+				y += s->A[3 * r + c] * (s->size[c] * x[c]);
+			if (isfinite(y))
+				continue;
+			const struct dnode *sc = dn_get(v, "scale");
+			diag_error(b->d, sc ? &sc->pos : &dn_get(v, "file")->pos,
+				   "vertex %d (%g, %g, %g) of mesh file '%s' of %s is not finite "
+				   "once scaled by %g and placed", i + 1, x[0], x[1], x[2], mh->file,
+				   whose, s->size[0]);
+			return;
+		}
+	}
 }
 
 /* A length that must be > 0 (>= 0 when zero_ok), required or not. */
@@ -112,5 +138,7 @@ int build_shape(struct bctx *b, const struct dnode *v, const char *what, struct 
 	opt_vec3(b, v, "position", s->r);
 	if ((sv = dn_get(v, "orientation")))
 		build_orientation(b, sv, whose, s->A);
+	if (b->d->nerr == nerr && s->mesh >= 0)
+		mesh_placed_finite(b, v, s, whose);
 	return b->d->nerr > nerr ? -1 : 0;
 }
