@@ -82,6 +82,26 @@ else
 	bad "OBJ fan of 1.2e7 triangles: exit $1, peak $2 MB (want 2, < 80 MB)" "$(cat "$tmp/fan.yaml.err")"
 fi
 
+# A command line of 4000 --set options (92 kB): its root attribute
+# command_line is over an object header's 64 kB; the run must complete
+# and the file hold the whole command line (exit 1, "writing HDF5 file
+# failed" and no file before)
+set -- --set time.end=0.01
+i=0
+while [ $i -lt 4000 ]; do
+	set -- "$@" --set parameters.len=1
+	i=$((i + 1))
+done
+expect_rc 0 "command line of 4000 --set options: run" "$MBSIM" run "$decks/pendulum.yaml" \
+	"$@" -o "$tmp/long.h5" --quiet
+n=$(h5dump -a /command_line "$tmp/long.h5" 2>/dev/null | grep -o "parameters.len=1" | wc -l)
+if [ "$n" -eq 4000 ] && [ "$(h5attr "$tmp/long.h5" status)" = complete ]; then
+	ok "command line of 4000 --set options: status complete, all 4000 in /command_line"
+else
+	bad "command line of 4000 --set options: $n of 4000 in /command_line, status '$(h5attr "$tmp/long.h5" status)'"
+fi
+set --
+
 # SIGTERM inside the first step's Newton iteration: a 2000-link chain
 # with a tolerance no iterate meets (1e-300) and 1e6 iterations allowed
 # stays in step 0's iteration for minutes (0.4 ms an iteration); 2 s in

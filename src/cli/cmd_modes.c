@@ -142,7 +142,7 @@ static int write_h5(const char *path, const struct model *m, const struct modes 
 		    const struct where *wh, const char *deck_text, const char *cmdline,
 		    const char *method, char *err, size_t n)
 {
-	struct h5_opts opt = { 1e9, 0, mo->nmodes };	/* written at close */
+	struct h5_opts opt = { 1e9, 0, mo->nmodes, 0 };	/* written at close */
 	struct h5out *h = h5_create(path, &opt, err, n);
 	if (!h)
 		return -1;

@@ -199,6 +199,22 @@ static int publish(struct h5out *o)
 static void make_series(struct h5out *o, struct series *s);
 static void do_pending(struct h5out *o, int attrs);
 
+/* 1 when the string attributes declared on the root group, and those
+ * the caller said will come, hold more than ROOT_COMPACT_MAX bytes: an object header (where attributes are
+ * kept, "compact") holds at most 64 kB, and a command line of 4000 --set
+ * options is longer.  Such a file keeps the root's attributes in dense
+ * storage (a heap beside the header, in the file format of HDF5 1.8,
+ * which any reader of 1.8 or later opens); other files are unchanged. */
+#define ROOT_COMPACT_MAX 32768
+static int root_attrs_large(const struct h5out *o)
+{
+	size_t sum = o->opt.root_attr_bytes;
+	for (int i = 0; i < o->np; i++)
+		if (o->p[i].kind == P_ATTR_STR && strcmp(o->p[i].path, "/") == 0)
+			sum += strlen(o->p[i].data);
+	return sum > ROOT_COMPACT_MAX;
+}
+
 /* The file, its tables, every series declared so far, their attributes,
  * and a flush: the file is valid and says "running" from here on. */
 static void make_file(struct h5out *o)
@@ -208,10 +224,15 @@ static void make_file(struct h5out *o)
 	/* chunk index B-trees of 8 entries a node rather than 64: a node of
 	 * the default takes 2.5 kB for its first chunk, 63 of the 83 kB of a
 	 * short run's file; a long run's ~1000 chunks a series are 4 levels */
-	hid_t fcpl = H5Pcreate(H5P_FILE_CREATE);
+	hid_t fcpl = H5Pcreate(H5P_FILE_CREATE), fapl = H5Pcreate(H5P_FILE_ACCESS);
 	H5Pset_istore_k(fcpl, 4);
-	o->file = H5Fcreate(o->tmp ? o->tmp : o->path, H5F_ACC_TRUNC, fcpl, H5P_DEFAULT);
+	if (root_attrs_large(o)) {	/* past an object header's 64 kB */
+		H5Pset_attr_phase_change(fcpl, 0, 0);
+		H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+	}
+	o->file = H5Fcreate(o->tmp ? o->tmp : o->path, H5F_ACC_TRUNC, fcpl, fapl);
 	H5Pclose(fcpl);
+	H5Pclose(fapl);
 	if (o->file < 0) {
 		fail(o, "creating HDF5 file");
 		return;

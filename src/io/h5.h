@@ -46,6 +46,9 @@ struct h5_opts {
 	double flush_interval;	/* s of wall time between flushes; 0: every commit */
 	int compression;	/* deflate level 0-9 of every series (0: none) */
 	long rows;		/* samples the caller expects (0: unknown), for chunk shapes */
+	size_t root_attr_bytes;	/* bytes of root string attributes still to come
+				 * (the command line): beyond 32 kB the root keeps
+				 * its attributes in dense storage (h5.c) */
 };
 
 /* Start a file at path (removing a regular file there now, replacing it

@@ -287,7 +287,7 @@ int kinematic_write(const struct model *m, const struct kin_series *k, const cha
 		    char *err, size_t n)
 {
 	/* flushed once, at close: the file is written in one go */
-	struct h5_opts opt = { 1e9, 0, k->nt };
+	struct h5_opts opt = { 1e9, 0, k->nt, 0 };
 	struct h5out *h = h5_create(path, &opt, err, n);
 	if (!h)
 		return -1;

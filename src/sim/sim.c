@@ -815,7 +815,8 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 	char err[512];
 	if (a->out_path) {
 		struct h5_opts ho = { a->o->flush_interval, a->o->compression,
-				      expected_samples(a->o, integ_find(a->o->method)) };
+				      expected_samples(a->o, integ_find(a->o->method)),
+				      a->command_line ? strlen(a->command_line) : 0 };
 		const struct integ_info *info = integ_find(a->o->method);
 		unsigned flags = info && info->id == INTEG_TANGENT_NEWMARK ? OUTPUT_OMEGA : 0;
 		if (sim_formulation_is_tree(a->o))
