@@ -5,6 +5,7 @@
 #include "../form/tree.h"
 #include "../integ/integ.h"
 #include "../io/h5read.h"
+#include "../sim/check_t0.h"
 #include "../sim/sim.h"
 #include "../util/suggest.h"
 #include "../util/interrupt.h"
@@ -166,6 +167,8 @@ int cli_load_why(const char *path, char **sets, int nsets, struct deck **pdk,
 			tree_check(*m, &d);
 		if (d.nerr == 0 && *m)
 			integ_check_beams(*m, integ_find(o->method), o, &d);
+		if (d.nerr == 0 && *m)
+			sim_check_t0(*m, o->t0, &d);
 	}
 	int nerr = cli_print_diag(&d);
 	if (nerr && why && whylen) {
