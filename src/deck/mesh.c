@@ -241,6 +241,9 @@ int mesh_parse(char *buf, long len, const char *name, struct shape_mesh *out, ch
 	if (!obj && !stl) {
 		snprintf(err, (size_t)n, "unknown mesh format (the name must end in .stl or .obj)");
 		rc = -1;
+	} else if (obj && strlen(buf) != (size_t)len) {
+		snprintf(err, (size_t)n, "a NUL byte at offset %zu (an OBJ file is text)", strlen(buf));
+		rc = -1;
 	} else if (obj) {
 		count_text(buf, 1, &nv, &nt);
 		rc = reserve(&g, nv, nt, err, n) || read_obj(buf, &g, err, n);
