@@ -1,5 +1,6 @@
 /* h5.c - HDF5 time-series writer (h5.h). */
 #include "h5.h"
+#include "h5_skeleton.h"
 #include "../util/spawn.h"
 #include "../util/xalloc.h"
 
@@ -63,6 +64,7 @@ struct h5out {
 	hid_t file;		/* -1 until made */
 	char *path;
 	char *tmp;		/* PATH.partial while being made, NULL once renamed or written in place */
+	int skeleton;		/* path holds h5_skeleton until the rename */
 	struct h5_opts opt;
 	struct series *s;
 	int ns;
@@ -157,6 +159,12 @@ struct h5out *h5_create(const char *path, const struct h5_opts *opt, char *err, 
 			tmp = NULL;
 		}
 	}
+	/* until then path holds the skeleton (status running, no series:
+	 * h5_skeleton.h), written and renamed there at once, so that a
+	 * process killed while the real file is made leaves a file that
+	 * opens; h5_close removes it when no file was made */
+	int skeleton = fd >= 0 && write(fd, h5_skeleton, sizeof h5_skeleton) ==
+					(ssize_t)sizeof h5_skeleton && rename(tmp, path) == 0;
 	if (fd < 0)
 		fd = open(path, O_WRONLY | O_CREAT, 0666);
 	if (fd < 0) {
@@ -176,6 +184,7 @@ struct h5out *h5_create(const char *path, const struct h5_opts *opt, char *err, 
 	o->file = -1;
 	o->path = xstrdup(path);
 	o->tmp = tmp;
+	o->skeleton = skeleton;
 	if (opt)
 		o->opt = *opt;
 	o->full_chunks = o->opt.rows > 0;
@@ -836,6 +845,8 @@ int h5_close(struct h5out **po, const char *status, char *err, size_t errlen)
 		rc = fail(o, "renaming the new HDF5 file onto");
 	if (o->tmp) {
 		unlink(o->tmp);	/* never made: nothing to show */
+		if (o->skeleton)
+			unlink(o->path);
 		free(o->tmp);
 	}
 	if (rc && err)
