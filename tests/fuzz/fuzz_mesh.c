@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(m.file);
 		free(m.v);
 		free(m.t);
-		if (name[5] == 'o' && memchr(buf, 0, (size_t)len))
+		if (name[5] == 'o' && memchr(data + 1, 0, (size_t)len))
 			abort();
 	} else if (!memchr(err, 0, sizeof err) || !err[0]) {
 		abort();	/* a refusal without a reason */
