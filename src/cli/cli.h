@@ -45,7 +45,9 @@ int cli_static_parse(int argc, char **argv, const char *usage, const char **deck
 /* Static equilibrium of s at t0 from the model's initial state into x
  * (res may be NULL).  0, or -1 after the report (stderr; stdout too with
  * json). */
+struct statics_options;
 int cli_static_solve(struct ra *s, struct ra_state *x, double t0, int json,
+		     const struct statics_options *so,
 		     struct statics_result *res);
 /* run --from-static: the model's initial positions and orientations
  * replaced by the static equilibrium at t0, velocities by 0.  0, or -1

@@ -329,7 +329,7 @@ int cmd_modes(int argc, char **argv)
 		struct ra *s = ra_new(m);
 		struct ra_state x;
 		ra_state_init(s, &x);
-		if (cli_static_solve(s, &x, wh.t, mop.json, NULL) == 0) {
+		if (cli_static_solve(s, &x, wh.t, mop.json, NULL, NULL) == 0) {
 			wh.done = 1;
 			keep_state(&wh, s, &x);
 			wh.rc = modes_compute(s, &x, wh.t, &wh.mo, wh.msg, sizeof wh.msg);

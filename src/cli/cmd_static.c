@@ -87,16 +87,18 @@ int cli_static_open(int argc, char **argv, const char *usage, struct deck **dk,
 }
 
 int cli_static_solve(struct ra *s, struct ra_state *x, double t0, int json,
-		     struct statics_result *res)
+		     const struct statics_options *so, struct statics_result *res)
 {
 	struct statics_result rr, *pr = res ? res : &rr;
 	ra_state_from_model(s, x, t0);
-	if (statics_solve(s, x, t0, pr) == 0)
+	if (statics_solve(s, x, t0, so, pr) == 0)
 		return 0;
 	if (json) {
 		printf("{\"status\": \"failed\", \"message\": ");
 		cli_json_str(pr->message);
-		printf(", \"iterations\": %d, \"force_residual\": ", pr->iterations);
+		printf(", \"iterations\": %d, \"load_factor\": ", pr->iterations);
+		cli_json_num(pr->load_factor);
+		printf(", \"load_steps\": %d, \"force_residual\": ", pr->load_steps);
 		cli_json_num(pr->res_force);
 		printf(", \"constraint_residual\": ");
 		cli_json_num(pr->res_phi);
@@ -115,7 +117,7 @@ int cli_static_model(struct model *m, double t0, int json)
 	struct ra *s = ra_new(m);
 	struct ra_state x;
 	ra_state_init(s, &x);
-	int rc = cli_static_solve(s, &x, t0, json, NULL);
+	int rc = cli_static_solve(s, &x, t0, json, NULL, NULL);
 	if (rc == 0)
 		ra_force_turns(s, m);	/* a continuous rsda keeps its turns */
 	if (rc == 0)
@@ -135,9 +137,11 @@ static void print_text(const struct ra *s, const struct ra_state *x, const struc
 		       double t0)
 {
 	const struct model *m = s->m;
-	printf("static equilibrium at t = %g: %d iterations, force residual %.3g (tolerance %.3g), "
-	       "constraint residual %.3g (tolerance %.3g)\n", t0, r->iterations, r->res_force,
-	       r->tol_force, r->res_phi, r->tol_phi);
+	printf("static equilibrium at t = %g: %d iterations", t0, r->iterations);
+	if (r->load_steps)
+		printf(" in %d load steps", r->load_steps);
+	printf(", force residual %.3g (tolerance %.3g), constraint residual %.3g (tolerance %.3g)\n",
+	       r->res_force, r->tol_force, r->res_phi, r->tol_phi);
 	printf("\n%-16s %15s %15s %15s   %-40s %s\n", "body", "x [m]", "y [m]", "z [m]",
 	       "orientation (w, x, y, z)", "displacement from the deck [m]");
 	for (int b = 0; b < s->nb; b++) {
@@ -173,7 +177,9 @@ static void print_json(const struct ra *s, const struct ra_state *x, const struc
 	const struct model *m = s->m;
 	printf("{\"status\": \"converged\", \"time\": ");
 	cli_json_num(t0);
-	printf(", \"iterations\": %d, \"force_residual\": ", r->iterations);
+	printf(", \"iterations\": %d, \"load_factor\": ", r->iterations);
+	cli_json_num(r->load_factor);
+	printf(", \"load_steps\": %d, \"force_residual\": ", r->load_steps);
 	cli_json_num(r->res_force);
 	printf(", \"constraint_residual\": ");
 	cli_json_num(r->res_phi);
@@ -225,20 +231,71 @@ static void print_json(const struct ra *s, const struct ra_state *x, const struc
 	printf("]}\n");
 }
 
+/* A whole number in [lo, hi] or a finite positive number (integer 0),
+ * else a usage error: 0 or -1. */
+static int opt_number(const char *name, const char *v, int integer, int lo, int *iv, double *dv)
+{
+	char *end;
+	double d = strtod(v, &end);
+	if (!*v || *end || !isfinite(d) ||
+	    (integer ? d != floor(d) || d < lo || d > 1e6 : !(d > 0 && d < 1))) {
+		if (integer)
+			cli_usage_error(USAGE_STATIC, "%s must be a whole number >= %d, got '%s'", name,
+					lo, v);
+		else
+			cli_usage_error(USAGE_STATIC, "%s must be a number in (0, 1), got '%s'", name, v);
+		return -1;
+	}
+	if (integer)
+		*iv = (int)d;
+	else
+		*dv = d;
+	return 0;
+}
+
+/* The solver's options taken out of argv (the rest left for
+ * cli_static_open in *ac, av): 0, or -1 after a usage error. */
+static int solver_options(int argc, char **argv, int *ac, char **av, struct statics_options *so)
+{
+	statics_options_default(so);
+	*ac = 0;
+	for (int i = 0; i < argc; i++) {
+		const char *v;
+		int err = 0, bad = 0;
+		if ((v = cli_optval(argc, argv, &i, "--max-iterations", USAGE_STATIC, &err)))
+			bad = opt_number("--max-iterations", v, 1, 1, &so->max_iterations, NULL);
+		else if ((v = cli_optval(argc, argv, &i, "--load-steps", USAGE_STATIC, &err)))
+			bad = opt_number("--load-steps", v, 1, 0, &so->load_steps, NULL);
+		else if ((v = cli_optval(argc, argv, &i, "--tolerance", USAGE_STATIC, &err)))
+			bad = opt_number("--tolerance", v, 0, 0, NULL, &so->tolerance);
+		else if (!err)
+			av[(*ac)++] = argv[i];
+		if (err || bad)
+			return -1;
+	}
+	av[*ac] = NULL;
+	return 0;
+}
+
 int cmd_static(int argc, char **argv)
 {
 	struct deck *dk = NULL;
 	struct model *m = NULL;
 	struct sim_options o;
-	int json, rc;
+	struct statics_options so;
+	int json, rc, ac;
 	double t;
-	if (cli_static_open(argc, argv, USAGE_STATIC, &dk, &m, &o, &t, &json, &rc))
+	char **av = xcalloc((size_t)argc + 1, sizeof(char *));
+	int done = solver_options(argc, argv, &ac, av, &so) ? (rc = EXIT_USAGE, 1) :
+		   cli_static_open(ac, av, USAGE_STATIC, &dk, &m, &o, &t, &json, &rc);
+	free(av);
+	if (done)
 		return rc;
 	struct ra *s = ra_new(m);
 	struct ra_state x;
 	ra_state_init(s, &x);
 	struct statics_result r;
-	rc = cli_static_solve(s, &x, t, json, &r);
+	rc = cli_static_solve(s, &x, t, json, &so, &r);
 	if (rc == 0) {
 		ra_eval(s, &x, t, PRIM_ALL);	/* the Jacobian of the reactions */
 		if (json)

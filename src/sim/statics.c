@@ -138,10 +138,10 @@ const char *statics_row_name(const struct model *m, int k)
 
 /* Residual norms at x: max |G| (its body in *wb), max |Phi| (row in *wr);
  * G and s->phi left at x. */
-static void norms(struct ra *s, const struct ra_state *x, double t, double *G, double *rf,
-		  double *rp, int *wb, int *wr)
+static void norms(struct ra *s, const struct ra_state *x, double t, double lf, double *G,
+		  double *rf, double *rp, int *wb, int *wr)
 {
-	statics_residual(s, x, t, x->lam, G);
+	statics_residual_lf(s, x, t, x->lam, lf, G);
 	*rf = 0;
 	*rp = 0;
 	*wb = -1;
@@ -217,10 +217,11 @@ static void work_release(struct work *w)
 }
 
 /* D, G, P, Phi at x */
-static void linearize(struct ra *s, const struct ra_state *x, double t, struct work *w)
+static void linearize(struct ra *s, const struct ra_state *x, double t, double lf,
+		      struct work *w)
 {
-	statics_fd(s, x, t, x->lam, 0, w->D);
-	statics_residual(s, x, t, x->lam, w->G);	/* and Phi, Phi_q at x */
+	statics_tangent(s, x, t, x->lam, lf, w->D);
+	statics_residual_lf(s, x, t, x->lam, lf, w->G);	/* and Phi, Phi_q at x */
 	statics_jacobian(s, w->P);
 	memcpy(w->phi, s->phi, (size_t)s->nc * sizeof(double));
 }
@@ -287,7 +288,7 @@ static int solve(const struct ra *s, double it2, struct work *w)
 /* First multipliers: the reactions that balance the loads at x best,
  * lambda = argmin |f - Phi_q^T lambda| (so that Newton's first matrix has
  * the constraints' geometric stiffness). */
-static void first_multipliers(struct ra *s, struct ra_state *x, double t)
+static void first_multipliers(struct ra *s, struct ra_state *x, double t, double lf)
 {
 	int n = s->ng, nc = s->nc;
 	if (nc == 0)
@@ -296,7 +297,7 @@ static void first_multipliers(struct ra *s, struct ra_state *x, double t)
 	double *P = xcalloc((size_t)n * (size_t)nc, sizeof(double));
 	double *b = xcalloc((size_t)(n > nc ? n : nc), sizeof(double));
 	memset(x->lam, 0, (size_t)nc * sizeof(double));
-	statics_residual(s, x, t, x->lam, b);	/* f alone */
+	statics_residual_lf(s, x, t, x->lam, lf, b);	/* f alone */
 	statics_jacobian(s, P);
 	for (int k = 0; k < nc; k++)
 		for (int j = 0; j < n; j++)
@@ -323,10 +324,13 @@ static int conservative(const struct model *m)
 	return 1;
 }
 
-static double potential(const struct ra *s, const struct ra_state *x)
+/* The potential under the load factor lf: gravity's -m g . r scaled by lf */
+static double potential(const struct ra *s, const struct ra_state *x, double lf)
 {
 	double kin, pot;
 	ra_energy(s, x, &kin, &pot);
+	for (int b = 0; b < s->nb; b++)
+		pot += (1 - lf) * s->mass[b] * v3_dot(s->m->gravity, x->r + 3 * b);
 	return pot;
 }
 
@@ -397,16 +401,16 @@ struct trial {
 };
 
 static int try_step(struct ra *s, struct ra_state *xn, const struct ra_state *x, double t,
-		    const double *dz, double Fs, double tol_phi, struct work *w,
+		    double lf, const double *dz, double Fs, double tol_phi, struct work *w,
 		    struct trial *tr)
 {
 	apply(s, xn, x, dz);
 	if (project(s, xn, t, tol_phi))
 		return -1;
-	first_multipliers(s, xn, t);
-	norms(s, xn, t, w->G1, &tr->rf, &tr->rp, &tr->wb, &tr->wr);
+	first_multipliers(s, xn, t, lf);
+	norms(s, xn, t, lf, w->G1, &tr->rf, &tr->rp, &tr->wb, &tr->wr);
 	tr->res = tr->rf / Fs;
-	tr->V = potential(s, xn);
+	tr->V = potential(s, xn, lf);
 	return isfinite(tr->res) && isfinite(tr->V) ? 0 : -1;
 }
 
@@ -434,104 +438,136 @@ static double beam_force_scale(const struct model *m, const struct beam *bm)
 	return F;
 }
 
-int statics_solve(struct ra *s, struct ra_state *x, double t, struct statics_result *r)
-{
-	const struct model *m = s->m;
-	double L = statics_length(m);
-	memset(r, 0, sizeof(*r));
-	memset(x->v, 0, 3 * (size_t)s->nb * sizeof(double));
-	memset(x->w, 0, 3 * (size_t)s->nb * sizeof(double));
+/* What the iterations at one load factor share. */
+struct ctx {
 	struct work w;
-	work_init(&w, s);
-	/* force scale: the heaviest weight or the largest initial load */
-	double Fs = 0, gn = v3_norm(m->gravity);
-	for (int b = 0; b < s->nb; b++)
-		Fs = vmax(Fs, s->mass[b] * gn);
-	memset(x->lam, 0, (size_t)s->nc * sizeof(double));
-	int wb, wr;
-	double rf, rp;
-	norms(s, x, t, w.G, &rf, &rp, &wb, &wr);
-	Fs = vmax(Fs, rf);
-	for (int i = 0; i < m->nbeams; i++)
-		Fs = vmax(Fs, beam_force_scale(m, &m->beams[i]));
-	if (!(Fs > 0))
-		Fs = 1;
-	/* tolerances: forces to 1e-10 of their scale, constraints to 1e-12
-	 * of the model's length (squared for distance rows), both well above
-	 * the rounding of Newton's last step and far below what a test of
-	 * positions to 1e-9 m needs */
-	r->tol_force = 1e-10 * Fs;
-	r->tol_phi = 1e-12 * vmax(1.0, L * L);
-	/* the iterates stay on the constraints, with the multipliers that
-	 * balance the loads best: the residual is the unbalanced force along
-	 * the motions the constraints allow, and the potential (gravity and
-	 * springs) is a merit function whose descent leads to a stable
-	 * equilibrium, not to a pendulum's upright position */
-	if (project(s, x, t, r->tol_phi)) {
-		norms(s, x, t, w.G, &rf, &rp, &wb, &wr);
-		snprintf(r->message, sizeof r->message, "the constraints cannot be met: "
-			 "residual %.3g in %s", rp, wr >= 0 ? statics_row_name(m, wr) : "?");
-		r->res_force = rf;
-		r->res_phi = rp;
-		r->worst_body = wb;
-		r->worst_row = wr;
-		work_release(&w);
-		return -1;
-	}
-	first_multipliers(s, x, t);
-	ra_force_commit(s, x);	/* continuous rsda angles: from accepted iterates */
-	norms(s, x, t, w.G, &rf, &rp, &wb, &wr);
-	/* first pseudo-time step: a move of about L / 10 along the loads */
+	struct ra_state xn;
+	double Fs, L;
+	int cons, maxit;
+	struct statics_result *r;
+};
+
+/* The first pseudo-time step at x (G in c->w.G): a move of about L / 10
+ * along the loads. */
+static double first_it2(const struct ra *s, const struct ctx *c)
+{
 	double amax = 0;
 	for (int b = 0; b < s->nb; b++) {
 		double al[3];	/* angular acceleration J^-1 n, body frame */
-		m3_mulv(al, s->Jinv + 9 * b, w.G + 6 * b + 3);
-		amax = vmax(amax, v3_norm(w.G + 6 * b) / s->mass[b]);
-		amax = vmax(amax, L * v3_norm(al));
+		m3_mulv(al, s->Jinv + 9 * b, c->w.G + 6 * b + 3);
+		amax = vmax(amax, v3_norm(c->w.G + 6 * b) / s->mass[b]);
+		amax = vmax(amax, c->L * v3_norm(al));
 	}
-	double it2 = amax > 0 ? amax / (0.1 * L) : 1;
-	int cons = conservative(m);
-	struct ra_state xn;
-	ra_state_init(s, &xn);
-	double res = rf / Fs, best = res, V = potential(s, x);
-	double tolV = 1e-12 * (fabs(V) + Fs * L);
-	const int maxit = 200;
-	int stopped = 0;
-	for (r->iterations = 0; r->iterations < maxit; r->iterations++) {
+	return amax > 0 ? amax / (0.1 * c->L) : 1;
+}
+
+/* The size of the motion in dz: translations over L, rotations in rad */
+static double step_norm(const struct ra *s, const double *dz, double L)
+{
+	double q = 0;
+	for (int i = 0; i < s->ng; i++) {
+		double d = i % 6 < 3 ? dz[i] / L : dz[i];
+		q += d * d;
+	}
+	return sqrt(q);
+}
+
+/* The simplified Newton correction at the trial point (its G in w->G1,
+ * Phi in s->phi) with the matrix of the current iterate: its size. */
+static double simplified_norm(struct ra *s, struct ctx *c)
+{
+	struct work *w = &c->w;
+	double *G = w->G, *phi = xcalloc((size_t)(s->nc ? s->nc : 1), sizeof(double));
+	memcpy(phi, w->phi, (size_t)s->nc * sizeof(double));
+	memcpy(w->phi, s->phi, (size_t)s->nc * sizeof(double));
+	w->G = w->G1;
+	double q = solve(s, 0, w) == 0 ? step_norm(s, w->b, c->L) : INFINITY;
+	w->G = G;
+	memcpy(w->phi, phi, (size_t)s->nc * sizeof(double));
+	free(phi);
+	return q;
+}
+
+/* Newton's step with a backtracking line search (Dennis and Schnabel
+ * 1983, §6.3; Deuflhard 2004, §3.1; docs/REFERENCES.md): the step times
+ * alpha = 1, 1/2, ..., 1/64, the first that passes the natural
+ * monotonicity test |J^-1 G(x + alpha dx)| <= (1 - alpha / 4) |dx| (the
+ * simplified Newton correction with the current matrix, motions in
+ * units of L and rad) or lowers max |G| by the fraction 1e-4 alpha
+ * (Armijo's condition), and, for conservative loads, does not raise the
+ * potential.  The norm of the correction is invariant to the scaling of
+ * the equations: max |G| of a slender beam is ruled by its axial forces,
+ * EA times a stretch of the order of the square of the rotations, which
+ * Newton's first steps raise by orders of magnitude while the motion
+ * converges.  1 when a step is taken (in c->xn, *tr). */
+static int newton_step(struct ra *s, const struct ra_state *x, double t, double lf,
+		       double res, double V, double tolV, struct ctx *c, struct trial *tr)
+{
+	int N = c->w.N;
+	if (solve(s, 0, &c->w))
+		return 0;
+	double *dx = xcalloc((size_t)N, sizeof(double)), *dz = xcalloc((size_t)N, sizeof(double));
+	memcpy(dx, c->w.b, (size_t)N * sizeof(double));
+	double nd = step_norm(s, dx, c->L);
+	int ok = 0;
+	for (double a = 1; !ok && a >= 1.0 / 64; a *= 0.5) {
+		for (int i = 0; i < N; i++)
+			dz[i] = a * dx[i];
+		if (try_step(s, &c->xn, x, t, lf, dz, c->Fs, c->r->tol_phi, &c->w, tr))
+			continue;
+		if (c->cons && !(tr->V <= V + tolV))
+			continue;
+		ok = tr->res < (1 - 1e-4 * a) * res || simplified_norm(s, c) <= (1 - a / 4) * nd;
+	}
+	free(dx);
+	free(dz);
+	return ok;
+}
+
+/* Iterations at the load factor lf from x (on the constraints): 0 when
+ * converged; c->r's counts, residuals and worst body and row updated. */
+static int iterate(struct ra *s, struct ra_state *x, double t, double lf, struct ctx *c)
+{
+	struct statics_result *r = c->r;
+	double rf, rp;
+	int wb, wr;
+	first_multipliers(s, x, t, lf);
+	norms(s, x, t, lf, c->w.G, &rf, &rp, &wb, &wr);
+	double it2 = first_it2(s, c);
+	double res = rf / c->Fs, best = res, V = potential(s, x, lf);
+	double tolV = 1e-12 * (fabs(V) + c->Fs * c->L);
+	int conv = 0;
+	for (int it = 0; it <= c->maxit; it++) {
 		if (rf <= r->tol_force && rp <= r->tol_phi) {
-			r->converged = 1;
+			conv = 1;
 			break;
 		}
-		if ((stopped = interrupted()))
+		if (it == c->maxit)
 			break;
-		linearize(s, x, t, &w);
+		r->iterations++;
+		linearize(s, x, t, lf, &c->w);
 		struct trial tr;
-		int ok = 0, newton = 1;
-		/* Newton's step first: taken when it lowers the residual without
-		 * raising the potential (conservative loads), else a
-		 * pseudo-transient step, shortened until it does (other loads:
-		 * until the residual is at most twice the least so far; twice
-		 * the last let it grow 1.7-fold every two steps on a model whose
-		 * Newton steps were wrong) */
-		if (solve(s, 0, &w) == 0 && try_step(s, &xn, x, t, w.b, Fs, r->tol_phi, &w, &tr) == 0)
-			ok = tr.res < res && (!cons || tr.V <= V + tolV);
+		int ok = newton_step(s, x, t, lf, res, V, tolV, c, &tr), newton = ok;
+		/* else a pseudo-transient step (Kelley and Keyes 1998), tau
+		 * shortened until it lowers the potential (conservative loads)
+		 * or keeps the residual within twice the least so far */
 		for (int k = 0; !ok && k < 40; k++) {
-			newton = 0;
-			if (solve(s, it2, &w) == 0 &&
-			    try_step(s, &xn, x, t, w.b, Fs, r->tol_phi, &w, &tr) == 0)
-				ok = cons ? tr.V <= V + tolV : tr.res <= 2 * best;
+			if (solve(s, it2, &c->w) == 0 &&
+			    try_step(s, &c->xn, x, t, lf, c->w.b, c->Fs, r->tol_phi, &c->w, &tr) == 0)
+				ok = c->cons ? tr.V <= V + tolV : tr.res <= 2 * best;
 			if (!ok)
-				it2 *= 4;	/* a shorter pseudo-time step */
+				it2 *= 4;
 		}
-		if (!ok)
+		if (!ok) {
+			r->stalled = 1;
 			break;
-		/* switched evolution relaxation: tau^2 grows as the residual
-		 * falls, and doubles at least with every accepted step, so that
-		 * a residual that falls slowly does not hold the steps short */
+		}
+		/* switched evolution relaxation: tau^2 grows as the residual falls */
+		if (getenv("MBSIM_SDEBUG"))
+			fprintf(stderr, "lf %g it %d newton %d res %.3e -> %.3e\n", lf, it, newton, res, tr.res);
 		if (!newton)
 			it2 *= 0.5 * fmin(1.0, tr.res / res);
-		ra_state_copy(s, x, &xn);
-		ra_force_commit(s, x);
+		ra_state_copy(s, x, &c->xn);
 		rf = tr.rf;
 		rp = tr.rp;
 		wb = tr.wb;
@@ -540,28 +576,164 @@ int statics_solve(struct ra *s, struct ra_state *x, double t, struct statics_res
 		best = fmin(best, res);
 		V = tr.V;
 	}
-	/* the last accepted step may have converged (the loop tests at its top) */
-	if (!r->converged && rf <= r->tol_force && rp <= r->tol_phi)
-		r->converged = 1;
 	r->res_force = rf;
 	r->res_phi = rp;
 	r->worst_body = wb;
 	r->worst_row = wr;
-	if (stopped) {
-		snprintf(r->message, sizeof r->message, "interrupted after %d iterations: force "
-			 "residual %.3g (tolerance %.3g)", r->iterations, rf, r->tol_force);
-	} else if (!r->converged) {
-		char cons_txt[240] = "";
-		if (wr >= 0 && rp > r->tol_phi)
-			snprintf(cons_txt, sizeof cons_txt, ", constraint residual %.3g in %s", rp,
-				 statics_row_name(m, wr));
-		snprintf(r->message, sizeof r->message,
-			 "no static equilibrium after %d iterations%s: force residual %.3g "
-			 "(tolerance %.3g) on body '%s'%s", r->iterations,
-			 r->iterations < maxit ? " (no step lowers the residual)" : "", rf,
-			 r->tol_force, wb >= 0 ? m->bodies[wb].name : "?", cons_txt);
+	return conv ? 0 : -1;
+}
+
+/* Continuation in the load factor (Crisfield 1991, ch. 9;
+ * docs/REFERENCES.md) from the unloaded state x0: lf from 0 to 1 in
+ * steps of 1 / n0, each started from the last equilibrium, halved when
+ * its iterations fail and doubled after one that converged in at most 4
+ * iterations; given up below 1e-6.  0 when lf = 1 is reached. */
+static int continuation(struct ra *s, struct ra_state *x, double t, int n0, struct ctx *c)
+{
+	struct statics_result *r = c->r;
+	struct ra_state xs;
+	ra_state_init(s, &xs);
+	r->load_factor = 0;
+	int rc = iterate(s, x, t, 0, c);
+	double dl = 1.0 / n0;
+	while (rc == 0 && r->load_factor < 1) {
+		double lf = fmin(1.0, r->load_factor + dl);
+		int it0 = r->iterations;
+		ra_state_copy(s, &xs, x);
+		r->stalled = 0;
+		if (iterate(s, x, t, lf, c) == 0) {
+			r->load_factor = lf;
+			r->load_steps++;
+			if (r->iterations - it0 <= 4)
+				dl *= 2;
+		} else {
+			ra_state_copy(s, x, &xs);
+			dl *= 0.5;
+			if (dl < 1e-6)
+				rc = -1;
+		}
 	}
-	ra_state_release(&xn);
-	work_release(&w);
-	return r->converged ? 0 : -1;
+	ra_state_release(&xs);
+	return rc == 0 && r->load_factor == 1 ? 0 : -1;
+}
+
+/* A motor whose effort sits at its limit at x: the motor's index, or -1. */
+static int saturated_motor(struct ra *s, const struct ra_state *x, double t)
+{
+	const struct model *m = s->m;
+	for (int i = 0; i < m->nforces; i++) {
+		const struct force *f = &m->forces[i];
+		struct ra_fout o;
+		if (f->type != FORCE_MOTOR || f->ex || !(f->x->limit > 0))
+			continue;
+		ra_force_out(s, x, t, i, &o);
+		if (fabs(o.effort) >= f->x->limit)
+			return i;
+	}
+	return -1;
+}
+
+static void fail_message(struct ra *s, const struct ra_state *x, double t, struct ctx *c)
+{
+	const struct model *m = s->m;
+	struct statics_result *r = c->r;
+	char cons_txt[240] = "", load_txt[120] = "", mot_txt[300] = "";
+	if (r->worst_row >= 0 && r->res_phi > r->tol_phi)
+		snprintf(cons_txt, sizeof cons_txt, ", constraint residual %.3g in %s", r->res_phi,
+			 statics_row_name(m, r->worst_row));
+	if (r->load_factor < 1)
+		snprintf(load_txt, sizeof load_txt, " (load factor %.6g reached in %d load steps)",
+			 r->load_factor, r->load_steps);
+	int mi = saturated_motor(s, x, t);
+	if (mi >= 0)
+		snprintf(mot_txt, sizeof mot_txt, "; motor '%s' is saturated at its limit %g: "
+			 "at the limit its effort is constant and its joint free, and no "
+			 "position balances it there", m->forces[mi].name, m->forces[mi].x->limit);
+	snprintf(r->message, sizeof r->message,
+		 "no static equilibrium after %d iterations%s%s: force residual %.3g "
+		 "(tolerance %.3g) on body '%s'%s%s", r->iterations, load_txt,
+		 r->stalled ? " (no step lowers the residual)" : "", r->res_force, r->tol_force,
+		 r->worst_body >= 0 ? m->bodies[r->worst_body].name : "?", cons_txt, mot_txt);
+}
+
+/* The force scale: the heaviest weight, the largest initial load (G at x
+ * in G), the beams' share */
+static double force_scale(struct ra *s, const double *G)
+{
+	const struct model *m = s->m;
+	double Fs = 0, gn = v3_norm(m->gravity);
+	for (int b = 0; b < s->nb; b++)
+		Fs = vmax(Fs, s->mass[b] * gn);
+	for (int i = 0; i < s->ng; i++)
+		Fs = vmax(Fs, fabs(G[i]));
+	for (int i = 0; i < m->nbeams; i++)
+		Fs = vmax(Fs, beam_force_scale(m, &m->beams[i]));
+	return Fs > 0 && isfinite(Fs) ? Fs : 1;
+}
+
+void statics_options_default(struct statics_options *o)
+{
+	o->max_iterations = 200;
+	o->load_steps = 0;
+	o->tolerance = 1e-10;
+}
+
+int statics_solve(struct ra *s, struct ra_state *x, double t, const struct statics_options *o,
+		  struct statics_result *r)
+{
+	struct statics_options od;
+	if (!o) {
+		statics_options_default(&od);
+		o = &od;
+	}
+	const struct model *m = s->m;
+	struct ctx c = { .L = statics_length(m), .cons = conservative(m), .r = r,
+			 .maxit = o->max_iterations };
+	memset(r, 0, sizeof(*r));
+	r->load_factor = 1;
+	memset(x->v, 0, 3 * (size_t)s->nb * sizeof(double));
+	memset(x->w, 0, 3 * (size_t)s->nb * sizeof(double));
+	memset(x->lam, 0, (size_t)s->nc * sizeof(double));
+	work_init(&c.w, s);
+	ra_state_init(s, &c.xn);
+	statics_residual(s, x, t, x->lam, c.w.G);
+	c.Fs = force_scale(s, c.w.G);
+	/* tolerances: forces to 1e-10 (by default) of their scale,
+	 * constraints to 1e-12 of the model's length (squared for distance
+	 * rows), both well above the rounding of Newton's last step and far
+	 * below what a test of positions to 1e-9 m needs */
+	r->tol_force = o->tolerance * c.Fs;
+	r->tol_phi = 1e-12 * vmax(1.0, c.L * c.L);
+	/* the iterates stay on the constraints, with the multipliers that
+	 * balance the loads best: the residual is the unbalanced force along
+	 * the motions the constraints allow, and the potential (gravity and
+	 * springs) is a merit function whose descent leads to a stable
+	 * equilibrium, not to a pendulum's upright position */
+	int rc = project(s, x, t, r->tol_phi);
+	if (rc) {
+		int wb, wr;
+		norms(s, x, t, 1, c.w.G, &r->res_force, &r->res_phi, &wb, &wr);
+		snprintf(r->message, sizeof r->message, "the constraints cannot be met: "
+			 "residual %.3g in %s", r->res_phi, wr >= 0 ? statics_row_name(m, wr) : "?");
+		r->worst_body = wb;
+		r->worst_row = wr;
+	} else {
+		struct ra_state x0;
+		ra_state_init(s, &x0);
+		ra_state_copy(s, &x0, x);
+		/* load_steps 0: the full load, then continuation from 1/4 when
+		 * that fails; 1: the full load only; n > 1: continuation from 1/n */
+		rc = o->load_steps > 1 ? -1 : iterate(s, x, t, 1, &c);
+		if (rc && statics_has_loads(m) && o->load_steps != 1) {
+			ra_state_copy(s, x, &x0);
+			rc = continuation(s, x, t, o->load_steps > 1 ? o->load_steps : 4, &c);
+		}
+		ra_state_release(&x0);
+		r->converged = rc == 0;
+		if (rc)
+			fail_message(s, x, t, &c);
+	}
+	ra_state_release(&c.xn);
+	work_release(&c.w);
+	return rc;
 }

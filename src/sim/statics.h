@@ -26,8 +26,36 @@ struct statics_result {
 	double tol_force, tol_phi;	/* the tolerances applied */
 	int worst_body;		/* body with the largest |G| (-1: none) */
 	int worst_row;		/* constraint row with the largest |Phi| (-1: none) */
-	char message[320];	/* failure: what and where */
+	double load_factor;	/* the load factor of the last equilibrium (1: full loads) */
+	int load_steps;		/* load steps taken (0: the full load at once) */
+	int stalled;		/* the last iterations stopped: no step lowered the residual */
+	char message[640];	/* failure: what and where */
 };
+
+/* Options: Newton iterations per load step (200), load steps (0: the
+ * full load first, continuation from 1/4 of it when that fails; 1: the
+ * full load only; n > 1: continuation from 1/n), force tolerance
+ * relative to the force scale (1e-10). */
+struct statics_options {
+	int max_iterations;
+	int load_steps;
+	double tolerance;
+};
+void statics_options_default(struct statics_options *o);
+
+/* Applied loads, which the load factor scales: gravity and the force and
+ * torque elements.  1 when the model has any. */
+int statics_has_loads(const struct model *m);
+
+/* statics_residual with the applied loads times lf. */
+void statics_residual_lf(struct ra *s, const struct ra_state *x, double t, const double *lam,
+			 double lf, double *G);
+
+/* D = dG/dq at x under the load factor lf (statics_jac.c): the beams'
+ * analytic element stiffness, differences with steps scaled to each
+ * variable for the rest. */
+void statics_tangent(struct ra *s, const struct ra_state *x, double t, const double *lam,
+		     double lf, double *D);
 
 /* Characteristic length of the model (m): the largest distance of a
  * centroid from the origin, of a joint marker or force attachment from its
@@ -76,7 +104,8 @@ void statics_fd(struct ra *s, const struct ra_state *x, double t, const double *
  * allowed).  On return x holds the last iterate and its multipliers.
  * 0 on convergence, -1 with r->message naming the worst body (and the
  * constraint furthest from being met, if one is not) otherwise. */
-int statics_solve(struct ra *s, struct ra_state *x, double t, struct statics_result *r);
+int statics_solve(struct ra *s, struct ra_state *x, double t, const struct statics_options *o,
+		  struct statics_result *r);
 
 /* "joint 'NAME'" or "driver 'NAME'" for constraint row k (static storage). */
 const char *statics_row_name(const struct model *m, int k);
