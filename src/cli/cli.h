@@ -63,6 +63,10 @@ int cli_print_diag(const struct diag *d);
  * caller. */
 int cli_load(const char *path, char **sets, int nsets, struct deck **dk,
 	     struct model **m, struct sim_options *o);
+/* cli_load for static and modes: no integrator or formulation checks
+ * (they integrate nothing; a deck needs no integrator for them). */
+int cli_load_statics(const char *path, char **sets, int nsets, struct deck **dk,
+		     struct model **m, struct sim_options *o);
 /* cli_load, and the first error's message (without FILE:LINE:COL) in why:
  * what `run` records in the file it leaves when interrupted while loading. */
 int cli_load_why(const char *path, char **sets, int nsets, struct deck **dk,

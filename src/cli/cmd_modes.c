@@ -308,7 +308,7 @@ int cmd_modes(int argc, char **argv)
 	struct deck *dk = NULL;
 	struct model *m = NULL;
 	struct sim_options o;
-	rc = cli_load(mop.deck, mop.sets, mop.nsets, &dk, &m, &o);
+	rc = cli_load_statics(mop.deck, mop.sets, mop.nsets, &dk, &m, &o);
 	free(mop.sets);
 	if (rc)
 		return rc;

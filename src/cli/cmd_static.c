@@ -75,7 +75,7 @@ int cli_static_open(int argc, char **argv, const char *usage, struct deck **dk,
 		*status = rc > 0 ? EXIT_OK : EXIT_USAGE;
 		return 1;
 	}
-	rc = cli_load(deck, sets, nsets, dk, m, o);
+	rc = cli_load_statics(deck, sets, nsets, dk, m, o);
 	free(sets);
 	if (rc) {
 		*status = rc;

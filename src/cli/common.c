@@ -141,14 +141,31 @@ void cli_usage_error(const char *usage, const char *fmt, ...)
 	fprintf(stderr, "\nusage: %s", usage);
 }
 
+static int load(const char *path, char **sets, int nsets, struct deck **pdk,
+		struct model **m, struct sim_options *o, char *why, size_t whylen, int stepped);
+
 int cli_load(const char *path, char **sets, int nsets, struct deck **pdk,
 	     struct model **m, struct sim_options *o)
 {
-	return cli_load_why(path, sets, nsets, pdk, m, o, NULL, 0);
+	return load(path, sets, nsets, pdk, m, o, NULL, 0, 1);
+}
+
+int cli_load_statics(const char *path, char **sets, int nsets, struct deck **pdk,
+		     struct model **m, struct sim_options *o)
+{
+	return load(path, sets, nsets, pdk, m, o, NULL, 0, 0);
 }
 
 int cli_load_why(const char *path, char **sets, int nsets, struct deck **pdk,
 		 struct model **m, struct sim_options *o, char *why, size_t whylen)
+{
+	return load(path, sets, nsets, pdk, m, o, why, whylen, 1);
+}
+
+/* stepped: the model is for an integrator (run, check, converge), whose
+ * formulation and scheme must take it; static and modes step nothing. */
+static int load(const char *path, char **sets, int nsets, struct deck **pdk,
+		struct model **m, struct sim_options *o, char *why, size_t whylen, int stepped)
 {
 	if (why && whylen)
 		why[0] = 0;
@@ -163,9 +180,9 @@ int cli_load_why(const char *path, char **sets, int nsets, struct deck **pdk,
 			deck_build(dk, m, o, &d);
 		/* a model the formulation cannot take is a deck error (exit 2),
 		 * reported at its elements */
-		if (d.nerr == 0 && *m && sim_formulation_is_tree(o))
+		if (stepped && d.nerr == 0 && *m && sim_formulation_is_tree(o))
 			tree_check(*m, &d);
-		if (d.nerr == 0 && *m)
+		if (stepped && d.nerr == 0 && *m)
 			integ_check_beams(*m, integ_find(o->method), o, &d);
 		if (d.nerr == 0 && *m)
 			sim_check_t0(*m, o->t0, &d);

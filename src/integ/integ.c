@@ -27,9 +27,11 @@ int integ_check_beams(const struct model *m, const struct integ_info *info,
 	if (strcmp(info->family, "dae3") != 0) {
 		/* the beams' coupling blocks reach the Newton matrix of the
 		 * dae3 engine only (dae3_solve.c blocks()) */
-		diag_error(d, &m->beams[0].pos, "integrator '%s' cannot step beam '%s': beams "
+		diag_error(d, &m->beams[0].pos, "%sintegrator '%s' cannot step beam '%s': beams "
 			   "take the dae3 schemes only (lms*, ss*, bathe, msst*, esdirk*, hht, "
-			   "genalpha, newmark)", info->name, m->beams[0].name);
+			   "genalpha, newmark)%s", o->method_pos.line ? "" : "no integrator.method "
+			   "given: the default ", info->name, m->beams[0].name,
+			   o->method_pos.line ? "" : "; mbsim static and modes need none");
 		return -1;
 	}
 	if (strcmp(o->linear_solver, "schur") == 0) {
