@@ -438,10 +438,13 @@ static double beam_force_scale(const struct model *m, const struct beam *bm)
 	return F;
 }
 
+/* Newton steps taken whatever their residual before the watchdog returns */
+#define WATCH 10
+
 /* What the iterations at one load factor share. */
 struct ctx {
 	struct work w;
-	struct ra_state xn;
+	struct ra_state xn, xw;	/* the trial point, the watch point */
 	double Fs, L;
 	int cons, maxit;
 	struct statics_result *r;
@@ -489,8 +492,9 @@ static double simplified_norm(struct ra *s, struct ctx *c)
 }
 
 /* Newton's step with a backtracking line search (Dennis and Schnabel
- * 1983, §6.3; Deuflhard 2004, §3.1; docs/REFERENCES.md): the step times
- * alpha = 1, 1/2, ..., 1/64, the first that passes the natural
+ * 1983, §6.3; Deuflhard 2004, §3.1; docs/REFERENCES.md): relaxed, the
+ * full step whatever its residual (the watchdog of iterate()); else the
+ * step times alpha = 1, 1/2, ..., 1/64, the first that passes the natural
  * monotonicity test |J^-1 G(x + alpha dx)| <= (1 - alpha / 4) |dx| (the
  * simplified Newton correction with the current matrix, motions in
  * units of L and rad) or lowers max |G| by the fraction 1e-4 alpha
@@ -501,7 +505,8 @@ static double simplified_norm(struct ra *s, struct ctx *c)
  * Newton's first steps raise by orders of magnitude while the motion
  * converges.  1 when a step is taken (in c->xn, *tr). */
 static int newton_step(struct ra *s, const struct ra_state *x, double t, double lf,
-		       double res, double V, double tolV, struct ctx *c, struct trial *tr)
+		       double res, double V, double tolV, int relaxed, struct ctx *c,
+		       struct trial *tr)
 {
 	int N = c->w.N;
 	if (solve(s, 0, &c->w))
@@ -517,7 +522,8 @@ static int newton_step(struct ra *s, const struct ra_state *x, double t, double 
 			continue;
 		if (c->cons && !(tr->V <= V + tolV))
 			continue;
-		ok = tr->res < (1 - 1e-4 * a) * res || simplified_norm(s, c) <= (1 - a / 4) * nd;
+		ok = relaxed || tr->res < (1 - 1e-4 * a) * res ||
+		     simplified_norm(s, c) <= (1 - a / 4) * nd;
 	}
 	free(dx);
 	free(dz);
@@ -537,6 +543,13 @@ static int iterate(struct ra *s, struct ra_state *x, double t, double lf, struct
 	double res = rf / c->Fs, best = res, V = potential(s, x, lf);
 	double tolV = 1e-12 * (fabs(V) + c->Fs * c->L);
 	int conv = 0;
+	/* the watchdog (Chamberlain et al. 1982; Nocedal and Wright 2006,
+	 * §15.6): Newton's full steps are taken whatever their residual for
+	 * up to 5 iterations from a watch point; if none of them brings the
+	 * residual below the watch point's, the iteration goes back to it and
+	 * searches along its Newton step */
+	struct trial tw = { rf, rp, res, V, wb, wr };
+	int wcount = 0;
 	for (int it = 0; it <= c->maxit; it++) {
 		if (rf <= r->tol_force && rp <= r->tol_phi) {
 			conv = 1;
@@ -545,9 +558,22 @@ static int iterate(struct ra *s, struct ra_state *x, double t, double lf, struct
 		if (it == c->maxit)
 			break;
 		r->iterations++;
+		if (wcount == WATCH) {
+			ra_state_copy(s, x, &c->xw);
+			rf = tw.rf;
+			rp = tw.rp;
+			res = tw.res;
+			V = tw.V;
+			wb = tw.wb;
+			wr = tw.wr;
+		} else if (wcount == 0) {
+			ra_state_copy(s, &c->xw, x);
+			tw = (struct trial){ rf, rp, res, V, wb, wr };
+		}
 		linearize(s, x, t, lf, &c->w);
 		struct trial tr;
-		int ok = newton_step(s, x, t, lf, res, V, tolV, c, &tr), newton = ok;
+		int ok = newton_step(s, x, t, lf, res, V, tolV, wcount < WATCH, c, &tr), newton = ok;
+		wcount = ok && wcount < WATCH && !(tr.res < (1 - 1e-4) * tw.res) ? wcount + 1 : 0;
 		/* else a pseudo-transient step (Kelley and Keyes 1998), tau
 		 * shortened until it lowers the potential (conservative loads)
 		 * or keeps the residual within twice the least so far */
@@ -563,8 +589,6 @@ static int iterate(struct ra *s, struct ra_state *x, double t, double lf, struct
 			break;
 		}
 		/* switched evolution relaxation: tau^2 grows as the residual falls */
-		if (getenv("MBSIM_SDEBUG"))
-			fprintf(stderr, "lf %g it %d newton %d res %.3e -> %.3e\n", lf, it, newton, res, tr.res);
 		if (!newton)
 			it2 *= 0.5 * fmin(1.0, tr.res / res);
 		ra_state_copy(s, x, &c->xn);
@@ -696,6 +720,7 @@ int statics_solve(struct ra *s, struct ra_state *x, double t, const struct stati
 	memset(x->lam, 0, (size_t)s->nc * sizeof(double));
 	work_init(&c.w, s);
 	ra_state_init(s, &c.xn);
+	ra_state_init(s, &c.xw);
 	statics_residual(s, x, t, x->lam, c.w.G);
 	c.Fs = force_scale(s, c.w.G);
 	/* tolerances: forces to 1e-10 (by default) of their scale,
@@ -721,12 +746,24 @@ int statics_solve(struct ra *s, struct ra_state *x, double t, const struct stati
 		struct ra_state x0;
 		ra_state_init(s, &x0);
 		ra_state_copy(s, &x0, x);
-		/* load_steps 0: the full load, then continuation from 1/4 when
-		 * that fails; 1: the full load only; n > 1: continuation from 1/n */
+		/* load_steps 0: the full load for up to 20 iterations, then
+		 * continuation from 1/4 of it, then (a mechanism's swing into
+		 * its equilibrium is no easier at a part of the load) the full
+		 * load again with the whole iteration limit; 1: the full load
+		 * only; n > 1: continuation from 1/n */
+		int quick = o->load_steps == 0 && statics_has_loads(m) && o->max_iterations > 20;
+		c.maxit = quick ? 20 : o->max_iterations;
 		rc = o->load_steps > 1 ? -1 : iterate(s, x, t, 1, &c);
+		c.maxit = o->max_iterations;
 		if (rc && statics_has_loads(m) && o->load_steps != 1) {
 			ra_state_copy(s, x, &x0);
 			rc = continuation(s, x, t, o->load_steps > 1 ? o->load_steps : 4, &c);
+		}
+		if (rc && quick) {
+			ra_state_copy(s, x, &x0);
+			r->load_factor = 1;
+			r->load_steps = 0;
+			rc = iterate(s, x, t, 1, &c);
 		}
 		ra_state_release(&x0);
 		r->converged = rc == 0;
@@ -734,6 +771,7 @@ int statics_solve(struct ra *s, struct ra_state *x, double t, const struct stati
 			fail_message(s, x, t, &c);
 	}
 	ra_state_release(&c.xn);
+	ra_state_release(&c.xw);
 	work_release(&c.w);
 	return rc;
 }
