@@ -464,46 +464,14 @@ static double first_it2(const struct ra *s, const struct ctx *c)
 	return amax > 0 ? amax / (0.1 * c->L) : 1;
 }
 
-/* The size of the motion in dz: translations over L, rotations in rad */
-static double step_norm(const struct ra *s, const double *dz, double L)
-{
-	double q = 0;
-	for (int i = 0; i < s->ng; i++) {
-		double d = i % 6 < 3 ? dz[i] / L : dz[i];
-		q += d * d;
-	}
-	return sqrt(q);
-}
-
-/* The simplified Newton correction at the trial point (its G in w->G1,
- * Phi in s->phi) with the matrix of the current iterate: its size. */
-static double simplified_norm(struct ra *s, struct ctx *c)
-{
-	struct work *w = &c->w;
-	double *G = w->G, *phi = xcalloc((size_t)(s->nc ? s->nc : 1), sizeof(double));
-	memcpy(phi, w->phi, (size_t)s->nc * sizeof(double));
-	memcpy(w->phi, s->phi, (size_t)s->nc * sizeof(double));
-	w->G = w->G1;
-	double q = solve(s, 0, w) == 0 ? step_norm(s, w->b, c->L) : INFINITY;
-	w->G = G;
-	memcpy(w->phi, phi, (size_t)s->nc * sizeof(double));
-	free(phi);
-	return q;
-}
-
 /* Newton's step with a backtracking line search (Dennis and Schnabel
- * 1983, §6.3; Deuflhard 2004, §3.1; docs/REFERENCES.md): relaxed, the
- * full step whatever its residual (the watchdog of iterate()); else the
- * step times alpha = 1, 1/2, ..., 1/64, the first that passes the natural
- * monotonicity test |J^-1 G(x + alpha dx)| <= (1 - alpha / 4) |dx| (the
- * simplified Newton correction with the current matrix, motions in
- * units of L and rad) or lowers max |G| by the fraction 1e-4 alpha
- * (Armijo's condition), and, for conservative loads, does not raise the
- * potential.  The norm of the correction is invariant to the scaling of
- * the equations: max |G| of a slender beam is ruled by its axial forces,
- * EA times a stretch of the order of the square of the rotations, which
- * Newton's first steps raise by orders of magnitude while the motion
- * converges.  1 when a step is taken (in c->xn, *tr). */
+ * 1983, §6.3; docs/REFERENCES.md): the step times alpha = 1, 1/2, ...,
+ * 1/64 (with beams; rigid models take the full step or none, and then
+ * pseudo-transient steps, which lead a mechanism into its equilibrium in
+ * fewer iterations), the first that lowers max |G| by the fraction 1e-4
+ * alpha (Armijo's condition), or with relaxed (the watchdog of iterate()) the
+ * full step whatever its residual; for conservative loads none that
+ * raises the potential.  1 when a step is taken (in c->xn, *tr). */
 static int newton_step(struct ra *s, const struct ra_state *x, double t, double lf,
 		       double res, double V, double tolV, int relaxed, struct ctx *c,
 		       struct trial *tr)
@@ -513,17 +481,16 @@ static int newton_step(struct ra *s, const struct ra_state *x, double t, double 
 		return 0;
 	double *dx = xcalloc((size_t)N, sizeof(double)), *dz = xcalloc((size_t)N, sizeof(double));
 	memcpy(dx, c->w.b, (size_t)N * sizeof(double));
-	double nd = step_norm(s, dx, c->L);
 	int ok = 0;
-	for (double a = 1; !ok && a >= 1.0 / 64; a *= 0.5) {
+	double amin = s->m->nbeams ? 1.0 / 64 : 1;
+	for (double a = 1; !ok && a >= amin; a *= 0.5) {
 		for (int i = 0; i < N; i++)
 			dz[i] = a * dx[i];
 		if (try_step(s, &c->xn, x, t, lf, dz, c->Fs, c->r->tol_phi, &c->w, tr))
 			continue;
 		if (c->cons && !(tr->V <= V + tolV))
 			continue;
-		ok = relaxed || tr->res < (1 - 1e-4 * a) * res ||
-		     simplified_norm(s, c) <= (1 - a / 4) * nd;
+		ok = (relaxed && a == 1) || tr->res < (1 - 1e-4 * a) * res;
 	}
 	free(dx);
 	free(dz);
@@ -545,11 +512,16 @@ static int iterate(struct ra *s, struct ra_state *x, double t, double lf, struct
 	int conv = 0;
 	/* the watchdog (Chamberlain et al. 1982; Nocedal and Wright 2006,
 	 * §15.6): Newton's full steps are taken whatever their residual for
-	 * up to 5 iterations from a watch point; if none of them brings the
+	 * up to WATCH iterations from a watch point (the first steps on a
+	 * slender beam raise max |G|, its axial forces, by orders of
+	 * magnitude while the motion converges); if none of them brings the
 	 * residual below the watch point's, the iteration goes back to it and
-	 * searches along its Newton step */
+	 * takes a line search's step (or a pseudo-transient one) from there.
+	 * Only with beams: on rigid mechanisms (a crank-rocker whose motor
+	 * saturates on the way) the full steps wander where the line search
+	 * and pseudo-transient steps lead straight in */
 	struct trial tw = { rf, rp, res, V, wb, wr };
-	int wcount = 0;
+	int wcount = 0, watch = s->m->nbeams > 0;
 	for (int it = 0; it <= c->maxit; it++) {
 		if (rf <= r->tol_force && rp <= r->tol_phi) {
 			conv = 1;
@@ -558,7 +530,9 @@ static int iterate(struct ra *s, struct ra_state *x, double t, double lf, struct
 		if (it == c->maxit)
 			break;
 		r->iterations++;
+		int relaxed = watch && wcount < WATCH;
 		if (wcount == WATCH) {
+			wcount = 0;
 			ra_state_copy(s, x, &c->xw);
 			rf = tw.rf;
 			rp = tw.rp;
@@ -566,14 +540,14 @@ static int iterate(struct ra *s, struct ra_state *x, double t, double lf, struct
 			V = tw.V;
 			wb = tw.wb;
 			wr = tw.wr;
-		} else if (wcount == 0) {
+		} else if (wcount == 0 && watch) {
 			ra_state_copy(s, &c->xw, x);
 			tw = (struct trial){ rf, rp, res, V, wb, wr };
 		}
 		linearize(s, x, t, lf, &c->w);
 		struct trial tr;
-		int ok = newton_step(s, x, t, lf, res, V, tolV, wcount < WATCH, c, &tr), newton = ok;
-		wcount = ok && wcount < WATCH && !(tr.res < (1 - 1e-4) * tw.res) ? wcount + 1 : 0;
+		int ok = newton_step(s, x, t, lf, res, V, tolV, relaxed, c, &tr), newton = ok;
+		wcount = watch && ok && !(tr.res < (1 - 1e-4) * tw.res) ? wcount + 1 : 0;
 		/* else a pseudo-transient step (Kelley and Keyes 1998), tau
 		 * shortened until it lowers the potential (conservative loads)
 		 * or keeps the residual within twice the least so far */
@@ -588,6 +562,8 @@ static int iterate(struct ra *s, struct ra_state *x, double t, double lf, struct
 			r->stalled = 1;
 			break;
 		}
+		if (getenv("MBSIM_SDEBUG"))
+			fprintf(stderr, "lf %g it %d newton %d w %d res %.3e -> %.3e\n", lf, it, newton, wcount, res, tr.res);
 		/* switched evolution relaxation: tau^2 grows as the residual falls */
 		if (!newton)
 			it2 *= 0.5 * fmin(1.0, tr.res / res);
