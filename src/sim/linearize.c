@@ -92,42 +92,69 @@ static int by_freq(const void *a, const void *b)
 	return (x->freq > y->freq) - (x->freq < y->freq);
 }
 
-/* Free motions: how many undamped frequencies, Kr y = w^2 Mr y, are at
- * most 1e-5 of wref (rad/s) or of the largest of them (the free-motion
- * rule of eigen); -1 when dggev fails.  A free motion is a zero of the
- * stiffness, whatever the damping: a double s = 0 of the pencil when
- * nothing damps it, a single s = 0 beside s = -c/m when something does. */
-static int free_motions(const double *Mr, const double *Kr, int d, double wref)
+/* The round-off of the stiffness relative to its entries (the finite
+ * differences of statics_fd: truncation some 1e-12, rounding some 1e-13 of
+ * each entry on the test decks) with a margin of 1e3. */
+#define K_ROUNDOFF 1e-9
+
+/* Is the undamped eigenvalue w2 = (ar + i ai) / be of eigenvector column
+ * j of VR (with j + 1 its imaginary part when im) a zero of the
+ * stiffness within its round-off?  A relative error eps in each entry
+ * of Kr moves w2 by up to eps |y|^T |Kr| |y| / (y^H Mr y): the stiffness
+ * the mode itself engages, not that of the stiffest mode of the model. */
+static int is_free(const double *Mr, const double *Kr, int d, const double *VR, int j, int im,
+		   double w2)
+{
+	double num = 0, den = 0;
+	for (int a = 0; a < d; a++) {
+		double ar = VR[a + (size_t)d * j], ai = im ? VR[a + (size_t)d * (j + 1)] : 0;
+		for (int b = 0; b < d; b++) {
+			double br = VR[b + (size_t)d * j], bi = im ? VR[b + (size_t)d * (j + 1)] : 0;
+			num += hypot(ar, ai) * fabs(Kr[a + (size_t)d * b]) * hypot(br, bi);
+			den += Mr[a + (size_t)d * b] * (ar * br + ai * bi);
+		}
+	}
+	return fabs(w2) <= K_ROUNDOFF * num / fabs(den) || num == 0;
+}
+
+/* Free motions: how many undamped eigenvalues, Kr y = w^2 Mr y, are a
+ * zero of the stiffness within its round-off (is_free), the largest w
+ * (rad/s) of them in *wfree; -1 when dggev fails.  A free motion is a
+ * zero of the stiffness, whatever the damping: a double s = 0 of the
+ * pencil when nothing damps it, a single s = 0 beside s = -c/m when
+ * something does. */
+static int free_motions(const double *Mr, const double *Kr, int d, double *wfree)
 {
 	size_t dd = (size_t)d * (size_t)d;
 	double *K = xcalloc(dd, sizeof(double)), *M = xcalloc(dd, sizeof(double));
 	double *ar = xcalloc((size_t)d, sizeof(double)), *ai = xcalloc((size_t)d, sizeof(double));
-	double *be = xcalloc((size_t)d, sizeof(double)), *w = xcalloc((size_t)d, sizeof(double));
+	double *be = xcalloc((size_t)d, sizeof(double)), *VR = xcalloc(dd, sizeof(double));
 	double wq, dummy = 0;
 	memcpy(K, Kr, dd * sizeof(double));
 	memcpy(M, Mr, dd * sizeof(double));
 	int one = 1, q = -1, info;
-	dggev_("N", "N", &d, K, &d, M, &d, ar, ai, be, &dummy, &one, &dummy, &one, &wq, &q, &info);
+	dggev_("N", "V", &d, K, &d, M, &d, ar, ai, be, &dummy, &one, VR, &d, &wq, &q, &info);
 	int lw = (int)wq + 1, n = -1;
 	double *work = xcalloc((size_t)lw, sizeof(double));
-	dggev_("N", "N", &d, K, &d, M, &d, ar, ai, be, &dummy, &one, &dummy, &one, work, &lw,
-	       &info);
+	dggev_("N", "V", &d, K, &d, M, &d, ar, ai, be, &dummy, &one, VR, &d, work, &lw, &info);
+	*wfree = 0;
 	if (info == 0) {
-		double wmax = wref;
-		for (int i = 0; i < d; i++) {
-			w[i] = sqrt(hypot(ar[i], ai[i]) / fabs(be[i]));	/* beta != 0: M > 0 */
-			wmax = fmax(wmax, w[i]);
-		}
 		n = 0;
-		for (int i = 0; i < d; i++)
-			n += w[i] <= 1e-5 * wmax || wmax == 0;
+		for (int i = 0; i < d; i++) {
+			double w2 = hypot(ar[i], ai[i]) / fabs(be[i]);	/* beta != 0: M > 0 */
+			int im = ai[i] != 0, j = im && ai[i] < 0 ? i - 1 : i;
+			if (is_free(Mr, Kr, d, VR, j, im, w2)) {
+				n++;
+				*wfree = fmax(*wfree, sqrt(w2));
+			}
+		}
 	}
 	free(K);
 	free(M);
 	free(ar);
 	free(ai);
 	free(be);
-	free(w);
+	free(VR);
 	free(work);
 	return n;
 }
@@ -223,10 +250,15 @@ static int eigen(const double *Mr, const double *Cr, const double *Kr, int d, co
 		 * (one of each pair of tiny reals if dggev fails there; taking
 		 * every pair of tiny reals for one motion listed two damped free
 		 * motions as one) */
-		int k = 0, zeros = 0, kept = 0, nfree = free_motions(Mr, Kr, d, TWO_PI * smax);
+		double wfree;
+		int k = 0, zeros = 0, kept = 0, nfree = free_motions(Mr, Kr, d, &wfree);
 		for (int i = 0; i < mo->nmodes; i++) {
 			struct mode *e = &mo->m[i];
-			if (e->freq <= 1e-5 * smax || smax == 0) {
+			/* the candidates: |s| within twice the largest free w (an
+			 * undamped pair split by rounding is some +-sqrt(w^2)) */
+			int cand = nfree > 0 ? TWO_PI * e->freq <= 2 * wfree :
+				   nfree < 0 && (e->freq <= 1e-5 * smax || smax == 0);
+			if (cand) {
 				if (nfree >= 0 ? kept >= nfree : e->im == 0 && zeros++ % 2) {
 					free(e->shape);
 					continue;
