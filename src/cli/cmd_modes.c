@@ -308,7 +308,9 @@ int cmd_modes(int argc, char **argv)
 	struct deck *dk = NULL;
 	struct model *m = NULL;
 	struct sim_options o;
-	rc = cli_load_statics(mop.deck, mop.sets, mop.nsets, &dk, &m, &o);
+	/* --at runs the deck with its integrator; the equilibrium steps nothing */
+	rc = mop.at ? cli_load(mop.deck, mop.sets, mop.nsets, &dk, &m, &o) :
+		      cli_load_statics(mop.deck, mop.sets, mop.nsets, &dk, &m, &o);
 	free(mop.sets);
 	if (rc)
 		return rc;

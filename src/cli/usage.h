@@ -23,7 +23,8 @@
 	"mbsim spectral --method M [--rho R] [--alpha A] [--ratio-range A:B] [--points N]\n" \
 	"               [--measured] [--json|--csv]\n"
 #define USAGE_STATIC \
-	"mbsim static DECK [--set KEY=VALUE]... [--time T] [--json]\n"
+	"mbsim static DECK [--set KEY=VALUE]... [--time T] [--max-iterations N] [--load-steps N]\n" \
+	"             [--tolerance R] [--json]\n"
 #define USAGE_MODES \
 	"mbsim modes DECK [--set KEY=VALUE]... [--time T | --at T] [-o FILE.h5 [--force]] [--json]\n"
 #define USAGE_SUMMARY \
