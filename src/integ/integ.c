@@ -31,7 +31,7 @@ int integ_check_beams(const struct model *m, const struct integ_info *info,
 			   "take the dae3 schemes only (lms*, ss*, bathe, msst*, esdirk*, hht, "
 			   "genalpha, newmark)%s", o->method_pos.line ? "" : "no integrator.method "
 			   "given: the default ", info->name, m->beams[0].name,
-			   o->method_pos.line ? "" : "; mbsim static and modes need none");
+			   o->method_pos.line ? "" : "; mbsim static and modes (but for modes --at) need none");
 		return -1;
 	}
 	if (strcmp(o->linear_solver, "schur") == 0) {

@@ -562,8 +562,6 @@ static int iterate(struct ra *s, struct ra_state *x, double t, double lf, struct
 			r->stalled = 1;
 			break;
 		}
-		if (getenv("MBSIM_SDEBUG"))
-			fprintf(stderr, "lf %g it %d newton %d w %d res %.3e -> %.3e\n", lf, it, newton, wcount, res, tr.res);
 		/* switched evolution relaxation: tau^2 grows as the residual falls */
 		if (!newton)
 			it2 *= 0.5 * fmin(1.0, tr.res / res);
