@@ -505,6 +505,7 @@ static int iterate(struct ra *s, struct ra_state *x, double t, double lf, struct
 	double rf, rp;
 	int wb, wr;
 	first_multipliers(s, x, t, lf);
+	ra_force_commit(s, x);	/* continuous rsda angles: from accepted iterates */
 	norms(s, x, t, lf, c->w.G, &rf, &rp, &wb, &wr);
 	double it2 = first_it2(s, c);
 	double res = rf / c->Fs, best = res, V = potential(s, x, lf);
@@ -534,6 +535,7 @@ static int iterate(struct ra *s, struct ra_state *x, double t, double lf, struct
 		if (wcount == WATCH) {
 			wcount = 0;
 			ra_state_copy(s, x, &c->xw);
+			ra_force_commit(s, x);
 			rf = tw.rf;
 			rp = tw.rp;
 			res = tw.res;
@@ -566,6 +568,7 @@ static int iterate(struct ra *s, struct ra_state *x, double t, double lf, struct
 		if (!newton)
 			it2 *= 0.5 * fmin(1.0, tr.res / res);
 		ra_state_copy(s, x, &c->xn);
+		ra_force_commit(s, x);
 		rf = tr.rf;
 		rp = tr.rp;
 		wb = tr.wb;
