@@ -497,19 +497,28 @@ static int newton_step(struct ra *s, const struct ra_state *x, double t, double 
 	return ok;
 }
 
+/* x <- y, an accepted iterate, with its residuals and potential in *cur */
+static void take(struct ra *s, struct ra_state *x, const struct ra_state *y,
+		 const struct trial *ty, struct trial *cur)
+{
+	ra_state_copy(s, x, y);
+	ra_force_commit(s, x);	/* continuous rsda angles: from accepted iterates */
+	*cur = *ty;
+}
+
 /* Iterations at the load factor lf from x (on the constraints): 0 when
  * converged; c->r's counts, residuals and worst body and row updated. */
 static int iterate(struct ra *s, struct ra_state *x, double t, double lf, struct ctx *c)
 {
 	struct statics_result *r = c->r;
-	double rf, rp;
-	int wb, wr;
+	struct trial cur, tw;
 	first_multipliers(s, x, t, lf);
-	ra_force_commit(s, x);	/* continuous rsda angles: from accepted iterates */
-	norms(s, x, t, lf, c->w.G, &rf, &rp, &wb, &wr);
+	ra_force_commit(s, x);
+	norms(s, x, t, lf, c->w.G, &cur.rf, &cur.rp, &cur.wb, &cur.wr);
 	double it2 = first_it2(s, c);
-	double res = rf / c->Fs, best = res, V = potential(s, x, lf);
-	double tolV = 1e-12 * (fabs(V) + c->Fs * c->L);
+	cur.res = cur.rf / c->Fs;
+	cur.V = potential(s, x, lf);
+	double best = cur.res, tolV = 1e-12 * (fabs(cur.V) + c->Fs * c->L);
 	int conv = 0;
 	/* the watchdog (Chamberlain et al. 1982; Nocedal and Wright 2006,
 	 * §15.6): Newton's full steps are taken whatever their residual for
@@ -521,10 +530,9 @@ static int iterate(struct ra *s, struct ra_state *x, double t, double lf, struct
 	 * Only with beams: on rigid mechanisms (a crank-rocker whose motor
 	 * saturates on the way) the full steps wander where the line search
 	 * and pseudo-transient steps lead straight in */
-	struct trial tw = { rf, rp, res, V, wb, wr };
 	int wcount = 0, watch = s->m->nbeams > 0;
 	for (int it = 0; it <= c->maxit; it++) {
-		if (rf <= r->tol_force && rp <= r->tol_phi) {
+		if (cur.rf <= r->tol_force && cur.rp <= r->tol_phi) {
 			conv = 1;
 			break;
 		}
@@ -534,21 +542,15 @@ static int iterate(struct ra *s, struct ra_state *x, double t, double lf, struct
 		int relaxed = watch && wcount < WATCH;
 		if (wcount == WATCH) {
 			wcount = 0;
-			ra_state_copy(s, x, &c->xw);
-			ra_force_commit(s, x);
-			rf = tw.rf;
-			rp = tw.rp;
-			res = tw.res;
-			V = tw.V;
-			wb = tw.wb;
-			wr = tw.wr;
+			take(s, x, &c->xw, &tw, &cur);
 		} else if (wcount == 0 && watch) {
 			ra_state_copy(s, &c->xw, x);
-			tw = (struct trial){ rf, rp, res, V, wb, wr };
+			tw = cur;
 		}
 		linearize(s, x, t, lf, &c->w);
 		struct trial tr;
-		int ok = newton_step(s, x, t, lf, res, V, tolV, relaxed, c, &tr), newton = ok;
+		int ok = newton_step(s, x, t, lf, cur.res, cur.V, tolV, relaxed, c, &tr);
+		int newton = ok;
 		wcount = watch && ok && !(tr.res < (1 - 1e-4) * tw.res) ? wcount + 1 : 0;
 		/* else a pseudo-transient step (Kelley and Keyes 1998), tau
 		 * shortened until it lowers the potential (conservative loads)
@@ -556,7 +558,7 @@ static int iterate(struct ra *s, struct ra_state *x, double t, double lf, struct
 		for (int k = 0; !ok && k < 40; k++) {
 			if (solve(s, it2, &c->w) == 0 &&
 			    try_step(s, &c->xn, x, t, lf, c->w.b, c->Fs, r->tol_phi, &c->w, &tr) == 0)
-				ok = c->cons ? tr.V <= V + tolV : tr.res <= 2 * best;
+				ok = c->cons ? tr.V <= cur.V + tolV : tr.res <= 2 * best;
 			if (!ok)
 				it2 *= 4;
 		}
@@ -566,21 +568,14 @@ static int iterate(struct ra *s, struct ra_state *x, double t, double lf, struct
 		}
 		/* switched evolution relaxation: tau^2 grows as the residual falls */
 		if (!newton)
-			it2 *= 0.5 * fmin(1.0, tr.res / res);
-		ra_state_copy(s, x, &c->xn);
-		ra_force_commit(s, x);
-		rf = tr.rf;
-		rp = tr.rp;
-		wb = tr.wb;
-		wr = tr.wr;
-		res = tr.res;
-		best = fmin(best, res);
-		V = tr.V;
+			it2 *= 0.5 * fmin(1.0, tr.res / cur.res);
+		take(s, x, &c->xn, &tr, &cur);
+		best = fmin(best, cur.res);
 	}
-	r->res_force = rf;
-	r->res_phi = rp;
-	r->worst_body = wb;
-	r->worst_row = wr;
+	r->res_force = cur.rf;
+	r->res_phi = cur.rp;
+	r->worst_body = cur.wb;
+	r->worst_row = cur.wr;
 	return conv ? 0 : -1;
 }
 

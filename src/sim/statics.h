@@ -80,30 +80,29 @@ void statics_fd(struct ra *s, const struct ra_state *x, double t, const double *
 		int vel, double *D);
 
 /* Equilibrium at time t from the state in x (positions; velocities are set
- * to 0).  The iterates are kept on the constraints (Gauss-Newton
- * projection, minimum-norm steps) with the multipliers that balance the
- * loads best (lambda = argmin |f - Phi_q^T lambda|), so that G is the
- * unbalanced force along the motions the constraints allow.  Each
- * iteration tries Newton's step
+ * to 0) with the options o (NULL: statics_options_default).  The iterates
+ * are kept on the constraints (Gauss-Newton projection, minimum-norm
+ * steps) with the multipliers that balance the loads best (lambda =
+ * argmin |f - Phi_q^T lambda|), so that G is the unbalanced force along
+ * the motions the constraints allow.  Each iteration solves
  *   [M / tau^2 - dG/dq   Phi_q^T] [dq     ]   [ G  ]
  *   [Phi_q                0     ] [dlambda] = [-Phi]
- * with 1 / tau^2 = 0, taken when it lowers |G| and, for conservative
- * loads (gravity, springs; dampers and friction give no force at rest),
- * does not raise the potential; else the pseudo-transient step (Kelley
- * and Keyes 1998; docs/REFERENCES.md) with tau shortened until the
- * potential falls (for other loads: until the residual is at most twice
- * the least of the iterates so far, so that it cannot drift upwards step
- * after step), tau^2
- * then doubled at least (switched evolution relaxation).  Far from
- * equilibrium the steps follow the loads like heavily damped motion, so
- * they head for a stable equilibrium (a pendulum's hanging position, not
- * its upright one); with applied point loads, torques or actuators that
- * guard is the residual alone and the equilibrium found may be unstable
- * (mbsim modes then shows a growing mode).  Linear solves are dense least
- * squares (LAPACK dgelsd: redundant constraints and free directions are
- * allowed).  On return x holds the last iterate and its multipliers.
- * 0 on convergence, -1 with r->message naming the worst body (and the
- * constraint furthest from being met, if one is not) otherwise. */
+ * with dG/dq the tangent stiffness (statics_tangent) and 1 / tau^2 = 0
+ * (Newton's step) first: taken when it lowers |G| and, for conservative
+ * loads (gravity, springs), does not raise the potential; with beams also
+ * shortened by a backtracking line search, and taken in full whatever
+ * its residual for up to 10 iterations from a watch point (a watchdog);
+ * else the pseudo-transient step (Kelley and Keyes 1998;
+ * docs/REFERENCES.md) with tau shortened until the potential falls (other
+ * loads: until the residual is at most twice the least so far), tau^2
+ * then doubled at least.  When the full load fails, continuation in a
+ * load factor on gravity and the force and torque elements from the
+ * state in x (statics_options).  Linear solves are dense least squares
+ * (LAPACK dgelsd: redundant constraints and free directions are allowed).
+ * On return x holds the last iterate and its multipliers.  0 on
+ * convergence, -1 with r->message naming the worst body (the constraint
+ * furthest from being met, if one is not; a motor saturated there) and
+ * r->load_factor the last load factor reached. */
 int statics_solve(struct ra *s, struct ra_state *x, double t, const struct statics_options *o,
 		  struct statics_result *r);
 
