@@ -536,7 +536,7 @@ static int iterate(struct ra *s, struct ra_state *x, double t, double lf, struct
 			conv = 1;
 			break;
 		}
-		if (it == c->maxit)
+		if (it == c->maxit || (r->stopped = interrupted()))
 			break;
 		r->iterations++;
 		int relaxed = watch && wcount < WATCH;
@@ -592,7 +592,7 @@ static int continuation(struct ra *s, struct ra_state *x, double t, int n0, stru
 	r->load_factor = 0;
 	int rc = iterate(s, x, t, 0, c);
 	double dl = 1.0 / n0;
-	while (rc == 0 && r->load_factor < 1) {
+	while (rc == 0 && r->load_factor < 1 && !r->stopped) {
 		double lf = fmin(1.0, r->load_factor + dl);
 		int it0 = r->iterations;
 		ra_state_copy(s, &xs, x);
@@ -640,6 +640,12 @@ static void fail_message(struct ra *s, const struct ra_state *x, double t, struc
 	if (r->load_factor < 1)
 		snprintf(load_txt, sizeof load_txt, " (load factor %.6g reached in %d load steps)",
 			 r->load_factor, r->load_steps);
+	if (r->stopped) {
+		snprintf(r->message, sizeof r->message, "interrupted after %d iterations%s: force "
+			 "residual %.3g (tolerance %.3g)", r->iterations, load_txt, r->res_force,
+			 r->tol_force);
+		return;
+	}
 	int mi = saturated_motor(s, x, t);
 	if (mi >= 0)
 		snprintf(mot_txt, sizeof mot_txt, "; motor '%s' is saturated at its limit %g: "
@@ -727,11 +733,11 @@ int statics_solve(struct ra *s, struct ra_state *x, double t, const struct stati
 		c.maxit = quick ? 20 : o->max_iterations;
 		rc = o->load_steps > 1 ? -1 : iterate(s, x, t, 1, &c);
 		c.maxit = o->max_iterations;
-		if (rc && statics_has_loads(m) && o->load_steps != 1) {
+		if (rc && !r->stopped && statics_has_loads(m) && o->load_steps != 1) {
 			ra_state_copy(s, x, &x0);
 			rc = continuation(s, x, t, o->load_steps > 1 ? o->load_steps : 4, &c);
 		}
-		if (rc && quick) {
+		if (rc && quick && !r->stopped) {
 			ra_state_copy(s, x, &x0);
 			r->load_factor = 1;
 			r->load_steps = 0;

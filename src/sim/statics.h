@@ -29,6 +29,7 @@ struct statics_result {
 	double load_factor;	/* the load factor of the last equilibrium (1: full loads) */
 	int load_steps;		/* load steps taken (0: the full load at once) */
 	int stalled;		/* the last iterations stopped: no step lowered the residual */
+	int stopped;		/* interrupted (SIGINT, SIGTERM: util/interrupt.h) */
 	char message[640];	/* failure: what and where */
 };
 
