@@ -1,0 +1,511 @@
+#!/usr/bin/python3
+"""matrix.py - the cross-validation matrix: every deck x every scheme and
+formulation that mbsim takes for it, each compared with a reference run of
+the same deck (docs/results/matrix.md explains the bound).
+
+  tools/matrix.py [--mbsim build/mbsim] [--jobs 2] [--out docs/results/matrix.md]
+                  [--decks D.yaml ...] [--schemes hi,lms2,...] [--budget S]
+
+A cell is one (deck, scheme, formulation).  Each is run twice, at its step
+h and at h/2 (tolerance tol and tol/10 for the error-controlled adams and
+bdf), on the samples of the reference.  With d the largest difference of the
+two runs, the cell agrees when its distance e from the reference is within
+
+    B = S * d * 2^p / (2^p - 1) + floor,   S = 4,
+
+for every quantity (Richardson: a scheme of order p has e(h) = d 2^p/(2^p-1)
+to leading order; S covers any order down to 1 and a run not yet in its
+asymptotic range), and when halving the step does not move the positions
+and velocities away from the reference.  floor is the reference's own
+uncertainty (its distance from the same scheme at twice its step) plus
+1e-9 of the quantity's scale.  The exit status is 1 when a cell FAILED.
+mbsim is run with argument vectors (subprocess), never through a shell.
+"""
+import argparse
+import concurrent.futures as cf
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import h5py
+import numpy as np
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+S_SAFETY = 4.0
+REL_FLOOR = 1e-9
+# (group, dataset, description); every one the file has is compared
+QUANTITIES = [
+    ("bodies", "position", "m"), ("bodies", "velocity", "m/s"),
+    ("bodies", "orientation", "1"), ("bodies", "angular_velocity", "rad/s"),
+    ("particles", "position", "m"), ("particles", "velocity", "m/s"),
+    ("points", "position", "m"), ("points", "velocity", "m/s"),
+    ("joints", "coordinate", "rad or m"),
+    ("joints", "reaction_force", "N"), ("joints", "reaction_torque", "N m"),
+    ("drivers", "effort", "N or N m"),
+    ("forces", "effort", "N or N m"), ("forces", "force", "N"), ("forces", "torque", "N m"),
+    ("measures", "value", "-"),
+]
+KINEMATIC = {"bodies/position", "bodies/velocity", "bodies/orientation",
+             "bodies/angular_velocity", "particles/position", "particles/velocity",
+             "points/position", "points/velocity", "joints/coordinate"}
+REACTIONS = {"joints/reaction_force", "joints/reaction_torque"}
+
+# The test decks that exercise force elements (the decks/ directory is taken whole).
+TEST_DIRS = ["tests/forces", "tests/tire", "tests/beam", "tests/statics", "tests/tree"]
+
+
+def say(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def schemes(mbsim):
+    """[(name, formulations, order, constrained order, error-controlled)] of `mbsim list integrators`."""
+    out = subprocess.run([mbsim, "list", "integrators"], capture_output=True, text=True,
+                         check=True).stdout
+    res = []
+    for line in out.splitlines():
+        m = re.match(r"(\S+)\s+(\S+)\s+(ra|rp|tree)\s+order (\d+) \(constrained: (\d+)", line)
+        if not m:
+            continue
+        name, form = m.group(1), m.group(3)
+        forms = {"ra": ["ra"], "rp": ["rp", "tree"], "tree": ["tree"]}[form]
+        res.append((name, forms, int(m.group(4)), int(m.group(5)), name in ("adams", "bdf")))
+    return res
+
+
+def cell_sets(scheme, form):
+    """The --set arguments that choose SCHEME on FORM."""
+    a = ["--set", "integrator.method=" + scheme]
+    if form == "tree" and scheme != "bdf":
+        a += ["--set", "integrator.formulation=tree"]
+    return a
+
+
+def sets(pairs):
+    a = []
+    for k, v in pairs:
+        a += ["--set", "%s=%s" % (k, v)]
+    return a
+
+
+class Deck:
+    """A deck copied into a work directory (its siblings linked, so curves
+    and meshes are found), output.times taken out (the matrix samples on
+    its own grid), and its step, start and end read."""
+
+    def __init__(self, path, work):
+        import yaml
+        self.path = path
+        self.name = os.path.relpath(path, TOP) if path.startswith(TOP) else path
+        self.dir = tempfile.mkdtemp(prefix="deck.", dir=work)
+        src = os.path.dirname(os.path.abspath(path))
+        for f in os.listdir(src):
+            if not f.endswith(".yaml"):
+                os.symlink(os.path.join(src, f), os.path.join(self.dir, f))
+        text = open(path).read()
+        text = re.sub(r"(?m)^output:\s*\{\s*times:\s*\[[^\]]*\]\s*\}\s*$", "", text)
+        self.file = os.path.join(self.dir, os.path.basename(path))
+        with open(self.file, "w") as f:
+            f.write(text)
+        d = yaml.safe_load(text) or {}
+        integ = d.get("integrator") or {}
+        t = d.get("time") or {}
+        self.h0 = float(integ.get("step", 1e-3)) if not isinstance(integ.get("step"), str) else 1e-3
+        self.t0 = float(t.get("start", 0) or 0)
+        self.t_end = float(t.get("end"))
+        self.runs = 0
+
+
+def run(mbsim, deck, extra, out, timeout=600):
+    """mbsim run DECK -o OUT --json with EXTRA arguments: (summary dict, stderr)."""
+    argv = [mbsim, "run", deck.file, "-o", out, "--force", "--json"] + extra
+    deck.runs += 1
+    try:
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"status": "failed", "message": "timed out after %d s" % timeout}, ""
+    try:
+        j = json.loads(p.stdout)
+    except ValueError:
+        j = {"status": "failed", "message": (p.stderr or p.stdout).strip()[-400:]}
+    if p.returncode != 0:
+        j["status"] = "failed"
+        j["rc"] = p.returncode
+        if not j.get("message"):
+            j["message"] = p.stderr.strip()[-400:]
+    return j, p.stderr
+
+
+def check(mbsim, deck, extra):
+    """None when `mbsim check` takes the deck with EXTRA, else its first message."""
+    p = subprocess.run([mbsim, "check", deck.file] + extra, capture_output=True, text=True)
+    if p.returncode == 0:
+        return None
+    msg = (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[0]
+    return msg.replace(deck.file, deck.name)
+
+
+def read(path):
+    """{quantity: (N, k) array} of the datasets of QUANTITIES in PATH, plus
+    'time' and 'redundant' (the root attribute redundant_rows)."""
+    res = {}
+    with h5py.File(path, "r") as f:
+        n = len(f["time"])
+        res["time"] = f["time"][:n]
+        rr = f.attrs.get("redundant_rows", b"")
+        res["redundant"] = rr.decode() if isinstance(rr, bytes) else str(rr)
+        for g, q, _ in QUANTITIES:
+            key = g + "/" + q
+            if key in f and f[key].shape[0] >= n:
+                a = np.asarray(f[key][:n], dtype=float).reshape(n, -1)
+                if a.shape[1]:
+                    res[key] = a
+    if "bodies/orientation" in res:  # q and -q are one rotation: the sign with w >= 0
+        a = res["bodies/orientation"].reshape(n, -1, 4)
+        s = np.where(a[:, :, :1] < 0, -1.0, 1.0)
+        res["bodies/orientation"] = (a * s).reshape(n, -1)
+    return res
+
+
+def on_grid(data, times):
+    """DATA restricted to the samples at TIMES (to 1e-9 of a step); None if one is missing."""
+    t = data["time"]
+    idx = []
+    for x in times:
+        i = int(np.argmin(np.abs(t - x)))
+        if abs(t[i] - x) > 1e-9 * max(1.0, abs(x)):
+            return None
+        idx.append(i)
+    out = {k: (v[idx] if isinstance(v, np.ndarray) and v.ndim == 2 else v) for k, v in data.items()}
+    out["time"] = t[idx]
+    return out
+
+
+def diff(a, b):
+    """max |a - b| over samples and columns (NaN in both: equal) and the sample of it."""
+    da = np.abs(a - b)
+    both = np.isnan(a) & np.isnan(b)
+    da[both] = 0.0
+    da[np.isnan(da)] = np.inf
+    if da.size == 0:
+        return 0.0, 0
+    i = np.unravel_index(int(np.argmax(da)), da.shape)[0]
+    return float(da.max()), int(i)
+
+
+def quantities(ref, *others):
+    """The quantities every file has with the same shape; reactions only when
+    no file dropped redundant rows (they are then not unique)."""
+    keys = [k for k in ref if isinstance(ref[k], np.ndarray) and k != "time"]
+    keep = []
+    for k in keys:
+        if any(k not in o or o[k].shape != ref[k].shape for o in others):
+            continue
+        if k in REACTIONS and any(x["redundant"] for x in (ref,) + others):
+            continue
+        keep.append(k)
+    return keep
+
+
+def judge(ref, unc, a, b, p):
+    """Verdict of a cell: A at h, B at h/2, REF the reference, UNC {q: its
+    uncertainty}, P the order.  Returns (ok, worst) with worst = dict of the
+    quantity of largest e/B."""
+    rich = 2.0 ** p / (2.0 ** p - 1.0) if p > 0 else 2.0
+    worst = None
+    ok = True
+    for q in quantities(ref, a, b):
+        e, ie = diff(a[q], ref[q])
+        e2, _ = diff(b[q], ref[q])
+        d, _ = diff(a[q], b[q])
+        scale = float(np.nanmax(np.abs(ref[q]))) if ref[q].size else 0.0
+        floor = unc.get(q, 0.0) + REL_FLOOR * max(scale, 1e-3)
+        bound = S_SAFETY * d * rich + floor
+        bad = not e <= bound
+        why = "beyond bound"
+        # halving the step must bring a kinematic quantity closer (order > 0)
+        if not bad and q in KINEMATIC and e > 10 * floor and not e2 <= 0.9 * e + floor:
+            bad, why = True, "h/2 no closer (%.3g vs %.3g)" % (e2, e)
+        r = e / bound if bound > 0 else (0.0 if e == 0 else np.inf)
+        if bad:
+            r = max(r, 1.0 + 1e-12)
+        item = {"quantity": q, "err": e, "err_half": e2, "d": d, "bound": bound,
+                "t": float(ref["time"][ie]), "ratio": r, "why": why if bad else ""}
+        if worst is None or r > worst["ratio"]:
+            worst = item
+        ok = ok and not bad
+    return ok, worst
+
+
+def plan(deck, budget, probe_cost):
+    """Step h, end time and sample stride k of the cells of DECK: the deck's
+    own step, and as many of its steps as BUDGET seconds of probe cost
+    (s per step of lms2) allow, at least 40, at most to its end."""
+    h = deck.h0
+    n_max = int(round((deck.t_end - deck.t0) / h))
+    n = int(budget / max(probe_cost, 1e-7))
+    n = max(40, min(n, n_max, 4000))
+    k = max(1, n // 20)
+    n = k * (n // k)
+    return h, deck.t0 + n * h, k
+
+
+def reference(mbsim, deck, h, t_end, k, work):
+    """Reference data on the grid and its uncertainty per quantity: the
+    first of mssth5, esdirk436l2sa2, adams that completes, at h/8 (tight
+    tolerance for adams) against the same at h/4."""
+    grid = None
+    tries = [("mssth5", 8), ("esdirk436l2sa2", 8), ("mssth3", 16)]
+    for scheme, m in tries:
+        if check(mbsim, deck, cell_sets(scheme, "ra")):
+            continue
+        outs = []
+        for mm in (m, m // 2):
+            out = os.path.join(deck.dir, "ref%d.h5" % mm)
+            extra = cell_sets(scheme, "ra") + sets([
+                ("time.end", repr(t_end)), ("integrator.step", repr(h / mm)),
+                ("integrator.adaptive", "false"), ("integrator.index", "2"),
+                ("output.every", str(k * mm))])
+            j, _ = run(mbsim, deck, extra, out)
+            if j["status"] != "complete":
+                break
+            outs.append(out)
+        if len(outs) < 2:
+            continue
+        ref, ref2 = read(outs[0]), read(outs[1])
+        grid = ref["time"]
+        unc = {q: diff(ref[q], ref2[q])[0] for q in quantities(ref, ref2)}
+        return {"scheme": scheme, "step": h / m, "ref": ref, "unc": unc, "grid": grid}
+    return None
+
+
+def run_cell(mbsim, deck, scheme, form, order, tolctl, h, t_end, k, R):
+    """One cell: 'refused' with the message of mbsim check, 'failed' with
+    the run's message, or the judged comparison."""
+    base = cell_sets(scheme, form)
+    msg = check(mbsim, deck, base)
+    if msg:
+        return {"verdict": "refused", "message": msg}
+    outs = []
+    for i in (1, 2):
+        out = os.path.join(deck.dir, "%s-%s-%d.h5" % (scheme, form, i))
+        common = [("time.end", repr(t_end)), ("integrator.adaptive", "false")]
+        if tolctl:  # error-controlled: sample every k h, tolerances 1e-7 and 1e-8
+            tol = 1e-7 / 10 ** (i - 1)
+            extra = sets(common + [("integrator.step", repr(h * k)), ("output.every", "1"),
+                                   ("integrator.atol", repr(tol)), ("integrator.rtol", repr(tol))])
+        else:
+            extra = sets(common + [("integrator.step", repr(h / i)), ("output.every", str(k * i))])
+        j, _ = run(mbsim, deck, base + extra, out)
+        if j["status"] != "complete":
+            return {"verdict": "FAILED", "message": "run %s: %s" % (
+                "h" if i == 1 else "h/2", j.get("message", "")[:300]),
+                "argv": " ".join(base + extra)}
+        outs.append(out)
+    a = on_grid(read(outs[0]), R["grid"])
+    b = on_grid(read(outs[1]), R["grid"])
+    if a is None or b is None:
+        return {"verdict": "FAILED", "message": "samples not on the reference's grid"}
+    p = order if tolctl is False else 0
+    ok, worst = judge(R["ref"], R["unc"], a, b, p)
+    for o in outs:
+        os.unlink(o)
+    res = {"verdict": "agrees" if ok else "FAILED", "worst": worst, "order": p,
+           "argv": " ".join(base + extra[:-2])}
+    return res
+
+
+def constrained(mbsim, deck):
+    """True when the deck has constraint rows (`mbsim check` says so)."""
+    p = subprocess.run([mbsim, "check", deck.file], capture_output=True, text=True)
+    m = re.search(r"(\d+) constraint rows", p.stdout + p.stderr)
+    return bool(m and int(m.group(1)) > 0)
+
+
+def probe(mbsim, deck):
+    """Wall seconds per step of lms2 at the deck's step (50 steps)."""
+    out = os.path.join(deck.dir, "probe.h5")
+    n = max(1, min(50, int(round((deck.t_end - deck.t0) / deck.h0))))
+    j, _ = run(mbsim, deck, sets([("integrator.method", "lms2"), ("integrator.adaptive", "false"),
+                                  ("time.end", repr(deck.t0 + n * deck.h0))]), out)
+    if j["status"] != "complete":
+        return None, j.get("message", "")
+    return j["wall_time"] / n, ""
+
+
+def deck_list(args):
+    if args.decks:
+        return [os.path.abspath(d) for d in args.decks]
+    res = sorted(os.path.join(TOP, "decks", f) for f in os.listdir(os.path.join(TOP, "decks"))
+                 if f.endswith(".yaml"))
+    for d in TEST_DIRS:
+        res += sorted(os.path.join(TOP, d, f) for f in os.listdir(os.path.join(TOP, d))
+                      if f.endswith(".yaml"))
+    return res
+
+
+def prepare(mbsim, path, work, budget):
+    """Deck, plan and reference of one deck, or an error string."""
+    deck = Deck(path, work)
+    msg = check(mbsim, deck, [])
+    if msg:
+        return deck, None, "deck refused as it is: " + msg
+    cost, msg = probe(mbsim, deck)
+    if cost is None:
+        return deck, None, "probe run failed: " + msg
+    h, t_end, k = plan(deck, budget, cost)
+    R = reference(mbsim, deck, h, t_end, k, work)
+    if R is None:
+        return deck, None, "no reference scheme completed"
+    R.update(h=h, t_end=t_end, k=k, constrained=constrained(mbsim, deck))
+    return deck, R, ""
+
+
+def fmt(x):
+    return "%.2g" % x if x is not None else "-"
+
+
+def cell_text(c):
+    """The table's text of a cell result C."""
+    v = c["verdict"]
+    if v == "agrees":
+        w = c["worst"]
+        return "agrees %s <= %s" % (fmt(w["err"]), fmt(w["bound"])) if w else "agrees"
+    if v == "refused":
+        return "refused"
+    w = c.get("worst")
+    if w:
+        return "**FAILED** %s %s > %s at t=%.4g" % (w["quantity"], fmt(w["err"]), fmt(w["bound"]), w["t"])
+    return "**FAILED** run"
+
+
+def failure_line(deck, scheme, form, c):
+    """One line naming deck, scheme, formulation, quantity and time of a failed cell."""
+    w = c.get("worst")
+    if w:
+        return ("FAILED %s %s/%s: %s differs by %.3g from the reference at t = %.6g s "
+                "(bound %.3g; h/2 run %.3g, h vs h/2 %.3g)%s" % (
+                    deck, scheme, form, w["quantity"], w["err"], w["t"], w["bound"],
+                    w["err_half"], w["d"], "; " + w["why"] if w["why"] else ""))
+    return "FAILED %s %s/%s: %s" % (deck, scheme, form, c.get("message", ""))
+
+
+def write_table(out, results, cols, meta, errors):
+    """docs/results/matrix.md: the grid, then each deck's cells in full."""
+    L = ["# Cross-validation matrix", "",
+         "Generated by `make matrix` (tools/matrix.py); the method is described in",
+         "[matrix-method.md](matrix-method.md).  " + meta, "",
+         "Cells: **agrees** `e <= B` (largest distance from the reference over every",
+         "quantity relative to its bound, the pair of the worst quantity shown), **refused**",
+         "(`mbsim check` refuses the combination; the message is in the deck's section) or",
+         "**FAILED** (quantity, distance, bound, time).", ""]
+    short = {"agrees": "ok", "refused": "ref", "FAILED": "**FAIL**"}
+    L.append("| deck | " + " | ".join(s + "/" + f for s, f in cols) + " |")
+    L.append("|---|" + "---|" * len(cols))
+    for deck in sorted(results):
+        row = results[deck]
+        L.append("| %s | " % deck + " | ".join(short[row[c]["verdict"]] if c in row else "-"
+                                                for c in cols) + " |")
+    for deck, msg in sorted(errors.items()):
+        L.append("| %s | %s |" % (deck, "not run: " + msg.replace("|", "/")))
+    L.append("")
+    for deck in sorted(results):
+        row = results[deck]
+        info = row.get("_info", {})
+        L += ["## " + deck, "", info.get("text", ""), "",
+              "| scheme/formulation | result | quantity | e (h) | e (h/2) | bound | t |",
+              "|---|---|---|---|---|---|---|"]
+        for c in cols:
+            if c not in row:
+                continue
+            r = row[c]
+            w = r.get("worst") or {}
+            res = r["verdict"] if r["verdict"] != "FAILED" else "**FAILED**"
+            if r["verdict"] != "agrees" and not w:
+                res += ": " + r.get("message", "").replace("|", "/")
+            L.append("| %s/%s | %s | %s | %s | %s | %s | %s |" % (
+                c[0], c[1], res + (" (" + w["why"] + ")" if w.get("why") else ""),
+                w.get("quantity", ""), fmt(w.get("err")), fmt(w.get("err_half")),
+                fmt(w.get("bound")), ("%.4g" % w["t"]) if w else ""))
+        L.append("")
+    with open(out, "w") as f:
+        f.write("\n".join(L) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--mbsim", default=os.path.join(TOP, "build", "mbsim"))
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--out", default=os.path.join(TOP, "docs", "results", "matrix.md"))
+    ap.add_argument("--json", help="also write every cell's result as JSON here")
+    ap.add_argument("--decks", nargs="*")
+    ap.add_argument("--schemes", help="comma-separated subset of the schemes")
+    ap.add_argument("--budget", type=float, default=0.25,
+                    help="seconds of lms2 at the deck's step one cell run may take (sets the end time)")
+    args = ap.parse_args()
+    mbsim = os.path.abspath(args.mbsim)
+    t_start = time.time()
+    work = tempfile.mkdtemp(prefix="matrix.")
+    try:
+        sch = schemes(mbsim)
+        if args.schemes:
+            want = args.schemes.split(",")
+            sch = [s for s in sch if s[0] in want]
+        paths = deck_list(args)
+        prepared, errors = {}, {}
+        with cf.ThreadPoolExecutor(args.jobs) as ex:
+            for deck, R, err in ex.map(lambda p: prepare(mbsim, p, work, args.budget), paths):
+                if err:
+                    errors[deck.name] = err
+                    say("matrix: %s: %s" % (deck.name, err))
+                else:
+                    prepared[deck.name] = (deck, R)
+            jobs = {}
+            for name, (deck, R) in prepared.items():
+                for s, forms, order, corder, tolctl in sch:
+                    for form in forms:
+                        p = corder if R["constrained"] else order
+                        jobs[(name, s, form)] = ex.submit(
+                            run_cell, mbsim, deck, s, form, p, tolctl, R["h"], R["t_end"], R["k"], R)
+            results, failures = {}, []
+            for (name, s, form), fut in jobs.items():
+                try:
+                    c = fut.result()
+                except Exception as e:  # a cell that crashed the tool is a failure too
+                    c = {"verdict": "FAILED", "message": "tool: %r" % e}
+                results.setdefault(name, {})[(s, form)] = c
+                if c["verdict"] == "FAILED":
+                    failures.append(failure_line(name, s, form, c))
+        for name, (deck, R) in prepared.items():
+            results[name]["_info"] = {"text": "h = %g s to t = %g s (%d samples); reference %s at h = %g s, index 2; %s" % (
+                R["h"], R["t_end"], len(R["grid"]), R["scheme"], R["step"],
+                "constrained (orders: the schemes' constrained orders)" if R["constrained"] else "unconstrained")}
+        cols = [(s, f) for s, forms, *_ in sch for f in forms]
+        runs = sum(d.runs for d, _ in prepared.values())
+        wall = time.time() - t_start
+        n_cells = sum(len(r) - 1 for r in results.values())
+        counts = {v: sum(1 for r in results.values() for c, x in r.items()
+                         if c != "_info" and x["verdict"] == v) for v in ("agrees", "refused", "FAILED")}
+        meta = ("%d decks, %d cells: %d agree, %d refused, %d FAILED; %d mbsim runs, %.0f s wall "
+                "with %d workers." % (len(results), n_cells, counts["agrees"], counts["refused"],
+                                      counts["FAILED"], runs, wall, args.jobs))
+        write_table(args.out, results, cols, meta, errors)
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump({n: {"%s/%s" % c: x for c, x in r.items() if c != "_info"}
+                           for n, r in results.items()}, f, indent=1, default=float)
+        for line in failures:
+            print(line)
+        say("matrix: " + meta)
+        return 1 if failures or errors else 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
