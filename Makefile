@@ -13,6 +13,8 @@
 #   make study-004-flex  regenerate docs/results/004/flex (doi:10.1007/s11044-021-09806-9 §5.2-5.4, the beams; not part of test)
 #   make study-002  regenerate docs/results/002 (doi:10.1007/s11012-021-01433-0: stiff pendulum, Andrews, IFToMM; not part of test)
 #   make study-003  regenerate docs/results/003 (Arnold 2013, Fig. 2, BDF steps against m1/m2; not part of test)
+#   make matrix   every deck x scheme x formulation against a reference, and
+#                 1000 random models (docs/results/matrix.md; not part of test)
 #   make install PREFIX=/usr/local
 
 PREFIX ?= /usr/local
@@ -73,7 +75,7 @@ TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_HELP := $(BUILD)/tests/testutil.o
 
-.PHONY: all run test unit asan bench install clean study-000 study-001 study-002 study-003 study-004 study-004-flex fuzz fuzz-build
+.PHONY: all run test unit asan bench install clean matrix study-000 study-001 study-002 study-003 study-004 study-004-flex fuzz fuzz-build
 all: $(BUILD)/mbsim
 
 $(BUILD)/%.o: %.c
@@ -182,6 +184,15 @@ study-004: all
 
 study-004-flex: all
 	/usr/bin/python3 tools/study004_flex.py --mbsim $(BUILD)/mbsim --out docs/results/004/flex $(STUDY_ARGS)
+
+# The cross-validation matrix and the random models (tools/matrix.py,
+# tools/randmodel.py; docs/results/matrix.md): about 30 minutes on 2 cores.
+MATRIX_SEEDS ?= 0:1000
+matrix: all
+	@st=0; /usr/bin/python3 tools/matrix.py --mbsim $(BUILD)/mbsim --out docs/results/matrix.md \
+	  $(MATRIX_ARGS) || st=1; \
+	/usr/bin/python3 tools/randmodel.py --check --mbsim $(BUILD)/mbsim --seeds $(MATRIX_SEEDS) \
+	  --results $(BUILD)/randmodel || st=1; exit $$st
 
 # The manual pages name decks/*.yaml and schema/deck.schema.json: both go
 # to $(PREFIX)/share/mbsim (mbsim(1), FILES).

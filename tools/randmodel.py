@@ -1,0 +1,553 @@
+#!/usr/bin/python3
+"""randmodel.py - seeded random multibody decks and the properties every one must have.
+
+  tools/randmodel.py --seed 17 -o m.yaml          write one model (replayable)
+  tools/randmodel.py --check --seeds 0:50 [--bodies 2:6] [--schemes ...]
+                     [--results DIR] [--jobs 2]   generate and check many
+
+A model is a tree of 2-30 bodies (a random parent for each, or the ground)
+joined by every joint type the deck has, closed loops added between bodies
+of the tree, particles, free bodies, every force element (tsda, rsda,
+force, torque, friction, motor with p/pd/pi/pid control and limits or an
+expression of state, bushing, tire) and drivers, points and measures.
+Joints are given by global points and axes at t0, so every joint, closing
+a loop or not, holds at the initial configuration by construction; random
+initial velocities are projected onto the constraints by mbsim's assembly
+(mbsim-run(1), Consistent initial conditions).
+
+Properties checked for each model (--check):
+  1. every scheme and formulation of its share agrees with the reference
+     within the bound of tools/matrix.py (formulations ra, rp and tree are
+     then consistent with one another through the same reference);
+  2. the energy balance closes on the reference run: K + V - W stays at
+     its initial value (W = /energy/nonconservative_work) within the
+     reference's own error (its distance from the same scheme at twice the
+     step, times 4, + 1e-6 of the largest energy); a file without W is a
+     counted skip;
+  3. `static` then `run --from-static` stays at rest (max |v| and |w| <=
+     1e-6 over the run) when the model has no time-dependent loads or
+     drivers (a counted skip otherwise, or when static finds no
+     equilibrium).
+A model that fails is saved to DIR/fail-SEED.yaml with the command that
+replays it; the exit status is 1 when any model failed.
+"""
+import argparse
+import concurrent.futures as cf
+import json
+import math
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import matrix as mx  # noqa: E402
+
+TREE_JOINTS = ["revolute", "spherical", "universal", "cylindrical", "translational",
+               "planar", "fixed"]
+OTHER_JOINTS = ["distance", "point_on_line", "point_on_plane"]
+LOOP_JOINTS = ["distance", "spherical", "point_on_plane", "distance"]
+
+
+def unit(rng):
+    v = np.array([rng.gauss(0, 1) for _ in range(3)])
+    return v / np.linalg.norm(v)
+
+
+def perp(a, rng):
+    v = np.cross(a, unit(rng))
+    return v / np.linalg.norm(v)
+
+
+def r(x, n=4):
+    """A number rounded for the deck (every value of the deck is what it says)."""
+    return float(round(x, n))
+
+
+def vec(v, n=4):
+    return [r(x, n) for x in v]
+
+
+def func(rng):
+    """A smooth function of time (harmonic or cosine ramp)."""
+    if rng.random() < 0.5:
+        return {"type": "harmonic", "amplitude": r(rng.uniform(0.1, 1)),
+                "omega": r(rng.uniform(1, 10)), "phase": r(rng.uniform(0, 3))}
+    return {"type": "cosine_ramp", "from": 0, "to": r(rng.uniform(-1, 1)),
+            "start": 0, "end": r(rng.uniform(0.1, 0.5))}
+
+
+class Model:
+    """The deck of one seed."""
+
+    def __init__(self, seed, nmin=2, nmax=30, t_end=0.3):
+        rng = self.rng = random.Random(seed)
+        self.seed = seed
+        self.t_end = t_end
+        self.planar = rng.random() < 0.3
+        self.n = rng.randint(nmin, nmax)
+        self.bodies, self.joints, self.forces, self.drivers = [], [], [], []
+        self.points, self.measures = [], []
+        self.timedep = False
+        self.kinds = set()
+        self.pos = {"ground": np.zeros(3)}
+        self.jtype = {}
+        self.used = set()
+        self.aniso_bushing = False
+        self.make_bodies()
+        self.make_loops()
+        self.make_forces()
+
+    def offset(self):
+        rng = self.rng
+        if self.planar:
+            a = rng.uniform(0, 2 * math.pi)
+            return rng.uniform(0.3, 0.8) * np.array([math.cos(a), 0, math.sin(a)])
+        return rng.uniform(0.3, 0.8) * unit(rng)
+
+    def axis(self):
+        return np.array([0.0, 1.0, 0.0]) if self.planar else unit(self.rng)
+
+    def make_bodies(self):
+        rng = self.rng
+        names = []  # the rigid bodies so far: a particle is no parent
+        for i in range(self.n):
+            name = "b%d" % i
+            particle = not self.planar and rng.random() < 0.1
+            parent = rng.choice(["ground"] + names[-4:]) if names else "ground"
+            free = i > 0 and rng.random() < 0.05
+            p = self.pos[parent] + self.offset()
+            self.pos[name] = p
+            m = rng.uniform(0.5, 3)
+            body = {"name": name, "mass": r(m), "position": vec(p)}
+            if particle:
+                body["kind"] = "particle"
+                self.kinds.add("particle")
+            else:
+                a, b, c = (rng.uniform(0.05, 0.4) for _ in range(3))
+                body["inertia"] = [r(m * (b * b + c * c) / 12, 6), r(m * (a * a + c * c) / 12, 6),
+                                   r(m * (a * a + b * b) / 12, 6)]
+                if not self.planar and rng.random() < 0.5:
+                    body["orientation"] = {"axis": vec(unit(rng)), "angle": r(rng.uniform(0, 3))}
+                w = [r(rng.uniform(-2, 2)) for _ in range(3)]
+                body["angular_velocity"] = w
+            body["velocity"] = [r(rng.uniform(-0.5, 0.5)) for _ in range(3)]
+            self.bodies.append(body)
+            if not particle:
+                names.append(name)
+            if free:
+                self.kinds.add("free body")
+                self.tsda(name, parent)
+                continue
+            self.joint(parent, name, particle)
+
+    def joint(self, b1, b2, particle, loop=False):
+        rng = self.rng
+        name = "j%d" % len(self.joints)
+        p = (self.pos[b1] + self.pos[b2]) / 2
+        if particle:
+            t = rng.choice(["spherical", "distance", "point_on_plane"])
+            p = self.pos[b2]
+        elif loop:
+            t = "revolute" if self.planar else rng.choice(LOOP_JOINTS)
+        elif self.planar:
+            t = rng.choice(["revolute"] * 4 + ["translational", "planar", "fixed"])
+        else:
+            t = rng.choice(TREE_JOINTS + OTHER_JOINTS + ["revolute", "spherical"])
+        j = {"name": name, "type": t, "body1": b1, "body2": b2}
+        if t == "distance":
+            j["at1"] = vec(self.pos[b1] + (0.1 * unit(rng) if b1 != "ground" else 0))
+            j["at2"] = vec(self.pos[b2] + (0 if particle else 0.1 * unit(rng)))
+            if b1 == "ground":
+                j["at1"] = vec(self.pos[b2] + 0.5 * unit(rng))
+        else:
+            j["point"] = vec(p)
+        a = self.axis()
+        if t in ("revolute", "cylindrical", "translational", "universal", "point_on_line",
+                 "point_on_plane", "planar"):
+            j["axis"] = vec(a, 6)
+        if t == "universal":
+            j["cross_axis"] = vec(perp(np.array(j["axis"]), rng), 6)
+        if t == "planar" and self.planar:
+            j["axis"] = [0, 1, 0]
+        self.joints.append(j)
+        self.jtype[name] = t
+        self.kinds.add("joint " + t)
+        return name
+
+    def make_loops(self):
+        rng = self.rng
+        rigid = [b["name"] for b in self.bodies if b.get("kind") != "particle"]
+        for _ in range(rng.choice([0, 0, 1, 1, 2])):
+            if len(rigid) < 2:
+                break
+            b1, b2 = rng.sample(rigid + ["ground"], 2)
+            self.joint(b1, b2, False, loop=True)
+            self.kinds.add("closed loop")
+
+    def tsda(self, b1, b2):
+        rng = self.rng
+        f = {"name": "f%d" % len(self.forces), "type": "tsda", "body1": b1, "body2": b2,
+             "at1": vec(self.pos[b1]), "at2": vec(self.pos[b2]),
+             "stiffness": r(rng.uniform(10, 200)), "damping": r(rng.uniform(0, 5))}
+        if np.linalg.norm(self.pos[b1] - self.pos[b2]) < 1e-3:
+            f["at1"] = vec(self.pos[b1] + 0.2 * unit(rng))
+        if rng.random() < 0.3:
+            f["actuator"] = func(rng)
+            self.timedep = True
+        if rng.random() < 0.3:
+            f["expression"] = "-%g*rate*abs(rate)" % r(rng.uniform(0.1, 2))
+            self.kinds.add("expression")
+        self.forces.append(f)
+        self.kinds.add("tsda")
+
+    def make_forces(self):
+        rng = self.rng
+        rigid = [b["name"] for b in self.bodies if b.get("kind") != "particle"]
+        every = [b["name"] for b in self.bodies]
+        for _ in range(rng.randint(1, 3 + self.n // 3)):
+            kind = rng.choice(["tsda", "rsda", "force", "torque", "motor", "motor", "bushing",
+                               "friction", "driver", "point", "tire"])
+            getattr(self, "add_" + kind)(rng, rigid, every)
+
+    def joints_of(self, *types):
+        return [j["name"] for j in self.joints if j["type"] in types
+                and j["name"] not in self.used]
+
+    def add_tsda(self, rng, rigid, every):
+        b1, b2 = rng.sample(every + ["ground"], 2)
+        self.tsda(b1, b2)
+
+    def add_rsda(self, rng, rigid, every):
+        js = self.joints_of("revolute", "cylindrical")
+        if js:
+            f = {"name": "f%d" % len(self.forces), "type": "rsda", "joint": rng.choice(js),
+                 "stiffness": r(rng.uniform(1, 50)), "damping": r(rng.uniform(0, 2)),
+                 "free_angle": r(rng.uniform(-0.5, 0.5))}
+            self.forces.append(f)
+            self.kinds.add("rsda")
+
+    def add_force(self, rng, rigid, every):
+        b = rng.choice(every)
+        f = {"name": "f%d" % len(self.forces), "type": "force", "body": b,
+             "vector": vec(rng.uniform(1, 10) * unit(rng))}
+        if b in rigid:
+            f["point"] = vec(0.1 * unit(rng))
+        if rng.random() < 0.5:
+            f["expression"] = "%g*sin(t) - %g*vx.%s" % (r(rng.uniform(0, 1)), r(rng.uniform(0, 1)), b)
+            self.kinds.add("expression")
+        else:
+            f["function"] = func(rng)
+        self.timedep = True
+        self.forces.append(f)
+        self.kinds.add("force")
+
+    def add_torque(self, rng, rigid, every):
+        if rigid:
+            f = {"name": "f%d" % len(self.forces), "type": "torque", "body": rng.choice(rigid),
+                 "vector": vec(rng.uniform(0.1, 2) * self.axis()), "function": func(rng),
+                 "frame": rng.choice(["global", "body"])}
+            self.forces.append(f)
+            self.timedep = True
+            self.kinds.add("torque")
+
+    def add_motor(self, rng, rigid, every):
+        js = self.joints_of("revolute", "cylindrical", "translational")
+        if not js:
+            return
+        j = rng.choice(js)
+        self.used.add(j)
+        f = {"name": "f%d" % len(self.forces), "type": "motor", "joint": j}
+        if rng.random() < 0.3:
+            f["expression"] = "-%g*q.%s - %g*qd.%s" % (r(rng.uniform(5, 50)), j, r(rng.uniform(0, 3)), j)
+            self.kinds.add("motor expression")
+        else:
+            c = rng.choice(["p", "pd", "pi", "pid"])
+            f.update(control=c, kp=r(rng.uniform(10, 200)), target=func(rng))
+            if "d" in c:
+                f["kd"] = r(rng.uniform(1, 10))
+            if "i" in c:
+                f["ki"] = r(rng.uniform(10, 200))
+            if rng.random() < 0.4:
+                f["limit"] = r(rng.uniform(5, 50))
+                self.kinds.add("motor limit")
+            self.kinds.add("motor " + c)
+            self.timedep = True
+        self.forces.append(f)
+
+    def add_bushing(self, rng, rigid, every):
+        if len(rigid) >= 1:
+            b1, b2 = rng.sample(rigid + ["ground"], 2)
+            f = {"name": "f%d" % len(self.forces), "type": "bushing", "body1": b1, "body2": b2,
+                 "at": vec((self.pos[b1] + self.pos[b2]) / 2),
+                 "translational_stiffness": [r(rng.uniform(10, 500)) for _ in range(3)],
+                 "rotational_stiffness": [r(rng.uniform(1, 50)) for _ in range(3)],
+                 "translational_damping": [r(rng.uniform(0, 5)) for _ in range(3)]}
+            self.forces.append(f)
+            self.kinds.add("bushing")
+
+    def add_friction(self, rng, rigid, every):
+        js = self.joints_of("translational")
+        if js:
+            self.forces.append({"name": "f%d" % len(self.forces), "type": "friction",
+                                "joint": rng.choice(js), "mu": r(rng.uniform(0.05, 0.3))})
+            self.kinds.add("friction")
+
+    def add_driver(self, rng, rigid, every):
+        js = self.joints_of("revolute", "translational")
+        if js:
+            j = rng.choice(js)
+            self.used.add(j)
+            self.drivers.append({"name": "d%d" % len(self.drivers), "joint": j, "function": func(rng)})
+            self.timedep = True
+            self.kinds.add("driver")
+
+    def add_point(self, rng, rigid, every):
+        b = rng.choice(every)
+        name = "p%d" % len(self.points)
+        pt = {"name": name, "body": b, "point": vec(0.2 * unit(rng)) if b in rigid else [0, 0, 0]}
+        self.points.append(pt)
+        self.measures.append({"name": "m%d" % len(self.measures),
+                              "expression": "x.%s + 0.5*vz.%s" % (name, name)})
+        self.kinds.add("point+measure")
+
+    def add_tire(self, rng, rigid, every):
+        if rigid:
+            b = rng.choice(rigid)
+            z = self.pos[b][2]
+            self.forces.append({"name": "f%d" % len(self.forces), "type": "tire", "body": b,
+                                "radius": r(rng.uniform(0.1, 0.4)),
+                                "road": "%g + 0.05*sin(2*x)" % r(z - rng.uniform(0.05, 0.5)),
+                                "stiffness": r(rng.uniform(1e3, 1e4)), "damping": r(rng.uniform(10, 50))})
+            self.kinds.add("tire")
+
+    def deck(self):
+        """The deck's text: flow mappings (JSON) one item a line, a valid YAML deck."""
+        d = json.dumps
+        L = ["# tools/randmodel.py --seed %d (replay: tools/randmodel.py --seed %d -o FILE)" % (
+            self.seed, self.seed),
+             "# kinds: " + ", ".join(sorted(self.kinds)),
+             "title: %s" % d("random model %d" % self.seed),
+             "time: {end: %g}" % self.t_end,
+             "integrator: {method: lms2, step: 1e-3}"]
+        for key, items in (("bodies", self.bodies), ("joints", self.joints),
+                           ("drivers", self.drivers), ("forces", self.forces),
+                           ("points", self.points), ("measures", self.measures)):
+            if items:
+                L.append(key + ":")
+                L += ["  - " + d(x) for x in items]
+        return "\n".join(L) + "\n"
+
+
+def energy(path):
+    """K + V - W of a result file, or None when it has no work term."""
+    import h5py
+    with h5py.File(path, "r") as f:
+        n = len(f["time"])
+        if "energy/nonconservative_work" not in f:
+            return None
+        k, v, w = (np.asarray(f["energy/" + q][:n]) for q in ("kinetic", "potential",
+                                                              "nonconservative_work"))
+    return k + v - w, max(np.abs(k).max(), np.abs(v - v[0]).max(), np.abs(w).max())
+
+
+def prop_energy(deck):
+    """Energy balance of the reference pair: ('ok'|'FAILED'|'skip', text)."""
+    files = [os.path.join(deck.dir, "ref%d.h5" % m) for m in (8, 4)]
+    if not all(os.path.exists(f) for f in files):
+        return "skip", "no reference files"
+    e1, e2 = energy(files[0]), energy(files[1])
+    if e1 is None or e2 is None:
+        return "skip", "no /energy/nonconservative_work in the file"
+    (b1, scale), (b2, _) = e1, e2
+    r1, r2 = np.abs(b1 - b1[0]), np.abs(b2 - b2[0])
+    bound = mx.S_SAFETY * float(np.abs(r1 - r2[:len(r1)]).max()) * 8 / 7 + mx.REL_FLOOR * scale
+    err = float(r1.max())
+    if err <= bound:
+        return "ok", "energy balance %.3g <= %.3g J" % (err, bound)
+    return "FAILED", "energy balance off by %.3g J (bound %.3g J, largest energy %.3g J)" % (
+        err, bound, scale)
+
+
+def prop_rest(mbsim, deck, model):
+    """run --from-static stays at rest: ('ok'|'FAILED'|'skip', text)."""
+    if model.timedep:
+        return "skip", "time-dependent loads or drivers"
+    out = os.path.join(deck.dir, "rest.h5")
+    j, _ = mx.run(mbsim, deck, ["--from-static"], out)
+    if j["status"] != "complete":
+        return "skip", "no equilibrium: " + j.get("message", "")[:120]
+    d = mx.read(out)
+    vmax = max(float(np.abs(d[q]).max()) for q in ("bodies/velocity", "bodies/angular_velocity",
+                                                 "particles/velocity") if q in d)
+    if vmax <= 1e-6:
+        return "ok", "at rest (max |v|, |w| %.3g)" % vmax
+    return "FAILED", "run --from-static moves: max |v| or |w| %.3g > 1e-6" % vmax
+
+
+def known(model, cell, form):
+    """The defect a cell's failure is explained by (docs/results/matrix.md), or ''."""
+    pid_i = "motor pi" in model.kinds or "motor pid" in model.kinds
+    if pid_i and (cell in ("rn4", "w2", "adams", "bdf") or form == "tree"):
+        return "integral control under rn4/w2/adams/tree"
+    if cell == "fi" and "closed loop" in model.kinds:
+        return "fi convergence test"
+    if "rsda" in model.kinds:
+        return "rsda wrapped to +-pi (if the angle passes pi)"
+    return ""
+
+
+def check_seed(mbsim, seed, args, cols, work):
+    """Every property of one seed: a dict of the results."""
+    m = Model(seed, args.bmin, args.bmax, args.t_end)
+    dirw = tempfile.mkdtemp(prefix="seed%d." % seed, dir=work)
+    path = os.path.join(dirw, "rand%d.yaml" % seed)
+    with open(path, "w") as f:
+        f.write(m.deck())
+    res = {"seed": seed, "kinds": sorted(m.kinds), "n": m.n, "cells": {}, "props": {}}
+    deck, R, err = mx.prepare(mbsim, path, work, args.budget)
+    if err:
+        res["props"]["model"] = ("FAILED" if "refused" not in err else "invalid", err)
+        return res, m
+    share = [cols[(seed * args.rotate + i) % len(cols)] for i in range(args.rotate)]
+    for s, form, order, corder, tolctl in args.fixed + share:
+        p = corder if R["constrained"] else order
+        c = mx.run_cell(mbsim, deck, s, form, p, tolctl, R["h"], R["t_end"], R["k"], R)
+        if c["verdict"] == "FAILED":
+            c["known"] = known(m, s, form)
+        res["cells"]["%s/%s" % (s, form)] = c
+    res["props"]["energy"] = prop_energy(deck)
+    if res["props"]["energy"][0] == "FAILED" and m.aniso_bushing:
+        res["props"]["energy"] = ("FAILED", res["props"]["energy"][1] +
+                                  " [known: bushing with unequal rotational stiffnesses]")
+    res["props"]["rest"] = prop_rest(mbsim, deck, m)
+    shutil.rmtree(deck.dir, ignore_errors=True)
+    return res, m
+
+
+def failed(res):
+    return [k for k, c in res["cells"].items() if c["verdict"] == "FAILED"] + \
+        [k for k, (v, _) in res["props"].items() if v == "FAILED"]
+
+
+def report_line(res):
+    """One line per failing seed: seed, kinds, the failures."""
+    parts = []
+    for k, c in res["cells"].items():
+        if c["verdict"] == "FAILED":
+            w = c.get("worst")
+            txt = ("%s %.3g > %.3g at t=%.4g" % (w["quantity"], w["err"], w["bound"], w["t"])
+                   if w else c.get("message", "")[:160])
+            parts.append("%s: %s%s" % (k, txt, " [known: %s]" % c["known"] if c.get("known") else ""))
+    for k, (v, t) in res["props"].items():
+        if v == "FAILED":
+            parts.append("%s: %s" % (k, t))
+    return "seed %d (%d bodies; %s): %s" % (res["seed"], res["n"], ", ".join(res["kinds"]),
+                                             "; ".join(parts))
+
+
+def parse_range(text):
+    a, _, b = text.partition(":")
+    return int(a), int(b) if b else int(a) + 1
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seed", type=int, help="write the model of this seed")
+    ap.add_argument("-o", "--output", help="deck file to write (with --seed)")
+    ap.add_argument("--check", action="store_true", help="check the properties of --seeds")
+    ap.add_argument("--seeds", default="0:50", help="A:B, seeds A to B-1")
+    ap.add_argument("--bodies", default="2:30", help="fewest:most bodies")
+    ap.add_argument("--t-end", type=float, default=0.3)
+    ap.add_argument("--mbsim", default=os.path.join(mx.TOP, "build", "mbsim"))
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--rotate", type=int, default=2,
+                    help="schemes per seed besides lms2/ra, rn4/rp, rn4/tree, in turn over all")
+    ap.add_argument("--budget", type=float, default=0.05)
+    ap.add_argument("--results", default=os.path.join(mx.TOP, "build", "randmodel"),
+                    help="directory of fail-SEED.yaml and summary.json")
+    args = ap.parse_args()
+    args.bmin, args.bmax = (int(x) for x in args.bodies.split(":"))
+    if not args.check:
+        if args.seed is None:
+            ap.error("--seed or --check")
+        text = Model(args.seed, args.bmin, args.bmax, args.t_end).deck()
+        if args.output:
+            with open(args.output, "w") as f:
+                f.write(text)
+        else:
+            sys.stdout.write(text)
+        return 0
+    return check_many(args)
+
+
+def check_many(args):
+    mbsim = os.path.abspath(args.mbsim)
+    sch = mx.schemes(mbsim)
+    byname = {s[0]: s for s in sch}
+    fixed = [("lms2", "ra"), ("rn4", "rp"), ("rn4", "tree")]
+    args.fixed = [byname[s][:1] + (f,) + byname[s][2:] for s, f in fixed]
+    cols = [(s, f, o, c, t) for s, forms, o, c, t in sch for f in forms
+            if (s, f) not in fixed]
+    a, b = parse_range(args.seeds)
+    t0 = time.time()
+    os.makedirs(args.results, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="randmodel.")
+    counts = {"models": 0, "cells": 0, "agree": 0, "refused": 0, "failed": 0, "known": 0,
+              "skips": {}, "props_ok": {}}
+    bad = []
+    try:
+        with cf.ThreadPoolExecutor(args.jobs) as ex:
+            futs = [ex.submit(check_seed, mbsim, s, args, cols, work) for s in range(a, b)]
+            for fut in futs:
+                res, m = fut.result()
+                tally(counts, res)
+                if failed(res):
+                    bad.append(res)
+                    save(args, m, res)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    with open(os.path.join(args.results, "summary.json"), "w") as f:
+        json.dump({"counts": counts, "failures": [report_line(r) for r in bad]}, f, indent=1)
+    for r in bad:
+        print(report_line(r))
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+    counts["cpu_s"] = round(cpu.ru_utime + cpu.ru_stime, 1)
+    counts["wall_s"] = round(time.time() - t0, 1)
+    mx.say("randmodel: seeds %d:%d: %s" % (a, b, json.dumps(counts)))
+    return 1 if bad else 0
+
+
+def tally(counts, res):
+    counts["models"] += 1
+    for c in res["cells"].values():
+        counts["cells"] += 1
+        v = c["verdict"]
+        counts[{"agrees": "agree", "refused": "refused"}.get(v, "failed")] += 1
+        if v == "FAILED" and c.get("known"):
+            counts["known"] += 1
+    for k, (v, t) in res["props"].items():
+        if v == "skip":
+            key = "%s: %s" % (k, t.split(":")[0])
+            counts["skips"][key] = counts["skips"].get(key, 0) + 1
+        elif v == "ok":
+            counts["props_ok"][k] = counts["props_ok"].get(k, 0) + 1
+
+
+def save(args, m, res):
+    """DIR/fail-SEED.yaml: the deck, the failures in its header."""
+    path = os.path.join(args.results, "fail-%d.yaml" % m.seed)
+    with open(path, "w") as f:
+        f.write("# FAILED: " + report_line(res).replace("\n", " ") + "\n")
+        f.write("# replay: tools/matrix.py --decks %s\n" % path)
+        f.write(m.deck())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
