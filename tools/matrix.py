@@ -479,7 +479,7 @@ def main():
     ap.add_argument("--json", help="also write every cell's result as JSON here")
     ap.add_argument("--decks", nargs="*")
     ap.add_argument("--schemes", help="comma-separated subset of the schemes")
-    ap.add_argument("--budget", type=float, default=0.25,
+    ap.add_argument("--budget", type=float, default=0.1,
                     help="seconds of lms2 at the deck's step one cell run may take (sets the end time)")
     args = ap.parse_args()
     mbsim = os.path.abspath(args.mbsim)

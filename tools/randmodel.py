@@ -86,7 +86,7 @@ def func(rng):
 class Model:
     """The deck of one seed."""
 
-    def __init__(self, seed, nmin=2, nmax=30, t_end=0.3):
+    def __init__(self, seed, nmin=2, nmax=30, t_end=0.1):
         rng = self.rng = random.Random(seed)
         self.seed = seed
         self.t_end = t_end
@@ -476,7 +476,7 @@ def main():
     ap.add_argument("--check", action="store_true", help="check the properties of --seeds")
     ap.add_argument("--seeds", default="0:50", help="A:B, seeds A to B-1")
     ap.add_argument("--bodies", default="2:30", help="fewest:most bodies")
-    ap.add_argument("--t-end", type=float, default=0.3)
+    ap.add_argument("--t-end", type=float, default=0.1)
     ap.add_argument("--mbsim", default=os.path.join(mx.TOP, "build", "mbsim"))
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--rotate", type=int, default=2,
