@@ -141,8 +141,21 @@ double ra_ncpower(struct ra *s, const struct ra_state *x, double part[2])
 			/* the dampers' and curves' power; linear springs and
 			 * preloads are in V */
 			struct bush_kin k;
+			double mth[3], Ji[9], thdot[3];
 			ra_bush_kin(x, f, &k);
+			/* A linear rotational spring's moment -K th (th = log of
+			 * R0^T R1) delivers -(K th).thd, thd the relative angular
+			 * velocity in marker 0's axes, while V holds 1/2 th.K th,
+			 * whose rate is (K th).th' with th' = J_l(th)^-1 thd
+			 * (J_l(th)^-1 = J_r(-th)^-1).  J_l^T th = th makes the two
+			 * equal for equal stiffnesses; for unequal ones the
+			 * difference is work that V does not hold. */
+			mth[0] = -k.th[0], mth[1] = -k.th[1], mth[2] = -k.th[2];
+			so3_jrinv(Ji, mth);
+			m3_mulv(thdot, Ji, k.thd);
 			for (int c = 0; c < 3; c++) {
+				if (!f->x->kc[3 + c])
+					P += f->x->K6[3 + c] * k.th[c] * (thdot[c] - k.thd[c]);
 				P -= f->x->C6[c] * k.dd[c] * k.dd[c] + f->x->C6[3 + c] * k.thd[c] * k.thd[c];
 				if (f->x->kc[c])
 					P -= bush_elastic(f, c, k.d[c]) * k.dd[c];
