@@ -383,6 +383,13 @@ def deck_list(args):
 def prepare(mbsim, path, work, budget):
     """Deck, plan and reference of one deck, or an error string."""
     deck = Deck(path, work)
+    try:
+        return prepare_deck(mbsim, deck, work, budget)
+    except (OSError, ValueError, KeyError) as e:  # the tool's own failure, reported as such
+        return deck, None, "tool: %r" % e
+
+
+def prepare_deck(mbsim, deck, work, budget):
     msg = check(mbsim, deck, [])
     if msg:
         return deck, None, "deck refused as it is: " + msg

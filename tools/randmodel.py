@@ -39,7 +39,6 @@ import os
 import random
 import resource
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -100,7 +99,6 @@ class Model:
         self.pos = {"ground": np.zeros(3)}
         self.jtype = {}
         self.used = set()
-        self.aniso_bushing = False
         self.make_bodies()
         self.make_loops()
         self.make_forces()
@@ -392,16 +390,12 @@ def prop_rest(mbsim, deck, model):
     return "FAILED", "run --from-static moves: max |v| or |w| %.3g > 1e-6" % vmax
 
 
-def known(model, cell, form):
+def known(model, cell, form, c):
     """The defect a cell's failure is explained by (docs/results/matrix.md), or ''."""
     pid_i = "motor pi" in model.kinds or "motor pid" in model.kinds
     if pid_i and (cell in ("rn4", "w2", "adams", "bdf") or form == "tree"):
-        return "integral control under rn4/w2/adams/tree"
-    if cell == "fi" and "closed loop" in model.kinds:
-        return "fi convergence test"
-    if "rsda" in model.kinds:
-        return "rsda wrapped to +-pi (if the angle passes pi)"
-    return ""
+        return "integral control under rn4/w2/adams/bdf/tree"
+    return newton_known(c.get("message", ""), model)[len(" [known: "):-1]
 
 
 def newton_known(msg, model):
@@ -432,12 +426,9 @@ def check_seed(mbsim, seed, args, cols, work):
         p = corder if R["constrained"] else order
         c = mx.run_cell(mbsim, deck, s, form, p, tolctl, R["h"], R["t_end"], R["k"], R)
         if c["verdict"] == "FAILED":
-            c["known"] = known(m, s, form)
+            c["known"] = known(m, s, form, c)
         res["cells"]["%s/%s" % (s, form)] = c
     res["props"]["energy"] = prop_energy(deck)
-    if res["props"]["energy"][0] == "FAILED" and m.aniso_bushing:
-        res["props"]["energy"] = ("FAILED", res["props"]["energy"][1] +
-                                  " [known: bushing with unequal rotational stiffnesses]")
     res["props"]["rest"] = prop_rest(mbsim, deck, m)
     shutil.rmtree(deck.dir, ignore_errors=True)
     return res, m
@@ -517,8 +508,13 @@ def check_many(args):
     try:
         with cf.ThreadPoolExecutor(args.jobs) as ex:
             futs = [ex.submit(check_seed, mbsim, s, args, cols, work) for s in range(a, b)]
-            for fut in futs:
-                res, m = fut.result()
+            for seed, fut in zip(range(a, b), futs):
+                try:
+                    res, m = fut.result()
+                except (OSError, ValueError, KeyError) as e:  # the tool's own failure
+                    m = Model(seed, args.bmin, args.bmax, args.t_end)
+                    res = {"seed": seed, "kinds": sorted(m.kinds), "n": m.n, "cells": {},
+                           "props": {"tool": ("FAILED", repr(e))}}
                 tally(counts, res)
                 if failed(res):
                     bad.append(res)
