@@ -118,7 +118,8 @@ class Deck:
         d = yaml.safe_load(text) or {}
         integ = d.get("integrator") or {}
         t = d.get("time") or {}
-        self.h0 = float(integ.get("step", 1e-3)) if not isinstance(integ.get("step"), str) else 1e-3
+        # numbers, not expressions of parameters: a ValueError names the deck
+        self.h0 = float(integ.get("step", 1e-3))
         self.t0 = float(t.get("start", 0) or 0)
         self.t_end = float(t.get("end"))
         self.runs = 0
@@ -382,7 +383,11 @@ def deck_list(args):
 
 def prepare(mbsim, path, work, budget):
     """Deck, plan and reference of one deck, or an error string."""
-    deck = Deck(path, work)
+    try:
+        deck = Deck(path, work)
+    except (OSError, ValueError, TypeError) as e:
+        deck = type("Unread", (), {"name": path, "runs": 0})()
+        return deck, None, "tool: time.end or integrator.step not read as numbers: %r" % e
     try:
         return prepare_deck(mbsim, deck, work, budget)
     except (OSError, ValueError, KeyError) as e:  # the tool's own failure, reported as such

@@ -434,6 +434,13 @@ def check_seed(mbsim, seed, args, cols, work):
     return res, m
 
 
+def timed_seed(mbsim, seed, args, cols, work, t0):
+    """check_seed, or (None, None) once --time-limit seconds have passed."""
+    if args.time_limit and time.time() - t0 > args.time_limit:
+        return None, None
+    return check_seed(mbsim, seed, args, cols, work)
+
+
 def failed(res):
     return [k for k, c in res["cells"].items() if c["verdict"] == "FAILED"] + \
         [k for k, (v, _) in res["props"].items() if v == "FAILED"]
@@ -473,6 +480,8 @@ def main():
     ap.add_argument("--rotate", type=int, default=2,
                     help="schemes per seed besides lms2/ra, rn4/rp, rn4/tree, in turn over all")
     ap.add_argument("--budget", type=float, default=0.05)
+    ap.add_argument("--time-limit", type=float, default=0,
+                    help="start no seed after this many seconds (0: no limit); the rest count as not_run")
     ap.add_argument("--results", default=os.path.join(mx.TOP, "build", "randmodel"),
                     help="directory of fail-SEED.yaml and summary.json")
     args = ap.parse_args()
@@ -502,15 +511,19 @@ def check_many(args):
     t0 = time.time()
     os.makedirs(args.results, exist_ok=True)
     work = tempfile.mkdtemp(prefix="randmodel.")
-    counts = {"models": 0, "cells": 0, "agree": 0, "refused": 0, "failed": 0, "known": 0,
+    counts = {"models": 0, "not_run": 0, "cells": 0, "agree": 0, "refused": 0, "failed": 0, "known": 0,
               "skips": {}, "props_ok": {}}
     bad = []
     try:
         with cf.ThreadPoolExecutor(args.jobs) as ex:
-            futs = [ex.submit(check_seed, mbsim, s, args, cols, work) for s in range(a, b)]
-            for seed, fut in zip(range(a, b), futs):
+            futs = {ex.submit(timed_seed, mbsim, s, args, cols, work, t0): s for s in range(a, b)}
+            for fut in cf.as_completed(futs):
+                seed = futs[fut]
                 try:
                     res, m = fut.result()
+                    if res is None:
+                        counts["not_run"] += 1
+                        continue
                 except (OSError, ValueError, KeyError) as e:  # the tool's own failure
                     m = Model(seed, args.bmin, args.bmax, args.t_end)
                     res = {"seed": seed, "kinds": sorted(m.kinds), "n": m.n, "cells": {},
@@ -519,12 +532,14 @@ def check_many(args):
                 if failed(res):
                     bad.append(res)
                     save(args, m, res)
+                    print(report_line(res), flush=True)
+                if counts["models"] % 50 == 0:
+                    mx.say("randmodel: %d models, %d failed, %.0f s" % (
+                        counts["models"], len(bad), time.time() - t0))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     with open(os.path.join(args.results, "summary.json"), "w") as f:
         json.dump({"counts": counts, "failures": [report_line(r) for r in bad]}, f, indent=1)
-    for r in bad:
-        print(report_line(r))
     cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     counts["cpu_s"] = round(cpu.ru_utime + cpu.ru_stime, 1)
     counts["wall_s"] = round(time.time() - t0, 1)
