@@ -39,6 +39,8 @@ import numpy as np
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 S_SAFETY = 4.0
+LEVELS = 2          # h, then h/4
+RUN_TIMEOUT = 300   # s of wall time per run
 BEGIN, END = "<!-- matrix table: generated -->", "<!-- matrix table: end -->"
 REL_FLOOR = 1e-6
 # (group, dataset, description); every one the file has is compared
@@ -125,7 +127,7 @@ class Deck:
         self.runs = 0
 
 
-def run(mbsim, deck, extra, out, timeout=600):
+def run(mbsim, deck, extra, out, timeout=RUN_TIMEOUT):
     """mbsim run DECK -o OUT --json with EXTRA arguments: (summary dict, stderr)."""
     argv = [mbsim, "run", deck.file, "-o", out, "--force", "--json"] + extra
     deck.runs += 1
@@ -321,15 +323,15 @@ def run_pair(mbsim, deck, base, tolctl, h, t_end, k, tol):
 
 def run_cell(mbsim, deck, scheme, form, order, tolctl, h, t_end, k, R):
     """One cell: 'refused' with the message of mbsim check, or the judged
-    comparison at the first of h, h/4, h/16 (tol 1e-7, 1e-9, 1e-11 when
-    error-controlled) where both runs complete and agree; a cell that
-    agrees at none of them FAILED with the finest's result."""
+    comparison at the first of h, h/4 (tol 1e-7, 1e-9 when error-controlled)
+    where both runs complete and agree; a cell that agrees at neither
+    FAILED with the finer one's result."""
     base = cell_sets(scheme, form)
     msg = check(mbsim, deck, base)
     if msg:
         return {"verdict": "refused", "message": msg}
     res = None
-    for level in range(3):
+    for level in range(LEVELS):
         hh, kk, tol = h / 4 ** level, k * 4 ** level, 1e-7 / 100 ** level
         outs, res = run_pair(mbsim, deck, base, tolctl, hh, t_end, k if tolctl else kk, tol)
         if outs is None:
@@ -491,7 +493,7 @@ def main():
     ap.add_argument("--json", help="also write every cell's result as JSON here")
     ap.add_argument("--decks", nargs="*")
     ap.add_argument("--schemes", help="comma-separated subset of the schemes")
-    ap.add_argument("--budget", type=float, default=0.1,
+    ap.add_argument("--budget", type=float, default=0.03,
                     help="seconds of lms2 at the deck's step one cell run may take (sets the end time)")
     args = ap.parse_args()
     mbsim = os.path.abspath(args.mbsim)
@@ -511,6 +513,7 @@ def main():
                     say("matrix: %s: %s" % (deck.name, err))
                 else:
                     prepared[deck.name] = (deck, R)
+            cols = [(s, f) for s, forms, *_ in sch for f in forms]
             jobs = {}
             for name, (deck, R) in prepared.items():
                 for s, forms, order, corder, tolctl in sch:
@@ -519,7 +522,12 @@ def main():
                         jobs[(name, s, form)] = ex.submit(
                             run_cell, mbsim, deck, s, form, p, tolctl, R["h"], R["t_end"], R["k"], R)
             results, failures = {}, []
-            for (name, s, form), fut in jobs.items():
+            for n_done, ((name, s, form), fut) in enumerate(jobs.items()):
+                if n_done and n_done % 200 == 0:  # a partial table, in case the run is stopped
+                    partial = {d: dict(r, _info={"text": "(partial)"}) for d, r in results.items()}
+                    write_table(args.out, partial, cols, "PARTIAL: %d of %d cells." % (
+                        n_done, len(jobs)), errors)
+                    say("matrix: %d of %d cells, %.0f s" % (n_done, len(jobs), time.time() - t_start))
                 try:
                     c = fut.result()
                 except Exception as e:  # a cell that crashed the tool is a failure too
@@ -528,10 +536,9 @@ def main():
                 if c["verdict"] == "FAILED":
                     failures.append(failure_line(name, s, form, c))
         for name, (deck, R) in prepared.items():
-            results[name]["_info"] = {"text": "h = %g s to t = %g s (%d samples); reference %s; %s" % (
+            results.setdefault(name, {})["_info"] = {"text": "h = %g s to t = %g s (%d samples); reference %s; %s" % (
                 R["h"], R["t_end"], len(R["grid"]), R["scheme"],
                 "constrained (orders: the schemes' constrained orders)" if R["constrained"] else "unconstrained")}
-        cols = [(s, f) for s, forms, *_ in sch for f in forms]
         runs = sum(d.runs for d, _ in prepared.values())
         wall = time.time() - t_start
         cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
