@@ -369,11 +369,13 @@ int bdf_step_ode(struct odeint *O, double h, double *t1, double *h_next)
 {
 	int st;
 	double tout = O->t + h;
-	if (O->n == 0) {	/* nothing to integrate: fixed joints only */
+	if (O->n == 0) {
+		/* nothing to integrate (fixed joints, driven coordinates):
+		 * f at tout makes the body state, which drivers move */
 		O->t = tout;
 		*h_next = h;
 		*t1 = tout;
-		return INTEG_OK;
+		return odeint_rhs(O, O->t, O->y, O->yd, O->ydd);
 	}
 	if (O->restart || !O->cv) {
 		if ((st = bdf_start(O)))
