@@ -37,6 +37,8 @@ import time
 import h5py
 import numpy as np
 
+import mbsimlib
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 S_SAFETY = 4.0
 LEVELS = 2          # h, then h/4
@@ -135,15 +137,9 @@ def run(mbsim, deck, extra, out, timeout=RUN_TIMEOUT):
         p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return {"status": "failed", "message": "timed out after %d s" % timeout}, ""
-    try:
-        j = json.loads(p.stdout)
-    except ValueError:
-        j = {"status": "failed", "message": (p.stderr or p.stdout).strip()[-400:]}
-    if p.returncode != 0:
-        j["status"] = "failed"
-        j["rc"] = p.returncode
-        if not j.get("message"):
-            j["message"] = p.stderr.strip()[-400:]
+    j = mbsimlib.run_summary(p)
+    if not j.get("message") and j["status"] == "failed":
+        j["message"] = p.stderr.strip()[-300:]
     return j, p.stderr
 
 
