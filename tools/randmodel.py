@@ -392,9 +392,6 @@ def prop_rest(mbsim, deck, model):
 
 def known(model, cell, form, c):
     """The defect a cell's failure is explained by (docs/results/matrix.md), or ''."""
-    pid_i = "motor pi" in model.kinds or "motor pid" in model.kinds
-    if pid_i and (cell in ("rn4", "w2", "adams", "bdf") or form == "tree"):
-        return "integral control under rn4/w2/adams/bdf/tree"
     return newton_known(c.get("message", ""), model)[len(" [known: "):-1]
 
 
