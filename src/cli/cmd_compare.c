@@ -39,6 +39,7 @@ struct result {
 	double max_abs, max_rel, t_worst, rtol, atol;
 	int pass, missing;	/* missing: 1 only in A, 2 only in B (both not compared),
 				 * 3 unreadable or of different shapes (fails) */
+	int compared;
 };
 
 static int parse_num(const char *s, double *v)
@@ -156,26 +157,55 @@ static void tol_for(const struct cmp_opts *c, const char *path, double *rtol, do
 }
 
 struct files {
+	const char *name[2];
 	struct h5in *f[2];
 	struct h5r_data t[2];
 	long n, *ia, *ib;
+	int ncmp;		/* datasets compared */
 };
+
+/* Read r's dataset from file i into d; 0, or -1 after a message naming
+ * the file and the dataset (a dataset listed but unreadable: a string
+ * where numbers belong, a damaged header). */
+static int read_one(struct files *F, int i, const struct result *r, struct h5r_data *d)
+{
+	char err[1024];
+	if (h5r_read(F->f[i], r->path, d, err, sizeof err) == 0)
+		return 0;
+	fprintf(stderr, "mbsim: error: %s: %s\n", F->name[i], err);
+	return -1;
+}
 
 static void compare_one(const struct cmp_opts *c, struct files *F, struct result *r)
 {
 	struct h5r_data d[2];
-	char err[1024];
 	tol_for(c, r->path, &r->rtol, &r->atol);
 	r->pass = 1;
-	int ok0 = h5r_read(F->f[0], r->path, &d[0], err, sizeof err) == 0;
-	int ok1 = h5r_read(F->f[1], r->path, &d[1], err, sizeof err) == 0;
+	if (r->missing == 1 || r->missing == 2) {
+		/* in one file only: not compared, but it must be readable */
+		int i = r->missing - 1;
+		if (read_one(F, i, r, &d[0]) == 0) {
+			h5r_data_release(&d[0]);
+			return;
+		}
+		r->missing = 3;
+		r->pass = 0;
+		return;
+	}
+	int ok0 = read_one(F, 0, r, &d[0]) == 0;
+	int ok1 = read_one(F, 1, r, &d[1]) == 0;
 	/* rows past /time's: a flush the writer did not finish (h5.h) */
 	if (!ok0 || !ok1 || d[0].cols != d[1].cols || d[0].rows < F->t[0].rows ||
 	    d[1].rows < F->t[1].rows) {
+		if (ok0 && ok1)
+			fprintf(stderr, "mbsim: error: '%s' has %ld x %d values in %s and %ld x %d "
+				"in %s (%ld and %ld samples)\n", r->path, d[0].rows, d[0].cols,
+				F->name[0], d[1].rows, d[1].cols, F->name[1], F->t[0].rows, F->t[1].rows);
 		r->missing = 3;
 		r->pass = 0;
 		goto out;
 	}
+	r->compared = 1;
 	int cols = d[0].cols, quat = cli_is_quat(r->path, cols);
 	for (long k = 0; k < F->n; k++) {
 		const double *x = d[0].v + (size_t)F->ia[k] * (size_t)cols;
@@ -203,6 +233,25 @@ out:
 		h5r_data_release(&d[0]);
 	if (ok1)
 		h5r_data_release(&d[1]);
+}
+
+/* Compare every dataset of r, in the order h5r_read_order gives for B
+ * (each block of a series read once); the number of failures. */
+static int compare_all(const struct cmp_opts *c, struct files *F, struct result *r, int n)
+{
+	char **paths = xmalloc(((size_t)n + 1) * sizeof(char *));
+	int *order = xmalloc(((size_t)n + 1) * sizeof(int)), nfail = 0;
+	for (int i = 0; i < n; i++)
+		paths[i] = r[i].path;
+	h5r_read_order(F->f[1], paths, n, order);
+	for (int i = 0; i < n; i++) {
+		struct result *x = &r[order[i]];
+		compare_one(c, F, x);
+		nfail += !x->pass;
+	}
+	free(order);
+	free(paths);
+	return nfail;
 }
 
 /* The datasets to compare: named ones, or those under the compared groups
@@ -312,8 +361,11 @@ static void report(const struct cmp_opts *c, const struct files *F, const struct
 		printf("%-*s  %12.4e  %12.4e  %10.6g  %8.2g  %8.2g  %s\n", w, r[i].path, r[i].max_abs,
 		       r[i].max_rel, r[i].t_worst, r[i].rtol, r[i].atol, r[i].pass ? "ok" : "FAIL");
 	}
-	printf("\n%s: %d of %d datasets differ beyond tolerance\n", nfail ? "FAIL" : "ok", nfail,
-	       n);
+	if (F->ncmp == 0)
+		printf("\nFAIL: no dataset compared (none in both files)\n");
+	else
+		printf("\n%s: %d of %d datasets differ beyond tolerance\n", nfail ? "FAIL" : "ok",
+		       nfail, n);
 }
 
 int cmd_compare(int argc, char **argv)
@@ -330,6 +382,8 @@ int cmd_compare(int argc, char **argv)
 	struct files F;
 	memset(&F, 0, sizeof F);
 	const char *name[2] = { c.a, c.b };
+	F.name[0] = c.a;
+	F.name[1] = c.b;
 	char err[1024];
 	rc = EXIT_OK;
 	for (int i = 0; i < 2 && rc == EXIT_OK; i++) {
@@ -353,10 +407,15 @@ int cmd_compare(int argc, char **argv)
 			  F.ia[F.n - 1] == F.t[0].rows - 1 && F.ib[F.n - 1] == F.t[1].rows - 1;
 		nfail += !time_ok;
 		n = collect(&c, &F, &r);
-		for (int i = 0; i < n; i++) {
-			if (!r[i].missing)
-				compare_one(&c, &F, &r[i]);
-			nfail += !r[i].pass && r[i].missing != 1 && r[i].missing != 2;
+		nfail += compare_all(&c, &F, r, n);
+		for (int i = 0; i < n; i++)
+			F.ncmp += r[i].compared;
+		if (F.ncmp == 0) {
+			/* a file of /time alone, or of other series than the
+			 * reference's, must not pass */
+			fprintf(stderr, "mbsim: error: no dataset compared: %s and %s have no "
+				"series in common\n", c.a, c.b);
+			nfail++;
 		}
 		report(&c, &F, r, n, time_ok, nfail);
 		rc = nfail ? EXIT_SIM : EXIT_OK;

@@ -278,6 +278,32 @@ struct series_set {
 	long **idx;		/* per file: row of each common sample */
 };
 
+/* Enough common samples for an order: two at least, since the first is
+ * the initial state, the same in every run and the reference (error 0 at
+ * any step size: a reference of t0 alone gave every error 0, and every
+ * order passed).  A reference that ends before the runs (a killed run)
+ * is said.  0, or -1 after the message. */
+static int check_common(const struct study *st, const struct series_set *S)
+{
+	long n = S->ncommon;
+	const struct h5r_data *tr = &S->time[S->nf - 1], *t0 = &S->time[0];
+	if (n < 2) {
+		fprintf(stderr, "mbsim: error: converge: the runs and the reference share %ld sample "
+			"time%s (compared within 1e-9 max(1,|t|)), 2 at least needed: the first is the "
+			"initial state, exact in every run; the reference (%ld samples, t = %.6g..%.6g) "
+			"must contain samples at multiples of %g s\n", n, n == 1 ? "" : "s",
+			tr->rows, tr->rows ? tr->v[0] : NAN, tr->rows ? tr->v[tr->rows - 1] : NAN,
+			st->c->h[0]);
+		return -1;
+	}
+	double tl = S->time[0].v[S->idx[0][n - 1]];
+	if (t0->rows > 0 && tl < t0->v[t0->rows - 1] && !st->c->quiet)
+		fprintf(stderr, "mbsim: warning: converge: the reference ends at t = %.6g, before "
+			"the runs (t = %.6g): errors measured up to t = %.6g only\n",
+			tr->v[tr->rows - 1], t0->v[t0->rows - 1], tl);
+	return 0;
+}
+
 static int open_all(struct study *st, struct series_set *S)
 {
 	int nf = st->c->nh + 1;
@@ -297,42 +323,8 @@ static int open_all(struct study *st, struct series_set *S)
 	if (h5r_attr_str(S->f[nf - 1], "/", "status", err, sizeof err) == 0 &&
 	    strcmp(err, "complete") != 0 && !st->c->quiet)
 		fprintf(stderr, "mbsim: warning: reference status is '%s'\n", err);
-	/* common = reference times present in every run */
-	struct h5r_data *tr = &S->time[nf - 1];
-	long n = tr->rows;
-	long *keep = xmalloc(((size_t)n + 1) * sizeof(long));
-	for (long j = 0; j < n; j++)
-		keep[j] = j;
-	double *tk = xmalloc(((size_t)n + 1) * sizeof(double));
-	long *ia = xmalloc(((size_t)n + 1) * sizeof(long)), *ib = xmalloc(((size_t)n + 1) * sizeof(long));
-	for (int i = 0; i < nf - 1; i++) {
-		for (long j = 0; j < n; j++)
-			tk[j] = tr->v[keep[j]];
-		long m = h5r_match_times(tk, n, S->time[i].v, S->time[i].rows, ia, ib);
-		for (long j = 0; j < m; j++)
-			keep[j] = keep[ia[j]];
-		n = m;
-	}
-	S->ncommon = n;
-	for (int i = 0; i < nf; i++) {
-		S->idx[i] = xmalloc(((size_t)n + 1) * sizeof(long));
-		for (long j = 0; j < n; j++)
-			tk[j] = tr->v[keep[j]];
-		long m = h5r_match_times(tk, n, S->time[i].v, S->time[i].rows, ia, ib);
-		for (long j = 0; j < m; j++)
-			S->idx[i][j] = ib[j];
-	}
-	free(keep);
-	free(tk);
-	free(ia);
-	free(ib);
-	if (n == 0) {
-		fprintf(stderr, "mbsim: error: converge: the runs and the reference share no sample "
-			"times (compared within 1e-9 max(1,|t|)); the reference must contain samples "
-			"at multiples of %g s\n", st->c->h[0]);
-		return -1;
-	}
-	return 0;
+	S->ncommon = h5r_common_samples(S->time, nf, S->idx);
+	return check_common(st, S);
 }
 
 static void close_all(struct series_set *S)
@@ -430,6 +422,27 @@ static double slope(const double *e, const double *h, int n)
 	if (m < 2 || den == 0)
 		return NAN;
 	return (m * sxy - sx * sy) / den;
+}
+
+/* Every quantity, in the order h5r_read_order gives for the reference
+ * (each block of a series read once); an exit status. */
+static int measure_all(struct study *st, struct series_set *S, struct qty *q, int nq)
+{
+	char **paths = xmalloc(((size_t)nq + 1) * sizeof(char *));
+	int *ord = xmalloc(((size_t)nq + 1) * sizeof(int)), rc = 0;
+	for (int k = 0; k < nq; k++)
+		paths[k] = q[k].path;
+	h5r_read_order(S->f[S->nf - 1], paths, nq, ord);
+	for (int i = 0; i < nq && !rc; i++) {
+		struct qty *x = &q[ord[i]];
+		if (measure(st, S, x))
+			rc = EXIT_USAGE;
+		x->slope = slope(x->rms, st->c->h, st->c->nh);
+		x->max_slope = slope(x->max, st->c->h, st->c->nh);
+	}
+	free(ord);
+	free(paths);
+	return rc;
 }
 
 /* ---- output ---- */
@@ -715,6 +728,14 @@ static int check_reference(struct study *st)
 		fprintf(stderr, "mbsim: error: --reference: %s (want auto, kinematic or FILE.h5)\n", err);
 		return EXIT_USAGE;
 	}
+	struct h5r_data t;
+	if (h5r_read_time(f, &t, err, sizeof err)) {
+		/* before any run: nothing to compare with */
+		fprintf(stderr, "mbsim: error: --reference %s: %s\n", ref, err);
+		h5r_close(&f);
+		return EXIT_USAGE;
+	}
+	h5r_data_release(&t);
 	char integ[64];
 	if (h5r_attr_str(f, "/", "integrator", integ, sizeof integ) == 0)
 		snprintf(st->refdesc, sizeof st->refdesc, "file %s (integrator %s)", ref, integ);
@@ -746,12 +767,8 @@ static int study(struct study *st)
 	memset(&S, 0, sizeof S);
 	if (!rc)
 		rc = open_all(st, &S) ? EXIT_SIM : 0;
-	for (int k = 0; k < nq && !rc; k++) {
-		if (measure(st, &S, &q[k]))
-			rc = EXIT_USAGE;
-		q[k].slope = slope(q[k].rms, c->h, nh);
-		q[k].max_slope = slope(q[k].max, c->h, nh);
-	}
+	if (!rc)
+		rc = measure_all(st, &S, q, nq);
 	if (!rc) {
 		if (c->json)
 			print_json(st, q, nq, S.ncommon);

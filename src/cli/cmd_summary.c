@@ -182,7 +182,7 @@ static int read_row(const char *file, const struct squant *q, int nq, struct row
 	double mean = attr(f, "mean_newton_iterations");
 	r->newton = round(mean * r->steps);	/* the total: mean over the steps taken */
 	struct h5r_data t;
-	if (h5r_read(f, "/time", &t, err, sizeof err) == 0) {
+	if (h5r_read_time(f, &t, err, sizeof err) == 0) {
 		/* a killed run's series may be longer than /time (mbsim-output(5)) */
 		r->t_end = t.rows ? t.v[t.rows - 1] : NAN;
 		r->max_pos = series_max(f, "/constraints/position_residual", t.rows);

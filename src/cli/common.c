@@ -7,6 +7,7 @@
 #include "../io/h5read.h"
 #include "../sim/check_t0.h"
 #include "../sim/sim.h"
+#include "../util/file.h"
 #include "../util/suggest.h"
 #include "../util/interrupt.h"
 #include "../util/spawn.h"
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* The one piece of process-wide state lives in util/interrupt.h, where
  * the loader, the builder and the assembly can poll it too. */
@@ -335,6 +337,17 @@ int cli_check_output_begin(const char *usage, const char *deck, const char *out,
 	memset(c, 0, sizeof(*c));
 	c->usage = usage;
 	c->out = out;
+	if (lstat(out, &so) == 0 && S_ISLNK(so.st_mode) && stat(out, &sd) != 0) {
+		/* the writer would create the file the link names, wherever
+		 * that is (even with --force: there is nothing to overwrite) */
+		char to[1024];
+		ssize_t n = readlink(out, to, sizeof to - 1);
+		to[n > 0 ? n : 0] = 0;
+		cli_usage_error(usage, "output '%s' is a symbolic link to '%s', which does not "
+				"exist: refusing to create a file through it (remove the link or "
+				"name the file)", out, to);
+		return -1;
+	}
 	if (force || stat(out, &so) != 0)
 		return 0;	/* nothing there yet: the writer reports other errors */
 	if (stat(deck, &sd) == 0 && so.st_dev == sd.st_dev && so.st_ino == sd.st_ino) {
@@ -348,11 +361,11 @@ int cli_check_output_begin(const char *usage, const char *deck, const char *out,
 	}
 	if (S_ISCHR(so.st_mode))
 		return 0;	/* /dev/null, /dev/full: no contents to lose */
-	if (!S_ISREG(so.st_mode)) {
+	if (file_not_regular(&so)) {
 		/* a FIFO would block the reading below until a writer came */
-		cli_usage_error(usage, "output '%s' exists and is not a regular file (a FIFO, "
-				"socket or block device): refusing to write to it (--force to "
-				"write it anyway)", out);
+		cli_usage_error(usage, "output '%s' exists and is %s, not a regular file: "
+				"refusing to write to it (--force to write it anyway)", out,
+				file_not_regular(&so));
 		return -1;
 	}
 	c->asked = 1;

@@ -1,5 +1,6 @@
 /* h5read.c - HDF5 reader (h5read.h). */
 #include "h5read.h"
+#include "../util/file.h"
 #include "../util/xalloc.h"
 
 #include <hdf5.h>
@@ -8,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/stat.h>
 
 struct h5in {
 	hid_t file;
@@ -16,11 +19,13 @@ struct h5in {
 	size_t tab_w;
 	long tab_n;
 	long *tab_order;	/* entries sorted by name (table_find) */
-	/* the series read whole last, whose slices logical names take,
-	 * with the path of its names table and its offsets (or NULL) */
+	/* the block of the series read last that logical names take
+	 * their slices from: its entries [blk0, blk1) along the second
+	 * axis (all of them when the series is small), with the path of
+	 * its names table and its offsets (or NULL) */
 	char *ds_path, *ds_table;
 	struct h5r_data whole, ds_off;
-	long ds_d1, ds_d2;
+	long ds_d1, ds_d2, blk0, blk1;
 	int ds_nd;
 };
 
@@ -31,6 +36,18 @@ struct h5in *h5r_open(const char *path, char *err, size_t errlen)
 	 * which crashed after a failed write (h5.c, h5_create) */
 	H5dont_atexit();
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+	/* before the library opens it: a FIFO would block open(2) until a
+	 * writer came, a device might never end */
+	struct stat st;
+	const char *kind = NULL;
+	if (stat(path, &st) != 0) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	if ((kind = file_not_regular(&st))) {
+		snprintf(err, errlen, "cannot read '%s': it is %s, not an HDF5 file", path, kind);
+		return NULL;
+	}
 	if (H5Fis_hdf5(path) <= 0) {
 		snprintf(err, errlen, "cannot read '%s': not an HDF5 file or not readable", path);
 		return NULL;
@@ -330,18 +347,29 @@ static int read_ds(struct h5in *f, hid_t ds, const char *path, long k, hsize_t c
 	return rc;
 }
 
-/* Series up to this size are read whole once, and their slices taken in
- * memory: compare reads every body's slice in turn, and reading each from
- * the file touched every chunk of the series again (quadratic in the
- * bodies; a damaged names table of 4000 one-byte names took 0.5 s). */
-#define H5R_WHOLE_MAX (64.0 * 1024 * 1024)
+/* The slices of a series are taken from a block of its entries read at
+ * once: all of them when the series holds up to H5R_BLOCK_MAX bytes, else
+ * as many consecutive entries as fit in that size.  compare and converge
+ * read every body's slice in turn (h5r_read_order: series by series, each
+ * in the order of its names table), so each block is read once and the
+ * readers are linear in the size of the file; reading each slice from the
+ * file touched every chunk of the series again (quadratic in the bodies:
+ * 10^4 bodies took 20 s). */
+#define H5R_BLOCK_MAX (64.0 * 1024 * 1024)
 
 static int cut(struct h5in *f, const char *path, long k, hsize_t c0, hsize_t c1,
 	       struct h5r_data *d, char *err, size_t errlen);
 
+/* 1 when entry k (columns [c0, c1) when c1 > 0) lies in the block kept. */
+static int in_block(const struct h5in *f, long k, hsize_t c0, hsize_t c1)
+{
+	long a = c1 > 0 ? (long)c0 : k, b = c1 > 0 ? (long)c1 : k + 1;
+	return f->whole.v && f->blk0 <= a && b <= f->blk1;
+}
+
 /* Entry k (columns [c0, c1) when c1 > 0) of the series ds at path, whose
- * names table is table and offsets off (NULL when none): read whole and
- * kept with them (f->ds_*) when small. */
+ * names table is table and offsets off (NULL when none): read with the
+ * block of entries around it, kept with them (f->ds_*). */
 static int slice(struct h5in *f, hid_t ds, const char *path, const char *table,
 		 struct h5r_data *off, long k, hsize_t c0, hsize_t c1, struct h5r_data *d,
 		 char *err, size_t errlen)
@@ -349,18 +377,28 @@ static int slice(struct h5in *f, hid_t ds, const char *path, const char *table,
 	hid_t sp = H5Dget_space(ds);
 	int nd = H5Sget_simple_extent_ndims(sp);
 	hsize_t dims[3] = { 0, 1, 1 };
-	if (nd < 2 || nd > 3 || H5Sget_simple_extent_dims(sp, dims, NULL) < 0 ||
-	    8.0 * (double)dims[0] * (double)dims[1] * (double)dims[2] > H5R_WHOLE_MAX) {
-		H5Sclose(sp);
-		return read_ds(f, ds, path, k, c0, c1, d, err, errlen);
-	}
+	int bad = nd < 2 || nd > 3 || H5Sget_simple_extent_dims(sp, dims, NULL) < 0;
 	H5Sclose(sp);
+	long a = c1 > 0 ? (long)c0 : k, b = c1 > 0 ? (long)c1 : k + 1;
+	if (bad || (hsize_t)b > dims[1])
+		return read_ds(f, ds, path, k, c0, c1, d, err, errlen);
+	/* entries of the block: at least the one asked for */
+	double per = 8.0 * (double)dims[0] * (double)dims[2];
+	long n = per > 0 ? (long)fmin((double)dims[1], floor(H5R_BLOCK_MAX / per)) : (long)dims[1];
+	long b0 = n >= (long)dims[1] ? 0 : a, b1 = n >= (long)dims[1] ? (long)dims[1] : a + n;
+	if (b1 < b)
+		b1 = b;
+	if (b1 > (long)dims[1])
+		b1 = (long)dims[1];
 	free(f->ds_path);
 	free(f->ds_table);
 	f->ds_path = f->ds_table = NULL;
 	h5r_data_release(&f->whole);
 	h5r_data_release(&f->ds_off);
-	if (read_ds(f, ds, path, -1, 0, 0, &f->whole, err, errlen))
+	int rc = b0 == 0 && b1 == (long)dims[1] ?
+		 read_ds(f, ds, path, -1, 0, 0, &f->whole, err, errlen) :
+		 read_ds(f, ds, path, b0, (hsize_t)b0, (hsize_t)b1, &f->whole, err, errlen);
+	if (rc)
 		return -1;
 	f->ds_path = xstrdup(path);
 	f->ds_table = xstrdup(table);
@@ -371,20 +409,24 @@ static int slice(struct h5in *f, hid_t ds, const char *path, const char *table,
 	f->ds_d1 = (long)dims[1];
 	f->ds_d2 = (long)dims[2];
 	f->ds_nd = nd;
+	f->blk0 = b0;
+	f->blk1 = b1;
 	return cut(f, path, k, c0, c1, d, err, errlen);
 }
 
-/* Entry k (columns [c0, c1) when c1 > 0) of the series kept whole. */
+/* Entry k (columns [c0, c1) when c1 > 0) of the block kept. */
 static int cut(struct h5in *f, const char *path, long k, hsize_t c0, hsize_t c1,
 	       struct h5r_data *d, char *err, size_t errlen)
 {
 	const struct h5r_data *w = &f->whole;
-	long d1 = f->ds_d1, d2 = f->ds_d2;
-	if ((long)w->cols != d1 * d2 || (c1 == 0 && k >= d1)) {
-		snprintf(err, errlen, "dataset '%s' has %ld entries, not %ld", path, d1, k + 1);
+	long d2 = f->ds_d2;
+	if ((long)w->cols != (f->blk1 - f->blk0) * d2 || !in_block(f, k, c0, c1)) {
+		snprintf(err, errlen, "dataset '%s' has %ld entries, not %ld", path, f->ds_d1,
+			 (c1 > 0 ? (long)c1 : k + 1));
 		return -1;
 	}
-	long from = c1 > 0 ? (long)c0 * d2 : k * d2, n = c1 > 0 ? (long)(c1 - c0) * d2 : d2;
+	long from = ((c1 > 0 ? (long)c0 : k) - f->blk0) * d2;
+	long n = c1 > 0 ? (long)(c1 - c0) * d2 : d2;
 	d->rows = w->rows;
 	d->cols = (int)n;
 	d->ndims = c1 == 0 && f->ds_nd == 2 ? 1 : 2;
@@ -395,39 +437,58 @@ static int cut(struct h5in *f, const char *path, long k, hsize_t c0, hsize_t c1,
 	return 0;
 }
 
+/* /GROUP/NAME/QTY -> the series /GROUP/QTY (qpath) and NAME; 0, or -1
+ * when path has no such form. */
+static int split_logical(const char *path, char *qpath, char *name)
+{
+	const char *g = path + (path[0] == '/'), *s1 = strchr(g, '/'), *s2 = strrchr(g, '/');
+	if (!s1 || s1 == s2 || s1 == g || !s2[1] || strlen(path) > 900)
+		return -1;
+	snprintf(qpath, 1024, "/%.*s/%s", (int)(s1 - g), g, s2 + 1);
+	snprintf(name, 1024, "%.*s", (int)(s2 - s1 - 1), s1 + 1);
+	return 0;
+}
+
+/* The slice of the block kept, when qpath is its series and NAME's
+ * columns are in it: 0 or -1 (err set), or -2 to read from the file. */
+static int read_kept(struct h5in *f, const char *path, const char *qpath, const char *name,
+		     struct h5r_data *d, char *err, size_t errlen)
+{
+	long k;
+	hsize_t c0 = 0, c1 = 0;
+	if (!f->ds_path || strcmp(f->ds_path, qpath) != 0)
+		return -2;
+	if (load_table(f, f->ds_table, err, errlen))
+		return -1;
+	if ((k = table_find(f, name)) < 0) {
+		snprintf(err, errlen, "no dataset '%s' ('%s' is not in %s)", path, name,
+			 f->ds_table);
+		return -1;
+	}
+	if (f->ds_off.v && (offsets_in(&f->ds_off, k, (hsize_t)f->ds_d1, &c0, &c1) || c1 == c0)) {
+		snprintf(err, errlen, "no columns of '%s' in '%s' (its offsets table)", name, qpath);
+		return -1;
+	}
+	return in_block(f, k, c0, c1) ? cut(f, qpath, k, c0, c1, d, err, errlen) : -2;
+}
+
 /* Logical name /GROUP/NAME/QTY: the slice of NAME in /GROUP/QTY, whose
  * attribute "names" is the path of the names table of its second axis;
  * -2 when path is no such name (no /GROUP/QTY with a names table). */
 static int read_logical(struct h5in *f, const char *path, struct h5r_data *d, char *err,
 			size_t errlen)
 {
-	const char *g = path + (path[0] == '/'), *s1 = strchr(g, '/'), *s2 = strrchr(g, '/');
-	if (!s1 || s1 == s2 || s1 == g || !s2[1] || strlen(path) > 900)
-		return -2;
 	char qpath[1024], name[1024];
-	snprintf(qpath, sizeof qpath, "/%.*s/%s", (int)(s1 - g), g, s2 + 1);
-	snprintf(name, sizeof name, "%.*s", (int)(s2 - s1 - 1), s1 + 1);
+	if (split_logical(path, qpath, name))
+		return -2;
+	int rc = read_kept(f, path, qpath, name, d, err, errlen);
+	if (rc != -2)
+		return rc;
 	long k;
 	hsize_t c0 = 0, c1 = 0;
-	if (f->ds_path && strcmp(f->ds_path, qpath) == 0) {
-		/* the series kept whole: no HDF5 call but for another table */
-		if (load_table(f, f->ds_table, err, errlen))
-			return -1;
-		if ((k = table_find(f, name)) < 0) {
-			snprintf(err, errlen, "no dataset '%s' ('%s' is not in %s)", path, name,
-				 f->ds_table);
-			return -1;
-		}
-		if (f->ds_off.v && (offsets_in(&f->ds_off, k, (hsize_t)f->ds_d1, &c0, &c1) || c1 == c0)) {
-			snprintf(err, errlen, "no columns of '%s' in '%s' (its offsets table)", name,
-				 qpath);
-			return -1;
-		}
-		return cut(f, qpath, k, c0, c1, d, err, errlen);
-	}
 	hid_t ds = h5r_exists(f, qpath) ? H5Dopen2(f->file, qpath, H5P_DEFAULT) : -1;
 	char *table = ds >= 0 ? attr_of(ds, "names") : NULL;
-	int rc = -1;
+	rc = -1;
 	if (!table) {
 		rc = -2;
 	} else if (load_table(f, table, err, errlen)) {
@@ -491,7 +552,61 @@ int h5r_read_time(struct h5in *f, struct h5r_data *d, char *err, size_t errlen)
 		h5r_data_release(d);
 		return -1;
 	}
+	/* the readers pair samples by time (h5r_match_times, which walks
+	 * both series upwards) and index rows by the pairs: an infinite
+	 * time matched every other (|inf - t| <= 1e-9 inf) and made indices
+	 * past the rows */
+	for (long i = 0; i < d->rows; i++) {
+		if (!isfinite(d->v[i])) {
+			snprintf(err, errlen, "'/time' holds %s at sample %ld (of %ld)",
+				 isnan(d->v[i]) ? "NaN" : d->v[i] > 0 ? "+inf" : "-inf", i, d->rows);
+		} else if (i > 0 && d->v[i] < d->v[i - 1]) {
+			snprintf(err, errlen, "'/time' decreases at sample %ld: t = %.17g after %.17g",
+				 i, d->v[i], d->v[i - 1]);
+		} else {
+			continue;
+		}
+		h5r_data_release(d);
+		return -1;
+	}
 	return 0;
+}
+
+long h5r_common_samples(const struct h5r_data *t, int nf, long **idx)
+{
+	const struct h5r_data *tr = &t[nf - 1];
+	long n = tr->rows;
+	long *keep = xmalloc(((size_t)n + 1) * sizeof(long));
+	double *tk = xmalloc(((size_t)n + 1) * sizeof(double));
+	long *ia = xmalloc(((size_t)n + 1) * sizeof(long)), *ib = xmalloc(((size_t)n + 1) * sizeof(long));
+	for (long j = 0; j < n; j++)
+		keep[j] = j;
+	/* the reference's samples that every file has */
+	for (int i = 0; i < nf - 1; i++) {
+		for (long j = 0; j < n; j++)
+			tk[j] = tr->v[keep[j]];
+		long m = h5r_match_times(tk, n, t[i].v, t[i].rows, ia, ib);
+		for (long j = 0; j < m; j++)
+			keep[j] = keep[ia[j]];
+		n = m;
+	}
+	/* their rows in each file: matched again, each is found (the times
+	 * are finite and ascending, h5r_read_time) */
+	for (int i = 0; i < nf; i++) {
+		idx[i] = xmalloc(((size_t)n + 1) * sizeof(long));
+		for (long j = 0; j < n; j++)
+			tk[j] = tr->v[keep[j]];
+		long m = i == nf - 1 ? n : h5r_match_times(tk, n, t[i].v, t[i].rows, ia, ib);
+		for (long j = 0; j < m; j++)
+			idx[i][j] = i == nf - 1 ? keep[j] : ib[j];
+		if (m < n)
+			n = m;
+	}
+	free(keep);
+	free(tk);
+	free(ia);
+	free(ib);
+	return n;
 }
 
 void h5r_data_release(struct h5r_data *d)
@@ -665,4 +780,77 @@ long h5r_match_times(const double *ta, long na, const double *tb, long nb, long 
 		}
 	}
 	return k;
+}
+
+/* h5r_read_order: a path's series, its entry in the series' names table
+ * (-1 for a dataset of its own) and its place in the list. */
+struct okey {
+	const char *series, *path;
+	long k;
+	int i;
+};
+
+static int okey_cmp(const void *a, const void *b)
+{
+	const struct okey *x = a, *y = b;
+	int c = strcmp(x->series, y->series);
+	if (c)
+		return c;
+	if (x->k != y->k)
+		return x->k < y->k ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+/* The names table of series qpath (NULL when none), from the list of
+ * series met so far (a file has a few dozen). */
+struct seen {
+	char **qpath, **table;
+	int n, cap;
+};
+
+static const char *table_of(struct h5in *f, struct seen *s, const char *qpath, const char **key)
+{
+	for (int i = 0; i < s->n; i++)
+		if (strcmp(s->qpath[i], qpath) == 0) {
+			*key = s->qpath[i];
+			return s->table[i];
+		}
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 16;
+		s->qpath = xrealloc(s->qpath, (size_t)s->cap * sizeof(char *));
+		s->table = xrealloc(s->table, (size_t)s->cap * sizeof(char *));
+	}
+	hid_t ds = h5r_exists(f, qpath) ? H5Dopen2(f->file, qpath, H5P_DEFAULT) : -1;
+	s->table[s->n] = ds >= 0 ? attr_of(ds, "names") : NULL;
+	if (ds >= 0)
+		H5Dclose(ds);
+	*key = s->qpath[s->n] = xstrdup(qpath);
+	return s->table[s->n++];
+}
+
+void h5r_read_order(struct h5in *f, char *const *paths, int n, int *order)
+{
+	struct okey *key = xmalloc(((size_t)n + 1) * sizeof(*key));
+	struct seen s = { NULL, NULL, 0, 0 };
+	char qpath[1024], name[1024], err[256];
+	for (int i = 0; i < n; i++) {
+		const char *table = NULL;
+		key[i] = (struct okey){ paths[i], paths[i], -1, i };
+		if (split_logical(paths[i], qpath, name) == 0 &&
+		    (table = table_of(f, &s, qpath, &key[i].series)) &&
+		    load_table(f, table, err, sizeof err) == 0)
+			key[i].k = table_find(f, name);
+		if (key[i].k < 0)
+			key[i].series = paths[i];
+	}
+	qsort(key, (size_t)n, sizeof(*key), okey_cmp);
+	for (int i = 0; i < n; i++)
+		order[i] = key[i].i;
+	for (int i = 0; i < s.n; i++) {
+		free(s.qpath[i]);
+		free(s.table[i]);
+	}
+	free(s.qpath);
+	free(s.table);
+	free(key);
 }

@@ -29,7 +29,8 @@ struct h5r_data {
 	int cols, ndims;
 };
 
-/* Open path read-only; NULL with a message in err on failure. */
+/* Open path read-only; NULL with a message in err on failure (also for a
+ * path that is not a regular file: a FIFO would block the opening). */
 struct h5in *h5r_open(const char *path, char *err, size_t errlen);
 void h5r_close(struct h5in **f);
 
@@ -42,8 +43,21 @@ void h5r_data_release(struct h5r_data *d);
 
 /* /time: h5r_read of "/time", which must hold one value per sample (a
  * (N, 0) dataset has N rows and no values: read as N times it sent
- * h5r_match_times past the buffer).  0, or -1 with a message in err. */
+ * h5r_match_times past the buffer), every one finite and none below the
+ * one before.  0, or -1 with a message in err. */
 int h5r_read_time(struct h5in *f, struct h5r_data *d, char *err, size_t errlen);
+
+/* The samples of t[nf - 1] (the reference) that every t[i] has, as
+ * h5r_match_times pairs them: idx[i] (malloc'd, for each i < nf) gets
+ * their rows in t[i].  Returns their number.  The t[i] as h5r_read_time
+ * returns them. */
+long h5r_common_samples(const struct h5r_data *t, int nf, long **idx);
+
+/* The order in which to read the datasets paths[0..n) of f: series by
+ * series, the slices of one in the order of its names table (the blocks
+ * h5r_read keeps are then each read once), other datasets by path.
+ * order[i] is the index into paths of the i-th to read. */
+void h5r_read_order(struct h5in *f, char *const *paths, int n, int *order);
 
 /* Every series below group (recursively: the datasets but the tables
  * GROUP/names, GROUP/X_names and GROUP/X_offsets), as absolute paths sorted by name, a series

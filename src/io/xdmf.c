@@ -149,7 +149,10 @@ static int write_data(const char *path, const struct run *u, long every, long nk
 	char *tmp = xasprintf("%s.partial", path);
 	hid_t f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
 	if (f < 0) {
+		/* on a full file system the file is made, its first write
+		 * fails */
 		seterr(err, n, "cannot create '%s'", tmp);
+		unlink(tmp);
 		free(tmp);
 		return -1;
 	}
@@ -369,13 +372,15 @@ int xdmf_export(const char *h5path, long every, char *info, size_t infolen, char
 	if (every < 1)
 		every = 1;
 	char *xp = xdmf_path(h5path), *dp = xdmf_data_path(h5path);
-	/* an old FILE.xdmf goes first: it may name samples the new data lack */
-	if (unlink(xp) != 0 && errno != ENOENT) {
-		seterr(err, errlen, "cannot remove '%s': %s", xp, strerror(errno));
-		free(xp), free(dp);
-		return -1;
-	}
+	/* the input is read whole first: nothing is touched for a file
+	 * that is not an output; then an old FILE.xdmf goes, since it may
+	 * name samples the new data lack */
 	int rc = read_run(h5path, &u, err, errlen);
+	if (rc == 0 && unlink(xp) != 0 && errno != ENOENT) {
+		seterr(err, errlen, "cannot remove '%s': %s", xp, strerror(errno));
+		run_release(&u);
+		rc = 1;
+	}
 	if (rc == 0) {
 		long nk = u.ns > 0 ? (u.ns - 1) / every + 1 : 0;
 		rc = write_data(dp, &u, every, nk, err, errlen);
@@ -387,5 +392,5 @@ int xdmf_export(const char *h5path, long every, char *info, size_t infolen, char
 		run_release(&u);
 	}
 	free(xp), free(dp);
-	return rc;
+	return rc ? -1 : 0;
 }
