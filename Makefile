@@ -135,7 +135,7 @@ asan:
 # build-fuzz/corpus/TARGET that starts from the committed seeds.  A crash
 # leaves build-fuzz/crash-TARGET-* and fails the target.
 FUZZ_TIME ?= 60
-FUZZ_TARGETS ?= deck expr h5 curve mesh
+FUZZ_TARGETS ?= deck expr h5 curve mesh readers
 FUZZ_FLAGS = -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 fuzz-build:

@@ -59,6 +59,14 @@ h5)
 	LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=tests/fuzz/h5-leak.supp"
 	export ASAN_OPTIONS LSAN_OPTIONS
 	;;
+readers)
+	# an input describes a file (fuzz_readers.c): a few hundred bytes
+	# cover every dataset's operation; the files go to TMPDIR
+	set -- "$@" -close_fd_mask=3 -max_len=1024 "$corpus"
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}suppressions=tests/fuzz/h5.supp"
+	LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=tests/fuzz/h5-leak.supp"
+	export ASAN_OPTIONS LSAN_OPTIONS
+	;;
 *)
 	set -- "$@" "$corpus" "tests/fuzz/seed/$t"
 	;;
