@@ -61,8 +61,9 @@ h5)
 	;;
 readers)
 	# an input describes a file (fuzz_readers.c): a few hundred bytes
-	# cover every dataset's operation; the files go to TMPDIR
-	set -- "$@" -close_fd_mask=3 -max_len=1024 "$corpus"
+	# cover every dataset's operation (-len_control=0: the full length
+	# at once, not grown from 4 bytes); the files go to TMPDIR
+	set -- "$@" -close_fd_mask=3 -max_len=1024 -len_control=0 "$corpus"
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}suppressions=tests/fuzz/h5.supp"
 	LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=tests/fuzz/h5-leak.supp"
 	export ASAN_OPTIONS LSAN_OPTIONS
