@@ -187,7 +187,14 @@ if mount -t tmpfs -o size=1m tmpfs "$mnt" 2>"$tmp/err"; then
 	cat /dev/zero >"$mnt/filler" 2>/dev/null
 	for free in 0 64K; do
 		[ "$free" = 0 ] || truncate -s "-$free" "$mnt/filler"
-		run_ "$MBSIM" export --xdmf "$mnt/long.h5"
+		# (libhdf5 loses the buffers of the failed write: a report of
+		# LeakSanitizer under make asan, suppressed by
+		# tests/fuzz/h5-leak.supp, which needs the slow unwinder to see
+		# inside the library)
+		LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$top/tests/fuzz/h5-leak.supp" \
+		ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0" \
+			"$MBSIM" export --xdmf "$mnt/long.h5" >"$tmp/out" 2>"$tmp/err"
+		rc=$?
 		left=$(cd "$mnt" && ls -A | grep -v '^long.h5$\|^filler$')
 		if [ "$rc" -eq 1 ] && [ -z "$left" ]; then
 			ok "export on a full file system ($free bytes free): exit 1, nothing left, '$(head -1 "$tmp/err" | cut -c1-80)'"
