@@ -97,13 +97,15 @@ PY
 	said "compare, B holds /time alone" 1 "no dataset compared"
 	expect_rc 0 "compare, a file with itself" "$MBSIM" compare "$good" "$good"
 else
-	echo "skip hostile /time and series: no h5py"
+	skip "hostile /time and series (9 checks)" "no scipy or h5py for $PY" 9
 fi
 
 # --- a FIFO named .h5: refused by every reader, at once ---
 # (timeout 20: a reader that opens the FIFO blocks until killed)
 fifo=$tmp/fifo.h5
-if mkfifo "$fifo"; then
+if ! mkfifo "$fifo"; then
+	skip "FIFO (5 readers)" "mkfifo failed" 5
+else
 	for cmd in "summary $fifo" "compare $fifo $good" "compare $good $fifo" \
 		"export --xdmf $fifo" \
 		"converge $pend --steps 2e-3,1e-3 --set time.end=0.05 --reference $fifo"; do
@@ -204,6 +206,6 @@ if mount -t tmpfs -o size=1m tmpfs "$mnt" 2>"$tmp/err"; then
 	done
 	umount "$mnt"
 else
-	echo "skip full file system: mount -t tmpfs refused ($(head -1 "$tmp/err"))"
+	skip "export on a full file system (2 cases)" "mount -t tmpfs refused ($(head -1 "$tmp/err"))" 2
 fi
 finish
