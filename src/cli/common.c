@@ -363,7 +363,7 @@ int cli_check_output_begin(const char *usage, const char *deck, const char *out,
 		return 0;	/* /dev/null, /dev/full: no contents to lose */
 	if (file_not_regular(&so)) {
 		/* a FIFO would block the reading below until a writer came */
-		cli_usage_error(usage, "output '%s' exists and is %s, not a regular file: "
+		cli_usage_error(usage, "output '%s' exists and is not a regular file (%s): "
 				"refusing to write to it (--force to write it anyway)", out,
 				file_not_regular(&so));
 		return -1;
