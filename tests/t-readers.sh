@@ -208,4 +208,15 @@ if mount -t tmpfs -o size=1m tmpfs "$mnt" 2>"$tmp/err"; then
 else
 	skip "export on a full file system (2 cases)" "mount -t tmpfs refused ($(head -1 "$tmp/err"))" 2
 fi
+# Parameter values as data (issue 28: the values a run used, not a
+# command line split at blanks): a value with blanks, a backslash and a
+# newline comes back whole from the "settings" attribute; the step
+# "1e-3 + 1e-3" gives 5 steps to 0.01 s (h = 2e-3).  Before, summary
+# listed "1e-3" and cut the title at its first blank.
+expect_rc 0 "run with --set values holding blanks" "$MBSIM" run "$decks/pendulum.yaml" -q \
+	--set time.end=0.01 --set 'integrator.step=1e-3 + 1e-3' --set 'title=a\b
+c, d' -o "$tmp/set.h5"
+"$MBSIM" summary "$tmp/set.h5" --json >"$tmp/out" 2>"$tmp/err"
+json_check "summary lists the --set values whole, from the settings attribute" \
+	"j[0]['parameters'] == {'time.end': 0.01, 'integrator.step': '1e-3 + 1e-3', 'title': 'a\\\\b\\nc, d'} and j[0]['steps'] == 5"
 finish

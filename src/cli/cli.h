@@ -113,6 +113,10 @@ int cli_check_output_begin(const char *usage, const char *deck, const char *out,
 int cli_check_output_end(struct cli_out_check *c);
 /* "mbsim ARG..." for the files' command_line attribute (malloc'd). */
 char *cli_join_args(int argc, char **argv);
+/* The --set arguments KEY=VALUE for the files' "settings" attribute
+ * (malloc'd): each followed by a newline, a backslash or a newline inside
+ * one written as \\ or \n (sim.h, struct sim_args). */
+char *cli_join_sets(char *const *sets, int n);
 
 /* 1 when a dataset of cols columns at path holds orientation quaternions,
  * one (bodies/NAME/orientation) or one per body (/bodies/orientation,

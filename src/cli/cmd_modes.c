@@ -274,7 +274,7 @@ static int run_to(struct model *m, struct sim_options o, struct where *wh, int j
 	o.t_end = wh->t;
 	o.times = NULL;		/* the samples do not matter: nothing is written */
 	o.ntimes = 0;
-	struct sim_args a = { m, &o, NULL, NULL, cmdline, 0, cli_catch_signals(), at_end, wh };
+	struct sim_args a = { m, &o, NULL, NULL, cmdline, 0, cli_catch_signals(), at_end, wh, NULL };
 	struct sim_result r;
 	struct diag d;
 	diag_init(&d);

@@ -331,8 +331,9 @@ int cmd_run(int argc, char **argv)
 		return EXIT_SIM;
 	}
 	char *cmdline = cli_join_args(argc, argv);
+	char *settings = cli_join_sets(ro.sets, ro.nsets);
 	struct sim_args a = { m, &o, out, deck_text(dk), cmdline,
-			      !ro.quiet && !ro.json && isatty(2), stop, NULL, NULL };
+			      !ro.quiet && !ro.json && isatty(2), stop, NULL, NULL, settings };
 	struct sim_result r;
 	struct diag d;
 	diag_init(&d);
@@ -369,6 +370,7 @@ int cmd_run(int argc, char **argv)
 	}
 	free(out);
 	free(cmdline);
+	free(settings);
 	free(ro.sets);
 	model_free(&m);
 	deck_free(&dk);

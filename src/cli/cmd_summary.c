@@ -7,9 +7,11 @@
  * the value of every --quantity PATH[:COMP]@T.  Everything is read
  * through io/h5read.h; the layout is man/mbsim-output.5.
  *
- * The parameters are not a separate attribute: they are the --set
- * KEY=VALUE arguments of the root attribute "command_line", which
- * cli_join_args writes with single blanks between the arguments.
+ * The parameters are the --set KEY=VALUE arguments of the root attribute
+ * "settings" (cli_join_sets: one a line, backslash and newline escaped),
+ * whole; a file written before that attribute existed has them read from
+ * the root attribute "command_line", split at blanks, so that a value
+ * with blanks comes back cut there.
  */
 #include "cli.h"
 #include "usage.h"
@@ -72,6 +74,37 @@ static void params_from(const char *cl, struct row *r)
 		p->val = xstrdup(eq + 1);
 	}
 	free(s);
+}
+
+/* The KEY=VALUE lines of the "settings" attribute (cli_join_sets). */
+static void params_from_settings(const char *s, struct row *r)
+{
+	int cap = 0;
+	while (*s) {
+		size_t n = strcspn(s, "\n");
+		char *kv = xcalloc(n + 1, 1), *p = kv;
+		for (size_t i = 0; i < n; i++) {
+			if (s[i] == '\\' && i + 1 < n) {
+				i++;
+				*p++ = s[i] == 'n' ? '\n' : s[i];
+			} else {
+				*p++ = s[i];
+			}
+		}
+		s += n + (s[n] == '\n');
+		char *eq = strchr(kv, '=');
+		if (!eq || eq == kv) {
+			free(kv);
+			continue;
+		}
+		if (r->npar == cap) {
+			cap = cap ? 2 * cap : 8;
+			r->par = xrealloc(r->par, (size_t)cap * sizeof(*r->par));
+		}
+		*eq = 0;
+		r->par[r->npar].key = kv;
+		r->par[r->npar++].val = xstrdup(eq + 1);
+	}
 }
 
 static const char *param_get(const struct row *r, const char *key)
@@ -172,8 +205,10 @@ static int read_row(const char *file, const struct squant *q, int nq, struct row
 	r->message = xstrdup(colon ? colon + 1 + strspn(colon + 1, " ") : "");
 	if (h5r_attr_str(f, "/", "integrator", r->integrator, sizeof r->integrator) != 0)
 		r->integrator[0] = 0;
-	char *cl = xcalloc(1 << 16, 1);
-	if (h5r_attr_str(f, "/", "command_line", cl, 1 << 16) == 0)
+	char *cl = xcalloc(1 << 20, 1);
+	if (h5r_attr_str(f, "/", "settings", cl, 1 << 20) == 0)
+		params_from_settings(cl, r);
+	else if (h5r_attr_str(f, "/", "command_line", cl, 1 << 20) == 0)
 		params_from(cl, r);
 	free(cl);
 	r->wall = attr(f, "wall_time");

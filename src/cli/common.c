@@ -55,6 +55,23 @@ char *cli_join_args(int argc, char **argv)
 	return s;
 }
 
+char *cli_join_sets(char *const *sets, int n)
+{
+	size_t len = 1;
+	for (int i = 0; i < n; i++)
+		len += 2 * strlen(sets[i]) + 1;
+	char *s = xcalloc(len, 1), *p = s;
+	for (int i = 0; i < n; i++) {
+		for (const char *c = sets[i]; *c; c++) {
+			if (*c == '\\' || *c == '\n')
+				*p++ = '\\';
+			*p++ = *c == '\n' ? 'n' : *c;
+		}
+		*p++ = '\n';
+	}
+	return s;
+}
+
 const char *cli_optval(int argc, char **argv, int *i, const char *name, const char *usage,
 		       int *err)
 {

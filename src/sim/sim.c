@@ -502,6 +502,8 @@ static void write_attrs(struct run *R)
 	struct h5out *h = R->out->h5;
 	h5_attr_str(h, "/", "mbsim_version", MBSIM_VERSION);
 	h5_attr_str(h, "/", "command_line", a->command_line ? a->command_line : "");
+	if (a->settings)
+		h5_attr_str(h, "/", "settings", a->settings);
 	h5_attr_str(h, "/", "integrator", a->o->method);
 	h5_attr_str(h, "/", "formulation", sim_formulation_name(a->o));
 	h5_attr_str(h, "/", "linear_solver", R->r->solver);

@@ -22,6 +22,10 @@ struct sim_args {
 	 * complete run, before they are freed (mbsim modes --at) */
 	void (*at_end)(void *ctx, struct ra *s, const struct ra_state *x);
 	void *at_end_ctx;
+	/* the --set arguments KEY=VALUE as data: each followed by a newline,
+	 * a backslash and a newline inside one written \\ and \n (stored as
+	 * attribute "settings"; NULL: none written) */
+	const char *settings;
 };
 
 enum sim_status { SIM_COMPLETE = 0, SIM_FAILED = 1, SIM_INTERRUPTED = 2 };
