@@ -219,4 +219,14 @@ c, d' -o "$tmp/set.h5"
 "$MBSIM" summary "$tmp/set.h5" --json >"$tmp/out" 2>"$tmp/err"
 json_check "summary lists the --set values whole, from the settings attribute" \
 	"j[0]['parameters'] == {'time.end': 0.01, 'integrator.step': '1e-3 + 1e-3', 'title': 'a\\\\b\\nc, d'} and j[0]['steps'] == 5"
+# A quantity at a time outside a complete run's samples: an error naming
+# the time and the run's interval, exit 1, the field empty (before: exit 0,
+# no message).  The run above ends at 0.01 s.
+expect_rc 1 "summary --quantity past the end of a complete run: exit 1" "$MBSIM" summary \
+	"$tmp/set.h5" --quantity energy/total@100
+if grep -q "t = 100 is outside the run's samples (t = 0 to 0.01)" "$tmp/err"; then
+	ok "summary names the time and the run's interval"
+else
+	bad "summary names the time and the run's interval"
+fi
 finish

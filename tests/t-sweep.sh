@@ -83,9 +83,11 @@ fi
 
 # --quantity: at a sample time the value is the file's (read independently
 # through tools/mbsimlib.py); between two samples, with output.every 1 and
-# h = 1e-3, the linear interpolation of its neighbours (exact arithmetic)
+# h = 1e-3, the linear interpolation of its neighbours (exact arithmetic);
+# past the end of this complete run (t = 9 > 0.5) an empty field, the row
+# printed and exit 1 with the reason (mbsim-summary(1))
 f=$tmp/sc/method=fi_step=1e-3.h5
-expect_rc 0 "summary: --quantity at a sample time and between samples" \
+expect_rc 1 "summary: --quantity at a sample time, between samples and past the end" \
 	"$MBSIM" summary "$f" --quantity bodies/slider/position:x@0.25 --quantity bodies/slider/position:x@0.2505 --quantity energy/total@9
 x250=$(series_at "$f" bodies/slider/position 250 | sed -n 1p)
 x251=$(series_at "$f" bodies/slider/position 251 | sed -n 1p)

@@ -134,7 +134,8 @@ static double series_max(struct h5in *f, const char *path, long n)
 /* Value of q in f at q->t: the sample at t (within 1e-9 max(1, |t|), as
  * h5r_match_times), else linear interpolation between the two samples
  * around it; NAN when t is outside the samples (a run that stopped
- * early).  0, or -1 with a message in err. */
+ * early, or a time the run never reached).  0; 1 with the reason in err
+ * when t is outside the samples; -1 with a message in err. */
 static int quant_at(struct h5in *f, const struct h5r_data *t, const struct squant *q, double *v,
 		    char *err, size_t errlen)
 {
@@ -166,6 +167,11 @@ static int quant_at(struct h5in *f, const struct h5r_data *t, const struct squan
 				*v = (1 - s) * d.v[i * d.cols + c] + s * d.v[(i + 1) * d.cols + c];
 				break;
 			}
+		}
+		if (isnan(*v) && n > 0 && (q->t < t->v[0] || q->t > t->v[n - 1])) {
+			snprintf(err, errlen, "%s: t = %g is outside the run's samples (t = %g to %g)",
+				 q->spec, q->t, t->v[0], t->v[n - 1]);
+			rc = 1;
 		}
 	}
 	h5r_data_release(&d);
@@ -223,11 +229,15 @@ static int read_row(const char *file, const struct squant *q, int nq, struct row
 		r->max_pos = series_max(f, "/constraints/position_residual", t.rows);
 		r->max_vel = series_max(f, "/constraints/velocity_residual", t.rows);
 		r->max_drift = series_max(f, "/energy/drift", t.rows);
-		for (int i = 0; i < nq; i++)
-			if (quant_at(f, &t, &q[i], &r->q[i], err, sizeof err) != 0) {
-				fprintf(stderr, "mbsim: error: %s: %s\n", file, err);
-				bad = 1;
-			}
+		for (int i = 0; i < nq; i++) {
+			int qr = quant_at(f, &t, &q[i], &r->q[i], err, sizeof err);
+			/* outside the samples of a complete run: the time asked is
+			 * wrong; of a failed or killed run: the run ended early */
+			int wrong = qr < 0 || (qr > 0 && strcmp(r->status, "complete") == 0);
+			if (qr != 0)
+				fprintf(stderr, "mbsim: %s: %s: %s\n", wrong ? "error" : "note", file, err);
+			bad |= wrong;
+		}
 		h5r_data_release(&t);
 	} else {
 		fprintf(stderr, "mbsim: error: %s: %s\n", file, err);
