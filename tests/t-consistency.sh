@@ -222,4 +222,21 @@ else
 	bad "held bar: drift at round-off, no percentage" "$(cat "$tmp/sum")"
 fi
 
+# A driver on a coordinate the joints lock (tests/matrix/driver_locked.yaml:
+# a bar pinned at both ends, a rate driver on one pin) is refused at the
+# driver's place: check exits 2, run 1 before the first step under lms2 and
+# rn4.  Before, check exited 0 and both runs completed (lms2 ignored the
+# driver, rn4 broke the second pin by 0.2 m).
+locked=$top/tests/matrix/driver_locked.yaml
+expect_rc 2 "driver on a locked joint: check refuses it" "$MBSIM" check "$locked"
+if grep -q "driver_locked.yaml:15:5: error: driver 'd0' prescribes a motion of joint 'pin'" "$tmp/err"; then
+	ok "driver on a locked joint: refused at its FILE:LINE:COL"
+else
+	bad "driver on a locked joint: refused at its FILE:LINE:COL"
+fi
+for s in lms2 rn4; do
+	expect_rc 1 "driver on a locked joint: run with $s stops before the first step" "$MBSIM" run \
+		"$locked" --set integrator.method=$s -o "$tmp/locked_$s.h5"
+done
+
 finish

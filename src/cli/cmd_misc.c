@@ -15,7 +15,7 @@
 
 /* One line per valid deck: the mobility from the rank of Phi_q (the
  * Grübler count 6 n_b - n_c is wrong for redundant constraints). */
-static void print_mobility(const char *deck, const struct model *m, const struct sim_options *o)
+static int print_mobility(const char *deck, const struct model *m, const struct sim_options *o)
 {
 	struct mobility mo;
 	int fail = mobility_compute(m, o->t0, &mo);
@@ -26,7 +26,7 @@ static void print_mobility(const char *deck, const struct model *m, const struct
 	printf(", %d coordinates, %d constraint rows; ", mo.ncoord, mo.nrows);
 	if (fail) {
 		printf("Grübler count %d; mobility not computed: %s\n", mo.grubler, mo.why);
-		return;
+		return 0;
 	}
 	printf("mobility %d (rank of the constraint Jacobian %d at the assembled initial "
 	       "configuration; Grübler count %d)", mo.mobility, mo.rank, mo.grubler);
@@ -38,6 +38,11 @@ static void print_mobility(const char *deck, const struct model *m, const struct
 		       what);
 	}
 	printf("%s\n", nd > 6 ? ", ..." : "");
+	struct diag dg;
+	diag_init(&dg);
+	int bad = mobility_refuse_drivers(m, mo.dependent, nd, &dg);
+	cli_print_diag(&dg);
+	diag_release(&dg);
 	mobility_release(&mo);
 	/* the beams' meshes (their nodes are among the bodies counted) */
 	for (int i = 0; i < m->nbeams; i++) {
@@ -49,6 +54,7 @@ static void print_mobility(const char *deck, const struct model *m, const struct
 		       bm->name, bm->nel, bm->nel == 1 ? "" : "s", 2 * bm->nel + 1, n0->name,
 		       n1->name, v3_norm(d));
 	}
+	return bad;
 }
 
 int cmd_check(int argc, char **argv)
@@ -90,7 +96,7 @@ int cmd_check(int argc, char **argv)
 			bad++;
 			continue;
 		}
-		print_mobility(decks[i], m, &o);
+		bad += print_mobility(decks[i], m, &o) > 0;
 		model_free(&m);
 		deck_free(&dk);
 	}

@@ -4,6 +4,7 @@
 #include "../form/ra.h"
 #include "../la/kkt.h"
 #include "../model/model.h"
+#include "../util/diag.h"
 #include "../util/xalloc.h"
 
 #include <stdio.h>
@@ -68,6 +69,28 @@ out:
 	ra_state_release(&x);
 	ra_free(&s);
 	return rc;
+}
+
+int mobility_refuse_drivers(const struct model *m, const int *rows, int n, struct diag *d)
+{
+	int bad = 0;
+	for (int i = 0; i < n; i++) {
+		int k = rows[i];
+		if (k < 0 || k >= m->ncons)
+			continue;
+		struct prim pb;
+		const struct prim *p = model_prim(m, k, &pb);
+		if (p->owner < m->njoints)
+			continue;
+		const struct driver *dr = &m->drivers[p->owner - m->njoints];
+		diag_error(d, &dr->pos, "driver '%s' prescribes a motion of joint '%s' that the "
+			   "joints and the other drivers already fix at the assembled initial "
+			   "configuration (its constraint row depends on theirs): remove it, or "
+			   "drive a coordinate the mechanism is free to move", dr->name,
+			   m->joints[dr->joint].name);
+		bad++;
+	}
+	return bad;
 }
 
 void mobility_release(struct mobility *mo)

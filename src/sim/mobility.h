@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 struct model;
+struct diag;
 
 struct mobility {
 	int ncoord;	/* 6 per body */
@@ -26,6 +27,12 @@ struct mobility {
  * rank unknown (the rank-revealing path is dense).  Returns 0, or -1 with
  * mo->rank = -1 and a reason in mo->why.  Free with mobility_release. */
 int mobility_compute(const struct model *m, double t0, struct mobility *mo);
+/* An error in d, at the driver's place in the deck, for each of the n
+ * rows[] that is a driver's: a dependent driver row prescribes a motion
+ * the joints and the other drivers already fix (at a singular initial
+ * position, one they fix there), which the index-3 schemes would drop and
+ * the others fight.  Returns the number of such drivers. */
+int mobility_refuse_drivers(const struct model *m, const int *rows, int n, struct diag *d);
 void mobility_release(struct mobility *mo);
 
 #endif

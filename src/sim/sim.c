@@ -9,6 +9,7 @@
  * registry row has lag = 1.
  */
 #include "sim.h"
+#include "mobility.h"
 #include "assemble.h"
 #include "balance.h"
 #include "output.h"
@@ -364,11 +365,18 @@ static int setup_stopped(struct run *R, const char *before)
  * tell the two apart at one configuration, and drops them for the whole
  * run either way; man mbsim-deck(5), REDUNDANT CONSTRAINTS).  Named in
  * r->redundant_rows, as many as fit. */
-static void note_redundant(struct run *R)
+static int note_redundant(struct run *R, struct diag *d)
 {
 	struct sim_result *r = R->r;
 	int *rows = xmalloc(((size_t)R->sys->nc + 1) * sizeof(int));
 	r->redundant = integ_fix_redundant(R->it, rows);
+	if (mobility_refuse_drivers(R->a->m, rows, r->redundant, d)) {
+		snprintf(r->message, sizeof r->message, "a driver's constraint row depends on "
+			 "the others at the initial state (see the error above; mbsim check "
+			 "names it too)");
+		free(rows);
+		return 1;
+	}
 	r->redundant_rows[0] = 0;
 	size_t len = 0;
 	for (int i = 0; i < r->redundant; i++) {
@@ -382,6 +390,7 @@ static void note_redundant(struct run *R)
 		len += (size_t)snprintf(r->redundant_rows + len, room, "%s%s", i ? ", " : "", what);
 	}
 	free(rows);
+	return 0;
 }
 
 /* A body of mass 0 or singular inertia (seed 003, bdf only). */
@@ -455,7 +464,8 @@ static int setup(struct run *R, struct ra_state *x, struct diag *d)
 		fail_message(R, st, x->t, 0, a->o->step);
 		return 1;
 	}
-	note_redundant(R);
+	if (note_redundant(R, d))
+		return 1;
 	if (R->it->ode && R->it->ode->tree) {
 		/* the tree's coordinates now, for the t0 sample's
 		 * /joints/coordinates (the first step would start them at the
