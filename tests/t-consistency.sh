@@ -239,4 +239,16 @@ for s in lms2 rn4; do
 		"$locked" --set integrator.method=$s -o "$tmp/locked_$s.h5"
 done
 
+# The summary line of an adaptive run gives its mean step, not
+# integrator.step (before: "711 steps of 0.001 s" for rn4's steps of about
+# 0.011 s on the double pendulum over 8 s).
+expect_rc 0 "adaptive rn4 on the double pendulum" "$MBSIM" run "$decks/double_pendulum.yaml" \
+	--set integrator.method=rn4 --set integrator.adaptive=true -o "$tmp/adapt.h5"
+if grep -q "complete: rn4, [0-9]* steps (mean [0-9.e-]* s) to t = 8 " "$tmp/err" &&
+	! grep -q "steps of 0.001 s" "$tmp/err"; then
+	ok "an adaptive run's summary gives its mean step"
+else
+	bad "an adaptive run's summary gives its mean step"
+fi
+
 finish

@@ -1,6 +1,7 @@
 /* cmd_run.c - mbsim run: deck -> simulation -> HDF5. */
 #include "cli.h"
 #include "usage.h"
+#include "../integ/registry.h"
 #include "../deck/deck.h"
 #include "../io/h5read.h"
 #include "../io/xdmf.h"
@@ -217,11 +218,23 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 	}
 	if (ro->quiet && r->status == SIM_COMPLETE && !r->warning[0])
 		return;
-	fprintf(stderr, "mbsim: %s: %s, %ld steps of %g s to t = %g in %.3f s; "
+	/* a run whose scheme chose its steps: their mean, not integrator.step */
+	const struct integ_info *info = integ_find(o->method);
+	int chosen = o->adaptive || (info && (strcmp(info->family, "adams") == 0 ||
+					     strcmp(info->family, "ida") == 0));
+	char steps[96];
+	if (chosen)
+		snprintf(steps, sizeof steps, "%ld step%s (mean %.3g s)", r->steps,
+			 r->steps == 1 ? "" : "s",
+			 r->steps > 0 ? (r->t_reached - o->t0) / (double)r->steps : 0.0);
+	else
+		snprintf(steps, sizeof steps, "%ld step%s of %g s", r->steps,
+			 r->steps == 1 ? "" : "s", o->step);
+	fprintf(stderr, "mbsim: %s: %s, %s to t = %g in %.3f s; "
 		"max residuals: position %.2g, velocity %.2g, acceleration %.2g; "
 		"%s; %.2f %s/step; %s\n",
 		r->status == SIM_COMPLETE && r->warning[0] ? "complete with a warning" :
-		status_word(r->status), o->method, r->steps, o->step, r->t_reached, r->wall,
+		status_word(r->status), o->method, steps, r->t_reached, r->wall,
 		r->max_pos_res, r->max_vel_res, r->max_acc_res, drift, r->mean_iterations,
 		/* the ODE schemes count evaluations of their f (rhs_evaluations) */
 		r->rhs_evals >= 0 ? "f evaluations" : "Newton it", out ? out : "no output");
