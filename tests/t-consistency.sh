@@ -251,4 +251,15 @@ else
 	bad "an adaptive run's summary gives its mean step"
 fi
 
+# An unknown one-letter option gets no "did you mean" (static -o
+# suggested '-h'); a misspelt long one still does.
+expect_rc 64 "static -o: a usage error" "$MBSIM" static "$decks/pendulum.yaml" -o x.h5
+if grep -q "unknown option '-o'$" "$tmp/err"; then
+	ok "static -o: no suggestion of '-h'"
+else
+	bad "static -o: no suggestion of '-h'"
+fi
+expect_rc 64 "run --sett: a usage error" "$MBSIM" run "$decks/pendulum.yaml" --sett x
+if grep -q "did you mean '--set'" "$tmp/err"; then ok "run --sett: did you mean '--set'"; else bad "run --sett: did you mean '--set'"; fi
+
 finish

@@ -229,6 +229,10 @@ static int load(const char *path, char **sets, int nsets, struct deck **pdk,
 const char *cli_suggest(const char *word, const char *const *cands)
 {
 	static char buf[160];
+	/* one letter after the dashes is no typo of another option: "-o"
+	 * is not a misspelt "-h" */
+	if (strlen(word + strspn(word, "-")) <= 1)
+		return "";
 	struct suggest sg;
 	suggest_init(&sg, word);
 	for (; *cands; cands++)
