@@ -262,4 +262,12 @@ fi
 expect_rc 64 "run --sett: a usage error" "$MBSIM" run "$decks/pendulum.yaml" --sett x
 if grep -q "did you mean '--set'" "$tmp/err"; then ok "run --sett: did you mean '--set'"; else bad "run --sett: did you mean '--set'"; fi
 
+# One degree of freedom is one, not "1 degrees" (modes of the pendulum).
+expect_rc 0 "modes of the pendulum" "$MBSIM" modes "$decks/pendulum.yaml"
+if head -n 1 "$tmp/out" | grep -q "^1 degree of freedom at the static equilibrium"; then
+	ok "modes: '1 degree of freedom'"
+else
+	bad "modes: '1 degree of freedom'" "$(head -n 1 "$tmp/out")"
+fi
+
 finish

@@ -23,7 +23,8 @@ static int print_mobility(const char *deck, const struct model *m, const struct 
 	if (m->nparticles > 0)	/* a particle's inert rotation is no coordinate */
 		printf(" (%d rigid, %d particle%s)", m->nbodies - m->nparticles, m->nparticles,
 		       m->nparticles == 1 ? "" : "s");
-	printf(", %d coordinates, %d constraint rows; ", mo.ncoord, mo.nrows);
+	printf(", %d coordinate%s, %d constraint row%s; ", mo.ncoord, mo.ncoord == 1 ? "" : "s",
+	       mo.nrows, mo.nrows == 1 ? "" : "s");
 	if (fail) {
 		printf("Grübler count %d; mobility not computed: %s\n", mo.grubler, mo.why);
 		return 0;

@@ -78,12 +78,13 @@ static void at_end(void *ctx, struct ra *s, const struct ra_state *x)
 static void print_text(const struct modes *mo, const struct where *wh)
 {
 	if (wh->at)
-		printf("%d degrees of freedom at the state of the run at t = %.15g; %s%s\n",
-		       mo->ndof, wh->t, mo->damped ? "damped" : "undamped",
+		printf("%d degree%s of freedom at the state of the run at t = %.15g; %s%s\n",
+		       mo->ndof, mo->ndof == 1 ? "" : "s", wh->t, mo->damped ? "damped" : "undamped",
 		       mo->gyroscopic ? ", gyroscopic (first-order eigenproblem)" :
 		       mo->damped ? " (first-order eigenproblem)" : "");
 	else
-		printf("%d degrees of freedom at the static equilibrium; %s\n", mo->ndof,
+		printf("%d degree%s of freedom at the static equilibrium; %s\n", mo->ndof,
+		       mo->ndof == 1 ? "" : "s",
 		       mo->damped ? "damped (first-order eigenproblem)" : "undamped");
 	if (mo->nmodes == 0)
 		return;
