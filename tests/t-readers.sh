@@ -229,4 +229,22 @@ if grep -q "t = 100 is outside the run's samples (t = 0 to 0.01)" "$tmp/err"; th
 else
 	bad "summary names the time and the run's interval"
 fi
+# compare --quantity PATH:COMP, as converge and summary take it: one
+# column of the series (before: "no dataset '/bodies/bar1/position:z'").
+# The double pendulum swings in the y-z plane, so its x is 0 in both runs
+# (to round-off: 9e-43 m measured).
+"$MBSIM" run "$decks/double_pendulum.yaml" -q --set time.end=0.1 -o "$tmp/ca.h5"
+"$MBSIM" run "$decks/double_pendulum.yaml" -q --set time.end=0.1 --set integrator.step=5e-4 \
+	-o "$tmp/cb.h5"
+"$MBSIM" compare "$tmp/ca.h5" "$tmp/cb.h5" --json --quantity bodies/bar1/position:x \
+	--quantity bodies/bar1/position:z --quantity bodies/bar1/position >"$tmp/out" 2>"$tmp/err"
+json_check "compare --quantity PATH:COMP compares that column alone" \
+	"j['datasets']['/bodies/bar1/position:x']['max_abs'] < 1e-30 and 0 < j['datasets']['/bodies/bar1/position:z']['max_abs'] <= j['datasets']['/bodies/bar1/position']['max_abs']"
+expect_rc 1 "compare --quantity PATH:q (no such component) fails" "$MBSIM" compare \
+	"$tmp/ca.h5" "$tmp/cb.h5" --quantity bodies/bar1/position:q
+if grep -q "no component 'q' in /bodies/bar1/position with 3 columns" "$tmp/err"; then
+	ok "compare names the missing component and the columns"
+else
+	bad "compare names the missing component and the columns"
+fi
 finish

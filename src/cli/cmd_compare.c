@@ -35,7 +35,9 @@ struct cmp_opts {
 };
 
 struct result {
-	char *path;
+	char *path;		/* as named (with ":COMP" when --quantity gave one) */
+	char *dset;		/* path without its component, NULL when it has none */
+	const char *comp;	/* the component (in dset), or NULL: every column */
 	double max_abs, max_rel, t_worst, rtol, atol;
 	int pass, missing;	/* missing: 1 only in A, 2 only in B (both not compared),
 				 * 3 unreadable or of different shapes (fails) */
@@ -167,10 +169,16 @@ struct files {
 /* Read r's dataset from file i into d; 0, or -1 after a message naming
  * the file and the dataset (a dataset listed but unreadable: a string
  * where numbers belong, a damaged header). */
+/* The dataset (logical name) that r reads. */
+static const char *dset(const struct result *r)
+{
+	return r->dset ? r->dset : r->path;
+}
+
 static int read_one(struct files *F, int i, const struct result *r, struct h5r_data *d)
 {
 	char err[1024];
-	if (h5r_read(F->f[i], r->path, d, err, sizeof err) == 0)
+	if (h5r_read(F->f[i], dset(r), d, err, sizeof err) == 0)
 		return 0;
 	fprintf(stderr, "mbsim: error: %s: %s\n", F->name[i], err);
 	return -1;
@@ -179,7 +187,7 @@ static int read_one(struct files *F, int i, const struct result *r, struct h5r_d
 static void compare_one(const struct cmp_opts *c, struct files *F, struct result *r)
 {
 	struct h5r_data d[2];
-	tol_for(c, r->path, &r->rtol, &r->atol);
+	tol_for(c, dset(r), &r->rtol, &r->atol);
 	r->pass = 1;
 	if (r->missing == 1 || r->missing == 2) {
 		/* in one file only: not compared, but it must be readable */
@@ -205,8 +213,16 @@ static void compare_one(const struct cmp_opts *c, struct files *F, struct result
 		r->pass = 0;
 		goto out;
 	}
+	int cols = d[0].cols, quat = cli_is_quat(dset(r), cols), only = -1;
+	if (r->comp && (only = cli_comp_col(r->comp, dset(r), cols)) < 0) {
+		fprintf(stderr, "mbsim: error: '%s': no component '%s' in %s with %d columns (use x, "
+			"y, z%s or an index 0..%d)\n", r->path, r->comp, dset(r), cols,
+			quat ? ", w" : "", cols - 1);
+		r->missing = 3;
+		r->pass = 0;
+		goto out;
+	}
 	r->compared = 1;
-	int cols = d[0].cols, quat = cli_is_quat(r->path, cols);
 	for (long k = 0; k < F->n; k++) {
 		const double *x = d[0].v + (size_t)F->ia[k] * (size_t)cols;
 		const double *y = d[1].v + (size_t)F->ib[k] * (size_t)cols;
@@ -214,8 +230,8 @@ static void compare_one(const struct cmp_opts *c, struct files *F, struct result
 		for (int j = 0; j < cols; j++) {
 			if (quat && j % 4 == 0)	/* q, -q: one rotation (per body) */
 				sg = cli_quat_sign(x + j, y + j);
-			if (isnan(x[j]) && isnan(y[j]))
-				continue;	/* "none" in both */
+			if ((only >= 0 && j != only) || (isnan(x[j]) && isnan(y[j])))
+				continue;	/* another component; "none" in both */
 			double e = fabs(sg * x[j] - y[j]);
 			double rel = y[j] != 0 ? e / fabs(y[j]) : e > 0 ? INFINITY : 0.0;
 			if (!(e <= r->atol + r->rtol * fabs(y[j])))
@@ -242,7 +258,7 @@ static int compare_all(const struct cmp_opts *c, struct files *F, struct result 
 	char **paths = xmalloc(((size_t)n + 1) * sizeof(char *));
 	int *order = xmalloc(((size_t)n + 1) * sizeof(int)), nfail = 0;
 	for (int i = 0; i < n; i++)
-		paths[i] = r[i].path;
+		paths[i] = (char *)dset(&r[i]);
 	h5r_read_order(F->f[1], paths, n, order);
 	for (int i = 0; i < n; i++) {
 		struct result *x = &r[order[i]];
@@ -267,7 +283,13 @@ static int collect(const struct cmp_opts *c, struct files *F, struct result **pr
 			if (n == cap)
 				r = xrealloc(r, (size_t)(cap *= 2) * sizeof(*r));
 			memset(&r[n], 0, sizeof(*r));
-			r[n++].path = cli_abs_path(c->q[i]);
+			r[n].path = cli_abs_path(c->q[i]);
+			r[n].dset = xstrdup(r[n].path);
+			if (!(r[n].comp = cli_comp_split(r[n].dset))) {
+				free(r[n].dset);
+				r[n].dset = NULL;
+			}
+			n++;
 		}
 		*pr = r;
 		return n;
@@ -420,8 +442,10 @@ int cmd_compare(int argc, char **argv)
 		report(&c, &F, r, n, time_ok, nfail);
 		rc = nfail ? EXIT_SIM : EXIT_OK;
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		free(r[i].path);
+		free(r[i].dset);
+	}
 	free(r);
 	for (int i = 0; i < 2; i++) {
 		h5r_close(&F.f[i]);

@@ -18,7 +18,7 @@
 	"               [--expect-order P[:TOL]] [--json|--csv] [--quiet]\n"
 #define USAGE_COMPARE \
 	"mbsim compare A.h5 B.h5 [--rtol R] [--atol A] [--tol PATH=RTOL:ATOL]...\n" \
-	"              [--quantity PATH]... [--json]\n"
+	"              [--quantity PATH[:COMP]]... [--json]\n"
 #define USAGE_SPECTRAL \
 	"mbsim spectral --method M [--rho R] [--alpha A] [--ratio-range A:B] [--points N]\n" \
 	"               [--measured] [--json|--csv]\n"
