@@ -23,4 +23,17 @@ if [ "$sz" = "PNG True" ]; then ok "animate.py: strip is a wide PNG"; else bad "
 expect_rc 0 "animate.py: 3-D view by azimuth and elevation" "$PY" "$top/tools/animate.py" "$tmp/dp.h5" \
 	--strip "$tmp/dp3.png" --panels 2 --view 30,20
 expect_rc 1 "animate.py: bad view refused" "$PY" "$top/tools/animate.py" "$tmp/dp.h5" --strip "$tmp/x.png" --view up
+# A file that is not a run gives a message and exit 1, no Python traceback
+# (before: a traceback for a missing file and for a modes file).
+echo "not hdf5" >"$tmp/not.h5"
+"$MBSIM" modes "$decks/pendulum.yaml" -o "$tmp/modes.h5" >/dev/null 2>&1
+for f in "$tmp/none.h5" "$tmp/not.h5" "$tmp/modes.h5"; do
+	"$PY" "$top/tools/animate.py" "$f" -o "$tmp/x.gif" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q "^animate.py: $f: " "$tmp/err" && ! grep -q Traceback "$tmp/err"; then
+		ok "animate.py on $(basename "$f"): a message, exit 1"
+	else
+		bad "animate.py on $(basename "$f"): a message, exit 1 (exit $rc)"
+	fi
+done
 finish

@@ -222,6 +222,26 @@ def strip(data, view, out, panels, size):
     plt.close(fig)
 
 
+def load_or_exit(path):
+    """load(path), or exit 1 with a message (no traceback) when path is not
+    a readable run file of mbsim run: missing, not HDF5, a modes file."""
+    if not os.path.isfile(path):
+        sys.exit("animate.py: %s: %s" % (path, "no such file" if not os.path.exists(path)
+                                         else "not a regular file"))
+    try:
+        with h5py.File(path, "r") as f:
+            if "modes" in f and "time" not in f:
+                sys.exit("animate.py: %s: a modes file (mbsim modes -o), not a run: "
+                         "animate the output of mbsim run" % path)
+            if "time" not in f or "bodies" not in f:
+                sys.exit("animate.py: %s: not an output of mbsim run (no /time or /bodies)" % path)
+        return load(path)
+    except OSError as e:
+        sys.exit("animate.py: %s: not an HDF5 file or not readable (%s)" % (path, e))
+    except (KeyError, ValueError) as e:
+        sys.exit("animate.py: %s: not a readable mbsim output (%s)" % (path, e))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -239,7 +259,7 @@ def main():
         ap.error("nothing to write: give -o OUT.gif|OUT.mp4 and/or --strip OUT.png")
     view = parse_view(a.view)
     size = tuple(float(v) for v in a.size.split(","))
-    data = load(a.run)
+    data = load_or_exit(a.run)
     if a.output:
         n = animate(data, view, a.output, a.frames, a.fps, size)
         mbsimlib.say("animate.py: %s, %d frames" % (a.output, n))
