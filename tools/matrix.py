@@ -108,7 +108,6 @@ class Deck:
 
     def __init__(self, path, work):
         import yaml
-        self.path = path
         self.name = os.path.relpath(path, TOP) if path.startswith(TOP) else path
         self.dir = tempfile.mkdtemp(prefix="deck.", dir=work)
         src = os.path.dirname(os.path.abspath(path))
@@ -263,7 +262,7 @@ REF_TRIES = [("mssth5", "ra", 2), ("mssth5", "ra", 3), ("esdirk436l2sa2", "ra", 
              ("adams", "rp", 0), ("bdf", "tree", 0)]
 
 
-def reference(mbsim, deck, h, t_end, k, work):
+def reference(mbsim, deck, h, t_end, k):
     """Reference data on the grid and its uncertainty per quantity: the
     first of REF_TRIES that completes: mssth5 (index 2, else 3) or
     esdirk436l2sa2 at h/8 against the same at h/4, else adams or bdf at
@@ -318,15 +317,17 @@ def run_pair(mbsim, deck, base, tolctl, h, t_end, k, tol):
     return outs, None
 
 
-def run_cell(mbsim, deck, scheme, form, order, tolctl, h, t_end, k, R):
+def run_cell(mbsim, deck, scheme, form, order, tolctl, R):
     """One cell: 'refused' with the message of mbsim check, or the judged
-    comparison at the first of h, h/4 (tol 1e-7, 1e-9 when error-controlled)
+    comparison, on the plan of the reference R (its h, t_end and k), at the
+    first of h, h/4 (tol 1e-7, 1e-9 when error-controlled)
     where both runs complete and agree; a cell that agrees at neither
     FAILED with the finer one's result."""
     base = cell_sets(scheme, form)
     msg = check(mbsim, deck, base)
     if msg:
         return {"verdict": "refused", "message": msg}
+    h, t_end, k = R["h"], R["t_end"], R["k"]
     res = None
     for level in range(LEVELS):
         hh, kk, tol = h / 4 ** level, k * 4 ** level, 1e-7 / 100 ** level
@@ -409,12 +410,12 @@ def prepare(mbsim, path, work, budget):
         deck = type("Unread", (), {"name": path, "runs": 0})()
         return deck, None, "tool: time.end or integrator.step not read as numbers: %r" % e
     try:
-        return prepare_deck(mbsim, deck, work, budget)
+        return prepare_deck(mbsim, deck, budget)
     except (OSError, ValueError, KeyError) as e:  # the tool's own failure, reported as such
         return deck, None, "tool: %r" % e
 
 
-def prepare_deck(mbsim, deck, work, budget):
+def prepare_deck(mbsim, deck, budget):
     msg = check(mbsim, deck, [])
     if msg:
         return deck, None, "deck refused as it is: " + msg
@@ -422,7 +423,7 @@ def prepare_deck(mbsim, deck, work, budget):
     if cost is None:
         return deck, None, "probe run failed: " + msg
     h, t_end, k = plan(deck, budget, cost)
-    R = reference(mbsim, deck, h, t_end, k, work)
+    R = reference(mbsim, deck, h, t_end, k)
     if R is None:
         return deck, None, "no reference scheme completed"
     R.update(h=h, t_end=t_end, k=k, constrained=constrained(mbsim, deck))
@@ -538,7 +539,7 @@ def main():
                     for form in forms:
                         p = corder if R["constrained"] else order
                         jobs[(name, s, form)] = ex.submit(
-                            run_cell, mbsim, deck, s, form, p, tolctl, R["h"], R["t_end"], R["k"], R)
+                            run_cell, mbsim, deck, s, form, p, tolctl, R)
             results, failures = {}, []
             for n_done, ((name, s, form), fut) in enumerate(jobs.items()):
                 if n_done and n_done % 200 == 0:  # a partial table, in case the run is stopped

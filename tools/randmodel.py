@@ -390,19 +390,15 @@ def prop_rest(mbsim, deck, model):
     return "FAILED", "run --from-static moves: max |v| or |w| %.3g > 1e-6" % vmax
 
 
-def known(model, cell, form, c):
-    """The defect a cell's failure is explained by (docs/results/matrix.md), or ''."""
-    return newton_known(c.get("message", ""), model)[len(" [known: "):-1]
-
-
-def newton_known(msg, model):
-    """' [known: ...]' when MSG is a Newton failure whose constraint residual is at round-off."""
+def known(msg, model):
+    """The defect (docs/results/matrix.md) that explains the failure MSG, or
+    '': a Newton failure whose constraint residual is at round-off."""
     import re
     m = re.search(r"largest residual (\S+)", msg)
     if "did not converge" in msg and m and abs(float(m.group(1).rstrip(";,)"))) < 1e-12:
         if "friction" in model.kinds:
-            return " [known: Newton of the implicit ra schemes cycles at a friction reversal]"
-        return " [known: converged step declared failed (Newton test on the correction)]"
+            return "Newton of the implicit ra schemes cycles at a friction reversal"
+        return "converged step declared failed (Newton test on the correction)"
     return ""
 
 
@@ -421,14 +417,15 @@ def check_seed(mbsim, seed, args, cols, work):
         res["props"]["model"] = ("skip", "refused by check: a driver on a locked coordinate")
         return res, m
     if err:
-        res["props"]["model"] = ("FAILED", err + newton_known(err, m))
+        k = known(err, m)
+        res["props"]["model"] = ("FAILED", err + (" [known: %s]" % k if k else ""))
         return res, m
     share = [cols[(seed * args.rotate + i) % len(cols)] for i in range(args.rotate)]
     for s, form, order, corder, tolctl in args.fixed + share:
         p = corder if R["constrained"] else order
-        c = mx.run_cell(mbsim, deck, s, form, p, tolctl, R["h"], R["t_end"], R["k"], R)
+        c = mx.run_cell(mbsim, deck, s, form, p, tolctl, R)
         if c["verdict"] == "FAILED":
-            c["known"] = known(m, s, form, c)
+            c["known"] = known(c.get("message", ""), m)
         res["cells"]["%s/%s" % (s, form)] = c
     res["props"]["energy"] = prop_energy(deck)
     res["props"]["rest"] = prop_rest(mbsim, deck, m)
