@@ -57,11 +57,14 @@ def common(runs):
 
 
 def diff(a, b, ia, ib, t):
-    """max |a - b| over the shared columns, its time and column."""
+    """max |a - b| over the shared columns, its time and column; none
+    shared (a file naming its joint or motor otherwise) exits 1, where a
+    difference of 0 would pass every check."""
     worst = (0.0, 0.0, "")
-    for k in a[1]:
-        if k not in b[1]:
-            continue
+    shared = [k for k in a[1] if k in b[1]]
+    if not shared:
+        sys.exit("no column shared by two of the files: %s and %s" % (sorted(a[1]), sorted(b[1])))
+    for k in shared:
         d = np.abs(a[1][k][ia] - b[1][k][ib])
         j = int(np.argmax(d))
         if d[j] > worst[0]:
