@@ -39,6 +39,11 @@
 #                            t-bdf: each BOUND about ten times the agreement
 #                            measured for its pair, at most 1e-6 m, the
 #                            bound for tree against ra at tight tolerances)
+#   wait_end PID SECONDS     waits (polling every 50 ms, counted in
+#                            waited) at most SECONDS for the background
+#                            process PID to end: then sets st to its exit
+#                            status; else kills it (SIGKILL), reaps it and
+#                            returns 1 (t-signal, t-inputs)
 #   finish                   prints "N passed, N failed, N skipped" (the
 #                            line tests/run-tests.sh adds up); false on
 #                            failures
@@ -160,6 +165,21 @@ agree() {
 	else
 		bad "$1: positions within $4 m at $3 or more samples" "got: ${2:-no comparison}"
 	fi
+}
+
+wait_end() {
+	waited=0
+	while kill -0 "$1" 2>/dev/null && [ "$waited" -lt $(($2 * 20)) ]; do
+		sleep 0.05
+		waited=$((waited + 1))
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		kill -s KILL "$1"
+		wait "$1"
+		return 1
+	fi
+	wait "$1"
+	st=$?
 }
 
 finish() {

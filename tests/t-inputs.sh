@@ -152,21 +152,12 @@ newton_sig() {
 	pid=$!
 	sleep 2
 	kill -s TERM "$pid"
-	n=0
-	while kill -0 "$pid" 2>/dev/null && [ $n -lt 20 ]; do
-		sleep 0.05
-		n=$((n + 1))
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -s KILL "$pid"
-		wait "$pid"
+	if ! wait_end "$pid" 1; then
 		bad "$name" "still running 1 s after the signal"
 		return
 	fi
-	wait "$pid"
-	st=$?
 	if [ $st -eq 1 ] && grep -q "interrupted at t = 0 (step 0, in its Newton iteration)" "$tmp/err"; then
-		ok "$name: exit 1 within $((n * 50)) ms, interrupted at t = 0, step 0"
+		ok "$name: exit 1 within $((waited * 50)) ms, interrupted at t = 0, step 0"
 	else
 		bad "$name" "exit $st" "$(cat "$tmp/err")"
 	fi

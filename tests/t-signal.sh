@@ -39,19 +39,10 @@ sig_case() {
 	fi
 	kill -s "$sig" "$pid"
 	t0=$(date +%s%N)
-	waited=0
-	while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt $((BOUND * 20)) ]; do
-		sleep 0.05
-		waited=$((waited + 1))
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		kill -s KILL "$pid"
-		wait "$pid"
+	if ! wait_end "$pid" "$BOUND"; then
 		bad "$name" "still running $BOUND s after the signal"
 		return
 	fi
-	wait "$pid"
-	st=$?
 	ms=$((($(date +%s%N) - t0) / 1000000))	# to within one 50 ms poll
 	if [ "$st" -ne 1 ]; then
 		bad "$name" "exit status $st, want 1" "$(cat "$tmp/err")"
