@@ -47,7 +47,7 @@
 #      held bar's; the held bar at rest prints its drift as round-off, not
 #      as 1e8 % of a kinetic energy of 1e-66 J (the bound and its margins:
 #      tests/unit/test_balance.c, mbsim-run(1), Energy balance).
-# Prints "N passed, N failed"; exits 1 on any failure.
+# Prints "N passed, N failed, N skipped"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
