@@ -216,12 +216,12 @@ elif [ $rc -ne 1 ]; then
 	bad "double four-bar, rn4 at 1e-5: exit $rc (want 0 and agreement, or 1)"
 else
 	ok "double four-bar, rn4 at 1e-5: the singular position ends the run"
-if grep -q "partition at t = 3\.1[0-9]* .*singular position.*joint '" "$tmp/err"; then
-	ok "the failure names the time and a joint"
-else
-	bad "the failure names the time and a joint"
-fi
-"$PY" - "$top/tools" "$tmp/f.h5" >"$tmp/chk" 2>&1 <<'EOF'
+	if grep -q "partition at t = 3\.1[0-9]* .*singular position.*joint '" "$tmp/err"; then
+		ok "the failure names the time and a joint"
+	else
+		bad "the failure names the time and a joint"
+	fi
+	"$PY" - "$top/tools" "$tmp/f.h5" >"$tmp/chk" 2>&1 <<'EOF'
 import sys, h5py
 sys.path.insert(0, sys.argv[1])
 from mbsimlib import series, text
@@ -232,11 +232,11 @@ assert st.startswith("failed:"), st
 assert len(t) > 10 and t[-1] > 3.0, (len(t), t[-1])
 print(len(t), t[-1])
 EOF
-if [ $? -eq 0 ]; then
-	ok "its file is readable, status failed, samples to $(cut -d' ' -f2 "$tmp/chk") s"
-else
-	bad "its file keeps the samples" "$(cat "$tmp/chk")"
-fi
+	if [ $? -eq 0 ]; then
+		ok "its file is readable, status failed, samples to $(cut -d' ' -f2 "$tmp/chk") s"
+	else
+		bad "its file keeps the samples" "$(cat "$tmp/chk")"
+	fi
 fi
 
 # 7
