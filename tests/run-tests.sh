@@ -18,8 +18,9 @@
 # read from each unit binary's cmocka summary ("[  PASSED  ] N test(s).",
 # "[  FAILED  ] N test(s)", "[  SKIPPED ] N test(s)") and from the count
 # line each script prints last (lib.sh's finish, check_runs.py); a program
-# that exits non-zero without counting a failure (a crash, an early exit)
-# adds one failure.  Exit status 1 if anything failed, or if anything was
+# that exits non-zero without counting a failure (a crash, an early exit),
+# or that counts nothing at all (an exit 0 before its count line), adds
+# one failure.  Exit status 1 if anything failed, or if anything was
 # skipped while MBSIM_NO_SKIP=1 (.ci/run; lib.sh's skip then fails itself).
 set -u
 : "${MBSIM:=build/mbsim}"
@@ -49,6 +50,9 @@ count() {
 	set -- "$1" $2
 	if [ "$rc" -ne 0 ] && [ "$3" -eq 0 ]; then
 		echo "FAIL $1: exit $rc without a failed check counted"
+		set -- "$1" "$2" 1 "$4"
+	elif [ $(($2 + $3 + $4)) -eq 0 ]; then
+		echo "FAIL $1: exit $rc with no check counted (no count line: it stopped early)"
 		set -- "$1" "$2" 1 "$4"
 	fi
 	P=$((P + $2)) F=$((F + $3)) S=$((S + $4))
