@@ -130,7 +130,11 @@ while [ $i -lt 40 ]; do
 	fi
 	i=$((i + 1))
 done
-if [ $alone -eq 0 ]; then
+if [ $alone -eq 0 ] && [ $opened -eq 0 ]; then
+	# every kill came before the output existed (a slow build: ASan):
+	# nothing was tested
+	skip "SIGKILL 0-19 ms after the start, 40 times" "no kill came after the output was created ($none before)"
+elif [ $alone -eq 0 ]; then
 	ok "SIGKILL 0-19 ms after the start, 40 times: $opened files open, $none killed before the output was created, none left only F.partial"
 else
 	bad "SIGKILL 0-19 ms after the start: $alone of 40 left only F.partial ($opened opened, $none none)"
