@@ -2,6 +2,7 @@
  * expressions of force elements (build_sexpr) and measures (measures:). */
 #include "build.h"
 #include "../model/sexpr.h"
+#include "../util/file.h"
 #include "../util/xalloc.h"
 
 #include <errno.h>
@@ -80,9 +81,11 @@ static int read_csv(struct bctx *b, const struct dnode *v, const char *what, str
 	char *path = deck_file(b, v->str);
 	struct stat st;
 	FILE *f = NULL;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		diag_error(b->d, &v->pos, "'%s' of %s is not a regular file", path, what);
-	else if (stat(path, &st) == 0 && st.st_size > CURVE_MAX_FILE)
+	int known = stat(path, &st) == 0;
+	const char *kind = known ? file_not_regular(&st) : NULL;
+	if (kind)
+		diag_error(b->d, &v->pos, "'%s' of %s is %s", path, what, kind);
+	else if (known && st.st_size > CURVE_MAX_FILE)
 		diag_error(b->d, &v->pos, "'%s' of %s is larger than %d bytes", path, what,
 			   CURVE_MAX_FILE);
 	else if (!(f = fopen(path, "r")))

@@ -1,6 +1,7 @@
 /* mesh.c - triangle meshes from STL (ASCII and binary) and Wavefront OBJ
  * files, for body shapes (model/shape.h). */
 #include "mesh.h"
+#include "../util/file.h"
 #include "../util/xalloc.h"
 
 #include <ctype.h>
@@ -288,8 +289,9 @@ int mesh_read(const char *path, struct shape_mesh *out, char *err, int n)
 		snprintf(err, (size_t)n, "%s", strerror(errno));
 		return -1;
 	}
-	if (!S_ISREG(st.st_mode)) {	/* a FIFO or device would block or never end */
-		snprintf(err, (size_t)n, "not a regular file");
+	const char *kind = file_not_regular(&st);
+	if (kind) {	/* a FIFO or device would block or never end */
+		snprintf(err, (size_t)n, "it is %s", kind);
 		return -1;
 	}
 	FILE *f = fopen(path, "rb");
