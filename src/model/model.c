@@ -609,6 +609,12 @@ const struct prim *model_prim(const struct model *m, int k, struct prim *buf)
 	return buf;
 }
 
+int model_row_driver(const struct model *m, int k)
+{
+	int d = k - (m->ncons - m->ndrivers);
+	return d >= 0 && d < m->ndrivers ? d : -1;
+}
+
 static int expand_driver(struct model *m, struct emit *e, struct driver *dv, struct diag *d)
 {
 	if (dv->joint < 0 || dv->joint >= m->njoints) {

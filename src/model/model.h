@@ -282,6 +282,9 @@ int model_joint_prims(const struct model *m, int j, struct prim *out);
  * the joints' rows and the joint's primitives: for occasional lookups;
  * loops over rows go joint by joint with model_joint_prims). */
 const struct prim *model_prim(const struct model *m, int k, struct prim *buf);
+/* The driver whose constraint row k is (the rows after the joints'), or
+ * -1: a joint's row, or k out of range (model finalized). */
+int model_row_driver(const struct model *m, int k);
 
 /* Coordinates that move: 6 per rigid body, 3 per particle (its inert
  * rotational block does not count); the Gruebler mobility is this minus

@@ -75,14 +75,10 @@ int mobility_refuse_drivers(const struct model *m, const int *rows, int n, struc
 {
 	int bad = 0;
 	for (int i = 0; i < n; i++) {
-		int k = rows[i];
-		if (k < 0 || k >= m->ncons)
+		int dv = model_row_driver(m, rows[i]);
+		if (dv < 0)
 			continue;
-		struct prim pb;
-		const struct prim *p = model_prim(m, k, &pb);
-		if (p->owner < m->njoints)
-			continue;
-		const struct driver *dr = &m->drivers[p->owner - m->njoints];
+		const struct driver *dr = &m->drivers[dv];
 		diag_error(d, &dr->pos, "driver '%s' prescribes a motion of joint '%s' that the "
 			   "joints and the other drivers already fix at the assembled initial "
 			   "configuration (its constraint row depends on theirs): remove it, or "

@@ -42,16 +42,16 @@ void sim_row_name(const struct model *m, int k, char *buf, size_t n)
 		snprintf(buf, n, "an unknown constraint");
 		return;
 	}
+	int dv = model_row_driver(m, k);
+	if (dv >= 0) {
+		snprintf(buf, n, "driver '%s'", m->drivers[dv].name);
+		return;
+	}
 	struct prim pb;
 	const struct prim *p = model_prim(m, k, &pb);
-	if (p->owner < m->njoints) {
-		const struct joint *j = &m->joints[p->owner];
-		snprintf(buf, n, "joint '%s' (%s, row %d of %d, %s)", j->name,
-			 joint_type_names[j->type], k - j->row0 + 1, j->nrows,
-			 prim_type_names[p->type]);
-	} else {
-		snprintf(buf, n, "driver '%s'", m->drivers[p->owner - m->njoints].name);
-	}
+	const struct joint *j = &m->joints[p->owner];
+	snprintf(buf, n, "joint '%s' (%s, row %d of %d, %s)", j->name, joint_type_names[j->type],
+		 k - j->row0 + 1, j->nrows, prim_type_names[p->type]);
 }
 
 /* State of the monitors carried from one completed state to the next. */

@@ -122,17 +122,14 @@ void statics_fd(struct ra *s, const struct ra_state *x, double t, const double *
 const char *statics_row_name(const struct model *m, int k)
 {
 	static char buf[200];
-	for (int j = 0; j < m->njoints; j++)
-		if (k >= m->joints[j].row0 && k < m->joints[j].row0 + m->joints[j].nrows) {
-			snprintf(buf, sizeof buf, "joint '%s'", m->joints[j].name);
-			return buf;
-		}
-	for (int d = 0; d < m->ndrivers; d++)
-		if (k == m->drivers[d].row0) {
-			snprintf(buf, sizeof buf, "driver '%s'", m->drivers[d].name);
-			return buf;
-		}
-	snprintf(buf, sizeof buf, "constraint row %d", k);
+	struct prim pb;
+	int dv = model_row_driver(m, k);
+	if (dv >= 0)
+		snprintf(buf, sizeof buf, "driver '%s'", m->drivers[dv].name);
+	else if (k >= 0 && k < m->ncons)
+		snprintf(buf, sizeof buf, "joint '%s'", m->joints[model_prim(m, k, &pb)->owner].name);
+	else
+		snprintf(buf, sizeof buf, "constraint row %d", k);
 	return buf;
 }
 
