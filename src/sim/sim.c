@@ -226,7 +226,6 @@ static int complete(struct run *R, const struct ra_state *x, double h, int iters
 	double drift = total - mo->total0;
 	struct sim_result *r = R->r;
 	r->max_abs_drift = fmax(r->max_abs_drift, fabs(drift));
-	r->max_kinetic = fmax(r->max_kinetic, K);
 	balance_energy(&mo->bal, K, V, gravity_size(s, x));
 	if (!write)
 		return 0;
@@ -857,6 +856,7 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 	}
 	r->wall = now() - w0;
 	if (R.sys) {	/* the energy balance (balance.h) */
+		r->max_kinetic = R.mo.bal.kmax;
 		r->energy_scale = balance_scale(&R.mo.bal);
 		r->energy_floor = balance_floor(&R.mo.bal);
 		r->energy_bound = balance_bound(&R.mo.bal);
