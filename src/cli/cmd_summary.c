@@ -48,30 +48,32 @@ struct row {
 	double *q;		/* one per --quantity */
 };
 
+/* Append the parameter of kv, "KEY=VALUE" (nothing when it has no '='
+ * after a non-empty key). */
+static void param_add(struct row *r, const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+	if (!eq || eq == kv)
+		return;
+	r->par = xrealloc(r->par, (size_t)(r->npar + 1) * sizeof(*r->par));
+	struct param *p = &r->par[r->npar++];
+	p->key = xstrdup(kv);
+	p->key[eq - kv] = 0;
+	p->val = xstrdup(eq + 1);
+}
+
 /* Split "mbsim run DECK --set K=V ..." at blanks and collect the K=V of
  * every --set (also --set=K=V). */
 static void params_from(const char *cl, struct row *r)
 {
 	char *s = xstrdup(cl), *save = NULL;
-	int cap = 0, next = 0;
+	int next = 0;
 	for (char *w = strtok_r(s, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
-		const char *kv = NULL;
 		if (next)
-			kv = w;
+			param_add(r, w);
 		else if (strncmp(w, "--set=", 6) == 0)
-			kv = w + 6;
+			param_add(r, w + 6);
 		next = strcmp(w, "--set") == 0;
-		const char *eq = kv ? strchr(kv, '=') : NULL;
-		if (!eq || eq == kv)
-			continue;
-		if (r->npar == cap) {
-			cap = cap ? 2 * cap : 8;
-			r->par = xrealloc(r->par, (size_t)cap * sizeof(*r->par));
-		}
-		struct param *p = &r->par[r->npar++];
-		p->key = xstrdup(kv);
-		p->key[eq - kv] = 0;
-		p->val = xstrdup(eq + 1);
 	}
 	free(s);
 }
@@ -79,7 +81,6 @@ static void params_from(const char *cl, struct row *r)
 /* The KEY=VALUE lines of the "settings" attribute (cli_join_sets). */
 static void params_from_settings(const char *s, struct row *r)
 {
-	int cap = 0;
 	while (*s) {
 		size_t n = strcspn(s, "\n");
 		char *kv = xcalloc(n + 1, 1), *p = kv;
@@ -92,18 +93,8 @@ static void params_from_settings(const char *s, struct row *r)
 			}
 		}
 		s += n + (s[n] == '\n');
-		char *eq = strchr(kv, '=');
-		if (!eq || eq == kv) {
-			free(kv);
-			continue;
-		}
-		if (r->npar == cap) {
-			cap = cap ? 2 * cap : 8;
-			r->par = xrealloc(r->par, (size_t)cap * sizeof(*r->par));
-		}
-		*eq = 0;
-		r->par[r->npar].key = kv;
-		r->par[r->npar++].val = xstrdup(eq + 1);
+		param_add(r, kv);
+		free(kv);
 	}
 }
 
