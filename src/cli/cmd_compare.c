@@ -166,15 +166,15 @@ struct files {
 	int ncmp;		/* datasets compared */
 };
 
-/* Read r's dataset from file i into d; 0, or -1 after a message naming
- * the file and the dataset (a dataset listed but unreadable: a string
- * where numbers belong, a damaged header). */
 /* The dataset (logical name) that r reads. */
 static const char *dset(const struct result *r)
 {
 	return r->dset ? r->dset : r->path;
 }
 
+/* Read r's dataset from file i into d; 0, or -1 after a message naming
+ * the file and the dataset (a dataset listed but unreadable: a string
+ * where numbers belong, a damaged header). */
 static int read_one(struct files *F, int i, const struct result *r, struct h5r_data *d)
 {
 	char err[1024];
@@ -403,17 +403,16 @@ int cmd_compare(int argc, char **argv)
 	}
 	struct files F;
 	memset(&F, 0, sizeof F);
-	const char *name[2] = { c.a, c.b };
 	F.name[0] = c.a;
 	F.name[1] = c.b;
 	char err[1024];
 	rc = EXIT_OK;
 	for (int i = 0; i < 2 && rc == EXIT_OK; i++) {
-		F.f[i] = h5r_open(name[i], err, sizeof err);
+		F.f[i] = h5r_open(F.name[i], err, sizeof err);
 		if (!F.f[i] || h5r_read_time(F.f[i], &F.t[i], err, sizeof err)) {
 			fprintf(stderr, "mbsim: error: %s\n", err);
 			if (F.f[i])
-				fprintf(stderr, "mbsim: error: '%s' is not an mbsim output file\n", name[i]);
+				fprintf(stderr, "mbsim: error: '%s' is not an mbsim output file\n", F.name[i]);
 			rc = EXIT_DECK;
 		}
 	}

@@ -118,9 +118,8 @@ int cli_static_model(struct model *m, double t0, int json)
 	struct ra_state x;
 	ra_state_init(s, &x);
 	int rc = cli_static_solve(s, &x, t0, json, NULL, NULL);
-	if (rc == 0)
+	if (rc == 0) {
 		ra_force_turns(s, m);	/* a continuous rsda keeps its turns */
-	if (rc == 0)
 		for (int b = 0; b < m->nbodies; b++) {
 			struct body *B = &m->bodies[b];
 			v3_copy(B->r0, x.r + 3 * b);
@@ -128,6 +127,7 @@ int cli_static_model(struct model *m, double t0, int json)
 			v3_set(B->v0, 0, 0, 0);
 			v3_set(B->w0, 0, 0, 0);
 		}
+	}
 	ra_state_release(&x);
 	ra_free(&s);
 	return rc;
