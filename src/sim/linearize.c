@@ -101,18 +101,26 @@ static int by_freq(const void *a, const void *b)
  * j of VR (with j + 1 its imaginary part when im) a zero of the
  * stiffness within its round-off?  A relative error eps in each entry
  * of Kr moves w2 by up to eps |y|^T |Kr| |y| / (y^H Mr y): the stiffness
- * the mode itself engages, not that of the stiffest mode of the model. */
+ * the mode itself engages, not that of the stiffest mode of the model.
+ * u: room for d doubles (|y|). */
 static int is_free(const double *Mr, const double *Kr, int d, const double *VR, int j, int im,
-		   double w2)
+		   double w2, double *u)
 {
+	const double *yr = VR + (size_t)d * j, *yi = im ? VR + (size_t)d * (j + 1) : NULL;
+	for (int a = 0; a < d; a++)
+		u[a] = im ? hypot(yr[a], yi[a]) : fabs(yr[a]);
 	double num = 0, den = 0;
-	for (int a = 0; a < d; a++) {
-		double ar = VR[a + (size_t)d * j], ai = im ? VR[a + (size_t)d * (j + 1)] : 0;
-		for (int b = 0; b < d; b++) {
-			double br = VR[b + (size_t)d * j], bi = im ? VR[b + (size_t)d * (j + 1)] : 0;
-			num += hypot(ar, ai) * fabs(Kr[a + (size_t)d * b]) * hypot(br, bi);
-			den += Mr[a + (size_t)d * b] * (ar * br + ai * bi);
+	for (int b = 0; b < d; b++) {	/* column b of the column-major Kr, Mr */
+		const double *kc = Kr + (size_t)d * b, *mc = Mr + (size_t)d * b;
+		double sk = 0, sr = 0, si = 0;
+		for (int a = 0; a < d; a++) {
+			sk += u[a] * fabs(kc[a]);
+			sr += mc[a] * yr[a];
+			if (im)
+				si += mc[a] * yi[a];
 		}
+		num += sk * u[b];
+		den += sr * yr[b] + (im ? si * yi[b] : 0);
 	}
 	return fabs(w2) <= K_ROUNDOFF * num / fabs(den) || num == 0;
 }
@@ -129,6 +137,7 @@ static int free_motions(const double *Mr, const double *Kr, int d, double *wfree
 	double *K = xcalloc(dd, sizeof(double)), *M = xcalloc(dd, sizeof(double));
 	double *ar = xcalloc((size_t)d, sizeof(double)), *ai = xcalloc((size_t)d, sizeof(double));
 	double *be = xcalloc((size_t)d, sizeof(double)), *VR = xcalloc(dd, sizeof(double));
+	double *u = xcalloc((size_t)d, sizeof(double));
 	double wq, dummy = 0;
 	memcpy(K, Kr, dd * sizeof(double));
 	memcpy(M, Mr, dd * sizeof(double));
@@ -143,7 +152,7 @@ static int free_motions(const double *Mr, const double *Kr, int d, double *wfree
 		for (int i = 0; i < d; i++) {
 			double w2 = hypot(ar[i], ai[i]) / fabs(be[i]);	/* beta != 0: M > 0 */
 			int im = ai[i] != 0, j = im && ai[i] < 0 ? i - 1 : i;
-			if (is_free(Mr, Kr, d, VR, j, im, w2)) {
+			if (is_free(Mr, Kr, d, VR, j, im, w2, u)) {
 				n++;
 				*wfree = fmax(*wfree, sqrt(w2));
 			}
@@ -155,6 +164,7 @@ static int free_motions(const double *Mr, const double *Kr, int d, double *wfree
 	free(ai);
 	free(be);
 	free(VR);
+	free(u);
 	free(work);
 	return n;
 }
