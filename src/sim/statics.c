@@ -183,9 +183,10 @@ static int lsq(int m, int n, double *A, double *b)
 }
 
 /* The iteration's data at the current iterate: D = dG/dq, P = Phi_q, G,
- * Phi (in s->phi); A, b: the system and step of size N = 6 nb + nc. */
+ * Phi (in s->phi); A, b: the system and step of size N = 6 nb + nc; dx,
+ * dz: Newton's step and its fraction (newton_step). */
 struct work {
-	double *A, *b, *D, *P, *G, *G1, *phi;
+	double *A, *b, *D, *P, *G, *G1, *phi, *dx, *dz;
 	int N;
 };
 
@@ -200,6 +201,8 @@ static void work_init(struct work *w, const struct ra *s)
 	w->G = xcalloc((size_t)n, sizeof(double));
 	w->G1 = xcalloc((size_t)n, sizeof(double));
 	w->phi = xcalloc((size_t)(s->nc ? s->nc : 1), sizeof(double));
+	w->dx = xcalloc((size_t)N, sizeof(double));
+	w->dz = xcalloc((size_t)N, sizeof(double));
 }
 
 static void work_release(struct work *w)
@@ -211,6 +214,8 @@ static void work_release(struct work *w)
 	free(w->G);
 	free(w->G1);
 	free(w->phi);
+	free(w->dx);
+	free(w->dz);
 }
 
 /* D, G, P, Phi at x */
@@ -476,7 +481,7 @@ static int newton_step(struct ra *s, const struct ra_state *x, double t, double 
 	int N = c->w.N;
 	if (solve(s, 0, &c->w))
 		return 0;
-	double *dx = xcalloc((size_t)N, sizeof(double)), *dz = xcalloc((size_t)N, sizeof(double));
+	double *dx = c->w.dx, *dz = c->w.dz;
 	memcpy(dx, c->w.b, (size_t)N * sizeof(double));
 	int ok = 0;
 	double amin = s->m->nbeams ? 1.0 / 64 : 1;
@@ -489,8 +494,6 @@ static int newton_step(struct ra *s, const struct ra_state *x, double t, double 
 			continue;
 		ok = (relaxed && a == 1) || tr->res < (1 - 1e-4 * a) * res;
 	}
-	free(dx);
-	free(dz);
 	return ok;
 }
 
