@@ -140,6 +140,8 @@ double ra_rsda_def(const struct ra *s, const struct ra_state *x, int i, double *
 void ra_force_commit(struct ra *s, const struct ra_state *x)
 {
 	const struct model *m = s->m;
+	if (!s->fst)	/* no continuous rsda (ra_force_init) */
+		return;
 	for (int i = 0; i < m->nforces; i++) {
 		const struct force *f = &m->forces[i];
 		double rate, z[3];
