@@ -13,7 +13,6 @@ struct ode_ctrl {
 	struct ode_sys *in;	/* the formulation's, borrowed */
 	struct ra *s;
 	int nz;
-	double *z0;		/* nz: the integrals at a start */
 };
 
 /* The formulation's coordinates (known after its start). */
@@ -79,21 +78,20 @@ static int c_renew(void *ctx, double t, double *y, double *yd, double *ydd)
 	return st ? -st : k;
 }
 
-/* The integrals the run holds (0 at its start) carry over; w starts at
- * 0 (it enters nothing). */
+/* The integrals the run holds (0 at its start; the formulation's start
+ * reads them and leaves them) carry over; w starts at 0 (it enters
+ * nothing). */
 static int c_start(void *ctx, const struct ra_state *x, double *y, double *yd, double *ydd)
 {
 	struct ode_ctrl *c = ctx;
-	ra_ctrl_get(c->s, c->z0);
 	int st = c->in->start(c->in->ctx, x, y, yd, ydd);
 	int n = n0(c);
 	c->ode.n = n + c->nz;
 	if (st)
 		return st;
-	for (int k = 0; k < c->nz; k++) {
+	for (int k = 0; k < c->nz; k++)
 		y[n + k] = 0.0;
-		yd[n + k] = c->z0[k];
-	}
+	ra_ctrl_get(c->s, yd + n);
 	return rates(c, x->t, ydd + n);
 }
 
@@ -141,7 +139,6 @@ struct ode_ctrl *ode_ctrl_new(struct ra *s, struct ode_sys *in)
 	c->in = in;
 	c->s = s;
 	c->nz = nz;
-	c->z0 = xcalloc((size_t)nz, sizeof(double));
 	struct ode_sys *o = &c->ode;
 	o->n = in->n + nz;
 	o->ctx = c;
@@ -168,7 +165,6 @@ void ode_ctrl_free(struct ode_ctrl **pc)
 	if (!c)
 		return;
 	c->s->ctrl_ode = 0;
-	free(c->z0);
 	free(c);
 	*pc = NULL;
 }
