@@ -268,8 +268,6 @@ int mesh_parse(char *buf, long len, const char *name, struct shape_mesh *out, ch
 		snprintf(err, (size_t)n, "no triangles");
 		rc = -1;
 	}
-	if (rc == 0 && (g.nv > MESH_MAX_ELEMS || g.nt > MESH_MAX_ELEMS))
-		rc = reserve(&g, g.nv, g.nt, err, n);	/* unreachable: counted above */
 	if (rc) {
 		free(g.v);
 		free(g.t);
