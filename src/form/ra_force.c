@@ -128,8 +128,12 @@ static double unwrap(double c, double *st)
 double ra_rsda_def(const struct ra *s, const struct ra_state *x, int i, double *rate,
 		   double *z)
 {
+	return ra_rsda_def_of(s, i, ra_joint_q(x, &s->m->joints[s->m->forces[i].joint], rate, z));
+}
+
+double ra_rsda_def_of(const struct ra *s, int i, double phi)
+{
 	const struct force *f = &s->m->forces[i];
-	double phi = ra_joint_q(x, &s->m->joints[f->joint], rate, z);
 	if (f->wrapped)
 		return wrap(phi - f->l0);
 	double st[3];

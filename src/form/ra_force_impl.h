@@ -39,6 +39,8 @@ double ra_joint_q(const struct ra_state *x, const struct joint *j, double *rate,
 		  double *z);
 double ra_rsda_def(const struct ra *s, const struct ra_state *x, int i, double *rate,
 		   double *z);
+/* The same from the wrapped joint angle phi of rsda i (ra_joint_q's). */
+double ra_rsda_def_of(const struct ra *s, int i, double phi);
 double ra_expr_of(const struct ra *s, const struct ra_state *x, double t,
 		  const struct force *f, double d, double dr);
 void ra_link_torque(const struct ra_state *x, const struct joint *j, const double *T,

@@ -183,7 +183,7 @@ int ra_force_has_lin(const struct force *f)
 
 /* RSDA (ra_joint_q, ra_elem_eval): phi = atan2(y0 . x1, x0 . x1) of the joint's
  * markers (x0, y0, z0 = A0 xb0, A0 yb0, A0 zb0; x1 = A1 xb1), rate =
- * z0 . (A1 w1) - zb0 . w0, mag = k e + c rate + act(t) (e: ra_rsda_def); the
+ * z0 . (A1 w1) - zb0 . w0, mag = k e + c rate + act(t) (e: ra_rsda_def_of of phi); the
  * torque mag zb0 on body 0 (body frame) and -mag A1^T z0 on body 1. */
 static void rsda_lin(const struct ra *s, const struct ra_state *x, double t,
 		     const struct force *f, double *K, double *C)
@@ -205,7 +205,7 @@ static void rsda_lin(const struct ra *s, const struct ra_state *x, double t,
 	m3_mulv(Aw1, b1.A, b1.w);
 	double X = v3_dot(x0, x1), Y = v3_dot(y0, x1), rr = X * X + Y * Y;
 	double rate = v3_dot(z0, Aw1) - v3_dot(zb0, b0.w);
-	double r0, z_[3], e = ra_rsda_def(s, x, (int)(f - s->m->forces), &r0, z_);
+	double e = ra_rsda_def_of(s, (int)(f - s->m->forces), atan2(Y, X));
 	double mag = f->k * e + f->c * rate + act(f, t);
 	/* d/dtheta of A c . u for fixed u: -(A c~)^T u = c x (A^T u) */
 	double gX[12] = { 0 }, gY[12] = { 0 }, gR[12] = { 0 }, gRd[12] = { 0 }, u[3], v[3];
