@@ -71,7 +71,7 @@ scheme() {
 
 tags="pendulum crank_rocker"
 if ! "$PY" -c 'import h5py, numpy' 2>/dev/null; then
-	skip "the schemes (11 on the pendulum, 7 on the crank-rocker)" "no h5py or numpy for $PY" 18
+	skip "the schemes (11 on the pendulum, 7 on the crank-rocker) and the partitions" "no h5py or numpy for $PY" 19
 	tags=
 fi
 
@@ -105,6 +105,20 @@ for tag in $tags; do
 	done
 	scheme "$deck" $tag hi auto 1 "$exact"
 done
+
+# /solver/partitions of a run whose integral states ode_ctrl adds after
+# rp's coordinates: a row is the time and rp's independent coordinates
+# only (the four-bar has one degree of freedom: 2 columns), each a
+# coordinate index 7 b + k of its 3 bodies.  The writer took the wrapped
+# system's n (rp's + 1 integral) and wrote 3 columns, the rows shifted
+# and the last ones uninitialized memory.
+[ -n "$tags" ] && pycheck "crank_rocker rn4: /solver/partitions holds rp's coordinates only" "
+with h5py.File('$tmp/crank_rocker-rn4-rp-a.h5', 'r') as f:
+    P = f['solver/partitions'][()]
+c = P[:, 1:]
+ok = (P.ndim == 2 and P.shape[1] == 2 and np.all(np.diff(P[:, 0]) >= 0) and
+      np.all(c == np.round(c)) and np.all((c >= 0) & (c < 21)))
+msg = 'partitions %s: %s' % (P.shape, P[:4].tolist())"
 
 # the crank-rocker's loop on tree: refused at check, at the joint closing it
 expect_rc 2 "crank_rocker on tree refused" "$MBSIM" check "$md/pid_crank_rocker.yaml" \

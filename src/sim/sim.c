@@ -553,7 +553,9 @@ static void finish_attrs(struct run *R)
 	}
 	if (O && O->rp) {
 		/* 001 §1: the independent coordinates chosen, and when */
-		int np = rp_partition_log(O->rp, NULL), n = O->sys->n;
+		/* rp's coordinates: O->sys may be ode_ctrl's, with the
+		 * controllers' integral states after them */
+		int np = rp_partition_log(O->rp, NULL), n = rp_ode(O->rp)->n;
 		if (np > 0) {
 			double *log = xmalloc((size_t)np * (size_t)(n + 1) * sizeof(double));
 			rp_partition_log(O->rp, log);
