@@ -217,7 +217,8 @@ double ra_sexpr(const struct ra *s, const struct ra_state *x, double t, struct s
  * nothing when s->ctrl_ode. */
 void ra_force_step(struct ra *s, const struct ra_state *x, double h);
 /* At the start and after each accepted step (or statics iterate) x: the
- * reference of the continuous rsda angles (ra_force.c, ra_rsda_def). */
+ * reference of the continuous rsda and motor angles (ra_force.c,
+ * ra_rsda_def, motor_q). */
 void ra_force_commit(struct ra *s, const struct ra_state *x);
 /* The whole turns of each continuous rsda angle at the last commit into
  * m->forces[].turns0, the start of a run from that state. */

@@ -131,26 +131,34 @@ double ra_rsda_def(const struct ra *s, const struct ra_state *x, int i, double *
 	return ra_rsda_def_of(s, i, ra_joint_q(x, &s->m->joints[s->m->forces[i].joint], rate, z));
 }
 
+/* The branch of the wrapped angle phi of force i's joint within pi of
+ * its angle at the last commit (ra_force_commit), or phi itself before
+ * any: a function of phi alone between commits. */
+static double from_commit(const struct ra *s, int i, double phi)
+{
+	double st[3];
+	memcpy(st, s->fst + RA_FST * i, sizeof st);
+	return unwrap(phi, st);
+}
+
 double ra_rsda_def_of(const struct ra *s, int i, double phi)
 {
 	const struct force *f = &s->m->forces[i];
-	if (f->wrapped)
-		return wrap(phi - f->l0);
-	double st[3];
-	memcpy(st, s->fst + RA_FST * i, sizeof st);
-	return unwrap(phi, st) - f->l0;
+	return f->wrapped ? wrap(phi - f->l0) : from_commit(s, i, phi) - f->l0;
 }
 
 void ra_force_commit(struct ra *s, const struct ra_state *x)
 {
 	const struct model *m = s->m;
-	if (!s->fst)	/* no continuous rsda (ra_force_init) */
+	if (!s->fst)	/* no continuous rsda, no motor (ra_force_init) */
 		return;
 	for (int i = 0; i < m->nforces; i++) {
 		const struct force *f = &m->forces[i];
+		const struct joint *j = f->joint >= 0 ? &m->joints[f->joint] : NULL;
 		double rate, z[3];
-		if (f->type == FORCE_RSDA && !f->wrapped)
-			unwrap(ra_joint_q(x, &m->joints[f->joint], &rate, z), s->fst + RA_FST * i);
+		if ((f->type == FORCE_RSDA && !f->wrapped) ||
+		    (f->type == FORCE_MOTOR && j->type != JOINT_TRANSLATIONAL))
+			unwrap(ra_joint_q(x, j, &rate, z), s->fst + RA_FST * i);
 	}
 }
 
@@ -467,15 +475,16 @@ double ra_friction_force(const struct ra *s, const struct ra_state *x,
  * t_n and e_n are taken. */
 enum { FST_Z = 3, FST_T = 4, FST_E = 5, FST_SET = 6 };
 
-/* Coordinate of motor i's joint (unwrapped in the motor's own state),
- * its rate and the global axis z. */
+/* Coordinate of motor i's joint (an angle continuous from the last
+ * commit, as an rsda's: trial states leave no trace), its rate and the
+ * global axis z. */
 static void motor_q(const struct ra *s, const struct ra_state *x, int i, double *q,
 		    double *qd, double *z)
 {
 	const struct joint *j = &s->m->joints[s->m->forces[i].joint];
 	*q = ra_joint_q(x, j, qd, z);
 	if (j->type != JOINT_TRANSLATIONAL)
-		*q = unwrap(*q, s->fst + RA_FST * i);
+		*q = from_commit(s, i, *q);
 }
 
 /* The integral of motor i's control error at t, where the error is e.

@@ -302,6 +302,7 @@ int modes_compute(struct ra *s, const struct ra_state *x, double t, struct modes
 	double *K = xcalloc(nn, sizeof(double)), *C = xcalloc(nn, sizeof(double));
 	double *M = xcalloc(nn, sizeof(double));
 	double *P = xcalloc((size_t)(nc ? nc : 1) * (size_t)n, sizeof(double));
+	ra_force_commit(s, x);	/* the differences' angles continuous about x */
 	statics_fd(s, x, t, x->lam, 0, K);	/* dG/dq: K = -that */
 	statics_fd(s, x, t, x->lam, 1, C);	/* dG/dv = df/dv */
 	for (size_t i = 0; i < nn; i++) {

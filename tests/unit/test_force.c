@@ -194,6 +194,52 @@ static void test_state_names(void **state)
 	model_free(&m);
 }
 
+/* A motor's angle is continuous from the last commit (ra_force_commit),
+ * not from the last evaluation: a P motor (kp 10, target 0) on a wheel
+ * committed at 0 rad, evaluated at a trial state 4 rad away (more than pi:
+ * a rejected step) and then at 1 rad, gives -kp * 1 = -10 N m there.  An
+ * unwrapping from the last evaluation read 1 rad as 1 - 2 pi (the trial
+ * at 4 rad, wrapped to 4 - 2 pi, had moved its reference): +52.8 N m. */
+static void test_motor_trial_leaves_no_trace(void **state)
+{
+	(void)state;
+	const char *text =
+		"time: {end: 1}\n"
+		"gravity: [0, 0, 0]\n"
+		"bodies:\n"
+		"  - {name: wheel, mass: 1, inertia: [0.2, 0.2, 0.2]}\n"
+		"joints:\n"
+		"  - {name: axle, type: revolute, body1: ground, body2: wheel, point: [0, 0, 0], "
+		"axis: [0, 0, 1]}\n"
+		"forces:\n"
+		"  - {name: servo, type: motor, joint: axle, control: p, kp: 10, "
+		"target: {type: constant, value: 0}}\n";
+	struct diag d;
+	diag_init(&d);
+	struct deck *dk = testutil_load_text(text, &d);
+	diag_release(&d);
+	struct model *m = NULL;
+	struct sim_options o;
+	testutil_build(dk, &m, &o);
+	struct ra *s = ra_new(m);
+	struct ra_state x;
+	ra_state_init(s, &x);
+	ra_state_from_model(s, &x, 0.0);
+	ra_force_commit(s, &x);
+	double th[3] = { 0, 0, 4.0 };
+	struct ra_fout out;
+	so3_exp(x.A, th);
+	ra_force_out(s, &x, 0.0, 0, &out);	/* the trial */
+	th[2] = 1.0;
+	so3_exp(x.A, th);
+	ra_force_out(s, &x, 0.0, 0, &out);
+	assert_near(out.effort, -10.0, 1e-12, 0);
+	ra_state_release(&x);
+	ra_free(&s);
+	model_free(&m);
+	deck_free(&dk);
+}
+
 /* Expressions shared by text (sx_cache): the copies of a repeat block
  * whose text does not name the index share one parser, those that name
  * it (a different constant each) do not, and each evaluates with its own
@@ -519,6 +565,7 @@ int main(void)
 		cmocka_unit_test(test_tsda_expression_stiffness),
 		cmocka_unit_test(test_tsda_expression_damping),
 		cmocka_unit_test(test_rsda_blocks),
+		cmocka_unit_test(test_motor_trial_leaves_no_trace),
 		cmocka_unit_test(test_state_names),
 		cmocka_unit_test(test_sexpr_cache),
 		cmocka_unit_test(test_tire),
