@@ -803,7 +803,7 @@ static int has_integral(const struct force *f)
 	return f->type == FORCE_MOTOR && !f->ex && f->x->ki != 0.0;
 }
 
-/* Control error of motor i at x (its joint's unwrap state advanced). */
+/* Control error of motor i at x (its angle continuous from the last commit). */
 static double ctrl_error(const struct ra *s, const struct ra_state *x, double t, int i)
 {
 	const struct force *f = &s->m->forces[i];
