@@ -64,7 +64,8 @@ KINEMATIC = {"bodies/position", "bodies/velocity", "bodies/orientation",
 REACTIONS = {"joints/reaction_force", "joints/reaction_torque"}
 
 # The test decks that exercise force elements (the decks/ directory is taken whole).
-TEST_DIRS = ["tests/forces", "tests/tire", "tests/beam", "tests/statics", "tests/tree"]
+TEST_DIRS = ["tests/forces", "tests/tire", "tests/beam", "tests/statics", "tests/tree",
+             "tests/matrix"]
 
 
 def say(msg):

@@ -229,6 +229,9 @@ class Model:
             f = {"name": "f%d" % len(self.forces), "type": "rsda", "joint": rng.choice(js),
                  "stiffness": r(rng.uniform(1, 50)), "damping": r(rng.uniform(0, 2)),
                  "free_angle": r(rng.uniform(-0.5, 0.5))}
+            if len(self.forces) % 3 == 0:  # the wrapped form too (no draw: seeds unchanged)
+                f["angle"] = "wrapped"
+                self.kinds.add("rsda wrapped")
             self.forces.append(f)
             self.kinds.add("rsda")
 
