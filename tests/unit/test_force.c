@@ -36,6 +36,19 @@ static struct sexpr *compile(const struct model *m, const char *text)
 	return e;
 }
 
+/* The model of deck text (the deck in *dk, to free after the model). */
+static struct model *model_of(const char *text, struct deck **dk)
+{
+	struct diag d;
+	diag_init(&d);
+	*dk = testutil_load_text(text, &d);
+	diag_release(&d);
+	struct model *m = NULL;
+	struct sim_options o;
+	testutil_build(*dk, &m, &o);
+	return m;
+}
+
 /* A body of the given mass and isotropic inertia j at the origin, unturned. */
 static struct body *add_body(struct model *m, const char *name, double mass, double j)
 {
@@ -214,13 +227,8 @@ static void test_motor_trial_leaves_no_trace(void **state)
 		"forces:\n"
 		"  - {name: servo, type: motor, joint: axle, control: p, kp: 10, "
 		"target: {type: constant, value: 0}}\n";
-	struct diag d;
-	diag_init(&d);
-	struct deck *dk = testutil_load_text(text, &d);
-	diag_release(&d);
-	struct model *m = NULL;
-	struct sim_options o;
-	testutil_build(dk, &m, &o);
+	struct deck *dk;
+	struct model *m = model_of(text, &dk);
 	struct ra *s = ra_new(m);
 	struct ra_state x;
 	ra_state_init(s, &x);
@@ -504,13 +512,8 @@ static void test_force_lin_rsda(void **state)
 			 "forces:\n"
 			 "  - {name: r, type: rsda, joint: j, stiffness: 50, damping: 3, free_angle: 0.3}\n",
 			 g ? "ground" : "b0");
-		struct diag d;
-		diag_init(&d);
-		struct deck *dk = testutil_load_text(text, &d);
-		diag_release(&d);
-		struct model *m = NULL;
-		struct sim_options o;
-		testutil_build(dk, &m, &o);
+		struct deck *dk;
+		struct model *m = model_of(text, &dk);
 		lin_check(m, g ? "rsda to ground" : "rsda", 2, 10.0);
 		model_free(&m);
 		deck_free(&dk);
@@ -543,13 +546,8 @@ static void test_force_lin_point(void **state)
 			 "  - {name: b, mass: 2, inertia: [0.3, 0.5, 0.7], position: [0.5, 0, 0]}\n"
 			 "forces:\n"
 			 "  - %s\n", kinds[i]);
-		struct diag d;
-		diag_init(&d);
-		struct deck *dk = testutil_load_text(text, &d);
-		diag_release(&d);
-		struct model *m = NULL;
-		struct sim_options o;
-		testutil_build(dk, &m, &o);
+		struct deck *dk;
+		struct model *m = model_of(text, &dk);
 		char label[40];
 		snprintf(label, sizeof label, "%s %s", i < 2 ? "force" : "torque",
 			 i % 2 ? "body frame" : "global");
