@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 
 #include "../model/model.h"
 #include "../model/options.h"
@@ -29,6 +30,8 @@ int cmd_static(int argc, char **argv);
 int cmd_modes(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+/* export --csv (cmd_export_csv.c), which cmd_export hands its arguments to */
+int cmd_export_csv(int argc, char **argv);
 
 /* Parse static's command line and load the deck: 0, or 1 with the exit
  * status in *status (cmd_static.c; modes parses its own, which adds -o,
@@ -143,5 +146,13 @@ char *cli_comp_split(char *path);
 double cli_quat_sign(const double *a, const double *b);
 /* p with a leading '/' (malloc'd): a dataset path as given on the command line. */
 char *cli_abs_path(const char *p);
+/* A --quantity PATH[:COMP] (summary's without its @TIME): the absolute
+ * dataset path without the component (malloc'd), *comp the component
+ * word in it (cli_comp_split) or NULL. */
+char *cli_quant_path(const char *spec, const char **comp);
+/* One CSV field on out (RFC 4180: quoted when it holds a comma, quote or
+ * line break, quotes doubled), after a comma unless first; NULL is an
+ * empty field. */
+void cli_csv_field(FILE *out, const char *s, int first);
 
 #endif

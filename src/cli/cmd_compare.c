@@ -284,8 +284,8 @@ static int collect(const struct cmp_opts *c, struct files *F, struct result **pr
 				r = xrealloc(r, (size_t)(cap *= 2) * sizeof(*r));
 			memset(&r[n], 0, sizeof(*r));
 			r[n].path = cli_abs_path(c->q[i]);
-			r[n].dset = xstrdup(r[n].path);
-			if (!(r[n].comp = cli_comp_split(r[n].dset))) {
+			r[n].dset = cli_quant_path(c->q[i], &r[n].comp);
+			if (!r[n].comp) {
 				free(r[n].dset);
 				r[n].dset = NULL;
 			}

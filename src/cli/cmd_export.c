@@ -1,5 +1,5 @@
 /* cmd_export.c - mbsim export: views of output files for other programs
- * (ParaView through XDMF, io/xdmf.h). */
+ * (ParaView through XDMF, io/xdmf.h; a CSV table, cmd_export_csv.c). */
 #include "cli.h"
 #include "usage.h"
 #include "../io/xdmf.h"
@@ -14,6 +14,9 @@ int cmd_export(int argc, char **argv)
 {
 	int xdmf = 0, quiet = 0, nf = 0, rc = EXIT_OK;
 	long every = 1;
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--csv") == 0)
+			return cmd_export_csv(argc, argv);
 	const char **files = xcalloc((size_t)argc + 1, sizeof(char *));
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
@@ -39,7 +42,7 @@ int cmd_export(int argc, char **argv)
 			free(files);
 			return EXIT_OK;
 		} else if (a[0] == '-' && a[1]) {
-			static const char *const opts[] = { "--xdmf", "--every", "--quiet", "-q",
+			static const char *const opts[] = { "--xdmf", "--csv", "--every", "--quiet", "-q",
 							    "--help", "-h", NULL };
 			cli_usage_error(USAGE_EXPORT, "unknown option '%s'%s", a, cli_suggest(a, opts));
 			free(files);
@@ -49,7 +52,7 @@ int cmd_export(int argc, char **argv)
 		}
 	}
 	if (!xdmf || nf == 0) {
-		cli_usage_error(USAGE_EXPORT, !xdmf ? "no format given (--xdmf)" : "no output file given");
+		cli_usage_error(USAGE_EXPORT, !xdmf ? "no format given (--xdmf or --csv)" : "no output file given");
 		free(files);
 		return EXIT_USAGE;
 	}

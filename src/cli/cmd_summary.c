@@ -249,25 +249,9 @@ static void row_release(struct row *r)
 	free(r->q);
 }
 
-/* One CSV field (RFC 4180: quoted when it holds a comma, quote or line
- * break, quotes doubled). */
 static void csv_str(const char *s, int first)
 {
-	if (!first)
-		putchar(',');
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, stdout);
-		return;
-	}
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
-	putchar('"');
+	cli_csv_field(stdout, s, first);
 }
 
 static void csv_num(double x, const char *fmt)
@@ -407,9 +391,8 @@ static int quant_parse(const char *spec, struct squant *q)
 	}
 	char *p = xstrdup(spec);
 	p[at - spec] = 0;
-	q->path = cli_abs_path(p);
+	q->path = cli_quant_path(p, &q->comp);
 	free(p);
-	q->comp = cli_comp_split(q->path);
 	return 0;
 }
 

@@ -140,6 +140,32 @@ char *cli_abs_path(const char *p)
 	return xasprintf("%s%s", p[0] == '/' ? "" : "/", p);
 }
 
+char *cli_quant_path(const char *spec, const char **comp)
+{
+	char *path = cli_abs_path(spec);
+	*comp = cli_comp_split(path);
+	return path;
+}
+
+void cli_csv_field(FILE *out, const char *s, int first)
+{
+	if (!first)
+		fputc(',', out);
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
 int cli_print_diag(const struct diag *d)
 {
 	for (int i = 0; i < d->n; i++) {

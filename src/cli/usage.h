@@ -30,7 +30,8 @@
 #define USAGE_SUMMARY \
 	"mbsim summary FILE.h5... [--quantity PATH[:COMP]@TIME]... [--json]\n"
 #define USAGE_EXPORT \
-	"mbsim export --xdmf [--every K] [--quiet] FILE.h5...\n"
+	"mbsim export --xdmf [--every K] [--quiet] FILE.h5...\n" \
+	"mbsim export --csv [--quantity PATH[:COMP]]... [-o OUT.csv|-] [--quiet] FILE.h5...\n"
 #define USAGE_HELP \
 	"mbsim help [COMMAND]\n"
 

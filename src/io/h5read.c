@@ -794,6 +794,16 @@ int h5r_attr_str(struct h5in *f, const char *path, const char *name, char *buf, 
 	return rc;
 }
 
+int h5r_units(struct h5in *f, const char *path, char *buf, size_t n)
+{
+	char qpath[1024], name[1024];
+	if (h5r_exists(f, path))
+		return h5r_attr_str(f, path, "units", buf, n);
+	if (split_logical(path, qpath, name) || !h5r_exists(f, qpath))
+		return -1;
+	return h5r_attr_str(f, qpath, "units", buf, n);
+}
+
 int h5r_attr_num(struct h5in *f, const char *path, const char *name, double *v)
 {
 	if (H5Aexists_by_name(f->file, path, name, H5P_DEFAULT) <= 0)

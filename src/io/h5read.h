@@ -71,6 +71,11 @@ void h5r_list_free(char ***names, int n);
  * 0, or -1 when missing or not a string. */
 int h5r_attr_str(struct h5in *f, const char *path, const char *name, char *buf, size_t n);
 
+/* The string attribute "units" of the dataset at path or, for a logical
+ * name /GROUP/NAME/QTY, of its series /GROUP/QTY, into buf; 0, or -1
+ * when there is none. */
+int h5r_units(struct h5in *f, const char *path, char *buf, size_t n);
+
 /* Numeric scalar attribute name of the object at path into *v (converted
  * to double by the HDF5 library); 0, or -1 when missing or not a number. */
 int h5r_attr_num(struct h5in *f, const char *path, const char *name, double *v);
