@@ -34,21 +34,7 @@ GROUPS = ("bodies", "particles", "points", "joints", "drivers", "forces", "measu
 def column_of(path, comp, ncols):
     if comp is None:
         return 0 if ncols == 1 else None
-    if path.endswith("/orientation") and ncols == 4:
-        return "wxyz".index(comp) if comp in "wxyz" and len(comp) == 1 else None
-    if comp in ("x", "y", "z"):
-        return "xyz".index(comp)
-    return int(comp) if comp.isdigit() else None
-
-
-def units_of(f, path):
-    """The units attribute of the dataset of logical name path (GROUP/NAME/QTY -> GROUP/QTY)."""
-    if path in f and isinstance(f[path], h5py.Dataset):
-        ds = f[path]
-    else:
-        parts = path.split("/")
-        ds = f[parts[0] + "/" + parts[-1]]
-    return mbsimlib.text(ds.attrs["units"])
+    return mbsimlib.component(path, comp, ncols)
 
 
 def default_columns(f):
@@ -105,8 +91,8 @@ def main():
                 continue
             if j > 0:
                 seen[path] = seen.get(path, 0) + 1
-                if units != units_of(f, path):
-                    errs.append("column '%s': units '%s', file '%s'" % (h, units, units_of(f, path)))
+                if units != mbsimlib.units(f, path):
+                    errs.append("column '%s': units '%s', file '%s'" % (h, units, mbsimlib.units(f, path)))
             bad = [i for i in range(min(len(body), len(t))) if not same(body[i][j], a[i, k])]
             if bad:
                 i = bad[0]

@@ -14,6 +14,10 @@ first on sys.path and `import mbsimlib` finds this file.
                          (man/mbsim-output.5) so that `mbsim compare` and
                          `mbsim converge --reference FILE.h5` read them
   series, text           reading a result series by its logical name
+  split_quantity, component, units
+                         a quantity PATH[:COMP] as mbsim's --quantity takes
+                         it, its column and its units (plot.py,
+                         tests/csv_check.py)
   rotation               rotation matrices of orientation quaternions
                          (animate.py, four_bar_ref.py, tests/xdmf_check.py)
 """
@@ -177,6 +181,48 @@ def _samples(f, a):
     leave series longer than /time, which is written last (src/io/h5.h)."""
     n = f["time"].shape[0] if "time" in f else None
     return a[:n] if getattr(a, "ndim", 0) >= 1 else a
+
+
+def split_quantity(spec):
+    """PATH[:COMP] -> (PATH, COMP or None), cut at the last ':' when the word
+    after it holds no '/' (a ':' in a body's name belongs to the path), as
+    mbsim's --quantity (cli_comp_split)."""
+    path, sep, comp = spec.rpartition(":")
+    if not sep or "/" in comp or not path:
+        return spec.strip("/"), None
+    return path.strip("/"), comp
+
+
+def component(path, comp, ncols):
+    """The column of the word COMP in a series PATH of NCOLS columns, as mbsim
+    reads it (cli_comp_col): x, y, z the columns 0, 1, 2 (1, 2, 3 after w in
+    an orientation quaternion (w, x, y, z)), w column 0 of a quaternion, a
+    number its index; None when there is no such column."""
+    quat = ncols == 4 and path.endswith("/orientation")
+    if comp in ("x", "y", "z"):
+        k = "xyz".index(comp) + (1 if quat else 0)
+    elif comp == "w":
+        k = 0 if quat else None
+    elif comp and comp.isdigit():
+        k = int(comp)
+    else:
+        k = None
+    return k if k is not None and k < ncols else None
+
+
+def units(f, path):
+    """The "units" attribute of the series PATH ('bodies/rod/position': that
+    of /bodies/position), '' when it has none."""
+    path = path.strip("/")
+    if path in f and isinstance(f[path], h5py.Dataset):
+        ds = f[path]
+    else:
+        parts = path.split("/")
+        key = parts[0] + "/" + parts[-1]
+        if len(parts) < 3 or key not in f:
+            return ""
+        ds = f[key]
+    return text(ds.attrs.get("units", ""))
 
 
 def names(f, group):
