@@ -1,5 +1,5 @@
 #!/bin/sh
-# t-h5-hostile.sh - files given to `mbsim compare` (and `mbsim summary`) that are not what they
+# t-h5-hostile.sh - files given to `mbsim compare` (and `mbsim summary`, `mbsim export --csv`) that are not what they
 # should be: empty, a deck, truncated output files (at 8 sizes), an output
 # file with bytes flipped (any documented status), and HDF5 files of foreign layout (made with
 # h5py: no /time, /time a group, a string, 3-D, empty, NaN or descending;
@@ -53,6 +53,17 @@ hostile() {
 		head -5 "$tmp/err" | sed 's/^/     /'
 	else
 		ok "$1 (summary): a row, exit $st"
+	fi
+	# mbsim export --csv: exit 1 with a message, or 0 when the damage
+	# missed every series it reads
+	"$MBSIM" export --csv "$2" -o "$tmp/h.csv" >"$tmp/out" 2>"$tmp/err"
+	st=$?
+	if grep -q 'Sanitizer\|runtime error:' "$tmp/err" || [ "$st" -gt 1 ] ||
+	   { [ "$st" -eq 1 ] && ! grep -q 'mbsim: error: ' "$tmp/err"; }; then
+		bad "$1 (export --csv): exit $st, want 0, or 1 with a message" "stderr:"
+		head -5 "$tmp/err" | sed 's/^/     /'
+	else
+		ok "$1 (export --csv): exit $st"
 	fi
 }
 
@@ -120,6 +131,6 @@ PY
 	ANY=1 hostile names_missing "$tmp/names_missing.h5" "$tmp/names_missing.h5"
 	ANY=1 hostile "64 bytes flipped" "$tmp/flipped.h5"
 else
-	skip "foreign HDF5 files (12 files, 3 checks each)" "no scipy or h5py for $PY" 36
+	skip "foreign HDF5 files (12 files, 4 checks each)" "no scipy or h5py for $PY" 48
 fi
 finish
