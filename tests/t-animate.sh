@@ -2,7 +2,9 @@
 # t-animate.sh - tools/animate.py (issue 14 item 3): a GIF of the double
 # pendulum has the frames asked for (--frames 12 of 8001 samples: 12
 # distinct sample indices, each frame a different time label, so Pillow
-# cannot merge two), a PNG strip is written, a bad view is refused.
+# cannot merge two), a PNG strip is written, a bad view is refused; the
+# beams of decks/flexible_four_bar.yaml are lines through their nodes,
+# which --deflection-scale K draws at K times their offset from the chord.
 # Usage: MBSIM=build/mbsim sh tests/t-animate.sh   (run from the source root)
 
 # shellcheck source=tests/lib.sh
@@ -36,4 +38,41 @@ for f in "$tmp/none.h5" "$tmp/not.h5" "$tmp/modes.h5"; do
 		bad "animate.py on $(basename "$f"): a message, exit 1 (exit $rc)"
 	fi
 done
+# beams: 3 polylines of 11 nodes (5 elements each); with --deflection-scale
+# 50 the end nodes are where the file puts them and every other node at 50
+# times its offset from the chord, the chord and the nodes' places on it
+# computed here from /bodies/position by the node names of mbsim-deck(5)
+# (start, NAME_1 .. NAME_9, end) and their distances at t0
+expect_rc 0 "run the flexible four-bar" "$MBSIM" run "$decks/flexible_four_bar.yaml" -o "$tmp/fb.h5" \
+	--quiet --set time.end=2
+pycheck "animate.py: beams as lines, deflection x 50 from the chord" '
+sys.path.insert(0, "'"$top"'/tools")
+import animate
+t, names, pos, segments, ground, dots, scale = animate.load("'"$tmp"'/fb.h5", 50.0)
+beams = [s for s in segments(len(t) - 1) if len(s) > 2]
+f = h5py.File("'"$tmp"'/fb.h5", "r")
+bn = [x.decode() for x in f["bodies/names"][()]]
+errs = []
+if len(beams) != 3 or any(len(b) != 11 for b in beams):
+    errs.append("beam lines %s" % [len(b) for b in beams])
+dev = 0.0
+for (nm, a, z), drawn in zip((("AB", "A1", "B1"), ("BC", "B2", "C2"), ("CD", "C3", "D3")), beams):
+    nodes = [a] + ["%s_%d" % (nm, k) for k in range(1, 10)] + [z]
+    p0 = np.array([series(f, "bodies/%s/position" % n)[0] for n in nodes])
+    p = np.array([series(f, "bodies/%s/position" % n)[-1] for n in nodes])
+    fr = np.linalg.norm(p0 - p0[0], axis=1) / np.linalg.norm(p0[-1] - p0[0])
+    ref = p[0] + np.outer(fr, p[-1] - p[0])
+    want = ref + 50 * (p - ref)
+    dev = max(dev, np.abs(p - ref).max())
+    if not (np.abs(drawn - want).max() < 1e-12 and np.array_equal(drawn[[0, -1]], p[[0, -1]])):
+        errs.append("%s: drawn nodes off by %.3g m" % (nm, np.abs(drawn - want).max()))
+if set(dots) & {bn.index(n) for n in bn if n[:3] in ("AB_", "BC_", "CD_")}:
+    errs.append("beam nodes drawn as body dots")
+ok = not errs and dev > 1e-5
+msg = "; ".join(errs) + " (largest offset from a chord %.3g m)" % dev'
+expect_rc 0 "animate.py: strip of the four-bar, deflection x 50" "$PY" "$top/tools/animate.py" \
+	"$tmp/fb.h5" --strip "$tmp/fb.png" --panels 3 --view xy --deflection-scale 50
+[ -s "$tmp/fb.png" ] && ok "animate.py: fb.png written" || bad "animate.py: no fb.png"
+expect_rc 2 "animate.py: --deflection-scale 0 refused" "$PY" "$top/tools/animate.py" "$tmp/fb.h5" \
+	--strip "$tmp/x.png" --deflection-scale 0
 finish

@@ -94,10 +94,42 @@ n=$(grids kill.xdmf) m=$(nsamples kill.h5)
 [ "$n" = "$m" ] && [ "$m" -gt 1 ] && ok "export: kill.xdmf names the $m samples of kill.h5" ||
 	bad "export after SIGKILL" "time steps $n, samples $m"
 
+# beams drawn as members: decks/flexible_four_bar.yaml (3 beams of 5
+# elements, 33 nodes) for 0.2 s: lines between consecutive nodes (2 per
+# element: 30) in a Mixed topology beside each node's section (5 vertices:
+# centre and 4 corners; 8 triangles a segment, 2 a beam end: 3 x 84 = 252)
+fb=$decks/flexible_four_bar.yaml
+expect_rc 0 "run --xdmf of the flexible four-bar" "$MBSIM" run "$fb" -o fb.h5 --xdmf --set time.end=0.2
+grep -q "fb.xdmf: .* 33 bodies, 165 vertices, 252 triangles, 30 beam segments" err &&
+	ok "fb.xdmf: 33 nodes, 165 vertices, 252 triangles, 30 beam segments" || bad "fb.xdmf message" "$(cat err)"
+"$PY" - fb.xdmf fb.xdmf.h5 fb.h5 >chk 2>&1 <<'PY' && ok "fb.xdmf: Mixed cells, a polyline of 2 points per segment, joining the nodes' centres of /shapes/lines" || bad "fb.xdmf cells" "$(cat chk)"
+import sys, h5py, numpy as np, xml.etree.ElementTree as ET
+top = ET.parse(sys.argv[1]).getroot().find("Domain/Grid/Grid/Topology")
+assert top.get("TopologyType") == "Mixed" and top.get("NumberOfElements") == "282", top.attrib
+c = h5py.File(sys.argv[2], "r")["cells"][()].reshape(-1, 4)
+lines = h5py.File(sys.argv[3], "r")["shapes/lines"][()]
+assert len(c) == 282 and (c[:252, 0] == 4).all() and (c[252:, :2] == 2).all(), c[250:254]
+assert np.array_equal(c[252:, 2:], lines), "segments differ from /shapes/lines"
+PY
+# a file without beams keeps its Triangle topology (sc.xdmf above)
+grep -q 'TopologyType="Triangle"' sc.xdmf && ok "sc.xdmf: no beams, Triangle topology" ||
+	bad "sc.xdmf topology" "$(grep Topology sc.xdmf | head -1)"
+
 # --- ParaView
+# pv_report: the ok/FAIL lines of a pvpython check (in pv) counted here
+pv_report() {
+	while IFS= read -r line; do
+		case $line in
+		ok*) ok "${line#ok   }" ;;
+		FAIL*) bad "${line#FAIL }" ;;
+		*) echo "     $line" ;;
+		esac
+	done <pv
+}
 if ! command -v pvpython >/dev/null 2>&1; then
-	# (counted with ParaView: 12 checks below, from tests/xdmf_check.py)
-	skip "ParaView" "no pvpython (Debian's paraview and python3-paraview; tools/install-deps)" 12
+	# (counted with ParaView: 18 checks below, from tests/xdmf_check.py
+	# and tests/xdmf_beam_check.py)
+	skip "ParaView" "no pvpython (Debian's paraview and python3-paraview; tools/install-deps)" 18
 	finish
 	exit
 fi
@@ -122,19 +154,30 @@ if ! grep -q "^ok   png" pv; then
 		done
 		how="xvfb-run pvpython"
 	else
-		skip "ParaView" "pvpython needs a display here and there is no xvfb-run (Debian's xvfb)" 12
+		skip "ParaView" "pvpython needs a display here and there is no xvfb-run (Debian's xvfb)" 18
 		finish
 		exit
 	fi
 fi
 echo "     (ParaView through $how)"
-while IFS= read -r line; do
-	case $line in
-	ok*) ok "${line#ok   }" ;;
-	FAIL*) bad "${line#FAIL }" ;;
-	*) echo "     $line" ;;
-	esac
-done <pv
+pv_report
 grep -q "^ok   png: a corner" pv || bad "pvpython: the checks did not all run (exit $rc)" "$(tail -5 pverr)"
 [ "$rc" = 0 ] || bad "pvpython exit $rc" "$(tail -5 pverr)"
+
+# the four-bar's members in ParaView: line cells at the nodes, vertices,
+# pixels (tests/xdmf_beam_check.py), the way that worked above
+bcheck=$top/tests/xdmf_beam_check.py
+for try in 1 2 3; do
+	if [ "$how" = "xvfb-run pvpython" ]; then
+		timeout 120 xvfb-run -a -s "-screen 0 800x600x24" pvpython "$bcheck" fb.xdmf fb.h5 fb.png 0.1 >pv 2>pverr
+	else
+		timeout 120 pvpython --force-offscreen-rendering "$bcheck" fb.xdmf fb.h5 fb.png 0.1 >pv 2>pverr
+	fi
+	rc=$?
+	grep -q "bad X server connection" pverr || break
+	echo "     (virtual X server not ready, try $try of 3)"
+done
+pv_report
+[ "$(grep -c '^ok   png: beam' pv)" = 3 ] || bad "pvpython: the beam checks did not all run (exit $rc)" "$(tail -5 pverr)"
+[ "$rc" = 0 ] || bad "pvpython (beams) exit $rc" "$(tail -5 pverr)"
 finish

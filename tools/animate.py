@@ -3,13 +3,20 @@
 
 usage: /usr/bin/python3 tools/animate.py RUN.h5 [-o OUT.gif|OUT.mp4] [--strip OUT.png]
            [--view xy|xz|yz|AZ,EL] [--frames N] [--fps F] [--panels K] [--size W,H]
+           [--deflection-scale K]
 
 Every body is a dot at its centroid, with a line from the centroid to each
 of its joints' points (the `point` of the joint in the deck, numbers or
 expressions of the deck's parameters, carried with the body from its first
 sample), and a line between the centroids of the two bodies of a joint
 whose point cannot be read (a `repeat` block's joints are not drawn).  Ground joints'
-points are crosses.  The title holds the time.  --view names a projection
+points are crosses.  A beam is a line through its nodes (small dots), from
+the file's /shapes/lines; --deflection-scale K draws each node at K times
+its distance from the beam's chord (the straight line between its end
+nodes, where the initially straight beam's node would be at its fraction
+of the length), so that a deflection of millimetres shows on a member of
+metres (the ends stay where they are; default 1: as computed; the title
+says the scale).  The title holds the time.  --view names a projection
 plane (xy, xz, yz: the plane's first axis to the right) or a 3-D camera's
 azimuth and elevation in degrees (`--view 30,20`).  --frames N frames at
 sample indices evenly spread over the run (default: every sample up to
@@ -81,10 +88,33 @@ def point_of(j, ns):
     return None if any(c is None for c in v) else np.array(v)
 
 
-def load(path):
+def beams_of(f):
+    """Per beam, the indices into /bodies/names of its nodes in order, from
+    /shapes/lines (centre vertices of consecutive nodes) and
+    /shapes/vertex_offsets; [] for a file without beams."""
+    if "shapes/lines" not in f or "shapes/line_offsets" not in f:
+        return []
+    lines, loff = f["shapes/lines"][()], f["shapes/line_offsets"][()]
+    voff = f["shapes/vertex_offsets"][()]
+    body = np.searchsorted(voff, lines, side="right") - 1      # the body of each vertex
+    return [[int(body[a, 0])] + [int(b) for b in body[a:c, 1]] for a, c in zip(loff[:-1], loff[1:])
+            if c > a]
+
+
+def deflected(p, frac, k):
+    """Nodes p (n, 3) drawn at k times their offset from the chord p[0] ->
+    p[-1], a node's place on it its fraction frac of the initial length."""
+    ref = p[0] + np.outer(frac, p[-1] - p[0])
+    out = ref + k * (p - ref)
+    out[[0, -1]] = p[[0, -1]]       # the ends as computed (p0 + (p1 - p0) rounds)
+    return out
+
+
+def load(path, scale=1.0):
     """Times, body centroids (n, b, 3), and the segments to draw: per frame
-    a function of the sample index giving a list of (2, 3) arrays, plus the
-    fixed ground points."""
+    a function of the sample index giving a list of (2, 3) arrays and beam
+    polylines (m, 3), plus the fixed ground points and the indices of the
+    bodies drawn as dots (not beam nodes)."""
     with h5py.File(path, "r") as f:
         t = mbsimlib.series(f, "time")
         names = mbsimlib.names(f, "bodies")
@@ -95,6 +125,7 @@ def load(path):
         rot += [np.broadcast_to(np.eye(3), (len(t), 3, 3)) for n in parts]
         names = names + parts
         deck = mbsimlib.text(f["deck"][()]) if "deck" in f else ""
+        beams = beams_of(f)
     try:
         dk = yaml.safe_load(deck) or {}
     except yaml.YAMLError:
@@ -118,11 +149,20 @@ def load(path):
         if len(bs) < 2:
             ground.append(p)
 
+    # each beam node's fraction of its beam's initial length (straight at t0)
+    fracs = []
+    for nodes in beams:
+        d = np.linalg.norm(pos[0, nodes] - pos[0, nodes[0]], axis=1)
+        fracs.append(d / d[-1] if d[-1] > 0 else np.zeros(len(nodes)))
+
     def segments(i):
         s = [np.array([pos[i, k], pos[i, k] + rot[k][i] @ sp]) for k, sp in attach]
         s += [np.array([pos[i, a], pos[i, b]]) for a, b in pairs]
+        s += [deflected(pos[i, nodes], fr, scale) for nodes, fr in zip(beams, fracs)]
         return s
-    return t, names, pos, segments, np.array(ground).reshape(-1, 3)
+    on_beam = {b for nodes in beams for b in nodes}
+    dots = np.array([k for k in range(len(names)) if k not in on_beam], dtype=int)
+    return t, names, pos, segments, np.array(ground).reshape(-1, 3), dots, scale
 
 
 def frames_of(n, want):
@@ -136,9 +176,9 @@ class Scene:
 
     def __init__(self, ax, view, data):
         self.ax, self.view = ax, view
-        self.t, self.names, self.pos, self.segments, self.ground = data
-        pts = [self.pos.reshape(-1, 3)] + [s for i in range(0, len(self.t), max(1, len(self.t) // 50))
-                                           for s in self.segments(i)]
+        self.t, self.names, self.pos, self.segments, self.ground, self.dots, self.scale = data
+        pts = [self.pos[:, self.dots].reshape(-1, 3)] + \
+            [s for i in range(0, len(self.t), max(1, len(self.t) // 50)) for s in self.segments(i)]
         if len(self.ground):
             pts.append(self.ground)
         allp = np.concatenate(pts)
@@ -171,11 +211,17 @@ class Scene:
             a.remove()
         ax, self.artists = self.ax, []
         for s in self.segments(i):
-            self.artists += ax.plot(*self.proj(s), "-", color="0.3", lw=2)
-        self.artists += ax.plot(*self.proj(self.pos[i]), "o", color="C0", ms=6)
+            if len(s) > 2:      # a beam: its nodes as small dots
+                self.artists += ax.plot(*self.proj(s), ".-", color="C2", lw=2.5, ms=4,
+                                        gid="beam")
+            else:
+                self.artists += ax.plot(*self.proj(s), "-", color="0.3", lw=2)
+        if len(self.dots):
+            self.artists += ax.plot(*self.proj(self.pos[i, self.dots]), "o", color="C0", ms=6)
         if len(self.ground):
             self.artists += ax.plot(*self.proj(self.ground), "x", color="C3", ms=8)
-        ax.set_title("t = %.3f s" % self.t[i])
+        ax.set_title("t = %.3f s" % self.t[i] +
+                     ("" if self.scale == 1 else ", deflection x %g" % self.scale))
         return self.artists
 
 
@@ -222,7 +268,7 @@ def strip(data, view, out, panels, size):
     plt.close(fig)
 
 
-def load_or_exit(path):
+def load_or_exit(path, scale=1.0):
     """load(path), or exit 1 with a message (no traceback) when path is not
     a readable run file of mbsim run: missing, not HDF5, a modes file."""
     if not os.path.isfile(path):
@@ -235,7 +281,7 @@ def load_or_exit(path):
                          "animate the output of mbsim run" % path)
             if "time" not in f or "bodies" not in f:
                 sys.exit("animate.py: %s: not an output of mbsim run (no /time or /bodies)" % path)
-        return load(path)
+        return load(path, scale)
     except OSError as e:
         sys.exit("animate.py: %s: not an HDF5 file or not readable (%s)" % (path, e))
     except (KeyError, ValueError) as e:
@@ -254,12 +300,16 @@ def main():
     ap.add_argument("--fps", type=float, default=20)
     ap.add_argument("--panels", type=int, default=6)
     ap.add_argument("--size", default="5,4", help="inches at 80 dpi, W,H")
+    ap.add_argument("--deflection-scale", type=float, default=1.0, metavar="K",
+                    help="beams: K times each node's offset from the chord (default 1)")
     a = ap.parse_args()
     if not a.output and not a.strip:
         ap.error("nothing to write: give -o OUT.gif|OUT.mp4 and/or --strip OUT.png")
     view = parse_view(a.view)
     size = tuple(float(v) for v in a.size.split(","))
-    data = load_or_exit(a.run)
+    if not a.deflection_scale > 0:
+        ap.error("--deflection-scale wants a number > 0, got %g" % a.deflection_scale)
+    data = load_or_exit(a.run, a.deflection_scale)
     if a.output:
         n = animate(data, view, a.output, a.frames, a.fps, size)
         mbsimlib.say("animate.py: %s, %d frames" % (a.output, n))

@@ -57,14 +57,14 @@ static void seterr(char *err, size_t n, const char *fmt, ...)
 struct run {
 	long ns;		/* samples (rows of /time) */
 	int nb;
-	long nv, nt;
-	struct h5r_data t, r, q, v, w, verts, voff, mass, J, tri;
+	long nv, nt, nl;	/* vertices, triangles, line segments (beams) */
+	struct h5r_data t, r, q, v, w, verts, voff, mass, J, tri, lines;
 };
 
 static void run_release(struct run *u)
 {
 	struct h5r_data *d[] = { &u->t, &u->r, &u->q, &u->v, &u->w, &u->verts, &u->voff,
-				 &u->mass, &u->J, &u->tri };
+				 &u->mass, &u->J, &u->tri, &u->lines };
 	for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
 		h5r_data_release(d[i]);
 }
@@ -120,6 +120,23 @@ static int read_run(const char *h5path, struct run *u, char *err, size_t n)
 		}
 	if (u->voff.v[0] != 0 || u->voff.v[u->nb] != (double)u->nv) {
 		seterr(err, n, "/shapes/vertex_offsets does not span /shapes/vertices");
+		goto out;
+	}
+	/* the lines through beams' nodes: files without beams (or written
+	 * before beams were drawn) have none */
+	if (h5r_read(f, "/shapes/lines", &u->lines, e, sizeof e) == 0) {
+		if (u->lines.cols != 2 && u->lines.rows > 0) {
+			seterr(err, n, "/shapes/lines has %d columns, expected 2", u->lines.cols);
+			goto out;
+		}
+		u->nl = u->lines.rows;
+		for (long i = 0; i < 2 * u->nl; i++)
+			if (!(u->lines.v[i] >= 0 && u->lines.v[i] < (double)u->nv)) {
+				seterr(err, n, "/shapes/lines names a vertex that /shapes/vertices lacks");
+				goto out;
+			}
+	} else if (strncmp(e, "no dataset", 10) != 0) {
+		seterr(err, n, "%s", e);
 		goto out;
 	}
 	for (int b = 0; b < u->nb; b++)	/* written so that a NaN fails too */
@@ -211,6 +228,25 @@ static int write_data(const char *path, const struct run *u, long every, long nk
 		H5Dclose(bd);
 	H5Sclose(sp);
 	free(tri);
+	/* with lines, every cell for XDMF's Mixed topology: a triangle is
+	 * 4 (its type) and its 3 vertices, a segment 2 (polyline), 2 (its
+	 * points) and its 2 vertices */
+	if (u->nl > 0) {
+		hsize_t dc = (hsize_t)(4 * (u->nt + u->nl));
+		int *cells = xmalloc((size_t)dc * sizeof(int)), *c = cells;
+		for (long i = 0; i < u->nt; i++, c += 4)
+			c[0] = 4, c[1] = (int)u->tri.v[3 * i], c[2] = (int)u->tri.v[3 * i + 1],
+			c[3] = (int)u->tri.v[3 * i + 2];
+		for (long i = 0; i < u->nl; i++, c += 4)
+			c[0] = 2, c[1] = 2, c[2] = (int)u->lines.v[2 * i], c[3] = (int)u->lines.v[2 * i + 1];
+		sp = H5Screate_simple(1, &dc, NULL);
+		bd = H5Dcreate2(f, "/cells", H5T_NATIVE_INT, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+		ok &= bd >= 0 && H5Dwrite(bd, H5T_NATIVE_INT, H5S_ALL, H5S_ALL, H5P_DEFAULT, cells) >= 0;
+		if (bd >= 0)
+			H5Dclose(bd);
+		H5Sclose(sp);
+		free(cells);
+	}
 	/* one sample at a time */
 	float *xyz = xmalloc((size_t)nv * 3 * sizeof(float) + 1);
 	float *fld = xmalloc((size_t)nv * NFIELD * sizeof(float) + 1);
@@ -322,19 +358,24 @@ static int write_xml(const char *path, const char *h5path, const char *datapath,
 	fprintf(f, "<?xml version=\"1.0\" ?>\n"
 		"<!-- written by mbsim (man mbsim-output(5)): bodies of ");
 	xml_str(f, h5);
-	fprintf(f, " as triangles, global vertices per sample in ");
+	fprintf(f, " as triangles (beams' nodes also joined by lines), global vertices per sample in ");
 	xml_str(f, dat);
 	fprintf(f, " -->\n<Xdmf Version=\"2.0\">\n <Domain>\n"
 		"  <Grid Name=\"bodies\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
 	for (long k = 0; k < nk; k++) {
 		fprintf(f, "   <Grid Name=\"sample %ld\" GridType=\"Uniform\">\n"
-			"    <Time Value=\"%.17g\"/>\n"
-			"    <Topology TopologyType=\"Triangle\" NumberOfElements=\"%ld\">\n"
-			"     <DataItem Dimensions=\"%ld 3\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">",
-			k * every, u->t.v[k * every], u->nt, u->nt);
+			"    <Time Value=\"%.17g\"/>\n", k * every, u->t.v[k * every]);
+		if (u->nl > 0)
+			fprintf(f, "    <Topology TopologyType=\"Mixed\" NumberOfElements=\"%ld\">\n"
+				"     <DataItem Dimensions=\"%ld\" NumberType=\"Int\" Precision=\"4\" "
+				"Format=\"HDF\">", u->nt + u->nl, 4 * (u->nt + u->nl));
+		else
+			fprintf(f, "    <Topology TopologyType=\"Triangle\" NumberOfElements=\"%ld\">\n"
+				"     <DataItem Dimensions=\"%ld 3\" NumberType=\"Int\" Precision=\"4\" "
+				"Format=\"HDF\">", u->nt, u->nt);
 		xml_str(f, dat);
-		fprintf(f, ":/triangles</DataItem>\n    </Topology>\n"
-			"    <Geometry GeometryType=\"XYZ\">\n");
+		fprintf(f, ":/%s</DataItem>\n    </Topology>\n"
+			"    <Geometry GeometryType=\"XYZ\">\n", u->nl > 0 ? "cells" : "triangles");
 		slab(f, dat, "/vertices", k, nk, u->nv, 3, fl);
 		fprintf(f, "    </Geometry>\n"
 			"    <Attribute Name=\"body\" AttributeType=\"Scalar\" Center=\"Node\">\n"
@@ -371,6 +412,14 @@ static int write_xml(const char *path, const char *h5path, const char *datapath,
 	return 0;
 }
 
+/* ", N beam segments" (static storage) */
+static const char *lines_note(long nl)
+{
+	static char buf[64];
+	snprintf(buf, sizeof buf, ", %ld beam segments", nl);
+	return buf;
+}
+
 int xdmf_export(const char *h5path, long every, char *info, size_t infolen, char *err,
 		size_t errlen)
 {
@@ -394,7 +443,8 @@ int xdmf_export(const char *h5path, long every, char *info, size_t infolen, char
 			rc = write_xml(xp, h5path, dp, &u, every, nk, err, errlen);
 		if (rc == 0 && info)
 			snprintf(info, infolen, "%s: %ld of %ld samples, %d bodies, %ld vertices, "
-				 "%ld triangles (data in %s)", xp, nk, u.ns, u.nb, u.nv, u.nt, dp);
+				 "%ld triangles%s (data in %s)", xp, nk, u.ns, u.nb, u.nv, u.nt,
+				 u.nl > 0 ? lines_note(u.nl) : "", dp);
 		run_release(&u);
 	}
 	free(xp), free(dp);

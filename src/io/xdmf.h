@@ -11,6 +11,10 @@
  * and renamed, the .xdmf last and FILE.xdmf removed first: an .xdmf, once
  * it exists, names samples that are in its files.
  *
+ * A file whose /shapes has lines (beams: segments between their nodes'
+ * centre vertices) gets a Mixed topology of its triangles and those
+ * segments (2-point polylines), in /cells of FILE.xdmf.h5.
+ *
  * Knows no dynamics: positions and unit quaternions place the vertices;
  * speed is |v|, angular speed |w|, kinetic energy 1/2 m v.v + 1/2 w.J w
  * (w and J in the body frame, as written).

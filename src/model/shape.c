@@ -216,6 +216,24 @@ static void tri_capsule(struct tri_buf *o, double r, double len)
 	o->v[3 * (o->nv - 1) + 2] = len / 2 + r;
 }
 
+long shape_beam_section(struct tri_buf *out, double b, double h, long prev, int cap)
+{
+	long c = tri_buf_vertex(out, 0, 0, 0);
+	/* corners counter-clockwise seen from +axis 1 (y, z: -- +- ++ -+) */
+	for (int k = 0; k < 4; k++)
+		tri_buf_vertex(out, 0, (k == 1 || k == 2 ? 0.5 : -0.5) * b, (k >= 2 ? 0.5 : -0.5) * h);
+	if (prev >= 0)	/* as tri_revolve's bands, about axis 1: outward */
+		for (int k = 0; k < 4; k++) {
+			long a = prev + 1 + k, a1 = prev + 1 + (k + 1) % 4;
+			add_quad(out, a, a1, c + 1 + (k + 1) % 4, c + 1 + k);
+		}
+	if (cap < 0)
+		add_quad(out, c + 1, c + 4, c + 3, c + 2);
+	else if (cap > 0)
+		add_quad(out, c + 1, c + 2, c + 3, c + 4);
+	return c;
+}
+
 void shape_triangulate(const struct model_shapes *ms, const struct shape *s, double m,
 		       const double J[9], struct tri_buf *out)
 {

@@ -78,4 +78,13 @@ void tri_buf_tri(struct tri_buf *o, long a, long b, long c);
 void shape_triangulate(const struct model_shapes *ms, const struct shape *s, double m,
 		       const double J[9], struct tri_buf *out);
 
+/* A beam node drawn as the member: its centre (0, 0, 0), which a line
+ * joins to the neighbouring nodes' centres, then the rectangle b x h of
+ * the section (b along the section axis 2, h along 3, in the node's body
+ * frame, which is the section frame: axis 1 along the beam); with prev >=
+ * 0, the centre vertex of the node before it, the four faces of the
+ * member between the two sections; cap -1 closes the member's start
+ * (facing -axis 1), +1 its end, 0 neither.  Returns the centre's index. */
+long shape_beam_section(struct tri_buf *out, double b, double h, long prev, int cap);
+
 #endif
