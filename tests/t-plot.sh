@@ -13,7 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 
 if ! "$PY" -c 'import h5py, matplotlib' 2>/dev/null; then
-	skip "every check" "$PY lacks h5py or matplotlib (tools/install-deps installs them)" 29
+	skip "every check" "$PY lacks h5py or matplotlib (tools/install-deps installs them)" 30
 	finish
 	exit
 fi
@@ -85,6 +85,18 @@ fig, n = plot.figure(["sc.h5"], ["bodies/crank/orientation"])
 labs = [l.get_label() for l in fig.axes[0].get_lines()]
 ok = n == 4 and labs == ["sc.h5: w", "sc.h5: x", "sc.h5: y", "sc.h5: z"]
 msg = "%d %s" % (n, labs)'
+
+# the --set values come back whole from the "settings" attribute, a
+# backslash and a line break unescaped (cli_join_sets writes them \\ and \n)
+"$MBSIM" run "$decks/double_pendulum.yaml" -o esc.h5 --quiet --set time.end=0.01 \
+	--set 'title=a\b
+c' 2>err || bad "run with an escaped title" "$(cat err)"
+pycheck "labels: settings unescaped" '
+sys.path.insert(0, "'"$top"'/tools")
+import plot
+s = plot.settings(h5py.File("esc.h5", "r"))
+ok = s == {"time.end": "0.01", "title": "a\\b\nc"}
+msg = repr(s)'
 
 # 3. bad input: one line, no traceback, nothing written
 refuse() {

@@ -54,7 +54,14 @@ def settings(f):
     s = mbsimlib.text(f.attrs.get("settings", ""))
     out = {}
     for line in s.split("\n"):
-        kv = line.replace("\\n", "\n").replace("\\\\", "\\")
+        kv, i = "", 0
+        while i < len(line):            # \\ and \n back to \ and a line break
+            if line[i] == "\\" and i + 1 < len(line):
+                i += 1
+                kv += "\n" if line[i] == "n" else line[i]
+            else:
+                kv += line[i]
+            i += 1
         k, sep, v = kv.partition("=")
         if sep and k:
             out.pop(k, None)
