@@ -206,6 +206,9 @@ install: all
 	install -m 644 man/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
 	install -m 644 decks/*.yaml $(DESTDIR)$(PREFIX)/share/mbsim/decks/
 	install -m 644 schema/deck.schema.json $(DESTDIR)$(PREFIX)/share/mbsim/schema/
+	install -d $(DESTDIR)$(PREFIX)/share/mbsim/tools
+	install -m 755 tools/plot.py $(DESTDIR)$(PREFIX)/share/mbsim/tools/
+	install -m 644 tools/mbsimlib.py $(DESTDIR)$(PREFIX)/share/mbsim/tools/
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -13,7 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 
 if ! "$PY" -c 'import h5py, matplotlib' 2>/dev/null; then
-	skip "every check" "$PY lacks h5py or matplotlib (tools/install-deps installs them)" 30
+	skip "every check" "$PY lacks h5py or matplotlib (tools/install-deps installs them)" 31
 	finish
 	exit
 fi
@@ -97,6 +97,22 @@ import plot
 s = plot.settings(h5py.File("esc.h5", "r"))
 ok = s == {"time.end": "0.01", "title": "a\\b\nc"}
 msg = repr(s)'
+
+# make install puts plot.py (and the mbsimlib.py it imports) under
+# PREFIX/share/mbsim/tools, where it runs (the build directory of $MBSIM:
+# nothing is compiled anew)
+bdir=$(dirname "$MBSIM")
+if [ "$(dirname "$bdir")" = "$top" ]; then
+	if make -s -C "$top" install BUILD="$(basename "$bdir")" DESTDIR="$tmp/inst" PREFIX=/usr \
+		>out 2>err; then
+		expect_rc 0 "installed plot.py runs" "$PY" "$tmp/inst/usr/share/mbsim/tools/plot.py" sc.h5 \
+			energy/total -o inst.svg
+	else
+		bad "make install" "$(cat err)"
+	fi
+else
+	skip "installed plot.py" "$MBSIM is not in a build directory of $top" 1
+fi
 
 # 3. bad input: one line, no traceback, nothing written
 refuse() {
