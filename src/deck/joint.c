@@ -2,6 +2,7 @@
  * and drivers (prescribed joint coordinates). */
 #include "build.h"
 #include "../util/vec.h"
+#include "../util/xalloc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -20,7 +21,8 @@ static int needs_axis(enum joint_type t)
 {
 	return t == JOINT_REVOLUTE || t == JOINT_CYLINDRICAL ||
 	       t == JOINT_TRANSLATIONAL || t == JOINT_UNIVERSAL ||
-	       t == JOINT_POINT_LINE || t == JOINT_POINT_PLANE || t == JOINT_PLANAR;
+	       t == JOINT_POINT_LINE || t == JOINT_POINT_PLANE || t == JOINT_PLANAR ||
+	       t == JOINT_SCREW;
 }
 
 /* point_on_line and point_on_plane use the axis on body1 only */
@@ -258,6 +260,118 @@ static const struct srcpos *joint_pos(const struct model *m, int k)
 	return &m->joints[k].pos;
 }
 
+/* Term k of a coupling: which coordinate of joint ji it takes (a
+ * DRIVER_* kind), or -1 after an error at v. */
+static int coupling_kind(struct bctx *b, const struct dnode *v, enum joint_type t, int k,
+			 const struct joint *jt, const char *what)
+{
+	int rot = jt->type == JOINT_REVOLUTE || jt->type == JOINT_CYLINDRICAL;
+	int tr = jt->type == JOINT_TRANSLATIONAL || jt->type == JOINT_CYLINDRICAL;
+	if (t == JOINT_COUPLER) {
+		if (jt->type == JOINT_REVOLUTE || jt->type == JOINT_TRANSLATIONAL)
+			return jt->type == JOINT_REVOLUTE ? DRIVER_ROTATION : DRIVER_TRANSLATION;
+		diag_error(b->d, &v->pos, "%s couples %s joint '%s' (a coupler takes the turn of a "
+			   "revolute or the slide of a translational joint)", what,
+			   joint_type_names[jt->type], jt->name);
+		return -1;
+	}
+	if (k == 0 || t == JOINT_GEAR) {
+		if (rot)
+			return DRIVER_ROTATION;
+		diag_error(b->d, &v->pos, "%s needs a revolute or cylindrical joint as '%s', '%s' "
+			   "is %s", what, k ? "joint2" : "joint1", jt->name, joint_type_names[jt->type]);
+		return -1;
+	}
+	if (tr)
+		return DRIVER_TRANSLATION;
+	diag_error(b->d, &v->pos, "%s needs a translational or cylindrical joint as 'joint2', "
+		   "'%s' is %s", what, jt->name, joint_type_names[jt->type]);
+	return -1;
+}
+
+/* gear, rack_pinion, coupler: a row over the coordinates of joints listed
+ * before it, sum c_k (q_k - q_k(t0)) = 0 (model.h joint_cpl). */
+static void build_coupling(struct bctx *b, const struct dnode *item, const char *name,
+			   enum joint_type t, const char *what)
+{
+	static const char *const jkey[] = { "joint1", "joint2", "joint3" };
+	static const char *const rkey[] = { "ratio1", "ratio2", "ratio3" };
+	struct joint_cpl c;
+	int bad = 0;
+	memset(&c, 0, sizeof c);
+	c.n = t == JOINT_COUPLER && dn_get(item, "joint3") ? 3 : 2;
+	for (int k = 0; k < c.n; k++) {
+		const struct dnode *v = need(b, item, jkey[k], what);
+		int ji = v ? resolve_joint(b, v, what) : -2;
+		if (ji < 0) {
+			bad = 1;
+			continue;
+		}
+		for (int i = 0; i < k; i++)
+			if (c.joint[i] == ji) {
+				diag_error(b->d, &v->pos, "%s couples joint '%s' twice", what,
+					   b->m->joints[ji].name);
+				bad = 1;
+			}
+		int kind = coupling_kind(b, v, t, k, &b->m->joints[ji], what);
+		bad |= kind < 0;
+		c.joint[k] = ji;
+		c.kind[k] = kind < 0 ? DRIVER_ROTATION : (enum driver_kind)kind;
+	}
+	if (t == JOINT_COUPLER) {
+		if (dn_get(item, "ratio3") && c.n < 3) {
+			diag_error(b->d, &dn_get(item, "ratio3")->pos, "%s has 'ratio3' but no 'joint3'",
+				   what);
+			bad = 1;
+		}
+		int nz = 0;
+		for (int k = 0; k < c.n; k++) {
+			bad |= req_num(b, item, rkey[k], what, &c.c[k]) < 0;
+			nz += c.c[k] != 0.0;
+		}
+		if (!bad && nz == 0) {
+			diag_error(b->d, &item->pos, "%s has every ratio 0 (no relation)", what);
+			bad = 1;
+		}
+	} else {
+		const char *key = t == JOINT_GEAR ? "ratio" : "radius";
+		double r = 0.0;
+		if (req_num(b, item, key, what, &r) < 0) {
+			bad = 1;
+		} else if (r == 0.0 || !isfinite(r)) {
+			diag_error(b->d, &dn_get(item, key)->pos, "'%s' of %s must be nonzero and finite",
+				   key, what);
+			bad = 1;
+		}
+		c.c[0] = r;
+		c.c[1] = -1.0;
+	}
+	if (bad || !name)
+		return;
+	struct joint *j = model_add_joint(b->m, name, t);
+	j->body[0] = j->body[1] = MODEL_GROUND;	/* model_finalize: the coupled joints' */
+	j->pos = item->pos;
+	j->cpl = xmalloc(sizeof *j->cpl);
+	*j->cpl = c;
+}
+
+static void build_screw(struct bctx *b, const struct dnode *item, struct joint *j,
+			const char *what)
+{
+	double pitch = 0.0;
+	if (req_num(b, item, "pitch", what, &pitch) < 0)
+		return;
+	if (pitch == 0.0 || !isfinite(pitch)) {
+		diag_error(b->d, &dn_get(item, "pitch")->pos, "'pitch' of %s must be nonzero and "
+			   "finite (a cylindrical joint has none)", what);
+		return;
+	}
+	if (!j)
+		return;
+	j->cpl = xcalloc(1, sizeof *j->cpl);
+	j->cpl->pitch = pitch;	/* the terms: model_finalize */
+}
+
 void build_joint(struct bctx *b, const struct dnode *item)
 {
 	struct jread jr = { .item = item, .body = { -2, -2 } };
@@ -273,6 +387,10 @@ void build_joint(struct bctx *b, const struct dnode *item)
 		t = pick_name(b, tv, "joint type", joint_type_names, JOINT_NTYPES);
 	snprintf(tdesc, sizeof tdesc, "%s %s", t >= 0 ? joint_type_names[t] : "", what);
 	check_keys(b, item, key_sub(&key_top, "joints"), t >= 0 ? 1u << t : 0, tdesc);
+	if (t >= 0 && joint_is_coupling((enum joint_type)t)) {
+		build_coupling(b, item, name, (enum joint_type)t, what);
+		return;
+	}
 	if ((v1 = need(b, item, "body1", what)))
 		jr.body[0] = resolve_body(b, v1, what);
 	if ((v2 = need(b, item, "body2", what)))
@@ -293,6 +411,8 @@ void build_joint(struct bctx *b, const struct dnode *item)
 	}
 	int nerr = b->d->nerr;
 	joint_geometry(b, &jr, j);
+	if (jr.type == JOINT_SCREW)
+		build_screw(b, item, j, what);
 	if (b->d->nerr == nerr) {
 		const struct dnode *const bv[2] = { v1, v2 };
 		particle_ends(b, &jr, j, bv);

@@ -14,7 +14,10 @@
 #define B(t) (1u << BODY_##t)
 
 #define J_AXIS (J(REVOLUTE) | J(CYLINDRICAL) | J(TRANSLATIONAL) | J(UNIVERSAL) | J(FIXED) | \
-		J(POINT_LINE) | J(POINT_PLANE) | J(PLANAR))
+		J(POINT_LINE) | J(POINT_PLANE) | J(PLANAR) | J(SCREW))
+/* couplings of other joints' coordinates; every other type joins two bodies */
+#define J_CPL (J(GEAR) | J(RACK_PINION) | J(COUPLER))
+#define J_BODIES (((1u << JOINT_NTYPES) - 1) & ~J_CPL)
 #define J_NOTDIST (J_AXIS | J(SPHERICAL))
 
 static const struct key_def repeat_keys[] = {
@@ -128,12 +131,12 @@ static const struct key_sect body_sect = { "body", body_keys };
 
 static const struct key_def joint_keys[] = {
 	{ "name", K_STR, 0, NULL, "unique joint name (required)" },
-	{ "type", K_STR, 0, NULL, "spherical, revolute, universal, cylindrical, translational, fixed, distance, point_on_line, point_on_plane or planar (required)" },
-	{ "body1", K_STR, 0, NULL, "first body name or ground (required)" },
-	{ "body2", K_STR, 0, NULL, "second body name or ground (required)" },
+	{ "type", K_STR, 0, NULL, "spherical, revolute, universal, cylindrical, translational, fixed, distance, point_on_line, point_on_plane, planar, screw, gear, rack_pinion or coupler (required)" },
+	{ "body1", K_STR, J_BODIES, NULL, "first body name or ground (required)" },
+	{ "body2", K_STR, J_BODIES, NULL, "second body name or ground (required)" },
 	{ "point", K_VEC3, J_NOTDIST, NULL, "joint point, global, at t0" },
-	{ "point1", K_VEC3, 0, NULL, "joint point on body1, body1 frame" },
-	{ "point2", K_VEC3, 0, NULL, "joint point on body2, body2 frame" },
+	{ "point1", K_VEC3, J_BODIES, NULL, "joint point on body1, body1 frame" },
+	{ "point2", K_VEC3, J_BODIES, NULL, "joint point on body2, body2 frame" },
 	{ "axis", K_VEC3, J_AXIS, NULL, "joint axis, global, at t0 (universal: on body1; point_on_line: the line; point_on_plane, planar: the normal)" },
 	{ "axis1", K_VEC3, J_AXIS, NULL, "joint axis on body1, body1 frame" },
 	{ "axis2", K_VEC3, J_AXIS, NULL, "joint axis on body2, body2 frame" },
@@ -141,6 +144,15 @@ static const struct key_def joint_keys[] = {
 	{ "at1", K_VEC3, J(DISTANCE), NULL, "distance joint end on body1, global at t0" },
 	{ "at2", K_VEC3, J(DISTANCE), NULL, "distance joint end on body2, global at t0" },
 	{ "length", K_NUM, J(DISTANCE), NULL, "distance in m, > 0 (default: distance at t0)" },
+	{ "pitch", K_NUM, J(SCREW), NULL, "advance of body2 along the axis per turn about it, m, nonzero (negative: left-handed) (required)" },
+	{ "joint1", K_STR, J_CPL, NULL, "first coupled joint, listed before this one (gear, rack_pinion: a revolute or cylindrical joint, its turn; coupler: a revolute or translational joint) (required)" },
+	{ "joint2", K_STR, J_CPL, NULL, "second coupled joint, listed before this one (gear: a revolute or cylindrical joint, its turn; rack_pinion: a translational or cylindrical joint, its slide; coupler: a revolute or translational joint) (required)" },
+	{ "joint3", K_STR, J(COUPLER), NULL, "third coupled joint, revolute or translational, listed before this one (with ratio3)" },
+	{ "ratio", K_NUM, J(GEAR), NULL, "turn of joint2 per turn of joint1, nonzero (an external mesh of parallel axes turns the other way: negative) (required)" },
+	{ "radius", K_NUM, J(RACK_PINION), NULL, "slide of joint2 per radian of joint1, m, nonzero (the pitch radius, signed by the axes' sense) (required)" },
+	{ "ratio1", K_NUM, J(COUPLER), NULL, "coefficient of joint1's coordinate change (required)" },
+	{ "ratio2", K_NUM, J(COUPLER), NULL, "coefficient of joint2's coordinate change (required)" },
+	{ "ratio3", K_NUM, J(COUPLER), NULL, "coefficient of joint3's coordinate change (with joint3)" },
 	{ "repeat", K_MAP, 0, &repeat_sect, "instantiate the item once per index value" },
 	{ NULL, 0, 0, NULL, NULL }
 };

@@ -1,6 +1,7 @@
 /* ra.c - the absolute-coordinate formulation (ra.h). */
 #include "ra.h"
 #include "../la/kkt.h"
+#include "../model/coupler.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -78,6 +79,14 @@ struct ra *ra_new(const struct model *m)
 	for (int i = 0; i < m->nbeams; i++)
 		if (m->beams[i].mu > 0.0)
 			s->has_ncforce = 1;
+	for (int j = 0; j < m->njoints; j++)
+		if (m->joints[j].cpl) {
+			if (!s->cref)
+				s->cref = xcalloc((size_t)JOINT_CPL_MAX * (size_t)m->njoints,
+						  sizeof(double));
+			memcpy(s->cref + JOINT_CPL_MAX * j, m->joints[j].cpl->q0,
+			       sizeof m->joints[j].cpl->q0);
+		}
 	ra_force_init(s);
 	ra_beam_init(s);
 	return s;
@@ -100,6 +109,7 @@ void ra_free(struct ra **ps)
 	free(s->bj);
 	free(s->fst);
 	free(s->pairs);
+	free(s->cref);
 	free(s);
 	*ps = NULL;
 }
@@ -180,12 +190,17 @@ static void eval_row(struct ra *s, const struct ra_state *x, double t, unsigned 
 	struct prim_out o;
 	ra_bstate(x, p->bi, &bi);
 	ra_bstate(x, p->bj, &bj);
-	if (what == PRIM_PHI) {	/* the Newton iterations: Phi alone */
+	if (p->type == PRIM_CPL) {
+		const struct model *m = s->m;
+		cpl_eval(m, &m->joints[p->owner], &bi, &bj, s->cref + JOINT_CPL_MAX * p->owner,
+			 what, &o);
+	} else if (what == PRIM_PHI) {	/* the Newton iterations: Phi alone */
 		s->phi[k] = prim_phi(p, &bi, &bj, t);
 		s->nu[k] = s->gamma[k] = 0.0;
 		return;
+	} else {
+		prim_eval(p, &bi, &bj, t, what, &o);
 	}
-	prim_eval(p, &bi, &bj, t, what, &o);
 	s->phi[k] = o.phi;
 	s->nu[k] = o.nu;
 	s->gamma[k] = o.gamma;
@@ -194,6 +209,25 @@ static void eval_row(struct ra *s, const struct ra_state *x, double t, unsigned 
 			memcpy(s->jac + s->jo[k], o.J, 12 * sizeof(double));
 		else
 			memcpy(s->jac + (s->jo[k] + 6), o.J[2], 6 * sizeof(double));
+	}
+}
+
+void ra_cpl_commit(struct ra *s, const struct ra_state *x)
+{
+	const struct model *m = s->m;
+	if (!s->cref)
+		return;
+	for (int j = 0; j < m->njoints; j++) {
+		const struct joint *jt = &m->joints[j];
+		if (!jt->cpl)
+			continue;
+		struct bstate bi, bj;
+		ra_bstate(x, jt->body[0], &bi);
+		ra_bstate(x, jt->body[1], &bj);
+		double *ref = s->cref + JOINT_CPL_MAX * j;
+		for (int k = 0; k < jt->cpl->n; k++)
+			if (jt->cpl->kind[k] == DRIVER_ROTATION)
+				ref[k] = cpl_unwrap(cpl_coord(m, jt, k, &bi, &bj), ref[k]);
 	}
 }
 
@@ -228,8 +262,8 @@ static void geo_row(const struct ra_state *x, double t, const double *lam, doubl
 {
 	struct bstate bi, bj;
 	double Ki[9], Kj[9], kri, krj;
-	if (lam[k] == 0.0)
-		return;
+	if (lam[k] == 0.0 || p->type == PRIM_CPL)
+		return;	/* a coupling row's second derivatives are left out */
 	ra_bstate(x, p->bi, &bi);
 	ra_bstate(x, p->bj, &bj);
 	prim_hess(p, &bi, &bj, t, lam[k], Ki, Kj, &kri, &krj);

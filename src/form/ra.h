@@ -54,6 +54,10 @@ struct ra {
 	 * without beams */
 	int npair;
 	int *pairs;
+	/* coupling joints (model/coupler.h): JOINT_CPL_MAX a joint, the
+	 * unwrapped angles of their rotation terms at the last accepted state
+	 * (ra_cpl_commit), the branch their rows take; NULL without them */
+	double *cref;
 };
 
 #define RA_FST 8
@@ -220,6 +224,10 @@ void ra_force_step(struct ra *s, const struct ra_state *x, double h);
  * reference of the continuous rsda and motor angles (ra_force.c,
  * ra_rsda_def, motor_q). */
 void ra_force_commit(struct ra *s, const struct ra_state *x);
+/* The coupling joints' angle references from x (s->cref): their rows
+ * follow an angle through turns as long as an accepted state turns it by
+ * less than pi; trial states leave no trace.  ra_force_commit calls it. */
+void ra_cpl_commit(struct ra *s, const struct ra_state *x);
 /* The whole turns of each continuous rsda angle at the last commit into
  * m->forces[].turns0, the start of a run from that state. */
 void ra_force_turns(const struct ra *s, struct model *m);

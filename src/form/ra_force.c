@@ -150,6 +150,7 @@ double ra_rsda_def_of(const struct ra *s, int i, double phi)
 void ra_force_commit(struct ra *s, const struct ra_state *x)
 {
 	const struct model *m = s->m;
+	ra_cpl_commit(s, x);	/* the coupling rows' angles, accepted alike */
 	if (!s->fst)	/* no continuous rsda, no motor (ra_force_init) */
 		return;
 	for (int i = 0; i < m->nforces; i++) {

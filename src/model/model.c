@@ -15,9 +15,10 @@
 
 const char *const joint_type_names[JOINT_NTYPES] = {
 	"spherical", "revolute", "universal", "cylindrical", "translational",
-	"fixed", "distance", "point_on_line", "point_on_plane", "planar"
+	"fixed", "distance", "point_on_line", "point_on_plane", "planar",
+	"screw", "gear", "rack_pinion", "coupler"
 };
-const int joint_type_rows[JOINT_NTYPES] = { 3, 5, 4, 4, 5, 6, 1, 2, 1, 3 };
+const int joint_type_rows[JOINT_NTYPES] = { 3, 5, 4, 4, 5, 6, 1, 2, 1, 3, 5, 1, 1, 1 };
 const char *const joint_type_help[JOINT_NTYPES] = {
 	"points coincide (3 CD)",
 	"points coincide, axes parallel (3 CD + 2 DP1)",
@@ -30,6 +31,11 @@ const char *const joint_type_help[JOINT_NTYPES] = {
 	"point 2 on the plane normal to axis 1 through point 1 (1 DP2)",
 	"axes parallel, point 2 in the plane normal to axis 1 through point 1: "
 	"2 slides and the turn about the normal (2 DP1 + 1 DP2)",
+	"helical: cylindrical whose slide is pitch / 2 pi times its turn (2 DP1 + 2 DP2 + 1 CPL)",
+	"turn of revolute joint2 = ratio x turn of revolute joint1, parallel or intersecting axes (1 CPL)",
+	"slide of translational joint2 = radius x turn of revolute joint1 (1 CPL)",
+	"ratio1 q1 + ratio2 q2 (+ ratio3 q3) = 0 over the coordinates' changes since t0 "
+	"of 2 or 3 revolute or translational joints (1 CPL)",
 };
 const char *const body_kind_names[BODY_NKINDS] = { "rigid", "particle" };
 const char *const force_type_names[FORCE_NTYPES] = {
@@ -185,6 +191,8 @@ void model_free(struct model **pm)
 	free(m->points);
 	shapes_free(&m->shapes);
 	free(m->bodies);
+	for (int i = 0; i < m->njoints; i++)
+		free(m->joints[i].cpl);
 	free(m->joints);
 	free(m->drivers);
 	free(m->forces);
@@ -537,6 +545,18 @@ static void expand_joint(struct emit *e, const struct joint *j)
 		emit_dp1(e, j, 1, 2);
 		emit_dp2(e, j, 2);
 		break;
+	case JOINT_SCREW:	/* a cylindrical joint and the coupling of its coordinates */
+		emit_dp1(e, j, 0, 2);
+		emit_dp1(e, j, 1, 2);
+		emit_dp2(e, j, 0);
+		emit_dp2(e, j, 1);
+		emit(e, PRIM_CPL, j->body[0], j->body[1]);
+		break;
+	case JOINT_GEAR:
+	case JOINT_RACK_PINION:
+	case JOINT_COUPLER:
+		emit(e, PRIM_CPL, j->body[0], j->body[1]);
+		break;
 	default:
 		break;
 	}
@@ -744,6 +764,48 @@ static int check_forces(struct model *m, struct diag *d)
 	return rc;
 }
 
+/* A coupling joint's row sides are the bodies of the joints it couples
+ * other than ground: at most two, since a Jacobian row has two sides
+ * (form/ra.h); a carrier that moves (a planetary train) makes three.
+ * The coordinates at t0 are the row's zero. */
+static int finalize_coupling(struct model *m, struct joint *j, int ji, struct diag *d)
+{
+	struct joint_cpl *c = j->cpl;
+	int nb = 0, b[2 * JOINT_CPL_MAX];
+	if (j->type == JOINT_SCREW) {
+		c->n = 2;
+		c->joint[0] = c->joint[1] = ji;
+		c->kind[0] = DRIVER_ROTATION;
+		c->kind[1] = DRIVER_TRANSLATION;
+		c->c[0] = c->pitch / (2.0 * M_PI);
+		c->c[1] = -1.0;
+	}
+	for (int k = 0; k < c->n; k++) {
+		const struct joint *jt = &m->joints[c->joint[k]];
+		for (int e = 0; e < 2; e++) {
+			int bb = jt->body[e], seen = bb < 0;
+			for (int i = 0; i < nb && !seen; i++)
+				seen = b[i] == bb;
+			if (!seen)
+				b[nb++] = bb;
+		}
+		c->q0[k] = model_joint_coordinate0(m, jt, c->kind[k]);
+	}
+	if (nb > 2) {
+		diag_error(d, &j->pos, "%s '%s' couples joints that move %d bodies ('%s', '%s', "
+			   "'%s'%s); a coupling row joins two bodies besides ground, so their "
+			   "joints must share the carrier body or hang on ground", joint_type_names[j->type],
+			   j->name, nb, m->bodies[b[0]].name, m->bodies[b[1]].name, m->bodies[b[2]].name,
+			   nb > 3 ? ", ..." : "");
+		return -1;
+	}
+	if (j->type != JOINT_SCREW) {
+		j->body[0] = nb == 2 ? b[0] : MODEL_GROUND;
+		j->body[1] = nb == 2 ? b[1] : nb == 1 ? b[0] : MODEL_GROUND;
+	}
+	return 0;
+}
+
 int model_finalize(struct model *m, struct diag *d)
 {
 	int rc = 0, rows = 0;
@@ -759,6 +821,12 @@ int model_finalize(struct model *m, struct diag *d)
 			diag_error(d, &j->pos, "interrupted while expanding joint '%s' (%d of %d) "
 				   "into constraint rows", j->name, i + 1, m->njoints);
 			return -1;
+		}
+		if (j->cpl && finalize_coupling(m, j, i, d)) {
+			rc = -1;
+			j->row0 = rows;
+			j->nrows = 0;
+			continue;
 		}
 		if (j->body[0] == j->body[1]) {
 			diag_error(d, &j->pos, "joint '%s' connects a body to itself", j->name);

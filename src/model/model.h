@@ -57,6 +57,11 @@ enum joint_type {
 	JOINT_POINT_LINE,	/* 2: point 2 on the line through point 1 along axis 1 */
 	JOINT_POINT_PLANE,	/* 1: point 2 on the plane through point 1 normal to axis 1 */
 	JOINT_PLANAR,		/* 3: axes parallel, point 2 in the plane normal to axis 1 */
+	JOINT_SCREW,		/* 5: cylindrical + translation = pitch / 2 pi x rotation */
+	/* couplings of other joints' coordinates, one row each (joint_cpl) */
+	JOINT_GEAR,		/* rotation 2 = ratio x rotation 1 (two revolutes) */
+	JOINT_RACK_PINION,	/* translation 2 = radius x rotation 1 */
+	JOINT_COUPLER,		/* sum of ratio_k x coordinate_k = 0, 2 or 3 joints */
 	JOINT_NTYPES
 };
 
@@ -72,10 +77,31 @@ struct joint {
 	double F[2][9];
 	double length;		/* distance joint: m */
 	int row0, nrows;	/* its rows in the constraint vector (set by model_finalize) */
+	struct joint_cpl *cpl;	/* SCREW, GEAR, RACK_PINION, COUPLER (owned), else NULL */
 	struct srcpos pos;
 };
 
 enum driver_kind { DRIVER_ROTATION, DRIVER_TRANSLATION };
+
+/* A coupling row (model/coupler.c): sum over k < n of c[k] (q_k - q0[k])
+ * = 0, q_k the coordinate kind[k] of joint[k] (joint_coordinate: a
+ * rotation followed continuously through turns, or a translation).  The
+ * row's two sides are the joint's body[0], body[1]: the bodies of the
+ * coupled joints other than ground, at most two (model_finalize).  A
+ * screw couples its own two coordinates (joint[0] = joint[1] = itself). */
+#define JOINT_CPL_MAX 3
+struct joint_cpl {
+	int n;
+	int joint[JOINT_CPL_MAX];
+	enum driver_kind kind[JOINT_CPL_MAX];
+	double c[JOINT_CPL_MAX];
+	double q0[JOINT_CPL_MAX];	/* coordinates at t0 (model_finalize) */
+	double pitch;			/* SCREW: m per turn */
+};
+static inline int joint_is_coupling(enum joint_type t)
+{
+	return t == JOINT_GEAR || t == JOINT_RACK_PINION || t == JOINT_COUPLER;
+}
 
 /* A driver prescribes a joint's coordinate as a function of time: the
  * relative angle of marker 1's x axis about marker 0's z axis (revolute,

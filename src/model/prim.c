@@ -20,7 +20,7 @@
 #include <math.h>
 #include <string.h>
 
-const char *const prim_type_names[PRIM_NTYPES] = { "DP1", "DP2", "D", "CD", "ROT" };
+const char *const prim_type_names[PRIM_NTYPES] = { "DP1", "DP2", "D", "CD", "ROT", "CPL" };
 
 /* g = A s, gd = A (w x s), gq = A (w x (w x s)); gd/gq may be NULL. */
 static void bvec(const struct bstate *b, const double *s, double *g,

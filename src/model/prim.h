@@ -20,7 +20,12 @@
 
 #include "func.h"
 
-enum prim_type { PRIM_DP1, PRIM_DP2, PRIM_D, PRIM_CD, PRIM_ROT, PRIM_NTYPES };
+/* PRIM_CPL: the row of a coupling joint (gear, rack_pinion, coupler,
+ * screw), which couples joint coordinates and is evaluated from the joint
+ * itself (model/coupler.h, with the angle references form/ra.c keeps); it
+ * has no vectors, and prim_eval, prim_phi, prim_hess and prim_lin do not
+ * take it. */
+enum prim_type { PRIM_DP1, PRIM_DP2, PRIM_D, PRIM_CD, PRIM_ROT, PRIM_CPL, PRIM_NTYPES };
 
 /* No type uses more than three of the six vectors, so they share three
  * slots: DP1 (ai, aj), DP2 (ai, si, sj), D (si, sj), CD (c, si, sj), ROT
