@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "model/coupler.h"
 #include "model/func.h"
 #include "model/model.h"
 #include "model/prim.h"
@@ -55,12 +56,23 @@ static struct bstate bst(const struct kin *k)
 	return (struct bstate){ k->r, k->A, k->v, k->w };
 }
 
-/* prim_eval (what: a mask of PRIM_*) at the poses and velocities ki, kj */
+/* The model of a coupling row under test (section 5) and its angle
+ * references: PRIM_CPL rows are evaluated from their joint. */
+static struct {
+	const struct model *m;
+	double ref[JOINT_CPL_MAX];
+} cut;
+
+/* prim_eval (what: a mask of PRIM_*) at the poses and velocities ki, kj;
+ * cpl_eval for a coupling row */
 static void eval_kin(const struct prim *p, const struct kin *ki, const struct kin *kj,
 		     double t, unsigned what, struct prim_out *o)
 {
 	struct bstate bi = bst(ki), bj = bst(kj);
-	prim_eval(p, &bi, &bj, t, what, o);
+	if (p->type == PRIM_CPL)
+		cpl_eval(cut.m, &cut.m->joints[p->owner], &bi, &bj, cut.ref, what, o);
+	else
+		prim_eval(p, &bi, &bj, t, what, o);
 }
 
 static void kin_ground(struct kin *k)
@@ -164,9 +176,10 @@ static void check_jacobian(const struct prim *p, const struct kin *ki,
 {
 	struct bstate bi = bst(ki), bj = bst(kj);
 	struct prim_out o;
-	prim_eval(p, &bi, &bj, t, PRIM_ALL, &o);
+	eval_kin(p, ki, kj, t, PRIM_ALL, &o);
 	/* the Newton iterations' path gives the same Phi, to the bit */
-	assert_true(prim_phi(p, &bi, &bj, t) == o.phi);
+	if (p->type != PRIM_CPL)
+		assert_true(prim_phi(p, &bi, &bj, t) == o.phi);
 	struct jctx c = { p, ki, kj, t };
 	double x[12] = { 0 };
 	char what[200];
@@ -649,6 +662,10 @@ static struct joint *jmodel_build(struct jmodel *J, enum joint_type type, int gr
 	j->body[0] = ground == 1 ? MODEL_GROUND : 0;
 	j->body[1] = ground == 1 ? 0 : ground == 2 ? MODEL_GROUND : 1;
 	model_joint_global(m, j, J->p, J->axis, type == JOINT_UNIVERSAL ? J->axis2 : NULL);
+	if (type == JOINT_SCREW) {
+		j->cpl = calloc(1, sizeof *j->cpl);
+		j->cpl->pitch = 0.3;	/* m a turn: c = 0.048 m/rad */
+	}
 	if (type == JOINT_DISTANCE) {
 		/* marker 1 at p + 0.8 u, u random: length 0.8 */
 		double q[3], u[3];
@@ -702,6 +719,7 @@ static void joint_motions(const struct model *m, const struct joint *j,
 {
 	double x0[3], y0[3], z0[3], z1[3], n[3], F[9], p[3], zero[3] = { 0 };
 	double d[3], t1[3], t2[3], pa[3], pb[3];	/* distance joint */
+	double cz0[3];					/* screw: its advance a radian */
 	double e[3][3] = { { 1, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 } };
 	struct kin k0, k1;
 	body_kin(m, j->body[0], &k0);
@@ -768,6 +786,13 @@ static void joint_motions(const struct model *m, const struct joint *j,
 		ALLOW(zero, x0); ALLOW(zero, y0);
 		REMOVE(zero, z0);
 		break;
+	case JOINT_SCREW:
+		/* the turn about z0 with the slide c = pitch / 2 pi along it */
+		v3_scale(cz0, j->cpl->pitch / (2.0 * M_PI), z0);
+		ALLOW(z0, cz0);
+		REMOVE(x0, zero); REMOVE(y0, zero); REMOVE(zero, x0); REMOVE(zero, y0);
+		REMOVE(zero, z0);
+		break;
 	case JOINT_PLANAR:
 		/* the turn about the normal z0 and the slides in its plane */
 		ALLOW(z0, zero); ALLOW(zero, x0); ALLOW(zero, y0);
@@ -820,6 +845,9 @@ static void check_joint(enum joint_type type, int ground, uint64_t seed)
 	assert_int_equal(model_finalize(m, &dg), 0);
 	const struct joint *j = &m->joints[0];
 	int nc = m->ncons, ncol = ground ? 6 : 12;
+	cut.m = m;	/* a screw's coupling row, at its angle of t0 */
+	if (j->cpl)
+		memcpy(cut.ref, j->cpl->q0, sizeof cut.ref);
 	assert_int_equal(nc, joint_type_rows[type]);
 	assert_int_equal(j->nrows, nc);
 
@@ -885,7 +913,7 @@ static void check_joint(enum joint_type type, int ground, uint64_t seed)
 static void test_joint_dofs(void **state)
 {
 	for (int t = 0; t < JOINT_NTYPES; t++)
-		for (int g = 0; g < 3; g++)
+		for (int g = 0; g < 3 && !joint_is_coupling((enum joint_type)t); g++)
 			for (int rep = 0; rep < 4; rep++)
 				check_joint((enum joint_type)t, g, 100 + 10 * t + 3 * g + rep * 1000);
 }
@@ -1037,6 +1065,161 @@ static void test_translation_driver(void **state)
 	model_free(&J.m);
 }
 
+/* ---- 5. coupling rows (model/coupler.c): Jacobian, nu and gamma by the
+ * checks of section 1-2, on random motions of the two bodies (the coupled
+ * joints' own rows need not hold: the rotation term's gradient is that of
+ * its atan2 everywhere).  The cases: a screw; a gear of two joints on
+ * ground; a gear whose first joint rides on the second's body (a
+ * carrier); a rack_pinion with the rack on the pinion's body; a coupler of
+ * three terms; a rack_pinion on one body and ground (a wheel on a rail,
+ * one side ground).  Motions whose rotation terms come within
+ * sqrt(0.3) of the singular x1 || z0 are drawn again, so that the
+ * derivatives stay within the bounds the tolerances assume. */
+struct ccase {
+	enum joint_type type;
+	int n;
+	enum joint_type jt[3];
+	int jb[3][2];		/* bodies of the coupled joints (-1 ground) */
+	double c[3];
+};
+
+static const struct ccase ccases[] = {
+	{ JOINT_SCREW, 0, { 0 }, { { 0 } }, { 0.07 } },
+	{ JOINT_GEAR, 2, { JOINT_REVOLUTE, JOINT_REVOLUTE }, { { -1, 0 }, { -1, 1 } },
+	  { -1.7, -1 } },
+	{ JOINT_GEAR, 2, { JOINT_REVOLUTE, JOINT_REVOLUTE }, { { 0, 1 }, { 0, -1 } },
+	  { 2.5, -1 } },
+	{ JOINT_RACK_PINION, 2, { JOINT_REVOLUTE, JOINT_TRANSLATIONAL }, { { -1, 0 }, { 0, 1 } },
+	  { 0.3, -1 } },
+	{ JOINT_COUPLER, 3, { JOINT_REVOLUTE, JOINT_TRANSLATIONAL, JOINT_REVOLUTE },
+	  { { -1, 0 }, { -1, 1 }, { 0, 1 } }, { 0.5, -2, 1.3 } },
+	{ JOINT_RACK_PINION, 2, { JOINT_REVOLUTE, JOINT_TRANSLATIONAL }, { { -1, 1 }, { -1, 1 } },
+	  { 0.4, -1 } },
+};
+
+/* |projection of marker 1's x on marker 0's x, y|^2 of each rotation term */
+static double cpl_rho2(const struct joint *row, const struct kin *ki, const struct kin *kj)
+{
+	const struct joint_cpl *c = row->cpl;
+	double lo = 1.0;
+	for (int k = 0; k < c->n; k++) {
+		if (c->kind[k] != DRIVER_ROTATION)
+			continue;
+		const struct joint *jt = &cut.m->joints[c->joint[k]];
+		struct kin g;
+		const struct kin *e[2];
+		kin_ground(&g);
+		for (int s = 0; s < 2; s++)
+			e[s] = jt->body[s] < 0 ? &g : jt->body[s] == row->body[0] ? ki : kj;
+		double xb[3], x0[3], y0[3], x1[3];
+		colv(xb, jt->F[0], 0);
+		m3_mulv(x0, e[0]->A, xb);
+		colv(xb, jt->F[0], 1);
+		m3_mulv(y0, e[0]->A, xb);
+		colv(xb, jt->F[1], 0);
+		m3_mulv(x1, e[1]->A, xb);
+		double p = v3_dot(x1, x0), q = v3_dot(x1, y0);
+		lo = fmin(lo, p * p + q * q);
+	}
+	return lo;
+}
+
+static int ccase_build(const struct ccase *cc, struct model **pm)
+{
+	struct model *m = *pm = model_new();
+	for (int b = 0; b < 2; b++) {
+		struct body *B = model_add_body(m, b ? "b1" : "b0");
+		B->mass = 1.0;
+		m3_identity(B->J);
+		rand_vec(B->r0, 1.0);
+		rand_rot(B->A0);
+	}
+	double p[3], u[3];
+	char name[8];
+	for (int k = 0; k < cc->n; k++) {
+		snprintf(name, sizeof name, "j%d", k);
+		struct joint *j = model_add_joint(m, name, cc->jt[k]);
+		j->body[0] = cc->jb[k][0];
+		j->body[1] = cc->jb[k][1];
+		rand_vec(p, 1.0);
+		testutil_rand_unit(u);
+		model_joint_global(m, j, p, u, NULL);
+	}
+	struct joint *j = model_add_joint(m, "row", cc->type);
+	j->body[0] = 0;
+	j->body[1] = 1;
+	j->cpl = calloc(1, sizeof *j->cpl);
+	if (cc->type == JOINT_SCREW) {
+		rand_vec(p, 1.0);
+		testutil_rand_unit(u);
+		model_joint_global(m, j, p, u, NULL);
+		j->cpl->pitch = cc->c[0];
+	} else {
+		j->cpl->n = cc->n;
+		for (int k = 0; k < cc->n; k++) {
+			j->cpl->joint[k] = k;
+			j->cpl->kind[k] = cc->jt[k] == JOINT_TRANSLATIONAL ? DRIVER_TRANSLATION :
+					  DRIVER_ROTATION;
+			j->cpl->c[k] = cc->c[k];
+		}
+	}
+	testutil_finalize(m);
+	cut.m = m;
+	return cc->n;	/* the row joint's index */
+}
+
+static void test_coupling_rows(void **state)
+{
+	testutil_seed(131);
+	for (size_t i = 0; i < sizeof ccases / sizeof ccases[0]; i++) {
+		for (int rep = 0; rep < 4; rep++) {
+			struct model *m;
+			int jr = ccase_build(&ccases[i], &m);
+			const struct joint *row = &m->joints[jr];
+			struct prim P[MODEL_JOINT_ROWS_MAX];
+			int np = model_joint_prims(m, jr, P);
+			const struct prim *p = &P[np - 1];
+			assert_int_equal(p->type, PRIM_CPL);
+			struct path Pi, Pj;
+			struct kin ki, kj;
+			const double t = 0.37;
+			do {
+				rand_path(&Pi);
+				rand_path(&Pj);
+				Pi.ground = p->bi < 0;
+				Pj.ground = p->bj < 0;
+				path_at(&Pi, t, &ki);
+				path_at(&Pj, t, &kj);
+			} while (cpl_rho2(row, &ki, &kj) < 0.3);
+			/* the branch at t: references at the wrapped angles there */
+			struct bstate bi = bst(&ki), bj = bst(&kj);
+			for (int k = 0; k < row->cpl->n; k++)
+				cut.ref[k] = cpl_coord(m, row, k, &bi, &bj);
+			char label[160];
+			snprintf(label, sizeof label, "%s case %zu rep %d", joint_type_names[row->type],
+				 i, rep);
+			check_jacobian(p, &ki, &kj, t, label);
+			check_rates(p, &Pi, &Pj, t, label);
+			model_free(&m);
+		}
+	}
+}
+
+/* A rotation term follows its angle through turns from its reference:
+ * a turn of 2 pi k + a about the axis reads 2 pi k + a against a
+ * reference within pi of it. */
+static void test_coupling_unwrap(void **state)
+{
+	for (int k = -3; k <= 3; k++)
+		for (double a = -3.0; a <= 3.0; a += 0.5) {
+			double q = 2 * M_PI * k + a;
+			double raw = atan2(sin(q), cos(q));
+			assert_near(cpl_unwrap(raw, q + 0.9 * (a > 0 ? -M_PI : M_PI) * 0.99), q, 0,
+				    1e-12);
+			assert_near(cpl_unwrap(raw, q), q, 0, 1e-12);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1048,6 +1231,8 @@ int main(void)
 		cmocka_unit_test(test_joint_coordinate),
 		cmocka_unit_test(test_rotation_driver),
 		cmocka_unit_test(test_translation_driver),
+		cmocka_unit_test(test_coupling_rows),
+		cmocka_unit_test(test_coupling_unwrap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
