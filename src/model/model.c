@@ -793,8 +793,8 @@ static int finalize_coupling(struct model *m, struct joint *j, int ji, struct di
 	}
 	if (nb > 2) {
 		diag_error(d, &j->pos, "%s '%s' couples joints that move %d bodies ('%s', '%s', "
-			   "'%s'%s); a coupling row joins two bodies besides ground, so their "
-			   "joints must share the carrier body or hang on ground", joint_type_names[j->type],
+			   "'%s'%s); its row acts on two bodies besides ground (a carrier that "
+			   "moves, as in a planetary train, makes three)", joint_type_names[j->type],
 			   j->name, nb, m->bodies[b[0]].name, m->bodies[b[1]].name, m->bodies[b[2]].name,
 			   nb > 3 ? ", ..." : "");
 		return -1;
