@@ -32,8 +32,8 @@ const char *const joint_type_help[JOINT_NTYPES] = {
 	"axes parallel, point 2 in the plane normal to axis 1 through point 1: "
 	"2 slides and the turn about the normal (2 DP1 + 1 DP2)",
 	"helical: cylindrical whose slide is pitch / 2 pi times its turn (2 DP1 + 2 DP2 + 1 CPL)",
-	"turn of revolute joint2 = ratio x turn of revolute joint1, parallel or intersecting axes (1 CPL)",
-	"slide of translational joint2 = radius x turn of revolute joint1 (1 CPL)",
+	"turn of revolute (or cylindrical) joint2 = ratio x turn of joint1 since t0, parallel or intersecting axes (1 CPL)",
+	"slide of translational (or cylindrical) joint2 = radius x turn of revolute joint1 since t0 (1 CPL)",
 	"ratio1 q1 + ratio2 q2 (+ ratio3 q3) = 0 over the coordinates' changes since t0 "
 	"of 2 or 3 revolute or translational joints (1 CPL)",
 };
