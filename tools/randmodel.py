@@ -7,7 +7,7 @@
 
 A model is a tree of 2-30 bodies (a random parent for each, or the ground)
 joined by every joint type the deck has, closed loops added between bodies
-of the tree, particles, free bodies, every force element (tsda, rsda,
+of the tree, a gear between two revolutes of a tree, particles, free bodies, every force element (tsda, rsda,
 force, torque, friction, motor with p/pd/pi/pid control and limits or an
 expression of state, bushing, tire) and drivers, points and measures.
 Joints are given by global points and axes at t0, so every joint, closing
@@ -102,6 +102,9 @@ class Model:
         self.make_bodies()
         self.make_loops()
         self.make_forces()
+        # a stream of its own, so that every seed's other elements stay
+        # what they were before gears were drawn
+        self.make_gear(random.Random(7919 * seed + 1))
 
     def offset(self):
         rng = self.rng
@@ -189,6 +192,25 @@ class Model:
             b1, b2 = rng.sample(rigid + ["ground"], 2)
             self.joint(b1, b2, False, loop=True)
             self.kinds.add("closed loop")
+
+    def make_gear(self, rng):
+        """A gear between two revolutes that no motor or driver turns, in
+        half the models that have no closed loop (a constant ratio
+        between two joints of a loop would lock it), when two such joints
+        move at most two bodies besides ground (a coupling row's two
+        sides): both on ground, or one on the other's body."""
+        if "closed loop" in self.kinds or rng.random() >= 0.5:
+            return
+        js = [j for j in self.joints if j["type"] == "revolute" and j["name"] not in self.used]
+        pairs = [(a, b) for a in js for b in js if a["name"] < b["name"]
+                 and len({a["body1"], a["body2"], b["body1"], b["body2"]} - {"ground"}) <= 2]
+        if not pairs:
+            return
+        a, b = rng.choice(pairs)
+        ratio = rng.choice([-1, 1]) * rng.uniform(0.5, 2)
+        self.joints.append({"name": "j%d" % len(self.joints), "type": "gear",
+                            "joint1": a["name"], "joint2": b["name"], "ratio": r(ratio)})
+        self.kinds.add("joint gear")
 
     def tsda(self, b1, b2):
         rng = self.rng
