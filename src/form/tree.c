@@ -67,22 +67,19 @@ int tree_check(const struct model *m, struct diag *d)
 		up[b] = b;
 	for (int j = 0; j < m->njoints; j++) {
 		const struct joint *jt = &m->joints[j];
-		if (jt->cpl) {
-			/* a relation between joint coordinates is a constraint on
-			 * the tree's own coordinates, as a loop closure is; the
-			 * recursion has no rows */
-			diag_error(d, &jt->pos, "joint '%s' is %s: the tree formulation cannot take "
-				   "a coupling of joint coordinates (it has no constraint rows, as for "
-				   "a closed loop); integrator.formulation: rp takes gear, rack_pinion, "
-				   "coupler and screw joints", jt->name, joint_type_names[jt->type]);
-			bad = 1;
-			continue;
-		}
 		if (!joint_ok(jt->type)) {
-			diag_error(d, &jt->pos, "joint '%s' is %s: the tree formulation has no joint "
-				   "coordinates for it (it takes revolute, cylindrical, translational, "
-				   "universal, spherical, planar and fixed joints; integrator.formulation: rp "
-				   "takes every joint)", jt->name, joint_type_names[jt->type]);
+			/* a coupling (screw, gear, ...) relates joint coordinates:
+			 * a constraint on the tree's own coordinates, as a loop
+			 * closure is, and the recursion has no rows */
+			diag_error(d, &jt->pos, "joint '%s' is %s: %s", jt->name,
+				   joint_type_names[jt->type], jt->cpl ?
+				   "the tree formulation cannot take a coupling of joint coordinates "
+				   "(it has no constraint rows, as for a closed loop); "
+				   "integrator.formulation: rp takes gear, rack_pinion, coupler and "
+				   "screw joints" :
+				   "the tree formulation has no joint coordinates for it (it takes "
+				   "revolute, cylindrical, translational, universal, spherical, planar "
+				   "and fixed joints; integrator.formulation: rp takes every joint)");
 			bad = 1;
 			continue;
 		}
