@@ -289,6 +289,24 @@ static int coupling_kind(struct bctx *b, const struct dnode *v, enum joint_type 
 	return -1;
 }
 
+/* The joint named s, when the deck lists it but the builder, which adds
+ * joints in deck order, has not added it yet: a coupling listed before a
+ * joint it couples.  NULL otherwise. */
+static const struct dnode *listed_later(struct bctx *b, const struct dnode *v)
+{
+	const struct dnode *js = dn_get(b->root, "joints");
+	if (v->kind != DN_SCALAR || model_find_joint(b->m, v->str) >= 0 || !js ||
+	    js->kind != DN_SEQ)
+		return NULL;
+	for (int i = 0; i < js->n; i++) {
+		const struct dnode *it = js->items[i];
+		const struct dnode *nv = it->kind == DN_MAP ? dn_get(it, "name") : NULL;
+		if (nv && nv->kind == DN_SCALAR && strcmp(nv->str, v->str) == 0)
+			return nv;
+	}
+	return NULL;
+}
+
 /* gear, rack_pinion, coupler: a row over the coordinates of joints listed
  * before it, sum c_k (q_k - q_k(t0)) = 0 (model.h joint_cpl). */
 static void build_coupling(struct bctx *b, const struct dnode *item, const char *name,
@@ -301,7 +319,14 @@ static void build_coupling(struct bctx *b, const struct dnode *item, const char 
 	memset(&c, 0, sizeof c);
 	c.n = t == JOINT_COUPLER && dn_get(item, "joint3") ? 3 : 2;
 	for (int k = 0; k < c.n; k++) {
-		const struct dnode *v = need(b, item, jkey[k], what);
+		const struct dnode *v = need(b, item, jkey[k], what), *later;
+		if (v && (later = listed_later(b, v))) {
+			diag_error(b->d, &v->pos, "%s couples joint '%s', which is listed after it "
+				   "(list the coupled joints first)", what, v->str);
+			diag_note(b->d, &later->pos, "joint '%s' is here", v->str);
+			bad = 1;
+			continue;
+		}
 		int ji = v ? resolve_joint(b, v, what) : -2;
 		if (ji < 0) {
 			bad = 1;
