@@ -120,6 +120,7 @@ int cli_static_model(struct model *m, double t0, int json)
 	int rc = cli_static_solve(s, &x, t0, json, NULL, NULL);
 	if (rc == 0) {
 		ra_force_turns(s, m);	/* a continuous rsda keeps its turns */
+		ra_cpl_keep(s, m);	/* and so does a coupling */
 		for (int b = 0; b < m->nbodies; b++) {
 			struct body *B = &m->bodies[b];
 			v3_copy(B->r0, x.r + 3 * b);

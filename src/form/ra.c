@@ -84,8 +84,8 @@ struct ra *ra_new(const struct model *m)
 			if (!s->cref)
 				s->cref = xcalloc((size_t)JOINT_CPL_MAX * (size_t)m->njoints,
 						  sizeof(double));
-			memcpy(s->cref + JOINT_CPL_MAX * j, m->joints[j].cpl->q0,
-			       sizeof m->joints[j].cpl->q0);
+			memcpy(s->cref + JOINT_CPL_MAX * j, m->joints[j].cpl->ref0,
+			       sizeof m->joints[j].cpl->ref0);
 		}
 	ra_force_init(s);
 	ra_beam_init(s);
@@ -229,6 +229,14 @@ void ra_cpl_commit(struct ra *s, const struct ra_state *x)
 			if (jt->cpl->kind[k] == DRIVER_ROTATION)
 				ref[k] = cpl_unwrap(cpl_coord(m, jt, k, &bi, &bj), ref[k]);
 	}
+}
+
+void ra_cpl_keep(const struct ra *s, struct model *m)
+{
+	for (int j = 0; s->cref && j < m->njoints; j++)
+		if (m->joints[j].cpl)
+			memcpy(m->joints[j].cpl->ref0, s->cref + JOINT_CPL_MAX * j,
+			       sizeof m->joints[j].cpl->ref0);
 }
 
 void ra_eval(struct ra *s, const struct ra_state *x, double t, unsigned what)

@@ -228,6 +228,9 @@ void ra_force_commit(struct ra *s, const struct ra_state *x);
  * follow an angle through turns as long as an accepted state turns it by
  * less than pi; trial states leave no trace.  ra_force_commit calls it. */
 void ra_cpl_commit(struct ra *s, const struct ra_state *x);
+/* Their references at the last commit into m's joint_cpl.ref0, the start
+ * of a run from that state (run --from-static), as ra_force_turns. */
+void ra_cpl_keep(const struct ra *s, struct model *m);
 /* The whole turns of each continuous rsda angle at the last commit into
  * m->forces[].turns0, the start of a run from that state. */
 void ra_force_turns(const struct ra *s, struct model *m);

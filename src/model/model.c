@@ -789,7 +789,7 @@ static int finalize_coupling(struct model *m, struct joint *j, int ji, struct di
 			if (!seen)
 				b[nb++] = bb;
 		}
-		c->q0[k] = model_joint_coordinate0(m, jt, c->kind[k]);
+		c->q0[k] = c->ref0[k] = model_joint_coordinate0(m, jt, c->kind[k]);
 	}
 	if (nb > 2) {
 		diag_error(d, &j->pos, "%s '%s' couples joints that move %d bodies ('%s', '%s', "

@@ -96,6 +96,10 @@ struct joint_cpl {
 	enum driver_kind kind[JOINT_CPL_MAX];
 	double c[JOINT_CPL_MAX];
 	double q0[JOINT_CPL_MAX];	/* coordinates at t0 (model_finalize) */
+	double ref0[JOINT_CPL_MAX];	/* the rotation terms' angles followed
+					 * through turns at the start of a run:
+					 * q0, or (run --from-static) the
+					 * equilibrium's (ra_cpl_keep) */
 	double pitch;			/* SCREW: m per turn */
 };
 static inline int joint_is_coupling(enum joint_type t)
