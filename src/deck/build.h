@@ -132,6 +132,14 @@ int build_sexpr(struct bctx *b, const struct dnode *v, const char *key, const ch
 int build_road(struct bctx *b, const struct dnode *v, const char *key, const char *what,
 	       struct sexpr **out);
 /* Parse a function mapping into fn (fn->seg malloc'd for piecewise). */
+/* The deck's parameters and repeat indices in scope, as parallel arrays
+ * (the caller frees both): their number. */
+int param_table(struct bctx *b, const char ***names, double **vals);
+struct curve;
+/* The knots of a tabulated curve from item's lists under xk and yk or its
+ * CSV 'file' (deck/curve.c); 0, or 1 after reporting. */
+int build_curve_data(struct bctx *b, const struct dnode *item, const char *xk,
+		     const char *yk, const char *what, int bad, struct curve *c);
 int build_func(struct bctx *b, const struct dnode *v, const char *key,
 	       const char *what, struct func *fn);
 /* Orientation mapping -> rotation matrix A (body -> global). */

@@ -11,6 +11,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+int param_table(struct bctx *b, const char ***names, double **vals)
+{
+	int n = 0;
+	while (expr_var_name(b->ex, n))
+		n++;
+	*names = xcalloc((size_t)n + 1, sizeof(char *));
+	*vals = xcalloc((size_t)n + 1, sizeof(double));
+	for (int i = 0; i < n; i++) {
+		(*names)[i] = expr_var_name(b->ex, i);
+		(*vals)[i] = expr_var_value(b->ex, i);
+	}
+	return n;
+}
+
 static int compile_in(struct bctx *b, const struct dnode *v, const char *key,
 		      const char *what, int self, int road, struct sexpr **out)
 {
@@ -21,15 +35,9 @@ static int compile_in(struct bctx *b, const struct dnode *v, const char *key,
 			   what, dn_describe(v, buf, sizeof buf));
 		return -1;
 	}
-	int n = 0;
-	while (expr_var_name(b->ex, n))
-		n++;
-	const char **names = xcalloc((size_t)n + 1, sizeof(char *));
-	double *vals = xcalloc((size_t)n + 1, sizeof(double));
-	for (int i = 0; i < n; i++) {
-		names[i] = expr_var_name(b->ex, i);
-		vals[i] = expr_var_value(b->ex, i);
-	}
+	const char **names;
+	double *vals;
+	int n = param_table(b, &names, &vals);
 	struct sx_scope sc = {
 		.m = b->m, .pnames = names, .pvals = vals, .np = n,
 		.curves = b->m->curves, .ncurves = b->m->ncurves, .self = self,
@@ -125,10 +133,51 @@ static int numlist(struct bctx *b, const struct dnode *v, const char *key, doubl
 	return get_numlist(b, v, key, *out, v->n, n);
 }
 
+/* The knots of c (interp set) from the lists under keys xk and yk of
+ * item, or from its CSV 'file', checked and prepared (curve_prepare);
+ * bad: an error reported already, check the rest only.  0, or 1 on an
+ * error. */
+int build_curve_data(struct bctx *b, const struct dnode *item, const char *xk,
+		     const char *yk, const char *what, int bad, struct curve *c)
+{
+	const struct dnode *xv = dn_get(item, xk), *yv = dn_get(item, yk);
+	const struct dnode *fv = dn_get(item, "file");
+	if (fv && (xv || yv)) {
+		diag_error(b->d, &fv->pos, "%s has both 'file' and '%s'/'%s'", what, xk, yk);
+		bad = 1;
+	} else if (fv) {
+		const char *fs;
+		bad |= get_str(b, fv, "file", &fs) || read_csv(b, fv, what, c);
+	} else if (xv && yv) {
+		int ny = 0;
+		bad |= numlist(b, xv, xk, &c->x, &c->n) || numlist(b, yv, yk, &c->y, &ny);
+		if (!bad && ny != c->n) {
+			diag_error(b->d, &yv->pos, "%s has %d %s values and %d %s values", what,
+				   c->n, xk, ny, yk);
+			bad = 1;
+		}
+	} else {
+		diag_error(b->d, &item->pos, "%s needs '%s' and '%s', or 'file'", what, xk, yk);
+		bad = 1;
+	}
+	if (!bad && c->n < 2) {
+		diag_error(b->d, &item->pos, "%s needs at least 2 points, got %d", what, c->n);
+		bad = 1;
+	}
+	int k;
+	if (!bad && curve_prepare(c, &k)) {
+		diag_error(b->d, xv ? &xv->pos : &fv->pos,
+			   "%s values of %s must be strictly increasing (point %d: %g after %g)",
+			   xk, what, k + 1, c->x[k], c->x[k - 1]);
+		bad = 1;
+	}
+	return bad;
+}
+
 void build_curve(struct bctx *b, const struct dnode *item)
 {
 	struct curve c = { 0 };
-	const struct dnode *nv = need(b, item, "name", "curve"), *v, *xv, *yv, *fv;
+	const struct dnode *nv = need(b, item, "name", "curve"), *v;
 	const char *name = NULL;
 	char what[200];
 	int bad = check_keys(b, item, key_sub(&key_top, "curves"), 0, NULL) > 0;
@@ -146,46 +195,16 @@ void build_curve(struct bctx *b, const struct dnode *item)
 			bad = 1;
 		}
 	if ((v = dn_get(item, "interpolation"))) {
-		int k = pick_name(b, v, "interpolation", curve_interp_names, 2);
+		int k = pick_name(b, v, "interpolation", curve_interp_names, CURVE_NINTERP);
 		bad |= k < 0;
-		c.interp = k > 0 ? CURVE_CUBIC : CURVE_LINEAR;
+		c.interp = k > 0 ? (enum curve_interp)k : CURVE_LINEAR;
 	}
 	if ((v = dn_get(item, "extrapolation"))) {
 		int k = pick_name(b, v, "extrapolation", curve_extrap_names, 2);
 		bad |= k < 0;
 		c.extrap = k > 0 ? CURVE_EXTRAP_LINEAR : CURVE_EXTRAP_CONSTANT;
 	}
-	xv = dn_get(item, "x");
-	yv = dn_get(item, "y");
-	fv = dn_get(item, "file");
-	if (fv && (xv || yv)) {
-		diag_error(b->d, &fv->pos, "%s has both 'file' and 'x'/'y'", what);
-		bad = 1;
-	} else if (fv) {
-		const char *fs;
-		bad |= get_str(b, fv, "file", &fs) || read_csv(b, fv, what, &c);
-	} else if (xv && yv) {
-		int ny = 0;
-		bad |= numlist(b, xv, "x", &c.x, &c.n) || numlist(b, yv, "y", &c.y, &ny);
-		if (!bad && ny != c.n) {
-			diag_error(b->d, &yv->pos, "%s has %d x values and %d y values", what, c.n, ny);
-			bad = 1;
-		}
-	} else {
-		diag_error(b->d, &item->pos, "%s needs 'x' and 'y', or 'file'", what);
-		bad = 1;
-	}
-	if (!bad && c.n < 2) {
-		diag_error(b->d, &item->pos, "%s needs at least 2 points, got %d", what, c.n);
-		bad = 1;
-	}
-	int k;
-	if (!bad && curve_prepare(&c, &k)) {
-		diag_error(b->d, xv ? &xv->pos : &fv->pos,
-			   "x values of %s must be strictly increasing (point %d: %g after %g)", what,
-			   k + 1, c.x[k], c.x[k - 1]);
-		bad = 1;
-	}
+	bad |= build_curve_data(b, item, "x", "y", what, bad, &c);
 	if (bad) {
 		curve_release(&c);
 		return;

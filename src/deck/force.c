@@ -504,8 +504,8 @@ void build_force(struct bctx *b, const struct dnode *item)
 		expression(b, &fr, t);
 	if (!name || fr.bad) {
 		if (fr.f.x) {
-			free(fr.f.x->act.seg);
-			free(fr.f.x->target.seg);
+			func_release(&fr.f.x->act);
+			func_release(&fr.f.x->target);
 		}
 		free(fr.f.x);
 		sexpr_free(&fr.f.ex);

@@ -503,7 +503,7 @@ void build_driver(struct bctx *b, const struct dnode *item)
 	if ((v = need(b, item, "function", what)))
 		fok = build_func(b, v, "function", what, &f) == 0;
 	if (!name || ji < 0 || kind < 0 || !fok) {
-		free(f.seg);
+		func_release(&f);
 		return;
 	}
 	struct driver *dr = model_add_driver(b->m, name);

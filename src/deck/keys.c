@@ -158,12 +158,28 @@ static const struct key_def joint_keys[] = {
 };
 static const struct key_sect joint_sect = { "joint", joint_keys };
 
-static const struct key_def seg_keys[] = {
-	{ "start", K_NUM, 0, NULL, "segment start time in s, strictly increasing" },
-	{ "coefficients", K_NUMLIST, 0, NULL, "polynomial in (t - start), c0 first, at most 8" },
-	{ NULL, 0, 0, NULL, NULL }
-};
-static const struct key_sect seg_sect = { "segment", seg_keys };
+/* The keys of every law; a piecewise segment's own law has them all but
+ * segments (no piecewise inside piecewise, and no endless key paths). */
+#define LAW_KEYS \
+	{ "type", K_STR, 0, NULL, "constant, rate, polynomial, harmonic, cosine_ramp, piecewise, rate_ramps, expression, table, step or step5 (required)" }, \
+	{ "value", K_NUM, FN(CONSTANT) | FN(RATE) | FN(RATE_RAMPS), NULL, "constant value; rate, rate_ramps: value at t = 0 (default 0)" }, \
+	{ "rate", K_NUM, FN(RATE), NULL, "rate of change per s" }, \
+	{ "coefficients", K_NUMLIST, FN(POLYNOMIAL), NULL, "c0, c1, ... of sum c_i t^i, at most 8" }, \
+	{ "offset", K_NUM, FN(HARMONIC), NULL, "harmonic offset (default 0)" }, \
+	{ "amplitude", K_NUM, FN(HARMONIC), NULL, "harmonic amplitude" }, \
+	{ "omega", K_NUM, FN(HARMONIC), NULL, "harmonic angular frequency in rad/s" }, \
+	{ "phase", K_NUM, FN(HARMONIC), NULL, "harmonic phase in rad (default 0)" }, \
+	{ "from", K_NUM, FN(COSINE_RAMP) | FN(RATE_RAMPS) | FN(STEP) | FN(STEP5), NULL, "cosine_ramp, step, step5: value before start; rate_ramps: rate before the first ramp, 0 when not given" }, \
+	{ "to", K_NUM, FN(COSINE_RAMP) | FN(STEP) | FN(STEP5), NULL, "ramp value after end" }, \
+	{ "start", K_NUM, FN(COSINE_RAMP) | FN(STEP) | FN(STEP5), NULL, "ramp start time in s" }, \
+	{ "end", K_NUM, FN(COSINE_RAMP) | FN(STEP) | FN(STEP5), NULL, "ramp end time in s, > start" }, \
+	{ "ramps", K_LIST, FN(RATE_RAMPS), &ramp_sect, "rate_ramps: the ramps of the rate, in time order" }, \
+	{ "expression", K_STR, FN(EXPRESSION), NULL, "expression of t and the parameters; derivatives by automatic differentiation (required)" }, \
+	{ "times", K_NUMLIST, FN(TABLE), NULL, "table times in s, strictly increasing, at least 2 (with values; or file)" }, \
+	{ "values", K_NUMLIST, FN(TABLE), NULL, "table values at times, as many as times" }, \
+	{ "file", K_STR, FN(TABLE), NULL, "CSV file of rows t,value (relative to the deck), in place of times and values" }, \
+	{ "interpolation", K_STR, FN(TABLE), NULL, "linear, monotone (Fritsch-Carlson), spline (C2, not-a-knot) or natural_spline (default linear)" }, \
+	{ "extrapolation", K_STR, FN(TABLE), NULL, "constant or linear, outside the times (default constant)" }
 
 static const struct key_def ramp_keys[] = {
 	{ "start", K_NUM, 0, NULL, "ramp start time in s, not before the end of the ramp above" },
@@ -173,21 +189,23 @@ static const struct key_def ramp_keys[] = {
 };
 static const struct key_sect ramp_sect = { "ramp", ramp_keys };
 
+static const struct key_def seg_func_keys[] = {
+	LAW_KEYS,
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect seg_func_sect = { "function", seg_func_keys };
+
+static const struct key_def seg_keys[] = {
+	{ "start", K_NUM, 0, NULL, "segment start time in s, strictly increasing" },
+	{ "coefficients", K_NUMLIST, 0, NULL, "polynomial in (t - start), c0 first, at most 8 (or function)" },
+	{ "function", K_MAP, 0, &seg_func_sect, "the segment's own law of t (any type but piecewise), in place of coefficients" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect seg_sect = { "segment", seg_keys };
+
 static const struct key_def func_keys[] = {
-	{ "type", K_STR, 0, NULL, "constant, rate, polynomial, harmonic, cosine_ramp, piecewise or rate_ramps (required)" },
-	{ "value", K_NUM, FN(CONSTANT) | FN(RATE) | FN(RATE_RAMPS), NULL, "constant value; rate, rate_ramps: value at t = 0 (default 0)" },
-	{ "rate", K_NUM, FN(RATE), NULL, "rate of change per s" },
-	{ "coefficients", K_NUMLIST, FN(POLYNOMIAL), NULL, "c0, c1, ... of sum c_i t^i, at most 8" },
-	{ "offset", K_NUM, FN(HARMONIC), NULL, "harmonic offset (default 0)" },
-	{ "amplitude", K_NUM, FN(HARMONIC), NULL, "harmonic amplitude" },
-	{ "omega", K_NUM, FN(HARMONIC), NULL, "harmonic angular frequency in rad/s" },
-	{ "phase", K_NUM, FN(HARMONIC), NULL, "harmonic phase in rad (default 0)" },
-	{ "from", K_NUM, FN(COSINE_RAMP) | FN(RATE_RAMPS), NULL, "cosine_ramp: value before start; rate_ramps: rate before the first ramp, 0 when not given" },
-	{ "to", K_NUM, FN(COSINE_RAMP), NULL, "ramp value after end" },
-	{ "start", K_NUM, FN(COSINE_RAMP), NULL, "ramp start time in s" },
-	{ "end", K_NUM, FN(COSINE_RAMP), NULL, "ramp end time in s, > start" },
-	{ "segments", K_LIST, FN(PIECEWISE), &seg_sect, "polynomial pieces" },
-	{ "ramps", K_LIST, FN(RATE_RAMPS), &ramp_sect, "rate_ramps: the ramps of the rate, in time order" },
+	LAW_KEYS,
+	{ "segments", K_LIST, FN(PIECEWISE), &seg_sect, "pieces: polynomials or laws" },
 	{ NULL, 0, 0, NULL, NULL }
 };
 static const struct key_sect func_sect = { "function", func_keys };
@@ -211,7 +229,7 @@ static const struct key_def curve_keys[] = {
 	{ "x", K_NUMLIST, 0, NULL, "argument values, strictly increasing, at least 2 (with y; or file)" },
 	{ "y", K_NUMLIST, 0, NULL, "values at x, as many as x" },
 	{ "file", K_STR, 0, NULL, "CSV file of x,y rows, path relative to the deck; lines that do not start with a number are skipped" },
-	{ "interpolation", K_STR, 0, NULL, "linear or cubic (monotone, Fritsch-Carlson) (default linear)" },
+	{ "interpolation", K_STR, 0, NULL, "linear, cubic (monotone, Fritsch-Carlson), spline (C2, not-a-knot) or natural_spline (default linear)" },
 	{ "extrapolation", K_STR, 0, NULL, "outside the knots: constant (end value) or linear (end slope) (default constant)" },
 	{ NULL, 0, 0, NULL, NULL }
 };
@@ -462,6 +480,21 @@ static void split_help(const char *help, char *desc, char *range, char *def, siz
 	}
 	snprintf(range, n, "%.*s", (int)(r1 - r0), help + r0);
 	snprintf(desc, n, "%.*s%.*s", (int)(rs - help), help, (int)(end - r1), help + r1);
+}
+
+int key_default_list(const struct key_def *def, char *buf, size_t n)
+{
+	char desc[512], range[512], dv[512];
+	split_help(def->help, desc, range, dv, sizeof dv);
+	if (def->type == K_VEC3 && strcmp(dv, "0") == 0) {
+		snprintf(buf, n, "[0, 0, 0]");
+		return 0;
+	}
+	if (dv[0] == '[') {
+		snprintf(buf, n, "%s", dv);
+		return 0;
+	}
+	return -1;
 }
 
 void keys_print(FILE *f, const struct key_sect *s, const char *prefix)

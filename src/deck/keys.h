@@ -52,6 +52,11 @@ const struct key_sect *key_sub(const struct key_sect *s, const char *name);
 const char *key_suggest(const struct key_sect *s, const char *word, char *buf,
 			size_t size);
 
+/* The default of a list key (K_VEC3 ...) as deck text in buf ("(default
+ * 0)" of a vector is [0, 0, 0]): 0, or -1 when its help states no list
+ * (--set completes a missing vector from it). */
+int key_default_list(const struct key_def *def, char *buf, size_t n);
+
 /* Walk every leaf key path (see deck_print_keys). */
 void keys_print(FILE *f, const struct key_sect *s, const char *prefix);
 

@@ -3,6 +3,8 @@
 #ifndef MBSIM_LAPACK_H
 #define MBSIM_LAPACK_H
 
+void dgtsv_(const int *n, const int *nrhs, double *dl, double *d, double *du, double *b,
+	    const int *ldb, int *info);
 void dgetrf_(const int *m, const int *n, double *a, const int *lda, int *ipiv, int *info);
 void dgetrs_(const char *trans, const int *n, const int *nrhs, const double *a, const int *lda,
 	     const int *ipiv, double *b, const int *ldb, int *info);

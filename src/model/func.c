@@ -1,5 +1,7 @@
 /* func.c - time functions with two derivatives (func.h). */
 #include "func.h"
+#include "curve.h"
+#include "texpr.h"
 #include "../util/xalloc.h"
 
 #include <float.h>
@@ -9,7 +11,7 @@
 
 const char *const func_type_names[FUNC_NTYPES] = {
 	"constant", "rate", "polynomial", "harmonic", "cosine_ramp", "piecewise",
-	"rate_ramps"
+	"rate_ramps", "expression", "table", "step", "step5"
 };
 
 /* Horner for p, p', p'' of sum c[i] x^i */
@@ -37,9 +39,29 @@ static int where(double t, double b, int side)
 	return t < b ? -1 : 1;
 }
 
+/* The unit blends of a ramp on s in [0, 1]: g[0] = g(s), g[1] = g'(s),
+ * g[2] = g''(s), g(0) = 0, g(1) = 1.
+ * Adams' STEP: s^2 (3 - 2 s), g' = 0 at both ends, g'' jumps by 6.
+ * Adams' STEP5: s^3 (10 - 15 s + 6 s^2), g' and g'' = 0 at both ends
+ * (MSC Adams/Solver function reference, STEP and STEP5). */
+static void blend_step(int type, double s, double g[3])
+{
+	if (type == FUNC_STEP) {
+		g[0] = s * s * (3.0 - 2.0 * s);
+		g[1] = 6.0 * s * (1.0 - s);
+		g[2] = 6.0 - 12.0 * s;
+	} else {
+		double u = 1.0 - s;
+		g[0] = s * s * s * (10.0 + s * (6.0 * s - 15.0));
+		g[1] = 30.0 * s * s * u * u;
+		g[2] = 60.0 * s * u * (1.0 - 2.0 * s);
+	}
+}
+
 /* (1 - cos)/2 blend from a at t0 to b at t1: value and first derivative
- * are continuous at both ends, the second jumps by +-(b - a) w^2 / 2. */
-static void ramp(const double *c, double t, int side, double f[3])
+ * are continuous at both ends, the second jumps by +-(b - a) w^2 / 2.
+ * type FUNC_STEP, FUNC_STEP5: the polynomial blends of blend_step. */
+static void ramp(int type, const double *c, double t, int side, double f[3])
 {
 	double a = c[0], b = c[1], t0 = c[2], t1 = c[3];
 	if (t1 <= t0) {		/* a step at t0 */
@@ -50,6 +72,14 @@ static void ramp(const double *c, double t, int side, double f[3])
 	if (where(t, t0, side) < 0 || where(t, t1, side) > 0) {
 		f[0] = where(t, t0, side) < 0 ? a : b;
 		f[1] = f[2] = 0.0;
+		return;
+	}
+	if (type != FUNC_COSINE_RAMP) {
+		double L = t1 - t0, g[3];
+		blend_step(type, (t - t0) / L, g);
+		f[0] = a + (b - a) * g[0];
+		f[1] = (b - a) * g[1] / L;
+		f[2] = (b - a) * g[2] / (L * L);
 		return;
 	}
 	double w = M_PI / (t1 - t0), s = w * (t - t0);
@@ -126,7 +156,15 @@ void func_eval_side(const struct func *fn, double t, int side, double f[3])
 		return;
 	}
 	case FUNC_COSINE_RAMP:
-		ramp(fn->c, t, side, f);
+	case FUNC_STEP:
+	case FUNC_STEP5:
+		ramp(fn->type, fn->c, t, side, f);
+		return;
+	case FUNC_EXPRESSION:
+		texpr_eval(fn->ex, t, f);
+		return;
+	case FUNC_TABLE:
+		curve_eval2(fn->tab, t, side, f);
 		return;
 	case FUNC_PIECEWISE: {
 		if (fn->nseg == 0) {
@@ -136,7 +174,10 @@ void func_eval_side(const struct func *fn, double t, int side, double f[3])
 		int k = 0;
 		while (k + 1 < fn->nseg && where(t, fn->seg[k + 1].t0, side) > 0)
 			k++;
-		poly(fn->seg[k].c, fn->seg[k].n, t - fn->seg[k].t0, f);
+		if (fn->seg[k].fn)
+			func_eval_side(fn->seg[k].fn, t, side, f);
+		else
+			poly(fn->seg[k].c, fn->seg[k].n, t - fn->seg[k].t0, f);
 		return;
 	}
 	case FUNC_RATE_RAMPS:
@@ -154,9 +195,26 @@ void func_eval(const struct func *fn, double t, double f[3])
 
 void func_release(struct func *fn)
 {
+	for (int k = 0; k < fn->nseg; k++)
+		if (fn->seg[k].fn) {
+			func_release(fn->seg[k].fn);
+			free(fn->seg[k].fn);
+		}
 	free(fn->seg);
 	fn->seg = NULL;
 	fn->nseg = 0;
+	texpr_free(&fn->ex);
+	if (fn->tab) {
+		curve_release(fn->tab);
+		free(fn->tab);
+		fn->tab = NULL;
+	}
+}
+
+static double *dup_doubles(const double *x, int n)
+{
+	return x ? memcpy(xmalloc((size_t)n * sizeof(double)), x, (size_t)n * sizeof(double))
+		 : NULL;
 }
 
 void func_copy(struct func *dst, const struct func *src)
@@ -165,7 +223,22 @@ void func_copy(struct func *dst, const struct func *src)
 	if (src->nseg > 0) {
 		size_t n = (size_t)src->nseg * sizeof(*src->seg);
 		dst->seg = memcpy(xmalloc(n), src->seg, n);
+		for (int k = 0; k < src->nseg; k++)
+			if (src->seg[k].fn) {
+				dst->seg[k].fn = xmalloc(sizeof(struct func));
+				func_copy(dst->seg[k].fn, src->seg[k].fn);
+			}
 	} else {
 		dst->seg = NULL;
+	}
+	dst->ex = texpr_copy(src->ex);
+	if (src->tab) {
+		const struct curve *c = src->tab;
+		struct curve *d = dst->tab = xmalloc(sizeof(*d));
+		*d = *c;
+		d->name = c->name ? xstrdup(c->name) : NULL;
+		d->x = dup_doubles(c->x, c->n);
+		d->y = dup_doubles(c->y, c->n);
+		d->m = dup_doubles(c->m, c->n);
 	}
 }

@@ -11,15 +11,24 @@ enum func_type {
 	FUNC_PIECEWISE,		/* segments: on [knot[i], knot[i+1]) polynomial seg[i] in (t - knot[i]) */
 	FUNC_RATE_RAMPS,	/* c[1] + integral from 0 of a rate that starts at c[0] and
 				 * moves by (1 - cos)/2 ramps: seg[k] = {start, {end, to}} */
+	FUNC_EXPRESSION,	/* ex(t), derivatives by automatic differentiation (texpr.h) */
+	FUNC_TABLE,		/* tab(t): a curve (curve.h) of time */
+	FUNC_STEP,		/* c[0] -> c[1] over [c[2], c[3]] along Adams' STEP cubic */
+	FUNC_STEP5,		/* the same along Adams' STEP5 quintic */
 	FUNC_NTYPES
 };
 
 #define FUNC_MAXC 8
 
+struct texpr;
+struct curve;
+
 struct func_seg {
 	double t0;		/* segment start */
 	int n;			/* number of coefficients */
 	double c[FUNC_MAXC];
+	struct func *fn;	/* PIECEWISE: the segment's own law of t, owned, in
+				 * place of the polynomial; NULL: the polynomial */
 };
 
 struct func {
@@ -30,6 +39,8 @@ struct func {
 				 * first the first applies, after the last the last;
 				 * RATE_RAMPS: the ramps, starts increasing */
 	struct func_seg *seg;	/* owned */
+	struct texpr *ex;	/* EXPRESSION, owned */
+	struct curve *tab;	/* TABLE, owned */
 };
 
 /* f[0] = value, f[1] = d/dt, f[2] = d2/dt2 at t.

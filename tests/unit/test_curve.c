@@ -1,5 +1,6 @@
 /* test_curve.c - tabulated curves (model/curve.h): linear and monotone
- * cubic (Fritsch-Carlson) interpolation, extrapolation, slopes. */
+ * cubic (Fritsch-Carlson) interpolation, the C2 splines, extrapolation,
+ * slopes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -111,6 +112,49 @@ static void test_not_increasing(void **state)
 	assert_int_equal(bad, 2);
 }
 
+/* The not-a-knot spline reproduces any cubic (the cubic itself meets
+ * every condition, and the system is nonsingular: de Boor, ch. IV), with
+ * its first and second derivatives; so does the three-knot case for a
+ * parabola.  The natural spline reproduces a line, and its second
+ * derivative is 0 at both ends.  Uneven knots; 1e-12 relative to values
+ * of order 10 leaves room for the round-off of the tridiagonal solve. */
+static void test_spline_exact(void **state)
+{
+	const double x[] = { -1, -0.3, 0.4, 0.9, 1.5, 2.2 };
+	double y[6], f[3];
+	struct curve c;
+	for (int k = 0; k < 6; k++)
+		y[k] = x[k] * x[k] * x[k] - 2 * x[k] + 1;
+	make(&c, x, y, 6, CURVE_SPLINE, CURVE_EXTRAP_CONSTANT);
+	for (double t = -1; t <= 2.2; t += 0.0173) {
+		curve_eval2(&c, t, 1, f);
+		assert_near(f[0], t * t * t - 2 * t + 1, 1e-12, 1e-12);
+		assert_near(f[1], 3 * t * t - 2, 1e-12, 1e-12);
+		assert_near(f[2], 6 * t, 1e-12, 1e-12);
+	}
+	free(c.m);
+	const double x3[] = { 0, 0.25, 1 }, y3[] = { 1, 1 - 0.5 + 0.1875, 1 - 2 + 3 };	/* 1 - 2t + 3t^2 */
+	make(&c, x3, y3, 3, CURVE_SPLINE, CURVE_EXTRAP_CONSTANT);
+	for (double t = 0.01; t <= 1; t += 0.03) {	/* left limits: not at x[0] */
+		curve_eval2(&c, t, -1, f);
+		assert_near(f[0], 1 - 2 * t + 3 * t * t, 1e-13, 1e-13);
+		assert_near(f[1], -2 + 6 * t, 1e-13, 1e-13);
+		assert_near(f[2], 6, 1e-12, 1e-12);
+	}
+	free(c.m);
+	for (int k = 0; k < 6; k++)
+		y[k] = sin(x[k]);
+	make(&c, x, y, 6, CURVE_NATURAL, CURVE_EXTRAP_CONSTANT);
+	curve_eval2(&c, x[0], 1, f);
+	assert_near(f[2], 0, 0, 1e-13);
+	curve_eval2(&c, x[5], -1, f);
+	assert_near(f[2], 0, 0, 1e-13);
+	/* the knots are interpolated */
+	for (int k = 0; k < 6; k++)
+		assert_near(curve_eval(&c, x[k], NULL), y[k], 1e-15, 1e-15);
+	free(c.m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -119,6 +163,7 @@ int main(void)
 		cmocka_unit_test(test_slope_fd),
 		cmocka_unit_test(test_extrapolation),
 		cmocka_unit_test(test_not_increasing),
+		cmocka_unit_test(test_spline_exact),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,6 +25,7 @@
 
 #include "testutil.h"
 #include "model/func.h"
+#include "model/texpr.h"
 
 #define FD_H 1e-5	/* see the header comment */
 #define FD_TOL 1e-7	/* absolute, and relative to the derivative */
@@ -378,6 +379,60 @@ static void test_breakpoints_piecewise(void **state)
 	func_release(&fn);
 }
 
+/* step and step5 (Adams' STEP, STEP5): at the middle of the ramp both
+ * are halfway, with slopes 1.5 and 1.875 times the mean rate (6 s (1 - s)
+ * and 30 s^2 (1 - s)^2 at s = 1/2) and second derivative 0 (by symmetry);
+ * outside constant; derivatives against differences inside. */
+static void test_steps(void **state)
+{
+	double f[3];
+	for (int q = 0; q < 2; q++) {
+		struct func fn = { .type = q ? FUNC_STEP5 : FUNC_STEP, .c = { 1, 3, 0.5, 2.5 } };
+		func_eval(&fn, 1.5, f);
+		assert_near(f[0], 2.0, EXACT, EXACT);
+		assert_near(f[1], (q ? 1.875 : 1.5) * 2.0 / 2.0, EXACT, EXACT);
+		assert_near(f[2], 0.0, 0, EXACT);
+		func_eval(&fn, 0.2, f);
+		assert_near(f[0], 1.0, EXACT, EXACT);
+		func_eval(&fn, 2.7, f);
+		assert_near(f[0], 3.0, EXACT, EXACT);
+		assert_near(f[1], 0.0, 0, EXACT);
+		for (double t = 0.6; t < 2.5; t += 0.37)
+			check_derivs(&fn, t);
+	}
+}
+
+/* expression: derivatives of t^3 - 2 sin(3t) + exp(-t)/(1 + t^2) written
+ * by hand, to round-off of values of order 10-100. */
+static void test_expression(void **state)
+{
+	struct func fn = { .type = FUNC_EXPRESSION };
+	struct tx_err err;
+	const char *names[] = { "k" };
+	double vals[] = { 3 }, f[3];
+	assert_int_equal(texpr_compile("t^3 - 2*sin(k*t) + exp(-t)/(1 + t^2)", names, vals, 1,
+				       &fn.ex, &err), 0);
+	for (double t = -1.3; t < 2.0; t += 0.29) {
+		double g = 1 + t * t, e = exp(-t);
+		/* h = e/g: h' = -e/g - 2 t e/g^2, h'' = e/g + 4 t e/g^2 - 2 e/g^2 + 8 t^2 e/g^3 */
+		double h = e / g, h1 = -e / g - 2 * t * e / (g * g);
+		double h2 = e / g + 4 * t * e / (g * g) - 2 * e / (g * g) + 8 * t * t * e / (g * g * g);
+		func_eval(&fn, t, f);
+		assert_near(f[0], t * t * t - 2 * sin(3 * t) + h, 1e-14, 1e-14);
+		assert_near(f[1], 3 * t * t - 6 * cos(3 * t) + h1, 1e-14, 1e-14);
+		assert_near(f[2], 6 * t + 18 * sin(3 * t) + h2, 1e-13, 1e-13);
+	}
+	struct func cp;
+	func_copy(&cp, &fn);
+	func_release(&fn);
+	func_eval(&cp, 0.5, f);	/* the copy stands alone */
+	assert_near(f[0], 0.125 - 2 * sin(1.5) + exp(-0.5) / 1.25, 1e-14, 1e-14);
+	func_release(&cp);
+	/* a name it does not know, at its offset */
+	assert_int_equal(texpr_compile("2*tau", names, vals, 1, &fn.ex, &err), -1);
+	assert_int_equal(err.pos, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -391,6 +446,8 @@ int main(void)
 		cmocka_unit_test(test_breakpoints_smooth),
 		cmocka_unit_test(test_breakpoints_ramp),
 		cmocka_unit_test(test_breakpoints_piecewise),
+		cmocka_unit_test(test_steps),
+		cmocka_unit_test(test_expression),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
