@@ -92,6 +92,14 @@ void cli_usage_error(const char *usage, const char *fmt, ...)
 const char *cli_optval(int argc, char **argv, int *i, const char *name, const char *usage,
 		       int *err);
 
+/* --set KEY=VALUE or --unset KEY at argv[*i]: appended to sets (an
+ * unset as DECK_UNSET_MARK KEY, allocated), in order.  1 when consumed, 0
+ * when argv[*i] is neither; *err = 1 when the value is missing. */
+int cli_setopt(int argc, char **argv, int *i, const char *usage, int *err, char **sets,
+	       int *nsets);
+/* Free sets of cli_setopt (the unset entries it allocated) and the array. */
+void cli_sets_free(char **sets, int nsets);
+
 /* Catch SIGINT and SIGTERM for the runs of a command: returns the flag
  * they set (util/interrupt.h), for sim_args.stop (the run loop polls it
  * once per step and ends with status "interrupted"; the loader, builder

@@ -108,8 +108,7 @@ static int parse(int argc, char **argv, struct copts *c)
 			c->qspecs[c->nq++] = (char *)v;
 		} else if ((v = cli_optval(argc, argv, &i, "--reference", USAGE_CONVERGE, &err))) {
 			c->ref = v;
-		} else if ((v = cli_optval(argc, argv, &i, "--set", USAGE_CONVERGE, &err))) {
-			c->sets[c->nsets++] = (char *)v;
+		} else if (cli_setopt(argc, argv, &i, USAGE_CONVERGE, &err, c->sets, &c->nsets)) {
 		} else if ((v = cli_optval(argc, argv, &i, "--expect-order", USAGE_CONVERGE, &err))) {
 			if (parse_expect(v, c))
 				return -1;
@@ -791,7 +790,7 @@ int cmd_converge(int argc, char **argv)
 	struct copts c;
 	int rc = parse(argc, argv, &c);
 	if (rc) {
-		free(c.sets);
+		cli_sets_free(c.sets, c.nsets);
 		free(c.qspecs);
 		free(c.h);
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
@@ -810,7 +809,7 @@ int cmd_converge(int argc, char **argv)
 		model_free(&st.m);
 		deck_free(&st.dk);
 	}
-	free(c.sets);
+	cli_sets_free(c.sets, c.nsets);
 	free(c.qspecs);
 	free(c.h);
 	return rc;

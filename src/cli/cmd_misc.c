@@ -60,15 +60,13 @@ static int print_mobility(const char *deck, const struct model *m, const struct 
 
 int cmd_check(int argc, char **argv)
 {
-	static const char *const opts[] = { "--set", "--help", "-h", NULL };
+	static const char *const opts[] = { "--set", "--unset", "--help", "-h", NULL };
 	char **sets = xcalloc((size_t)argc + 1, sizeof(char *));
 	char **decks = xcalloc((size_t)argc + 1, sizeof(char *));
 	int nsets = 0, ndecks = 0, bad = 0, rc = EXIT_OK;
 	for (int i = 1; i < argc; i++) {
-		const char *v;
 		int err = 0;
-		if ((v = cli_optval(argc, argv, &i, "--set", USAGE_CHECK, &err))) {
-			sets[nsets++] = (char *)v;
+		if (cli_setopt(argc, argv, &i, USAGE_CHECK, &err, sets, &nsets)) {
 		} else if (err) {
 			rc = EXIT_USAGE;
 			goto out;
@@ -103,7 +101,7 @@ int cmd_check(int argc, char **argv)
 	}
 	rc = bad ? EXIT_DECK : EXIT_OK;
 out:
-	free(sets);
+	cli_sets_free(sets, nsets);
 	free(decks);
 	return rc;
 }

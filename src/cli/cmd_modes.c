@@ -221,8 +221,7 @@ static int parse(int argc, char **argv, struct modes_opts *mo)
 		if ((v = cli_optval(argc, argv, &i, "-o", USAGE_MODES, &err)) ||
 		    (v = cli_optval(argc, argv, &i, "--output", USAGE_MODES, &err))) {
 			mo->out = v;
-		} else if ((v = cli_optval(argc, argv, &i, "--set", USAGE_MODES, &err))) {
-			mo->sets[mo->nsets++] = (char *)v;
+		} else if (cli_setopt(argc, argv, &i, USAGE_MODES, &err, mo->sets, &mo->nsets)) {
 		} else if ((v = cli_optval(argc, argv, &i, "--time", USAGE_MODES, &err)) ||
 			   (at = 1, v = cli_optval(argc, argv, &i, "--at", USAGE_MODES, &err))) {
 			char *end;
@@ -248,7 +247,7 @@ static int parse(int argc, char **argv, struct modes_opts *mo)
 			printf("usage: %s", USAGE_MODES);
 			return 1;
 		} else if (a[0] == '-' && a[1]) {
-			static const char *const opts[] = { "-o", "--output", "--set", "--time",
+			static const char *const opts[] = { "-o", "--output", "--set", "--unset", "--time",
 							    "--at", "--force", "--json", "--help",
 							    "-h", NULL };
 			cli_usage_error(USAGE_MODES, "unknown option '%s'%s", a, cli_suggest(a, opts));
@@ -299,11 +298,11 @@ int cmd_modes(int argc, char **argv)
 	struct modes_opts mop;
 	int rc = parse(argc, argv, &mop);
 	if (rc) {
-		free(mop.sets);
+		cli_sets_free(mop.sets, mop.nsets);
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	}
 	if (mop.out && cli_check_output(USAGE_MODES, mop.deck, mop.out, mop.force)) {
-		free(mop.sets);
+		cli_sets_free(mop.sets, mop.nsets);
 		return EXIT_USAGE;
 	}
 	struct deck *dk = NULL;
@@ -312,7 +311,7 @@ int cmd_modes(int argc, char **argv)
 	/* --at runs the deck with its integrator; the equilibrium steps nothing */
 	rc = mop.at ? cli_load(mop.deck, mop.sets, mop.nsets, &dk, &m, &o) :
 		      cli_load_statics(mop.deck, mop.sets, mop.nsets, &dk, &m, &o);
-	free(mop.sets);
+	cli_sets_free(mop.sets, mop.nsets);
 	if (rc)
 		return rc;
 	struct where wh;

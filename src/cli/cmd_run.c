@@ -46,8 +46,7 @@ static int parse(int argc, char **argv, struct run_opts *ro)
 		if ((v = cli_optval(argc, argv, &i, "-o", USAGE_RUN, &err)) ||
 		    (v = cli_optval(argc, argv, &i, "--output", USAGE_RUN, &err))) {
 			ro->out = v;
-		} else if ((v = cli_optval(argc, argv, &i, "--set", USAGE_RUN, &err))) {
-			ro->sets[ro->nsets++] = (char *)v;
+		} else if (cli_setopt(argc, argv, &i, USAGE_RUN, &err, ro->sets, &ro->nsets)) {
 		} else if (err) {
 			return -1;
 		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
@@ -64,7 +63,7 @@ static int parse(int argc, char **argv, struct run_opts *ro)
 			printf("usage: %s", USAGE_RUN);
 			return 1;
 		} else if (a[0] == '-' && a[1]) {
-			static const char *const opts[] = { "-o", "--output", "--set", "--force",
+			static const char *const opts[] = { "-o", "--output", "--set", "--unset", "--force",
 				"--quiet", "-q", "--json", "--from-static", "--xdmf", "--help", "-h", NULL };
 			cli_usage_error(USAGE_RUN, "unknown option '%s'%s", a, cli_suggest(a, opts));
 			return -1;
@@ -303,14 +302,14 @@ int cmd_run(int argc, char **argv)
 	struct run_opts ro;
 	int rc = parse(argc, argv, &ro);
 	if (rc) {
-		free(ro.sets);
+		cli_sets_free(ro.sets, ro.nsets);
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	}
 	char *out = ro.out ? xstrdup(ro.out) : default_output(ro.deck);
 	struct cli_out_check oc;
 	if (cli_check_output_begin(USAGE_RUN, ro.deck, out, ro.force, &oc)) {
 		free(out);
-		free(ro.sets);
+		cli_sets_free(ro.sets, ro.nsets);
 		return EXIT_USAGE;
 	}
 	struct deck *dk = NULL;
@@ -326,19 +325,19 @@ int cmd_run(int argc, char **argv)
 			deck_free(&dk);
 		}
 		free(out);
-		free(ro.sets);
+		cli_sets_free(ro.sets, ro.nsets);
 		return EXIT_USAGE;
 	}
 	if (rc == EXIT_SIM && *stop)
 		interrupted_file(ro.deck, out, why);
 	if (rc) {
 		free(out);
-		free(ro.sets);
+		cli_sets_free(ro.sets, ro.nsets);
 		return rc;
 	}
 	if (ro.from_static && cli_static_model(m, o.t0, ro.json)) {
 		free(out);
-		free(ro.sets);
+		cli_sets_free(ro.sets, ro.nsets);
 		model_free(&m);
 		deck_free(&dk);
 		return EXIT_SIM;
@@ -384,7 +383,7 @@ int cmd_run(int argc, char **argv)
 	free(out);
 	free(cmdline);
 	free(settings);
-	free(ro.sets);
+	cli_sets_free(ro.sets, ro.nsets);
 	model_free(&m);
 	deck_free(&dk);
 	return st == SIM_COMPLETE ? EXIT_OK : EXIT_SIM;

@@ -24,8 +24,7 @@ int cli_static_parse(int argc, char **argv, const char *usage, const char **deck
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
 		int err = 0;
-		if ((v = cli_optval(argc, argv, &i, "--set", usage, &err))) {
-			(*sets)[(*nsets)++] = (char *)v;
+		if (cli_setopt(argc, argv, &i, usage, &err, *sets, nsets)) {
 		} else if ((v = cli_optval(argc, argv, &i, "--time", usage, &err))) {
 			char *end;
 			*time = strtod(v, &end);
@@ -42,7 +41,7 @@ int cli_static_parse(int argc, char **argv, const char *usage, const char **deck
 			printf("usage: %s", usage);
 			return 1;
 		} else if (a[0] == '-' && a[1]) {
-			static const char *const opts[] = { "--set", "--time", "--json", "--help", "-h",
+			static const char *const opts[] = { "--set", "--unset", "--time", "--json", "--help", "-h",
 							    NULL };
 			cli_usage_error(usage, "unknown option '%s'%s", a, cli_suggest(a, opts));
 			return -1;
@@ -71,12 +70,12 @@ int cli_static_open(int argc, char **argv, const char *usage, struct deck **dk,
 	int nsets;
 	int rc = cli_static_parse(argc, argv, usage, &deck, &sets, &nsets, t, json);
 	if (rc) {
-		free(sets);
+		cli_sets_free(sets, nsets);
 		*status = rc > 0 ? EXIT_OK : EXIT_USAGE;
 		return 1;
 	}
 	rc = cli_load_statics(deck, sets, nsets, dk, m, o);
-	free(sets);
+	cli_sets_free(sets, nsets);
 	if (rc) {
 		*status = rc;
 		return 1;

@@ -91,6 +91,28 @@ const char *cli_optval(int argc, char **argv, int *i, const char *name, const ch
 	return argv[++*i];
 }
 
+int cli_setopt(int argc, char **argv, int *i, const char *usage, int *err, char **sets,
+	       int *nsets)
+{
+	const char *v;
+	if ((v = cli_optval(argc, argv, i, "--set", usage, err))) {
+		sets[(*nsets)++] = (char *)v;
+		return 1;
+	}
+	if (*err || !(v = cli_optval(argc, argv, i, "--unset", usage, err)))
+		return 0;
+	sets[(*nsets)++] = xasprintf("%s%s", DECK_UNSET_MARK, v);
+	return 1;
+}
+
+void cli_sets_free(char **sets, int nsets)
+{
+	for (int k = 0; k < nsets; k++)
+		if (strncmp(sets[k], DECK_UNSET_MARK, strlen(DECK_UNSET_MARK)) == 0)
+			free(sets[k]);
+	free(sets);
+}
+
 int cli_is_quat(const char *path, int cols)
 {
 	size_t n = strlen(path);
@@ -220,7 +242,7 @@ static int load(const char *path, char **sets, int nsets, struct deck **pdk,
 	struct deck *dk = deck_load(path, &d);
 	if (dk) {
 		for (int i = 0; i < nsets; i++)
-			deck_set(dk, sets[i], &d);
+			deck_apply(dk, sets[i], &d);
 		if (d.nerr == 0)
 			deck_build(dk, m, o, &d);
 		/* a model the formulation cannot take is a deck error (exit 2),

@@ -7,14 +7,14 @@
 	"mbsim COMMAND [ARGS]...\n" \
 	"mbsim --version\n"
 #define USAGE_RUN \
-	"mbsim run DECK [-o FILE.h5 [--force]] [--set KEY=VALUE]... [--from-static] [--xdmf] [--quiet] [--json]\n"
+	"mbsim run DECK [-o FILE.h5 [--force]] [--set KEY=VALUE]... [--unset KEY]... [--from-static] [--xdmf] [--quiet] [--json]\n"
 #define USAGE_CHECK \
-	"mbsim check [--set KEY=VALUE]... DECK...\n"
+	"mbsim check [--set KEY=VALUE]... [--unset KEY]... DECK...\n"
 #define USAGE_LIST \
 	"mbsim list integrators|joints|forces|keys\n"
 #define USAGE_CONVERGE \
 	"mbsim converge DECK --steps H1,H2,... [--quantity PATH[:x|y|z|w|INDEX]]...\n" \
-	"               [--reference auto|FILE.h5|kinematic] [--set KEY=VALUE]...\n" \
+	"               [--reference auto|FILE.h5|kinematic] [--set KEY=VALUE]... [--unset KEY]...\n" \
 	"               [--expect-order P[:TOL]] [--json|--csv] [--quiet]\n"
 #define USAGE_COMPARE \
 	"mbsim compare A.h5 B.h5 [--rtol R] [--atol A] [--tol PATH=RTOL:ATOL]...\n" \
@@ -23,10 +23,10 @@
 	"mbsim spectral --method M [--rho R] [--alpha A] [--ratio-range A:B] [--points N]\n" \
 	"               [--measured] [--json|--csv]\n"
 #define USAGE_STATIC \
-	"mbsim static DECK [--set KEY=VALUE]... [--time T] [--max-iterations N] [--load-steps N]\n" \
+	"mbsim static DECK [--set KEY=VALUE]... [--unset KEY]... [--time T] [--max-iterations N] [--load-steps N]\n" \
 	"             [--tolerance R] [--json]\n"
 #define USAGE_MODES \
-	"mbsim modes DECK [--set KEY=VALUE]... [--time T | --at T] [-o FILE.h5 [--force]] [--json]\n"
+	"mbsim modes DECK [--set KEY=VALUE]... [--unset KEY]... [--time T | --at T] [-o FILE.h5 [--force]] [--json]\n"
 #define USAGE_SUMMARY \
 	"mbsim summary FILE.h5... [--quantity PATH[:COMP]@TIME]... [--json]\n"
 #define USAGE_EXPORT \

@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* File name of positions inside --set assignments. */
+/* File names of positions inside --set assignments and --unset keys. */
 static const char set_file[] = "--set";
+static const char unset_file[] = "--unset";
 
 static char *read_file(const char *path, size_t *len, struct diag *d)
 {
@@ -119,11 +120,19 @@ struct setwalk {
 	const struct key_sect *sect;
 	const struct key_def *def;	/* key that led here, NULL at the top */
 	const char *a;			/* the whole assignment */
+	const char *file;		/* set_file or unset_file */
 };
 
 static struct srcpos set_pos(int col)
 {
 	struct srcpos p = { set_file, 1, col };
+	return p;
+}
+
+/* A position in the argument the walk w reads. */
+static struct srcpos walk_pos(const struct setwalk *w, int col)
+{
+	struct srcpos p = { w->file ? w->file : set_file, 1, col };
 	return p;
 }
 
@@ -133,12 +142,46 @@ static int is_scalar_type(const struct key_def *def)
 	       def->type == K_BOOL || def->type == K_STR;
 }
 
-/* Step from a map into key seg; create the key when valid and missing. */
+static int is_list_type(const struct key_def *def)
+{
+	return def && (def->type == K_VEC3 || def->type == K_NUMLIST || def->type == K_MAT3 ||
+		       def->type == K_MAT6 || def->type == K_INERTIA);
+}
+
+/* Remove key i of map n. */
+static void remove_key(struct dnode *n, int i)
+{
+	dn_free(n->keys[i]);
+	dn_free(n->items[i]);
+	memmove(n->keys + i, n->keys + i + 1, (size_t)(n->n - i - 1) * sizeof(*n->keys));
+	memmove(n->items + i, n->items + i + 1, (size_t)(n->n - i - 1) * sizeof(*n->items));
+	n->n--;
+}
+
+/* The list a missing vector key starts from when --set gives one of its
+ * elements (gravity.2=0): its default, at the key's column; NULL after
+ * an error when it has none. */
+static struct dnode *default_list(const struct key_def *def, const char *path, int col,
+				  struct diag *d)
+{
+	char text[128];
+	struct srcpos p = set_pos(col);
+	if (key_default_list(def, text, sizeof text)) {
+		diag_error(d, &p, "'%s' is not in the deck and has no default to complete: "
+			   "give the whole list, e.g. --set '%s=[...]'", path, path);
+		return NULL;
+	}
+	return dn_parse(text, strlen(text), set_file, 1, col, d);
+}
+
+/* Step from a map into key seg; create the key when valid and missing
+ * (a missing vector from its default when the path goes on into it).  At
+ * the last segment, val NULL (--unset) removes the key: returns 1. */
 static int step_map(struct setwalk *w, const char *seg, int col, int last,
 		    struct dnode *val, struct diag *d)
 {
 	const struct key_def *def = NULL;
-	struct srcpos p = set_pos(col);
+	struct srcpos p = walk_pos(w, col);
 	char sug[96];
 
 	if (w->sect && !(def = key_find(w->sect, seg))) {
@@ -166,25 +209,47 @@ static int step_map(struct setwalk *w, const char *seg, int col, int last,
 				   suggest_text(&sg, sug, sizeof sug));
 		return -1;
 	}
+	if (last && !val) {
+		if (i < 0) {
+			diag_error(d, &p, "'%.*s' is not in the deck: nothing to unset",
+				   col - 1 + (int)strlen(seg), w->a);
+			return -1;
+		}
+		remove_key(w->node, i);
+		return 1;
+	}
 	if (i < 0) {
 		if (!last && def && def->type == K_FREE) {
 			/* at the parameter's name, after "parameters." */
-			p = set_pos(col + (int)strlen(seg) + 1);
+			p = walk_pos(w, col + (int)strlen(seg) + 1);
 			diag_error(d, &p, "unknown parameter '%.*s': the deck defines no parameters",
 				   (int)strcspn(w->a + col + strlen(seg), ".="),
 				   w->a + col + strlen(seg));
 			return -1;
 		}
-		if (last && !is_scalar_type(def)) {
-			diag_error(d, &p, "'%.*s' is not a scalar", col - 1 + (int)strlen(seg),
-				   w->a);
+		int path = col - 1 + (int)strlen(seg);
+		if (last && !is_scalar_type(def) && !(val->kind == DN_SEQ && is_list_type(def))) {
+			diag_error(d, &p, "'%.*s' is not a scalar", path, w->a);
 			return -1;
 		}
-		if (!last && (!def || def->type != K_MAP)) {
+		if (last && is_scalar_type(def) && val->kind != DN_SCALAR) {
+			diag_error(d, &val->pos, "'%.*s' takes a scalar, got a list", path, w->a);
+			return -1;
+		}
+		if (!last && !is_list_type(def) && (!def || def->type != K_MAP)) {
 			diag_error(d, &p, "'%s' is not in the deck", seg);
 			return -1;
 		}
-		struct dnode *child = last ? val : dn_new(DN_MAP, &p);
+		struct dnode *child = last ? val : NULL;
+		if (!last && is_list_type(def)) {
+			char *whole = xasprintf("%.*s", path, w->a);
+			child = default_list(def, whole, col, d);
+			free(whole);
+			if (!child)
+				return -1;
+		} else if (!last) {
+			child = dn_new(DN_MAP, &p);
+		}
 		dn_append(w->node, dn_new_scalar(seg, &p), child);
 		i = w->node->n - 1;
 	}
@@ -209,7 +274,7 @@ static int has_repeat(const struct dnode *n)
 static int step_list(struct setwalk *w, const char *seg, int col, struct diag *d)
 {
 	struct dnode *n = w->node;
-	struct srcpos p = set_pos(col);
+	struct srcpos p = walk_pos(w, col);
 	for (int i = 0; i < n->n; i++) {
 		const char *name = dn_name(n->items[i]);
 		if (name && strcmp(name, seg) == 0) {
@@ -266,11 +331,19 @@ static int walk(struct deck *dk, struct setwalk w, const char *a, size_t start,
 		char *seg = xasprintf("%.*s", (int)(end - start), a + start);
 		int col = (int)start + 1, last = end >= keylen, rc;
 		if (!*seg) {
-			struct srcpos p = set_pos(col);
+			struct srcpos p = walk_pos(&w, col);
 			diag_error(d, &p, "empty key in '%.*s'", (int)keylen, a);
 			rc = -1;
 		} else if (w.node->kind == DN_MAP) {
 			rc = step_map(&w, seg, col, last, val, d);
+			if (rc > 0) {	/* unset */
+				free(seg);
+				return 0;
+			}
+		} else if (w.node->kind == DN_SEQ && last && !val) {
+			struct srcpos p = walk_pos(&w, col);
+			diag_error(d, &p, "cannot unset an item of a list ('%.*s')", (int)keylen, a);
+			rc = -1;
 		} else if (w.node->kind == DN_SEQ) {
 			rc = step_list(&w, seg, col, d);
 			if (rc > 0 && dk) {
@@ -278,12 +351,12 @@ static int walk(struct deck *dk, struct setwalk w, const char *a, size_t start,
 				defer(dk, &w, a, start, keylen, val);
 				return 0;
 			} else if (rc > 0) {	/* no repeat within repeat */
-				struct srcpos p = set_pos(col);
+				struct srcpos p = walk_pos(&w, col);
 				diag_error(d, &p, "no list item named '%s'", seg);
 				rc = -1;
 			}
 		} else {
-			struct srcpos p = set_pos(1);
+			struct srcpos p = walk_pos(&w, 1);
 			diag_error(d, &p, "'%.*s' is not a mapping or list", (int)start - 1, a);
 			rc = -1;
 		}
@@ -296,8 +369,21 @@ static int walk(struct deck *dk, struct setwalk w, const char *a, size_t start,
 			return 0;
 		start = end + 1;
 	}
+	if (val->kind == DN_SEQ) {
+		if (w.node->kind != DN_SEQ && !is_list_type(w.def)) {
+			diag_error(d, &val->pos, "'%.*s' takes a scalar, got a list", (int)keylen, a);
+			dn_free(val);
+			return -1;
+		}
+		/* the list replaces the node in place: swap, free the old */
+		struct dnode old = *w.node;
+		*w.node = *val;
+		*val = old;
+		dn_free(val);
+		return 0;
+	}
 	if (w.node->kind != DN_SCALAR) {
-		struct srcpos p = set_pos(1);
+		struct srcpos p = walk_pos(&w, 1);
 		diag_error(d, &p, "'%.*s' is not a scalar", (int)keylen, a);
 		dn_free(val);
 		return -1;
@@ -327,9 +413,9 @@ int deck_set(struct deck *dk, const char *a, struct diag *d)
 	} else if (!(val = dn_parse(eq + 1, strlen(eq + 1), set_file, 1, vcol, d))) {
 		return -1;
 	}
-	if (val->kind != DN_SCALAR) {
+	if (val->kind == DN_MAP) {
 		char buf[64];
-		diag_error(d, &val->pos, "expected a scalar value, got %s",
+		diag_error(d, &val->pos, "expected a scalar or a list value, got %s",
 			   dn_describe(val, buf, sizeof buf));
 		dn_free(val);
 		return -1;
@@ -339,8 +425,23 @@ int deck_set(struct deck *dk, const char *a, struct diag *d)
 		dn_free(val);
 		return -1;
 	}
-	struct setwalk w = { dk->root, &key_top, NULL, a };
+	struct setwalk w = { dk->root, &key_top, NULL, a, set_file };
 	return walk(dk, w, a, 0, (size_t)(eq - a), val, d);
+}
+
+int deck_unset(struct deck *dk, const char *key, struct diag *d)
+{
+	struct srcpos p = { unset_file, 1, 1 };
+	if (!*key || strchr(key, '=')) {
+		diag_error(d, &p, "expected KEY for --unset, got '%s'", key);
+		return -1;
+	}
+	if (!dk->root || dk->root->kind != DN_MAP) {
+		diag_error(d, &p, "cannot apply --unset: the deck is not a mapping");
+		return -1;
+	}
+	struct setwalk w = { dk->root, &key_top, NULL, key, unset_file };
+	return walk(dk, w, key, 0, strlen(key), NULL, d);
 }
 
 int deck_set_repeated(struct deck *dk, const char *list, struct dnode *copy,
@@ -356,12 +457,15 @@ int deck_set_repeated(struct deck *dk, const char *list, struct dnode *copy,
 			continue;
 		p->used = 1;
 		if (p->name_at + n == p->keylen) {
-			struct srcpos q = set_pos((int)p->name_at + 1);
-			diag_error(d, &q, "'%.*s' is not a scalar", (int)p->keylen, p->a);
+			struct srcpos q = { p->val ? set_file : unset_file, 1, (int)p->name_at + 1 };
+			diag_error(d, &q, p->val ? "'%.*s' is not a scalar"
+					       : "cannot unset an item of a list ('%.*s')",
+				   (int)p->keylen, p->a);
 			rc = -1;
 			continue;
 		}
-		struct setwalk w = { copy, p->sect, key_find(&key_top, list), p->a };
+		struct setwalk w = { copy, p->sect, key_find(&key_top, list), p->a,
+				     p->val ? set_file : unset_file };
 		if (walk(NULL, w, p->a, p->name_at + n + 1, p->keylen, dn_copy(p->val), d))
 			rc = -1;
 	}
@@ -383,11 +487,19 @@ int deck_set_unused(struct deck *dk, const char *list, const char *const *names,
 		suggest_init(&sg, seg);
 		for (int k = 0; k < n; k++)
 			suggest_add(&sg, names[k]);
-		struct srcpos q = set_pos((int)p->name_at + 1);
+		struct srcpos q = { p->val ? set_file : unset_file, 1, (int)p->name_at + 1 };
 		diag_error(d, &q, "no list item named '%s' in '%s'%s", seg, list,
 			   suggest_text(&sg, sug, sizeof sug));
 		free(seg);
 		bad++;
 	}
 	return bad;
+}
+
+int deck_apply(struct deck *dk, const char *a, struct diag *d)
+{
+	size_t n = strlen(DECK_UNSET_MARK);
+	if (strncmp(a, DECK_UNSET_MARK, n) == 0)
+		return deck_unset(dk, a + n, d);
+	return deck_set(dk, a, d);
 }

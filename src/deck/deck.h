@@ -33,6 +33,17 @@ struct deck *deck_load_text(const char *path, char *text, size_t len, struct dia
  * selected by their 'name' or by a 0-based index; a missing key that is
  * valid at that place is added. 0 on success, -1 with a record in d. */
 int deck_set(struct deck *dk, const char *assignment, struct diag *d);
+/* Remove the key KEY.PATH (the --unset option), found as deck_set finds
+ * it; a key the deck does not have is an error.  What the key's removal
+ * leaves (a required key missing, a default in force) is validated by
+ * deck_build as the deck is. */
+int deck_unset(struct deck *dk, const char *key, struct diag *d);
+/* A --set argument that stands for --unset KEY: DECK_UNSET_MARK "KEY"
+ * (the commands keep --set and --unset in one list, in order; deck_apply
+ * tells them apart). */
+#define DECK_UNSET_MARK "\x01"
+/* deck_set or deck_unset by the form of a (see DECK_UNSET_MARK). */
+int deck_apply(struct deck *dk, const char *a, struct diag *d);
 
 /* Validate the whole deck, reporting every error found, and build the
  * model (model_finalize included) and the run options. 0 on success; -1
