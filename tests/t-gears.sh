@@ -30,7 +30,9 @@
 #    at most 1e-6, as tools/randmodel.py asks): disc C is 3 pi / 2 from
 #    its start there, and the row must take the turn the statics counted
 #    (before, it took the branch within pi of the deck's angle: the
-#    initial assembly moved disc B by 3.92 and the train swung at 3.7 rad/s).
+#    initial assembly moved disc B by 3.92 and the train swung at 3.7 rad/s);
+# 5. a step that may turn a coupled joint by more than pi/2 fails (exit 1),
+#    naming the coupling and the joint.
 #
 #   MBSIM=build/mbsim sh tests/t-gears.sh
 #
@@ -132,5 +134,13 @@ with h5py.File('$tmp/fs.h5', 'r') as f:
     v = np.abs(f['bodies/velocity'][:]).max(); w = np.abs(f['bodies/angular_velocity'][:]).max()
 ok = v <= 1e-6 and w <= 1e-6
 msg = 'max |v| %.3g m/s, |w| %.3g rad/s' % (v, w)"
+
+# 5. a step that may turn a coupled joint past pi/2 fails, naming it: the
+#    train at h = 0.1 s, disc C at 18 rad/s (1.8 rad a step)
+expect_rc 1 "gear train at h = 0.1 s fails" "$MBSIM" run "$gd/gear_train.yaml" -q \
+	-o "$tmp/big.h5" --set integrator.step=0.1
+grep -q "gear 'bc': joint 'shaftC' turned by up to 1.8 rad .*reduce integrator.step" "$tmp/err" &&
+	ok "the failure names gear 'bc', joint 'shaftC' and the remedy" ||
+	bad "the failure names gear 'bc', joint 'shaftC' and the remedy"
 
 finish

@@ -79,11 +79,15 @@ struct ra *ra_new(const struct model *m)
 	for (int i = 0; i < m->nbeams; i++)
 		if (m->beams[i].mu > 0.0)
 			s->has_ncforce = 1;
+	s->cpl_fault = -1;
+	s->ct = NAN;
 	for (int j = 0; j < m->njoints; j++)
 		if (m->joints[j].cpl) {
-			if (!s->cref)
-				s->cref = xcalloc((size_t)JOINT_CPL_MAX * (size_t)m->njoints,
-						  sizeof(double));
+			if (!s->cref) {
+				size_t n = (size_t)JOINT_CPL_MAX * (size_t)m->njoints;
+				s->cref = xcalloc(n, sizeof(double));
+				s->crate = xcalloc(n, sizeof(double));
+			}
 			memcpy(s->cref + JOINT_CPL_MAX * j, m->joints[j].cpl->ref0,
 			       sizeof m->joints[j].cpl->ref0);
 		}
@@ -110,6 +114,7 @@ void ra_free(struct ra **ps)
 	free(s->fst);
 	free(s->pairs);
 	free(s->cref);
+	free(s->crate);
 	free(s);
 	*ps = NULL;
 }
@@ -217,6 +222,7 @@ void ra_cpl_commit(struct ra *s, const struct ra_state *x)
 	const struct model *m = s->m;
 	if (!s->cref)
 		return;
+	double h = isnan(s->ct) ? 0.0 : fabs(x->t - s->ct);
 	for (int j = 0; j < m->njoints; j++) {
 		const struct joint *jt = &m->joints[j];
 		if (!jt->cpl)
@@ -224,11 +230,22 @@ void ra_cpl_commit(struct ra *s, const struct ra_state *x)
 		struct bstate bi, bj;
 		ra_bstate(x, jt->body[0], &bi);
 		ra_bstate(x, jt->body[1], &bj);
-		double *ref = s->cref + JOINT_CPL_MAX * j;
-		for (int k = 0; k < jt->cpl->n; k++)
-			if (jt->cpl->kind[k] == DRIVER_ROTATION)
-				ref[k] = cpl_unwrap(cpl_coord(m, jt, k, &bi, &bj), ref[k]);
+		double *ref = s->cref + JOINT_CPL_MAX * j, *rate = s->crate + JOINT_CPL_MAX * j;
+		for (int k = 0; k < jt->cpl->n; k++) {
+			if (jt->cpl->kind[k] != DRIVER_ROTATION)
+				continue;
+			double w, th = cpl_coord(m, jt, k, &bi, &bj, &w);
+			double turn = fmax(fabs(w), fabs(rate[k])) * h;
+			if (turn > RA_CPL_TURN && s->cpl_fault < 0) {
+				s->cpl_fault = j;
+				s->cpl_term = k;
+				s->cpl_turn = turn;
+			}
+			ref[k] = cpl_unwrap(th, ref[k]);
+			rate[k] = w;
+		}
 	}
+	s->ct = x->t;
 }
 
 void ra_cpl_keep(const struct ra *s, struct model *m)

@@ -58,7 +58,20 @@ struct ra {
 	 * unwrapped angles of their rotation terms at the last accepted state
 	 * (ra_cpl_commit), the branch their rows take; NULL without them */
 	double *cref;
+	/* their rates there and its time (NAN before the first commit); the
+	 * first coupling joint (cpl_fault, -1: none) whose term cpl_term may
+	 * have turned by more than RA_CPL_TURN in an accepted step, the bound
+	 * max(|rate|) h of that turn in cpl_turn: its branch is not to be
+	 * trusted and the run fails (sim.c) */
+	double *crate, ct;
+	int cpl_fault, cpl_term;
+	double cpl_turn;
 };
+
+/* The most a coupled turn may move between two commits: pi/2, half the
+ * pi within which a trial state's angle is taken on the branch of the
+ * last commit, for the Newton iterates' excursions. */
+#define RA_CPL_TURN (0.5 * M_PI)
 
 #define RA_FST 8
 
@@ -226,7 +239,9 @@ void ra_force_step(struct ra *s, const struct ra_state *x, double h);
 void ra_force_commit(struct ra *s, const struct ra_state *x);
 /* The coupling joints' angle references from x (s->cref): their rows
  * follow an angle through turns as long as an accepted state turns it by
- * less than pi; trial states leave no trace.  ra_force_commit calls it. */
+ * less than pi; trial states leave no trace.  ra_force_commit calls it.
+ * A turn since the last commit whose bound (the larger of the two rates
+ * times the time between) passes RA_CPL_TURN sets s->cpl_fault. */
 void ra_cpl_commit(struct ra *s, const struct ra_state *x);
 /* Their references at the last commit into m's joint_cpl.ref0, the start
  * of a run from that state (run --from-static), as ra_force_turns. */

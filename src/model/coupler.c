@@ -41,8 +41,10 @@ double cpl_unwrap(double a, double ref)
 	return ref + d - 2.0 * M_PI * floor((d + M_PI) / (2.0 * M_PI));
 }
 
-/* Rotation term: theta (wrapped), its gradient g (global) and, when
- * gd is not NULL, g's rate, at the states of the joint's bodies b0, b1. */
+/* Rotation term: theta (wrapped), its gradient g (global) and, when dw
+ * is not NULL, the bodies' relative angular velocity dw (global) and,
+ * when gd is not NULL too, g's rate, at the states of the joint's bodies
+ * b0, b1. */
 static double rot_term(const struct joint *jt, const struct bstate *b0, const struct bstate *b1,
 		       double g[3], double *gd, double dw[3])
 {
@@ -59,13 +61,16 @@ static double rot_term(const struct joint *jt, const struct bstate *b0, const st
 		bv[i] = p * y0[i] - s * x0[i];
 	v3_cross(c, x1, bv);
 	v3_scale(g, 1.0 / rho2, c);
-	if (gd) {
-		/* global angular velocities; d/dt of a vector a fixed in a
-		 * body is omega x a */
-		double w0[3], w1[3], x0d[3], y0d[3], x1d[3], t1[3], t2[3], bd[3];
+	double w0[3] = { 0, 0, 0 }, w1[3] = { 0, 0, 0 };
+	if (dw) {
 		m3_mulv(w0, b0->A, b0->w);
 		m3_mulv(w1, b1->A, b1->w);
 		v3_sub(dw, w1, w0);
+	}
+	if (gd) {
+		/* global angular velocities; d/dt of a vector a fixed in a
+		 * body is omega x a */
+		double x0d[3], y0d[3], x1d[3], t1[3], t2[3], bd[3];
 		v3_cross(x0d, w0, x0);
 		v3_cross(y0d, w0, y0);
 		v3_cross(x1d, w1, x1);
@@ -96,7 +101,7 @@ static void trans_prim(const struct joint *jt, struct prim *p)
 }
 
 double cpl_coord(const struct model *m, const struct joint *j, int k, const struct bstate *si,
-		 const struct bstate *sj)
+		 const struct bstate *sj, double *rate)
 {
 	const struct joint_cpl *c = j->cpl;
 	const struct joint *jt = &m->joints[c->joint[k]];
@@ -105,8 +110,11 @@ double cpl_coord(const struct model *m, const struct joint *j, int k, const stru
 	const struct bstate *b0 = side_of(j, jt->body[0], si, sj, &g0, &s0);
 	const struct bstate *b1 = side_of(j, jt->body[1], si, sj, &g1, &s1);
 	if (c->kind[k] == DRIVER_ROTATION) {
-		double g[3];
-		return rot_term(jt, b0, b1, g, NULL, NULL);
+		double g[3], dw[3];
+		double th = rot_term(jt, b0, b1, g, NULL, rate ? dw : NULL);
+		if (rate)
+			*rate = v3_dot(g, dw);
+		return th;
 	}
 	struct prim p;
 	trans_prim(jt, &p);
@@ -138,7 +146,8 @@ void cpl_eval(const struct model *m, const struct joint *j, const struct bstate 
 		double ck = c->c[k];
 		if (c->kind[k] == DRIVER_ROTATION) {
 			double g[3], gd[3], dw[3];
-			double th = rot_term(jt, b0, b1, g, (what & PRIM_GAMMA) ? gd : NULL, dw);
+			int rates = (what & PRIM_GAMMA) != 0;
+			double th = rot_term(jt, b0, b1, g, rates ? gd : NULL, rates ? dw : NULL);
 			o->phi += ck * (cpl_unwrap(th, ref[k]) - c->q0[k]);
 			if (what & PRIM_JAC) {
 				add_rot(o, s0, b0, -ck, g);

@@ -26,9 +26,9 @@
 void cpl_eval(const struct model *m, const struct joint *j, const struct bstate *si,
 	      const struct bstate *sj, const double *ref, unsigned what, struct prim_out *o);
 /* Wrapped coordinate of term k at the sides' states (the value to unwrap
- * against ref[k]). */
+ * against ref[k]); a rotation term's rate into *rate when not NULL. */
 double cpl_coord(const struct model *m, const struct joint *j, int k, const struct bstate *si,
-		 const struct bstate *sj);
+		 const struct bstate *sj, double *rate);
 /* a within pi of ref: ref + (a - ref) wrapped to [-pi, pi) */
 double cpl_unwrap(double a, double ref);
 

@@ -283,6 +283,20 @@ static void progress(struct run *R, double t, int force)
 		fputc('\n', stderr);
 }
 
+/* A coupled turn that may have passed RA_CPL_TURN in the step (ra.h):
+ * the coupling's branch is no longer known. */
+static void cpl_fault_message(struct run *R, double t, long step, double h)
+{
+	const struct ra *s = R->sys;
+	const struct joint *j = &s->m->joints[s->cpl_fault];
+	snprintf(R->r->message, sizeof R->r->message,
+		 "%s '%s': joint '%s' turned by up to %.3g rad in the step that ended at t = %.9g "
+		 "(step %ld, h = %g); a coupling follows a turn only while a step turns it by "
+		 "less than pi/2: reduce integrator.step (or integrator.max_step)",
+		 joint_type_names[j->type], j->name, s->m->joints[j->cpl->joint[s->cpl_term]].name,
+		 s->cpl_turn, t, step, h);
+}
+
 static void fail_message(struct run *R, int st, double t, long step, double h)
 {
 	char what[256];
@@ -776,6 +790,11 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 		h_last = hk;
 		ra_force_step(R->sys, y, hk);	/* integral of motor control errors */
 		ra_force_commit(R->sys, y);
+		if (R->sys->cpl_fault >= 0) {
+			cpl_fault_message(R, y->t, k + 1, hk);
+			t0_release(&t0);
+			return SIM_FAILED;
+		}
 		int yw = c.ts ? req : (k + 1) % o->every == 0 || last;
 		if (lag && k == 0) {
 			t0_exact(R, x, &t0);

@@ -1194,7 +1194,7 @@ static void test_coupling_rows(void **state)
 			/* the branch at t: references at the wrapped angles there */
 			struct bstate bi = bst(&ki), bj = bst(&kj);
 			for (int k = 0; k < row->cpl->n; k++)
-				cut.ref[k] = cpl_coord(m, row, k, &bi, &bj);
+				cut.ref[k] = cpl_coord(m, row, k, &bi, &bj, NULL);
 			char label[160];
 			snprintf(label, sizeof label, "%s case %zu rep %d", joint_type_names[row->type],
 				 i, rep);
