@@ -32,7 +32,8 @@
 #    (before, it took the branch within pi of the deck's angle: the
 #    initial assembly moved disc B by 3.92 and the train swung at 3.7 rad/s);
 # 5. a step that may turn a coupled joint by more than pi/2 fails (exit 1),
-#    naming the coupling and the joint.
+#    naming the coupling and the joint; a screw's /joints/coordinate is
+#    its turn (the nut's slide over p / 2 pi, to 1e-9).
 #
 #   MBSIM=build/mbsim sh tests/t-gears.sh
 #
@@ -134,6 +135,16 @@ with h5py.File('$tmp/fs.h5', 'r') as f:
     v = np.abs(f['bodies/velocity'][:]).max(); w = np.abs(f['bodies/angular_velocity'][:]).max()
 ok = v <= 1e-6 and w <= 1e-6
 msg = 'max |v| %.3g m/s, |w| %.3g rad/s' % (v, w)"
+
+# the screw's /joints/coordinate is its turn: slide / (p / 2 pi), to 1e-9
+if [ -f "$tmp/screw-lms2-a.h5" ]; then
+	pycheck "screw: /joints/coordinate is the turn d / (p / 2 pi), over 1.6 turns" "
+with h5py.File('$tmp/screw-lms2-a.h5', 'r') as f:
+    q = series(f, 'joints/lead/coordinate'); d = series(f, 'bodies/nut/position')[:, 2]
+c = 0.02 / (2 * np.pi)
+ok = np.abs(d - c * (q - q[0])).max() <= 1e-9 and q.max() - q.min() > 2 * np.pi
+msg = 'off by %.3g m, range %.3g rad' % (np.abs(d - c * (q - q[0])).max(), q.max() - q.min())"
+fi
 
 # 5. a step that may turn a coupled joint past pi/2 fails, naming it: the
 #    train at h = 0.1 s, disc C at 18 rad/s (1.8 rad a step)

@@ -199,7 +199,7 @@ static void point_rows(struct output *o, const struct ra_state *x)
 
 static int has_coord(enum joint_type t)
 {
-	return t == JOINT_REVOLUTE || t == JOINT_TRANSLATIONAL;
+	return t == JOINT_REVOLUTE || t == JOINT_SCREW || t == JOINT_TRANSLATIONAL;
 }
 
 /* /joints: names, the multipliers' column offsets, and the series. */
@@ -230,7 +230,7 @@ static void joint_series(struct output *o, struct h5out *h, const struct model *
 				       "constraint couple on body 2 about its joint point, global frame",
 				       "/joints/names");
 		o->jcoord = ser_named(h, "/joints/coordinate", nj, 0, "rad or m",
-				      "relative angle (unwrapped) of revolute joints, displacement of "
+				      "relative angle (unwrapped) of revolute and screw joints, displacement of "
 				      "translational joints, NaN for other types", "/joints/names");
 	}
 	if (nj > 0 && coords) {

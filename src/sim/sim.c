@@ -75,7 +75,8 @@ static void monitor_coords(const struct model *m, const struct ra_state *x, doub
 	static const double I[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 }, Z[3] = { 0, 0, 0 };
 	for (int j = 0; j < m->njoints; j++) {
 		const struct joint *jt = &m->joints[j];
-		if (jt->type != JOINT_REVOLUTE && jt->type != JOINT_TRANSLATIONAL)
+		if (jt->type != JOINT_REVOLUTE && jt->type != JOINT_SCREW &&
+		    jt->type != JOINT_TRANSLATIONAL)
 			continue;
 		int b0 = jt->body[0], b1 = jt->body[1];
 		if (!write && !mo->first) {
@@ -88,7 +89,7 @@ static void monitor_coords(const struct model *m, const struct ra_state *x, doub
 				continue;
 		}
 		mo->turn[j] = 0.0;
-		enum driver_kind k = jt->type == JOINT_REVOLUTE ? DRIVER_ROTATION : DRIVER_TRANSLATION;
+		enum driver_kind k = jt->type == JOINT_TRANSLATIONAL ? DRIVER_TRANSLATION : DRIVER_ROTATION;
 		double c = joint_coordinate(jt, k, b0 >= 0 ? x->r + 3 * b0 : Z,
 					    b0 >= 0 ? x->A + 9 * b0 : I,
 					    b1 >= 0 ? x->r + 3 * b1 : Z,
