@@ -53,10 +53,12 @@ int cli_static_solve(struct ra *s, struct ra_state *x, double t0, int json,
 		     const struct statics_options *so,
 		     struct statics_result *res);
 /* run --from-static: the model's initial positions and orientations
- * replaced by the static equilibrium at t0, velocities by 0.  0, or -1
- * after the report (with json, the JSON object of mbsim static's failure
- * on stdout too). */
-int cli_static_model(struct model *m, double t0, int json);
+ * replaced by the static equilibrium at t0, velocities by 0, or, with
+ * mode > 0 (--excite-mode), by those that start the free vibration of
+ * that mode of the linearized system at amplitude amp.  0, or -1 after
+ * the report (with json, the JSON object of mbsim static's failure on
+ * stdout too). */
+int cli_static_model(struct model *m, double t0, int json, int mode, double amp);
 
 /* Print every record of d to stderr; returns d->nerr. */
 int cli_print_diag(const struct diag *d);

@@ -34,6 +34,8 @@ struct run_opts {
 	const char *deck, *out;
 	char **sets;
 	int nsets, quiet, json, force, from_static, xdmf;
+	int mode;		/* --excite-mode K, 0 without */
+	double amp;		/* --amplitude A */
 };
 
 static int parse(int argc, char **argv, struct run_opts *ro)
@@ -47,6 +49,23 @@ static int parse(int argc, char **argv, struct run_opts *ro)
 		    (v = cli_optval(argc, argv, &i, "--output", USAGE_RUN, &err))) {
 			ro->out = v;
 		} else if (cli_setopt(argc, argv, &i, USAGE_RUN, &err, ro->sets, &ro->nsets)) {
+		} else if ((v = cli_optval(argc, argv, &i, "--excite-mode", USAGE_RUN, &err))) {
+			char *end;
+			errno = 0;
+			long k = strtol(v, &end, 10);
+			if (end == v || *end || errno || k < 1 || k > 1000000) {
+				cli_usage_error(USAGE_RUN, "--excite-mode needs a mode number 1, 2, ... "
+						"as mbsim modes lists them, not '%s'", v);
+				return -1;
+			}
+			ro->mode = (int)k;
+		} else if ((v = cli_optval(argc, argv, &i, "--amplitude", USAGE_RUN, &err))) {
+			char *end;
+			ro->amp = strtod(v, &end);
+			if (end == v || *end || !isfinite(ro->amp) || ro->amp <= 0) {
+				cli_usage_error(USAGE_RUN, "--amplitude needs a positive number, not '%s'", v);
+				return -1;
+			}
 		} else if (err) {
 			return -1;
 		} else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
@@ -64,7 +83,8 @@ static int parse(int argc, char **argv, struct run_opts *ro)
 			return 1;
 		} else if (a[0] == '-' && a[1]) {
 			static const char *const opts[] = { "-o", "--output", "--set", "--unset", "--force",
-				"--quiet", "-q", "--json", "--from-static", "--xdmf", "--help", "-h", NULL };
+				"--quiet", "-q", "--json", "--from-static", "--excite-mode", "--amplitude",
+				"--xdmf", "--help", "-h", NULL };
 			cli_usage_error(USAGE_RUN, "unknown option '%s'%s", a, cli_suggest(a, opts));
 			return -1;
 		} else if (!ro->deck) {
@@ -78,6 +98,14 @@ static int parse(int argc, char **argv, struct run_opts *ro)
 		cli_usage_error(USAGE_RUN, "no deck given");
 		return -1;
 	}
+	if (ro->amp > 0 && !ro->mode) {
+		cli_usage_error(USAGE_RUN, "--amplitude applies to --excite-mode");
+		return -1;
+	}
+	if (ro->mode)
+		ro->from_static = 1;	/* the mode of the static equilibrium */
+	if (!(ro->amp > 0))
+		ro->amp = 1e-3;
 	return 0;
 }
 
@@ -335,7 +363,7 @@ int cmd_run(int argc, char **argv)
 		cli_sets_free(ro.sets, ro.nsets);
 		return rc;
 	}
-	if (ro.from_static && cli_static_model(m, o.t0, ro.json)) {
+	if (ro.from_static && cli_static_model(m, o.t0, ro.json, ro.mode, ro.amp)) {
 		free(out);
 		cli_sets_free(ro.sets, ro.nsets);
 		model_free(&m);

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "usage.h"
 #include "../deck/deck.h"
+#include "../sim/linearize.h"
 #include "../sim/statics.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
@@ -111,12 +112,54 @@ int cli_static_solve(struct ra *s, struct ra_state *x, double t0, int json,
 	return -1;
 }
 
-int cli_static_model(struct model *m, double t0, int json)
+/* Velocities of the small free vibration in mode k (1-based, as mbsim
+ * modes numbers them) of the linearized system at x, amplitude amp of
+ * the shape's largest coordinate (m or rad): dq(t) = amp Re(-i psi e^(s t)),
+ * so dq(0) = 0 for a real psi and dq'(0) = amp Re(-i s psi), which for an
+ * undamped mode (s = i omega) is amp omega psi; for a real s (overdamped,
+ * or an unstable equilibrium's s > 0) dq'(0) = amp s psi, the start of
+ * amp psi sinh(s t) when -s is an eigenvalue too.  v global, w body frame,
+ * as the shape's coordinates are (linearize.h).  0, or -1 after a message. */
+static int mode_velocities(struct ra *s, const struct ra_state *x, double t0, int k, double amp,
+			   double *v, double *w)
+{
+	struct modes mo = { 0 };
+	char msg[256];
+	int rc = -1;
+	if (modes_compute(s, x, t0, &mo, msg, sizeof msg)) {
+		fprintf(stderr, "mbsim: error: --excite-mode: %s\n", msg);
+	} else if (k > mo.nmodes) {
+		fprintf(stderr, "mbsim: error: --excite-mode %d: the static equilibrium has %d mode%s "
+			"(mbsim modes lists them)\n", k, mo.nmodes, mo.nmodes == 1 ? "" : "s");
+	} else if (mo.m[k - 1].rigid) {
+		fprintf(stderr, "mbsim: error: --excite-mode %d is a free motion (zero stiffness, "
+			"no vibration); mbsim modes lists the modes\n", k);
+	} else {
+		const struct mode *e = &mo.m[k - 1];
+		for (int b = 0; b < s->nb; b++)
+			for (int i = 0; i < 3; i++) {
+				const double *pv = e->shape + 2 * (6 * b + i), *pw = pv + 6;
+				/* Re(-i (re + i im)(a + i b)) = im a + re b; a real s
+				 * (overdamped, or unstable) has a real psi: s psi */
+				v[3 * b + i] = amp * (e->im != 0 ? e->im * pv[0] + e->re * pv[1] : e->re * pv[0]);
+				w[3 * b + i] = amp * (e->im != 0 ? e->im * pw[0] + e->re * pw[1] : e->re * pw[0]);
+			}
+		rc = 0;
+	}
+	modes_release(&mo);
+	return rc;
+}
+
+int cli_static_model(struct model *m, double t0, int json, int mode, double amp)
 {
 	struct ra *s = ra_new(m);
 	struct ra_state x;
 	ra_state_init(s, &x);
 	int rc = cli_static_solve(s, &x, t0, json, NULL, NULL);
+	double *v = xcalloc(3 * (size_t)s->nb + 1, sizeof(double));
+	double *w = xcalloc(3 * (size_t)s->nb + 1, sizeof(double));
+	if (rc == 0 && mode > 0)
+		rc = mode_velocities(s, &x, t0, mode, amp, v, w);
 	if (rc == 0) {
 		ra_force_turns(s, m);	/* a continuous rsda keeps its turns */
 		ra_cpl_keep(s, m);	/* and so does a coupling */
@@ -124,10 +167,12 @@ int cli_static_model(struct model *m, double t0, int json)
 			struct body *B = &m->bodies[b];
 			v3_copy(B->r0, x.r + 3 * b);
 			memcpy(B->A0, x.A + 9 * b, sizeof(B->A0));
-			v3_set(B->v0, 0, 0, 0);
-			v3_set(B->w0, 0, 0, 0);
+			v3_copy(B->v0, v + 3 * b);
+			v3_copy(B->w0, w + 3 * b);
 		}
 	}
+	free(v);
+	free(w);
 	ra_state_release(&x);
 	ra_free(&s);
 	return rc;

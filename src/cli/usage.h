@@ -7,7 +7,8 @@
 	"mbsim COMMAND [ARGS]...\n" \
 	"mbsim --version\n"
 #define USAGE_RUN \
-	"mbsim run DECK [-o FILE.h5 [--force]] [--set KEY=VALUE]... [--unset KEY]... [--from-static] [--xdmf] [--quiet] [--json]\n"
+	"mbsim run DECK [-o FILE.h5 [--force]] [--set KEY=VALUE]... [--unset KEY]... [--from-static]\n" \
+	"          [--excite-mode K [--amplitude A]] [--xdmf] [--quiet] [--json]\n"
 #define USAGE_CHECK \
 	"mbsim check [--set KEY=VALUE]... [--unset KEY]... DECK...\n"
 #define USAGE_LIST \
