@@ -2,6 +2,7 @@
 """randmodel.py - seeded random multibody decks and the properties every one must have.
 
   tools/randmodel.py --seed 17 -o m.yaml          write one model (replayable)
+  tools/randmodel.py --seed 17 --twin -o m.yaml   its static twin (properties 3, 4)
   tools/randmodel.py --check --seeds 0:50 [--bodies 2:6] [--rotate 2]
                      [--results DIR] [--jobs 2]   generate and check many
 
@@ -26,8 +27,17 @@ Properties checked for each model (--check):
      counted skip;
   3. `static` then `run --from-static` stays at rest (max |v| and |w| <=
      1e-6 over the run) when the model has no time-dependent loads or
-     drivers (a counted skip otherwise, or when static finds no
-     equilibrium).
+     drivers, or on its static twin (the model without drivers, forces,
+     torques, motors' targets and actuators) when it has them (a counted
+     skip when static finds no equilibrium);
+  4. the lowest mode of `mbsim modes` that rings (not a free motion,
+     damping ratio <= 0.1) is the frequency of the run that starts there
+     in that mode (`run --excite-mode K --amplitude 1e-4`, lms2 at 200
+     steps a period, 8 periods), measured from its zero crossings by
+     tools/modes_check.py, to 1e-3 relative (lms2's phase error at 200
+     steps a period is 1e-4, measured on tests/statics/*.yaml; the
+     nonlinearity at 1e-4 far less), on the model or its static twin as
+     for 3; a counted skip when there is no such mode.
 A model that fails is saved to DIR/fail-SEED.yaml with the command that
 replays it; the exit status is 1 when any model failed.
 """
@@ -42,6 +52,7 @@ import shutil
 import sys
 import tempfile
 import time
+import types
 
 import numpy as np
 
@@ -351,17 +362,25 @@ class Model:
                                 "stiffness": r(rng.uniform(1e3, 1e4)), "damping": r(rng.uniform(10, 50))})
             self.kinds.add("tire")
 
-    def deck(self):
-        """The deck's text: flow mappings (JSON) one item a line, a valid YAML deck."""
+    def deck(self, twin=False):
+        """The deck's text: flow mappings (JSON) one item a line, a valid YAML deck.
+        twin: the static twin, the model without what depends on time (drivers,
+        forces and torques, motors' targets, actuators): the model of the rest
+        and modes properties when the model itself has time-dependent loads."""
         d = json.dumps
-        L = ["# tools/randmodel.py --seed %d --bodies %d:%d --t-end %g -o FILE" % (
-            self.seed, self.nmin, self.nmax, self.t_end),
+        forces, drivers = self.forces, self.drivers
+        if twin:
+            drivers = []
+            forces = [dict((k, v) for k, v in f.items() if k != "actuator") for f in self.forces
+                      if f["type"] not in ("force", "torque") and "target" not in f]
+        L = ["# tools/randmodel.py --seed %d --bodies %d:%d --t-end %g -o FILE%s" % (
+            self.seed, self.nmin, self.nmax, self.t_end, " --twin" if twin else ""),
              "# kinds: " + ", ".join(sorted(self.kinds)),
              "title: %s" % d("random model %d" % self.seed),
              "time: {end: %g}" % self.t_end,
              "integrator: {method: lms2, step: 1e-3}"]
         for key, items in (("bodies", self.bodies), ("joints", self.joints),
-                           ("drivers", self.drivers), ("forces", self.forces),
+                           ("drivers", drivers), ("forces", forces),
                            ("points", self.points), ("measures", self.measures)):
             if items:
                 L.append(key + ":")
@@ -401,10 +420,18 @@ def prop_energy(deck):
         err, bound, scale)
 
 
+def static_deck(deck, model):
+    """DECK, or its static twin (Model.deck) when the model has time-dependent loads."""
+    if not model.timedep:
+        return deck
+    path = os.path.join(deck.dir, "twin%d.yaml" % model.seed)
+    with open(path, "w") as f:
+        f.write(model.deck(twin=True))
+    return types.SimpleNamespace(file=path, dir=deck.dir, name=os.path.basename(path), runs=0)
+
+
 def prop_rest(mbsim, deck, model):
     """run --from-static stays at rest: ('ok'|'FAILED'|'skip', text)."""
-    if model.timedep:
-        return "skip", "time-dependent loads or drivers"
     out = os.path.join(deck.dir, "rest.h5")
     j, _ = mx.run(mbsim, deck, ["--from-static"], out)
     if j["status"] != "complete":
@@ -415,6 +442,35 @@ def prop_rest(mbsim, deck, model):
     if vmax <= 1e-6:
         return "ok", "at rest (max |v|, |w| %.3g)" % vmax
     return "FAILED", "run --from-static moves: max |v| or |w| %.3g > 1e-6" % vmax
+
+
+def prop_modes(mbsim, deck, model):
+    """The lowest ringing mode's frequency = that of the run started in it
+    (modes_check.py): ('ok'|'FAILED'|'skip', text)."""
+    import subprocess
+    import modes_check as mc
+    mfile = os.path.join(deck.dir, "modes.h5")
+    p = subprocess.run([mbsim, "modes", deck.file, "-o", mfile, "--force"], capture_output=True,
+                       text=True, timeout=mx.RUN_TIMEOUT)
+    if p.returncode != 0:
+        return "skip", "no modes: " + p.stderr.strip()[:120]
+    k, why = mc.pick(mfile)
+    if k is None:
+        return "skip", why
+    fd = float(mc.read_modes(mfile)["damped"][k - 1])
+    out = os.path.join(deck.dir, "ring.h5")
+    j, _ = mx.run(mbsim, deck, ["--excite-mode", str(k), "--amplitude", "1e-4",
+                                "--set", "time.end=%.17g" % (8 / fd),
+                                "--set", "integrator.method=lms2",
+                                "--set", "integrator.step=%.17g" % (1 / (200 * fd))], out)
+    if j["status"] != "complete":
+        return "FAILED", "run --excite-mode %d: %s" % (k, j.get("message", "")[:160])
+    f, fk, n = mc.measure(mfile, out, k)
+    err = abs(f - fk) / fk if n >= 3 else float("inf")
+    if err <= 1e-3:
+        return "ok", "mode %d: %.6g Hz, the run %.6g Hz" % (k, fk, f)
+    return "FAILED", "mode %d: modes %.9g Hz, the run %.9g Hz from %d crossings (%.3g > 1e-3)" % (
+        k, fk, f, n, err)
 
 
 def known(msg, model):
@@ -455,7 +511,9 @@ def check_seed(mbsim, seed, args, cols, work):
             c["known"] = known(c.get("message", ""), m)
         res["cells"]["%s/%s" % (s, form)] = c
     res["props"]["energy"] = prop_energy(deck)
-    res["props"]["rest"] = prop_rest(mbsim, deck, m)
+    twin = static_deck(deck, m)
+    res["props"]["rest"] = prop_rest(mbsim, twin, m)
+    res["props"]["modes"] = prop_modes(mbsim, twin, m)
     shutil.rmtree(deck.dir, ignore_errors=True)
     return res, m
 
@@ -497,6 +555,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, help="write the model of this seed")
     ap.add_argument("-o", "--output", help="deck file to write (with --seed)")
+    ap.add_argument("--twin", action="store_true",
+                    help="with --seed: its static twin (no time-dependent loads or drivers)")
     ap.add_argument("--check", action="store_true", help="check the properties of --seeds")
     ap.add_argument("--seeds", default="0:50", help="A:B, seeds A to B-1")
     ap.add_argument("--bodies", default="2:30", help="fewest:most bodies")
@@ -515,7 +575,7 @@ def main():
     if not args.check:
         if args.seed is None:
             ap.error("--seed or --check")
-        text = Model(args.seed, args.bmin, args.bmax, args.t_end).deck()
+        text = Model(args.seed, args.bmin, args.bmax, args.t_end).deck(twin=args.twin)
         if args.output:
             with open(args.output, "w") as f:
                 f.write(text)
@@ -596,6 +656,10 @@ def save(args, m, res):
         f.write("# FAILED: " + report_line(res).replace("\n", " ") + "\n")
         f.write("# replay: tools/matrix.py --decks %s\n" % path)
         f.write(m.deck())
+    if m.timedep and any(res["props"].get(k, ("",))[0] == "FAILED" for k in ("rest", "modes")):
+        with open(os.path.join(args.results, "fail-%d-twin.yaml" % m.seed), "w") as f:
+            f.write("# FAILED: the rest or modes property on the static twin of seed %d\n" % m.seed)
+            f.write(m.deck(twin=True))
 
 
 if __name__ == "__main__":
