@@ -32,7 +32,9 @@
 #      it for run (exit 2), saying no integrator was given and that static
 #      and modes need none;
 #   5. modes of two_scales.yaml: w = 1e-2 and 1e4 rad/s, neither a free
-#      motion, both to 1e-6 relative;
+#      motion, both to 1e-6 relative; loop_free_slider.yaml, whose one
+#      freedom no stiffness holds but whose loaded loop makes the
+#      differences' rounding 1e-16: one free motion (1.6e-9 Hz before);
 #   6. options: --max-iterations, --load-steps, --tolerance; usage errors.
 # Prints "N passed, N failed, N skipped"; exits 1 on any failure.
 
@@ -124,6 +126,9 @@ json_check "two scales: 1e-2 and 1e4 rad/s to 1e-6, no free motion" "
 (lambda m: len(m) == 2 and not any(e['free'] for e in m)
  and all(abs(e['frequency'] - w / (2 * math.pi)) <= 1e-6 * w / (2 * math.pi)
          for e, w in zip(m, (1e-2, 1e4))))(j['modes'])"
+expect_rc 0 "modes loop_free_slider.yaml --json" "$MBSIM" modes "$sd/loop_free_slider.yaml" --json
+json_check "a loop whose one freedom is a free slider: one free motion, max_frequency 0 (it read 1.6e-9 Hz)" "
+len(j['modes']) == 1 and j['modes'][0]['free'] and j['max_frequency'] == 0"
 
 # 6. options
 expect_rc 1 "static --max-iterations 2 --load-steps 1 at PL^2/EI = 3 fails" "$MBSIM" static \

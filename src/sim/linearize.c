@@ -2,6 +2,7 @@
  * (linearize.h). */
 #include "linearize.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,13 +103,29 @@ static int by_freq(const void *a, const void *b)
  * stiffness within its round-off?  A relative error eps in each entry
  * of Kr moves w2 by up to eps |y|^T |Kr| |y| / (y^H Mr y): the stiffness
  * the mode itself engages, not that of the stiffest mode of the model.
- * u: room for d doubles (|y|). */
-static int is_free(const double *Mr, const double *Kr, int d, const double *VR, int j, int im,
-		   double w2, double *u)
+ * That misses the rounding of the differences themselves, which is not
+ * relative to Kr: a coordinate no stiffness holds (a slider without a
+ * spring) has entries of Kr that are rounding alone, of the forces' size
+ * over the difference step (nz, n per model coordinate, modes_compute);
+ * |N y|^T nz |N y| bounds what it adds to y^T Kr y.
+ * u: room for d + n doubles (|y|, |N y|). */
+static int is_free(const double *Mr, const double *Kr, const double *N, const double *nz, int n,
+		   int d, const double *VR, int j, int im, double w2, double *u)
 {
 	const double *yr = VR + (size_t)d * j, *yi = im ? VR + (size_t)d * (j + 1) : NULL;
+	double *v = u + d, sum = 0, fl = 0;
 	for (int a = 0; a < d; a++)
 		u[a] = im ? hypot(yr[a], yi[a]) : fabs(yr[a]);
+	for (int i = 0; i < n; i++) {
+		double a = 0, b = 0;
+		for (int c = 0; c < d; c++) {
+			a += N[i + (size_t)n * c] * yr[c];
+			b += im ? N[i + (size_t)n * c] * yi[c] : 0;
+		}
+		v[i] = hypot(a, b);
+		sum += v[i];
+		fl += nz[i] * v[i];
+	}
 	double num = 0, den = 0;
 	for (int b = 0; b < d; b++) {	/* column b of the column-major Kr, Mr */
 		const double *kc = Kr + (size_t)d * b, *mc = Mr + (size_t)d * b;
@@ -122,7 +139,7 @@ static int is_free(const double *Mr, const double *Kr, int d, const double *VR, 
 		num += sk * u[b];
 		den += sr * yr[b] + (im ? si * yi[b] : 0);
 	}
-	return fabs(w2) <= K_ROUNDOFF * num / fabs(den) || num == 0;
+	return fabs(w2) <= (K_ROUNDOFF * num + sum * fl) / fabs(den) || num == 0;
 }
 
 /* Free motions: how many undamped eigenvalues, Kr y = w^2 Mr y, are a
@@ -131,29 +148,30 @@ static int is_free(const double *Mr, const double *Kr, int d, const double *VR, 
  * zero of the stiffness, whatever the damping: a double s = 0 of the
  * pencil when nothing damps it, a single s = 0 beside s = -c/m when
  * something does. */
-static int free_motions(const double *Mr, const double *Kr, int d, double *wfree)
+static int free_motions(const double *Mr, const double *Kr, const double *N, const double *nz,
+			int n, int d, double *wfree)
 {
 	size_t dd = (size_t)d * (size_t)d;
 	double *K = xcalloc(dd, sizeof(double)), *M = xcalloc(dd, sizeof(double));
 	double *ar = xcalloc((size_t)d, sizeof(double)), *ai = xcalloc((size_t)d, sizeof(double));
 	double *be = xcalloc((size_t)d, sizeof(double)), *VR = xcalloc(dd, sizeof(double));
-	double *u = xcalloc((size_t)d, sizeof(double));
+	double *u = xcalloc((size_t)d + (size_t)n, sizeof(double));
 	double wq, dummy = 0;
 	memcpy(K, Kr, dd * sizeof(double));
 	memcpy(M, Mr, dd * sizeof(double));
 	int one = 1, q = -1, info;
 	dggev_("N", "V", &d, K, &d, M, &d, ar, ai, be, &dummy, &one, VR, &d, &wq, &q, &info);
-	int lw = (int)wq + 1, n = -1;
+	int lw = (int)wq + 1, nf = -1;
 	double *work = xcalloc((size_t)lw, sizeof(double));
 	dggev_("N", "V", &d, K, &d, M, &d, ar, ai, be, &dummy, &one, VR, &d, work, &lw, &info);
 	*wfree = 0;
 	if (info == 0) {
-		n = 0;
+		nf = 0;
 		for (int i = 0; i < d; i++) {
 			double w2 = hypot(ar[i], ai[i]) / fabs(be[i]);	/* beta != 0: M > 0 */
 			int im = ai[i] != 0, j = im && ai[i] < 0 ? i - 1 : i;
-			if (is_free(Mr, Kr, d, VR, j, im, w2, u)) {
-				n++;
+			if (is_free(Mr, Kr, N, nz, n, d, VR, j, im, w2, u)) {
+				nf++;
 				*wfree = fmax(*wfree, sqrt(w2));
 			}
 		}
@@ -166,7 +184,7 @@ static int free_motions(const double *Mr, const double *Kr, int d, double *wfree
 	free(VR);
 	free(u);
 	free(work);
-	return n;
+	return nf;
 }
 
 /* The shape of eigenvector column j of VR (2d x 2d; with j + 1 its
@@ -201,8 +219,8 @@ static double *shape(const double *VR, int j, int im, const double *N, int n, in
 
 /* Eigenvalues of the first-order pencil of (Mr, Cr, Kr) (d x d) into mo,
  * with the mode shapes N y (N n x d) */
-static int eigen(const double *Mr, const double *Cr, const double *Kr, int d, const double *N,
-		 int n, struct modes *mo, char *msg, size_t len)
+static int eigen(const double *Mr, const double *Cr, const double *Kr, const double *nz, int d,
+		 const double *N, int n, struct modes *mo, char *msg, size_t len)
 {
 	int n2 = 2 * d;
 	if (d == 0)
@@ -261,7 +279,7 @@ static int eigen(const double *Mr, const double *Cr, const double *Kr, int d, co
 		 * every pair of tiny reals for one motion listed two damped free
 		 * motions as one) */
 		double wfree;
-		int k = 0, zeros = 0, kept = 0, nfree = free_motions(Mr, Kr, d, &wfree);
+		int k = 0, zeros = 0, kept = 0, nfree = free_motions(Mr, Kr, N, nz, n, d, &wfree);
 		for (int i = 0; i < mo->nmodes; i++) {
 			struct mode *e = &mo->m[i];
 			/* the candidates: |s| within twice the largest free w (an
@@ -281,7 +299,7 @@ static int eigen(const double *Mr, const double *Cr, const double *Kr, int d, co
 		}
 		mo->nmodes = k;
 		qsort(mo->m, (size_t)k, sizeof(struct mode), by_freq);
-		mo->fmax = smax;
+		mo->fmax = k > 0 ? mo->m[k - 1].freq : 0;	/* a free motion's is 0 */
 	}
 	free(A);
 	free(B);
@@ -291,6 +309,29 @@ static int eigen(const double *Mr, const double *Cr, const double *Kr, int d, co
 	free(be);
 	free(work);
 	return rc;
+}
+
+/* The rounding of statics_fd's column j (n doubles, malloc'd): the
+ * largest of the forces and of the constraints' reactions at x (both
+ * balance there, but each is computed, and rounded, on its own), times
+ * the unit rounding over the step h_j, times 1e3 (K_ROUNDOFF's margin).
+ * A model with nothing loaded (springs at their free lengths, no
+ * gravity) rounds nothing: 0. */
+static double *rounding(struct ra *s, const struct ra_state *x, double t)
+{
+	int n = s->ng;
+	double *F = xcalloc((size_t)n, sizeof(double)), *T = xcalloc((size_t)n, sizeof(double));
+	double *nz = xcalloc((size_t)n, sizeof(double)), fs = 0, L = statics_length(s->m);
+	ra_forces(s, x, t, x->lam, F);
+	ra_eval(s, x, t, PRIM_PHI | PRIM_JAC);
+	ra_jac_tmul(s, x->lam, T);
+	for (int i = 0; i < n; i++)
+		fs = fmax(fs, fmax(fabs(F[i]), fabs(T[i])));
+	for (int j = 0; j < n; j++)
+		nz[j] = 1e3 * DBL_EPSILON * fs / (j % 6 < 3 ? 1e-3 * L : 1e-3);
+	free(F);
+	free(T);
+	return nz;
 }
 
 int modes_compute(struct ra *s, const struct ra_state *x, double t, struct modes *mo,
@@ -305,6 +346,7 @@ int modes_compute(struct ra *s, const struct ra_state *x, double t, struct modes
 	ra_force_commit(s, x);	/* the differences' angles continuous about x */
 	statics_fd(s, x, t, x->lam, 0, K);	/* dG/dq: K = -that */
 	statics_fd(s, x, t, x->lam, 1, C);	/* dG/dv = df/dv */
+	double *nz = rounding(s, x, t);
 	for (size_t i = 0; i < nn; i++) {
 		K[i] = -K[i];
 		C[i] = -C[i];
@@ -363,13 +405,14 @@ int modes_compute(struct ra *s, const struct ra_state *x, double t, struct modes
 		project(M, N, n, d, Mr);
 		project(C, N, n, d, Cr);
 		project(K, N, n, d, Kr);
-		rc = eigen(Mr, Cr, Kr, d, N, n, mo, msg, len);
+		rc = eigen(Mr, Cr, Kr, nz, d, N, n, mo, msg, len);
 		mo->ncoord = n;
 		free(Mr);
 		free(Cr);
 		free(Kr);
 	}
 	free(N);
+	free(nz);
 	free(K);
 	free(C);
 	free(M);
