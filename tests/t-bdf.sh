@@ -51,9 +51,8 @@
 tight="--set integrator.adaptive=true --set integrator.atol=1e-10 --set integrator.rtol=1e-10"
 
 # 1
-sed 's/^output: {every: 1}/output: {times: [0.5, 1, 1.5, 2]}/' "$decks/double_pendulum.yaml" \
-	>"$tmp/dp.yaml"
-sed 's/^output: {every: 1}/output: {times: [0.5, 1]}/' "$decks/chain.yaml" >"$tmp/chain.yaml"
+{ cat "$decks/double_pendulum.yaml"; echo "output: {times: [0.5, 1, 1.5, 2]}"; } >"$tmp/dp.yaml"
+{ cat "$decks/chain.yaml"; echo "output: {times: [0.5, 1]}"; } >"$tmp/chain.yaml"
 { cat "$decks/spring_top.yaml"; echo "output: {times: [0.25, 0.5, 0.75, 1]}"; } >"$tmp/top.yaml"
 sed 's/^output: {every: 10}/output: {times: [0.5, 1, 1.5, 2]}/' "$decks/heavy_top.yaml" >"$tmp/ht.yaml"
 for c in "dp 4 --set time.end=2" "chain 2 --set time.end=1 --set parameters.N=8" \

@@ -114,9 +114,8 @@ expect_rc 2 "formulation trie: deck error" "$MBSIM" run "$decks/double_pendulum.
 if grep -q "did you mean 'tree'" "$tmp/err"; then ok "with a suggestion"; else bad "with a suggestion"; fi
 
 # 2
-sed 's/^output: {every: 1}/output: {times: [0.5, 1, 1.5, 2]}/' "$decks/double_pendulum.yaml" \
-	>"$tmp/dp.yaml"
-sed 's/^output: {every: 1}/output: {times: [0.5, 1]}/' "$decks/chain.yaml" >"$tmp/chain.yaml"
+{ cat "$decks/double_pendulum.yaml"; echo "output: {times: [0.5, 1, 1.5, 2]}"; } >"$tmp/dp.yaml"
+{ cat "$decks/chain.yaml"; echo "output: {times: [0.5, 1]}"; } >"$tmp/chain.yaml"
 for c in "dp --set time.end=2" "chain --set time.end=1 --set parameters.N=8"; do
 	name=${c%% *} set=${c#* }
 	# shellcheck disable=SC2086 # set and tight are lists of words

@@ -156,9 +156,39 @@ struct json_num {
 			 * "nonfinite" (which names what a diverged run made so) */
 };
 
+/* Bytes of the file at path, -1 when there is none. */
+static double file_bytes(const char *path)
+{
+	struct stat st;
+	return path && stat(path, &st) == 0 ? (double)st.st_size : -1.0;
+}
+
+/* "OUT (N samples, 7.1 MB)": the output file, what it holds and its size
+ * (decimal units), or "no output". */
+static void output_text(char *buf, size_t n, const char *out, long samples, double bytes)
+{
+	if (!out) {
+		snprintf(buf, n, "no output");
+		return;
+	}
+	static const char *const unit[] = { "bytes", "kB", "MB", "GB", "TB" };
+	int u = 0;
+	double v = bytes;
+	while (v >= 1000 && u < 4) {
+		v /= 1000;
+		u++;
+	}
+	if (bytes < 0)
+		snprintf(buf, n, "%s (%ld sample%s)", out, samples, samples == 1 ? "" : "s");
+	else
+		snprintf(buf, n, "%s (%ld sample%s, %.*f %s)", out, samples, samples == 1 ? "" : "s",
+			 u && v < 10 ? 1 : 0, v, unit[u]);
+}
+
 static void summary(const struct run_opts *ro, const char *out, const struct sim_options *o,
 		    const struct sim_result *r)
 {
+	double bytes = file_bytes(out);
 	/* the drift relative to the energy the run held or exchanged, when
 	 * that is above round-off (a body at rest has none) */
 	int scaled = r->energy_scale > r->energy_floor && r->energy_scale > 0;
@@ -194,6 +224,7 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 			{ "initial_position_correction", r->moved_pos, 0 },
 			{ "initial_velocity_correction", r->moved_vel, 0 },
 			{ "output_buffer_bytes", r->output_buffer, 0 },
+			{ "output_bytes", bytes, bytes < 0 },
 			{ "redundant_rows", (double)r->redundant, 0 },
 			{ "singular_steps", (double)r->singular_steps, 0 },
 			{ "road_cuts", (double)r->road_cuts, 0 },
@@ -249,7 +280,8 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 	const struct integ_info *info = integ_find(o->method);
 	int chosen = o->adaptive || (info && (strcmp(info->family, "adams") == 0 ||
 					     strcmp(info->family, "ida") == 0));
-	char steps[96];
+	char steps[96], file[1200];
+	output_text(file, sizeof file, out, r->samples, bytes);
 	if (chosen)
 		snprintf(steps, sizeof steps, "%ld step%s (mean %.3g s)", r->steps,
 			 r->steps == 1 ? "" : "s",
@@ -264,7 +296,7 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 		status_word(r->status), o->method, steps, r->t_reached, r->wall,
 		r->max_pos_res, r->max_vel_res, r->max_acc_res, drift, r->mean_iterations,
 		/* the ODE schemes count evaluations of their f (rhs_evaluations) */
-		r->rhs_evals >= 0 ? "f evaluations" : "Newton it", out ? out : "no output");
+		r->rhs_evals >= 0 ? "f evaluations" : "Newton it", file);
 	if (r->warning[0])
 		fprintf(stderr, "mbsim: warning: %s\n", r->warning);
 	if (r->jac_evals > 0)	/* rn4, w2: where J1, J2 came from */

@@ -28,7 +28,7 @@ void sim_options_default(struct sim_options *o)
 	o->nm_gamma = 0.5;
 	o->t0 = 0.0;
 	o->t_end = 1.0;
-	o->every = 1;
+	o->every = 0;	/* SIM_AUTO_SAMPLES */
 	o->flush_interval = 2.0;
 	o->compression = 0;
 	o->assemble = 1;

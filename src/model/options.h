@@ -41,7 +41,8 @@ struct sim_options {
 	double nm_beta, nm_gamma;
 	struct srcpos nm_beta_pos;	/* where beta (or the variant) was given; line 0: default */
 	double t0, t_end;	/* time.start, time.end */
-	int every;		/* output.every: write every k-th step */
+	int every;		/* output.every: write every k-th step; 0: the
+				 * default, at most SIM_AUTO_SAMPLES samples (sim.c) */
 	const double *times;	/* output.times: sample times, increasing, in
 				 * [t0, t_end]; NULL: every k-th step.  Borrowed
 				 * (the deck owns it) */
@@ -53,6 +54,11 @@ struct sim_options {
 	unsigned long seed;	/* seed: for urand() in expressions */
 	struct srcpos method_pos;	/* where integrator.method was given */
 };
+
+/* output.every unset: a run writes at most this many samples besides the
+ * start and the end (sim.c's sampling), so that a file's size follows the
+ * time simulated, not the step (mbsim-deck(5), output). */
+#define SIM_AUTO_SAMPLES 10000
 
 /* Defaults used when the deck omits a key. */
 void sim_options_default(struct sim_options *o);

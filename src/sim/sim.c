@@ -113,6 +113,9 @@ struct run {
 	long nsteps;
 	double t_last_progress;
 	int write_failed;	/* output_sample failed: the run ended */
+	long every;		/* write every k-th step (output.every, or sampling()) */
+	double dt_w, t_w;	/* adaptive default: write a step dt_w or more
+				 * after the last sample written, at t_w; 0: off */
 	struct road_scan *scan;	/* ra_road_ahead's, one per force element;
 				 * NULL: no tire looks ahead */
 };
@@ -436,7 +439,7 @@ static int setup(struct run *R, struct ra_state *x, struct diag *d)
 		diag_error(d, NULL, "%s", msg);
 		return -1;
 	}
-	if (a->o->every < 1) {
+	if (a->o->every < 0) {
 		diag_error(d, NULL, "output.every must be at least 1, got %d", a->o->every);
 		return -1;
 	}
@@ -599,15 +602,48 @@ static long fixed_steps(const struct sim_options *o)
 	return fixed_steps_between(o, o->t0, o->t_end);
 }
 
+/* The steps written without output.times: every output.every-th; unset,
+ * every k-th with k the smallest that writes at most SIM_AUTO_SAMPLES of
+ * the fixed steps, or, adaptive (the steps not known in advance), a step
+ * when (t_end - t0) / SIM_AUTO_SAMPLES or more has passed since the last
+ * sample written. */
+static void sampling(struct run *R)
+{
+	const struct sim_options *o = R->a->o;
+	R->every = o->every > 0 ? o->every : 1;
+	R->dt_w = 0.0;
+	R->t_w = o->t0;
+	if (o->every > 0 || o->times)
+		return;
+	if (o->adaptive)
+		R->dt_w = (o->t_end - o->t0) / SIM_AUTO_SAMPLES;
+	else
+		R->every = (fixed_steps(o) + SIM_AUTO_SAMPLES - 1) / SIM_AUTO_SAMPLES;
+}
+
+/* Is the state after step j (j = 0: the start) a sample?  last: the end. */
+static int sample_due(struct run *R, double t, long j, int last)
+{
+	if (R->dt_w > 0) {
+		/* a step within 1e-9 of dt_w counts: rounding of t */
+		int due = j == 0 || last || t - R->t_w >= R->dt_w * (1 - 1e-9);
+		if (due)
+			R->t_w = t;
+		return due;
+	}
+	return j % R->every == 0 || last;
+}
+
 /* Samples loop() writes when the run completes; 0 when the steps are not
  * known in advance (adaptive). */
-static long expected_samples(const struct sim_options *o, const struct integ_info *info)
+static long expected_samples(const struct run *R, const struct integ_info *info)
 {
+	const struct sim_options *o = R->a->o;
 	if (o->times)
 		return o->ntimes;
 	if (!info || o->adaptive)
 		return 0;
-	long N = fixed_steps(o), e = o->every;
+	long N = fixed_steps(o), e = R->every;
 	if (info->lag)		/* steps k with k % every == 0, then the end */
 		return (N + e - 1) / e + 1;
 	/* the start, steps k + 1 that are multiples of every, and the end */
@@ -796,12 +832,14 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 			t0_release(&t0);
 			return SIM_FAILED;
 		}
-		int yw = c.ts ? req : (k + 1) % o->every == 0 || last;
+		/* lag: x is the state completed now (sample_due moves t_w) */
+		int yw = lag || (c.ts ? req : sample_due(R, y->t, k + 1, last));
 		if (lag && k == 0) {
 			t0_exact(R, x, &t0);
 			t0_release(&t0);
 		}
-		if (lag && complete(R, x, hk, R->it->iters, 1, c.ts ? xw : k % o->every == 0, k)) {
+		if (lag && complete(R, x, hk, R->it->iters, 1, c.ts ? xw : sample_due(R, x->t, k, 0),
+				    k)) {
 			t0_release(&t0);
 			return SIM_FAILED;	/* message from complete() */
 		}
@@ -842,13 +880,14 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 	memset(&y, 0, sizeof y);
 	R.a = a;
 	R.r = r;
+	sampling(&R);
 	r->status = SIM_FAILED;
 	r->omega_max = NAN;
 	r->rhs_evals = r->jac_evals = r->repartitions = r->jac_analytic = -1;	/* set below for ODE schemes */
 	char err[512];
 	if (a->out_path) {
 		struct h5_opts ho = { a->o->flush_interval, a->o->compression,
-				      expected_samples(a->o, integ_find(a->o->method)),
+				      expected_samples(&R, integ_find(a->o->method)),
 				      a->command_line ? strlen(a->command_line) : 0 };
 		const struct integ_info *info = integ_find(a->o->method);
 		unsigned flags = info && info->id == INTEG_TANGENT_NEWMARK ? OUTPUT_OMEGA : 0;
