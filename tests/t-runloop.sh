@@ -38,7 +38,7 @@ fi
 name="the file's status is failed and every written sample is finite"
 pyok '
 f = h5py.File(sys.argv[1], "r")
-assert f.attrs["status"].decode().startswith("failed: non-finite"), f.attrs["status"]
+assert mbsimlib.text(f.attrs["status"]).startswith("failed: non-finite"), f.attrs["status"]
 for q in ("position", "velocity", "angular_velocity", "orientation"):
     x = mbsimlib.series(f, "bodies/b/" + q)
     assert np.isfinite(x).all(), q

@@ -148,13 +148,13 @@ static int write_h5(const char *path, const struct model *m, const struct modes 
 	if (!h)
 		return -1;
 	int nb = m->nbodies;
-	h5_attr_num(h, "/", "layout_version", 1);
+	h5_attr_int(h, "/", "layout_version", 1);
 	h5_attr_str(h, "/", "analysis", "modes");
 	h5_attr_str(h, "/", "state", wh->at ? "run" : "static_equilibrium");
 	h5_attr_num(h, "/", "time", wh->t);
-	h5_attr_num(h, "/", "dof", mo->ndof);
-	h5_attr_num(h, "/", "damped", mo->damped);
-	h5_attr_num(h, "/", "gyroscopic", mo->gyroscopic);
+	h5_attr_int(h, "/", "dof", mo->ndof);
+	h5_attr_int(h, "/", "damped", mo->damped);
+	h5_attr_int(h, "/", "gyroscopic", mo->gyroscopic);
 	h5_attr_num(h, "/", "max_frequency", mo->fmax);
 	if (wh->at)
 		h5_attr_str(h, "/", "integrator", method);

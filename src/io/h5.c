@@ -55,7 +55,7 @@ struct pending {
 	char *path, *name;
 	void *data;		/* strings: n x w bytes; text; attribute string; matrix */
 	long n;
-	size_t w;
+	size_t w;		/* attribute number: 1 an integer, 0 a double */
 	double num;
 	long d1, d2;		/* matrix: n x d1 (x d2 when > 0); w = 0 doubles, 1 ints */
 };
@@ -338,40 +338,53 @@ static int attr_put(struct h5out *o, hid_t obj, const char *name, hid_t t, const
 	return rc;
 }
 
-/* fixed-length string type of n bytes (at least 1), NUL-terminated */
+/* fixed-length UTF-8 string type of n bytes (at least 1), NUL-terminated */
 static hid_t str_type(size_t n)
 {
 	hid_t t = H5Tcopy(H5T_C_S1);
 	H5Tset_size(t, n ? n : 1);
 	H5Tset_strpad(t, H5T_STR_NULLTERM);
+	H5Tset_cset(t, H5T_CSET_UTF8);	/* names and the deck may be UTF-8 */
 	return t;
 }
 
+/* A string attribute is variable-length UTF-8: h5py reads it as a str
+ * (a fixed-length one comes back as bytes), and the deck's names and
+ * text, which may be UTF-8, are marked so. */
 static int attr_str(struct h5out *o, hid_t obj, const char *name, const char *value, int fresh)
 {
-	if (o->stype <= 0)
-		o->stype = str_type(1);
-	H5Tset_size(o->stype, strlen(value) + 1);
-	return attr_put(o, obj, name, o->stype, value, fresh);
+	if (o->stype <= 0) {
+		o->stype = H5Tcopy(H5T_C_S1);
+		H5Tset_size(o->stype, H5T_VARIABLE);
+		H5Tset_cset(o->stype, H5T_CSET_UTF8);
+	}
+	return attr_put(o, obj, name, o->stype, &value, fresh);
 }
 
 
-static int attr_obj(struct h5out *o, const char *path, const char *name, hid_t t,
-		    const void *value)
+/* kind P_ATTR_STR with the string value, or P_ATTR_NUM with num (an
+ * integer when integer is 1) */
+static int attr_obj(struct h5out *o, const char *path, const char *name, const char *value,
+		    double num, int integer)
 {
-	struct pending p = { t < 0 ? P_ATTR_STR : P_ATTR_NUM, xstrdup(path), xstrdup(name),
-			     t < 0 ? xstrdup(value) : NULL, 0, 0, t < 0 ? 0 : *(const double *)value, 0, 0 };
+	struct pending p = { value ? P_ATTR_STR : P_ATTR_NUM, xstrdup(path), xstrdup(name),
+			     value ? xstrdup(value) : NULL, 0, (size_t)integer, num, 0, 0 };
 	return pend(o, &p);
 }
 
 int h5_attr_str(struct h5out *o, const char *path, const char *name, const char *value)
 {
-	return attr_obj(o, path, name, -1, value);
+	return attr_obj(o, path, name, value, 0, 0);
 }
 
 int h5_attr_num(struct h5out *o, const char *path, const char *name, double value)
 {
-	return attr_obj(o, path, name, H5T_NATIVE_DOUBLE, &value);
+	return attr_obj(o, path, name, NULL, value, 0);
+}
+
+int h5_attr_int(struct h5out *o, const char *path, const char *name, long long value)
+{
+	return attr_obj(o, path, name, NULL, (double)value, 1);
 }
 
 /* A contiguous dataset of type t and dims dim[0..rank) (scalar when rank
@@ -417,7 +430,9 @@ static void put_pending(struct h5out *o, const struct pending *p)
 			obj = H5Oopen(o->file, p->path, H5P_DEFAULT);
 		int rc = obj >= 0 ? 0 : -1;
 		if (obj >= 0) {
+			long long v = (long long)p->num;	/* h5_attr_int: exact */
 			rc = p->kind == P_ATTR_STR ? attr_str(o, obj, p->name, p->data, 0) :
+			     p->w ? attr_put(o, obj, p->name, H5T_NATIVE_LLONG, &v, 0) :
 			     attr_put(o, obj, p->name, H5T_NATIVE_DOUBLE, &p->num, 0);
 			if (opened)
 				H5Oclose(obj);
@@ -645,6 +660,8 @@ static void free_attrs(struct attr_list *L)
 {
 	for (int i = 0; i < L->n; i++) {
 		free(L->a[i].name);
+		if (H5Tis_variable_str(L->a[i].type) > 0)	/* a string H5Aread allocated */
+			H5free_memory(*(char **)L->a[i].data);
 		free(L->a[i].data);
 		H5Tclose(L->a[i].type);
 		H5Sclose(L->a[i].space);

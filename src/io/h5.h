@@ -63,6 +63,8 @@ void h5_start(struct h5out *o);
  * the file is made (0 returned; a failure shows at the next flush). */
 int h5_attr_str(struct h5out *o, const char *path, const char *name, const char *value);
 int h5_attr_num(struct h5out *o, const char *path, const char *name, double value);
+/* An integer attribute (64 bits; counts, |value| < 2^53) */
+int h5_attr_int(struct h5out *o, const char *path, const char *name, long long value);
 /* Scalar string dataset at path holding text whole (any length). */
 int h5_text(struct h5out *o, const char *path, const char *text);
 /* 1-D dataset of n fixed-length strings (a names table). */

@@ -151,6 +151,41 @@ static int h5r_exists(struct h5in *f, const char *path)
 	return info.type == H5O_TYPE_DATASET;
 }
 
+/* The open attribute a, a scalar string of either kind (mbsim writes
+ * variable-length ones, files of before 2026-12 and h5py's np.bytes_
+ * fixed-length ones), as a malloc'd string of at most max bytes; NULL
+ * when it is not such a string. */
+static char *attr_text(hid_t a, size_t max)
+{
+	char *s = NULL;
+	hid_t ty = H5Aget_type(a), sp = H5Aget_space(a);
+	if (H5Tget_class(ty) == H5T_STRING && H5Sget_simple_extent_npoints(sp) == 1) {
+		if (H5Tis_variable_str(ty) > 0) {
+			char *v = NULL;
+			hid_t mt = H5Tcopy(H5T_C_S1);
+			H5Tset_size(mt, H5T_VARIABLE);
+			H5Tset_cset(mt, H5Tget_cset(ty));	/* HDF5 converts no charsets */
+			if (H5Aread(a, mt, &v) >= 0 && v) {
+				s = xasprintf("%.*s", (int)(max < 65536 ? max : 65536), v);
+				H5free_memory(v);
+			}
+			H5Tclose(mt);
+		} else {
+			size_t sz = H5Tget_size(ty);
+			if (sz > 0 && sz <= max) {
+				s = xcalloc(sz + 1, 1);
+				if (H5Aread(a, ty, s) < 0) {
+					free(s);
+					s = NULL;
+				}
+			}
+		}
+	}
+	H5Sclose(sp);
+	H5Tclose(ty);
+	return s;
+}
+
 /* The string attribute name of dataset ds into a malloc'd string, or NULL. */
 static char *attr_of(hid_t ds, const char *name)
 {
@@ -159,17 +194,7 @@ static char *attr_of(hid_t ds, const char *name)
 	hid_t a = H5Aopen(ds, name, H5P_DEFAULT);
 	if (a < 0)
 		return NULL;
-	char *s = NULL;
-	hid_t ty = H5Aget_type(a);
-	size_t sz = H5Tget_size(ty);
-	if (H5Tget_class(ty) == H5T_STRING && H5Tis_variable_str(ty) <= 0 && sz > 0 && sz < 4096) {
-		s = xcalloc(sz + 1, 1);
-		if (H5Aread(a, ty, s) < 0) {
-			free(s);
-			s = NULL;
-		}
-	}
-	H5Tclose(ty);
+	char *s = attr_text(a, 4095);
 	H5Aclose(a);
 	return s;
 }
@@ -766,32 +791,12 @@ int h5r_attr_str(struct h5in *f, const char *path, const char *name, char *buf, 
 	hid_t a = H5Aopen_by_name(f->file, path, name, H5P_DEFAULT, H5P_DEFAULT);
 	if (a < 0)
 		return -1;
-	int rc = -1;
-	hid_t ty = H5Aget_type(a);
-	if (H5Tget_class(ty) == H5T_STRING) {
-		if (H5Tis_variable_str(ty) > 0) {
-			char *s = NULL;
-			hid_t mt = H5Tcopy(H5T_C_S1);
-			H5Tset_size(mt, H5T_VARIABLE);
-			if (H5Aread(a, mt, &s) >= 0 && s) {
-				snprintf(buf, n, "%s", s);
-				H5free_memory(s);
-				rc = 0;
-			}
-			H5Tclose(mt);
-		} else {
-			size_t sz = H5Tget_size(ty);
-			char *s = xcalloc(sz + 1, 1);
-			if (H5Aread(a, ty, s) >= 0) {
-				snprintf(buf, n, "%s", s);
-				rc = 0;
-			}
-			free(s);
-		}
-	}
-	H5Tclose(ty);
+	char *s = attr_text(a, (size_t)1 << 30);
 	H5Aclose(a);
-	return rc;
+	if (s)
+		snprintf(buf, n, "%s", s);
+	free(s);
+	return s ? 0 : -1;
 }
 
 int h5r_units(struct h5in *f, const char *path, char *buf, size_t n)

@@ -292,7 +292,7 @@ int kinematic_write(const struct model *m, const struct kin_series *k, const cha
 	if (!h)
 		return -1;
 	int nb = k->nb, id[OUTPUT_BODY_IDS];
-	h5_attr_num(h, "/", "layout_version", OUTPUT_LAYOUT_VERSION);
+	h5_attr_int(h, "/", "layout_version", OUTPUT_LAYOUT_VERSION);
 	int tid = output_body_series(h, m, id), pid[3];
 	output_point_series(h, m, pid);
 	for (int i = 0; i < k->nt; i++) {

@@ -292,7 +292,7 @@ struct output *output_open(const char *path, const struct model *m, const struct
 	struct output *o = xcalloc(1, sizeof(*o));
 	o->h5 = h;
 	o->m = m;
-	h5_attr_num(h, "/", "layout_version", OUTPUT_LAYOUT_VERSION);
+	h5_attr_int(h, "/", "layout_version", OUTPUT_LAYOUT_VERSION);
 	h5_text(h, "/deck", deck_text ? deck_text : "");
 	o->time = output_body_series(h, m, o->body);
 	joint_series(o, h, m, (flags & OUTPUT_JOINT_COORDS) != 0);
@@ -427,7 +427,7 @@ int output_interrupted(const char *path, const char *deck_text, const char *why,
 	struct h5out *h = h5_create(path, NULL, err, n);
 	if (!h)
 		return -1;
-	h5_attr_num(h, "/", "layout_version", OUTPUT_LAYOUT_VERSION);
+	h5_attr_int(h, "/", "layout_version", OUTPUT_LAYOUT_VERSION);
 	h5_text(h, "/deck", deck_text ? deck_text : "");
 	h5_series(h, "/time", 0, 0, H5_DOUBLE, "s", "sample times");
 	size_t len = strlen(why) + 64;

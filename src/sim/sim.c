@@ -543,12 +543,12 @@ static void finish_attrs(struct run *R)
 {
 	struct h5out *h = R->out->h5;
 	struct sim_result *r = R->r;
-	h5_attr_num(h, "/", "steps", (double)r->steps);
+	h5_attr_int(h, "/", "steps", r->steps);
 	h5_attr_num(h, "/", "mean_newton_iterations", r->mean_iterations);
-	h5_attr_num(h, "/", "factorizations", (double)r->factorizations);
-	h5_attr_num(h, "/", "rejected_steps", (double)r->rejected);
-	h5_attr_num(h, "/", "singular_steps", (double)r->singular_steps);
-	h5_attr_num(h, "/", "road_cuts", (double)r->road_cuts);
+	h5_attr_int(h, "/", "factorizations", r->factorizations);
+	h5_attr_int(h, "/", "rejected_steps", r->rejected);
+	h5_attr_int(h, "/", "singular_steps", r->singular_steps);
+	h5_attr_int(h, "/", "road_cuts", r->road_cuts);
 	h5_attr_num(h, "/", "initial_position_correction", r->moved_pos);
 	h5_attr_num(h, "/", "initial_velocity_correction", r->moved_vel);
 	h5_attr_num(h, "/", "wall_time", r->wall);
@@ -556,18 +556,18 @@ static void finish_attrs(struct run *R)
 	if (O) {
 		/* the ODE schemes; repartitions counts rp's new partitions, or
 		 * the tree's re-based rotation charts */
-		h5_attr_num(h, "/", "rhs_evaluations", (double)r->rhs_evals);
-		h5_attr_num(h, "/", "jacobian_evaluations", (double)r->jac_evals);
-		h5_attr_num(h, "/", "analytic_jacobians", (double)r->jac_analytic);
-		h5_attr_num(h, "/", "repartitions", (double)r->repartitions);
+		h5_attr_int(h, "/", "rhs_evaluations", r->rhs_evals);
+		h5_attr_int(h, "/", "jacobian_evaluations", r->jac_evals);
+		h5_attr_int(h, "/", "analytic_jacobians", r->jac_analytic);
+		h5_attr_int(h, "/", "repartitions", r->repartitions);
 	}
 	if (O && O->dae) {
 		/* bdf: SUNDIALS IDA's own statistics */
-		h5_attr_num(h, "/", "bdf_steps", (double)r->dae_steps);
-		h5_attr_num(h, "/", "bdf_last_order", (double)r->dae_order);
-		h5_attr_num(h, "/", "bdf_newton_iterations", (double)r->dae_newton);
-		h5_attr_num(h, "/", "bdf_error_test_failures", (double)r->dae_etf);
-		h5_attr_num(h, "/", "bdf_convergence_failures", (double)r->dae_ncf);
+		h5_attr_int(h, "/", "bdf_steps", r->dae_steps);
+		h5_attr_int(h, "/", "bdf_last_order", r->dae_order);
+		h5_attr_int(h, "/", "bdf_newton_iterations", r->dae_newton);
+		h5_attr_int(h, "/", "bdf_error_test_failures", r->dae_etf);
+		h5_attr_int(h, "/", "bdf_convergence_failures", r->dae_ncf);
 	}
 	if (O && O->rp) {
 		/* 001 §1: the independent coordinates chosen, and when */
