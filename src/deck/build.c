@@ -351,6 +351,17 @@ static void build_output(struct bctx *b, const struct dnode *v, struct sim_optio
 		else
 			o->compression = (int)level;
 	}
+	const char *seq;
+	int ax[3];
+	if (opt_str(b, v, "euler", &seq) > 0) {
+		if (euler_seq(seq, ax))
+			diag_error(b->d, &dn_get(v, "euler")->pos,
+				   "output.euler must be three of x, y, z with no two neighbours "
+				   "equal (e.g. zyx, zxz, xyz), got '%s'", seq);
+		else
+			snprintf(o->euler, sizeof o->euler, "%s", seq);
+	}
+	opt_bool(b, v, "joint_frame_reactions", &o->joint_frame);
 }
 
 static void build_options(struct bctx *b, const struct dnode *root, struct sim_options *o)

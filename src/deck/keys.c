@@ -67,6 +67,8 @@ static const struct key_def output_keys[] = {
 	{ "times", K_NUMLIST, 0, NULL, "sample times in s, increasing, in [time.start, time.end]; the run steps onto each and writes only these (excludes every)" },
 	{ "flush_interval", K_NUM, 0, NULL, "seconds of wall time between writes of the samples kept in memory to the file, >= 0; 0: every sample (default 2)" },
 	{ "compression", K_INT, 0, NULL, "deflate level of the series, 0 (none) to 9 (default 0)" },
+	{ "euler", K_STR, 0, NULL, "also write every rigid body's orientation as Euler angles of this intrinsic sequence, three of x, y, z with no two neighbours equal (zyx: A = Rz(a1) Ry(a2) Rx(a3), yaw pitch roll; zxz: the classical one), to /bodies/euler_angles (default: none)" },
+	{ "joint_frame_reactions", K_BOOL, 0, NULL, "also write the joints' reaction force and torque in body 2's joint frame, to /joints/reaction_force_joint_frame and reaction_torque_joint_frame (default false)" },
 	{ NULL, 0, 0, NULL, NULL }
 };
 static const struct key_sect output_sect = { "output", output_keys };

@@ -48,6 +48,8 @@ struct sim_options {
 				 * (the deck owns it) */
 	long ntimes;
 	double flush_interval;	/* output.flush_interval: s of wall time between file writes */
+	char euler[4];		/* output.euler: intrinsic sequence ("zyx"), "" none */
+	int joint_frame;	/* output.joint_frame_reactions: also in body 2's joint frame */
 	int compression;	/* output.compression: deflate level 0-9 */
 	int assemble;		/* initial.assemble: make the initial state consistent */
 	double assemble_tol;	/* initial.tolerance: Newton stop for assembly */

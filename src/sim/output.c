@@ -203,10 +203,12 @@ static int has_coord(enum joint_type t)
 }
 
 /* /joints: names, the multipliers' column offsets, and the series. */
-static void joint_series(struct output *o, struct h5out *h, const struct model *m, int coords)
+static void joint_series(struct output *o, struct h5out *h, const struct model *m, int coords,
+			 int frame)
 {
 	int nj = m->njoints;
 	o->jmul = o->jforce = o->jtorque = o->jcoord = o->jq = o->jqd = -1;
+	o->jforce_j = o->jtorque_j = -1;
 	const char **names = xmalloc(((size_t)nj + 1) * sizeof(char *));
 	int *off = xmalloc(((size_t)nj + 1) * sizeof(int));
 	off[0] = 0;
@@ -229,6 +231,14 @@ static void joint_series(struct output *o, struct h5out *h, const struct model *
 		o->jtorque = ser_named(h, "/joints/reaction_torque", nj, 3, "N m",
 				       "constraint couple on body 2 about its joint point, global frame",
 				       "/joints/names");
+		if (frame) {
+			o->jforce_j = ser_named(h, "/joints/reaction_force_joint_frame", nj, 3, "N",
+						"reaction_force in body 2's joint frame",
+						"/joints/names");
+			o->jtorque_j = ser_named(h, "/joints/reaction_torque_joint_frame", nj, 3,
+						 "N m", "reaction_torque in body 2's joint frame",
+						 "/joints/names");
+		}
 		o->jcoord = ser_named(h, "/joints/coordinate", nj, 0, "rad or m",
 				      "relative angle (unwrapped) of revolute and screw joints, displacement of "
 				      "translational joints, NaN for other types", "/joints/names");
@@ -283,6 +293,26 @@ static void driver_series(struct output *o, struct h5out *h, const struct model 
 			       "/drivers/names");
 }
 
+/* /bodies/euler_angles when code (OUTPUT_EULER >> 8) names a sequence */
+static void euler_series(struct output *o, struct h5out *h, const struct model *m, unsigned code)
+{
+	static const char axis[] = "xyz";
+	o->euler = -1;
+	int nb = m->nbodies - m->nparticles;
+	if (code == 0 || nb == 0)
+		return;
+	code--;
+	o->ax[0] = (int)(code / 9);
+	o->ax[1] = (int)(code / 3 % 3);
+	o->ax[2] = (int)(code % 3);
+	char seq[4] = { axis[o->ax[0]], axis[o->ax[1]], axis[o->ax[2]], 0 }, desc[160];
+	snprintf(desc, sizeof desc, "Euler angles a1, a2, a3 of the intrinsic sequence %s: "
+		 "A = R%c(a1) R%c(a2) R%c(a3), body to global, each in [-pi, pi]", seq, seq[0],
+		 seq[1], seq[2]);
+	o->euler = ser_named(h, "/bodies/euler_angles", nb, 3, "rad", desc, "/bodies/names");
+	h5_attr_str(h, "/bodies/euler_angles", "sequence", seq);
+}
+
 struct output *output_open(const char *path, const struct model *m, const struct h5_opts *opt,
 			   const char *deck_text, unsigned flags, char *err, size_t n)
 {
@@ -295,7 +325,9 @@ struct output *output_open(const char *path, const struct model *m, const struct
 	h5_attr_int(h, "/", "layout_version", OUTPUT_LAYOUT_VERSION);
 	h5_text(h, "/deck", deck_text ? deck_text : "");
 	o->time = output_body_series(h, m, o->body);
-	joint_series(o, h, m, (flags & OUTPUT_JOINT_COORDS) != 0);
+	joint_series(o, h, m, (flags & OUTPUT_JOINT_COORDS) != 0,
+		     (flags & OUTPUT_JOINT_FRAME) != 0);
+	euler_series(o, h, m, flags >> 8);
 	driver_series(o, h, m);
 	point_series(o, h, m);
 	output_forces_open(o, h, m);
@@ -338,6 +370,21 @@ static double norm(const double *v, int n)
 	return sqrt(s);
 }
 
+/* F, C (global) in body 2's joint frame: its marker F[1] turned by the
+ * body's A (the ground's is the identity), R^T F and R^T C. */
+static void joint_frame_row(const struct joint *jt, const struct ra_state *x, const double *F,
+			    const double *C, double *Fj, double *Cj)
+{
+	double R[9];
+	int b = jt->body[1];
+	if (b == MODEL_GROUND)
+		memcpy(R, jt->F[1], sizeof R);
+	else
+		m3_mul(R, x->A + 9 * b, jt->F[1]);
+	m3_tmulv(Fj, R, F);
+	m3_tmulv(Cj, R, C);
+}
+
 /* Rows of the joint and driver series at x, made in the writer's rows
  * (h5_row_next; a series that is not written has id -1 and no rows). */
 static void joint_rows(struct output *o, struct ra *s, const struct ra_state *x,
@@ -348,10 +395,14 @@ static void joint_rows(struct output *o, struct ra *s, const struct ra_state *x,
 	if (m->njoints > 0) {
 		double *jl = h5_row_next(h, o->jmul), *jF = h5_row_next(h, o->jforce);
 		double *jC = h5_row_next(h, o->jtorque), *jc = h5_row_next(h, o->jcoord);
+		double *jFj = h5_row_next(h, o->jforce_j), *jCj = h5_row_next(h, o->jtorque_j);
 		int k = 0;
 		for (int j = 0; j < m->njoints; j++) {
 			const struct joint *jt = &m->joints[j];
 			ra_reaction(s, x, jt->row0, jt->nrows, jt->s[1], jF + 3 * j, jC + 3 * j);
+			if (o->jforce_j >= 0)
+				joint_frame_row(jt, x, jF + 3 * j, jC + 3 * j, jFj + 3 * j,
+						jCj + 3 * j);
 			jc[j] = has_coord(jt->type) ? si->coord[j] : NAN;
 			if (jl)
 				memcpy(jl + k, x->lam + jt->row0, (size_t)jt->nrows * sizeof(double));
@@ -383,6 +434,15 @@ int output_sample(struct output *o, struct ra *s, const struct ra_state *x,
 	 * made in place */
 	const double *body[6] = { x->r, x->v, x->a, NULL, x->w, x->wd };
 	body_rows(h, o->m, o->body, body, x->A);
+	if (o->euler >= 0) {
+		double *e = h5_row_next(h, o->euler), q[4];
+		for (int b = 0, n = 0; b < o->m->nbodies; b++) {
+			if (o->m->bodies[b].kind != BODY_RIGID)
+				continue;
+			mat_to_quat(q, x->A + 9 * b);
+			quat_to_euler(e + 3 * n++, q, o->ax);
+		}
+	}
 	point_rows(o, x);
 	joint_rows(o, s, x, si);
 	output_forces_rows(o, s, x);

@@ -34,6 +34,8 @@ struct output {
 	int time, body[OUTPUT_BODY_IDS];	/* series ids: /time, /bodies/..., /particles/... */
 	int ppos, pvel, pacc;	/* /points/... */
 	int jmul, jforce, jtorque, jcoord;		/* /joints/... */
+	int jforce_j, jtorque_j;	/* in the joint frame, or -1 */
+	int euler, ax[3];	/* /bodies/euler_angles and its sequence, or -1 */
 	int jq, jqd;		/* /joints/coordinates, coordinate_rates (tree), or -1 */
 	int njq;		/* their columns */
 	int dmul, deffort, dforce, dtorque;		/* /drivers/... */
@@ -56,6 +58,11 @@ void output_forces_close(struct output *o);
  * OUTPUT_JOINT_COORDS, also /joints/coordinates and coordinate_rates
  * (the formulation tree, whose state they are). */
 enum { OUTPUT_OMEGA = 1, OUTPUT_JOINT_COORDS = 2 };
+/* OUTPUT_JOINT_FRAME: also the joints' reactions in body 2's joint frame
+ * (output.joint_frame_reactions); OUTPUT_EULER(ax): also /bodies/euler_angles
+ * in the intrinsic sequence ax[3] of euler_seq (output.euler). */
+#define OUTPUT_JOINT_FRAME 4u
+#define OUTPUT_EULER(ax) ((unsigned)(1 + 9 * (ax)[0] + 3 * (ax)[1] + (ax)[2]) << 8)
 struct output *output_open(const char *path, const struct model *m, const struct h5_opts *opt,
 			   const char *deck_text, unsigned flags, char *err, size_t n);
 /* Write one sample; the caller has done ra_eval(PRIM_ALL) at x. Returns

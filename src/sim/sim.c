@@ -893,6 +893,11 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 		unsigned flags = info && info->id == INTEG_TANGENT_NEWMARK ? OUTPUT_OMEGA : 0;
 		if (sim_formulation_is_tree(a->o))
 			flags |= OUTPUT_JOINT_COORDS;	/* as odeint_init chooses */
+		int ax[3];
+		if (euler_seq(a->o->euler, ax) == 0)
+			flags |= OUTPUT_EULER(ax);
+		if (a->o->joint_frame)
+			flags |= OUTPUT_JOINT_FRAME;
 		R.out = output_open(a->out_path, a->m, &ho, a->deck_text, flags, err, sizeof err);
 		if (!R.out) {
 			diag_error(d, NULL, "%s", err);

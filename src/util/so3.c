@@ -175,6 +175,75 @@ void so3_log(double *th, const double *R)
 	th[2] = f * q[3];
 }
 
+int euler_seq(const char *s, int ax[3])
+{
+	if (!s || strlen(s) != 3)
+		return -1;
+	for (int i = 0; i < 3; i++) {
+		if (s[i] < 'x' || s[i] > 'z')
+			return -1;
+		ax[i] = s[i] - 'x';
+		if (i > 0 && ax[i] == ax[i - 1])
+			return -1;
+	}
+	return 0;
+}
+
+/* The direct method of E. Bernardes, S. Viollet, "Quaternion to Euler
+ * angles conversion: A direct, general and computationally efficient
+ * method", PLoS ONE 17(11) e0276302 (2022), doi:10.1371/journal.pone.0276302,
+ * for every sequence without a matrix: written for extrinsic rotations
+ * i, j, k, so the intrinsic ax is taken reversed and the first and last
+ * angles swapped back at the end. */
+void quat_to_euler(double a[3], const double *q, const int ax[3])
+{
+	int i = ax[2], j = ax[1], k = ax[0];
+	int sym = i == k;
+	if (sym)
+		k = 3 - i - j;
+	double sign = (double)((i - j) * (j - k) * (k - i) / 2);	/* e_ijk */
+	const double w = q[0], *v = q + 1;
+	double pa, pb, pc, pd;
+	if (sym) {
+		pa = w;
+		pb = v[i];
+		pc = v[j];
+		pd = v[k] * sign;
+	} else {
+		pa = w - v[j];
+		pb = v[i] + v[k] * sign;
+		pc = v[j] + w;
+		pd = v[k] * sign - v[i];
+	}
+	double th[3];
+	th[1] = 2 * atan2(hypot(pc, pd), hypot(pa, pb));
+	double hs = atan2(pb, pa), hd = atan2(pd, pc);
+	const double eps = 1e-7;
+	/* at a singular attitude only a sum (th1 = 0: R = R_k(th2 + th0) in
+	 * the symmetric form) or a difference (th1 = pi: R_k(th2 - th0)
+	 * R_j(pi)) is determined: th0, the last intrinsic angle, is 0 */
+	if (fabs(th[1]) <= eps) {
+		th[0] = 0;
+		th[2] = 2 * hs;
+	} else if (fabs(th[1] - M_PI) <= eps) {
+		th[0] = 0;
+		th[2] = 2 * hd;
+	} else {
+		th[0] = hs - hd;
+		th[2] = hs + hd;
+	}
+	if (!sym) {
+		th[2] *= sign;
+		th[1] -= M_PI / 2;
+	}
+	/* intrinsic: the extrinsic angles in reverse order */
+	a[0] = th[2];
+	a[1] = th[1];
+	a[2] = th[0];
+	for (int n = 0; n < 3; n++)
+		a[n] = a[n] < -M_PI ? a[n] + 2 * M_PI : a[n] > M_PI ? a[n] - 2 * M_PI : a[n];
+}
+
 void m3_orthonormalize(double *R)
 {
 	double q[4];

@@ -139,6 +139,15 @@ void so3_jrinv(double *J, const double *psi);
 /* Unit quaternion (w,x,y,z) <-> rotation matrix. */
 void quat_to_mat(double *R, const double *q);
 void mat_to_quat(double *q, const double *R);
+/* Intrinsic Euler angle sequence s, three of 'x', 'y', 'z' with no two
+ * neighbours equal ("zyx": A = Rz(a0) Ry(a1) Rx(a2)), as axis indices
+ * 0..2 in ax: 0, or -1 when s is not such a sequence. */
+int euler_seq(const char *s, int ax[3]);
+/* Angles a[3] (rad, in [-pi, pi]) of the unit quaternion q (w,x,y,z) in
+ * the intrinsic sequence ax: A(q) = R_ax0(a0) R_ax1(a1) R_ax2(a2).  At a
+ * singular attitude (the middle angle 0 or pi for a0 = a2 sequences,
+ * +-pi/2 for the others) a2 is 0 and a0 carries the rotation. */
+void quat_to_euler(double a[3], const double *q, const int ax[3]);
 /* Re-orthonormalize a near-rotation (nearest rotation via quaternion). */
 void m3_orthonormalize(double *R);
 /* Orthonormal frame (columns x, y, z) whose third column is unit(z). */
