@@ -696,7 +696,7 @@ static int make_files(struct study *st, struct qty *q, int nq)
 		double href = c->h[nh - 1] / AUTO_FACTOR;
 		st->files[nh] = xasprintf("%s/reference.h5", st->dir);
 		snprintf(st->refdesc, sizeof st->refdesc,
-			 "same scheme at h/%d (%s, h = %g; no higher-order scheme available)",
+			 "same scheme at h/%d (%s, h = %g; not independent of the runs: --ref FILE.h5 takes e.g. a run of a higher-order scheme)",
 			 AUTO_FACTOR, st->o.method, href);
 		if (!c->quiet)
 			fprintf(stderr, "mbsim: converge: reference: %s\n", st->refdesc);

@@ -41,6 +41,11 @@ int kkt_bad_row(const struct kkt *k)
 	return k->bad_row;
 }
 
+int kkt_bad_body(const struct kkt *k)
+{
+	return k->bad_body;
+}
+
 const char *kkt_error(const struct kkt *k)
 {
 	return k->err;
@@ -280,6 +285,7 @@ struct kkt *kkt_new_pairs(int nb, int nc, const int *bi, const int *bj, enum kkt
 	k->nb = nb;
 	k->nc = nc;
 	k->bad_row = -1;
+	k->bad_body = -1;
 	k->bi = bi;
 	k->bj = bj;
 	k->Winv = xmalloc(((size_t)nb * 18 + 1) * sizeof(double));
@@ -461,6 +467,7 @@ int kkt_factor(struct kkt *k, const double *W, const double *jac)
 int kkt_factor_pairs(struct kkt *k, const double *W, const double *Wc, const double *jac)
 {
 	k->bad_row = -1;
+	k->bad_body = -1;
 	k->err[0] = 0;
 	k->ndrop = k->nfixed;
 	if (k->nfixed)
@@ -471,6 +478,7 @@ int kkt_factor_pairs(struct kkt *k, const double *W, const double *Wc, const dou
 		if (inv3(k->Winv + 18 * b, W + 18 * b) ||
 		    inv3(k->Winv + 18 * b + 9, W + 18 * b + 9)) {
 			snprintf(k->err, sizeof k->err, "singular mass block of body %d", b);
+			k->bad_body = b;
 			return -2;
 		}
 	k->serial++;

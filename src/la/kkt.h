@@ -69,6 +69,8 @@ int kkt_solve(struct kkt *k, const double *a, const double *b, double *x, double
 int kkt_solve_many(struct kkt *k, int nrhs, const double *a, const double *b, double *x);
 
 int kkt_bad_row(const struct kkt *k);
+/* The body whose mass block was singular (kkt_factor -2), or -1. */
+int kkt_bad_body(const struct kkt *k);
 
 /* Redundant constraints and singular positions.  When the plain
  * factorization meets a pivot at zero (P rank deficient), kkt_factor

@@ -48,6 +48,7 @@ struct kkt {
 	double control[UMFPACK_CONTROL], info[UMFPACK_INFO];
 	double *rhs, *sol;
 	int bad_row;
+	int bad_body;		/* a singular mass block's body, or -1 */
 	char err[160];
 	/* dropped rows (redundant or dependent): P_e = 0, S(r, r) = a
 	 * positive constant, y_r = 0.  fixed: those of kkt_fix_dropped;

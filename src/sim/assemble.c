@@ -35,6 +35,13 @@ int assemble_factor(struct kkt *k, const double *W, const struct ra *s, const ch
 	if (kkt_factor(k, W, s->jac) == 0)
 		return 0;
 	char what[256];
+	int b = kkt_bad_body(k);
+	if (b >= 0 && b < s->m->nbodies) {
+		/* no constraint is involved: name the body, and what takes it */
+		snprintf(msg, n, "%s: the mass matrix of body '%s' is singular (mass or inertia 0); "
+			 "only the scheme bdf takes such bodies", doing, s->m->bodies[b].name);
+		return -1;
+	}
 	sim_row_name(s->m, kkt_bad_row(k), what, sizeof what);
 	snprintf(msg, n, "%s: %s near %s", doing, kkt_error(k), what);
 	return -1;
