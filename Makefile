@@ -194,8 +194,11 @@ matrix: all
 	/usr/bin/python3 tools/randmodel.py --check --mbsim $(BUILD)/mbsim --seeds $(MATRIX_SEEDS) \
 	  --results $(BUILD)/randmodel || st=1; exit $$st
 
-# The manual pages name decks/*.yaml and schema/deck.schema.json: both go
-# to $(PREFIX)/share/mbsim (mbsim(1), FILES).
+# The manual pages name decks/*.yaml, tests/statics/*.yaml and
+# schema/deck.schema.json: they go to $(PREFIX)/share/mbsim under the same
+# names, with the result tools in tools/ (mbsim(1), FILES); the tools find
+# the installed mbsim beside them (sweep: ../../bin/mbsim).
+INSTALL_TOOLS = tools/sweep tools/animate.py tools/xdmf_render.py $(wildcard tools/plot.py)
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 \
 	  $(DESTDIR)$(PREFIX)/share/mbsim/decks $(DESTDIR)$(PREFIX)/share/mbsim/schema
@@ -206,8 +209,9 @@ install: all
 	install -m 644 man/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
 	install -m 644 decks/*.yaml $(DESTDIR)$(PREFIX)/share/mbsim/decks/
 	install -m 644 schema/deck.schema.json $(DESTDIR)$(PREFIX)/share/mbsim/schema/
-	install -d $(DESTDIR)$(PREFIX)/share/mbsim/tools
-	install -m 755 tools/plot.py $(DESTDIR)$(PREFIX)/share/mbsim/tools/
+	install -d $(DESTDIR)$(PREFIX)/share/mbsim/tests/statics $(DESTDIR)$(PREFIX)/share/mbsim/tools
+	install -m 644 tests/statics/*.yaml $(DESTDIR)$(PREFIX)/share/mbsim/tests/statics/
+	install -m 755 $(INSTALL_TOOLS) $(DESTDIR)$(PREFIX)/share/mbsim/tools/
 	install -m 644 tools/mbsimlib.py $(DESTDIR)$(PREFIX)/share/mbsim/tools/
 
 clean:
