@@ -144,16 +144,24 @@ static struct model *oscillator(double w2)
 
 struct point {
 	double rho, ad, pe;
+	double complex root;	/* in: the previous abscissa's principal root
+				 * (0 at the first); out: this one's */
 };
 
 /* From the eigenvalues l[0..n) of the one-step map of x'' + w^2 x = 0 at
  * step dt (a real map: conjugate pairs): the spectral radius, and the
  * amplitude decay and period elongation (004 §4) of the principal
- * eigenvalue, the one in the upper half plane closest to exp(i w dt). */
+ * eigenvalue, the one in the upper half plane that continues the previous
+ * abscissa's (p->root), at the first the one closest to exp(i w dt).
+ * Closest to exp(i w dt) at every abscissa picked, past w dt = pi where
+ * exp(i w dt) wraps round the circle, a spurious root: newmark's at
+ * exactly 1 for ratio 1 and 2 (w dt = 2 pi), AD -nan and PE -100; lms2's
+ * AD 28.8, 6.7, 26.8 at ratios 1, 1.26, 1.58.  AD and PE are NaN when
+ * the principal root is real and positive (no rotation, no period). */
 static void point_from_eigenvalues(const double complex *l, int n, double w, double dt,
 				   struct point *p)
 {
-	double complex target = cexp(I * w * dt), best = 0;
+	double complex target = p->root != 0 ? p->root : cexp(I * w * dt), best = 0;
 	double dbest = INFINITY;
 	p->rho = 0.0;
 	for (int i = 0; i < n; i++) {
@@ -164,6 +172,7 @@ static void point_from_eigenvalues(const double complex *l, int n, double w, dou
 			best = u;
 		}
 	}
+	p->root = best;
 	double complex L = clog(best);
 	double wbar = cabs(L);
 	p->ad = wbar > 0 ? -100.0 * creal(L) / wbar : NAN;
@@ -379,6 +388,15 @@ int cmd_spectral(int argc, char **argv)
 	if (rc)
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
 	const struct integ_info *info = integ_find(so.method);
+	if (info && info->id == INTEG_TANGENT_NEWMARK) {
+		/* on the unconstrained oscillator its tangent space is the whole
+		 * space and its step is newmark's */
+		fprintf(stderr, "mbsim: error: spectral analysis does not take 'tangent_newmark', "
+			"which steps in the tangent space of a model's constraints; on the "
+			"unconstrained oscillator analysed here that is the whole space and its "
+			"step is newmark's: use `--method newmark` (beta 1/4, gamma 1/2)\n");
+		return EXIT_USAGE;
+	}
 	if (!info || strcmp(info->family, "dae3") != 0) {
 		fprintf(stderr, "mbsim: error: spectral analysis needs a dissipative index-3 scheme "
 			"(lms, ss, bathe, msstc, mssth, esdirk; doi:10.1007/s11044-021-09806-9), hht, genalpha or the "
@@ -425,10 +443,11 @@ int cmd_spectral(int argc, char **argv)
 	/* worst: the polynomial's error estimate; dev: how far the measured
 	 * radius of LMS_k (--measured) is from the polynomial's */
 	double worst = 0, worst_at = 0, dev = 0, dev_at = 0;
+	double complex prev = 0, qprev = 0;	/* principal roots, followed */
 	for (int k = 0; k < np; k++) {
 		double f = np > 1 ? (double)k / (np - 1) : 0.0;
 		ratio[k] = so.lo * pow(so.hi / so.lo, f);
-		struct point p;
+		struct point p = { 0, 0, 0, prev };
 		double bound = 0;
 		if (poly ? analyse_lms(&cf, ratio[k] * ns, w, &p, &bound, err, sizeof err) :
 		    analyse(it, &M, &x0, &y, ratio[k] * ns, w, &p, err, sizeof err)) {
@@ -437,14 +456,16 @@ int cmd_spectral(int argc, char **argv)
 			np = k;
 			break;
 		}
+		prev = p.root;
 		if (bound > worst)
 			worst = bound, worst_at = ratio[k];
-		struct point q;
+		struct point q = { 0, 0, 0, qprev };
 		double qb;
 		if (lms && !poly &&
 		    analyse_lms(&cf, ratio[k] * ns, w, &q, &qb, err, sizeof err) == 0 &&
 		    fabs(q.rho - p.rho) > dev)
 			dev = fabs(q.rho - p.rho), dev_at = ratio[k];
+		qprev = q.root;
 		sr[k] = p.rho;
 		ad[k] = p.ad;
 		pe[k] = p.pe;
@@ -483,9 +504,19 @@ int cmd_spectral(int argc, char **argv)
 			"ratio %g (the coefficients' rounding to double, amplified where "
 			"the %d roots cluster at -rho_inf = %g)\n", worst, worst_at, cf.k,
 			so.rho);
+	/* newmark has beta and gamma (the defaults of the deck: trapezoidal),
+	 * no rho_inf */
+	int nm = info->id == INTEG_NEWMARK;
+	char par[96];
+	if (nm)
+		snprintf(par, sizeof par, "beta = %g, gamma = %g", o.nm_beta, o.nm_gamma);
+	else
+		snprintf(par, sizeof par, "rho_inf = %g", so.rho);
 	if (so.json) {
 		printf("{\"method\": \"%s\", \"rho_inf\": ", so.method);
-		cli_json_num(so.rho);
+		cli_json_num(nm ? NAN : so.rho);
+		if (nm)
+			printf(", \"beta\": %.17g, \"gamma\": %.17g", o.nm_beta, o.nm_gamma);
 		printf(", \"stages\": %d, \"ratio\": ", ns);
 		cli_json_array(ratio, np);
 		printf(", \"spectral_radius\": ");
@@ -499,14 +530,23 @@ int cmd_spectral(int argc, char **argv)
 		if (so.csv)
 			printf("ratio,spectral_radius,amplitude_decay,period_elongation\n");
 		else
-			printf("# %s, rho_inf = %g, %d implicit stage(s) per step; ratio = dt/(nT)\n"
-			       "%-12s %-18s %-14s %-14s\n", so.method, so.rho, ns, "ratio",
+			printf("# %s, %s, %d implicit stage(s) per step; ratio = dt/(nT)\n"
+			       "%-12s %-18s %-14s %-14s\n", so.method, par, ns, "ratio",
 			       "spectral_radius", "AD_%", "PE_%");
-		for (int k = 0; k < np; k++)
+		/* AD and PE are not defined when the principal root is real
+		 * and positive: "n/a" (CSV: an empty field), never "-nan" */
+		for (int k = 0; k < np; k++) {
+			char a_[32] = "", p_[32] = "";
+			const char *na = so.csv ? "" : "n/a";
+			snprintf(a_, sizeof a_, so.csv ? "%.10g" : "%.6g", ad[k]);
+			snprintf(p_, sizeof p_, so.csv ? "%.10g" : "%.6g", pe[k]);
 			if (so.csv)
-				printf("%.10g,%.17g,%.10g,%.10g\n", ratio[k], sr[k], ad[k], pe[k]);
+				printf("%.10g,%.17g,%s,%s\n", ratio[k], sr[k],
+				       isfinite(ad[k]) ? a_ : na, isfinite(pe[k]) ? p_ : na);
 			else
-				printf("%-12.6g %-18.15f %-14.6g %-14.6g\n", ratio[k], sr[k], ad[k], pe[k]);
+				printf("%-12.6g %-18.15f %-14s %-14s\n", ratio[k], sr[k],
+				       isfinite(ad[k]) ? a_ : na, isfinite(pe[k]) ? p_ : na);
+		}
 	}
 	amat_release(&M);
 	free(ratio);
