@@ -248,7 +248,8 @@ key_line() {	# KEY TYPE DEFAULT RANGE: the columns of KEY's line
 key_line integrator.step number 1e-3 '> 0'
 key_line integrator.rho_inf number 0.6 'in [0, 1]'
 key_line bodies[].mass number required '> 0'
-key_line output.every integer 1 '>= 1'
+# output.every: auto, at most 10000 samples (mbsim-deck(5), output)
+key_line output.every integer auto '>= 1'
 # every line has the five columns
 n5=$(awk -F '  +' 'NF < 5' "$tmp/keys" | wc -l)
 [ "$n5" -eq 0 ] && ok "item 7: list keys: five columns on every line" ||

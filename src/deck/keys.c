@@ -63,7 +63,7 @@ static const struct key_def integ_keys[] = {
 static const struct key_sect integ_sect = { "integrator", integ_keys };
 
 static const struct key_def output_keys[] = {
-	{ "every", K_INT, 0, NULL, "write every k-th step, >= 1; default: the smallest k that writes at most 10000 samples of a fixed-step run besides the start and the end, and an adaptive run's steps at least (time.end - time.start) / 10000 apart" },
+	{ "every", K_INT, 0, NULL, "write every k-th step, >= 1; unset: every k-th with k the smallest that writes at most 10000 samples of a fixed-step run besides the start and the end, an adaptive run's steps (time.end - time.start) / 10000 or more apart (default auto)" },
 	{ "times", K_NUMLIST, 0, NULL, "sample times in s, increasing, in [time.start, time.end]; the run steps onto each and writes only these (excludes every)" },
 	{ "flush_interval", K_NUM, 0, NULL, "seconds of wall time between writes of the samples kept in memory to the file, >= 0; 0: every sample (default 2)" },
 	{ "compression", K_INT, 0, NULL, "deflate level of the series, 0 (none) to 9 (default 0)" },
