@@ -7,6 +7,7 @@
 #include "../deck/deck.h"
 #include "../io/h5.h"
 #include "../sim/linearize.h"
+#include "../sim/output.h"
 #include "../sim/sim.h"
 #include "../sim/statics.h"
 
@@ -199,6 +200,7 @@ static int write_h5(const char *path, const struct model *m, const struct modes 
 	h5_row(h, sr, wh->A);
 	h5_row(h, sv, wh->v);
 	h5_row(h, sw, wh->w);
+	output_shapes(h, m);	/* what `export --xdmf` draws the modes with */
 	return h5_close(&h, "complete", err, n) ? -1 : 0;
 }
 

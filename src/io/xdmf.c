@@ -87,21 +87,11 @@ static int need(struct h5in *f, const char *path, struct h5r_data *d, long rows,
 	return 0;
 }
 
-static int read_run(const char *h5path, struct run *u, char *err, size_t n)
+/* /shapes of f into u: 0, or -1 with a message in err. */
+static int read_shapes(struct h5in *f, struct run *u, char *err, size_t n)
 {
 	char e[512];
-	memset(u, 0, sizeof(*u));
-	struct h5in *f = h5r_open(h5path, e, sizeof e);
-	if (!f) {
-		seterr(err, n, "%s", e);
-		return -1;
-	}
 	int rc = -1;
-	if (h5r_read_time(f, &u->t, e, sizeof e)) {
-		seterr(err, n, "%s", e);
-		goto out;
-	}
-	u->ns = u->t.rows;
 	if (need(f, "/shapes/mass", &u->mass, -1, 1, err, n))
 		goto out;
 	u->nb = (int)u->mass.rows;
@@ -144,6 +134,139 @@ static int read_run(const char *h5path, struct run *u, char *err, size_t n)
 			seterr(err, n, "/shapes/vertex_offsets is not increasing");
 			goto out;
 		}
+	rc = 0;
+out:
+	return rc;
+}
+
+/* A modes file (mbsim modes -o) drawn as a run: MODE_FRAMES samples over
+ * one cycle of each of its first MODE_MAX modes, at "times" k + j /
+ * MODE_FRAMES (mode k, frame j), each body moved from the state
+ * linearized at by s Re(dq e^(i phi)), phi = 2 pi j / MODE_FRAMES, its
+ * rotation A exp(dth~) (dth in the body frame, as the shape's), and its
+ * velocities the derivative of that motion at the mode's frequency.  s
+ * brings the largest displacement to a tenth of the model's extent (the
+ * diagonal of the box round its shapes), at most 0.3 rad of rotation. */
+#define MODE_FRAMES 24
+#define MODE_MAX 12
+static int read_modes(struct h5in *f, struct run *u, long *nmodes, char *err, size_t n)
+{
+	struct h5r_data fr = { 0 }, sh = { 0 }, P = { 0 }, R = { 0 };
+	int rc = -1, nb = u->nb;
+	if (need(f, "/modes/frequency", &fr, -1, 1, err, n) ||
+	    need(f, "/state/position", &P, 1, -1, err, n) ||
+	    need(f, "/state/rotation", &R, 1, 9 * (P.cols / 3), err, n))
+		goto out;
+	if (P.cols != 3 * nb) {
+		seterr(err, n, "the modes file has %d bodies and shapes for %d: a model with "
+		       "particles is not drawn (their modes are in /modes/shape)", P.cols / 3, nb);
+		goto out;
+	}
+	long nm = fr.rows < MODE_MAX ? fr.rows : MODE_MAX;
+	if (nm == 0 || need(f, "/modes/shape", &sh, fr.rows, 12 * nb, err, n)) {
+		if (nm == 0)
+			seterr(err, n, "the modes file has no modes (a model without degrees of "
+			       "freedom): nothing moves");
+		goto out;
+	}
+	/* the model's extent: the box round its shapes at the state */
+	double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+	for (int b = 0; b < nb; b++)
+		for (long i = (long)u->voff.v[b]; i < (long)u->voff.v[b + 1]; i++) {
+			double p[3];
+			m3_mulv(p, R.v + 9 * b, u->verts.v + 3 * i);
+			for (int c = 0; c < 3; c++) {
+				lo[c] = fmin(lo[c], P.v[3 * b + c] + p[c]);
+				hi[c] = fmax(hi[c], P.v[3 * b + c] + p[c]);
+			}
+		}
+	double L = nb > 0 && u->nv > 0 ? sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) +
+					    (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+					    (hi[2] - lo[2]) * (hi[2] - lo[2])) : 1.0;
+	u->ns = nm * MODE_FRAMES;
+	struct h5r_data *d[5] = { &u->t, &u->r, &u->q, &u->v, &u->w };
+	const int cols[5] = { 1, 3 * nb, 4 * nb, 3 * nb, 3 * nb };
+	for (int i = 0; i < 5; i++) {
+		d[i]->rows = u->ns;
+		d[i]->cols = cols[i];
+		d[i]->ndims = i ? 3 : 1;
+		d[i]->v = xcalloc((size_t)u->ns * (size_t)cols[i] + 1, sizeof(double));
+	}
+	for (long k = 0; k < nm; k++) {
+		const double *z = sh.v + (size_t)k * 12 * nb;	/* (6 nb) x (re, im) */
+		double dt = 0, dr = 0;
+		for (int i = 0; i < 6 * nb; i++) {
+			double a = hypot(z[2 * i], z[2 * i + 1]);
+			if (i % 6 < 3)
+				dt = fmax(dt, a);
+			else
+				dr = fmax(dr, a);
+		}
+		double s = INFINITY, om = 2 * M_PI * fr.v[k];
+		if (dt > 0)
+			s = 0.1 * L / dt;
+		if (dr > 0)
+			s = fmin(s, 0.3 / dr);
+		if (!isfinite(s))
+			s = 0;
+		for (int j = 0; j < MODE_FRAMES; j++) {
+			long row = k * MODE_FRAMES + j;
+			double ph = 2 * M_PI * j / MODE_FRAMES, c = cos(ph), sn = sin(ph);
+			u->t.v[row] = (double)k + (double)j / MODE_FRAMES;
+			for (int b = 0; b < nb; b++) {
+				const double *zb = z + 12 * b;
+				double th[3], E[9], A[9];
+				for (int i = 0; i < 3; i++) {
+					double re = zb[2 * i], im = zb[2 * i + 1];
+					double rr = zb[6 + 2 * i], ri = zb[6 + 2 * i + 1];
+					u->r.v[row * 3 * nb + 3 * b + i] = P.v[3 * b + i] + s * (re * c - im * sn);
+					u->v.v[row * 3 * nb + 3 * b + i] = -s * om * (re * sn + im * c);
+					th[i] = s * (rr * c - ri * sn);
+					u->w.v[row * 3 * nb + 3 * b + i] = -s * om * (rr * sn + ri * c);
+				}
+				so3_exp(E, th);
+				m3_mul(A, R.v + 9 * b, E);
+				mat_to_quat(u->q.v + row * 4 * nb + 4 * b, A);
+			}
+		}
+	}
+	*nmodes = fr.rows;
+	rc = 0;
+out:
+	h5r_data_release(&fr);
+	h5r_data_release(&sh);
+	h5r_data_release(&P);
+	h5r_data_release(&R);
+	return rc;
+}
+
+static int read_run(const char *h5path, struct run *u, long *nmodes, char *err, size_t n)
+{
+	char e[512];
+	memset(u, 0, sizeof(*u));
+	*nmodes = -1;
+	struct h5in *f = h5r_open(h5path, e, sizeof e);
+	if (!f) {
+		seterr(err, n, "%s", e);
+		return -1;
+	}
+	int rc = -1;
+	char an[32];
+	if (h5r_attr_str(f, "/", "analysis", an, sizeof an) == 0 && strcmp(an, "modes") == 0) {
+		if (read_shapes(f, u, err, n) == 0 && read_modes(f, u, nmodes, err, n) == 0)
+			rc = 0;
+		else if (strncmp(err, "no dataset '/shapes", 19) == 0)	/* before 2026-12 */
+			seterr(err, n, "the modes file has no /shapes (written before modes files "
+			       "had them): run mbsim modes -o again");
+		goto out;
+	}
+	if (h5r_read_time(f, &u->t, e, sizeof e)) {
+		seterr(err, n, "%s", e);
+		goto out;
+	}
+	u->ns = u->t.rows;
+	if (read_shapes(f, u, err, n))
+		goto out;
 	if (u->ns > 0 &&
 	    (need(f, "/bodies/position", &u->r, u->ns, 3 * u->nb, err, n) ||
 	     need(f, "/bodies/orientation", &u->q, u->ns, 4 * u->nb, err, n) ||
@@ -430,7 +553,8 @@ int xdmf_export(const char *h5path, long every, char *info, size_t infolen, char
 	/* the input is read whole first: nothing is touched for a file
 	 * that is not an output; then an old FILE.xdmf goes, since it may
 	 * name samples the new data lack */
-	int rc = read_run(h5path, &u, err, errlen);
+	long nmodes;
+	int rc = read_run(h5path, &u, &nmodes, err, errlen);
 	if (rc == 0 && unlink(xp) != 0 && errno != ENOENT) {
 		seterr(err, errlen, "cannot remove '%s': %s", xp, strerror(errno));
 		run_release(&u);
@@ -441,9 +565,14 @@ int xdmf_export(const char *h5path, long every, char *info, size_t infolen, char
 		rc = write_data(dp, &u, every, nk, err, errlen);
 		if (rc == 0)
 			rc = write_xml(xp, h5path, dp, &u, every, nk, err, errlen);
+		char what[160] = "";
+		if (nmodes >= 0)	/* read_modes: which modes, how drawn */
+			snprintf(what, sizeof what, " (modes 1-%ld of %ld, %d frames a cycle at "
+				 "times k + j/%d for mode k + 1)", u.ns / MODE_FRAMES, nmodes,
+				 MODE_FRAMES, MODE_FRAMES);
 		if (rc == 0 && info)
-			snprintf(info, infolen, "%s: %ld of %ld samples, %d bodies, %ld vertices, "
-				 "%ld triangles%s (data in %s)", xp, nk, u.ns, u.nb, u.nv, u.nt,
+			snprintf(info, infolen, "%s: %ld of %ld samples%s, %d bodies, %ld vertices, "
+				 "%ld triangles%s (data in %s)", xp, nk, u.ns, what, u.nb, u.nv, u.nt,
 				 u.nl > 0 ? lines_note(u.nl) : "", dp);
 		run_release(&u);
 	}
