@@ -45,7 +45,8 @@ def default_columns(f):
             continue
         for qty, ds in f[g].items():
             if not isinstance(ds, h5py.Dataset) or qty == "names" or \
-                    qty.endswith("_names") or qty.endswith("_offsets"):
+                    qty.endswith("_names") or qty.endswith("_offsets") or \
+                    qty.endswith("_units"):   # tables of units per element
                 continue
             if "names" not in ds.attrs:               # a series of the group: /energy/total
                 a = mbsimlib.series(f, "%s/%s" % (g, qty))

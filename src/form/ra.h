@@ -223,6 +223,9 @@ struct ra_fout {
 			 * motor torque (force) on body 2 about (along) the
 			 * axis, friction force on body 2 along the axis; NaN
 			 * for force, torque and bushing */
+	double disp[6];	/* bushing: marker 1's displacement (m) and rotation
+			 * vector (rad) in marker 0's axes, signed (> 0
+			 * extension along the axis); NaN for the others */
 };
 void ra_force_out(const struct ra *s, const struct ra_state *x, double t, int i,
 		  struct ra_fout *o);

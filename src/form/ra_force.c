@@ -575,6 +575,8 @@ void ra_elem_eval(const struct ra *s, const struct ra_state *x, double t,
 		o = &tmp;
 	memset(o, 0, sizeof(*o));
 	o->effort = NAN;
+	for (int c = 0; c < 6; c++)
+		o->disp[c] = NAN;
 	switch (f->type) {
 	case FORCE_TSDA: {
 		struct tsda_kin k;
@@ -702,6 +704,8 @@ void ra_elem_eval(const struct ra *s, const struct ra_state *x, double t,
 		add_torque(x, f->body[0], Tg, out);
 		o->deflection = v3_norm(k.d);
 		o->rate = o->deflection > 0 ? v3_dot(k.d, k.dd) / o->deflection : 0.0;
+		v3_copy(o->disp, k.d);
+		v3_copy(o->disp + 3, k.th);
 		break;
 	}
 	case FORCE_TIRE: {

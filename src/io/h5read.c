@@ -705,7 +705,8 @@ static void add(struct list *l, char *name)
 }
 
 /* A dataset by its path, or with a names table by the logical names of
- * its slices; the tables (GROUP/names, GROUP/X_names, GROUP/X_offsets) are left out. */
+ * its slices; the tables (GROUP/names, GROUP/X_names, GROUP/X_offsets,
+ * GROUP/X_units) are left out. */
 static herr_t visit(hid_t obj, const char *name, const H5O_info_t *info, void *op)
 {
 	struct list *l = op;
@@ -719,7 +720,8 @@ static herr_t visit(hid_t obj, const char *name, const H5O_info_t *info, void *o
 	size_t bl = strlen(base);
 	int series = strcmp(base, "names") != 0 &&
 		     !(bl >= 6 && strcmp(base + bl - 6, "_names") == 0) &&
-		     !(bl >= 8 && strcmp(base + bl - 8, "_offsets") == 0);
+		     !(bl >= 8 && strcmp(base + bl - 8, "_offsets") == 0) &&
+		     !(bl >= 6 && strcmp(base + bl - 6, "_units") == 0);
 	/* entries of its second axis: names past them have no data (a
 	 * damaged table of thousands of names made compare list thousands
 	 * of series that all failed) */

@@ -242,6 +242,13 @@ static void joint_series(struct output *o, struct h5out *h, const struct model *
 		o->jcoord = ser_named(h, "/joints/coordinate", nj, 0, "rad or m",
 				      "relative angle (unwrapped) of revolute and screw joints, displacement of "
 				      "translational joints, NaN for other types", "/joints/names");
+		const char **u = xmalloc(((size_t)nj + 1) * sizeof(char *));
+		static const char *const ser[1] = { "/joints/coordinate" };
+		for (int j = 0; j < nj; j++)
+			u[j] = !has_coord(m->joints[j].type) ? "-" :
+			       m->joints[j].type == JOINT_TRANSLATIONAL ? "m" : "rad";
+		output_units_table(h, "/joints/coordinate_units", u, nj, ser, 1);
+		free(u);
 	}
 	if (nj > 0 && coords) {
 		/* the tree formulation's joint coordinates (tree.h) */
@@ -291,6 +298,12 @@ static void driver_series(struct output *o, struct h5out *h, const struct model 
 	o->dtorque = ser_named(h, "/drivers/reaction_torque", nd, 3, "N m",
 			       "couple of the driver row on body 2 about its joint point, global frame",
 			       "/drivers/names");
+	const char **u = xmalloc(((size_t)nd + 1) * sizeof(char *));
+	static const char *const ser[2] = { "/drivers/multiplier", "/drivers/effort" };
+	for (int d = 0; d < nd; d++)
+		u[d] = m->drivers[d].kind == DRIVER_ROTATION ? "N m" : "N";
+	output_units_table(h, "/drivers/effort_units", u, nd, ser, 2);
+	free(u);
 }
 
 /* /bodies/euler_angles when code (OUTPUT_EULER >> 8) names a sequence */

@@ -46,6 +46,10 @@ struct output {
 	struct out_forces *fx;	/* /forces and /measures (output_forces.c) */
 };
 
+/* A table of one unit string per element (h5_names at table), named by
+ * the attribute element_units of each of the ns series (output_forces.c). */
+void output_units_table(struct h5out *h, const char *table, const char *const *u, int n,
+			const char *const *series, int ns);
 /* /forces and /measures (output_forces.c): datasets, one row, release. */
 void output_forces_open(struct output *o, struct h5out *h, const struct model *m);
 void output_forces_rows(struct output *o, struct ra *s, const struct ra_state *x);

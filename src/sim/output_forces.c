@@ -7,9 +7,11 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct out_forces {
 	int force, torque, defl, rate, power, energy, effort;	/* /forces series ids */
+	int disp;		/* /forces/bushing_deflection, or -1 (no bushing) */
 	int value;					/* /measures/value */
 	int *beam;		/* per beam: strain, resultant, point series ids */
 };
@@ -23,11 +25,51 @@ static int named(struct h5out *h, const char *path, long d1, long d2, const char
 	return id;
 }
 
+/* The units of element f's deflection, rate and effort ("-": the element
+ * has none, its value is 0 or NaN). */
+static void force_units(const struct model *m, const struct force *f, const char *u[3])
+{
+	int lin = f->type == FORCE_MOTOR && m->joints[f->joint].type == JOINT_TRANSLATIONAL;
+	u[0] = u[1] = u[2] = "-";
+	switch (f->type) {
+	case FORCE_TSDA:
+	case FORCE_TIRE:
+		u[0] = "m", u[1] = "m/s", u[2] = "N";
+		break;
+	case FORCE_RSDA:
+		u[0] = "rad", u[1] = "rad/s", u[2] = "N m";
+		break;
+	case FORCE_MOTOR:
+		u[0] = lin ? "m" : "rad", u[1] = lin ? "m/s" : "rad/s", u[2] = lin ? "N" : "N m";
+		break;
+	case FORCE_FRICTION:
+		u[1] = "m/s", u[2] = "N";
+		break;
+	case FORCE_BUSHING:
+		u[0] = "m", u[1] = "m/s";
+		break;
+	default:
+		break;
+	}
+}
+
+/* A table of one string per element (TABLE, n rows) that series PATH's
+ * attribute element_units names: the units of each column where the
+ * series' units attribute lists several ("N or N m"). */
+void output_units_table(struct h5out *h, const char *table, const char *const *u, int n,
+			const char *const *series, int ns)
+{
+	h5_names(h, table, u, n);
+	for (int i = 0; i < ns; i++)
+		h5_attr_str(h, series[i], "element_units", table);
+}
+
 void output_forces_open(struct output *o, struct h5out *h, const struct model *m)
 {
 	int nf = m->nforces, nm = m->nmeasures;
 	struct out_forces *x = o->fx = xcalloc(1, sizeof(*x));
 	x->force = x->torque = x->defl = x->rate = x->power = x->energy = x->effort = x->value = -1;
+	x->disp = -1;
 	const char **names = xmalloc(((size_t)(nf > nm ? nf : nm) + 1) * sizeof(char *));
 	if (nf > 0) {
 		for (int i = 0; i < nf; i++)
@@ -62,6 +104,31 @@ void output_forces_open(struct output *o, struct h5out *h, const struct model *m
 				  "(along) the joint axis; friction force on body 2 along the axis; "
 				  "tire: the road's upward push, >= 0; NaN for force, torque and "
 				  "bushing", "/forces/names");
+		const char **u[3];
+		int bushings = 0;
+		for (int k = 0; k < 3; k++)
+			u[k] = xmalloc(((size_t)nf + 1) * sizeof(char *));
+		for (int i = 0; i < nf; i++) {
+			const char *ui[3];
+			force_units(m, &m->forces[i], ui);
+			for (int k = 0; k < 3; k++)
+				u[k][i] = ui[k];
+			bushings += m->forces[i].type == FORCE_BUSHING;
+		}
+		static const char *const tab[3] = { "/forces/deflection_units", "/forces/rate_units",
+						    "/forces/effort_units" };
+		static const char *const ser[3] = { "/forces/deflection", "/forces/rate",
+						    "/forces/effort" };
+		for (int k = 0; k < 3; k++) {
+			output_units_table(h, tab[k], u[k], nf, ser + k, 1);
+			free(u[k]);
+		}
+		if (bushings)
+			x->disp = named(h, "/forces/bushing_deflection", nf, 6, "m and rad",
+					"bushing: marker 1's displacement x, y, z (m) and rotation "
+					"vector (rad) from marker 0, in marker 0's axes, signed (> 0: "
+					"extension along, turn about +axis); NaN for other elements",
+					"/forces/names");
 	}
 	if (nm > 0) {
 		for (int i = 0; i < nm; i++)
@@ -109,6 +176,7 @@ void output_forces_rows(struct output *o, struct ra *s, const struct ra_state *x
 		double *sc[5] = { h5_row_next(h, fx->defl), h5_row_next(h, fx->rate),
 				  h5_row_next(h, fx->power), h5_row_next(h, fx->energy),
 				  h5_row_next(h, fx->effort) };
+		double *D = fx->disp >= 0 ? h5_row_next(h, fx->disp) : NULL;
 		for (int i = 0; i < nf; i++) {
 			struct ra_fout f;
 			ra_force_out(s, x, x->t, i, &f);
@@ -116,6 +184,8 @@ void output_forces_rows(struct output *o, struct ra *s, const struct ra_state *x
 				F[3 * i + c] = f.force[c];
 				T[3 * i + c] = f.torque[c];
 			}
+			if (fx->disp >= 0)
+				memcpy(D + 6 * i, f.disp, sizeof f.disp);
 			sc[0][i] = f.deflection;
 			sc[1][i] = f.rate;
 			sc[2][i] = f.power;
