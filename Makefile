@@ -135,12 +135,12 @@ asan:
 # build-fuzz/corpus/TARGET that starts from the committed seeds.  A crash
 # leaves build-fuzz/crash-TARGET-* and fails the target.
 FUZZ_TIME ?= 60
-FUZZ_TARGETS ?= deck expr h5 curve mesh readers
+FUZZ_TARGETS ?= deck expr h5 curve mesh readers sweep
 FUZZ_FLAGS = -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 fuzz-build:
 	$(MAKE) BUILD=build-fuzz CC=clang STATIC=0 CFLAGS="$(FUZZ_FLAGS)" \
-	  LDFLAGS="-fsanitize=address,undefined" $(FUZZ_TARGETS:%=build-fuzz/fuzz/fuzz_%) \
+	  LDFLAGS="-fsanitize=address,undefined" $(patsubst %,build-fuzz/fuzz/fuzz_%,$(filter-out sweep,$(FUZZ_TARGETS))) \
 	  build-fuzz/mbsim
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/libmbsim.a

@@ -200,6 +200,14 @@ expect_rc 0 "sweep: 40 random hostile names (GNU parallel)" \
 no_x "sweep, random names"
 exact "$tmp/w/r" 40 "sweep, random names" "$rvals"
 
+# Characters that YAML reads as line breaks inside a quoted scalar (U+2028,
+# U+2029, NEL) and the BOM: escaped, not folded (fuzz_sweep.py found
+# 'a\u2028 b' arriving as 'a b' through the quoted --set scalar)
+uvals=$("$PY" -c 'print("a\u2028 b,c\u2029 d,e\x85 f,\ufeffg", end="")')
+expect_rc 0 "sweep: YAML's other line breaks and the BOM in values (GNU parallel)" \
+	"$sweep" -o "$tmp/w/u" -j 2 --mbsim "$MBSIM" "$dp" "joints.pin1.name=$uvals" -- --set=time.end=0.01 --set "$arg2"
+exact "$tmp/w/u" 4 "sweep, U+2028, U+2029, NEL, BOM" "$uvals"
+
 # A line break cannot be one argument of a run's argument file: refused
 # with exit 64 before anything is written (on the command-line design it
 # ran the rest of the line as a command), in a value, an argument after --,

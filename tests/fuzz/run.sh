@@ -9,6 +9,10 @@
 set -eu
 t=$1
 secs=$2
+if [ "$t" = sweep ]; then
+	# tools/sweep is Python: its own random fuzzer, in process (fuzz_sweep.py)
+	exec nice /usr/bin/python3 tests/fuzz/fuzz_sweep.py "$secs"
+fi
 : "${MBSIM:=build-fuzz/mbsim}"
 out=build-fuzz
 corpus=$out/corpus/$t
