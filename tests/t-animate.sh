@@ -4,7 +4,8 @@
 # distinct sample indices, each frame a different time label, so Pillow
 # cannot merge two), a PNG strip is written, a bad view is refused; the
 # beams of decks/flexible_four_bar.yaml are lines through their nodes,
-# which --deflection-scale K draws at K times their offset from the chord.
+# which --deflection-scale K draws at K times their offset from the chord;
+# a modes file is one cycle of its mode K (--mode), as documented.
 # Usage: MBSIM=build/mbsim sh tests/t-animate.sh   (run from the source root)
 
 # shellcheck source=tests/lib.sh
@@ -28,8 +29,7 @@ expect_rc 1 "animate.py: bad view refused" "$PY" "$top/tools/animate.py" "$tmp/d
 # A file that is not a run gives a message and exit 1, no Python traceback
 # (before: a traceback for a missing file and for a modes file).
 echo "not hdf5" >"$tmp/not.h5"
-"$MBSIM" modes "$decks/pendulum.yaml" -o "$tmp/modes.h5" >/dev/null 2>&1
-for f in "$tmp/none.h5" "$tmp/not.h5" "$tmp/modes.h5"; do
+for f in "$tmp/none.h5" "$tmp/not.h5"; do
 	"$PY" "$top/tools/animate.py" "$f" -o "$tmp/x.gif" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	if [ $rc -eq 1 ] && grep -q "^animate.py: $f: " "$tmp/err" && ! grep -q Traceback "$tmp/err"; then
@@ -38,6 +38,54 @@ for f in "$tmp/none.h5" "$tmp/not.h5" "$tmp/modes.h5"; do
 		bad "animate.py on $(basename "$f"): a message, exit 1 (exit $rc)"
 	fi
 done
+# a modes file (mbsim modes -o): one cycle of mode K in 24 frames, the
+# bodies where the documented rule puts them, rebuilt here with SciPy's
+# rotation exponential (animate.py uses Rodrigues' formula); a mode the
+# file has not, or a free motion: a message, exit 1
+"$MBSIM" modes "$decks/double_pendulum.yaml" -o "$tmp/modes.h5" >/dev/null 2>&1
+expect_rc 0 "animate.py: mode 2 of the double pendulum" "$PY" "$top/tools/animate.py" "$tmp/modes.h5" \
+	--mode 2 -o "$tmp/m.gif" --view yz
+n=$("$PY" -c 'import sys; from PIL import Image; print(Image.open(sys.argv[1]).n_frames)' "$tmp/m.gif" 2>&1)
+if [ "$n" = 24 ]; then ok "animate.py: a mode's GIF has 24 frames"; else bad "animate.py: a mode's frames" "got $n, want 24"; fi
+pycheck "animate.py: mode 2's frames as documented" '
+sys.path.insert(0, "'"$top"'/tools")
+from scipy.spatial.transform import Rotation
+import animate
+f = h5py.File("'"$tmp"'/modes.h5", "r")
+t, names, pos, rot = animate.mode_motion(f, 2)
+P, A = f["state/position"][0], f["state/rotation"][0].reshape(-1, 3, 3)
+z = (f["modes/shape"][1, :, 0] + 1j * f["modes/shape"][1, :, 1]).reshape(-1, 6)
+fr = f["modes/frequency"][1]
+L = max(np.ptp(np.vstack([P, [[0, 0, 0]]]), axis=0))
+s = min(0.1 * L / np.abs(z[:, :3]).max(), 0.3 / np.abs(z[:, 3:]).max())
+errs = []
+for j in range(24):
+    e = np.exp(2j * np.pi * j / 24)
+    if np.abs(pos[j] - (P + s * np.real(e * z[:, :3]))).max() > 1e-12:
+        errs.append("frame %d positions" % j)
+    for b in range(len(P)):
+        R = A[b] @ Rotation.from_rotvec(s * np.real(e * z[b, 3:])).as_matrix()
+        if np.abs(rot[b][j] - R).max() > 1e-12:
+            errs.append("frame %d body %d rotation" % (j, b))
+if np.abs(t - np.arange(24) / (24 * fr)).max() > 1e-15:
+    errs.append("times")
+moved = np.abs(pos - P).max()
+ok = not errs and moved > 0.01 * L
+msg = "; ".join(errs[:5]) + " (moved %.3g of %.3g)" % (moved, L)'
+"$MBSIM" modes "$top/tests/statics/spinner.yaml" -o "$tmp/free.h5" >/dev/null 2>&1
+for c in "$tmp/modes.h5 3 the file has 2 modes" "$tmp/free.h5 1 is a free motion"; do
+	set -- $c
+	"$PY" "$top/tools/animate.py" "$1" --mode "$2" -o "$tmp/x.gif" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	f=$1
+	shift 2
+	if [ $rc -eq 1 ] && grep -q "$*" "$tmp/err" && ! grep -q Traceback "$tmp/err"; then
+		ok "animate.py --mode: $(cat "$tmp/err")"
+	else
+		bad "animate.py --mode on $(basename "$f"): '$*', exit 1 (exit $rc)" "$(cat "$tmp/err")"
+	fi
+done
+
 # beams: 3 polylines of 11 nodes (5 elements each); with --deflection-scale
 # 50 the end nodes are where the file puts them and every other node at 50
 # times its offset from the chord, the chord and the nodes' places on it

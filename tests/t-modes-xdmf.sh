@@ -9,7 +9,8 @@
 # extent of the shapes' box (at most 0.3 rad of rotation).  Independent of
 # that rule: the bodies stay rigid, and every mode moves a vertex by 5 % of
 # the extent or more (a mode drawn still would pass the rest).  A modes file without shapes (an earlier mbsim) is refused
-# saying what to do.
+# saying what to do.  `modes -o FILE --xdmf` writes the same pair as
+# `export --xdmf FILE`.
 # Usage: MBSIM=build/mbsim sh tests/t-modes-xdmf.sh (from the source root)
 
 # shellcheck source=tests/lib.sh
@@ -74,5 +75,16 @@ if have_scipy; then
 else
 	skip "a modes file without shapes" "h5py" 2
 fi
+
+# modes -o FILE --xdmf writes the same pair as export --xdmf of FILE does
+expect_rc 0 "modes double_pendulum -o --xdmf" "$MBSIM" modes "$decks/double_pendulum.yaml" \
+	-o "$tmp/dpx.h5" --xdmf
+if h5diff "$tmp/dpx.xdmf.h5" "$tmp/double_pendulum.xdmf.h5" >"$tmp/d" 2>&1 &&
+	sed 's/dpx/double_pendulum/g' "$tmp/dpx.xdmf" | cmp -s - "$tmp/double_pendulum.xdmf"; then
+	ok "modes --xdmf: the same .xdmf and .xdmf.h5 as export --xdmf"
+else
+	bad "modes --xdmf: the same .xdmf and .xdmf.h5 as export --xdmf" "$(head -5 "$tmp/d")"
+fi
+expect_rc 64 "modes --xdmf without -o: usage error" "$MBSIM" modes "$decks/double_pendulum.yaml" --xdmf
 
 finish

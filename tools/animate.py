@@ -1,9 +1,20 @@
 #!/usr/bin/python3
-"""animate.py - a GIF or MP4 and a PNG strip of an mbsim run.
+"""animate.py - a GIF or MP4 and a PNG strip of an mbsim run or of a mode.
 
 usage: /usr/bin/python3 tools/animate.py RUN.h5 [-o OUT.gif|OUT.mp4] [--strip OUT.png]
            [--view xy|xz|yz|AZ,EL] [--frames N] [--fps F] [--panels K] [--size W,H]
-           [--deflection-scale K]
+           [--deflection-scale K] [--mode K]
+
+RUN.h5 is the output of mbsim run, or of mbsim modes -o: then one cycle
+of its mode K (--mode, default 1) is drawn in 24 frames, each body moved
+from the state linearized at along the mode's shape as `mbsim export
+--xdmf` draws it (mbsim-export(1)), but with the largest displacement a
+tenth of the extent of the bodies' centroids and the origin (animate.py
+draws no shapes), at most 0.3 rad; the title's time runs over the mode's
+period.  There a joint between two bodies is a line
+between their centroids (the deck's point of a joint is where it was in
+the deck, not at the state linearized at); a ground joint's point is
+fixed and drawn as in a run.
 
 Every body is a dot at its centroid, with a line from the centroid to each
 of its joints' points (the `point` of the joint in the deck, numbers or
@@ -110,20 +121,65 @@ def deflected(p, frac, k):
     return out
 
 
-def load(path, scale=1.0):
+def expm_so3(v):
+    """exp(v~) of rotation vectors v (n, 3): Rodrigues' formula."""
+    th = np.linalg.norm(v, axis=1)
+    K = np.zeros((len(v), 3, 3))
+    K[:, 0, 1], K[:, 0, 2], K[:, 1, 2] = -v[:, 2], v[:, 1], -v[:, 0]
+    K -= K.transpose(0, 2, 1)
+    safe = np.where(th > 0, th, 1)
+    a = np.where(th > 1e-8, np.sin(safe) / safe, 1 - th ** 2 / 6)
+    b = np.where(th > 1e-8, (1 - np.cos(safe)) / safe ** 2, 0.5 - th ** 2 / 24)
+    return np.eye(3) + a[:, None, None] * K + b[:, None, None] * K @ K
+
+
+def mode_motion(f, k):
+    """One cycle of mode k of a modes file as a run: 24 frames at times
+    j T / 24 (T the mode's period), every body moved from the state
+    linearized at by s Re(dr e^(i phi)), turned A exp(s Re(dth e^(i phi))~),
+    phi = 2 pi j / 24, s bringing the largest displacement to a tenth of the
+    extent of the centroids and the origin (at most 0.3 rad): the rule of
+    `mbsim export --xdmf` for a modes file (mbsim-export(1)), whose extent is
+    that of the shapes.
+    (times, names, positions (24, b, 3), rotations [(24, 3, 3)] per body)."""
+    names = [mbsimlib.text(n) for n in f["state/bodies"][()]]
+    P = f["state/position"][0]
+    A0 = f["state/rotation"][0].reshape(-1, 3, 3)
+    fr, free = f["modes/frequency"][()], f["modes/free"][()]
+    if not 1 <= k <= len(fr):
+        raise ValueError("--mode %d: the file has %d modes" % (k, len(fr)))
+    if free[k - 1] or fr[k - 1] <= 0:
+        raise ValueError("--mode %d is a free motion (0 Hz): nothing to animate" % k)
+    z = (f["modes/shape"][k - 1, :, 0] + 1j * f["modes/shape"][k - 1, :, 1]).reshape(-1, 6)
+    L = np.ptp(np.vstack([P, np.zeros((1, 3))]), axis=0).max() or 1.0
+    ar, ath = np.abs(z[:, :3]).max(), np.abs(z[:, 3:]).max()
+    s = min(0.1 * L / ar if ar > 0 else np.inf, 0.3 / ath if ath > 0 else np.inf)
+    ph = np.exp(2j * np.pi * np.arange(24) / 24)
+    pos = P[None] + s * np.real(ph[:, None, None] * z[None, :, :3])
+    rot = [A0[b] @ expm_so3(s * np.real(ph[:, None] * z[b, 3:][None])) for b in range(len(names))]
+    return np.arange(24) / (24 * fr[k - 1]), names, pos, rot
+
+
+def load(path, scale=1.0, mode=1):
     """Times, body centroids (n, b, 3), and the segments to draw: per frame
     a function of the sample index giving a list of (2, 3) arrays and beam
     polylines (m, 3), plus the fixed ground points and the indices of the
-    bodies drawn as dots (not beam nodes)."""
+    bodies drawn as dots (not beam nodes).  A modes file: one cycle of its
+    mode `mode` (mode_motion)."""
     with h5py.File(path, "r") as f:
-        t = mbsimlib.series(f, "time")
-        names = mbsimlib.names(f, "bodies")
-        parts = mbsimlib.names(f, "particles")     # no orientation: the identity
-        pos = np.stack([mbsimlib.series(f, "bodies/%s/position" % n) for n in names] +
-                       [mbsimlib.series(f, "particles/%s/position" % n) for n in parts], 1)
-        rot = [mbsimlib.rotation(mbsimlib.series(f, "bodies/%s/orientation" % n)) for n in names]
-        rot += [np.broadcast_to(np.eye(3), (len(t), 3, 3)) for n in parts]
-        names = names + parts
+        modes = "modes" in f and "time" not in f
+        if modes:
+            t, names, pos, rot = mode_motion(f, mode)
+        else:
+            t = mbsimlib.series(f, "time")
+            names = mbsimlib.names(f, "bodies")
+            parts = mbsimlib.names(f, "particles")     # no orientation: the identity
+            pos = np.stack([mbsimlib.series(f, "bodies/%s/position" % n) for n in names] +
+                           [mbsimlib.series(f, "particles/%s/position" % n) for n in parts], 1)
+            rot = [mbsimlib.rotation(mbsimlib.series(f, "bodies/%s/orientation" % n))
+                   for n in names]
+            rot += [np.broadcast_to(np.eye(3), (len(t), 3, 3)) for n in parts]
+            names = names + parts
         deck = mbsimlib.text(f["deck"][()]) if "deck" in f else ""
         beams = beams_of(f)
     try:
@@ -139,6 +195,8 @@ def load(path, scale=1.0):
             continue
         bs = [b for b in (j.get("body1"), j.get("body2")) if b in idx]
         p = point_of(j, ns)
+        if modes and len(bs) == 2:
+            p = None    # the deck's point is where the joint was in the deck, not at the state
         if p is None:
             if len(bs) == 2:
                 pairs.append((idx[bs[0]], idx[bs[1]]))
@@ -268,20 +326,22 @@ def strip(data, view, out, panels, size):
     plt.close(fig)
 
 
-def load_or_exit(path, scale=1.0):
+def load_or_exit(path, scale=1.0, mode=1):
     """load(path), or exit 1 with a message (no traceback) when path is not
-    a readable run file of mbsim run: missing, not HDF5, a modes file."""
+    a readable file of mbsim run or mbsim modes -o: missing, not HDF5, a
+    mode it has not or that does not vibrate."""
     if not os.path.isfile(path):
         sys.exit("animate.py: %s: %s" % (path, "no such file" if not os.path.exists(path)
                                          else "not a regular file"))
     try:
         with h5py.File(path, "r") as f:
             if "modes" in f and "time" not in f:
-                sys.exit("animate.py: %s: a modes file (mbsim modes -o), not a run: "
-                         "animate the output of mbsim run" % path)
-            if "time" not in f or "bodies" not in f:
-                sys.exit("animate.py: %s: not an output of mbsim run (no /time or /bodies)" % path)
-        return load(path, scale)
+                if "state/bodies" not in f:
+                    sys.exit("animate.py: %s: a modes file without its state" % path)
+            elif "time" not in f or "bodies" not in f:
+                sys.exit("animate.py: %s: not an output of mbsim run or mbsim modes -o "
+                         "(no /time or /bodies)" % path)
+        return load(path, scale, mode)
     except OSError as e:
         sys.exit("animate.py: %s: not an HDF5 file or not readable (%s)" % (path, e))
     except (KeyError, ValueError) as e:
@@ -300,6 +360,8 @@ def main():
     ap.add_argument("--fps", type=float, default=20)
     ap.add_argument("--panels", type=int, default=6)
     ap.add_argument("--size", default="5,4", help="inches at 80 dpi, W,H")
+    ap.add_argument("--mode", type=int, default=1, metavar="K",
+                    help="a modes file: the mode to animate (default 1)")
     ap.add_argument("--deflection-scale", type=float, default=1.0, metavar="K",
                     help="beams: K times each node's offset from the chord (default 1)")
     a = ap.parse_args()
@@ -309,7 +371,9 @@ def main():
     size = tuple(float(v) for v in a.size.split(","))
     if not a.deflection_scale > 0:
         ap.error("--deflection-scale wants a number > 0, got %g" % a.deflection_scale)
-    data = load_or_exit(a.run, a.deflection_scale)
+    if a.mode < 1:
+        ap.error("--mode wants a mode number 1, 2, ... as mbsim modes lists them")
+    data = load_or_exit(a.run, a.deflection_scale, a.mode)
     if a.output:
         n = animate(data, view, a.output, a.frames, a.fps, size)
         mbsimlib.say("animate.py: %s, %d frames" % (a.output, n))

@@ -6,6 +6,7 @@
 #include "usage.h"
 #include "../deck/deck.h"
 #include "../io/h5.h"
+#include "../io/xdmf.h"
 #include "../sim/linearize.h"
 #include "../sim/output.h"
 #include "../sim/sim.h"
@@ -207,7 +208,7 @@ static int write_h5(const char *path, const struct model *m, const struct modes 
 struct modes_opts {
 	const char *deck, *out;
 	char **sets;
-	int nsets, json, force, at;
+	int nsets, json, force, at, xdmf;
 	double t;
 };
 
@@ -245,13 +246,15 @@ static int parse(int argc, char **argv, struct modes_opts *mo)
 			mo->json = 1;
 		} else if (strcmp(a, "--force") == 0) {
 			mo->force = 1;
+		} else if (strcmp(a, "--xdmf") == 0) {
+			mo->xdmf = 1;
 		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			printf("usage: %s", USAGE_MODES);
 			return 1;
 		} else if (a[0] == '-' && a[1]) {
 			static const char *const opts[] = { "-o", "--output", "--set", "--unset", "--time",
-							    "--at", "--force", "--json", "--help",
-							    "-h", NULL };
+							    "--at", "--force", "--json", "--xdmf",
+							    "--help", "-h", NULL };
 			cli_usage_error(USAGE_MODES, "unknown option '%s'%s", a, cli_suggest(a, opts));
 			return -1;
 		} else if (!mo->deck) {
@@ -263,6 +266,10 @@ static int parse(int argc, char **argv, struct modes_opts *mo)
 	}
 	if (!mo->deck) {
 		cli_usage_error(USAGE_MODES, "no deck given");
+		return -1;
+	}
+	if (mo->xdmf && !mo->out) {
+		cli_usage_error(USAGE_MODES, "--xdmf writes beside the file of -o: give -o FILE.h5");
 		return -1;
 	}
 	return 0;
@@ -355,6 +362,15 @@ int cmd_modes(int argc, char **argv)
 					err, sizeof err)) {
 			fprintf(stderr, "mbsim: error: %s\n", err);
 			rc = EXIT_SIM;
+		}
+		char info[1200];
+		if (rc == 0 && mop.xdmf) {	/* the mode shapes as export --xdmf draws them */
+			if (xdmf_export(mop.out, 1, info, sizeof info, err, sizeof err)) {
+				fprintf(stderr, "mbsim: error: --xdmf: %s\n", err);
+				rc = EXIT_SIM;
+			} else if (!mop.json) {
+				fprintf(stderr, "mbsim: %s\n", info);
+			}
 		}
 		if (mop.json)
 			print_json(&wh.mo, &wh, rc == 0 ? mop.out : NULL);

@@ -27,7 +27,8 @@
 	"mbsim static DECK [--set KEY=VALUE]... [--unset KEY]... [--time T] [--max-iterations N] [--load-steps N]\n" \
 	"             [--tolerance R] [--json]\n"
 #define USAGE_MODES \
-	"mbsim modes DECK [--set KEY=VALUE]... [--unset KEY]... [--time T | --at T] [-o FILE.h5 [--force]] [--json]\n"
+	"mbsim modes DECK [--set KEY=VALUE]... [--unset KEY]... [--time T | --at T]\n" \
+	"            [-o FILE.h5 [--force] [--xdmf]] [--json]\n"
 #define USAGE_SUMMARY \
 	"mbsim summary FILE.h5... [--quantity PATH[:COMP]@TIME]... [--json]\n"
 #define USAGE_EXPORT \
