@@ -185,6 +185,31 @@ static void output_text(char *buf, size_t n, const char *out, long samples, doub
 			 u && v < 10 ? 1 : 0, v, unit[u]);
 }
 
+/* After nums[0 .. n-1], every statistic that some scheme reports and the
+ * others show as null (INTEG_STAT_SHARED), in the order of the registry:
+ * this run's value, or null when the key is not its scheme's (or its
+ * scheme did not come to report it).  The new count, at most max. */
+static int shared_stats(const struct sim_result *r, struct json_num *nums, int n, int max)
+{
+	for (int i = 0; i < INTEG_COUNT; i++)
+		for (const struct integ_stat_key *k = integ_table[i].ops->stat_keys; k && k->name;
+		     k++) {
+			if (!(k->flags & INTEG_STAT_SHARED))
+				continue;
+			int seen = 0;
+			for (int j = 0; j < n && !seen; j++)
+				seen = strcmp(nums[j].name, k->name) == 0;
+			if (seen || n == max)
+				continue;
+			nums[n] = (struct json_num){ k->name, NAN, 1 };
+			for (int j = 0; j < r->nstats; j++)
+				if (strcmp(r->stat_keys[j].name, k->name) == 0)
+					nums[n] = (struct json_num){ k->name, r->stats[j], 0 };
+			n++;
+		}
+	return n;
+}
+
 static void summary(const struct run_opts *ro, const char *out, const struct sim_options *o,
 		    const struct sim_result *r)
 {
@@ -200,15 +225,13 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 	else
 		snprintf(drift, sizeof drift, "energy drift max %.3g J (at round-off: no energy "
 			 "moved)", r->max_abs_drift);
-	double bound = isfinite(r->omega_max) ? cli_newmark_hmax(r->omega_max, o->nm_beta,
-								 o->nm_gamma) : NAN;
 	if (ro->json) {
 		/* every number is JSON: a non-finite one (a diverged run) is
 		 * null, and "nonfinite" says what it was; one that does not
-		 * apply (omega_max without tangent_newmark, the f and Jacobian
-		 * counts outside rn4, w2, adams) is null alone */
-		int no_omega = isnan(r->omega_max) && strcmp(o->method, "tangent_newmark") != 0;
-		const struct json_num nums[] = {
+		 * apply (a statistic of another scheme, integ.h
+		 * INTEG_STAT_SHARED: omega_max without tangent_newmark, the f
+		 * and Jacobian counts outside the ODE schemes) is null alone */
+		struct json_num nums[64] = {
 			{ "step", o->step, 0 }, { "steps", (double)r->steps, 0 },
 			{ "samples", (double)r->samples, 0 }, { "t_end", r->t_reached, 0 },
 			{ "wall_time", r->wall, 0 }, { "mean_newton_iterations", r->mean_iterations, 0 },
@@ -228,14 +251,11 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 			{ "redundant_rows", (double)r->redundant, 0 },
 			{ "singular_steps", (double)r->singular_steps, 0 },
 			{ "road_cuts", (double)r->road_cuts, 0 },
-			{ "omega_max", r->omega_max, no_omega },
-			{ "stable_step_bound", bound, no_omega },
-			{ "rhs_evaluations", (double)r->rhs_evals, r->rhs_evals < 0 },
-			{ "jacobian_evaluations", (double)r->jac_evals, r->jac_evals < 0 },
-			{ "analytic_jacobians", (double)r->jac_analytic, r->jac_analytic < 0 },
-			{ "repartitions", (double)r->repartitions, r->repartitions < 0 },
 		};
-		const int n = (int)(sizeof nums / sizeof nums[0]);
+		int n = 0;
+		while (nums[n].name)
+			n++;
+		n = shared_stats(r, nums, n, (int)(sizeof nums / sizeof nums[0]));
 		printf("{\"status\": \"%s\", \"message\": ", status_word(r->status));
 		cli_json_str(r->message);
 		printf(", \"integrator\": ");
@@ -254,11 +274,11 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 			cli_json_num(nums[i].na ? NAN : nums[i].v);
 			bad += !nums[i].na && !isfinite(nums[i].v);
 		}
-		if (r->dae_steps >= 0)	/* bdf: IDA's statistics */
-			printf(", \"bdf_steps\": %ld, \"bdf_last_order\": %ld, "
-			       "\"bdf_newton_iterations\": %ld, \"bdf_error_test_failures\": %ld, "
-			       "\"bdf_convergence_failures\": %ld", r->dae_steps, r->dae_order,
-			       r->dae_newton, r->dae_etf, r->dae_ncf);
+		for (int i = 0; i < r->nstats; i++)	/* the scheme's own (bdf: IDA's) */
+			if (!(r->stat_keys[i].flags & INTEG_STAT_SHARED)) {
+				printf(", \"%s\": ", r->stat_keys[i].name);
+				cli_json_num(r->stats[i]);
+			}
 		if (bad) {
 			printf(", \"nonfinite\": {");
 			for (int i = 0, k = 0; i < n; i++)
@@ -278,8 +298,7 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 		return;
 	/* a run whose scheme chose its steps: their mean, not integrator.step */
 	const struct integ_info *info = integ_find(o->method);
-	int chosen = o->adaptive || (info && (strcmp(info->family, "adams") == 0 ||
-					     strcmp(info->family, "ida") == 0));
+	int chosen = o->adaptive || (info && info->ops->own_steps);
 	char steps[96], file[1200];
 	output_text(file, sizeof file, out, r->samples, bytes);
 	if (chosen)
@@ -296,21 +315,16 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 		status_word(r->status), o->method, steps, r->t_reached, r->wall,
 		r->max_pos_res, r->max_vel_res, r->max_acc_res, drift, r->mean_iterations,
 		/* the ODE schemes count evaluations of their f (rhs_evaluations) */
-		r->rhs_evals >= 0 ? "f evaluations" : "Newton it", file);
+		r->iter_unit, file);
 	if (r->warning[0])
 		fprintf(stderr, "mbsim: warning: %s\n", r->warning);
-	if (r->jac_evals > 0)	/* rn4, w2: where J1, J2 came from */
-		fprintf(stderr, "mbsim: %ld Jacobian evaluations, %ld analytic, %ld by differences "
-			"of f\n", r->jac_evals, r->jac_analytic, r->jac_evals - r->jac_analytic);
-	if (isfinite(r->omega_max)) {
-		if (isfinite(bound))
-			fprintf(stderr, "mbsim: omega_max %.6g rad/s (largest over the samples); "
-				"stable step bound of eq. 11 of doi:10.1007/s11012-021-01433-0 (beta %g, gamma %g): "
-				"dt <= %.6g s\n", r->omega_max, o->nm_beta, o->nm_gamma, bound);
-		else
-			fprintf(stderr, "mbsim: omega_max %.6g rad/s (largest over the samples); "
-				"beta %g >= gamma/2 (%g): no step bound (eq. 11 of doi:10.1007/s11012-021-01433-0)\n",
-				r->omega_max, o->nm_beta, 0.5 * o->nm_gamma);
+	/* the scheme's own lines (tangent_newmark's step bound, where the ODE
+	 * schemes' Jacobians came from) */
+	for (const char *l = r->notes, *e; *l; l = e + 1) {
+		e = strchr(l, '\n');
+		if (!e)
+			e = l + strlen(l) - 1;
+		fprintf(stderr, "mbsim: %.*s\n", (int)(e - l + (e[0] != '\n')), l);
 	}
 }
 

@@ -4,6 +4,7 @@
 #include "../deck/deck.h"
 #include "../form/tree.h"
 #include "../integ/integ.h"
+#include "../integ/newmark.h"
 #include "../io/h5read.h"
 #include "../sim/check_t0.h"
 #include "../sim/sim.h"
@@ -121,8 +122,7 @@ int cli_is_quat(const char *path, int cols)
 
 double cli_newmark_hmax(double omega, double beta, double gamma)
 {
-	double d = 0.5 * gamma - beta;
-	return d > 0 && omega > 0 ? 1.0 / omega / sqrt(d) : INFINITY;
+	return nm_hmax(omega, beta, gamma);
 }
 
 int cli_comp_col(const char *c, const char *path, int ncols)

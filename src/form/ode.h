@@ -80,6 +80,10 @@ struct ode_sys {
 	 * a function of time, no actuator): f_t = 0, a scheme need not
 	 * take its difference.  Only set together with jac. */
 	int autonomous;
+	/* How often accept() or renew() have changed the coordinates so far
+	 * (rp: new partitions; tree: re-based rotation charts).  May be
+	 * NULL (none). */
+	long (*renewals)(void *ctx);
 	/* What failed last, for the run's message ("" if nothing). */
 	const char *(*why)(void *ctx);
 	/* For residual (DAE) schemes (integ/bdf.c); NULL where the

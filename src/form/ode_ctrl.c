@@ -130,6 +130,12 @@ static int c_vel_map(void *ctx, int *gi, int *ga, double *gv)
 	return c->in->vel_map(c->in->ctx, gi, ga, gv);
 }
 
+static long c_renewals(void *ctx)
+{
+	const struct ode_ctrl *c = ctx;
+	return c->in->renewals(c->in->ctx);
+}
+
 struct ode_ctrl *ode_ctrl_new(struct ra *s, struct ode_sys *in)
 {
 	int nz = ra_ctrl_count(s->m);
@@ -152,6 +158,7 @@ struct ode_ctrl *ode_ctrl_new(struct ra *s, struct ode_sys *in)
 	o->jac = NULL;	/* differences: no formulation's Jacobian has e */
 	o->autonomous = 0;
 	o->why = c_why;
+	o->renewals = in->renewals ? c_renewals : NULL;
 	o->resid = in->resid ? c_resid : NULL;
 	o->massless = in->massless ? c_massless : NULL;
 	o->vel_map = in->vel_map ? c_vel_map : NULL;

@@ -670,6 +670,11 @@ static const struct ra_state *rp_state(void *ctx)
 	return &((struct rp *)ctx)->x;
 }
 
+static long rp_renewals(void *ctx)
+{
+	return rp_repartitions(ctx);
+}
+
 static const char *rp_why(void *ctx)
 {
 	return ((struct rp *)ctx)->why;
@@ -746,6 +751,7 @@ struct rp *rp_new(struct ra *s, struct kkt *k, double tol, int maxit)
 	p->ode.bodies = rp_bodies;
 	p->ode.state = rp_state;
 	p->ode.why = rp_why;
+	p->ode.renewals = rp_renewals;
 	p->lin_ok = rp_lin_ok(p);
 	p->ode.jac = p->lin_ok ? rp_jac : NULL;
 	/* under lin_ok the elements are TSDAs and RSDAs without expressions,

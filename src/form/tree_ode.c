@@ -554,6 +554,11 @@ static const struct ra_state *tree_state(void *ctx)
 	return &((struct tree *)ctx)->x;
 }
 
+static long tree_renewals(void *ctx)
+{
+	return tree_rebases(ctx);
+}
+
 static const char *tree_why(void *ctx)
 {
 	return ((struct tree *)ctx)->why;
@@ -572,6 +577,7 @@ void tree_ode_init(struct tree *T)
 	T->ode.bodies = tree_bodies;
 	T->ode.state = tree_state;
 	T->ode.why = tree_why;
+	T->ode.renewals = tree_renewals;
 	T->ode.resid = tree_resid;
 	T->ode.massless = tree_massless;
 	T->ode.vel_map = tree_vel_map;

@@ -40,7 +40,7 @@ struct adams {
 static int adams_f(realtype t, N_Vector Y, N_Vector Yd, void *user)
 {
 	struct odeint *O = user;
-	struct adams *A = O->cv;
+	struct adams *A = O->mem;
 	int n = O->n;
 	const double *y = N_VGetArrayPointer(Y);
 	double *out = N_VGetArrayPointer(Yd);
@@ -53,10 +53,10 @@ static int adams_f(realtype t, N_Vector Y, N_Vector Yd, void *user)
 	return 0;
 }
 
-void adams_free(struct odeint *O)
+static void adams_free(struct odeint *O)
 {
-	struct adams *A = O->cv;
-	if (!A || O->dae)
+	struct adams *A = O->mem;
+	if (!A)
 		return;
 	if (A->mem)
 		CVodeFree(&A->mem);
@@ -67,18 +67,19 @@ void adams_free(struct odeint *O)
 	if (A->sun)
 		SUNContext_Free(&A->sun);
 	free(A);
-	O->cv = NULL;
+	O->mem = NULL;
 }
 
 /* CVODE at the accepted state (O->t, O->y, O->yd): made, or started
  * again after new coordinates. */
 static int adams_start(struct odeint *O)
 {
-	struct adams *A = O->cv;
+	struct adams *A = O->mem;
 	int n = O->n;
 	if (!A) {
 		A = xcalloc(1, sizeof(*A));
-		O->cv = A;
+		O->mem = A;
+		O->mem_free = adams_free;
 		if (SUNContext_Create(NULL, &A->sun))
 			return INTEG_NEWTON_FAIL;
 		A->Y = N_VNew_Serial(2 * n, A->sun);
@@ -117,7 +118,7 @@ static int adams_start(struct odeint *O)
  * to change. */
 static int internal_step(struct odeint *O, double tout)
 {
-	struct adams *A = O->cv;
+	struct adams *A = O->mem;
 	int n = O->n;
 	realtype tret = O->t;
 	if (A->tstop != tout) {
@@ -158,7 +159,7 @@ int adams_step_ode(struct odeint *O, double h, double *t1, double *h_next)
 {
 	int st;
 	double tout = O->t + h;
-	if (O->n > 0 && (O->restart || !O->cv)) {
+	if (O->n > 0 && (O->restart || !O->mem)) {
 		if ((st = adams_start(O)))
 			return st;
 		O->restart = 0;
@@ -183,7 +184,7 @@ int adams_step_ode(struct odeint *O, double h, double *t1, double *h_next)
 		if (st)
 			return st;
 	} while (!O->adaptive && O->t < tout);
-	struct adams *A = O->cv;
+	struct adams *A = O->mem;
 	long nef = 0;
 	CVodeGetNumErrTestFails(A->mem, &nef);
 	O->rejected = O->rejected_before + nef;
@@ -194,3 +195,35 @@ int adams_step_ode(struct odeint *O, double h, double *t1, double *h_next)
 	*t1 = O->t;
 	return INTEG_OK;
 }
+
+/* adams evaluates f at the state reached, for that state's body state */
+static int adams_kernel(struct odeint *O, const struct integ_info *info, double h, double *t1,
+			double *h_next)
+{
+	(void)info;
+	int st = adams_step_ode(O, h, t1, h_next);
+	if (st == INTEG_OK)
+		st = odeint_rhs(O, O->t, O->y, O->yd, O->ydd);
+	return st;
+}
+
+static int adams_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
+{
+	return odeint_step(it, h, x, y, adams_kernel);
+}
+
+static const struct integ_stat_key adams_keys[] = { ODEINT_KEYS, { 0, 0 } };
+
+const struct integ_ops adams_ops = {
+	.init = odeint_init,
+	.step = adams_step,
+	.begin = odeint_begin_op,
+	.singular_tol = odeint_no_retry,
+	.fail = odeint_fail,
+	.stat_keys = adams_keys,
+	.stats = odeint_stats,
+	.notes = odeint_notes,
+	.iter_unit = "f evaluations",
+	.own_steps = 1,
+	.free = odeint_free_op,
+};

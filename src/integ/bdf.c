@@ -83,6 +83,10 @@ struct bdf {
 	long before[5];		/* steps, Newton iterations, error-test and
 				 * convergence failures, Jacobians before the
 				 * last IDAReInit */
+	/* IDA's steps, last order, Newton iterations, error-test and
+	 * nonlinear convergence failures, over the run */
+	long steps, newton, etf, ncf;
+	int order;
 };
 
 /* y' = w - G w (and y'' from w'): G reads massless entries only, where
@@ -105,7 +109,7 @@ static void wvars(const struct bdf *B, int n, const double *v, double *w)
 static int bdf_res(realtype t, N_Vector Y, N_Vector Yp, N_Vector R, void *user)
 {
 	struct odeint *O = user;
-	struct bdf *B = O->cv;
+	struct bdf *B = O->mem;
 	int n = O->n;
 	const double *y = N_VGetArrayPointer(Y), *yp = N_VGetArrayPointer(Yp);
 	double *r = N_VGetArrayPointer(R);
@@ -127,10 +131,10 @@ static int bdf_res(realtype t, N_Vector Y, N_Vector Yp, N_Vector R, void *user)
 	return 0;
 }
 
-void bdf_free(struct odeint *O)
+static void bdf_free(struct odeint *O)
 {
-	struct bdf *B = O->cv;
-	if (!B || !O->dae)
+	struct bdf *B = O->mem;
+	if (!B)
 		return;
 	if (B->mem)
 		IDAFree(&B->mem);
@@ -154,7 +158,7 @@ void bdf_free(struct odeint *O)
 	free(B->v);
 	free(B->vd);
 	free(B);
-	O->cv = NULL;
+	O->mem = NULL;
 }
 
 static int ida_gave_up(struct odeint *O, int flag, double t)
@@ -191,19 +195,19 @@ static void counters(const struct bdf *B, long v[5])
 
 static void stats(struct odeint *O)
 {
-	struct bdf *B = O->cv;
+	struct bdf *B = O->mem;
 	long v[5];
 	int q = 0;
 	counters(B, v);
 	IDAGetLastOrder(B->mem, &q);
 	O->njac = B->before[4] + v[4];
-	O->dae_steps = B->before[0] + v[0];
-	O->dae_newton = B->before[1] + v[1];
-	O->dae_etf = B->before[2] + v[2];
-	O->dae_ncf = B->before[3] + v[3];
+	B->steps = B->before[0] + v[0];
+	B->newton = B->before[1] + v[1];
+	B->etf = B->before[2] + v[2];
+	B->ncf = B->before[3] + v[3];
 	if (q > 0)
-		O->dae_order = q;
-	O->rejected = O->dae_etf + O->dae_ncf;
+		B->order = q;
+	O->rejected = B->etf + B->ncf;
 }
 
 /* IDA at the accepted state (O->t, O->y, O->yd, O->ydd): made, or
@@ -211,12 +215,12 @@ static void stats(struct odeint *O)
  * massless coordinates. */
 static int bdf_start(struct odeint *O)
 {
-	struct bdf *B = O->cv;
+	struct bdf *B = O->mem;
 	int n = O->n;
 	if (!B) {
 		B = xcalloc(1, sizeof(*B));
-		O->cv = B;
-		O->dae = 1;
+		O->mem = B;
+		O->mem_free = bdf_free;
 		B->r = xcalloc((size_t)n + 1, sizeof(double));
 		B->alg = xcalloc((size_t)n + 1, sizeof(char));
 		B->nalg = O->sys->massless ? O->sys->massless(O->sys->ctx, B->alg) : 0;
@@ -316,7 +320,7 @@ static int bdf_start(struct odeint *O)
  * residual there (ode.h: it makes that configuration the current one). */
 static int bdf_eval(struct odeint *O)
 {
-	struct bdf *B = O->cv;
+	struct bdf *B = O->mem;
 	O->nrhs++;
 	return odeint_status(O->sys->resid(O->sys->ctx, O->t, O->y, O->yd, O->ydd, B->r));
 }
@@ -324,7 +328,7 @@ static int bdf_eval(struct odeint *O)
 /* One internal step towards tout (not past it); the state reached in O. */
 static int internal_step(struct odeint *O, double tout)
 {
-	struct bdf *B = O->cv;
+	struct bdf *B = O->mem;
 	int n = O->n;
 	realtype tret = O->t;
 	if (B->tstop != tout) {
@@ -377,7 +381,7 @@ int bdf_step_ode(struct odeint *O, double h, double *t1, double *h_next)
 		*t1 = tout;
 		return odeint_rhs(O, O->t, O->y, O->yd, O->ydd);
 	}
-	if (O->restart || !O->cv) {
+	if (O->restart || !O->mem) {
 		if ((st = bdf_start(O)))
 			return st;
 		O->restart = 0;
@@ -392,15 +396,19 @@ int bdf_step_ode(struct odeint *O, double h, double *t1, double *h_next)
 	return INTEG_OK;
 }
 
-int bdf_begin(struct integ *it, struct ra_state *x)
+/* The start from x with consistent initial values (IDACalcIC when there
+ * are massless coordinates), the body state there into x: the run's
+ * initial accelerations (instead of ra's index-1 solve, which needs
+ * regular masses, seed 003). */
+static int bdf_begin(struct integ *it, struct ra_state *x)
 {
-	struct odeint *O = it->ode;
-	int st = odeint_begin(it, O, x);
+	struct odeint *O = it->mem;
+	int st = odeint_begin(O, x);
 	if (st)
 		return st;
 	if (O->n > 0) {
 		if ((st = bdf_start(O)) || (st = bdf_eval(O))) {
-			it->detail = odeint_why(O);
+			O->detail = odeint_why(O);
 			return st;
 		}
 		O->restart = 0;
@@ -410,3 +418,56 @@ int bdf_begin(struct integ *it, struct ra_state *x)
 	x->t = t;
 	return INTEG_OK;
 }
+
+/* bdf ends with the formulation's residual at the state reached, which
+ * holds its body state */
+static int bdf_kernel(struct odeint *O, const struct integ_info *info, double h, double *t1,
+		      double *h_next)
+{
+	(void)info;
+	return bdf_step_ode(O, h, t1, h_next);
+}
+
+static int bdf_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
+{
+	return odeint_step(it, h, x, y, bdf_kernel);
+}
+
+static const struct integ_stat_key bdf_keys[] = {
+	ODEINT_KEYS, { "bdf_steps", INTEG_STAT_ATTR }, { "bdf_last_order", INTEG_STAT_ATTR },
+	{ "bdf_newton_iterations", INTEG_STAT_ATTR },
+	{ "bdf_error_test_failures", INTEG_STAT_ATTR },
+	{ "bdf_convergence_failures", INTEG_STAT_ATTR }, { 0, 0 }
+};
+
+/* the ODE schemes' statistics, then SUNDIALS IDA's own once IDA was
+ * made (not for a model without coordinates) */
+static int bdf_stats(const struct integ *it, const struct sim_options *o, double *v)
+{
+	const struct odeint *O = it->mem;
+	const struct bdf *B = O->mem;
+	int n = odeint_stats(it, o, v);
+	if (!B)
+		return n;
+	v[n++] = (double)B->steps;
+	v[n++] = (double)B->order;
+	v[n++] = (double)B->newton;
+	v[n++] = (double)B->etf;
+	v[n++] = (double)B->ncf;
+	return n;
+}
+
+const struct integ_ops bdf_ops = {
+	.init = odeint_init,
+	.step = bdf_step,
+	.accel = bdf_begin,
+	.begin = odeint_begin_op,
+	.singular_tol = odeint_no_retry,
+	.fail = odeint_fail,
+	.stat_keys = bdf_keys,
+	.stats = bdf_stats,
+	.notes = odeint_notes,
+	.iter_unit = "f evaluations",
+	.own_steps = 1,
+	.free = odeint_free_op,
+};

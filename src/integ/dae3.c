@@ -14,6 +14,7 @@
  * step control in dae3_ctrl.c; its state shared through dae3_impl.h.
  */
 #include "dae3_impl.h"
+#include "newmark.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -28,26 +29,33 @@ void dae3_fix_redundant(struct integ *it, const int *rows, int n)
 		kkt_fix_dropped(E->kmu, rows, n);
 }
 
-void dae3_singular_tol(struct integ *it, double tol)
+int dae3_singular_tol(struct integ *it, double tol)
 {
 	struct dae3 *E = dae3_eng(it);
+	if (kkt_set_singular_tol(it->kkt, tol))
+		return -1;
 	if (E && E->kmu)
 		kkt_set_singular_tol(E->kmu, tol);
+	return 0;
 }
 
 struct dae3 *dae3_eng(const struct integ *it)
 {
-	return (struct dae3 *)it->eng;
+	return (struct dae3 *)it->mem;
 }
 
-int dae3_init(struct integ *it, const struct sim_options *o)
+int dae3_init(struct integ *it, const struct sim_options *o, struct diag *d)
 {
 	struct dae3 *E = xcalloc(1, sizeof(*E));
 	const struct ra *s = it->sys;
 	if (coef_make(it->info->name, o->rho_inf, o->alpha, &E->co)) {
 		free(E);
+		diag_error(d, NULL, "integrator '%s': its coefficients could not be made for "
+			   "rho_inf = %g", it->info->name, o->rho_inf);
 		return -1;
 	}
+	if (s->npair)	/* beams */
+		E->Wc = xcalloc(36 * (size_t)s->npair, sizeof(double));
 	if (E->co.kind == COEF_LMS) {
 		char nm[8] = "ss2";
 		nm[2] = (char)('0' + E->co.k);
@@ -78,7 +86,7 @@ int dae3_init(struct integ *it, const struct sim_options *o)
 	}
 	E->ap = xcalloc(ng, sizeof(double));
 	E->apn = xcalloc(ng, sizeof(double));
-	if (it->Wc) {
+	if (E->Wc) {
 		E->gold = xcalloc(ng, sizeof(double));
 		E->lold = xcalloc(nc, sizeof(double));
 		E->told = NAN;
@@ -96,7 +104,7 @@ int dae3_init(struct integ *it, const struct sim_options *o)
 	E->lamf = xcalloc(nc, sizeof(double));
 	if (it->info->id == INTEG_NEWMARK)
 		E->Wgeo = xcalloc((size_t)18 * s->nb + 1, sizeof(double));
-	if (it->Wc)
+	if (E->Wc)
 		E->Tinv = xcalloc((size_t)9 * s->nb + 1, sizeof(double));
 	E->h_max = o->max_step > 0 ? o->max_step : o->t_end - o->t0;
 	E->index = o->index == 2 ? 2 : 3;
@@ -120,7 +128,7 @@ int dae3_init(struct integ *it, const struct sim_options *o)
 		E->kmu = kkt_new(s->nb, s->nc, s->bi, s->bj, kkt_mode_of(it->kkt));
 		kkt_set_rows(E->kmu, s->jo);
 	}
-	it->eng = E;
+	it->mem = E;
 	return 0;
 }
 
@@ -129,6 +137,8 @@ void dae3_free(struct integ *it)
 	struct dae3 *E = dae3_eng(it);
 	if (!E)
 		return;
+	nm_growth_free(&E->growth);
+	free(E->Wc);
 	for (int j = 0; j < NH; j++) {
 		ra_state_release(&E->hist[j]);
 		free(E->Y[j]);
@@ -173,7 +183,7 @@ void dae3_free(struct integ *it)
 	free(E->Wid);
 	kkt_free(&E->kmu);
 	free(E);
-	it->eng = NULL;
+	it->mem = NULL;
 }
 
 int dae3_stages(const struct integ *it)
@@ -364,3 +374,13 @@ const struct ra_state *dae3_last(const struct integ *it)
 {
 	return &dae3_eng(it)->hist[0];
 }
+
+const struct integ_ops dae3_ops = {
+	.init = dae3_init,
+	.step = dae3_step,
+	.fix_redundant = dae3_fix_redundant,
+	.singular_tol = dae3_singular_tol,
+	.iter_unit = "Newton it",
+	.beams = 1,
+	.free = dae3_free,
+};

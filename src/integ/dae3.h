@@ -14,12 +14,16 @@
 struct integ;
 struct sim_options;
 struct ra_state;
+struct diag;
 
-int dae3_init(struct integ *it, const struct sim_options *o);
+/* The engine's operations (dae3_ops, registry.def), for the families
+ * built on it (newmark.c) */
+int dae3_init(struct integ *it, const struct sim_options *o, struct diag *d);
 void dae3_free(struct integ *it);
 /* the second solver of integrator.index: 2 drops rows as it->kkt does */
 void dae3_fix_redundant(struct integ *it, const int *rows, int n);
-void dae3_singular_tol(struct integ *it, double tol);
+/* it->kkt's rank tolerance for the step, and the index-2 solver's */
+int dae3_singular_tol(struct integ *it, double tol);
 int dae3_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
 /* The last accepted state. */
 const struct ra_state *dae3_last(const struct integ *it);

@@ -15,6 +15,8 @@
 
 #define NH 5			/* stored accepted states */
 
+struct nm_growth;
+
 struct dae3 {
 	struct coef co, ss;	/* scheme; SS_k used to start LMS_k */
 	int adaptive, startup_ss;
@@ -50,7 +52,9 @@ struct dae3 {
 				 * unknowns of the Newton matrix to angular
 				 * accelerations, at its factorization (beam_chart) */
 	struct kkt *kmu;
-	/* beams (it->Wc): the Newton matrix kept across solves while its
+	double *Wc;		/* beams: 36 per pair of sys->pairs, or NULL */
+	struct nm_growth *growth;	/* newmark: the growth detector (newmark.h) */
+	/* beams (Wc): the Newton matrix kept across solves while its
 	 * coefficients are those it was made with and no other factorization
 	 * has replaced it (kkt_serial); 0 serial: none kept */
 	double fcq, fcv, fth;

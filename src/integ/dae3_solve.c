@@ -21,7 +21,7 @@
  * whenever the iteration contracts slowly (rate > 1/4).  Stop test as FI:
  * cq ||(dg, dlambda)||_2 < tolerance.
  *
- * Beams (issue 13; it->Wc): each element adds its 18 x 18 stiffness and
+ * Beams (issue 13; E->Wc): each element adds its 18 x 18 stiffness and
  * damping, cq K + cv C by differences of its nodal forces (ra_beam.c), as
  * dense 6 x 6 blocks of pairs of bodies (kkt_new_pairs: the full matrix,
  * KLU).  The matrix is then kept across solves while cq, cv, theta are
@@ -195,7 +195,7 @@ static void blocks(struct integ *it, struct dae3 *E, const struct ra_state *y, d
 {
 	ra_mass_blocks(it->sys, it->W);
 	integ_gyro_blocks(it, y, in->theta * in->cv);
-	if (it->Wc) {	/* in the unknowns u (beam_chart) */
+	if (E->Wc) {	/* in the unknowns u (beam_chart) */
 		beam_chart(it, E, y, in);
 		for (int b = 0; b < E->nb; b++) {
 			double *Wr = it->W + 18 * b + 9, P[9];
@@ -204,8 +204,8 @@ static void blocks(struct integ *it, struct dae3 *E, const struct ra_state *y, d
 		}
 	}
 	ra_force_blocks(it->sys, y, t, in->theta * in->cq, in->theta * in->cv, it->W);
-	if (it->Wc)
-		ra_beam_blocks(it->sys, y, in->theta * in->cq, in->theta * in->cv, it->Wc);
+	if (E->Wc)
+		ra_beam_blocks(it->sys, y, in->theta * in->cq, in->theta * in->cv, E->Wc);
 	if (in->geo && E->Wgeo) {
 		const struct ra *s = it->sys;
 		memset(E->Wgeo, 0, (size_t)18 * s->nb * sizeof(double));
@@ -213,7 +213,7 @@ static void blocks(struct integ *it, struct dae3 *E, const struct ra_state *y, d
 		for (int b = 0; b < s->nb; b++) {
 			double *Wb = it->W + 18 * b, *Gb = E->Wgeo + 18 * b, Jr[9], KJ[9];
 			/* in theta (beams: the unknowns u) or in g_w */
-			if (it->Wc)
+			if (E->Wc)
 				m3_identity(Jr);
 			else
 				so3_jr(Jr, E->psi + 3 * b);
@@ -290,7 +290,7 @@ int dae3_solve(struct integ *it, struct dae3 *E, const struct solve_in *in, stru
 	int stale = 0, since = 0;	/* iterations since the last (re)start */
 	/* (the run's clock makes steps that differ in their last bits: the
 	 * coefficients are compared to 1e-9, far below what moves Newton) */
-	if (it->Wc && !ggl && E->fserial && E->fserial == kkt_serial(it->kkt) &&
+	if (E->Wc && !ggl && E->fserial && E->fserial == kkt_serial(it->kkt) &&
 	    fabs(E->fcq - in->cq) <= 1e-9 * in->cq && fabs(E->fcv - in->cv) <= 1e-9 * in->cv &&
 	    E->fth == in->theta) {
 		refactor = 0;
@@ -311,7 +311,7 @@ int dae3_solve(struct integ *it, struct dae3 *E, const struct solve_in *in, stru
 		if (in->ek)
 			for (int i = 0; i < ng; i++)
 				e[i] += in->ek[i];
-		if (it->Wc && !ggl) {
+		if (E->Wc && !ggl) {
 			/* beams: a correction that raises the residual (forces,
 			 * and constraints over cq) is halved, up to 6 times: a
 			 * damped Newton method where buckling makes the full step
@@ -335,7 +335,7 @@ int dae3_solve(struct integ *it, struct dae3 *E, const struct solve_in *in, stru
 		}
 		if (refactor) {
 			blocks(it, E, y, in->t, in, lam);
-			if (kkt_factor_pairs(it->kkt, it->W, it->Wc, s->jac) ||
+			if (kkt_factor_pairs(it->kkt, it->W, E->Wc, s->jac) ||
 			    (ggl && kkt_factor(E->kmu, E->Wid, s->jac))) {
 				it->bad_row = kkt_bad_row(it->kkt);
 				it->iters += it_n;
@@ -349,7 +349,7 @@ int dae3_solve(struct integ *it, struct dae3 *E, const struct solve_in *in, stru
 			E->fth = in->theta;
 		}
 		kkt_solve(it->kkt, e, it->dl, it->dg, it->dl2);
-		if (it->Wc)	/* d g_w = T^-1 u (beam_chart) */
+		if (E->Wc)	/* d g_w = T^-1 u (beam_chart) */
 			for (int b = 0; b < nb; b++) {
 				double *u = it->dg + 6 * b + 3, o[3];
 				m3_mulv(o, E->Tinv + 9 * b, u);
@@ -403,7 +403,7 @@ int dae3_solve(struct integ *it, struct dae3 *E, const struct solve_in *in, stru
 		 * & Wanner, Solving ODEs II, §IV.8, eq. 8.10): the rotating shaft
 		 * at 1e-4 s takes 2.2 iterations a step instead of 2.8 */
 		if (nrm < it->tol || dn <= 1e-14 * integ_norm2(g, ng, lam, nc) ||
-		    (it->Wc && since > 1 && nrm < prev && nrm * nrm < it->tol * (prev - nrm))) {
+		    (E->Wc && since > 1 && nrm < prev && nrm * nrm < it->tol * (prev - nrm))) {
 			ok = 1;
 			break;
 		}
@@ -426,7 +426,7 @@ int dae3_solve(struct integ *it, struct dae3 *E, const struct solve_in *in, stru
 	 * 2.41 -> 2.10 s (bench/README, "beams").  A bound of 4 gained a
 	 * little more but made a new matrix at a singular point of the
 	 * buckling with esdirk436l2sa2 at 5e-3 s (tests/t-beam.sh). */
-	if (it->Wc && since > 5)
+	if (E->Wc && since > 5)
 		E->fserial = 0;
 	kin(E, in, g, y);
 	y->t = in->t;

@@ -139,7 +139,7 @@ static void last_values(const struct ra *s, const struct ra_state *x, double *g)
 	memcpy(g + s->ng, x->lam, (size_t)s->nc * sizeof(double));
 }
 
-int fi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
+static int fi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 {
 	struct ra *s = it->sys;
 	double *g = it->g;	/* accelerations, then multipliers */
@@ -168,3 +168,18 @@ int fi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 	it->steps++;
 	return INTEG_OK;
 }
+
+/* The predictor's rows are (r-ddot, w-dot), then lambda. */
+static int fi_init(struct integ *it, const struct sim_options *o, struct diag *d)
+{
+	(void)d;
+	const struct ra *s = it->sys;
+	integ_hist_init(it, s->ng + s->nc, s->ng + s->nc, 0, o);
+	return 0;
+}
+
+const struct integ_ops fi_ops = {
+	.init = fi_init,
+	.step = fi_step,
+	.iter_unit = "Newton it",
+};

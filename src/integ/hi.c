@@ -70,8 +70,10 @@
 #include "integ.h"
 #include "../util/vec.h"
 #include "../util/interrupt.h"
+#include "../util/xalloc.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* y positions from x and the generalized displacement g */
@@ -193,7 +195,7 @@ static int newton_lg(struct integ *it, const struct ra_state *x, struct ra_state
 {
 	struct ra *s = it->sys;
 	int nb = s->nb, nc = s->nc, ng = s->ng;
-	double *g = it->g, *lh = it->lam, *mu0 = it->F2, *e = it->rhs, *dlh = it->dl2;
+	double *g = it->g, *lh = it->lam, *mu0 = it->mem, *e = it->rhs, *dlh = it->dl2;
 	double h2 = h * h;
 
 	for (int b = 0; b < nb; b++) {
@@ -246,7 +248,7 @@ static int newton_lg(struct integ *it, const struct ra_state *x, struct ra_state
 	return INTEG_NEWTON_FAIL;
 }
 
-int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
+static int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 {
 	struct ra *s = it->sys;
 	int nb = s->nb, nc = s->nc;
@@ -327,3 +329,28 @@ int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 	it->steps++;
 	return INTEG_OK;
 }
+
+/* hi and hilg: the predictor's rows are lambda, then the displacement g,
+ * whose predictions choose the degree; hilg's memory is the right side
+ * mu0 of its rotational update (ng). */
+static int hi_init(struct integ *it, const struct sim_options *o, struct diag *d)
+{
+	(void)d;
+	const struct ra *s = it->sys;
+	integ_hist_init(it, s->ng + s->nc, s->nc, s->nc, o);
+	it->mem = xcalloc((size_t)s->ng + 1, sizeof(double));
+	return 0;
+}
+
+static void hi_free(struct integ *it)
+{
+	free(it->mem);
+	it->mem = NULL;
+}
+
+const struct integ_ops hi_ops = {
+	.init = hi_init,
+	.step = hi_step,
+	.iter_unit = "Newton it",
+	.free = hi_free,
+};

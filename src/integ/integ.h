@@ -44,20 +44,85 @@ struct integ_hist {
 	double t, h;		/* time of the newest row, step between rows */
 };
 
+/* A statistic a family reports at the end of a run (ops->stats): the
+ * name is the key of `mbsim run --json` and, with INTEG_STAT_ATTR, the
+ * root attribute of the output file. */
+enum {
+	INTEG_STAT_ATTR = 1,	/* also a root attribute of the HDF5 file (a count: integer) */
+	INTEG_STAT_SHARED = 2,	/* other schemes' JSON carries the key too, as null */
+};
+#define INTEG_STATS_MAX 12	/* statistics of one family at most */
+
+struct integ_stat_key {
+	const char *name;
+	unsigned flags;
+};
+
+struct integ;
+struct ode_sys;
+
+/* A family: the operations the shell (integ.c) calls, reached from the
+ * scheme's registry row.  NULL entries take the shared behaviour named. */
+struct integ_ops {
+	/* Family memory in it->mem from the shared part made by integ_new
+	 * (and it->ode, the formulation's ODE for schemes that step one);
+	 * 0, or -1 with a record in d. */
+	int (*init)(struct integ *it, const struct sim_options *o, struct diag *d);
+	int (*step)(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
+	/* Accelerations and multipliers at t0 (NULL: integ_accel_index1). */
+	int (*accel)(struct integ *it, struct ra_state *x);
+	/* Start the formulation at x, so that its own coordinates are those
+	 * of x before the first step (NULL: nothing to start). */
+	int (*begin)(struct integ *it, const struct ra_state *x);
+	/* Rows dropped as redundant for the family's own solvers besides
+	 * it->kkt (NULL: none). */
+	void (*fix_redundant)(struct integ *it, const int *rows, int n);
+	/* The rank tolerance tol (an angle squared, 0: back to normal) of the
+	 * next steps: 0, or -1 when the family cannot retry (NULL: it->kkt's,
+	 * kkt_set_singular_tol). */
+	int (*singular_tol)(struct integ *it, double tol);
+	/* The failure message of status st when the family has its own (0),
+	 * else -1 and the shell's (sim). */
+	int (*fail)(const struct integ *it, int st, double t, long step, double h, char *msg,
+		    size_t n);
+	/* A value of the step just taken that each output sample records
+	 * (/solver/<sample_name>), or NULL. */
+	const char *sample_name, *sample_unit, *sample_doc;
+	double (*sample)(struct integ *it);
+	/* Statistics: keys (NULL-terminated, at most INTEG_STATS_MAX), and
+	 * the values of the first of them at the end of a run, in that
+	 * order; returns how many it gave (those that apply to the run). */
+	const struct integ_stat_key *stat_keys;
+	int (*stats)(const struct integ *it, const struct sim_options *o, double *v);
+	/* Lines for the run's summary on stderr, each ending in a newline
+	 * (NULL: none). */
+	void (*notes)(const struct integ *it, const struct sim_options *o, const double *v,
+		      char *buf, size_t n);
+	/* The unit of mean_newton_iterations in the summary ("Newton it",
+	 * "f evaluations"), and 1 when the scheme chooses its own steps even
+	 * without integrator.adaptive. */
+	const char *iter_unit;
+	int own_steps;
+	/* 1 when its Newton matrix takes the coupling blocks of beams */
+	int beams;
+	void (*free)(struct integ *it);
+};
+
 struct integ {
 	const struct integ_info *info;
+	const struct integ_ops *ops;	/* info->ops */
 	struct ra *sys;
 	struct kkt *kkt;
+	struct ode_sys *ode;	/* the formulation's ODE (built by the caller) or NULL */
+	int ode_cap;		/* coordinates it may take at most (0: ode->n) */
 	double tol;
 	int maxit;
 	double *W;		/* nb x 18 iteration-matrix blocks */
-	double *Wc;		/* beams: 36 per pair of sys->pairs (dae3), or NULL */
-	double *g, *dg, *rhs, *F, *F2, *dl, *dl2, *lam;	/* scratch */
+	double *g, *dg, *rhs, *F, *dl, *dl2, *lam;	/* scratch */
 	/* statistics of the last step and of the run */
 	int iters;
 	long total_iters, steps, factorizations, rejected;
 	double h_next;		/* step the step control proposes next (adaptive schemes) */
-	void *eng;		/* family state (dae3.c) */
 	/* failure detail of the last step */
 	int bad_row;		/* constraint row with the largest residual, or -1 */
 	double bad_value;	/* its residual */
@@ -66,20 +131,24 @@ struct integ {
 				 * fi and the dae3 schemes), or -1 when not noted */
 	double eom_value;	/* that residual, N or N m */
 	double last_norm;	/* last correction norm */
-	struct integ_hist hist;	/* predictor of hi and fi */
-	/* Newmark family of seed 002 (newmark.c, tangent.c) */
-	struct tangent *tan;	/* tangent_newmark's state */
-	struct nm_growth *growth;	/* growth detector (newmark.h) */
-	int bad_body;		/* body named when the detector trips */
-	/* ODE schemes on the seam of form/ode.h (odeint.h): rn4, w2, adams */
-	struct odeint *ode;
-	const char *detail;	/* what the formulation said of the last failure, or NULL */
-	double omega_max;	/* tangent_newmark: largest natural frequency of the
-				 * last step's linearized tangent system, rad/s
-				 * (NAN for other schemes) */
+	struct integ_hist hist;	/* the predictor a family may take (integ_hist_init) */
+	void *mem;		/* the family's own state */
 };
 
-/* Create for scheme info on system sys; NULL with diag record on failure. */
+/* The checks of scheme info against the model and options that need no
+ * system: beams (integ_check_beams) and integrator.index.  0, or -1 with
+ * a record in d. */
+int integ_check(const struct model *m, const struct integ_info *info,
+		const struct sim_options *o, struct diag *d);
+/* The saddle-point solver of a run on sys (integrator.linear_solver). */
+struct kkt *integ_kkt_new(const struct ra *sys, const struct sim_options *o);
+/* Create for scheme info on system sys with the solver kkt (taken over)
+ * and, for the schemes on the ODE seam, the formulation's ode (cap: its
+ * coordinates at most, 0 when they are ode->n); NULL with a record in d. */
+struct integ *integ_new_on(const struct integ_info *info, struct ra *sys, struct kkt *kkt,
+			   struct ode_sys *ode, int cap, const struct sim_options *o,
+			   struct diag *d);
+/* integ_new_on with a solver of its own and no ODE (the ra schemes). */
 /* A model with beams takes the dae3 schemes only, and a linear solver
  * that serves coupling blocks (kkt_new_pairs): 0, or -1 with a record at
  * the first beam. */
@@ -140,15 +209,26 @@ void integ_hist_push(struct integ *it, double t, const double *v0, const double 
 int integ_hist_predict(const struct integ *it, double t, double *out0, double *out1);
 void integ_hist_reset(struct integ *it);
 
-/* Family kernels */
-int hi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
-int fi_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
+/* The family's word on a failure of status st (ops->fail): 0 with the
+ * message in msg, or -1 when the shell's message applies. */
+int integ_fail(const struct integ *it, int st, double t, long step, double h, char *msg,
+	       size_t n);
+/* Start the formulation at x (ops->begin): an integ status. */
+int integ_begin(struct integ *it, const struct ra_state *x);
+/* The value of ops->sample after the last step (NAN when the family
+ * records none). */
+double integ_sample(struct integ *it);
+/* The family's statistics into v (INTEG_STATS_MAX; in the order of
+ * info->ops->stat_keys): their count. */
+int integ_stats(const struct integ *it, const struct sim_options *o, double *v);
 
-int dae3_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
-int newmark_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
-int tangent_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
-
-/* Shared helpers for kernels */
+/* Shared helpers for the family kernels (kernel.c) */
+/* integ_accel's index-1 solve with the mass matrix (ra_accel) */
+int integ_accel_index1(struct integ *it, struct ra_state *x);
+/* it->hist for rows of n values, the first n0 from v0, the degree chosen
+ * by the values sel .. n-1 (integ_hist_push); cap 0 when
+ * integrator.predictor is off. */
+void integ_hist_init(struct integ *it, int n, int n0, int sel, const struct sim_options *o);
 /* (W = diag(m I, J): ra_mass_blocks; F_rot -= w x J w: ra_gyro, ra.h) */
 /* W_rot += f (w~ J - (J w)~): derivative of w x J w times f, per body */
 void integ_gyro_blocks(struct integ *it, const struct ra_state *y, double f);

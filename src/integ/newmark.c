@@ -17,35 +17,78 @@
 #include "../util/xalloc.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int newmark_init(struct integ *it, const struct sim_options *o)
+/* newmark: the dae3 engine with Newmark's coefficients and the growth
+ * detector */
+static int newmark_init(struct integ *it, const struct sim_options *o, struct diag *d)
 {
-	struct dae3 *E = dae3_eng(it);
-	if (!E || E->co.kind != COEF_NEWMARK || !(o->nm_beta > 0))
+	if (dae3_init(it, o, d))
 		return -1;
+	struct dae3 *E = dae3_eng(it);
+	if (E->co.kind != COEF_NEWMARK || !(o->nm_beta > 0)) {
+		diag_error(d, NULL, "integrator 'newmark' needs integrator.beta > 0 (got %g): the "
+			   "index-3 form cannot impose the constraints with beta = 0", o->nm_beta);
+		return -1;
+	}
 	E->co.beta = o->nm_beta;
 	E->co.gam = o->nm_gamma;
 	E->co.alpha_m = E->co.alpha_f = E->co.alpha_hht = 0.0;
-	it->growth = nm_growth_new(it->sys);
+	E->growth = nm_growth_new(it->sys);
 	return 0;
 }
 
-int newmark_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
+static int newmark_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 {
-	return nm_growth_step(it, dae3_step(it, h, x, y), y);
+	return nm_growth_step(dae3_eng(it)->growth, it->sys, dae3_step(it, h, x, y), y);
 }
 
-int nm_growth_step(struct integ *it, int st, const struct ra_state *y)
+static int newmark_fail(const struct integ *it, int st, double t, long step, double h,
+			char *msg, size_t n)
 {
-	struct nm_growth *gr = it->growth;
-	if ((st && st != INTEG_STEP_TOO_SMALL && st != INTEG_INTERRUPTED && nm_growth_suspect(gr, it->sys)) ||
-	    (!st && nm_growth_check(gr, it->sys, y))) {
-		it->bad_body = gr->body;
+	return nm_growth_message(dae3_eng(it)->growth, it->sys->m, st, t, step, h, msg, n);
+}
+
+const struct integ_ops newmark_ops = {
+	.init = newmark_init,
+	.step = newmark_step,
+	.fix_redundant = dae3_fix_redundant,
+	.singular_tol = dae3_singular_tol,
+	.fail = newmark_fail,
+	.iter_unit = "Newton it",
+	.beams = 1,
+	.free = dae3_free,
+};
+
+int nm_growth_step(struct nm_growth *gr, const struct ra *s, int st, const struct ra_state *y)
+{
+	if ((st && st != INTEG_STEP_TOO_SMALL && st != INTEG_INTERRUPTED && nm_growth_suspect(gr, s)) ||
+	    (!st && nm_growth_check(gr, s, y)))
 		return INTEG_UNSTABLE;
-	}
 	return st;
+}
+
+double nm_hmax(double omega, double beta, double gamma)
+{
+	double d = 0.5 * gamma - beta;
+	return d > 0 && omega > 0 ? 1.0 / omega / sqrt(d) : INFINITY;
+}
+
+int nm_growth_message(const struct nm_growth *gr, const struct model *m, int st, double t,
+		      long step, double h, char *msg, size_t n)
+{
+	if (st != INTEG_UNSTABLE)
+		return -1;
+	snprintf(msg, n, "unstable: growth detected at t = %.9g (step %ld, h = %g) in body '%s': "
+		 "the change of the accelerations reversed its direction and grew at each "
+		 "of the last %d steps, %.3g-fold in all; reduce integrator.step (below the "
+		 "bound of eq. 11 of doi:10.1007/s11012-021-01433-0 with tangent_newmark) or, with newmark, take "
+		 "beta >= gamma/2 (beta < gamma/2 is unstable at any step on a constrained "
+		 "model)", t, step, h, gr && gr->body >= 0 ? m->bodies[gr->body].name : "?",
+		 gr ? gr->trip_run : 0, gr ? gr->trip_growth : 0.0);
+	return 0;
 }
 
 struct nm_growth *nm_growth_new(const struct ra *s)

@@ -73,13 +73,16 @@ int nm_growth_check(struct nm_growth *gr, const struct ra *s, const struct ra_st
 int nm_growth_suspect(struct nm_growth *gr, const struct ra *s);
 
 /* The growth test around a step of a Newmark scheme that returned st (y
- * its end state when st is INTEG_OK): INTEG_UNSTABLE, with it->bad_body,
+ * its end state when st is INTEG_OK): INTEG_UNSTABLE, with gr->body,
  * when nm_growth_check trips or nm_growth_suspect explains a failure
  * (other than INTEG_STEP_TOO_SMALL); else st. */
-int nm_growth_step(struct integ *it, int st, const struct ra_state *y);
-
-/* Classical newmark on the dae3 engine: beta and gamma from o. */
-int newmark_init(struct integ *it, const struct sim_options *o);
-int newmark_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y);
+int nm_growth_step(struct nm_growth *gr, const struct ra *s, int st, const struct ra_state *y);
+/* The stable step of Newmark's scheme (beta, gamma) for the largest
+ * natural frequency omega: 1 / (omega sqrt(gamma/2 - beta)) (seed 002
+ * eq. 11), INFINITY when beta >= gamma/2 (stable at any step). */
+double nm_hmax(double omega, double beta, double gamma);
+/* The run's message for INTEG_UNSTABLE (0), or -1 for another st. */
+int nm_growth_message(const struct nm_growth *gr, const struct model *m, int st, double t,
+		      long step, double h, char *msg, size_t n);
 
 #endif

@@ -1,10 +1,7 @@
-/* odeint.c - what the ODE schemes share (odeint.h): the formulation they
- * step, the accepted state, the start from a body state, the coordinate
- * check after each step. */
+/* odeint.c - what the ODE schemes share (odeint.h): the accepted state,
+ * the start from a body state, the coordinate check after each step, the
+ * step around a scheme's kernel, the failure message and statistics. */
 #include "odeint.h"
-#include "../form/ode_ctrl.h"
-#include "../form/rp.h"
-#include "../form/tree.h"
 #include "../util/xalloc.h"
 
 #include <math.h>
@@ -35,47 +32,38 @@ struct odeint *odeint_new(struct ode_sys *sys, const struct sim_options *o)
 	return O;
 }
 
-/* The formulation's system, or the one with the model's integral states
- * around it (form/ode_ctrl.h); *c the wrapper or NULL. */
-static struct ode_sys *with_ctrl(struct integ *it, struct ode_sys *sys, struct ode_ctrl **c)
+struct odeint *odeint_of(const struct integ *it)
 {
-	*c = ode_ctrl_new(it->sys, sys);
-	return *c ? ode_ctrl_sys(*c) : sys;
+	return it->mem;
 }
 
 int odeint_init(struct integ *it, const struct sim_options *o, struct diag *d)
 {
-	struct ode_ctrl *c;
-	if (o->formulation == FORM_TREE || strcmp(it->info->formulation, "tree") == 0) {
-		struct tree *T = tree_new(it->sys, d);
-		if (!T)
-			return -1;
-		struct odeint *O = odeint_new(with_ctrl(it, tree_ode(T), &c), o);
-		O->tree = T;
-		O->ctrl = c;
-		if (!O->y) {	/* no coordinates (fixed joints only): room for one */
-			O->y = xcalloc(1, sizeof(double));
-			O->yd = xcalloc(1, sizeof(double));
-			O->ydd = xcalloc(1, sizeof(double));
-		}
-		it->ode = O;
-		return 0;
+	if (!it->ode) {
+		diag_error(d, NULL, "integrator '%s' steps the ODE of a formulation (%s), and the "
+			   "run gave it none", it->info->name, it->info->formulation);
+		return -1;
 	}
-	struct rp *p = rp_new(it->sys, it->kkt, o->tolerance, o->max_iterations);
-	struct odeint *O = odeint_new(with_ctrl(it, rp_ode(p), &c), o);
-	O->rp = p;
-	O->ctrl = c;
-	/* the coordinates: at most nq, known at the start, and the
-	 * integral states */
-	size_t n = (size_t)rp_ncoords(p) + (size_t)ode_ctrl_count(c) + 1;
+	struct odeint *O = odeint_new(it->ode, o);
+	/* the coordinates: at most it->ode_cap, known at the start (rp,
+	 * with the integral states), or room for one when there are none
+	 * (a tree of fixed joints) */
+	size_t n = (size_t)(it->ode_cap > it->ode->n ? it->ode_cap : it->ode->n) + 1;
 	free(O->y);
 	free(O->yd);
 	free(O->ydd);
 	O->y = xcalloc(n, sizeof(double));
 	O->yd = xcalloc(n, sizeof(double));
 	O->ydd = xcalloc(n, sizeof(double));
-	it->ode = O;
+	it->mem = O;
 	return 0;
+}
+
+void odeint_free_op(struct integ *it)
+{
+	struct odeint *O = it->mem;
+	odeint_free(&O);
+	it->mem = NULL;
 }
 
 void odeint_free(struct odeint **pO)
@@ -83,12 +71,8 @@ void odeint_free(struct odeint **pO)
 	struct odeint *O = *pO;
 	if (!O)
 		return;
-	ros_free(O);
-	adams_free(O);
-	bdf_free(O);
-	ode_ctrl_free(&O->ctrl);
-	rp_free(&O->rp);
-	tree_free(&O->tree);
+	if (O->mem_free)
+		O->mem_free(O);
 	free(O->y);
 	free(O->yd);
 	free(O->ydd);
@@ -116,13 +100,13 @@ int odeint_rhs(struct odeint *O, double t, const double *y, const double *yd, do
 	return odeint_status(O->sys->rhs(O->sys->ctx, t, y, yd, ydd));
 }
 
-int odeint_begin(struct integ *it, struct odeint *O, const struct ra_state *x)
+int odeint_begin(struct odeint *O, const struct ra_state *x)
 {
 	if (O->started && O->t == x->t)
 		return INTEG_OK;
 	int st = O->sys->start(O->sys->ctx, x, O->y, O->yd, O->ydd);
 	O->nrhs++;
-	it->detail = O->sys->why(O->sys->ctx);
+	O->detail = O->sys->why(O->sys->ctx);
 	if (st)
 		return odeint_status(st);
 	O->n = O->sys->n;
@@ -132,19 +116,19 @@ int odeint_begin(struct integ *it, struct odeint *O, const struct ra_state *x)
 	return INTEG_OK;
 }
 
-int odeint_end(struct integ *it, struct odeint *O, struct ra_state *out)
+int odeint_end(struct odeint *O, struct ra_state *out)
 {
 	struct ode_sys *S = O->sys;
 	int c = S->accept(S->ctx, O->t, O->y, O->yd);
 	if (c < 0) {
-		it->detail = S->why(S->ctx);
+		O->detail = S->why(S->ctx);
 		return odeint_status(-c);
 	}
 	if (c > 0) {
 		/* new coordinates: f in them, and the schemes start afresh */
 		int st = odeint_rhs(O, O->t, O->y, O->yd, O->ydd);
 		if (st) {
-			it->detail = S->why(S->ctx);
+			O->detail = S->why(S->ctx);
 			return st;
 		}
 		O->restart = 1;
@@ -167,31 +151,77 @@ const char *odeint_why(struct odeint *O)
 	return w && w[0] ? w : O->why;
 }
 
-int odeint_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
+int odeint_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y,
+		odeint_kernel kernel)
 {
-	struct odeint *O = it->ode;
-	int st = odeint_begin(it, O, x), adams = it->info->id == INTEG_ADAMS;
+	struct odeint *O = it->mem;
+	int st = odeint_begin(O, x);
 	if (st)
 		return st;
 	long f0 = O->nrhs;
 	double t1 = x->t, hn = h;
-	/* bdf ends with the formulation's residual at the state reached,
-	 * which holds its body state */
-	st = it->info->id == INTEG_BDF ? bdf_step_ode(O, h, &t1, &hn) :
-	     adams ? adams_step_ode(O, h, &t1, &hn) : ros_step_ode(O, it->info->id, h, &t1, &hn);
-	/* rn4, w2 end with f at the state reached (the next step's first
-	 * stage); adams evaluates it here, for that state's body state */
-	if (st == INTEG_OK && adams)
-		st = odeint_rhs(O, O->t, O->y, O->yd, O->ydd);
+	st = kernel(O, it->info, h, &t1, &hn);
 	it->iters = (int)(O->nrhs - f0);
 	it->rejected = O->rejected;
 	if (st) {
-		it->detail = odeint_why(O);
+		O->detail = odeint_why(O);
 		return st;
 	}
 	it->h_next = hn;
 	it->steps++;
 	it->total_iters += it->iters;
 	y->t = t1;
-	return odeint_end(it, O, y);
+	return odeint_end(O, y);
+}
+
+int odeint_begin_op(struct integ *it, const struct ra_state *x)
+{
+	return odeint_begin(it->mem, x);
+}
+
+/* the ODE schemes' partitioning is their own: no retry with rows dropped */
+int odeint_no_retry(struct integ *it, double tol)
+{
+	(void)it;
+	(void)tol;
+	return -1;
+}
+
+int odeint_fail(const struct integ *it, int st, double t, long step, double h, char *msg,
+		size_t n)
+{
+	const struct odeint *O = it->mem;
+	if (!O->detail || !O->detail[0])
+		return -1;
+	/* the formulation (rp, tree) says what failed */
+	snprintf(msg, n, "%s at t = %.9g (step %ld, h = %g): %s; %s",
+		 st == INTEG_SINGULAR ? "no valid coordinate partition" :
+		 st == INTEG_STEP_TOO_SMALL ? "step control failed" : "state-space step failed",
+		 t, step, h, O->detail,
+		 st == INTEG_SINGULAR ? "a singular position of the mechanism, or constraints "
+					"that lose rank: an index-3 scheme (lms2, esdirk436l2sa2) "
+					"steps through it" :
+		 "reduce integrator.step or loosen integrator.atol/rtol");
+	return 0;
+}
+
+int odeint_stats(const struct integ *it, const struct sim_options *o, double *v)
+{
+	(void)o;
+	const struct odeint *O = it->mem;
+	v[0] = (double)O->nrhs;
+	v[1] = (double)O->njac;
+	v[2] = (double)O->njac_analytic;
+	v[3] = O->sys->renewals ? (double)O->sys->renewals(O->sys->ctx) : 0.0;
+	return ODEINT_STATS;
+}
+
+void odeint_notes(const struct integ *it, const struct sim_options *o, const double *v,
+		  char *buf, size_t n)
+{
+	(void)it;
+	(void)o;
+	if (v[1] > 0)	/* rn4, w2: where J1, J2 came from */
+		snprintf(buf, n, "%.0f Jacobian evaluations, %.0f analytic, %.0f by differences "
+			 "of f\n", v[1], v[2], v[1] - v[2]);
 }

@@ -3,9 +3,15 @@
 
 #include <string.h>
 
+/* each family's operations, defined in its file */
+#define X(id, name, fam, ops, form, ord, ord3, ord2, adapt, lag, help) \
+	extern const struct integ_ops ops;
+#include "registry.def"
+#undef X
+
 const struct integ_info integ_table[INTEG_COUNT] = {
-#define X(id, name, fam, form, ord, ord3, ord2, adapt, lag, help) \
-	{ INTEG_##id, name, fam, form, ord, ord3, ord2, adapt, lag, help },
+#define X(id, name, fam, ops, form, ord, ord3, ord2, adapt, lag, help) \
+	{ INTEG_##id, name, fam, form, &ops, ord, ord3, ord2, adapt, lag, help },
 #include "registry.def"
 #undef X
 };

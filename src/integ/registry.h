@@ -3,15 +3,18 @@
 #define MBSIM_REGISTRY_H
 
 enum integ_id {
-#define X(id, name, fam, form, ord, ord3, ord2, adapt, lag, help) INTEG_##id,
+#define X(id, name, fam, ops, form, ord, ord3, ord2, adapt, lag, help) INTEG_##id,
 #include "registry.def"
 #undef X
 	INTEG_COUNT
 };
 
+struct integ_ops;
+
 struct integ_info {
 	enum integ_id id;
 	const char *name, *family, *formulation;
+	const struct integ_ops *ops;	/* the family's operations (integ.h) */
 	int order;		/* design order of positions */
 	int order3, order2;	/* on constrained positions at index 3 and 2 (0: none) */
 	int adaptive, lag;

@@ -199,10 +199,12 @@ struct ros {
 	double S_h;		/* h of the factored S */
 };
 
+static void ros_free(struct odeint *O);
+
 static struct ros *ros_get(struct odeint *O, int id)
 {
-	if (O->ros)
-		return O->ros;
+	if (O->mem)
+		return O->mem;
 	struct ros *R = xcalloc(1, sizeof(*R));
 	ros_make(id, &R->co);
 	size_t n = (size_t)O->n + 1;
@@ -219,13 +221,14 @@ static struct ros *ros_get(struct odeint *O, int id)
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
 		*v[i] = xcalloc(n, sizeof(double));
 	R->age = -1;
-	O->ros = R;
+	O->mem = R;
+	O->mem_free = ros_free;
 	return R;
 }
 
-void ros_free(struct odeint *O)
+static void ros_free(struct odeint *O)
 {
-	struct ros *R = O->ros;
+	struct ros *R = O->mem;
 	if (!R)
 		return;
 	free(R->J1);
@@ -241,7 +244,7 @@ void ros_free(struct odeint *O)
 	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
 		free(v[i]);
 	free(R);
-	O->ros = NULL;
+	O->mem = NULL;
 }
 
 /* f_t at (O->t, O->y, O->yd) by a forward difference from O->ydd, step
@@ -487,3 +490,30 @@ int ros_step_ode(struct odeint *O, int id, double h, double *t1, double *h_next)
 	}
 	return INTEG_OK;
 }
+
+static int ros_kernel(struct odeint *O, const struct integ_info *info, double h, double *t1,
+		      double *h_next)
+{
+	return ros_step_ode(O, info->id, h, t1, h_next);
+}
+
+/* rn4, w2 end with f at the state reached (the next step's first stage) */
+static int ros_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
+{
+	return odeint_step(it, h, x, y, ros_kernel);
+}
+
+static const struct integ_stat_key ros_keys[] = { ODEINT_KEYS, { 0, 0 } };
+
+const struct integ_ops ros_ops = {
+	.init = odeint_init,
+	.step = ros_step,
+	.begin = odeint_begin_op,
+	.singular_tol = odeint_no_retry,
+	.fail = odeint_fail,
+	.stat_keys = ros_keys,
+	.stats = odeint_stats,
+	.notes = odeint_notes,
+	.iter_unit = "f evaluations",
+	.free = odeint_free_op,
+};

@@ -64,6 +64,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +76,10 @@
 #endif
 
 struct tangent {
+	double omega;		/* omega_max of the last step's linearized tangent
+				 * system, rad/s */
+	double omega_sampled;	/* the largest over the output samples (NAN: none) */
+	struct nm_growth *growth;	/* growth detector (newmark.h) */
 	int n, m, f, r;		/* coordinates, constraint rows, tangent dim, rank */
 	double beta, gam;
 	double *A;		/* n x m, column-major: G^T, then its QR factors */
@@ -514,7 +519,7 @@ static void tangent_free_data(struct tangent *T)
 	free(T);
 }
 
-int tangent_init(struct integ *it, const struct sim_options *o, struct diag *dg)
+static int tangent_init(struct integ *it, const struct sim_options *o, struct diag *dg)
 {
 	const struct ra *s = it->sys;
 	if (s->nb > TAN_MAX_BODIES) {
@@ -573,16 +578,20 @@ int tangent_init(struct integ *it, const struct sim_options *o, struct diag *dg)
 	ra_state_init(s, &T->base);
 	ra_state_init(s, &T->q);
 	ra_state_init(s, &T->xn);
-	it->tan = T;
-	it->omega_max = NAN;
+	T->omega = T->omega_sampled = NAN;
+	T->growth = nm_growth_new(s);
+	it->mem = T;
 	return 0;
 }
 
-void tangent_free(struct integ *it)
+static void tangent_free(struct integ *it)
 {
-	if (it->tan)
-		tangent_free_data(it->tan);
-	it->tan = NULL;
+	struct tangent *T = it->mem;
+	if (T) {
+		nm_growth_free(&T->growth);
+		tangent_free_data(T);
+	}
+	it->mem = NULL;
 }
 
 /* Project x_n onto the tangent space at the current base: alpha_n,
@@ -659,16 +668,16 @@ static void multipliers(struct tangent *T, struct ra *s, const struct ra_state *
  * reduction; at h = 9.99e-4 (which failed at 2.686 s without the retry)
  * two steps retried, and a sample on one of them has the rows met to
  * first order only (residuals 5.5e-11 m, 7.1e-6 m/s, 2.9e-2 m/s^2). */
-void tangent_rank_tol(struct integ *it, double angle)
+static void tangent_rank_tol(struct integ *it, double angle)
 {
-	struct tangent *T = it->tan;
+	struct tangent *T = it->mem;
 	T->rank_tol = angle > TAN_RANK_TOL ? angle : TAN_RANK_TOL;
 	T->have_piv = 0;	/* the next factorization pivots afresh */
 }
 
-int tangent_omega_at(struct integ *it, const struct ra_state *x)
+static int tangent_omega_at(struct integ *it, const struct ra_state *x)
 {
-	struct tangent *T = it->tan;
+	struct tangent *T = it->mem;
 	struct ra *s = it->sys;
 	ra_state_copy(s, &T->xn, x);
 	ra_state_copy(s, &T->base, x);
@@ -683,13 +692,13 @@ int tangent_omega_at(struct integ *it, const struct ra_state *x)
 	if (reduced_derivs(T, s, x->t, x->lam))
 		return INTEG_NEWTON_FAIL;
 	reduced_mass(T, s);
-	it->omega_max = omega_max(T);
+	T->omega = omega_max(T);
 	return INTEG_OK;
 }
 
-int tangent_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
+static int tangent_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
 {
-	struct tangent *T = it->tan;
+	struct tangent *T = it->mem;
 	struct ra *s = it->sys;
 	int n = T->n;
 	double t = x->t + h;
@@ -745,7 +754,7 @@ int tangent_step(struct integ *it, double h, struct ra_state *x, struct ra_state
 				integ_note_worst(it);
 				return INTEG_SINGULAR;
 			}
-			it->omega_max = omega_max(T);
+			T->omega = omega_max(T);
 			fS = f;
 			refresh = 0;
 		}
@@ -802,3 +811,88 @@ int tangent_step(struct integ *it, double h, struct ra_state *x, struct ra_state
 	it->factorizations += it->iters;
 	return INTEG_OK;
 }
+
+/* The shared index-1 solve, then omega_max of the first sample. */
+static int tangent_accel(struct integ *it, struct ra_state *x)
+{
+	int st = integ_accel_index1(it, x);
+	return st ? st : tangent_omega_at(it, x);
+}
+
+static int tangent_growth_step(struct integ *it, double h, struct ra_state *x,
+			       struct ra_state *y)
+{
+	struct tangent *T = it->mem;
+	return nm_growth_step(T->growth, it->sys, tangent_step(it, h, x, y), y);
+}
+
+/* tangent_newmark solves no saddle-point system: the same angle sqrt(tol)
+ * as the rank tolerance of its QR for the step (integ.h) */
+static int tangent_singular_tol(struct integ *it, double tol)
+{
+	tangent_rank_tol(it, sqrt(tol));
+	return 0;
+}
+
+static int tangent_fail(const struct integ *it, int st, double t, long step, double h,
+			char *msg, size_t n)
+{
+	const struct tangent *T = it->mem;
+	return nm_growth_message(T->growth, it->sys->m, st, t, step, h, msg, n);
+}
+
+static double tangent_sample(struct integ *it)
+{
+	struct tangent *T = it->mem;
+	if (isfinite(T->omega))
+		T->omega_sampled = isfinite(T->omega_sampled) ? fmax(T->omega_sampled, T->omega)
+							      : T->omega;
+	return T->omega;
+}
+
+static const struct integ_stat_key tangent_keys[] = {
+	{ "omega_max", INTEG_STAT_SHARED }, { "stable_step_bound", INTEG_STAT_SHARED }, { 0, 0 }
+};
+
+/* omega_max over the samples, and the step bound of 002 eq. 11 from it */
+static int tangent_stats(const struct integ *it, const struct sim_options *o, double *v)
+{
+	const struct tangent *T = it->mem;
+	v[0] = T->omega_sampled;
+	v[1] = isfinite(v[0]) ? nm_hmax(v[0], o->nm_beta, o->nm_gamma) : NAN;
+	return 2;
+}
+
+static void tangent_notes(const struct integ *it, const struct sim_options *o, const double *v,
+			  char *buf, size_t n)
+{
+	(void)it;
+	if (!isfinite(v[0]))
+		return;
+	if (isfinite(v[1]))
+		snprintf(buf, n, "omega_max %.6g rad/s (largest over the samples); stable step "
+			 "bound of eq. 11 of doi:10.1007/s11012-021-01433-0 (beta %g, gamma %g): "
+			 "dt <= %.6g s\n", v[0], o->nm_beta, o->nm_gamma, v[1]);
+	else
+		snprintf(buf, n, "omega_max %.6g rad/s (largest over the samples); beta %g >= "
+			 "gamma/2 (%g): no step bound (eq. 11 of doi:10.1007/s11012-021-01433-0)\n",
+			 v[0], o->nm_beta, 0.5 * o->nm_gamma);
+}
+
+const struct integ_ops tangent_ops = {
+	.init = tangent_init,
+	.step = tangent_growth_step,
+	.accel = tangent_accel,
+	.singular_tol = tangent_singular_tol,
+	.fail = tangent_fail,
+	.sample_name = "omega_max",
+	.sample_unit = "rad/s",
+	.sample_doc = "largest natural frequency of the linearized tangent system "
+		      "(as in Figs. 21, 25 of doi:10.1007/s11012-021-01433-0)",
+	.sample = tangent_sample,
+	.stat_keys = tangent_keys,
+	.stats = tangent_stats,
+	.notes = tangent_notes,
+	.iter_unit = "Newton it",
+	.free = tangent_free,
+};

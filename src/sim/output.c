@@ -327,7 +327,8 @@ static void euler_series(struct output *o, struct h5out *h, const struct model *
 }
 
 struct output *output_open(const char *path, const struct model *m, const struct h5_opts *opt,
-			   const char *deck_text, unsigned flags, char *err, size_t n)
+			   const char *deck_text, unsigned flags,
+			   const struct output_series *series, char *err, size_t n)
 {
 	struct h5out *h = h5_create(path, opt, err, n);
 	if (!h)
@@ -366,9 +367,12 @@ struct output *output_open(const char *path, const struct model *m, const struct
 			     "Newton iterations of the step");
 	o->hconv = h5_series(h, "/solver/converged", 0, 0, H5_INT, "1",
 			     "1 if the step's Newton iteration converged");
-	o->homega = flags & OUTPUT_OMEGA ? ser(h, "/solver/omega_max", 0, 0, "rad/s",
-				"largest natural frequency of the linearized tangent system "
-				"(as in Figs. 21, 25 of doi:10.1007/s11012-021-01433-0)") : -1;
+	o->hseries = -1;
+	if (series) {
+		char name[96];
+		snprintf(name, sizeof name, "/solver/%s", series->name);
+		o->hseries = ser(h, name, 0, 0, series->unit, series->doc);
+	}
 	/* the layout and the provenance on disk as the run starts, made
 	 * while set-up computes */
 	h5_start(h);
@@ -489,8 +493,8 @@ int output_sample(struct output *o, struct ra *s, const struct ra_state *x,
 	double it = si->iterations, cv = si->converged;
 	h5_row(h, o->hiter, &it);
 	h5_row(h, o->hconv, &cv);
-	if (o->homega >= 0)
-		h5_row(h, o->homega, &si->omega_max);
+	if (o->hseries >= 0)
+		h5_row(h, o->hseries, &si->series);
 	return h5_commit(h);
 }
 

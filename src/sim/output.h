@@ -24,7 +24,7 @@ struct sample_info {
 	/* formulation tree: every joint's coordinates and their rates, joint
 	 * by joint (tree_joint_coords), or NULL */
 	const double *jq, *jqd;
-	double omega_max;	/* tangent_newmark: largest natural frequency, rad/s */
+	double series;		/* the scheme's value of the step (output_series) */
 	double work_motors, work_drivers;	/* their parts of work, J */
 };
 
@@ -42,7 +42,7 @@ struct output {
 	int pres, vres, ares, pvec, vvec, avec;
 	int ekin, epot, ework, etot, edrift, ewm, ewd;
 	int hstep, hiter, hconv;
-	int homega;		/* /solver/omega_max, or -1 (schemes without it) */
+	int hseries;		/* /solver/<name> of output_series, or -1 (none) */
 	struct out_forces *fx;	/* /forces and /measures (output_forces.c) */
 };
 
@@ -57,18 +57,22 @@ void output_forces_close(struct output *o);
 
 /* Create the file with every dataset, write the deck text (/deck) and
  * flush; NULL with a message in err.  opt: flush interval, compression,
- * expected samples (see h5.h).  flags: OUTPUT_OMEGA, also
- * /solver/omega_max (the schemes that compute it, tangent_newmark);
- * OUTPUT_JOINT_COORDS, also /joints/coordinates and coordinate_rates
- * (the formulation tree, whose state they are). */
-enum { OUTPUT_OMEGA = 1, OUTPUT_JOINT_COORDS = 2 };
+ * expected samples (see h5.h).  flags: OUTPUT_JOINT_COORDS, also
+ * /joints/coordinates and coordinate_rates (the formulation tree, whose
+ * state they are).  series: a value of the scheme's each step
+ * (integ_ops.sample_name), /solver/<name>, or NULL. */
+enum { OUTPUT_JOINT_COORDS = 2 };
 /* OUTPUT_JOINT_FRAME: also the joints' reactions in body 2's joint frame
  * (output.joint_frame_reactions); OUTPUT_EULER(ax): also /bodies/euler_angles
  * in the intrinsic sequence ax[3] of euler_seq (output.euler). */
 #define OUTPUT_JOINT_FRAME 4u
 #define OUTPUT_EULER(ax) ((unsigned)(1 + 9 * (ax)[0] + 3 * (ax)[1] + (ax)[2]) << 8)
+struct output_series {
+	const char *name, *unit, *doc;
+};
 struct output *output_open(const char *path, const struct model *m, const struct h5_opts *opt,
-			   const char *deck_text, unsigned flags, char *err, size_t n);
+			   const char *deck_text, unsigned flags,
+			   const struct output_series *series, char *err, size_t n);
 /* Write one sample; the caller has done ra_eval(PRIM_ALL) at x. Returns
  * the three residual norms through res[3].  0, or -1 when writing the
  * file has failed (h5_error names it). */

@@ -1,9 +1,11 @@
-/* sim.h - the run loop: assembly, time stepping, monitors, output. */
+/* sim.h - the run loop: assembly, time stepping, monitors, output.  The
+ * loop knows a scheme by its registry row and ops (integ.h) alone. */
 #ifndef MBSIM_SIM_H
 #define MBSIM_SIM_H
 
 #include <signal.h>
 
+#include "../integ/integ.h"
 #include "../model/model.h"
 #include "../model/options.h"
 
@@ -55,17 +57,16 @@ struct sim_result {
 	double output_buffer;		/* bytes of samples kept in memory at once */
 	int redundant;			/* constraint rows dropped as redundant at set-up */
 	long singular_steps;		/* steps taken again near a singular position */
-	long road_cuts;			/* adaptive steps cut short by a tire's road look-ahead */
+	long road_cuts;			/* adaptive steps cut short by an element's step
+					 * limit (a tire's road look-ahead) */
 	char redundant_rows[1024];	/* their names, "joint 'r5' row 5 (DP1), ..." */
-	double omega_max;		/* tangent_newmark: largest over the samples (NAN otherwise) */
-	/* ODE schemes (rn4, w2, adams): f and Jacobian evaluations, new
-	 * partitions of the coordinates after the first (-1: other schemes) */
-	long rhs_evals, jac_evals, repartitions;
-	long jac_analytic;		/* of jac_evals, analytic (ode_sys.jac) */
-	/* bdf (SUNDIALS IDA): its steps, the order of the last, Newton
-	 * iterations, error-test and nonlinear convergence failures (-1:
-	 * other schemes) */
-	long dae_steps, dae_order, dae_newton, dae_etf, dae_ncf;
+	/* the scheme's own statistics (integ.h, integ_ops.stat_keys): the
+	 * first nstats keys of stat_keys and their values */
+	const struct integ_stat_key *stat_keys;
+	double stats[INTEG_STATS_MAX];
+	int nstats;
+	char notes[512];		/* the scheme's lines for the summary, or "" */
+	const char *iter_unit;		/* of mean_iterations: "Newton it", "f evaluations" */
 };
 
 /* Run the simulation. Returns the status; details in r.  Set-up errors
