@@ -420,12 +420,10 @@ int dae3_solve(struct integ *it, struct dae3 *E, const struct solve_in *in, stru
 	}
 	/* beams: a solve that needed more than 5 iterations since its last
 	 * (re)start leaves no matrix to keep (the next solve makes a new
-	 * one): on the lateral buckling beam (lms2, 1e-3 s) the kept matrix
-	 * had cost 8.1 iterations a step (6.6 now, 4.8 always fresh), on the
-	 * rotating shaft at 1e-4 s 4.4 (3.6 now); CPU 0.159 -> 0.138 s and
-	 * 2.41 -> 2.10 s (bench/README, "beams").  A bound of 4 gained a
-	 * little more but made a new matrix at a singular point of the
-	 * buckling with esdirk436l2sa2 at 5e-3 s (tests/t-beam.sh). */
+	 * one): a matrix kept that long costs more iterations than a fresh
+	 * one saves (bench/README.md, "Beams: the kept Newton matrix").  A
+	 * bound of 4 made a new matrix at a singular point of the buckling
+	 * with esdirk436l2sa2 at 5e-3 s (tests/t-beam.sh). */
 	if (E->Wc && since > 5)
 		E->fserial = 0;
 	kin(E, in, g, y);

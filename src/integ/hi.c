@@ -24,11 +24,8 @@
  * (an internal force of the closed loop; S's condition ~1e6 there), so
  * lambda's noise at the Newton tolerance, amplified by the extrapolation,
  * cost a second iteration in two steps of three.  The displacement is
- * smooth and not amplified: 1.00 iterations per step on the slider-crank,
- * double pendulum, four-link and Andrews' squeezer, 1.13 on the 32-link
- * chain, against 1.7, 1.7, 1.9, 1.00 and 1.13 from lambda alone and 4.0,
- * 3.1, 4.3, 2.8 and 3.0 from the last step's lambda (predictor: last, as
- * in seed 000).
+ * smooth and not amplified (iterations per step of the three first
+ * iterates: bench/README.md, "Predictors of hi").
  *
  * No reaction-force Jacobian is missing here: the reactions act along the
  * rows P_n of t_n, so e1, e2 are linear and eq. 10 (rows at the iterate,
@@ -37,9 +34,9 @@
  * lambda |s| of the joints is integrated explicitly, like a spring of
  * frequency ~ sqrt(6 lambda / (m L)) per bar.  In chain.yaml lambda grows
  * like N^2, and at h = 1e-3 N = 400 runs while N = 512 fails at step 1
- * (h = 5e-4 runs N = 512, 2.5e-4 runs N = 1024).  Measured: the exact
- * Newton of eq. 10 does not converge there either, and as a fallback on
- * slow contraction it made N = 400 fail, so eq. 12 stays.
+ * (h = 5e-4 runs N = 512, 2.5e-4 runs N = 1024).  The exact Newton of
+ * eq. 10 does not converge there either (bench/README.md, "Predictors of
+ * hi"), so eq. 12 stays.
  *
  * hilg: the rotational update of eq. 5b takes the gyroscopic term
  * w~ J w at t_n explicitly, which on a spinning body is a first-order

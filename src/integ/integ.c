@@ -107,11 +107,11 @@ struct integ *integ_new_on(const struct integ_info *info, struct ra *sys, struct
 	it->tol = o->tolerance;
 	it->maxit = o->max_iterations;
 	it->W = xcalloc((size_t)sys->nb * 18 + 1, sizeof(double));
-	it->g = xcalloc((size_t)ng + (size_t)nc + 1, sizeof(double));	/* fi packs (g, lambda) */
+	it->g = xcalloc((size_t)ng + (size_t)nc + 1, sizeof(double));	/* (g, lambda) packed */
 	it->dg = xcalloc((size_t)ng + 1, sizeof(double));
 	it->F = xcalloc((size_t)ng + 1, sizeof(double));
-	/* hi also solves the multiplier correction (nc) into rhs: a model
-	 * with redundant constraints can have more rows than coordinates */
+	/* rhs may receive a multiplier correction (nc): a model with
+	 * redundant constraints can have more rows than coordinates */
 	it->rhs = xcalloc((size_t)(ng > nc ? ng : nc) + 1, sizeof(double));
 	it->dl = xcalloc((size_t)nc + 1, sizeof(double));
 	it->dl2 = xcalloc((size_t)nc + 1, sizeof(double));

@@ -1,14 +1,20 @@
-/* integ.h - the integrator interface shared by every family.
+/* integ.h - the stepper interface shared by every family.
  *
- * A scheme is a registry row (registry.def); its family kernel advances a
- * state of the ra formulation by one step:
+ * A scheme is a registry row (registry.def); the row points to its
+ * family's operations (struct integ_ops), whose kernel advances a body
+ * state (struct ra_state) by one step:
  *
  *   integ_step(it, h, x, y):  x holds t_n, y receives t_{n+1}.
  *   For schemes with info->lag = 1 (half-implicit) the step also completes
  *   x: its accelerations and multipliers at t_n become known only then.
  *   Otherwise y is complete.
  *
- * The run loop (sim/) owns the states, the time grid and the output.
+ * integ.c is the shell: what every family shares (struct integ) and the
+ * calls into the ops; it names no family.  A family keeps its own state in
+ * it->mem; a scheme on the ODE seam steps the struct ode_sys the caller
+ * built (it->ode).  A new family is one file defining its integ_ops and
+ * its rows in registry.def.  The run loop (sim/) owns the states, the
+ * time grid and the output.
  */
 #ifndef MBSIM_INTEG_H
 #define MBSIM_INTEG_H
@@ -177,11 +183,9 @@ int integ_fix_redundant(struct integ *it, int *rows);
  * (kkt_set_singular_tol) for that step, tol = INTEG_SINGULAR_TOL at level
  * 1, 100 times more at each of the INTEG_SINGULAR_LEVELS levels;
  * integ_singular_retry(it, level) before it, (it, 0) after.  Returns 0
- * when the retry can be made (not for the ODE schemes).  tangent_newmark,
- * whose steps use no kkt, takes sqrt(tol) as the rank tolerance of its QR
- * for the step (tangent_rank_tol): close to a singular position a step
- * whose rank decision falls among nearly dependent rows (1e-5 rad, its
- * TAN_RANK_TOL) fails, and with them dropped it passes. */
+ * when the retry can be made (ops->singular_tol: a family whose steps use
+ * no kkt takes the same angle its own way, one with its own partitioning
+ * declines). */
 #define INTEG_SINGULAR_TOL 1e-4
 #define INTEG_SINGULAR_LEVELS 2
 int integ_singular_retry(struct integ *it, int level);

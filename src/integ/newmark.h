@@ -35,11 +35,8 @@
  * it fail.
  * A resolved motion's acceleration changes do not alternate, and the weak
  * instability of the index-3 trapezoidal rule (growth like n (-1)^n)
- * passes neither test.  tests/unit/test_newmark.c checks these claims;
- * on pairs of stable modes of random frequencies, phases and amplitudes
- * it measured 7 trips in 20000
- * runs of 2000 steps, all within the first 41 steps, before a whole beat
- * had been seen (23 in 20000 at any time without the third condition).
+ * passes neither test.  tests/unit/test_newmark.c checks these claims
+ * (false trips on stable modes: bench/README.md, "The growth detector").
  * Changes below 1e-9 times the largest acceleration norm of the run are
  * round-off and never count. */
 #define NM_GROWTH_RATIO 1.1

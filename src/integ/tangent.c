@@ -49,9 +49,8 @@
  * Dense: a QR of the n x m G^T per iteration (n = 6 per body; dgeqp3, or
  * dgeqrf in the row order of the last dgeqp3 while that order still
  * reveals the rank) and 4 f residual evaluations per step; refused above
- * TAN_MAX_BODIES bodies.  Measured on decks/n_four_bar.yaml with N = 40
- * (605 x 486, rank 485): 17 ms of CPU per step, against 0.55 s with the
- * full SVD this file used before.
+ * TAN_MAX_BODIES bodies (its cost per step: bench/README.md,
+ * "tangent_newmark").
  * Friction forces take the multipliers of the step's start.
  */
 #include "tangent.h"
@@ -663,11 +662,7 @@ static void multipliers(struct tangent *T, struct ra *s, const struct ra_state *
  * step are then far from met).  The run loop then takes the step again
  * with the rank tolerance raised to 1e-2 rad (integ_singular_retry,
  * tangent_rank_tol): all 40 nearly dependent rows are left out of that
- * step and it passes.  Measured: 20 s at h = 1e-3, 20000 steps, one step
- * retried, energy drift 8.8e-3 J, B0 at 20 s 1.2e-4 m from the
- * reduction; at h = 9.99e-4 (which failed at 2.686 s without the retry)
- * two steps retried, and a sample on one of them has the rows met to
- * first order only (residuals 5.5e-11 m, 7.1e-6 m/s, 2.9e-2 m/s^2). */
+ * step and it passes (the runs: bench/README.md, "tangent_newmark"). */
 static void tangent_rank_tol(struct integ *it, double angle)
 {
 	struct tangent *T = it->mem;

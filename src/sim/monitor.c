@@ -90,9 +90,8 @@ static int finite_all(const double *x, int n)
 }
 
 /* The first body (or constraint row) of x with a non-finite value, named
- * in msg; 0 when x is finite.  A non-finite state must not be
- * written and called a success (issue 17: a free body spinning at
- * 3000 rad/s with hi went to inf and the run completed). */
+ * in msg; 0 when x is finite.  A non-finite state must not be written and
+ * called a success. */
 int monitor_finite(const struct ra *s, const struct ra_state *x, long step, double h, char *msg,
 		   size_t n)
 {

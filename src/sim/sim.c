@@ -1,12 +1,16 @@
 /* sim.c - the run loop (sim.h).
  *
- * Set-up: compile the model (form/ra), make the initial state consistent
+ * Set-up: compile the model (form/ra), build the formulation the scheme
+ * steps when it is not ra (rp or tree, handed to it as an ODE), make the
+ * initial state consistent
  * (assemble.c), find accelerations and multipliers at t0.  Then one fixed
  * step after another (or, with integrator.adaptive, the steps the scheme's
  * step control chooses); every completed state passes the monitors (work of
  * nonconservative forces, unwrapped joint coordinates) and, every k-th,
  * the output.  Completed states arrive one step late for schemes whose
- * registry row has lag = 1.
+ * registry row has lag = 1.  The scheme is reached through its ops
+ * (integ.h) alone; the output clock is clock.c, the monitors monitor.c,
+ * the messages naming.c, the elements' step limits step_limit.c.
  */
 #include "sim_impl.h"
 #include "mobility.h"
@@ -185,7 +189,8 @@ static int note_redundant(struct run *R, struct diag *d)
 	return 0;
 }
 
-/* A body of mass 0 or singular inertia (seed 003, bdf only). */
+/* A body of mass 0 or singular inertia (seed 003: the tree formulation's
+ * residual schemes only). */
 static int has_singular_mass(const struct model *m)
 {
 	for (int b = 0; b < m->nbodies; b++)
@@ -278,8 +283,8 @@ static int setup(struct run *R, struct ra_state *x, struct diag *d)
 	ra_state_init(R->sys, x);
 	ra_state_from_model(R->sys, x, a->o->t0);
 	/* the assembly's mass-weighted projection needs regular masses; the
-	 * tree formulation's start projects joint by joint (and bdf fixes the
-	 * rates of massless coordinates, IDACalcIC) */
+	 * tree formulation's start projects joint by joint (and a residual
+	 * scheme fixes the rates of massless coordinates, IDACalcIC) */
 	if (a->o->assemble && !has_singular_mass(a->m) &&
 	    assemble(R->sys, R->it, x, a->o->assemble_tol, r, r->message, sizeof r->message))
 		return 1;
@@ -296,7 +301,7 @@ static int setup(struct run *R, struct ra_state *x, struct diag *d)
 	if (R->tree) {
 		/* the tree's coordinates now, for the t0 sample's
 		 * /joints/coordinates (the first step would start them at the
-		 * same state; bdf has, in integ_accel) */
+		 * same state; a scheme that starts there in integ_accel has) */
 		st = integ_begin(R->it, x);
 		if (st) {
 			sim_fail_message(R->it, st, x->t, 0, a->o->step, r->message,
@@ -378,7 +383,7 @@ static void finish_attrs(struct run *R)
 }
 
 /* The accelerations and multipliers of the set-up's index-1 solve at t0.
- * A lag = 1 scheme (hi) overwrites them with its own first-order values
+ * A lag = 1 scheme overwrites them with its own first-order values
  * of the start of the step (for a driver, (q1 - q0 - h v0) / h^2: half
  * the true acceleration when v0 is exact); the t0 sample reports the
  * exact ones, as the last sample reports an index-1 solve too. */
