@@ -212,18 +212,6 @@ static int adams_step(struct integ *it, double h, struct ra_state *x, struct ra_
 	return odeint_step(it, h, x, y, adams_kernel);
 }
 
-static const struct integ_stat_key adams_keys[] = { ODEINT_KEYS, { 0, 0 } };
-
 const struct integ_ops adams_ops = {
-	.init = odeint_init,
-	.step = adams_step,
-	.begin = odeint_begin_op,
-	.singular_tol = odeint_no_retry,
-	.fail = odeint_fail,
-	.stat_keys = adams_keys,
-	.stats = odeint_stats,
-	.notes = odeint_notes,
-	.iter_unit = "f evaluations",
-	.own_steps = 1,
-	.free = odeint_free_op,
+	ODEINT_OPS, ODEINT_STATS_OPS, .step = adams_step, .own_steps = 1
 };

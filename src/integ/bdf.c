@@ -458,16 +458,6 @@ static int bdf_stats(const struct integ *it, const struct sim_options *o, double
 }
 
 const struct integ_ops bdf_ops = {
-	.init = odeint_init,
-	.step = bdf_step,
-	.accel = bdf_begin,
-	.begin = odeint_begin_op,
-	.singular_tol = odeint_no_retry,
-	.fail = odeint_fail,
-	.stat_keys = bdf_keys,
-	.stats = bdf_stats,
-	.notes = odeint_notes,
-	.iter_unit = "f evaluations",
-	.own_steps = 1,
-	.free = odeint_free_op,
+	ODEINT_OPS, .step = bdf_step, .accel = bdf_begin, .stat_keys = bdf_keys,
+	.stats = bdf_stats, .own_steps = 1
 };

@@ -205,6 +205,8 @@ int odeint_fail(const struct integ *it, int st, double t, long step, double h, c
 	return 0;
 }
 
+const struct integ_stat_key odeint_keys[] = { ODEINT_KEYS, { 0, 0 } };
+
 int odeint_stats(const struct integ *it, const struct sim_options *o, double *v)
 {
 	(void)o;

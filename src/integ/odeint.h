@@ -59,6 +59,15 @@ int odeint_fail(const struct integ *it, int st, double t, long step, double h, c
 int odeint_stats(const struct integ *it, const struct sim_options *o, double *v);
 void odeint_notes(const struct integ *it, const struct sim_options *o, const double *v,
 		  char *buf, size_t n);
+/* ODEINT_KEYS alone, NULL-terminated */
+extern const struct integ_stat_key odeint_keys[];
+/* The ops every ODE scheme takes from here; a scheme adds its .step
+ * (odeint_step with its kernel), its statistics (ODEINT_STATS_OPS, or
+ * its own that begin with them) and .accel when it has its own. */
+#define ODEINT_OPS .init = odeint_init, .begin = odeint_begin_op, \
+	.singular_tol = odeint_no_retry, .fail = odeint_fail, .notes = odeint_notes, \
+	.iter_unit = "f evaluations", .free = odeint_free_op
+#define ODEINT_STATS_OPS .stat_keys = odeint_keys, .stats = odeint_stats
 /* A step of it's scheme (kernel) from x (the accepted state at x->t) of
  * size h, or shorter when the step control rejects, into y. */
 int odeint_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y,

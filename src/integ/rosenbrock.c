@@ -503,17 +503,4 @@ static int ros_step(struct integ *it, double h, struct ra_state *x, struct ra_st
 	return odeint_step(it, h, x, y, ros_kernel);
 }
 
-static const struct integ_stat_key ros_keys[] = { ODEINT_KEYS, { 0, 0 } };
-
-const struct integ_ops ros_ops = {
-	.init = odeint_init,
-	.step = ros_step,
-	.begin = odeint_begin_op,
-	.singular_tol = odeint_no_retry,
-	.fail = odeint_fail,
-	.stat_keys = ros_keys,
-	.stats = odeint_stats,
-	.notes = odeint_notes,
-	.iter_unit = "f evaluations",
-	.free = odeint_free_op,
-};
+const struct integ_ops ros_ops = { ODEINT_OPS, ODEINT_STATS_OPS, .step = ros_step };

@@ -60,19 +60,8 @@ static int euler_step(struct integ *it, double h, struct ra_state *x, struct ra_
 	return odeint_step(it, h, x, y, euler_kernel);
 }
 
-static const struct integ_stat_key euler_keys[] = { ODEINT_KEYS, { 0, 0 } };
-
-static const struct integ_ops euler_ops = {
-	.init = odeint_init,
-	.step = euler_step,
-	.begin = odeint_begin_op,
-	.singular_tol = odeint_no_retry,
-	.fail = odeint_fail,
-	.stat_keys = euler_keys,
-	.stats = odeint_stats,
-	.iter_unit = "f evaluations",
-	.free = odeint_free_op,
-};
+/* what every scheme on the ODE seam shares (odeint.h), and its step */
+static const struct integ_ops euler_ops = { ODEINT_OPS, ODEINT_STATS_OPS, .step = euler_step };
 
 /* its registry row: X(SYMPLECTIC_EULER, "symplectic_euler", "euler",
  * euler_ops, "rp", 1, 0, 0, 0, 0, "...") */
