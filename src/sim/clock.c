@@ -4,9 +4,9 @@
 #include <math.h>
 
 /* Steps of a fixed-step run from a to b: the fewest equal steps not longer
- * than integrator.step (a remainder is shared, never left as a sliver: a
- * last step of 1e-10 h gave acceleration residuals of 7e7 with hi).  At
- * most 2e12 + 1 (sim_options_check_time). */
+ * than integrator.step (a remainder is shared, never left as a sliver,
+ * whose accelerations come out of a near-zero step: bench/README.md, "The
+ * output clock").  At most 2e12 + 1 (sim_options_check_time). */
 long clock_fixed_steps_between(const struct sim_options *o, double a, double b)
 {
 	double n = ceil((b - a) / o->step - 1e-9);
