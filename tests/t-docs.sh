@@ -3,7 +3,8 @@
 # can find them (man mbsim(1) REFERENCES, docs/REFERENCES.md): no internal
 # labels ("seed 004", a bare "000 eq. 12", "issue 13", "the seed's") and
 # no paths outside the repository (../shared, shared/reference).
-#   1. README.md, man/*, docs/**/*.md, decks/*.yaml and the example decks
+#   1. README.md, man/*, docs/ (its text, tables, scripts and the study
+#      program of docs/results/003: every file but the pictures), decks/*.yaml and the example decks
 #      under tests/ (tests/fuzz holds fuzzer corpora, not examples).
 #   2. What the program prints: mbsim --help, mbsim help CMD for every
 #      command --help lists, mbsim list TARGET for every target its usage
@@ -16,7 +17,8 @@ check=tests/docs_cite_check.py
 
 # 1. the files
 set -- README.md man/* decks/*.yaml
-for f in $(find docs -name '*.md' | sort) \
+for f in $(find docs -type f \( -name '*.md' -o -name '*.csv' -o -name '*.c' -o -name '*.txt' \
+	-o -name '*.sh' \) | sort) \
 	$(find tests -name '*.yaml' -not -path 'tests/fuzz/*' | sort); do
 	set -- "$@" "$f"
 done

@@ -45,6 +45,18 @@ grep -q "sc.xdmf: 1001 of 1001 samples, 3 bodies" err || bad "run --xdmf says wh
 n=$(grids sc.xdmf)
 [ "$n" = 1001 ] && ok "sc.xdmf: 1001 time steps, one a sample" || bad "sc.xdmf time steps" "$n"
 ls ./*.partial >/dev/null 2>&1 && bad "a .partial file is left" "$(ls)"
+# the whole 8 s run (8001 samples, 76 MB of XDMF frame by frame): at most
+# 1001 frames by default (one in ceil(8000 / 1000) = 8), the size said;
+# export --every 1 keeps them all
+expect_rc 0 "run --xdmf, 8 s" "$MBSIM" run "$sc" -o sc8.h5 --xdmf
+grep -q "sc8.xdmf: 1001 of 8001 samples (one in 8), 3 bodies.*MB in all)" err &&
+	ok "run --xdmf of 8001 samples: 1001 frames, the size said" || bad "run --xdmf of 8001 samples" "$(cat err)"
+n=$(grids sc8.xdmf)
+[ "$n" = 1001 ] && ok "sc8.xdmf: 1001 time steps" || bad "sc8.xdmf time steps" "$n"
+expect_rc 0 "export --xdmf --every 1, 8 s" "$MBSIM" export --xdmf --every 1 sc8.h5
+n=$(grids sc8.xdmf)
+[ "$n" = 8001 ] && ok "--every 1: all 8001 samples" || bad "--every 1 time steps" "$n"
+rm -f sc8.h5 sc8.xdmf sc8.xdmf.h5
 # the .xdmf reads sc.xdmf.h5 alone (triangles copied): a later run that
 # replaces sc.h5 cannot make it name datasets of another model
 refs=$(grep -o '>[^<>]*\.h5:/[^<]*<' sc.xdmf | sed 's/:.*//; s/^>//' | sort -u)
@@ -76,8 +88,11 @@ kill -INT $pid
 wait $pid
 rc=$?
 [ "$rc" = 1 ] && ok "SIGINT: exit 1" || bad "SIGINT: exit $rc" "$(cat err)"
+# frames(m): what the default keeps of m samples, at most 1001 (one in
+# K = ceil((m - 1) / 1000), from the first: mbsim-export(1))
+frames() { awk -v m="$1" 'BEGIN { k = m > 1 ? int((m - 2) / 1000) + 1 : 1; print int((m - 1) / k) + 1 }'; }
 n=$(grids int.xdmf) m=$(nsamples int.h5)
-[ "$n" = "$m" ] && [ "$m" -gt 1 ] && ok "SIGINT: int.xdmf names the $m samples of int.h5" ||
+[ "$n" = "$(frames "$m")" ] && [ "$m" -gt 1 ] && ok "SIGINT: int.xdmf names the samples of int.h5 ($n of $m)" ||
 	bad "SIGINT: int.xdmf" "time steps $n, samples $m"
 # killed: SIGKILL leaves no .xdmf (the one of the run before is removed at
 # the start), and export makes one of the samples there
@@ -91,7 +106,7 @@ wait $pid 2>/dev/null
 [ -e kill.xdmf ] && bad "SIGKILL: an old kill.xdmf is still there" || ok "SIGKILL: no kill.xdmf"
 expect_rc 0 "export --xdmf of the killed run's file" "$MBSIM" export --xdmf kill.h5
 n=$(grids kill.xdmf) m=$(nsamples kill.h5)
-[ "$n" = "$m" ] && [ "$m" -gt 1 ] && ok "export: kill.xdmf names the $m samples of kill.h5" ||
+[ "$n" = "$(frames "$m")" ] && [ "$m" -gt 1 ] && ok "export: kill.xdmf names the samples of kill.h5 ($n of $m)" ||
 	bad "export after SIGKILL" "time steps $n, samples $m"
 
 # beams drawn as members: decks/flexible_four_bar.yaml (3 beams of 5

@@ -13,7 +13,7 @@
 int cmd_export(int argc, char **argv)
 {
 	int xdmf = 0, quiet = 0, nf = 0, rc = EXIT_OK;
-	long every = 1;
+	long every = 0;	/* auto (xdmf.h) */
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--csv") == 0)
 			return cmd_export_csv(argc, argv);

@@ -128,8 +128,8 @@ int cmd_list(int argc, char **argv)
 		}
 	} else if (strcmp(what, "joints") == 0) {
 		for (int i = 0; i < JOINT_NTYPES; i++)
-			printf("%-14s %d rows  %s\n", joint_type_names[i], joint_type_rows[i],
-			       joint_type_help[i]);
+			printf("%-14s %d row%s  %s\n", joint_type_names[i], joint_type_rows[i],
+			       joint_type_rows[i] == 1 ? " " : "s", joint_type_help[i]);
 	} else if (strcmp(what, "forces") == 0) {
 		for (int i = 0; i < FORCE_NTYPES; i++)
 			printf("%-10s %s\n", force_type_names[i], force_type_help[i]);

@@ -365,7 +365,7 @@ int cmd_modes(int argc, char **argv)
 		}
 		char info[1200];
 		if (rc == 0 && mop.xdmf) {	/* the mode shapes as export --xdmf draws them */
-			if (xdmf_export(mop.out, 1, info, sizeof info, err, sizeof err)) {
+			if (xdmf_export(mop.out, 0, info, sizeof info, err, sizeof err)) {
 				fprintf(stderr, "mbsim: error: --xdmf: %s\n", err);
 				rc = EXIT_SIM;
 			} else if (!mop.json) {

@@ -447,7 +447,7 @@ int cmd_run(int argc, char **argv)
 	if (ro.xdmf && d.nerr == 0 && access(out, F_OK) == 0) {
 		/* at the end, from the file as closed: only samples it holds */
 		char info[1200], err[600];
-		if (xdmf_export(out, 1, info, sizeof info, err, sizeof err)) {
+		if (xdmf_export(out, 0, info, sizeof info, err, sizeof err)) {
 			fprintf(stderr, "mbsim: error: --xdmf: %s\n", err);
 			st = st == SIM_COMPLETE ? SIM_FAILED : st;
 		} else if (!ro.quiet && !ro.json) {

@@ -172,7 +172,8 @@ static int ida_gave_up(struct odeint *O, int flag, double t)
 						      "machine precision" :
 			   flag == IDA_LSETUP_FAIL || flag == IDA_LSOLVE_FAIL ?
 				   "the iteration matrix is singular (a massless coordinate "
-				   "without a damper along it: eq. 28b does not fix its rate)" :
+				   "without a damper along it: eq. 28b of Arnold, Mech. Sci. 4 (2013), "
+				   "doi:10.5194/ms-4-221-2013, does not fix its rate)" :
 			   flag == IDA_NO_RECOVERY || flag == IDA_RES_FAIL ?
 				   "the formulation failed in a residual" :
 				   "IDA stopped";
@@ -299,8 +300,8 @@ static int bdf_start(struct odeint *O)
 		if (flag < 0) {
 			char *name = IDAGetReturnFlagName(flag);
 			snprintf(O->why, sizeof O->why, "IDACalcIC found no consistent rates of the "
-				 "massless coordinates at t = %.9g (%s): eq. 28b needs a damper "
-				 "along each of them", O->t, name ? name : "?");
+				 "massless coordinates at t = %.9g (%s): eq. 28b of Arnold, Mech. "
+				 "Sci. 4 (2013), doi:10.5194/ms-4-221-2013, needs a damper along each of them", O->t, name ? name : "?");
 			free(name);
 			return INTEG_NEWTON_FAIL;
 		}

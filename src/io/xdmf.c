@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Scalars per vertex, per sample, to colour by. */
@@ -543,12 +544,30 @@ static const char *lines_note(long nl)
 	return buf;
 }
 
+static const char *every_note(long every)
+{
+	static char buf[64];
+	snprintf(buf, sizeof buf, " (one in %ld)", every);
+	return buf;
+}
+
+/* "12.3 MB": the two files' size together */
+static const char *size_note(const char *dp, const char *xp)
+{
+	static char buf[64];
+	struct stat a, b;
+	double n = (stat(dp, &a) == 0 ? (double)a.st_size : 0) + (stat(xp, &b) == 0 ? (double)b.st_size : 0);
+	if (n >= 1e6)
+		snprintf(buf, sizeof buf, "%.3g MB in all", n / 1e6);
+	else
+		snprintf(buf, sizeof buf, "%.3g kB in all", n / 1e3);
+	return buf;
+}
+
 int xdmf_export(const char *h5path, long every, char *info, size_t infolen, char *err,
 		size_t errlen)
 {
 	struct run u;
-	if (every < 1)
-		every = 1;
 	char *xp = xdmf_path(h5path), *dp = xdmf_data_path(h5path);
 	/* the input is read whole first: nothing is touched for a file
 	 * that is not an output; then an old FILE.xdmf goes, since it may
@@ -561,6 +580,8 @@ int xdmf_export(const char *h5path, long every, char *info, size_t infolen, char
 		rc = 1;
 	}
 	if (rc == 0) {
+		if (every < 1)	/* auto: at most XDMF_FRAMES + 1 frames */
+			every = u.ns > 1 ? (u.ns - 2) / XDMF_FRAMES + 1 : 1;
 		long nk = u.ns > 0 ? (u.ns - 1) / every + 1 : 0;
 		rc = write_data(dp, &u, every, nk, err, errlen);
 		if (rc == 0)
@@ -571,9 +592,10 @@ int xdmf_export(const char *h5path, long every, char *info, size_t infolen, char
 				 "times k + j/%d for mode k + 1)", u.ns / MODE_FRAMES, nmodes,
 				 MODE_FRAMES, MODE_FRAMES);
 		if (rc == 0 && info)
-			snprintf(info, infolen, "%s: %ld of %ld samples%s, %d bodies, %ld vertices, "
-				 "%ld triangles%s (data in %s)", xp, nk, u.ns, what, u.nb, u.nv, u.nt,
-				 u.nl > 0 ? lines_note(u.nl) : "", dp);
+			snprintf(info, infolen, "%s: %ld of %ld sample%s%s%s, %d bod%s, %ld vertices, "
+				 "%ld triangles%s (data in %s, %s)", xp, nk, u.ns, u.ns == 1 ? "" : "s",
+				 every > 1 ? every_note(every) : "", what, u.nb, u.nb == 1 ? "y" : "ies",
+				 u.nv, u.nt, u.nl > 0 ? lines_note(u.nl) : "", dp, size_note(dp, xp));
 		run_release(&u);
 	}
 	free(xp), free(dp);

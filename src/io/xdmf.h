@@ -24,10 +24,16 @@
 
 #include <stddef.h>
 
+/* Frames of an export without --every: at most this many plus one (a
+ * long run's 8001 samples of the slider-crank made 76 MB of XDMF; 1001
+ * frames are some 10 MB, and more than a viewer plays smoothly). */
+#define XDMF_FRAMES 1000
+
 /* Write FILE.xdmf and FILE.xdmf.h5 for the output file h5path (FILE.h5:
  * FILE is h5path without a final ".h5"), every `every`-th sample from
- * the first (every >= 1).  info (may be NULL) receives a line saying what
- * was written.  0, or -1 with a message in err. */
+ * the first (every < 1: the smallest that keeps XDMF_FRAMES + 1 frames
+ * at most).  info (may be NULL) receives a line saying what was written
+ * and its size.  0, or -1 with a message in err. */
 int xdmf_export(const char *h5path, long every, char *info, size_t infolen, char *err,
 		size_t errlen);
 

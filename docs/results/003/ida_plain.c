@@ -1,4 +1,5 @@
-/* ida_plain.c - seed 003 eqs. 5 (the coupled oscillators of Fig. 1) in
+/* ida_plain.c - eqs. 5 of M. Arnold, "A recursive multibody formalism for systems with small
+ * mass and inertia terms", Mech. Sci. 4 (2013), doi:10.5194/ms-4-221-2013, (the coupled oscillators of Fig. 1) in
  * absolute coordinates, integrated by SUNDIALS IDA with its defaults and
  * nothing of mbsim: the check that the error of mbsim's bdf runs at small
  * m1 and tight tolerances (docs/results/003/README.md) is IDA's on this
@@ -12,7 +13,7 @@
  * The deck's parameters (decks/coupled_oscillators.yaml), its start (at
  * rest, springs relaxed, the large mass at x = 1 m) and its 20 output
  * times 0.1, ..., 2 s (IDA stops on each: IDASetStopTime), or the small
- * mass at P1 with velocity V1 (the slow manifold: seed 003 §2.1, no
+ * mass at P1 with velocity V1 (the slow manifold: Arnold 2013, §2.1, no
  * initial layer; its y' from eq. 5a); residual
  * F(t, y, y') = y' - f(t, y), y = (p1, p2, v1, v2) displacements and
  * velocities, atol = rtol = TOL, dense direct solver on IDA's difference
