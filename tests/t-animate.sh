@@ -4,7 +4,8 @@
 # distinct sample indices, each frame a different time label, so Pillow
 # cannot merge two), a PNG strip is written, a bad view is refused; the
 # beams of decks/flexible_four_bar.yaml are lines through their nodes,
-# which --deflection-scale K draws at K times their offset from the chord;
+# which --deflection-scale K draws at K times their offset from the chord
+# (a clamped beam, a cantilever: K times their displacement from the start);
 # a modes file is one cycle of its mode K (--mode), as documented.
 # Usage: MBSIM=build/mbsim sh tests/t-animate.sh   (run from the source root)
 
@@ -121,6 +122,27 @@ msg = "; ".join(errs) + " (largest offset from a chord %.3g m)" % dev'
 expect_rc 0 "animate.py: strip of the four-bar, deflection x 50" "$PY" "$top/tools/animate.py" \
 	"$tmp/fb.h5" --strip "$tmp/fb.png" --panels 3 --view xy --deflection-scale 50
 [ -s "$tmp/fb.png" ] && ok "animate.py: fb.png written" || bad "animate.py: no fb.png"
+# a cantilever (its root clamped to the ground): each node at 50 times
+# its displacement from its start, so that the tip goes 50 times as far
+# (from the chord between root and tip it was drawn bowed the wrong way
+# with the tip where it is)
+expect_rc 0 "run the cantilever under its tip load" "$MBSIM" run "$top/tests/statics/cantilever.yaml" \
+	--set integrator.method=lms2 --set integrator.step=1e-3 --set time.end=0.05 -o "$tmp/cant.h5" --quiet
+pycheck "animate.py: a clamped beam drawn at 50 times its displacement" '
+sys.path.insert(0, "'"$top"'/tools")
+import animate
+t, names, pos, segments, ground, dots, scale = animate.load("'"$tmp"'/cant.h5", 50.0)
+beams = [s for s in segments(len(t) - 1) if len(s) > 2]
+f = h5py.File("'"$tmp"'/cant.h5", "r")
+P = np.array([series(f, "bodies/%s/position" % n) for n in [x.decode() for x in f["bodies/names"][()]]])
+want = P[:, 0] + 50 * (P[:, -1] - P[:, 0])     # every body: start + 50 (end - start)
+# each drawn point is some node start + 50 (end - start), and the tip
+# (the node that moved most) is among them
+err = max(np.min(np.linalg.norm(want - d, axis=1)) for d in beams[0]) if len(beams) == 1 else np.inf
+tip = want[np.argmax(np.linalg.norm(P[:, -1] - P[:, 0], axis=1))]
+drop = np.linalg.norm(P[:, -1] - P[:, 0], axis=1).max()
+ok = err < 1e-12 and drop > 1e-4 and np.min(np.linalg.norm(beams[0] - tip, axis=1)) < 1e-12
+msg = "drawn points off by %.3g; the tip moved %.3g m" % (err, drop)'
 expect_rc 2 "animate.py: --deflection-scale 0 refused" "$PY" "$top/tools/animate.py" "$tmp/fb.h5" \
 	--strip "$tmp/x.png" --deflection-scale 0
 finish

@@ -27,7 +27,9 @@ its distance from the beam's chord (the straight line between its end
 nodes, where the initially straight beam's node would be at its fraction
 of the length), so that a deflection of millimetres shows on a member of
 metres (the ends stay where they are; default 1: as computed; the title
-says the scale).  The title holds the time.  --view names a projection
+says the scale); a beam whose first node is clamped (never moves nor
+turns) is drawn at K times each node's displacement from its start
+instead, so that a cantilever's tip goes K times as far.  The title holds the time.  --view names a projection
 plane (xy, xz, yz: the plane's first axis to the right) or a 3-D camera's
 azimuth and elevation in degrees (`--view 30,20`).  --frames N frames at
 sample indices evenly spread over the run (default: every sample up to
@@ -213,10 +215,18 @@ def load(path, scale=1.0, mode=1):
         d = np.linalg.norm(pos[0, nodes] - pos[0, nodes[0]], axis=1)
         fracs.append(d / d[-1] if d[-1] > 0 else np.zeros(len(nodes)))
 
+    # a beam whose first node never moves nor turns (clamped to the
+    # ground): its deflection is from its initial line, so that a
+    # cantilever's tip goes K times as far; any other: from its chord
+    clamped = [np.array_equal(pos[:, nodes[0]], np.broadcast_to(pos[0, nodes[0]], pos[:, nodes[0]].shape))
+               and np.array_equal(rot[nodes[0]], np.broadcast_to(rot[nodes[0]][0], rot[nodes[0]].shape))
+               for nodes in beams]
+
     def segments(i):
         s = [np.array([pos[i, k], pos[i, k] + rot[k][i] @ sp]) for k, sp in attach]
         s += [np.array([pos[i, a], pos[i, b]]) for a, b in pairs]
-        s += [deflected(pos[i, nodes], fr, scale) for nodes, fr in zip(beams, fracs)]
+        s += [pos[0, nodes] + scale * (pos[i, nodes] - pos[0, nodes]) if c else
+              deflected(pos[i, nodes], fr, scale) for nodes, fr, c in zip(beams, fracs, clamped)]
         return s
     on_beam = {b for nodes in beams for b in nodes}
     dots = np.array([k for k in range(len(names)) if k not in on_beam], dtype=int)
