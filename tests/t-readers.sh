@@ -247,4 +247,12 @@ if grep -q "no component 'q' in /bodies/bar1/position with 3 columns" "$tmp/err"
 else
 	bad "compare names the missing component and the columns"
 fi
+# ... and nothing else: not "no series in common", which sent the user
+# looking at the files (the new-user walk of issue 30)
+if ! grep -q "series in common" "$tmp/err" && grep -q "FAIL (no such component)" "$tmp/out" &&
+	grep -q "no dataset compared (a component its series has not)" "$tmp/out"; then
+	ok "compare's table and verdict say the component, not 'no series in common'"
+else
+	bad "compare's table and verdict say the component" "$(cat "$tmp/err" "$tmp/out")"
+fi
 finish

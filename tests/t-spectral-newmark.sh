@@ -41,5 +41,7 @@ grep -q nan "$tmp/out" && bad "lms2 measured: no nan" || ok "lms2 measured: no n
 expect_rc 64 "tangent_newmark refused" "$MBSIM" spectral --method tangent_newmark
 grep -q "use \`--method newmark\`" "$tmp/err" && ok "the refusal says what works" ||
 	bad "the refusal says what works"
+expect_rc 64 "--rho with newmark: a usage error, not ignored" "$MBSIM" spectral --method newmark --rho 0.6
+grep -q "rho does not apply to newmark" "$tmp/err" && ok "it says why" || bad "--rho with newmark: message" "$(cat "$tmp/err")"
 
 finish

@@ -40,7 +40,8 @@ struct result {
 	const char *comp;	/* the component (in dset), or NULL: every column */
 	double max_abs, max_rel, t_worst, rtol, atol;
 	int pass, missing;	/* missing: 1 only in A, 2 only in B (both not compared),
-				 * 3 unreadable or of different shapes (fails) */
+				 * 3 unreadable or of different shapes, 4 no such
+				 * component (both fail) */
 	int compared;
 };
 
@@ -218,7 +219,7 @@ static void compare_one(const struct cmp_opts *c, struct files *F, struct result
 		fprintf(stderr, "mbsim: error: '%s': no component '%s' in %s with %d columns (use x, "
 			"y, z%s or an index 0..%d)\n", r->path, r->comp, dset(r), cols,
 			quat ? ", w" : "", cols - 1);
-		r->missing = 3;
+		r->missing = 4;
 		r->pass = 0;
 		goto out;
 	}
@@ -377,14 +378,19 @@ static void report(const struct cmp_opts *c, const struct files *F, const struct
 			printf("%-*s  %s\n", w, r[i].path,
 			       r[i].missing == 1 ? "only in A (not compared)" :
 			       r[i].missing == 2 ? "only in B (not compared)" :
+			       r[i].missing == 4 ? "FAIL (no such component)" :
 			       "FAIL (missing, unreadable or of different shape)");
 			continue;
 		}
 		printf("%-*s  %12.4e  %12.4e  %10.6g  %8.2g  %8.2g  %s\n", w, r[i].path, r[i].max_abs,
 		       r[i].max_rel, r[i].t_worst, r[i].rtol, r[i].atol, r[i].pass ? "ok" : "FAIL");
 	}
+	int badcomp = 0;
+	for (int i = 0; i < n; i++)
+		badcomp |= r[i].missing == 4;
 	if (F->ncmp == 0)
-		printf("\nFAIL: no dataset compared (none in both files)\n");
+		printf("\nFAIL: no dataset compared (%s)\n",
+		       badcomp ? "a component its series has not" : "none in both files");
 	else
 		printf("\n%s: %d of %d datasets differ beyond tolerance\n", nfail ? "FAIL" : "ok",
 		       nfail, n);
@@ -429,9 +435,14 @@ int cmd_compare(int argc, char **argv)
 		nfail += !time_ok;
 		n = collect(&c, &F, &r);
 		nfail += compare_all(&c, &F, r, n);
-		for (int i = 0; i < n; i++)
+		int badcomp = 0;
+		for (int i = 0; i < n; i++) {
 			F.ncmp += r[i].compared;
-		if (F.ncmp == 0) {
+			badcomp |= r[i].missing == 4;
+		}
+		if (F.ncmp == 0 && badcomp) {
+			nfail++;	/* said at the quantity */
+		} else if (F.ncmp == 0) {
 			/* a file of /time alone, or of other series than the
 			 * reference's, must not pass */
 			fprintf(stderr, "mbsim: error: no dataset compared: %s and %s have no "

@@ -53,6 +53,7 @@ struct spec_opts {
 	const char *method;
 	double rho, alpha, lo, hi;
 	int points, json, csv, measured;
+	int rho_given;
 };
 
 static int parse(int argc, char **argv, struct spec_opts *so)
@@ -63,7 +64,7 @@ static int parse(int argc, char **argv, struct spec_opts *so)
 	so->lo = 1e-3;
 	so->hi = 1e2;
 	so->points = 51;
-	so->json = so->csv = so->measured = 0;
+	so->json = so->csv = so->measured = so->rho_given = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
 		char *end;
@@ -80,6 +81,7 @@ static int parse(int argc, char **argv, struct spec_opts *so)
 				return -1;
 			}
 			*(rho ? &so->rho : &so->alpha) = x;
+			so->rho_given |= rho;
 		} else if ((v = cli_optval(argc, argv, &i, "--ratio-range", USAGE_SPECTRAL, &err))) {
 			so->lo = strtod(v, &end);
 			if (*end != ':' || (so->hi = strtod(end + 1, &end), *end) ||
@@ -117,6 +119,11 @@ static int parse(int argc, char **argv, struct spec_opts *so)
 	}
 	if (so->json && so->csv) {
 		cli_usage_error(USAGE_SPECTRAL, "--json and --csv exclude each other");
+		return -1;
+	}
+	if (so->rho_given && strcmp(so->method, "newmark") == 0) {
+		cli_usage_error(USAGE_SPECTRAL, "--rho does not apply to newmark, which has beta "
+				"and gamma (here 1/4 and 1/2, the trapezoidal rule) and no rho_inf");
 		return -1;
 	}
 	return 0;
