@@ -32,6 +32,7 @@
  */
 #include "cli.h"
 #include "usage.h"
+#include "../elem/elem.h"
 #include "../form/ra.h"
 #include "../integ/integ.h"
 #include "../integ/dae3.h"
@@ -141,7 +142,8 @@ static struct model *oscillator(double w2)
 	struct force *f = model_add_force(m, "spring", FORCE_TSDA);
 	f->body[0] = MODEL_GROUND;
 	f->body[1] = 0;
-	f->k = w2;	/* free length 0: the force -w^2 x is linear in x */
+	((struct tsda_par *)elem_par(f))->k = w2;	/* free length 0: the force -w^2 x
+							 * is linear in x */
 	struct diag d;
 	diag_init(&d);
 	model_finalize(m, &d);

@@ -1,5 +1,6 @@
 /* ra.c - the absolute-coordinate formulation (ra.h). */
 #include "ra.h"
+#include "../elem/elem.h"
 #include "../la/kkt.h"
 #include "../model/coupler.h"
 #include "../util/vec.h"
@@ -68,12 +69,10 @@ struct ra *ra_new(const struct model *m)
 	s->jac = xcalloc(len + 1, sizeof(double));
 	s->has_ncforce = m->ndrivers > 0;
 	for (int i = 0; i < m->nforces; i++) {
-		const struct force *f = &m->forces[i];
-		if (f->type == FORCE_FRICTION)
+		unsigned p = elem_props(&m->forces[i]);
+		if (p & ELEM_LAMBDA)
 			s->needs_lambda = 1;
-		if (f->type == FORCE_POINT || f->type == FORCE_TORQUE ||
-		    f->type == FORCE_FRICTION || f->c != 0.0 || f->has_act ||
-		    f->ex || f->type == FORCE_MOTOR || f->type == FORCE_BUSHING)
+		if (p & ELEM_NC)
 			s->has_ncforce = 1;
 	}
 	for (int i = 0; i < m->nbeams; i++)

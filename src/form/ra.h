@@ -261,23 +261,14 @@ void ra_ctrl_get(const struct ra *s, double *z);
 void ra_ctrl_set(struct ra *s, const double *z);
 void ra_ctrl_rates(struct ra *s, const struct ra_state *x, double t, double *e);
 
-/* Whether tire f's road varies with place (its expression names x or y;
- * without one, or naming only parameters, it is a level plane). */
-static inline int ra_road_varies(const struct force *f)
-{
-	return f->ex != NULL && sexpr_has_state(f->ex);
-}
-
-/* Whether tire f looks ahead along its road (ra_road_ahead). */
-static inline int ra_tire_looks_ahead(const struct force *f)
-{
-	return f->type == FORCE_TIRE && f->vec[0] > 0.0 && ra_road_varies(f);
-}
+/* Whether element f limits the steps of adaptive schemes (a tire that
+ * looks ahead along its road: elem_ops.looks_ahead). */
+int ra_tire_looks_ahead(const struct force *f);
 
 /* Road look-ahead of the tires (adaptive steps; mbsim-deck(5), tire
  * lookahead): the longest step not above h after which no tire with a
  * look-ahead has crossed into a feature of its road it was short of at x
- * (ra_force.c tire_ahead), h when none is near.  scan: one per force
+ * (elem/elem_tire.c tire_ahead), h when none is near.  scan: one per force
  * element, zeroed before the first call, what each tire's last scan of
  * its road found (reused while the wheel stays on the line scanned). */
 struct road_scan {

@@ -1,6 +1,7 @@
 /* rp.c - Euler parameters with generalized coordinate partitioning, as an
  * ODE in the independent coordinates (rp.h; seed 001 §1). */
 #include "rp_impl.h"
+#include "../elem/elem.h"
 #include "../la/kkt.h"
 #include "../la/klu_refac.h"
 #include "../la/lapack.h"
@@ -763,7 +764,7 @@ struct rp *rp_new(struct ra *s, struct kkt *k, double tol, int maxit)
 		if (md->dprims[d].f && md->dprims[d].f->type != FUNC_CONSTANT)
 			p->ode.autonomous = 0;
 	for (int i = 0; i < md->nforces; i++)
-		if (md->forces[i].has_act || (md->forces[i].ex && md->forces[i].type != FORCE_TIRE))
+		if (elem_props(&md->forces[i]) & ELEM_OF_TIME)
 			p->ode.autonomous = 0;
 	p->last_yd = xcalloc(Q, sizeof(double));
 	return p;

@@ -5,6 +5,7 @@
  * recursion in tree_rec.c, the ODE entries in tree_ode.c.
  */
 #include "tree_impl.h"
+#include "../elem/elem.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -114,10 +115,12 @@ int tree_check(const struct model *m, struct diag *d)
 			}
 	}
 	for (int i = 0; i < m->nforces; i++)
-		if (m->forces[i].type == FORCE_FRICTION) {
-			diag_error(d, &m->forces[i].pos, "friction '%s': the tree formulation does not "
-				   "take friction yet (it needs the joint's normal force; "
-				   "integrator.formulation: rp does)", m->forces[i].name);
+		if (elem_props(&m->forces[i]) & ELEM_LAMBDA) {
+			diag_error(d, &m->forces[i].pos, "%s '%s': the tree formulation does not "
+				   "take %s yet (it needs the joint's normal force; "
+				   "integrator.formulation: rp does)",
+				   force_type_names[m->forces[i].type], m->forces[i].name,
+				   force_type_names[m->forces[i].type]);
 			bad = 1;
 		}
 	return bad ? -1 : 0;

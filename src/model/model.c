@@ -39,17 +39,14 @@ const char *const joint_type_help[JOINT_NTYPES] = {
 };
 const char *const body_kind_names[BODY_NKINDS] = { "rigid", "particle" };
 const char *const force_type_names[FORCE_NTYPES] = {
-	"tsda", "rsda", "force", "torque", "friction", "motor", "bushing", "tire"
+#define ELEM(id, name, help) #name,
+#include "../elem/elem.def"
+#undef ELEM
 };
 const char *const force_type_help[FORCE_NTYPES] = {
-	"translational spring-damper-actuator between two points",
-	"rotational spring-damper-actuator about a revolute or cylindrical joint",
-	"point force vector * f(t), global or body frame",
-	"torque vector * f(t), global or body frame, on a body or a massless link (distance joint)",
-	"Coulomb friction in a translational joint from the previous step's normal reaction (Fang et al. 2023, §3.4)",
-	"effort in a revolute, cylindrical or translational joint: an expression of time and state, or P/PD/PI/PID control towards a function of time, with an effort limit",
-	"six-component spring-damper with preload between frames on two bodies, linear or with curves",
-	"tyre contact: unilateral vertical spring-damper from a wheel centre to the road z = h(x, y) below it",
+#define ELEM(id, name, help) help,
+#include "../elem/elem.def"
+#undef ELEM
 };
 
 /* Element arrays grow by doubling and every name goes into an
@@ -168,6 +165,7 @@ void model_free(struct model **pm)
 			func_release(&m->forces[i].x->target);
 		}
 		free(m->forces[i].x);
+		free(m->forces[i].par);
 		sexpr_free(&m->forces[i].ex);
 	}
 	for (int i = 0; i < m->ncurves; i++)
@@ -269,7 +267,6 @@ struct force *model_add_force(struct model *m, const char *name, enum force_type
 {
 	struct force *f = GROW(m, forces, nforces, IX_FORCE, name);
 	f->type = t;
-	f->v_eps = 1e-5;
 	f->joint = -1;
 	return f;
 }
@@ -720,8 +717,7 @@ static int check_particles(struct model *m, struct diag *d)
 		for (int k = 0; k < n; k++) {
 			if (!model_is_particle(m, f->body[k]))
 				continue;
-			if (f->type == FORCE_TORQUE || !is_zero3(f->s[k]) ||
-			    (f->type == FORCE_POINT && f->body_frame)) {
+			if (f->type == FORCE_TORQUE || !is_zero3(f->s[k])) {
 				diag_error(d, &f->pos, "force '%s' would turn particle '%s' (a particle "
 					   "takes forces at its centre, global frame, and no torque)",
 					   f->name, m->bodies[f->body[k]].name);

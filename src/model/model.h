@@ -123,70 +123,46 @@ struct driver {
 	struct srcpos pos;
 };
 
+/* The force element types, one row each in elem/elem.def (their code:
+ * elem/elem_NAME.c, behind the table of elem/elem.h). */
 enum force_type {
-	FORCE_TSDA,	/* spring-damper-actuator between two points */
-	FORCE_RSDA,	/* rotational spring-damper-actuator about a revolute joint */
-	FORCE_POINT,	/* force vec * f(t) at a point of a body */
-	FORCE_TORQUE,	/* torque vec * f(t) on a body, or on a massless link
-			 * (distance joint, f->joint >= 0): the couple of forces
-			 * (T x d)/|d|^2 on end 2, minus that on end 1 */
-	FORCE_FRICTION,	/* Coulomb friction in a translational joint (000 §3.4) */
-	FORCE_MOTOR,	/* effort in a joint: expression or P/PD/PID control */
-	FORCE_BUSHING,	/* six-component linear spring-damper between two frames */
-	FORCE_TIRE,	/* unilateral vertical spring-damper from a wheel centre
-			 * to the road z = h(x, y) below it */
+#define ELEM(id, name, help) FORCE_##id,
+#include "../elem/elem.def"
+#undef ELEM
 	FORCE_NTYPES
 };
 
-/* What only motors, bushings and forces with an actuator function have,
- * kept out of struct force so that the plain springs of a large model do
- * not carry it (issue 17: 552 bytes a force). */
+/* The time functions of an element, kept out of struct force so that
+ * the plain springs of a large model do not carry them (made for
+ * elements with an actuator function and motors alone; bench/README.md
+ * "Memory per body"). */
 struct force_ext {
 	struct func act;	/* has_act: actuator force/torque (t) (TSDA/RSDA),
 				 * or magnitude profile of POINT/TORQUE */
-	/* MOTOR control (when ex == NULL): effort = kp e + kd e' + ki int e,
-	 * e = target(t) - q (on_rate: target(t) - qd, no kd), clipped to
-	 * +-limit (limit 0: none) */
-	double kp, ki, kd, limit;
-	int on_rate;
-	struct func target;
-	/* BUSHING: marker frames F[k] (columns x, y, z, body frame) at s[k];
-	 * stiffness and damping of the 3 translations then the 3 rotations
-	 * about marker 0's axes, preload force then moment (marker 0 axes) */
-	double F[2][9];
-	double K6[6], C6[6], pre[6];
-	const struct curve *kc[6];	/* non-NULL: that component's elastic
-					 * force (moment) is kc(deflection), in
-					 * place of K6 (points into m->curves) */
+	struct func target;	/* MOTOR control: the target of its coordinate
+				 * or rate */
 };
 
+/* A force element: what every type has; the rest is the type's own
+ * parameter struct at par (elem/elem_NAME.c, those made by hand
+ * elsewhere declared in elem/elem.h), owned, plain data. */
 struct force {
 	char *name;
 	enum force_type type;
-	int body[2];		/* TSDA: both ends; POINT/TORQUE/TIRE: body[0] */
+	int body[2];		/* the bodies of its ends (one-body elements:
+				 * body[0]; elements in a joint: the joint's) */
 	int has_act;		/* x->act given (here to fill the hole before s) */
 	double s[2][3];		/* attachment points, body frames (TIRE: s[0] the
 				 * wheel centre) */
-	double k, c;		/* stiffness (N/m or N m/rad), damping */
-	double l0;		/* TSDA free length m; RSDA free angle rad; TIRE
-				 * radius m */
-	double vec[3];		/* POINT/TORQUE direction*magnitude; TIRE: road
-				 * look-ahead spacing and tolerance, m
-				 * (vec[0] = 0: none; ra.h ra_road_ahead) */
-	int body_frame;		/* POINT/TORQUE: vec in body frame (1) or global (0) */
-	int wrapped;		/* RSDA: deflection wrapped to [-pi, pi) (1) or
-				 * continuous over turns (0, ra_rsda_def) */
-	double turns0;		/* RSDA, continuous: whole turns of its angle at
-				 * t0 (0; run --from-static: the equilibrium's) */
-	int joint;		/* RSDA, FRICTION, TORQUE on a link: joint index, else -1 */
-	double mu;		/* FRICTION coefficient */
-	double v_eps;		/* FRICTION: |v| below this -> no force, m/s */
+	int joint;		/* elements in a joint, torque on a link: joint
+				 * index, else -1 */
 	/* expression of time and state (sexpr.h), owned: added to the
 	 * tension/moment of TSDA/RSDA, the multiplier of POINT/TORQUE (in
 	 * place of act), the effort of MOTOR; of TIRE the road height
 	 * h(x, y) (sexpr.h, SX_ROAD_X/Y; NULL: the plane z = 0) */
 	struct sexpr *ex;
-	struct force_ext *x;	/* MOTOR, BUSHING and has_act (owned), else NULL */
+	struct force_ext *x;	/* has_act or MOTOR (owned), else NULL */
+	void *par;		/* the type's parameters (owned) */
 	struct srcpos pos;
 };
 

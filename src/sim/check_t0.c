@@ -1,5 +1,6 @@
 /* check_t0.c - see check_t0.h */
 #include "check_t0.h"
+#include "../elem/elem.h"
 #include "../form/ra.h"
 #include "../model/sexpr.h"
 
@@ -9,7 +10,7 @@ int sim_check_t0(const struct model *m, double t0, struct diag *d)
 {
 	int bad = 0;
 	for (int i = 0; i < m->nforces && !bad; i++)
-		bad = m->forces[i].ex && m->forces[i].type != FORCE_TIRE;
+		bad = (elem_props(&m->forces[i]) & ELEM_STATE_EXPR) != 0;
 	if (!bad)
 		return 0;	/* no expression: no formulation to make */
 	bad = 0;
@@ -19,7 +20,7 @@ int sim_check_t0(const struct model *m, double t0, struct diag *d)
 	ra_state_from_model(s, &x, t0);
 	for (int i = 0; i < m->nforces; i++) {
 		const struct force *f = &m->forces[i];
-		if (!f->ex || f->type == FORCE_TIRE)
+		if (!(elem_props(f) & ELEM_STATE_EXPR))
 			continue;
 		double v = ra_sexpr(s, &x, t0, f->ex);
 		if (isfinite(v))

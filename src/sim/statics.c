@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../elem/elem.h"
 #include "../model/beam.h"
 #include "../util/interrupt.h"
 #include "../util/vec.h"
@@ -35,8 +36,8 @@ double statics_length(const struct model *m)
 		const struct force *f = &m->forces[i];
 		for (int k = 0; k < 2; k++)
 			L = vmax(L, v3_norm(f->s[k]));
-		if (f->type == FORCE_TSDA)
-			L = vmax(L, fabs(f->l0));
+		if (elem_of(f)->length)
+			L = vmax(L, elem_of(f)->length(f));
 	}
 	return L > 0 ? L : 1.0;
 }
@@ -318,10 +319,8 @@ static void first_multipliers(struct ra *s, struct ra_state *x, double t, double
 static int conservative(const struct model *m)
 {
 	for (int i = 0; i < m->nforces; i++) {
-		const struct force *f = &m->forces[i];
-		if (f->type == FORCE_POINT || f->type == FORCE_TORQUE || f->has_act || f->ex ||
-		    f->type == FORCE_MOTOR)
-			return 0;	/* expressions and motors have no potential */
+		if (elem_props(&m->forces[i]) & ELEM_NO_POTENTIAL)
+			return 0;	/* loads, expressions and motors have no potential */
 	}
 	return 1;
 }
@@ -613,17 +612,14 @@ static int continuation(struct ra *s, struct ra_state *x, double t, int n0, stru
 	return rc == 0 && r->load_factor == 1 ? 0 : -1;
 }
 
-/* A motor whose effort sits at its limit at x: the motor's index, or -1. */
-static int saturated_motor(struct ra *s, const struct ra_state *x, double t)
+/* An element (a motor) whose effort sits at its limit at x: its index
+ * and limit, or -1. */
+static int saturated_motor(struct ra *s, const struct ra_state *x, double t, double *limit)
 {
 	const struct model *m = s->m;
 	for (int i = 0; i < m->nforces; i++) {
-		const struct force *f = &m->forces[i];
-		struct ra_fout o;
-		if (f->type != FORCE_MOTOR || f->ex || !(f->x->limit > 0))
-			continue;
-		ra_force_out(s, x, t, i, &o);
-		if (fabs(o.effort) >= f->x->limit)
+		const struct elem_ops *e = elem_of(&m->forces[i]);
+		if (e->saturated && (*limit = e->saturated(s, x, t, i)) > 0)
 			return i;
 	}
 	return -1;
@@ -646,11 +642,13 @@ static void fail_message(struct ra *s, const struct ra_state *x, double t, struc
 			 r->tol_force);
 		return;
 	}
-	int mi = saturated_motor(s, x, t);
+	double lim = 0.0;
+	int mi = saturated_motor(s, x, t, &lim);
 	if (mi >= 0)
-		snprintf(mot_txt, sizeof mot_txt, "; motor '%s' is saturated at its limit %g: "
+		snprintf(mot_txt, sizeof mot_txt, "; %s '%s' is saturated at its limit %g: "
 			 "at the limit its effort is constant and its joint free, and no "
-			 "position balances it there", m->forces[mi].name, m->forces[mi].x->limit);
+			 "position balances it there", force_type_names[m->forces[mi].type],
+			 m->forces[mi].name, lim);
 	snprintf(r->message, sizeof r->message,
 		 "no static equilibrium after %d iterations%s%s: force residual %.3g "
 		 "(tolerance %.3g) on body '%s'%s%s", r->iterations, load_txt,

@@ -16,7 +16,7 @@
  * dampers, motors, bushings, tires and beams are the structure). */
 static int applied(const struct force *f)
 {
-	return f->type == FORCE_POINT || f->type == FORCE_TORQUE;
+	return (elem_props(f) & ELEM_LOAD) != 0;
 }
 
 int statics_has_loads(const struct model *m)

@@ -20,6 +20,7 @@
 #include "testutil.h"
 #include "deck/deck.h"
 #include "model/options.h"
+#include "elem/elem.h"
 #include "form/ra.h"
 #include "model/model.h"
 #include "model/sexpr.h"
@@ -69,10 +70,11 @@ static struct model *hanging(int expr)
 	f->body[0] = MODEL_GROUND;
 	f->body[1] = 0;
 	v3_set(f->s[0], 0.3, -0.2, 1.5);
-	f->l0 = 1.0;
+	struct tsda_par *par = elem_par(f);
+	par->l0 = 1.0;
 	if (!expr) {
-		f->k = 300.0;
-		f->c = 7.0;
+		par->k = 300.0;
+		par->c = 7.0;
 	}
 	testutil_finalize(m);
 	if (expr)
@@ -139,11 +141,12 @@ static struct model *wheel(int rsda)
 	model_joint_global(m, j, p, z, NULL);
 	if (rsda) {
 		struct force *f = model_add_force(m, "spring", FORCE_RSDA);
+		struct rsda_par *par = elem_par(f);
 		f->joint = 0;
 		f->body[0] = MODEL_GROUND;
 		f->body[1] = 0;
-		f->k = 40.0;
-		f->c = 0.5;
+		par->k = 40.0;
+		par->c = 0.5;
 	}
 	testutil_finalize(m);
 	return m;
@@ -312,11 +315,12 @@ static void test_tire(void **state)
 	v3_set(m->gravity, 0, 0, 0);
 	add_body(m, "wheel", 2.0, 0.1);
 	struct force *f = model_add_force(m, "tyre", FORCE_TIRE);
+	struct tire_par *par = elem_par(f);
 	f->body[0] = 0;
 	f->body[1] = MODEL_GROUND;
-	f->l0 = 0.5;
-	f->k = 1000.0;
-	f->c = 20.0;
+	par->radius = 0.5;
+	par->k = 1000.0;
+	par->c = 20.0;
 	struct sx_scope sc = { .m = m, .pnames = names, .pvals = vals, .np = 2, .road = 1 };
 	struct sx_err err;
 	struct sexpr *bad = NULL;
@@ -463,13 +467,14 @@ static void test_force_lin(void **state)
 			v3_set(B->r0, 0.2 + b, -0.1 * b, 0.1);
 		}
 		struct force *f = model_add_force(m, "spring", FORCE_TSDA);
+		struct tsda_par *par = elem_par(f);
 		f->body[0] = g ? MODEL_GROUND : 0;
 		f->body[1] = g ? 0 : 1;
 		v3_set(f->s[0], 0.3, -0.2, 0.15);
 		v3_set(f->s[1], -0.1, 0.25, 0.2);
-		f->k = 1000.0;
-		f->c = 30.0;
-		f->l0 = 0.4;
+		par->k = 1000.0;
+		par->c = 30.0;
+		par->l0 = 0.4;
 		testutil_finalize(m);
 		lin_check(m, g ? "tsda to ground" : "tsda", nb, 100.0);
 		model_free(&m);
@@ -477,12 +482,13 @@ static void test_force_lin(void **state)
 	struct model *m = model_new();
 	add_body(m, "wheel", 2.0, 0.1);
 	struct force *f = model_add_force(m, "tyre", FORCE_TIRE);
+	struct tire_par *par = elem_par(f);
 	f->body[0] = 0;
 	f->body[1] = MODEL_GROUND;
 	v3_set(f->s[0], 0.05, 0.1, -0.03);
-	f->l0 = 0.3;
-	f->k = 1000.0;
-	f->c = 20.0;
+	par->radius = 0.3;
+	par->k = 1000.0;
+	par->c = 20.0;
 	struct sx_scope sc = { .m = m, .road = 1 };
 	struct sx_err err;
 	assert_int_equal(sexpr_compile("0.05*sin(2*x) + 0.03*cos(3*y)", &sc, &f->ex, &err), 0);

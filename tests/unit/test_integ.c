@@ -34,6 +34,7 @@
 
 #include "testutil.h"
 #include "deck/deck.h"
+#include "elem/elem.h"
 #include "form/ra.h"
 #include "integ/integ.h"
 #include "model/model.h"
@@ -56,11 +57,12 @@ static struct model *incline(double k)
 	model_joint_global(m, j, p, u, NULL);
 	if (k > 0) {
 		struct force *f = model_add_force(m, "spring", FORCE_TSDA);
+		struct tsda_par *par = elem_par(f);
 		f->body[0] = MODEL_GROUND;
 		f->body[1] = 0;
 		v3_scale(f->s[0], 10.0, u);
-		f->k = k;
-		f->l0 = 10.0;
+		par->k = k;
+		par->l0 = 10.0;
 	}
 	testutil_finalize(m);
 	return m;
