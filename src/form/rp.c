@@ -755,10 +755,9 @@ struct rp *rp_new(struct ra *s, struct kkt *k, double tol, int maxit)
 	p->ode.renewals = rp_renewals;
 	p->lin_ok = rp_lin_ok(p);
 	p->ode.jac = p->lin_ok ? rp_jac : NULL;
-	/* under lin_ok the elements are TSDAs and RSDAs without expressions,
-	 * point forces and torques (a function or an expression of time),
-	 * and tires (roads of x, y): time enters through drivers, functions
-	 * and those expressions alone */
+	/* under lin_ok the elements are those with an analytic tangent
+	 * (elem_ops.lin): time enters through drivers, functions and
+	 * expressions alone (ELEM_OF_TIME) */
 	p->ode.autonomous = p->lin_ok;
 	for (int d = 0; d < md->ndrivers; d++)
 		if (md->dprims[d].f && md->dprims[d].f->type != FUNC_CONSTANT)

@@ -52,8 +52,8 @@ const char *const force_type_help[FORCE_NTYPES] = {
 /* Element arrays grow by doubling and every name goes into an
  * open-addressing hash table (linear probing, at most half full), so
  * building a model of N elements and resolving its N references is O(N)
- * instead of O(N^2) (issue 17: a 3e4-link chain spent most of its 19.7 s
- * of `check` in linear name searches and one-element reallocs). */
+ * instead of O(N^2) (linear name searches and one-element reallocs;
+ * bench/README.md). */
 enum { IX_BODY, IX_JOINT, IX_DRIVER, IX_FORCE, IX_POINT, IX_BEAM, IX_KINDS };
 
 struct name_slot {
@@ -67,9 +67,9 @@ struct name_table {
 	size_t used;
 };
 
-/* The elements' names, packed into chunks freed with the model: a name
- * of a 1e5-body model ("p12345") takes 7 bytes there and 32 as a block
- * of its own (96 bytes a body of the pendulum array, three names). */
+/* The elements' names, packed into chunks freed with the model: a short
+ * name costs its length there, a malloc block of its own several times
+ * that (bench/README.md). */
 #define NAME_CHUNK (64 * 1024)
 struct name_chunk {
 	struct name_chunk *next;

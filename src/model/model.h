@@ -252,8 +252,8 @@ int model_find_driver(const struct model *m, const char *name);
 int model_find_force(const struct model *m, const char *name);
 int model_find_point(const struct model *m, const char *name);
 int model_find_beam(const struct model *m, const char *name);
-/* Free the name tables (some 126 bytes a body of a pendulum array) once
- * the model is built: the run needs no lookups.  A later model_find_*
+/* Free the name tables once the model is built: the run needs no
+ * lookups (bench/README.md "Figures behind the model's comments").  A later model_find_*
  * remakes the table it needs, O(N) once. */
 void model_drop_index(struct model *m);
 
@@ -279,9 +279,8 @@ int model_finalize(struct model *m, struct diag *d);
 #define MODEL_JOINT_ROWS_MAX 6
 /* The primitives of joint j, its rows in order, into out (room for
  * MODEL_JOINT_ROWS_MAX); returns their number.  Made from the joint's
- * markers at every call rather than stored: 104 bytes a row, 520 a
- * revolute joint, a fifth of what a body of a pendulum array costs a
- * run (issue 17: 4 KB a body). */
+ * markers at every call rather than stored, since stored they would be
+ * a large share of what a body costs a run (bench/README.md). */
 int model_joint_prims(const struct model *m, int j, struct prim *out);
 /* The primitive of constraint row k (0 <= k < ncons, model finalized): a
  * driver's stored one, or a joint's made in *buf (a binary search of
