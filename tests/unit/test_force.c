@@ -526,6 +526,34 @@ static void test_force_lin_rsda(void **state)
 	}
 }
 
+/* The viscous element (elem_viscous.c, a force linear in the points'
+ * velocities) between offset points of two turned bodies, and from the
+ * ground: its analytic K (the points' velocities turn with the bodies)
+ * and C against central differences of ra_forces, as above (c = 4 N s/m,
+ * the points arbitrary). */
+static void test_force_lin_viscous(void **state)
+{
+	(void)state;
+	for (int g = 0; g < 2; g++) {
+		char text[1024];
+		snprintf(text, sizeof text,
+			 "time: {end: 1}\n"
+			 "bodies:\n"
+			 "  - {name: b0, mass: 2, inertia: [0.3, 0.5, 0.7], position: [0.5, 0, 0]}\n"
+			 "  - {name: b1, mass: 1.5, inertia: [0.2, 0.25, 0.4], position: [1.5, 0.1, 0.2],\n"
+			 "     orientation: {axis: [1, 2, 3], angle: 0.7}}\n"
+			 "forces:\n"
+			 "  - {name: v, type: viscous, body1: %s, body2: b1, point1: [0.1, -0.2, 0.3],\n"
+			 "     point2: [-0.3, 0.2, 0.1], damping: 4}\n",
+			 g ? "ground" : "b0");
+		struct deck *dk;
+		struct model *m = model_of(text, &dk);
+		lin_check(m, g ? "viscous to ground" : "viscous", 2, 0.0);
+		model_free(&m);
+		deck_free(&dk);
+	}
+}
+
 /* Point forces and torques on a body, the vector global or in the body
  * frame, with a harmonic multiplier (value 1.3 + 0.5 sin(2 t) at t = 0:
  * 1.3; arbitrary): their only dependence on the state is the turn of the
@@ -576,6 +604,7 @@ int main(void)
 		cmocka_unit_test(test_force_lin),
 		cmocka_unit_test(test_force_lin_rsda),
 		cmocka_unit_test(test_force_lin_point),
+		cmocka_unit_test(test_force_lin_viscous),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
