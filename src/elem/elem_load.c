@@ -231,26 +231,14 @@ static unsigned load_props(const struct force *f)
 	return elem_common_props(f) | ELEM_NC | ELEM_NO_POTENTIAL | ELEM_LOAD;
 }
 
-const struct elem_ops elem_force = {
-	.par_size = sizeof(struct load_par),
-	.build = force_build,
-	.props = load_props,
-	.bodies = load_bodies,
-	.eval = load_eval,
-	.blocks = load_blocks,
-	.has_lin = load_has_lin,
-	.lin = load_lin,
-	.ncpower = load_ncpower,
-};
+/* the two types differ in their build alone */
+#define LOAD_OPS(build_op)                                                      \
+	{                                                                       \
+		.par_size = sizeof(struct load_par), .build = build_op,         \
+		.props = load_props, .bodies = load_bodies, .eval = load_eval,  \
+		.blocks = load_blocks, .has_lin = load_has_lin, .lin = load_lin, \
+		.ncpower = load_ncpower,                                        \
+	}
 
-const struct elem_ops elem_torque = {
-	.par_size = sizeof(struct load_par),
-	.build = torque_build,
-	.props = load_props,
-	.bodies = load_bodies,
-	.eval = load_eval,
-	.blocks = load_blocks,
-	.has_lin = load_has_lin,
-	.lin = load_lin,
-	.ncpower = load_ncpower,
-};
+const struct elem_ops elem_force = LOAD_OPS(force_build);
+const struct elem_ops elem_torque = LOAD_OPS(torque_build);

@@ -144,14 +144,7 @@ static int tsda_lin(const struct ra *s, const struct ra_state *x, double t, int 
 	 * zdot; pv = v + A (w x s) has d pv / d(v, w) = (I, -A s~) = d p /
 	 * d(r, theta), so dv's derivative in zdot is Dd */
 	double Dd[36] = { 0 }, Dv[36] = { 0 }, dv[3];
-	for (int e = 0; e < 2; e++) {
-		if (f->body[e] < 0)
-			continue;
-		double sg = e ? 1.0 : -1.0, wc[3];
-		v3_cross(wc, bs[e].w, f->s[e]);
-		ra_jcols(Dd, e, 1, bs[e].A, f->s[e], sg);
-		ra_jcols(Dv, e, 0, bs[e].A, wc, sg);
-	}
+	ra_rel_point_jac(f, bs, Dd, Dv);
 	{
 		double p0[3], v0[3], p1[3], v1[3];
 		point_kin(&bs[0], f->s[0], p0, v0);

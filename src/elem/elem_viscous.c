@@ -64,8 +64,7 @@ static int viscous_has_lin(const struct force *f)
 	return 1;
 }
 
-/* dv = pv2 - pv1, pv = v + A (w x s): d pv / d(v, w) = (I, -A s~), d pv /
- * d theta = -A (w x s)~ (ra_jcols); G = c dv on point 1, -G on point 2 */
+/* dv = pv2 - pv1 (ra_rel_point_jac); G = c dv on point 1, -G on point 2 */
 static int viscous_lin(const struct ra *s, const struct ra_state *x, double t, int i,
 		       double *K, double *C)
 {
@@ -73,15 +72,9 @@ static int viscous_lin(const struct ra *s, const struct ra_state *x, double t, i
 	const double c = ((const struct viscous_par *)f->par)->c;
 	struct bstate bs[2];
 	double Dz[36] = { 0 }, Dzd[36] = { 0 }, G[3];
-	for (int e = 0; e < 2; e++) {
-		ra_bstate(x, f->body[e], &bs[e]);
-		if (f->body[e] < 0)
-			continue;
-		double sg = e ? 1.0 : -1.0, wc[3];
-		v3_cross(wc, bs[e].w, f->s[e]);
-		ra_jcols(Dzd, e, 1, bs[e].A, f->s[e], sg);
-		ra_jcols(Dz, e, 0, bs[e].A, wc, sg);
-	}
+	ra_bstate(x, f->body[0], &bs[0]);
+	ra_bstate(x, f->body[1], &bs[1]);
+	ra_rel_point_jac(f, bs, Dzd, Dz);
 	for (int q = 0; q < 36; q++) {
 		Dz[q] *= c;
 		Dzd[q] *= c;

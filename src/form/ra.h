@@ -159,15 +159,16 @@ void ra_reaction(const struct ra *s, const struct ra_state *x, int row0, int n,
 		 const double *s1, double F[3], double C[3]);
 
 /* Body-diagonal blocks of the Jacobian of the force elements, added to the
- * iteration-matrix blocks W (nb x 18): cq K + cv C per body.  TSDA
- * (without a state expression): translational, K = k u u^T + (f / l)(I -
- * u u^T), C = c u u^T, exact for a TSDA attached at a centroid to ground.
- * Elements with a state expression, rsda, motor, bushing: translational
- * and rotational 3x3 blocks of -dF/d(r, theta) and -dF/d(v, w) of each
- * body's own force by central differences (ra_force_jac.c, step
- * cbrt(DBL_EPSILON) max(1, |value|)).  The coupling between the two bodies,
- * between r and theta, and the terms of offset TSDA attachment points are
- * not included. */
+ * iteration-matrix blocks W (nb x 18): cq K + cv C per body, each
+ * element's blocks operation (elem/elem.h).  TSDA (without a state
+ * expression): translational, K = k u u^T + (f / l)(I - u u^T), C =
+ * c u u^T, exact for a TSDA attached at a centroid to ground; viscous:
+ * C = c I.  Elements with a state expression, rsda, motor, bushing, tire:
+ * translational and rotational 3x3 blocks of -dF/d(r, theta) and
+ * -dF/d(v, w) of each body's own force by central differences
+ * (ra_force_jac.c ra_fd_blocks, step cbrt(DBL_EPSILON) max(1, |value|)).
+ * The coupling between the two bodies, between r and theta, and the terms
+ * of offset attachment points are not included. */
 void ra_force_blocks(const struct ra *s, const struct ra_state *x, double t,
 		     double cq, double cv, double *W);
 
@@ -177,12 +178,13 @@ void ra_force_blocks(const struct ra *s, const struct ra_state *x, double t,
  * torque body frame) and z = (r, theta) of b[0] then b[1], zdot = (v, w)
  * likewise (theta as in prim.h, w body frame), K = d out / d z and
  * C = d out / d zdot (12 x 12 row-major; columns of a ground side 0).
- * Both bodies, translation and rotation, couplings included.  Elements:
- * the TSDA and the RSDA (on a revolute or cylindrical joint) without a
- * state expression, the point force and the torque on a body (not on a
- * link) whose expression, if any, names no state, and the tire (its road's slope and
- * curvature by differences of the road expression).  Returns 0, or -1
- * (K, C zero) for any other element, which then has no analytic
+ * Both bodies, translation and rotation, couplings included.  Elements
+ * (their lin operation, elem/elem.h): the TSDA and the RSDA (on a
+ * revolute or cylindrical joint) without a state expression, the point
+ * force and the torque on a body (not on a link) whose expression, if
+ * any, names no state, the tire (its road's slope and curvature by
+ * differences of the road expression) and the viscous element.  Returns
+ * 0, or -1 (K, C zero) for any other element, which then has no analytic
  * Jacobian; ra_force_has_lin tells which. */
 int ra_force_lin(const struct ra *s, const struct ra_state *x, double t, int i, int b[2],
 		 double *K, double *C);

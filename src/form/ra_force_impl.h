@@ -114,6 +114,12 @@ void ra_fd_blocks(const struct ra *s, const struct ra_state *x, double t, int i,
  * row-major) += sign * [I (when r), -A c~] in the columns of side e:
  * d (r + A c) / d (r, theta), or without r d (A c) / d theta. */
 void ra_jcols(double *M, int e, int with_r, const double *A, const double *c, double sign);
+/* Of d = p1 - p0 and dv = pv1 - pv0 of f's points s[e] on bodies
+ * body[e] (states bs): Dd += d d / d z = d dv / d zdot, Dv += d dv / d z
+ * (3 x 12 each, z = (r, theta) of both bodies, zdot = (v, w); pv = v +
+ * A (w x s) has d pv / d(v, w) = (I, -A s~) = d p / d(r, theta)). */
+void ra_rel_point_jac(const struct force *f, const struct bstate bs[2], double *Dd,
+		      double *Dv);
 /* out rows (6 e .. 6 e + 5) of a force G (3 x 12 derivative dG, value G)
  * at body point c of side e: F = G, n = c x (A^T G); dn = c~ A^T dG, plus
  * c~ (A^T G)~ on the body's own theta (A^T <- exp(-theta~) A^T) when

@@ -87,6 +87,19 @@ void ra_jcols(double *M, int e, int with_r, const double *A, const double *c, do
 	}
 }
 
+void ra_rel_point_jac(const struct force *f, const struct bstate bs[2], double *Dd,
+		      double *Dv)
+{
+	for (int e = 0; e < 2; e++) {
+		if (f->body[e] < 0)
+			continue;
+		double sg = e ? 1.0 : -1.0, wc[3];
+		v3_cross(wc, bs[e].w, f->s[e]);
+		ra_jcols(Dd, e, 1, bs[e].A, f->s[e], sg);
+		ra_jcols(Dv, e, 0, bs[e].A, wc, sg);
+	}
+}
+
 void ra_point_force_lin(double *K, int e, const double *A, const double *c,
 			const double *G, const double *dG, int with_theta)
 {

@@ -497,6 +497,28 @@ static void test_force_lin(void **state)
 	model_free(&m);
 }
 
+/* lin_check of the element in rest (a printf format whose %s is body1:
+ * b0, then the ground) between body b0 and a turned body b1. */
+static void two_body_lin(const char *rest, const char *label, double kmin)
+{
+	for (int g = 0; g < 2; g++) {
+		char text[1024], fmt[1024], what[80];
+		snprintf(fmt, sizeof fmt, "%s%s",
+			 "time: {end: 1}\n"
+			 "bodies:\n"
+			 "  - {name: b0, mass: 2, inertia: [0.3, 0.5, 0.7], position: [0.5, 0, 0]}\n"
+			 "  - {name: b1, mass: 1.5, inertia: [0.2, 0.25, 0.4], position: [1.5, 0.1, 0.2],\n"
+			 "     orientation: {axis: [1, 2, 3], angle: 0.7}}\n", rest);
+		snprintf(text, sizeof text, fmt, g ? "ground" : "b0");
+		snprintf(what, sizeof what, g ? "%s to ground" : "%s", label);
+		struct deck *dk;
+		struct model *m = model_of(text, &dk);
+		lin_check(m, what, 2, kmin);
+		model_free(&m);
+		deck_free(&dk);
+	}
+}
+
 /* The RSDA about a revolute joint between two bodies, and to ground
  * (k = 50, c = 3, free angle 0.3, arbitrary); the bodies' random states
  * need not keep the joint: its angle atan2(y0 . x1, x0 . x1) and rate are
@@ -505,25 +527,11 @@ static void test_force_lin(void **state)
 static void test_force_lin_rsda(void **state)
 {
 	(void)state;
-	for (int g = 0; g < 2; g++) {
-		char text[1024];
-		snprintf(text, sizeof text,
-			 "time: {end: 1}\n"
-			 "bodies:\n"
-			 "  - {name: b0, mass: 2, inertia: [0.3, 0.5, 0.7], position: [0.5, 0, 0]}\n"
-			 "  - {name: b1, mass: 1.5, inertia: [0.2, 0.25, 0.4], position: [1.5, 0.1, 0.2],\n"
-			 "     orientation: {axis: [1, 2, 3], angle: 0.7}}\n"
-			 "joints:\n"
-			 "  - {name: j, type: revolute, body1: %s, body2: b1, point: [1, 0, 0], axis: [0.2, 1, 0.3]}\n"
-			 "forces:\n"
-			 "  - {name: r, type: rsda, joint: j, stiffness: 50, damping: 3, free_angle: 0.3}\n",
-			 g ? "ground" : "b0");
-		struct deck *dk;
-		struct model *m = model_of(text, &dk);
-		lin_check(m, g ? "rsda to ground" : "rsda", 2, 10.0);
-		model_free(&m);
-		deck_free(&dk);
-	}
+	two_body_lin("joints:\n"
+		     "  - {name: j, type: revolute, body1: %s, body2: b1, point: [1, 0, 0], axis: [0.2, 1, 0.3]}\n"
+		     "forces:\n"
+		     "  - {name: r, type: rsda, joint: j, stiffness: 50, damping: 3, free_angle: 0.3}\n",
+		     "rsda", 10.0);
 }
 
 /* The viscous element (elem_viscous.c, a force linear in the points'
@@ -534,24 +542,10 @@ static void test_force_lin_rsda(void **state)
 static void test_force_lin_viscous(void **state)
 {
 	(void)state;
-	for (int g = 0; g < 2; g++) {
-		char text[1024];
-		snprintf(text, sizeof text,
-			 "time: {end: 1}\n"
-			 "bodies:\n"
-			 "  - {name: b0, mass: 2, inertia: [0.3, 0.5, 0.7], position: [0.5, 0, 0]}\n"
-			 "  - {name: b1, mass: 1.5, inertia: [0.2, 0.25, 0.4], position: [1.5, 0.1, 0.2],\n"
-			 "     orientation: {axis: [1, 2, 3], angle: 0.7}}\n"
-			 "forces:\n"
-			 "  - {name: v, type: viscous, body1: %s, body2: b1, point1: [0.1, -0.2, 0.3],\n"
-			 "     point2: [-0.3, 0.2, 0.1], damping: 4}\n",
-			 g ? "ground" : "b0");
-		struct deck *dk;
-		struct model *m = model_of(text, &dk);
-		lin_check(m, g ? "viscous to ground" : "viscous", 2, 0.0);
-		model_free(&m);
-		deck_free(&dk);
-	}
+	two_body_lin("forces:\n"
+		     "  - {name: v, type: viscous, body1: %s, body2: b1, point1: [0.1, -0.2, 0.3],\n"
+		     "     point2: [-0.3, 0.2, 0.1], damping: 4}\n",
+		     "viscous", 0.0);
 }
 
 /* Point forces and torques on a body, the vector global or in the body
