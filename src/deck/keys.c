@@ -270,7 +270,7 @@ static const struct key_def force_keys[] = {
 	{ "point", K_VEC3, F(POINT) | F(TIRE), NULL, "point of application, body frame (tire: the wheel centre) (default 0)" },
 	{ "at", K_VEC3, F(POINT) | F(BUSHING) | F(TIRE), NULL, "point of application, global at t0 (bushing: both attachments; tire: the wheel centre)" },
 	{ "stiffness", K_NUM, F(TSDA) | F(RSDA) | F(TIRE), NULL, "N/m or N m/rad, >= 0; tire: > 0, required (default 0)" },
-	{ "damping", K_NUM, F(TSDA) | F(RSDA) | F(TIRE) | F(VISCOUS), NULL, "N s/m or N m s/rad, >= 0 (default 0); viscous: > 0, required" },
+	{ "damping", K_NUM, F(TSDA) | F(RSDA) | F(TIRE) | F(VISCOUS), NULL, "N s/m or N m s/rad; viscous: required and positive, >= 0 (default 0)" },
 	{ "radius", K_NUM, F(TIRE), NULL, "m, > 0: height of the wheel centre above the road where the tire starts to touch (required)" },
 	{ "road", K_STR, F(TIRE), NULL, "road height z = h(x, y), m, an expression of x and y (global, m), parameters and curves (default 0)" },
 	{ "lookahead", K_NUM, F(TIRE), NULL, "m, >= 0: spacing at which adaptive steps sample the road ahead of the wheel for features to land short of; 0: none (default radius / 100)" },
