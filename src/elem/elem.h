@@ -33,6 +33,8 @@ enum {
 	ELEM_STATE_EXPR = 1u << 5,	/* ex is an expression of state (checked finite
 					 * at t0, sim/check_t0.c) */
 	ELEM_MOTOR_POWER = 1u << 6,	/* its power is the motors' part of ra_ncpower */
+	ELEM_DISP = 1u << 7,		/* eval gives the six signed components o->disp
+					 * (/forces/bushing_deflection) */
 };
 
 struct elem_ops {
@@ -44,8 +46,8 @@ struct elem_ops {
 	unsigned (*props)(const struct force *f);
 	/* The bodies out[0..5], out[6..11] act on; NULL: f->body. */
 	void (*bodies)(const struct model *m, const struct force *f, int b[2]);
-	/* Its generalized forces at x, and o (never NULL, zeroed, effort NaN)
-	 * the output quantities except power (ra_elem_eval). */
+	/* Its generalized forces at x, and o (never NULL, zeroed, effort and
+	 * disp NaN) the output quantities except power (ra_elem_eval). */
 	void (*eval)(const struct ra *s, const struct ra_state *x, double t, const double *lam,
 		     int i, double *out, struct ra_fout *o);
 	/* W += its body-diagonal Newton blocks (ra_force_blocks). */
@@ -73,6 +75,9 @@ struct elem_ops {
 	double (*step_limit)(const struct ra_state *x, const struct force *f, double h,
 			     struct road_scan *scan);
 	int (*looks_ahead)(const struct force *f);	/* whether step_limit limits */
+	/* The units of its /forces/deflection, rate and effort (u[0..2]);
+	 * NULL: none ("-", quantities 0 or NaN). */
+	void (*units)(const struct model *m, const struct force *f, const char *u[3]);
 	/* A length of the model the element sets (statics' scale), m. */
 	double (*length)(const struct force *f);
 	/* The limit its effort sits at at x (statics' refusal), else 0. */

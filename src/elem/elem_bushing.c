@@ -220,7 +220,13 @@ static void bushing_ncpower(struct ra *s, const struct ra_state *x, int i, doubl
 
 static unsigned bushing_props(const struct force *f)
 {
-	return elem_common_props(f) | ELEM_NC;
+	return elem_common_props(f) | ELEM_NC | ELEM_DISP;
+}
+
+/* its deflection |d| and rate; its effort NaN */
+static void bushing_units(const struct model *m, const struct force *f, const char *u[3])
+{
+	u[0] = "m", u[1] = "m/s";
 }
 
 const struct elem_ops elem_bushing = {
@@ -231,4 +237,5 @@ const struct elem_ops elem_bushing = {
 	.blocks = bushing_blocks,
 	.energy = bushing_energy,
 	.ncpower = bushing_ncpower,
+	.units = bushing_units,
 };

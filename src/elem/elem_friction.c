@@ -90,6 +90,11 @@ static unsigned friction_props(const struct force *f)
 	return elem_common_props(f) | ELEM_NC | ELEM_LAMBDA;
 }
 
+static void friction_units(const struct model *m, const struct force *f, const char *u[3])
+{
+	u[1] = "m/s", u[2] = "N";
+}
+
 const struct elem_ops elem_friction = {
 	.par_size = sizeof(struct friction_par),
 	.build = friction_build,
@@ -97,4 +102,5 @@ const struct elem_ops elem_friction = {
 	.bodies = elem_joint_bodies,
 	.eval = friction_eval,
 	.ncpower = friction_ncpower,
+	.units = friction_units,
 };

@@ -223,6 +223,12 @@ static double motor_saturated(struct ra *s, const struct ra_state *x, double t, 
 	return fabs(o.effort) >= P->limit ? P->limit : 0.0;
 }
 
+static void motor_units(const struct model *m, const struct force *f, const char *u[3])
+{
+	int lin = m->joints[f->joint].type == JOINT_TRANSLATIONAL;
+	u[0] = lin ? "m" : "rad", u[1] = lin ? "m/s" : "rad/s", u[2] = lin ? "N" : "N m";
+}
+
 const struct elem_ops elem_motor = {
 	.par_size = sizeof(struct motor_par),
 	.build = motor_build,
@@ -234,6 +240,7 @@ const struct elem_ops elem_motor = {
 	.has_state = motor_has_state,
 	.commit = motor_commit,
 	.saturated = motor_saturated,
+	.units = motor_units,
 };
 
 /* ---- the integral of the control error (ra.h) ---- */

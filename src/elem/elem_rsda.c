@@ -235,6 +235,11 @@ static void rsda_keep(const double *st, struct force *f)
 		P->turns0 = st[1];
 }
 
+static void rsda_units(const struct model *m, const struct force *f, const char *u[3])
+{
+	u[0] = "rad", u[1] = "rad/s", u[2] = "N m";
+}
+
 const struct elem_ops elem_rsda = {
 	.par_size = sizeof(struct rsda_par),
 	.build = rsda_build,
@@ -250,4 +255,5 @@ const struct elem_ops elem_rsda = {
 	.start = rsda_start,
 	.commit = rsda_commit,
 	.keep = rsda_keep,
+	.units = rsda_units,
 };

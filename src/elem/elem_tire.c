@@ -361,6 +361,11 @@ static unsigned tire_props(const struct force *f)
 	       (f->has_act || f->ex ? ELEM_NO_POTENTIAL : 0u) | (f->has_act ? ELEM_OF_TIME : 0u);
 }
 
+static void tire_units(const struct model *m, const struct force *f, const char *u[3])
+{
+	u[0] = "m", u[1] = "m/s", u[2] = "N";
+}
+
 const struct elem_ops elem_tire = {
 	.par_size = sizeof(struct tire_par),
 	.build = tire_build,
@@ -374,4 +379,5 @@ const struct elem_ops elem_tire = {
 	.ncpower = tire_ncpower,
 	.step_limit = tire_ahead,
 	.looks_ahead = tire_looks_ahead,
+	.units = tire_units,
 };

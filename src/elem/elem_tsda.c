@@ -227,6 +227,11 @@ static double tsda_length(const struct force *f)
 	return fabs(((const struct tsda_par *)f->par)->l0);
 }
 
+static void tsda_units(const struct model *m, const struct force *f, const char *u[3])
+{
+	u[0] = "m", u[1] = "m/s", u[2] = "N";
+}
+
 const struct elem_ops elem_tsda = {
 	.par_size = sizeof(struct tsda_par),
 	.build = tsda_build,
@@ -238,4 +243,5 @@ const struct elem_ops elem_tsda = {
 	.energy = tsda_energy,
 	.ncpower = tsda_ncpower,
 	.length = tsda_length,
+	.units = tsda_units,
 };

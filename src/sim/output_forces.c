@@ -2,6 +2,7 @@
  * (man/mbsim-output.5, layout 2: one dataset per quantity, the element
  * axis named by /forces/names, /measures/names). */
 #include "output.h"
+#include "../elem/elem.h"
 #include "../model/beam.h"
 #include "../util/xalloc.h"
 
@@ -29,28 +30,10 @@ static int named(struct h5out *h, const char *path, long d1, long d2, const char
  * has none, its value is 0 or NaN). */
 static void force_units(const struct model *m, const struct force *f, const char *u[3])
 {
-	int lin = f->type == FORCE_MOTOR && m->joints[f->joint].type == JOINT_TRANSLATIONAL;
+	const struct elem_ops *e = elem_of(f);
 	u[0] = u[1] = u[2] = "-";
-	switch (f->type) {
-	case FORCE_TSDA:
-	case FORCE_TIRE:
-		u[0] = "m", u[1] = "m/s", u[2] = "N";
-		break;
-	case FORCE_RSDA:
-		u[0] = "rad", u[1] = "rad/s", u[2] = "N m";
-		break;
-	case FORCE_MOTOR:
-		u[0] = lin ? "m" : "rad", u[1] = lin ? "m/s" : "rad/s", u[2] = lin ? "N" : "N m";
-		break;
-	case FORCE_FRICTION:
-		u[1] = "m/s", u[2] = "N";
-		break;
-	case FORCE_BUSHING:
-		u[0] = "m", u[1] = "m/s";
-		break;
-	default:
-		break;
-	}
+	if (e->units)
+		e->units(m, f, u);
 }
 
 /* A table of one string per element (TABLE, n rows) that series PATH's
@@ -113,7 +96,7 @@ void output_forces_open(struct output *o, struct h5out *h, const struct model *m
 			force_units(m, &m->forces[i], ui);
 			for (int k = 0; k < 3; k++)
 				u[k][i] = ui[k];
-			bushings += m->forces[i].type == FORCE_BUSHING;
+			bushings += (elem_props(&m->forces[i]) & ELEM_DISP) != 0;
 		}
 		static const char *const tab[3] = { "/forces/deflection_units", "/forces/rate_units",
 						    "/forces/effort_units" };
