@@ -372,6 +372,19 @@ int expr_eval(struct expr *ex, const char *s, double *v, struct expr_err *err)
 		snprintf(err->msg, sizeof err->msg, "longer than %d characters", EXPR_MAX_LEN);
 		return -1;
 	}
+	/* muparser assigns with =, +=, -=, *=, /= to a variable, which here is
+	 * a parameter shared by every expression: 'L=L/N' would change L for
+	 * all that follow and give another value each time it is evaluated
+	 * (fuzz find) */
+	for (const char *c = s; *c; c++)
+		if (*c == '=' && c[1] != '=' && (c == s || !strchr("=<>!", c[-1]))) {
+			err->code = EXPR_ERR_ASSIGN;
+			err->pos = (int)(c - s);
+			snprintf(err->tok, sizeof err->tok, "%s", c > s && strchr("+-*/", c[-1]) ? "op=" : "=");
+			snprintf(err->msg, sizeof err->msg, "an expression cannot assign (=): a parameter "
+				 "keeps its value; compare with ==");
+			return -1;
+		}
 	/* a bare variable's name (a tenth of the vehicle deck's expressions)
 	 * needs no parse, when muparser knows it as that variable (not pi, e,
 	 * _pi or _e, its constants, which it does not let a variable

@@ -22,6 +22,7 @@ struct expr_err {
 #define EXPR_ERR_UNKNOWN_NAME 1		/* muparser ecUNASSIGNABLE_TOKEN */
 #define EXPR_ERR_NOT_FINITE 1000	/* evaluated to inf or nan */
 #define EXPR_ERR_TOO_LONG 1001		/* longer than EXPR_MAX_LEN */
+#define EXPR_ERR_ASSIGN 1002		/* an assignment (=, +=, ...) */
 
 /* The longest expression handed to muparser: its error-token call copies
  * the token into a fixed buffer (a 5000-character name overflowed it). */
