@@ -34,14 +34,10 @@ void integ_gyro_blocks(struct integ *it, const struct ra_state *y, double f)
 {
 	const struct ra *s = it->sys;
 	for (int b = 0; b < s->nb; b++) {
-		const double *w = y->w + 3 * b, *J = ra_inertia(s, b);
-		double Jw[3], W1[9], W2[9], T[9];
-		m3_mulv(Jw, J, w);
-		m3_skew(W1, w);
-		m3_mul(T, W1, J);
-		m3_skew(W2, Jw);
+		double G[9];
+		m3_gyro_dw(G, ra_inertia(s, b), y->w + 3 * b);
 		for (int e = 0; e < 9; e++)
-			it->W[18 * b + 9 + e] += f * (T[e] - W2[e]);
+			it->W[18 * b + 9 + e] += f * G[e];
 	}
 }
 

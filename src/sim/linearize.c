@@ -356,14 +356,8 @@ int modes_compute(struct ra *s, const struct ra_state *x, double t, struct modes
 	/* the gyroscopic term of J w' + w~ J w = n (body frame): its
 	 * derivative w~ J - (J w)~ joins C, exactly (zero at rest) */
 	for (int b = 0; b < s->nb; b++) {
-		const double *w = x->w + 3 * b, *J = s->J + 9 * b;
-		double Jw[3], W[9], G[9], S[9];
-		m3_mulv(Jw, J, w);
-		m3_skew(W, w);
-		m3_mul(G, W, J);
-		m3_skew(S, Jw);
-		for (int i = 0; i < 9; i++)
-			G[i] -= S[i];
+		double G[9];
+		m3_gyro_dw(G, s->J + 9 * b, x->w + 3 * b);
 		for (int i = 0; i < 9; i++)
 			if (G[i] != 0)
 				mo->gyroscopic = 1;

@@ -110,6 +110,19 @@ static inline void m3_skew(double *S, const double *a)
 	S[6] = -a[1]; S[7] = a[0]; S[8] = 0;
 }
 
+/* G = w~ J - (J w)~: the derivative of the gyroscopic moment w~ J w by w
+ * (body frame), shared by the iteration matrices and the linearization */
+static inline void m3_gyro_dw(double *G, const double *J, const double *w)
+{
+	double Jw[3], W[9], S[9];
+	m3_mulv(Jw, J, w);
+	m3_skew(W, w);
+	m3_mul(G, W, J);
+	m3_skew(S, Jw);
+	for (int i = 0; i < 9; i++)
+		G[i] -= S[i];
+}
+
 /* R = I + a th~ + b th~^2 written out: exp(th~) with a = sin t / t, b =
  * (1 - cos t) / t^2, t = |th| (so3_exp, so3_exp_jr, the tree's charts) */
 static inline void so3_rodrigues(double *R, const double *th, double a, double b)
