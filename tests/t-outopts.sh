@@ -39,6 +39,7 @@ with h5py.File("'"$tmp/top_$seq.h5"'", "r") as f:
     e = f["bodies/euler_angles"][:, 0, :]
     q = f["bodies/orientation"][:, 0, :]
     attr = f["bodies/euler_angles"].attrs["sequence"]
+    attr = attr.decode() if isinstance(attr, bytes) else attr
 ax = ["xyz".index(c) for c in seq]
 rebuilt = max(np.abs(R1(ax[0], a) @ R1(ax[1], b) @ R1(ax[2], c) - Rq(qq)).max()
               for (a, b, c), qq in zip(e, q))

@@ -29,7 +29,7 @@ for p in ("'"$tmp/rate.h5"'", "'"$tmp/rsda.h5"'", "'"$tmp/fr.h5"'"):
     types = [n.decode() for n in f["forces/type_names"][:]]
     got = [[u.decode() for u in f["forces/%s_units" % q][:]] for q in ("deflection", "rate", "effort")]
     for q in ("deflection", "rate", "effort"):
-        if f["forces/" + q].attrs["element_units"] != "/forces/%s_units" % q:
+        if f["forces/" + q].attrs["element_units"].decode() != "/forces/%s_units" % q:
             bad.append((p, q, "attribute"))
     for i, (n, t) in enumerate(zip(names, types)):
         w = want.get(t)
@@ -47,9 +47,9 @@ f = h5py.File("'"$tmp/sc.h5"'", "r")
 ju = [u.decode() for u in f["joints/coordinate_units"][:]]
 du = [u.decode() for u in f["drivers/effort_units"][:]]
 ok = (ju == ["rad", "-", "-", "m"] and du == ["N m"] and
-      f["drivers/effort"].attrs["element_units"] == "/drivers/effort_units" and
-      f["drivers/multiplier"].attrs["element_units"] == "/drivers/effort_units" and
-      f["joints/coordinate"].attrs["element_units"] == "/joints/coordinate_units")
+      f["drivers/effort"].attrs["element_units"].decode() == "/drivers/effort_units" and
+      f["drivers/multiplier"].attrs["element_units"].decode() == "/drivers/effort_units" and
+      f["joints/coordinate"].attrs["element_units"].decode() == "/joints/coordinate_units")
 msg = "%s %s" % (ju, du)'
 
 # 2. the bushing of tests/forces/bushing.yaml at its static equilibrium
@@ -68,7 +68,7 @@ d = f["forces/bushing_deflection"][:, 0, :]
 L = f["forces/deflection"][:, 0]
 want = np.array([0, 0, '"$3"', 0.01, 0, 0])
 ok = (np.abs(d - want).max() <= 1e-9 and np.abs(L - abs('"$3"')).max() <= 1e-9 and
-      f["forces/bushing_deflection"].attrs["units"] == "m and rad")
+      f["forces/bushing_deflection"].attrs["units"].decode() == "m and rad")
 msg = "%s %s" % (d[-1], L[-1])'
 done
 pycheck "no bushing, no bushing_deflection" '

@@ -348,11 +348,23 @@ static hid_t str_type(size_t n)
 	return t;
 }
 
-/* A string attribute is variable-length UTF-8: h5py reads it as a str
- * (a fixed-length one comes back as bytes), and the deck's names and
- * text, which may be UTF-8, are marked so. */
+/* A root attribute (status, integrator, settings, ...) is a
+ * variable-length UTF-8 string: h5py reads it as a str (a fixed-length
+ * one comes back as bytes).  A dataset's or group's (units, description,
+ * names, offsets) is fixed-length UTF-8: every reader lists them as it
+ * walks the file, and libhdf5 1.10 reads a variable-length string from
+ * its global heap trusting the heap's object size, so a damaged file
+ * made it copy gigabytes past its buffer (make fuzz, h5 target, through
+ * compare's walk); the few root ones are read by name, where a reader
+ * looks.  Both are marked UTF-8, as names and text may be. */
 static int attr_str(struct h5out *o, hid_t obj, const char *name, const char *value, int fresh)
 {
+	if (obj != o->file) {
+		hid_t t = str_type(strlen(value) + 1);
+		int rc = attr_put(o, obj, name, t, value, fresh);
+		H5Tclose(t);
+		return rc;
+	}
 	if (o->stype <= 0) {
 		o->stype = H5Tcopy(H5T_C_S1);
 		H5Tset_size(o->stype, H5T_VARIABLE);
