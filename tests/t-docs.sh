@@ -66,4 +66,12 @@ if "$PY" "$check" --c $(find src -name '*.c' -o -name '*.h' -o -name '*.def' | s
 else
 	bad "src string literals: internal labels" "$(cat "$tmp/hits")"
 fi
+# no control characters in the manual pages (a form feed where \fB was
+# meant rendered "BstepsR" in mbsim-output(5))
+if LC_ALL=C grep -n "$(printf '[\001-\010\013-\037\177]')" man/* >"$tmp/ctl"; then
+	bad "man pages hold control characters" "$(cat "$tmp/ctl")"
+else
+	ok "man pages: no control characters"
+fi
+
 finish
