@@ -1,0 +1,58 @@
+#!/usr/bin/python3
+"""alternate.py - two builds of mbsim timed alternately on the same cases.
+
+  bench/alternate.py REF_MBSIM NEW_MBSIM [--rounds N]
+
+Each round runs every case once with each build, the order of the two
+builds swapped from round to round, so that the load of a shared machine
+falls on both alike.  Prints, per case, the median whole-process time and
+the median run-loop time (the JSON's wall_time) of each build and the
+difference.  For a change that must not cost speed (issue 34's
+restructuring); bench/run.sh (make bench) times one build.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import tempfile
+import time
+
+CASES = {
+    "slider_crank_hi": ["decks/slider_crank.yaml", "--set", "output.every=100"],
+    "pendulum_lms2": ["decks/pendulum.yaml"],
+    "chain32_lms2": ["decks/chain.yaml", "--set", "output.every=100", "--set",
+                     "integrator.method=lms2"],
+    "stiff_dp_rn4": ["decks/stiff_double_pendulum.yaml"],
+    "four_link_hi": ["decks/four_link.yaml", "--set", "output.every=100"],
+}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("ref")
+    ap.add_argument("new")
+    ap.add_argument("--rounds", type=int, default=9)
+    a = ap.parse_args()
+    builds = {"ref": a.ref, "new": a.new}
+    proc = {(c, b): [] for c in CASES for b in builds}
+    loop = {(c, b): [] for c in CASES for b in builds}
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in range(a.rounds):
+            for c, args in CASES.items():
+                for b in (("ref", "new") if r % 2 == 0 else ("new", "ref")):
+                    t0 = time.perf_counter()
+                    p = subprocess.run([builds[b], "run"] + args +
+                                       ["-o", os.path.join(tmp, b + ".h5"), "--force", "--json"],
+                                       capture_output=True, text=True, check=True)
+                    proc[(c, b)].append(time.perf_counter() - t0)
+                    loop[(c, b)].append(json.loads(p.stdout)["wall_time"])
+    for c in CASES:
+        pr, pn = (statistics.median(proc[(c, b)]) for b in ("ref", "new"))
+        lr, ln = (statistics.median(loop[(c, b)]) for b in ("ref", "new"))
+        print("%-16s process %.4f -> %.4f s (%+.1f %%)   loop %.4f -> %.4f s (%+.1f %%)" % (
+            c, pr, pn, 100 * (pn - pr) / pr, lr, ln, 100 * (ln - lr) / lr))
+
+
+if __name__ == "__main__":
+    main()
