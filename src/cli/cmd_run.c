@@ -109,8 +109,11 @@ static int parse(int argc, char **argv, struct run_opts *ro)
 	return 0;
 }
 
-static const char *status_word(enum sim_status s)
+static const char *status_word(const struct sim_result *r)
 {
+	enum sim_status s = r->status;
+	if (s == SIM_COMPLETE && r->stopped)
+		return "stopped";	/* by a stop event, the message names it */
 	return s == SIM_COMPLETE ? "complete" : s == SIM_INTERRUPTED ? "interrupted" : "failed";
 }
 
@@ -256,7 +259,7 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 		while (nums[n].name)
 			n++;
 		n = shared_stats(r, nums, n, (int)(sizeof nums / sizeof nums[0]));
-		printf("{\"status\": \"%s\", \"message\": ", status_word(r->status));
+		printf("{\"status\": \"%s\", \"message\": ", status_word(r));
 		cli_json_str(r->message);
 		printf(", \"integrator\": ");
 		cli_json_str(o->method);
@@ -308,11 +311,13 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 	else
 		snprintf(steps, sizeof steps, "%ld step%s of %g s", r->steps,
 			 r->steps == 1 ? "" : "s", o->step);
+	if (r->stopped)
+		fprintf(stderr, "mbsim: stopped: %s\n", r->message);
 	fprintf(stderr, "mbsim: %s: %s, %s to t = %g in %.3f s; "
 		"max residuals: position %.2g, velocity %.2g, acceleration %.2g; "
 		"%s; %.2f %s/step; %s\n",
-		r->status == SIM_COMPLETE && r->warning[0] ? "complete with a warning" :
-		status_word(r->status), o->method, steps, r->t_reached, r->wall,
+		r->status == SIM_COMPLETE && r->warning[0] && !r->stopped ?
+		"complete with a warning" : status_word(r), o->method, steps, r->t_reached, r->wall,
 		r->max_pos_res, r->max_vel_res, r->max_acc_res, drift, r->mean_iterations,
 		/* the ODE schemes count evaluations of their f (rhs_evaluations) */
 		r->iter_unit, file);

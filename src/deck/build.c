@@ -636,6 +636,7 @@ static void build_top(struct bctx *b, const struct dnode *root, struct sim_optio
 	build_list(b, root, "drivers", build_driver);
 	build_list(b, root, "forces", build_force);
 	build_list(b, root, "measures", build_measure);
+	build_list(b, root, "events", build_event);
 }
 
 int deck_build(struct deck *dk, struct model **m, struct sim_options *o,

@@ -124,6 +124,8 @@ void build_curve(struct bctx *b, const struct dnode *item);
  * in a file the deck names; NULL (s freed) without a deck. */
 const char *deck_keep(struct bctx *b, char *s);
 void build_measure(struct bctx *b, const struct dnode *item);
+/* events: items (curve.c) */
+void build_event(struct bctx *b, const struct dnode *item);
 struct sexpr;
 int build_sexpr(struct bctx *b, const struct dnode *v, const char *key, const char *what,
 		int self, struct sexpr **out);

@@ -241,3 +241,46 @@ void build_measure(struct bctx *b, const struct dnode *item)
 	ms->ex = ex;
 	ms->pos = item->pos;
 }
+
+static const char *const event_dir_names[] = { "both", "rising", "falling" };
+static const char *const event_action_names[] = { "stop", "record" };
+
+void build_event(struct bctx *b, const struct dnode *item)
+{
+	const struct dnode *nv = need(b, item, "name", "event");
+	const struct dnode *cv = need(b, item, "condition", "event");
+	const struct dnode *v;
+	const char *name = NULL;
+	char what[200];
+	int bad = check_keys(b, item, key_sub(&key_top, "events"), 0, NULL) > 0;
+	if (!nv || get_name(b, nv, "event", &name))
+		return;
+	snprintf(what, sizeof what, "event '%s'", name);
+	for (int i = 0; i < b->m->nevents; i++)
+		if (strcmp(b->m->events[i].name, name) == 0) {
+			dup_name(b, nv, "event", &b->m->events[i].pos);
+			bad = 1;
+		}
+	int dir = EVENT_BOTH, act = EVENT_RECORD;
+	if ((v = dn_get(item, "direction"))) {
+		dir = pick_name(b, v, "direction", event_dir_names, 3);
+		bad |= dir < 0;
+	}
+	if ((v = dn_get(item, "action"))) {
+		act = pick_name(b, v, "action", event_action_names, 2);
+		bad |= act < 0;
+	}
+	struct sexpr *ex = NULL;
+	if (!cv || build_sexpr(b, cv, "condition", what, 0, &ex) || bad) {
+		sexpr_free(&ex);
+		return;
+	}
+	struct model *m = b->m;
+	m->events = xrealloc(m->events, (size_t)(m->nevents + 1) * sizeof(*m->events));
+	struct event *e = &m->events[m->nevents++];
+	e->name = xstrdup(name);
+	e->ex = ex;
+	e->dir = (enum event_dir)dir;
+	e->action = (enum event_action)act;
+	e->pos = item->pos;
+}

@@ -245,6 +245,16 @@ static const struct key_def measure_keys[] = {
 };
 static const struct key_sect measure_sect = { "measure", measure_keys };
 
+static const struct key_def event_keys[] = {
+	{ "name", K_STR, 0, NULL, "unique event name (required)" },
+	{ "condition", K_STR, 0, NULL, "expression of time and state whose crossing of zero is the event, see mbsim-deck(5) EXPRESSIONS OF STATE (required)" },
+	{ "direction", K_STR, 0, NULL, "rising (from negative to zero or above), falling (from positive to zero or below) or both (default both)" },
+	{ "action", K_STR, 0, NULL, "stop (end the run at the event) or record (write it to /events and go on) (default record)" },
+	{ "repeat", K_MAP, 0, &repeat_sect, "instantiate the item once per index value" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect event_sect = { "event", event_keys };
+
 static const struct key_def kcurve_keys[] = {
 	{ "x", K_STR, 0, NULL, "curve of the force along x (N) versus the displacement (m)" },
 	{ "y", K_STR, 0, NULL, "curve of the force along y versus the displacement" },
@@ -392,6 +402,7 @@ static const struct key_def top_keys[] = {
 	{ "forces", K_LIST, 0, &force_sect, "force elements" },
 	{ "points", K_LIST, 0, &point_sect, "named body-fixed points, written to the output and named in expressions (x.P, vx.P)" },
 	{ "measures", K_LIST, 0, &measure_sect, "named expressions sampled with the output (/measures)" },
+	{ "events", K_LIST, 0, &event_sect, "conditions whose crossings of zero are recorded in /events or stop the run" },
 	{ NULL, 0, 0, NULL, NULL }
 };
 const struct key_sect key_top = { "the deck", top_keys };

@@ -176,6 +176,11 @@ void model_free(struct model **pm)
 		sexpr_free(&m->measures[i].ex);
 	}
 	free(m->measures);
+	for (int i = 0; i < m->nevents; i++) {
+		free(m->events[i].name);
+		sexpr_free(&m->events[i].ex);
+	}
+	free(m->events);
 	for (int i = 0; i < m->nbeams; i++)
 		free(m->beams[i].ref);
 	free(m->beams);

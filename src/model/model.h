@@ -173,6 +173,19 @@ struct measure {
 	struct srcpos pos;
 };
 
+/* A named condition watched after every accepted step (events:,
+ * sim/events.c): a crossing of zero in the asked direction is recorded
+ * in /events, and a `stop` event ends the run there. */
+enum event_dir { EVENT_BOTH = 0, EVENT_RISING = 1, EVENT_FALLING = 2 };
+enum event_action { EVENT_STOP = 0, EVENT_RECORD = 1 };
+struct event {
+	char *name;
+	struct sexpr *ex;
+	enum event_dir dir;
+	enum event_action action;
+	struct srcpos pos;
+};
+
 /* A named point fixed on a body (s in the body frame), whose global
  * position, velocity and acceleration the output writes (/points). */
 struct body_point {
@@ -216,6 +229,7 @@ struct model {
 	int nparticles;		/* bodies of kind BODY_PARTICLE */
 	struct curve *curves;	int ncurves;	/* tabulated curves (curve.h) */
 	struct measure *measures;	int nmeasures;
+	struct event *events;		int nevents;
 	struct beam *beams;	int nbeams;	/* their nodes are in bodies */
 	struct model_shapes *shapes;	/* what bodies look like (shape.h); NULL: none given */
 	/* filled by model_finalize: */

@@ -57,6 +57,7 @@ struct run {
 	struct rp *rp;
 	struct tree *tree;
 	struct ode_ctrl *ctrl;	/* the controllers' integral states around it */
+	struct events *ev;	/* the deck's events (events.c), NULL: none */
 };
 
 /* A completed state (accelerations and multipliers known) at x, the
@@ -382,6 +383,34 @@ static void finish_attrs(struct run *R)
 	}
 }
 
+/* /events: the crossings found, in time order (man mbsim-output(5)); the
+ * group only when the deck has events. */
+static void write_events(struct run *R)
+{
+	const struct model *m = R->a->m;
+	if (m->nevents == 0)
+		return;
+	struct h5out *h = R->out->h5;
+	long n;
+	const struct event_rec *rec = events_records(R->ev, &n);
+	const char **names = xmalloc(((size_t)n + 1) * sizeof(char *));
+	double *t = xmalloc(((size_t)n + 1) * sizeof(double));
+	int *dir = xmalloc(((size_t)n + 1) * sizeof(int));
+	for (long k = 0; k < n; k++) {
+		names[k] = m->events[rec[k].event].name;
+		t[k] = rec[k].t;
+		dir[k] = rec[k].dir;
+	}
+	h5_names(h, "/events/name", names, (int)n);
+	h5_matrix(h, "/events/time", H5_DOUBLE, t, n, 0, 0);
+	h5_ints(h, "/events/direction", dir, (int)n);
+	h5_attr_str(h, "/events/time", "units", "s");
+	h5_attr_str(h, "/events/direction", "doc", "+1 rising, -1 falling");
+	free(names);
+	free(t);
+	free(dir);
+}
+
 /* The accelerations and multipliers of the set-up's index-1 solve at t0.
  * A lag = 1 scheme overwrites them with its own first-order values
  * of the start of the step (for a driver, (q1 - q0 - h v0) / h^2: half
@@ -431,6 +460,7 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 	double h_last = 0.0;	/* the last step taken */
 	clock_segment(o, &c, o->t0);
 	ra_force_commit(R->sys, x);	/* continuous rsda angles from t0 */
+	R->ev = events_new(R->sys, x);
 	if (!lag && complete(R, x, 0.0, 0, 1, xw, 0))
 		return SIM_FAILED;	/* message from complete() */
 	if (lag)
@@ -500,6 +530,18 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 					      sizeof R->r->message);
 			t0_release(&t0);
 			return SIM_FAILED;
+		}
+		long ev = events_step(R->ev, R->sys, x, y);
+		if (ev >= 0) {
+			/* a stop event: the run ends with this step, its end
+			 * the last sample (the event's time is in /events) */
+			long n;
+			const struct event_rec *rec = events_records(R->ev, &n);
+			snprintf(R->r->message, sizeof R->r->message, "event %s at t = %.17g",
+				 R->a->m->events[rec[ev].event].name, rec[ev].t);
+			R->r->stopped = 1;
+			last = 1;
+			req = 1;
 		}
 		/* lag: x is the state completed now (sample_due moves t_w) */
 		int yw = lag || (c.ts ? req : clock_sample_due(&R->smp, y->t, k + 1, last));
@@ -628,8 +670,10 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 		scheme_report(&R, r);
 	if (R.out) {
 		char status[1100];
-		if (r->status == SIM_COMPLETE && r->warning[0])
+		if (r->status == SIM_COMPLETE && r->warning[0] && !r->stopped)
 			snprintf(status, sizeof status, "warning: %s", r->warning);
+		else if (r->status == SIM_COMPLETE && r->stopped)
+			snprintf(status, sizeof status, "stopped: %s", r->message);
 		else if (r->status == SIM_COMPLETE)
 			snprintf(status, sizeof status, "complete");
 		else if (r->status == SIM_INTERRUPTED)	/* "interrupted: at t = ..." */
@@ -642,6 +686,7 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 		if (R.sys) {
 			write_attrs(&R);
 			finish_attrs(&R);
+			write_events(&R);
 		}
 		r->output_buffer = (double)output_buffer_bytes(R.out);
 		if (output_close(&R.out, status, err, sizeof err)) {
@@ -653,6 +698,7 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 	ra_state_release(&y);
 	monitor_free(&R.mo);
 	step_limits_free(R.limits, R.nlimits);
+	events_free(&R.ev);
 	integ_free(&R.it);
 	ode_ctrl_free(&R.ctrl);
 	rp_free(&R.rp);

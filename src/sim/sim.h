@@ -34,7 +34,10 @@ enum sim_status { SIM_COMPLETE = 0, SIM_FAILED = 1, SIM_INTERRUPTED = 2 };
 
 struct sim_result {
 	enum sim_status status;
-	char message[1024];		/* failure reason ("" when complete) */
+	char message[1024];		/* failure reason ("" when complete), or the
+					 * event that stopped a complete run */
+	int stopped;			/* 1: a stop event ended the run (status
+					 * SIM_COMPLETE, message "event NAME at t = T") */
 	long steps;
 	long samples;
 	double t_reached;

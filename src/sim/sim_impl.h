@@ -32,4 +32,18 @@ struct step_limit {
 int step_limits_new(const struct model *m, struct step_limit **out);
 void step_limits_free(struct step_limit *l, int n);
 
+/* events.c: the deck's events, watched after every accepted step. */
+struct event_rec {
+	int event;	/* index in model.events */
+	int dir;	/* +1 rising, -1 falling */
+	double t;	/* the crossing */
+};
+struct events;
+/* NULL when the model has none; conditions taken at x, the start. */
+struct events *events_new(const struct ra *s, const struct ra_state *x);
+void events_free(struct events **E);
+long events_step(struct events *E, const struct ra *s, const struct ra_state *x,
+		 const struct ra_state *y);
+const struct event_rec *events_records(const struct events *E, long *n);
+
 #endif
