@@ -175,7 +175,8 @@ long events_step(struct events *E, const struct ra *s, const struct ra_state *x,
 		}
 		E->g[i] = gb;
 	}
-	qsort(E->rec + first, (size_t)(E->nrec - first), sizeof(*E->rec), cmp_rec);
+	if (E->nrec > first)	/* qsort of no records: E->rec may still be NULL */
+		qsort(E->rec + first, (size_t)(E->nrec - first), sizeof(*E->rec), cmp_rec);
 	for (long k = first; k < E->nrec; k++)
 		if (m->events[E->rec[k].event].action == EVENT_STOP) {
 			E->nrec = k + 1;	/* nothing after the stop */
