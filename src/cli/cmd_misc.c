@@ -34,7 +34,7 @@ static int print_mobility(const char *deck, const struct model *m, const struct 
 	int nd = mo.nrows - mo.rank;
 	for (int i = 0; i < nd && i < 6; i++) {
 		char what[256];
-		sim_row_name(m, mo.dependent[i], what, sizeof what);
+		model_row_name(m, mo.dependent[i], what, sizeof what);
 		printf("%s%s", i ? ", " : (nd > 1 ? "; dependent rows: " : "; dependent row: "),
 		       what);
 	}

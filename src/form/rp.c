@@ -137,14 +137,7 @@ static void row_name(const struct rp *p, int k, char *buf, size_t n)
 			 m->bodies[p->ebody[k - p->nc]].name);
 		return;
 	}
-	int dv = model_row_driver(m, k);
-	if (dv >= 0) {
-		snprintf(buf, n, "driver '%s'", m->drivers[dv].name);
-		return;
-	}
-	struct prim pb;
-	const struct joint *j = &m->joints[model_prim(m, k, &pb)->owner];
-	snprintf(buf, n, "joint '%s' (row %d)", j->name, k - j->row0 + 1);
+	model_row_name(m, k, buf, n);
 }
 
 /* The rank-revealing column-pivoted QR (LAPACK dgeqp3) of the dense

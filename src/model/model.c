@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -635,6 +636,24 @@ int model_row_driver(const struct model *m, int k)
 {
 	int d = k - (m->ncons - m->ndrivers);
 	return d >= 0 && d < m->ndrivers ? d : -1;
+}
+
+void model_row_name(const struct model *m, int k, char *buf, size_t n)
+{
+	if (k < 0 || k >= m->ncons) {
+		snprintf(buf, n, "an unknown constraint");
+		return;
+	}
+	int dv = model_row_driver(m, k);
+	if (dv >= 0) {
+		snprintf(buf, n, "driver '%s'", m->drivers[dv].name);
+		return;
+	}
+	struct prim pb;
+	const struct prim *p = model_prim(m, k, &pb);
+	const struct joint *j = &m->joints[p->owner];
+	snprintf(buf, n, "joint '%s' (%s, row %d of %d, %s)", j->name, joint_type_names[j->type],
+		 k - j->row0 + 1, j->nrows, prim_type_names[p->type]);
 }
 
 static int expand_driver(struct model *m, struct emit *e, struct driver *dv, struct diag *d)

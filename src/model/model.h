@@ -304,6 +304,9 @@ const struct prim *model_prim(const struct model *m, int k, struct prim *buf);
 /* The driver whose constraint row k is (the rows after the joints'), or
  * -1: a joint's row, or k out of range (model finalized). */
 int model_row_driver(const struct model *m, int k);
+/* Constraint row k by name into buf: "driver 'D'" or "joint 'J' (TYPE,
+ * row i of n, PRIMITIVE)", "an unknown constraint" outside the rows. */
+void model_row_name(const struct model *m, int k, char *buf, size_t n);
 
 /* Coordinates that move: 6 per rigid body, 3 per particle (its inert
  * rotational block does not count); the Gruebler mobility is this minus

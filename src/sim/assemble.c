@@ -42,7 +42,7 @@ int assemble_factor(struct kkt *k, const double *W, const struct ra *s, const ch
 			 "only the scheme bdf takes such bodies", doing, s->m->bodies[b].name);
 		return -1;
 	}
-	sim_row_name(s->m, kkt_bad_row(k), what, sizeof what);
+	model_row_name(s->m, kkt_bad_row(k), what, sizeof what);
 	snprintf(msg, n, "%s: %s near %s", doing, kkt_error(k), what);
 	return -1;
 }
@@ -110,7 +110,7 @@ int assemble(struct ra *s, struct integ *it, struct ra_state *x, double tol,
 	if (iter == 50) {
 		char what[256];
 		double worst = assemble_maxabs(s->phi, nc, &arg);
-		sim_row_name(s->m, arg, what, sizeof what);
+		model_row_name(s->m, arg, what, sizeof what);
 		snprintf(msg, n, "cannot assemble the initial configuration: residual %.3g "
 			 "remains in %s after 50 Newton iterations; check the joint points and axes",
 			 worst, what);

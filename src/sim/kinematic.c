@@ -100,7 +100,7 @@ static int positions(struct kctx *c, struct ra_state *x, double t)
 	if (res < 1e-10 * scale)
 		return 0;
 	char what[256];
-	sim_row_name(s->m, arg, what, sizeof what);
+	model_row_name(s->m, arg, what, sizeof what);
 	snprintf(c->msg, c->n, "kinematic analysis: Newton did not converge at t = %.9g in %d "
 		 "iterations (residual %.3g in %s); the mechanism may pass a singular position",
 		 t, KIN_MAXIT, res, what);

@@ -113,7 +113,7 @@ int monitor_finite(const struct ra *s, const struct ra_state *x, long step, doub
 	for (int k = 0; k < s->nc; k++)
 		if (!isfinite(x->lam[k])) {
 			char row[256];
-			sim_row_name(m, k, row, sizeof row);
+			model_row_name(m, k, row, sizeof row);
 			snprintf(msg, n,
 				 "non-finite Lagrange multiplier of %s at t = %.9g (step %ld, h = %g): "
 				 "%s", row, x->t, step, h, monitor_blowup_remedy(step));

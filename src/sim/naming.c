@@ -5,24 +5,6 @@
 
 #include <stdio.h>
 
-void sim_row_name(const struct model *m, int k, char *buf, size_t n)
-{
-	if (k < 0 || k >= m->ncons) {
-		snprintf(buf, n, "an unknown constraint");
-		return;
-	}
-	int dv = model_row_driver(m, k);
-	if (dv >= 0) {
-		snprintf(buf, n, "driver '%s'", m->drivers[dv].name);
-		return;
-	}
-	struct prim pb;
-	const struct prim *p = model_prim(m, k, &pb);
-	const struct joint *j = &m->joints[p->owner];
-	snprintf(buf, n, "joint '%s' (%s, row %d of %d, %s)", j->name, joint_type_names[j->type],
-		 k - j->row0 + 1, j->nrows, prim_type_names[p->type]);
-}
-
 void sim_cpl_fault_message(const struct ra *s, double t, long step, double h, char *msg,
 			   size_t n)
 {
@@ -43,7 +25,7 @@ void sim_fail_message(const struct integ *it, int st, double t, long step, doubl
 		return;	/* the family's own word */
 	char what[256];
 	const struct model *m = it->sys->m;
-	sim_row_name(m, it->bad_row, what, sizeof what);
+	model_row_name(m, it->bad_row, what, sizeof what);
 	switch (st) {
 	case INTEG_SINGULAR:
 		snprintf(msg, n,

@@ -178,7 +178,7 @@ static int note_redundant(struct run *R, struct diag *d)
 	size_t len = 0;
 	for (int i = 0; i < r->redundant; i++) {
 		char what[256];
-		sim_row_name(R->a->m, rows[i], what, sizeof what);
+		model_row_name(R->a->m, rows[i], what, sizeof what);
 		size_t w = strlen(what), room = sizeof r->redundant_rows - len;
 		if (w + 8 >= room) {
 			snprintf(r->redundant_rows + len, room, "%s...", i ? ", " : "");

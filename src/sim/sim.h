@@ -84,7 +84,4 @@ const char *sim_formulation_name(const struct sim_options *o);
  * own) */
 int sim_formulation_is_tree(const struct sim_options *o);
 
-/* Human name of constraint row k: "joint 'pin' (row 3 of 5, DP1)". */
-void sim_row_name(const struct model *m, int k, char *buf, size_t n);
-
 #endif
