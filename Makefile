@@ -34,7 +34,7 @@ CFLAGS ?= $(OPT) -g
 WARN = -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter \
 	-Wstrict-prototypes -Wmissing-prototypes -Werror=implicit-function-declaration
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -I/usr/include/suitesparse -Isrc -MMD -MP
-LIBS = $(PKG_LIBS) -lsundials_cvode -lsundials_ida -lsundials_nvecserial -lklu -lbtf -lumfpack -lcholmod -lamd -lsuitesparseconfig -llapack -lblas -lm
+LIBS = $(PKG_LIBS) -lsundials_cvode -lsundials_ida -lsundials_nvecserial -lklu -lbtf -lumfpack -lcholmod -lamd -lsuitesparseconfig -lccd -llapack -lblas -lm
 # The mbsim binary links HDF5, libyaml, SuiteSparse and the single-threaded
 # OpenBLAS statically when Debian's static archives are there (STATIC=0 to
 # link all dynamically).  Dynamic, the process spends ~10 ms of a short
@@ -59,7 +59,7 @@ STATIC ?= $(if $(filter-out $(wildcard $(STATIC_A) $(STATIC_SO)),$(STATIC_A) $(S
 # static archives' data at each start).
 ifeq ($(STATIC),1)
 BIN_LIBS = $(STATIC_A) -Wl,--push-state,--no-as-needed -lstdc++ -Wl,--pop-state -lmuparser \
-	$(STATIC_SO) -lgomp -lm -lpthread
+	$(STATIC_SO) -lccd -lgomp -lm -lpthread
 BIN_LDFLAGS = -no-pie
 else
 BIN_LIBS = $(LIBS)

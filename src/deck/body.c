@@ -1,5 +1,6 @@
 /* body.c - bodies: mass, inertia, initial pose and velocities. */
 #include "build.h"
+#include "../model/contact.h"
 #include "../model/shape.h"
 #include "../util/vec.h"
 
@@ -288,6 +289,10 @@ void build_body(struct bctx *b, const struct dnode *item)
 		opt_vec3(b, item, "angular_velocity", tmp.w0);
 	struct shape shp;
 	int has_shape = (v = dn_get(item, "shape")) && build_shape(b, v, what, &shp) == 0;
+	struct contact_mat cmat;
+	int has_contact = kind != BODY_PARTICLE && (v = dn_get(item, "contact")) &&
+			  build_body_contact(b, v, what, has_shape ? &shp : NULL,
+					     dn_get(item, "shape") != NULL, &cmat) == 0;
 	if (!named)
 		return;
 	struct body *bd = model_add_body(b->m, name);
@@ -301,6 +306,8 @@ void build_body(struct bctx *b, const struct dnode *item)
 	bd->pos = item->pos;
 	if (has_shape)
 		*shapes_at(&b->m->shapes, b->m->nbodies - 1) = shp;
+	if (has_contact)
+		*contact_body_mat(&b->m->contact, b->m->nbodies - 1) = cmat;
 }
 
 /* points: a name, a body (or ground) and a body-frame position, given as

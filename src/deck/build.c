@@ -628,7 +628,9 @@ static void build_top(struct bctx *b, const struct dnode *root, struct sim_optio
 	v3_set(b->m->gravity, 0, 0, -9.81);
 	opt_vec3(b, root, "gravity", b->m->gravity);
 	build_list(b, root, "curves", build_curve);
+	build_contact_top(b, root);
 	build_list(b, root, "bodies", build_body);
+	check_contact(b);
 	build_list(b, root, "beams", build_beam);
 	/* points before anything whose expressions may name them (x.POINT) */
 	build_list(b, root, "points", build_point);

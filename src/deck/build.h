@@ -153,6 +153,16 @@ char *deck_file(const struct bctx *b, const char *file);
 /* A body's shape mapping into s (shape.c); 0 or -1 after reporting. */
 struct shape;
 int build_shape(struct bctx *b, const struct dnode *v, const char *what, struct shape *s);
+/* Contact (contact.c): the contact: section and contact_planes: list,
+ * read before the bodies; a body's contact material v with its shape s
+ * (NULL: none, or given and reported when shape_given), 0 or -1 after
+ * reporting; the checks across materials,
+ * after the bodies. */
+struct contact_mat;
+void build_contact_top(struct bctx *b, const struct dnode *root);
+int build_body_contact(struct bctx *b, const struct dnode *v, const char *what,
+		       const struct shape *s, int shape_given, struct contact_mat *c);
+void check_contact(struct bctx *b);
 /* Body reference: index, MODEL_GROUND, or -2 after reporting. */
 int resolve_body(struct bctx *b, const struct dnode *v, const char *what);
 int resolve_joint(struct bctx *b, const struct dnode *v, const char *what);

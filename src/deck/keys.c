@@ -116,6 +116,19 @@ static const struct key_def shape_keys[] = {
 };
 static const struct key_sect shape_sect = { "shape", shape_keys };
 
+/* contact: a body's or a plane's contact material (model/contact.h) */
+static const struct key_def cmat_keys[] = {
+	{ "mu_s", K_NUM, 0, NULL, "static Coulomb friction coefficient, >= 0 (default 0)" },
+	{ "mu_d", K_NUM, 0, NULL, "dynamic (sliding) Coulomb friction coefficient, in [0, mu_s] (default mu_s)" },
+	{ "restitution", K_NUM, 0, NULL, "coefficient of restitution e, in [0, 1] (default 1)" },
+	{ "stiffness", K_NUM, 0, NULL, "smooth model: the side's normal stiffness k of k delta^exponent, N/m^exponent, > 0; not with youngs_modulus (one of the two required by the smooth model)" },
+	{ "youngs_modulus", K_NUM, 0, NULL, "smooth model: Young's modulus E of a Hertz side, Pa, > 0; the side's stiffness 4/3 E/(1 - nu^2) sqrt(R*) needs a sphere or capsule on one side of the pair; not with stiffness" },
+	{ "poisson_ratio", K_NUM, 0, NULL, "Poisson's ratio nu of a Hertz side, in [0, 0.5) (default 0.3)" },
+	{ "exponent", K_NUM, 0, NULL, "exponent of the penetration in the normal force, > 0, the same in every material of the deck (default 1.5 with youngs_modulus, else 1)" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect cmat_sect = { "contact material", cmat_keys };
+
 static const struct key_def body_keys[] = {
 	{ "name", K_STR, 0, NULL, "unique body name, not 'ground' (required)" },
 	{ "kind", K_STR, 0, NULL, "rigid or particle (a point mass: no inertia, orientation or angular velocity; loaded at its centre only) (default rigid)" },
@@ -126,10 +139,26 @@ static const struct key_def body_keys[] = {
 	{ "velocity", K_VEC3, 0, NULL, "initial centroid velocity, global, m/s (default 0)" },
 	{ "angular_velocity", K_VEC3, B(RIGID), NULL, "initial angular velocity, body frame, rad/s (default 0)" },
 	{ "shape", K_MAP, B(RIGID), &shape_sect, "what the body looks like in output for viewers (default: the box of uniform density with its mass and inertia)" },
+	{ "contact", K_MAP, B(RIGID), &cmat_sect, "contact material: the body's shape becomes its collision geometry (a mesh: its convex hull; required: shape) (default: no contact)" },
 	{ "repeat", K_MAP, 0, &repeat_sect, "instantiate the item once per index value" },
 	{ NULL, 0, 0, NULL, NULL }
 };
 static const struct key_sect body_sect = { "body", body_keys };
+
+static const struct key_def contact_keys[] = {
+	{ "model", K_STR, 0, NULL, "contact model: smooth (compliant normal force and friction, a force on the bodies) or nonsmooth (impulses, Moreau-Jean time-stepping) (default smooth)" },
+	{ "damping", K_STR, 0, NULL, "smooth model's normal damping from the restitution: hunt_crossley, lankarani_nikravesh or flores (default flores)" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect contact_sect = { "contact", contact_keys };
+
+static const struct key_def cplane_keys[] = {
+	{ "point", K_VEC3, 0, NULL, "a point of the plane, global, m (default 0)" },
+	{ "normal", K_VEC3, 0, NULL, "normal of the plane, global, nonzero, pointing out of the solid half-space below it (required)" },
+	{ "material", K_MAP, 0, &cmat_sect, "the plane's contact material (default: rigid; friction and restitution of the body alone)" },
+	{ NULL, 0, 0, NULL, NULL }
+};
+static const struct key_sect cplane_sect = { "contact plane", cplane_keys };
 
 static const struct key_def joint_keys[] = {
 	{ "name", K_STR, 0, NULL, "unique joint name (required)" },
@@ -402,6 +431,8 @@ static const struct key_def top_keys[] = {
 	{ "forces", K_LIST, 0, &force_sect, "force elements" },
 	{ "points", K_LIST, 0, &point_sect, "named body-fixed points, written to the output and named in expressions (x.P, vx.P)" },
 	{ "measures", K_LIST, 0, &measure_sect, "named expressions sampled with the output (/measures)" },
+	{ "contact", K_MAP, 0, &contact_sect, "contact model and its settings (bodies take part through their contact material)" },
+	{ "contact_planes", K_LIST, 0, &cplane_sect, "fixed planes of the ground bodies with a contact material touch; the half-space below each is solid" },
 	{ "events", K_LIST, 0, &event_sect, "conditions whose crossings of zero are recorded in /events or stop the run" },
 	{ NULL, 0, 0, NULL, NULL }
 };

@@ -1,6 +1,7 @@
 /* model.c - building the model and expanding joints into primitives. */
 #include "model.h"
 #include "beam.h"
+#include "contact.h"
 #include "prim.h"
 #include "sexpr.h"
 #include "shape.h"
@@ -194,6 +195,7 @@ void model_free(struct model **pm)
 	free(m->ix);
 	free(m->points);
 	shapes_free(&m->shapes);
+	contact_set_free(&m->contact);
 	free(m->bodies);
 	for (int i = 0; i < m->njoints; i++)
 		free(m->joints[i].cpl);

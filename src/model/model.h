@@ -232,6 +232,7 @@ struct model {
 	struct event *events;		int nevents;
 	struct beam *beams;	int nbeams;	/* their nodes are in bodies */
 	struct model_shapes *shapes;	/* what bodies look like (shape.h); NULL: none given */
+	struct model_contact *contact;	/* contact materials and planes (contact.h); NULL: none */
 	/* filled by model_finalize: */
 	int ncons;				/* number of constraint rows: the
 						 * joints' (joint.row0, nrows), then

@@ -4,6 +4,7 @@
 #include "../util/xalloc.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -270,4 +271,66 @@ void shape_triangulate(const struct model_shapes *ms, const struct shape *s, dou
 		m3_mulv(y, R, out->v + 3 * i);
 		v3_add(out->v + 3 * i, r, y);
 	}
+}
+
+/* an edge of a triangle, its ends in ascending order, and its sense */
+struct mesh_edge {
+	int lo, hi, sense;
+};
+
+static int cmp_edge(const void *x, const void *y)
+{
+	const struct mesh_edge *a = x, *b = y;
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	if (a->hi != b->hi)
+		return a->hi < b->hi ? -1 : 1;
+	return (a->sense > b->sense) - (a->sense < b->sense);
+}
+
+int shape_mesh_closed(const struct shape_mesh *mh, char *why, size_t n)
+{
+	if (mh->nt < 4) {
+		snprintf(why, n, "%d triangles cannot enclose a volume", mh->nt);
+		return 1;
+	}
+	struct mesh_edge *e = xmalloc((size_t)mh->nt * 3 * sizeof(*e));
+	double vol = 0, ext = 0;
+	for (int t = 0; t < mh->nt; t++) {
+		const int *tv = mh->t + 3 * t;
+		for (int k = 0; k < 3; k++) {
+			int p = tv[k], q = tv[(k + 1) % 3];
+			e[3 * t + k] = (struct mesh_edge){ p < q ? p : q, p < q ? q : p, p < q ? 1 : -1 };
+		}
+		double c[3];
+		const double *a = mh->v + 3 * tv[0], *b = mh->v + 3 * tv[1], *d = mh->v + 3 * tv[2];
+		v3_cross(c, b, d);
+		vol += v3_dot(a, c) / 6;
+	}
+	for (int i = 0; i < 3 * mh->nv; i++)
+		ext = fmax(ext, fabs(mh->v[i]));
+	size_t ne = (size_t)mh->nt * 3;
+	qsort(e, ne, sizeof(*e), cmp_edge);
+	int bad = 0;
+	for (size_t i = 0; i < ne && !bad; i += 2) {
+		if (i + 1 >= ne || e[i + 1].lo != e[i].lo || e[i + 1].hi != e[i].hi) {
+			snprintf(why, n, "edge %d-%d (vertices, from 1) belongs to one triangle only "
+				 "(the mesh is open)", e[i].lo + 1, e[i].hi + 1);
+			bad = 1;
+		} else if (i + 2 < ne && e[i + 2].lo == e[i].lo && e[i + 2].hi == e[i].hi) {
+			snprintf(why, n, "edge %d-%d (vertices, from 1) belongs to more than two "
+				 "triangles", e[i].lo + 1, e[i].hi + 1);
+			bad = 1;
+		} else if (e[i].sense == e[i + 1].sense) {
+			snprintf(why, n, "the triangles at edge %d-%d (vertices, from 1) disagree on "
+				 "their orientation", e[i].lo + 1, e[i].hi + 1);
+			bad = 1;
+		}
+	}
+	free(e);
+	if (!bad && !(fabs(vol) > 1e-12 * ext * ext * ext)) {
+		snprintf(why, n, "it encloses no volume (flat)");
+		bad = 1;
+	}
+	return bad;
 }

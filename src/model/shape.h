@@ -12,6 +12,8 @@
 #ifndef MBSIM_SHAPE_H
 #define MBSIM_SHAPE_H
 
+#include <stddef.h>
+
 enum shape_type {
 	SHAPE_NONE,		/* not given: the box of the inertia */
 	SHAPE_BOX,		/* size = edge lengths x, y, z */
@@ -52,6 +54,10 @@ struct shape *shapes_at(struct model_shapes **ms, int b);
 /* The shape of body b, or NULL when the deck gives none. */
 const struct shape *shapes_get(const struct model_shapes *ms, int b);
 void shapes_free(struct model_shapes **ms);
+/* 0 when mh bounds a solid: every edge shared by exactly two triangles
+ * that run along it in opposite senses, and a positive enclosed volume;
+ * else 1 with what is wrong in why (n bytes). */
+int shape_mesh_closed(const struct shape_mesh *mh, char *why, size_t n);
 
 /* The box of uniform density with mass m and centroidal inertia J (body
  * frame, SPD): edge lengths along J's principal axes (columns of P,

@@ -1,0 +1,722 @@
+/* contact.c - collision geometry and detection (contact.h).
+ *
+ * libccd (Debian's libccd-dev) serves the pairs without a closed form:
+ * a C library of GJK, EPA and MPR over support functions, which is all
+ * those pairs need; FCL and Bullet would bring C++ and their own broad
+ * phases, where a hash grid of a few dozen lines is enough here
+ * (docs/ARCHITECTURE.md "Contact"). */
+#include "contact.h"
+#include "../model/contact.h"
+#include "../model/model.h"
+#include "../model/shape.h"
+#include "../util/vec.h"
+#include "../util/xalloc.h"
+
+#include <ccd/ccd.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cgeom {
+	int body;
+	enum shape_type type;
+	double h[3];		/* box: half edges; sphere: R; capsule, cylinder: R, half length */
+	double r[3], A[9];	/* shape frame in the body frame */
+	double *v;		/* mesh: hull candidates, shape frame, scaled (3 nv) */
+	int nv;
+	double ext;		/* radius of a sphere about the shape origin holding it */
+	/* per call: the shape frame in the world, its box */
+	double c[3], R[9], lo[3], hi[3];
+};
+
+struct gentry {
+	uint64_t key;
+	int g;
+};
+
+struct contact_world {
+	struct cgeom *g;
+	int ng;
+	struct contact_plane *planes;	/* copies */
+	int npl;
+	struct contact_pt *pt;
+	size_t npt, cap;
+	struct gentry *ent;
+	size_t nent, entcap;
+	int *big;		/* geometries too large for the grid */
+	char *isbig;		/* per geometry */
+	double *ext;		/* scratch: sizes for the median */
+	size_t pairs;
+};
+
+/* ---------- set-up ---------- */
+
+static void hull_of_mesh(struct cgeom *g, const struct shape_mesh *mh, double scale)
+{
+	g->nv = mh->nv;
+	g->v = xmalloc((size_t)mh->nv * 3 * sizeof(double));
+	g->ext = 0;
+	for (int i = 0; i < 3 * mh->nv; i++)
+		g->v[i] = scale * mh->v[i];
+	for (int i = 0; i < mh->nv; i++) {
+		double d = v3_norm(g->v + 3 * i);
+		if (d > g->ext)
+			g->ext = d;
+	}
+}
+
+struct contact_world *contact_world_new(const struct model *m)
+{
+	const struct model_contact *mc = m->contact;
+	if (!mc)
+		return NULL;
+	struct contact_world *W = xcalloc(1, sizeof(*W));
+	W->g = xcalloc((size_t)mc->nmat + 1, sizeof(*W->g));
+	for (int b = 0; b < m->nbodies && b < mc->nb; b++) {
+		const struct shape *s = shapes_get(m->shapes, b);
+		if (mc->bmat[b] < 0 || !s || s->type == SHAPE_NONE)
+			continue;
+		struct cgeom *g = W->g + W->ng++;
+		g->body = b;
+		g->type = s->type;
+		memcpy(g->r, s->r, sizeof g->r);
+		memcpy(g->A, s->A, sizeof g->A);
+		switch (s->type) {
+		case SHAPE_BOX:
+			for (int k = 0; k < 3; k++)
+				g->h[k] = 0.5 * s->size[k];
+			g->ext = v3_norm(g->h);
+			break;
+		case SHAPE_SPHERE:
+			g->h[0] = g->ext = s->size[0];
+			break;
+		case SHAPE_CAPSULE:
+		case SHAPE_CYLINDER:
+			g->h[0] = s->size[0];
+			g->h[1] = 0.5 * s->size[1];
+			g->ext = s->type == SHAPE_CAPSULE ? g->h[0] + g->h[1] : hypot(g->h[0], g->h[1]);
+			break;
+		default:
+			hull_of_mesh(g, &m->shapes->meshes[s->mesh], s->size[0]);
+			break;
+		}
+	}
+	W->npl = mc->nplanes;
+	W->planes = xmalloc(((size_t)mc->nplanes + 1) * sizeof(*W->planes));
+	memcpy(W->planes, mc->planes, (size_t)mc->nplanes * sizeof(*W->planes));
+	W->big = xmalloc(((size_t)W->ng + 1) * sizeof(int));
+	W->ext = xmalloc(((size_t)W->ng + 1) * sizeof(double));
+	W->isbig = xmalloc((size_t)W->ng + 1);
+	return W;
+}
+
+void contact_world_free(struct contact_world **W)
+{
+	if (!*W)
+		return;
+	for (int i = 0; i < (*W)->ng; i++)
+		free((*W)->g[i].v);
+	free((*W)->g);
+	free((*W)->planes);
+	free((*W)->pt);
+	free((*W)->ent);
+	free((*W)->big);
+	free((*W)->ext);
+	free((*W)->isbig);
+	free(*W);
+	*W = NULL;
+}
+
+int contact_world_nbodies(const struct contact_world *W)
+{
+	return W ? W->ng : 0;
+}
+
+size_t contact_last_pairs(const struct contact_world *W)
+{
+	return W ? W->pairs : 0;
+}
+
+/* ---------- output ---------- */
+
+/* A contact of sides ga, gb (NULL: a plane's ground) with xa on a's
+ * surface, normal n from a to b and gap d. */
+static void push(struct contact_world *W, const struct cgeom *ga, const struct cgeom *gb,
+		 int plane, int feat, const double xa[3], const double n[3], double d, double R,
+		 const double *ra, const double *rb)
+{
+	if (W->npt == W->cap) {
+		W->cap = W->cap ? 2 * W->cap : 64;
+		W->pt = xrealloc(W->pt, W->cap * sizeof(*W->pt));
+	}
+	struct contact_pt *c = W->pt + W->npt++;
+	c->a = ga ? ga->body : -1;
+	c->b = gb->body;
+	c->plane = plane;
+	c->feat = feat;
+	v3_copy(c->n, n);
+	c->gap = d;
+	c->R = R;
+	for (int k = 0; k < 3; k++) {
+		c->p[k] = xa[k] + 0.5 * d * n[k];
+		c->ra[k] = ga ? c->p[k] - ra[k] : 0;
+		c->rb[k] = c->p[k] - rb[k];
+	}
+}
+
+/* ---------- world boxes ---------- */
+
+static void place(struct cgeom *g, const double *rb, const double *Ab, double margin)
+{
+	double e[3];
+	m3_mulv(g->c, Ab, g->r);
+	v3_add(g->c, g->c, rb);
+	m3_mul(g->R, Ab, g->A);
+	const double *R = g->R;
+	switch (g->type) {
+	case SHAPE_BOX:
+		for (int i = 0; i < 3; i++)
+			e[i] = fabs(R[3 * i]) * g->h[0] + fabs(R[3 * i + 1]) * g->h[1] +
+			       fabs(R[3 * i + 2]) * g->h[2];
+		break;
+	case SHAPE_SPHERE:
+		e[0] = e[1] = e[2] = g->h[0];
+		break;
+	case SHAPE_CAPSULE:
+		for (int i = 0; i < 3; i++)
+			e[i] = fabs(R[3 * i + 2]) * g->h[1] + g->h[0];
+		break;
+	case SHAPE_CYLINDER:
+		/* a disc of normal z spans r sqrt(1 - z_i^2) along axis i */
+		for (int i = 0; i < 3; i++)
+			e[i] = fabs(R[3 * i + 2]) * g->h[1] +
+			       g->h[0] * sqrt(fmax(0, 1 - R[3 * i + 2] * R[3 * i + 2]));
+		break;
+	default:
+		e[0] = e[1] = e[2] = g->ext;
+		break;
+	}
+	for (int i = 0; i < 3; i++) {
+		g->lo[i] = g->c[i] - e[i] - margin;
+		g->hi[i] = g->c[i] + e[i] + margin;
+	}
+}
+
+static int boxes_meet(const struct cgeom *a, const struct cgeom *b)
+{
+	for (int i = 0; i < 3; i++)
+		if (a->lo[i] > b->hi[i] || b->lo[i] > a->hi[i])
+			return 0;
+	return 1;
+}
+
+/* ---------- support functions (libccd) ---------- */
+
+static void support_local(const struct cgeom *g, const double *d, double *x)
+{
+	double nd;
+	switch (g->type) {
+	case SHAPE_BOX:
+		for (int i = 0; i < 3; i++)
+			x[i] = d[i] >= 0 ? g->h[i] : -g->h[i];
+		break;
+	case SHAPE_SPHERE:
+		nd = v3_norm(d);
+		v3_scale(x, nd > 0 ? g->h[0] / nd : 0, d);
+		break;
+	case SHAPE_CAPSULE:
+		nd = v3_norm(d);
+		v3_scale(x, nd > 0 ? g->h[0] / nd : 0, d);
+		x[2] += d[2] >= 0 ? g->h[1] : -g->h[1];
+		break;
+	case SHAPE_CYLINDER:
+		nd = hypot(d[0], d[1]);
+		x[0] = nd > 0 ? g->h[0] * d[0] / nd : g->h[0];
+		x[1] = nd > 0 ? g->h[0] * d[1] / nd : 0;
+		x[2] = d[2] >= 0 ? g->h[1] : -g->h[1];
+		break;
+	default: {
+		int best = 0;
+		double bv = -INFINITY;
+		for (int i = 0; i < g->nv; i++) {
+			double s = v3_dot(g->v + 3 * i, d);
+			if (s > bv) {
+				bv = s;
+				best = i;
+			}
+		}
+		v3_copy(x, g->nv ? g->v + 3 * best : (const double[3]){ 0, 0, 0 });
+		break;
+	}
+	}
+}
+
+/* what libccd's callbacks see: a geometry grown by a sphere of radius pad */
+struct ccd_obj {
+	const struct cgeom *g;
+	double pad;
+};
+
+static void ccd_support(const void *obj, const ccd_vec3_t *dir, ccd_vec3_t *out)
+{
+	const struct ccd_obj *o = obj;
+	double dl[3], xl[3], x[3];
+	m3_tmulv(dl, o->g->R, dir->v);
+	support_local(o->g, dl, xl);
+	m3_mulv(x, o->g->R, xl);
+	double nd = v3_norm(dir->v);
+	for (int i = 0; i < 3; i++)
+		out->v[i] = o->g->c[i] + x[i] + (nd > 0 ? o->pad * dir->v[i] / nd : 0);
+}
+
+static void ccd_center(const void *obj, ccd_vec3_t *out)
+{
+	const struct ccd_obj *o = obj;
+	for (int i = 0; i < 3; i++)
+		out->v[i] = o->g->c[i];
+}
+
+/* Any convex pair by MPR on the shapes grown by margin / 2 each: the
+ * grown penetration less the margin is the gap. */
+static void pair_mpr(struct contact_world *W, const struct cgeom *a, const struct cgeom *b,
+		     double margin, const double *ra, const double *rb)
+{
+	struct ccd_obj oa = { a, 0.5 * margin }, ob = { b, 0.5 * margin };
+	ccd_t ccd;
+	CCD_INIT(&ccd);
+	ccd.support1 = ccd_support;
+	ccd.support2 = ccd_support;
+	ccd.center1 = ccd_center;
+	ccd.center2 = ccd_center;
+	ccd.max_iterations = 200;
+	ccd.mpr_tolerance = 1e-9 * fmax(fmin(a->ext, b->ext), 1e-12);
+	ccd_real_t depth;
+	ccd_vec3_t dir, pos;
+	if (ccdMPRPenetration(&oa, &ob, &ccd, &depth, &dir, &pos) != 0 || !isfinite(depth))
+		return;
+	double n[3], xa[3], nn = v3_norm(dir.v);
+	if (!(nn > 0))
+		return;
+	v3_scale(n, 1 / nn, dir.v);
+	double gap = margin - depth;
+	/* libccd's pos lies midway between the grown surfaces, which is
+	 * midway between the shapes' too */
+	for (int i = 0; i < 3; i++)
+		xa[i] = pos.v[i] - 0.5 * gap * n[i];
+	push(W, a, b, -1, 0, xa, n, gap, 0, ra, rb);
+}
+
+/* ---------- closed forms ---------- */
+
+/* Two spheres (centres ca on a, cb on b), R*: the pair of sphere-like
+ * parts of sphere, capsule and sphere-box pairs. */
+static void spheres(struct contact_world *W, const struct cgeom *a, const struct cgeom *b,
+		    const double ca[3], double Ra, const double cb[3], double Rb, int feat,
+		    double margin, const double *ra, const double *rb)
+{
+	double d[3], n[3], xa[3];
+	v3_sub(d, cb, ca);
+	double L = v3_norm(d), gap = L - Ra - Rb;
+	if (gap >= margin)
+		return;
+	if (L > 0)
+		v3_scale(n, 1 / L, d);
+	else
+		v3_set(n, 0, 0, 1);	/* coincident centres: any direction */
+	for (int i = 0; i < 3; i++)
+		xa[i] = ca[i] + Ra * n[i];
+	push(W, a, b, -1, feat, xa, n, gap, Ra * Rb / (Ra + Rb), ra, rb);
+}
+
+/* The end points of a capsule's segment. */
+static void segment(const struct cgeom *g, double p0[3], double p1[3])
+{
+	for (int i = 0; i < 3; i++) {
+		p0[i] = g->c[i] - g->h[1] * g->R[3 * i + 2];
+		p1[i] = g->c[i] + g->h[1] * g->R[3 * i + 2];
+	}
+}
+
+static double clamp01(double t)
+{
+	return t < 0 ? 0 : t > 1 ? 1 : t;
+}
+
+/* Closest points s on [p0, p1] and t on [q0, q1] (Ericson, Real-Time
+ * Collision Detection, 5.1.9). */
+static void closest_segments(const double p0[3], const double p1[3], const double q0[3],
+			     const double q1[3], double xs[3], double xt[3])
+{
+	double d1[3], d2[3], r[3], s, t;
+	v3_sub(d1, p1, p0);
+	v3_sub(d2, q1, q0);
+	v3_sub(r, p0, q0);
+	double a = v3_dot(d1, d1), e = v3_dot(d2, d2), f = v3_dot(d2, r);
+	if (a <= 0 && e <= 0) {
+		s = t = 0;
+	} else if (a <= 0) {
+		s = 0;
+		t = clamp01(f / e);
+	} else {
+		double c = v3_dot(d1, r);
+		if (e <= 0) {
+			t = 0;
+			s = clamp01(-c / a);
+		} else {
+			double b = v3_dot(d1, d2), den = a * e - b * b;
+			s = den > 0 ? clamp01((b * f - c * e) / den) : 0;
+			t = (b * s + f) / e;
+			if (t < 0) {
+				t = 0;
+				s = clamp01(-c / a);
+			} else if (t > 1) {
+				t = 1;
+				s = clamp01((b - c) / a);
+			}
+		}
+	}
+	for (int i = 0; i < 3; i++) {
+		xs[i] = p0[i] + s * d1[i];
+		xt[i] = q0[i] + t * d2[i];
+	}
+}
+
+/* The core segment of a sphere (a point) or capsule. */
+static void core(const struct cgeom *g, double p0[3], double p1[3])
+{
+	if (g->type == SHAPE_CAPSULE) {
+		segment(g, p0, p1);
+	} else {
+		v3_copy(p0, g->c);
+		v3_copy(p1, g->c);
+	}
+}
+
+static void pair_round(struct contact_world *W, const struct cgeom *a, const struct cgeom *b,
+		       double margin, const double *ra, const double *rb)
+{
+	double p0[3], p1[3], q0[3], q1[3], xa[3], xb[3];
+	core(a, p0, p1);
+	core(b, q0, q1);
+	closest_segments(p0, p1, q0, q1, xa, xb);
+	spheres(W, a, b, xa, a->h[0], xb, b->h[0], 0, margin, ra, rb);
+}
+
+/* A sphere and a box, either side first. */
+static void pair_sphere_box(struct contact_world *W, const struct cgeom *a,
+			    const struct cgeom *b, double margin, const double *ra,
+			    const double *rb)
+{
+	int sa = a->type == SHAPE_SPHERE;
+	const struct cgeom *s = sa ? a : b, *x = sa ? b : a;
+	double d[3], cl[3], q[3], n[3], nb[3], xs[3];
+	v3_sub(d, s->c, x->c);
+	m3_tmulv(cl, x->R, d);	/* the centre in the box frame */
+	int inside = 1;
+	for (int i = 0; i < 3; i++) {
+		q[i] = fmin(fmax(cl[i], -x->h[i]), x->h[i]);
+		if (q[i] != cl[i])
+			inside = 0;
+	}
+	double gap;
+	if (!inside) {
+		double e[3];
+		v3_sub(e, cl, q);
+		double L = v3_norm(e);
+		gap = L - s->h[0];
+		v3_scale(nb, 1 / L, e);
+	} else {
+		/* the face nearest the centre */
+		int f = 0;
+		double best = INFINITY;
+		for (int i = 0; i < 3; i++) {
+			double m = x->h[i] - fabs(cl[i]);
+			if (m < best) {
+				best = m;
+				f = i;
+			}
+		}
+		v3_set(nb, 0, 0, 0);
+		nb[f] = cl[f] >= 0 ? 1 : -1;
+		q[f] = nb[f] * x->h[f];
+		gap = -best - s->h[0];
+	}
+	if (gap >= margin)
+		return;
+	m3_mulv(n, x->R, nb);	/* box -> sphere, global */
+	double xb[3];
+	m3_mulv(xb, x->R, q);
+	v3_add(xb, xb, x->c);	/* on the box */
+	if (sa) {
+		for (int i = 0; i < 3; i++) {
+			n[i] = -n[i];
+			xs[i] = s->c[i] + s->h[0] * n[i];
+		}
+		push(W, a, b, -1, 0, xs, n, gap, s->h[0], ra, rb);
+	} else {
+		push(W, a, b, -1, 0, xb, n, gap, s->h[0], ra, rb);
+	}
+}
+
+/* Points of g below plane pl + margin: distance along the plane's normal. */
+static void plane_point(struct contact_world *W, int ip, const struct cgeom *g, int feat,
+			const double x[3], double depth_off, double R, double margin,
+			const double *rb)
+{
+	const struct contact_plane *pl = W->planes + ip;
+	double d[3], xa[3];
+	v3_sub(d, x, pl->p);
+	double gap = v3_dot(d, pl->n) - depth_off;
+	if (gap >= margin)
+		return;
+	/* x - depth_off n is on g's surface; its foot on the plane is xa */
+	for (int i = 0; i < 3; i++)
+		xa[i] = x[i] - (depth_off + gap) * pl->n[i];
+	push(W, NULL, g, ip, feat, xa, pl->n, gap, R, NULL, rb);
+}
+
+static void pair_plane(struct contact_world *W, int ip, const struct cgeom *g, double margin,
+		       const double *rb)
+{
+	const double *n = W->planes[ip].n, *R = g->R;
+	double x[3], l[3], e[3];
+	switch (g->type) {
+	case SHAPE_SPHERE:
+		plane_point(W, ip, g, 0, g->c, g->h[0], g->h[0], margin, rb);
+		break;
+	case SHAPE_BOX:
+		for (int k = 0; k < 8; k++) {
+			for (int i = 0; i < 3; i++)
+				l[i] = (k >> i & 1) ? g->h[i] : -g->h[i];
+			m3_mulv(x, R, l);
+			v3_add(x, x, g->c);
+			plane_point(W, ip, g, k, x, 0, 0, margin, rb);
+		}
+		break;
+	case SHAPE_CAPSULE: {
+		double p0[3], p1[3];
+		segment(g, p0, p1);
+		plane_point(W, ip, g, 0, p0, g->h[0], g->h[0], margin, rb);
+		if (g->h[1] > 0)
+			plane_point(W, ip, g, 1, p1, g->h[0], g->h[0], margin, rb);
+		break;
+	}
+	case SHAPE_CYLINDER: {
+		/* four rim points of each cap: the deepest (against the
+		 * plane's normal, in the cap's plane) and three at right
+		 * angles from it, so that a cylinder standing on a cap rests on
+		 * four points; the shape's x axis when the cap is parallel */
+		double nl[3], u[3], w[3];
+		m3_tmulv(nl, R, n);
+		u[0] = -nl[0];
+		u[1] = -nl[1];
+		u[2] = 0;
+		double L = hypot(u[0], u[1]);
+		if (L < 1e-9)
+			v3_set(u, 1, 0, 0);
+		else
+			v3_scale(u, 1 / L, u);
+		v3_set(w, -u[1], u[0], 0);
+		for (int k = 0; k < 8; k++) {
+			double z = (k & 4) ? g->h[1] : -g->h[1], cs = (k & 1) ? -1 : 1;
+			const double *dir = (k & 2) ? w : u;
+			for (int i = 0; i < 2; i++)
+				l[i] = cs * g->h[0] * dir[i];
+			l[2] = z;
+			m3_mulv(x, R, l);
+			v3_add(x, x, g->c);
+			plane_point(W, ip, g, k, x, 0, 0, margin, rb);
+		}
+		break;
+	}
+	default:
+		for (int k = 0; k < g->nv; k++) {
+			m3_mulv(e, R, g->v + 3 * k);
+			v3_add(x, e, g->c);
+			plane_point(W, ip, g, k, x, 0, 0, margin, rb);
+		}
+		break;
+	}
+}
+
+static int is_round(const struct cgeom *g)
+{
+	return g->type == SHAPE_SPHERE || g->type == SHAPE_CAPSULE;
+}
+
+static void pair(struct contact_world *W, const struct cgeom *a, const struct cgeom *b,
+		 double margin, const double *r)
+{
+	const double *ra = r + 3 * a->body, *rb = r + 3 * b->body;
+	W->pairs++;
+	if (is_round(a) && is_round(b))
+		pair_round(W, a, b, margin, ra, rb);
+	else if ((a->type == SHAPE_SPHERE && b->type == SHAPE_BOX) ||
+		 (a->type == SHAPE_BOX && b->type == SHAPE_SPHERE))
+		pair_sphere_box(W, a, b, margin, ra, rb);
+	else
+		pair_mpr(W, a, b, margin, ra, rb);
+}
+
+/* ---------- broad phase ---------- */
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+static int cmp_entry(const void *x, const void *y)
+{
+	const struct gentry *a = x, *b = y;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return (a->g > b->g) - (a->g < b->g);
+}
+
+static int cmp_pt(const void *x, const void *y)
+{
+	const struct contact_pt *a = x, *b = y;
+	if (a->a != b->a)
+		return a->a < b->a ? -1 : 1;
+	if (a->b != b->b)
+		return a->b < b->b ? -1 : 1;
+	if (a->plane != b->plane)
+		return a->plane < b->plane ? -1 : 1;
+	return (a->feat > b->feat) - (a->feat < b->feat);
+}
+
+/* cells per axis packed 21 bits each; farther cells wrap, which only adds
+ * candidates that the box test then drops */
+static uint64_t cell_key(long i, long j, long k)
+{
+	return ((uint64_t)(i & 0x1fffff) << 42) | ((uint64_t)(j & 0x1fffff) << 21) |
+	       (uint64_t)(k & 0x1fffff);
+}
+
+#define GRID_MAX_CELLS 27	/* a box over more cells is tested against all */
+
+static void add_entry(struct contact_world *W, uint64_t key, int g)
+{
+	if (W->nent == W->entcap) {
+		W->entcap = W->entcap ? 2 * W->entcap : 256;
+		W->ent = xrealloc(W->ent, W->entcap * sizeof(*W->ent));
+	}
+	W->ent[W->nent].key = key;
+	W->ent[W->nent++].g = g;
+}
+
+static void broad_and_narrow(struct contact_world *W, double margin, const double *r)
+{
+	int ng = W->ng, nbig = 0;
+	if (ng < 2)
+		return;
+	for (int i = 0; i < ng; i++) {
+		const struct cgeom *g = W->g + i;
+		W->ext[i] = fmax(g->hi[0] - g->lo[0], fmax(g->hi[1] - g->lo[1], g->hi[2] - g->lo[2]));
+	}
+	qsort(W->ext, (size_t)ng, sizeof(double), cmp_double);
+	double h = W->ext[ng / 2];
+	if (!(h > 0))
+		h = 1;
+	W->nent = 0;
+	for (int i = 0; i < ng; i++) {
+		const struct cgeom *g = W->g + i;
+		double lo[3], hi[3];
+		int ok = 1;
+		for (int k = 0; k < 3; k++) {
+			lo[k] = floor(g->lo[k] / h);
+			hi[k] = floor(g->hi[k] / h);
+			if (!(fabs(lo[k]) < 1e15 && fabs(hi[k]) < 1e15))
+				ok = 0;
+		}
+		if (ok && (hi[0] - lo[0] + 1) * (hi[1] - lo[1] + 1) * (hi[2] - lo[2] + 1) >
+			  GRID_MAX_CELLS)
+			ok = 0;
+		W->isbig[i] = !ok;
+		if (!ok) {
+			W->big[nbig++] = i;
+			continue;
+		}
+		for (long x = (long)lo[0]; x <= (long)hi[0]; x++)
+			for (long y = (long)lo[1]; y <= (long)hi[1]; y++)
+				for (long z = (long)lo[2]; z <= (long)hi[2]; z++)
+					add_entry(W, cell_key(x, y, z), i);
+	}
+	qsort(W->ent, W->nent, sizeof(*W->ent), cmp_entry);
+	for (size_t s = 0, e; s < W->nent; s = e) {
+		for (e = s + 1; e < W->nent && W->ent[e].key == W->ent[s].key; e++)
+			;
+		for (size_t i = s; i < e; i++) {
+			if (i > s && W->ent[i].g == W->ent[i - 1].g)
+				continue;	/* two cells of one key */
+			const struct cgeom *a = W->g + W->ent[i].g;
+			for (size_t j = i + 1; j < e; j++) {
+				if (W->ent[j].g == W->ent[j - 1].g)
+					continue;
+				const struct cgeom *b = W->g + W->ent[j].g;
+				if (!boxes_meet(a, b))
+					continue;
+				/* the pair is tested in the cell of its boxes'
+				 * common corner only */
+				long c[3];
+				for (int k = 0; k < 3; k++)
+					c[k] = (long)floor(fmax(a->lo[k], b->lo[k]) / h);
+				if (cell_key(c[0], c[1], c[2]) != W->ent[s].key)
+					continue;
+				pair(W, a, b, margin, r);
+			}
+		}
+	}
+	/* the large ones against every other (each pair once) */
+	for (int t = 0; t < nbig; t++) {
+		const struct cgeom *a = W->g + W->big[t];
+		for (int j = 0; j < ng; j++) {
+			const struct cgeom *b = W->g + j;
+			if ((W->isbig[j] && j <= W->big[t]) || !boxes_meet(a, b))
+				continue;
+			if (a->body < b->body)
+				pair(W, a, b, margin, r);
+			else
+				pair(W, b, a, margin, r);
+		}
+	}
+}
+
+int contact_detect(struct contact_world *W, const double *r, const double *A, double margin,
+		   const struct contact_pt **out, size_t *n)
+{
+	W->npt = 0;
+	W->pairs = 0;
+	*out = W->pt;
+	*n = 0;
+	if (!(margin >= 0))
+		margin = 0;
+	for (int i = 0; i < W->ng; i++) {
+		struct cgeom *g = W->g + i;
+		const double *rb = r + 3 * g->body, *Ab = A + 9 * g->body;
+		for (int k = 0; k < 9; k++)
+			if (!isfinite(Ab[k]) || (k < 3 && !isfinite(rb[k])))
+				return -1;
+		place(g, rb, Ab, margin);
+	}
+	for (int p = 0; p < W->npl; p++)
+		for (int i = 0; i < W->ng; i++) {
+			const struct cgeom *g = W->g + i;
+			/* the box's lowest corner against the plane first */
+			const double *pn = W->planes[p].n;
+			double low = 0;
+			for (int k = 0; k < 3; k++)
+				low += pn[k] * ((pn[k] >= 0 ? g->lo[k] : g->hi[k]) - W->planes[p].p[k]);
+			if (low < 0) {
+				W->pairs++;
+				pair_plane(W, p, g, margin, r + 3 * g->body);
+			}
+		}
+	broad_and_narrow(W, margin, r);
+	qsort(W->pt, W->npt, sizeof(*W->pt), cmp_pt);
+	*out = W->pt;
+	*n = W->npt;
+	return 0;
+}
