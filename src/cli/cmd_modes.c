@@ -7,6 +7,7 @@
 #include "../deck/deck.h"
 #include "../io/h5.h"
 #include "../io/xdmf.h"
+#include "../sim/buckling.h"
 #include "../sim/linearize.h"
 #include "../sim/output.h"
 #include "../sim/sim.h"
@@ -138,6 +139,27 @@ static void print_json(const struct modes *mo, const struct where *wh, const cha
 	printf("}\n");
 }
 
+/* /state (the state linearized at) and /shapes of a modes file */
+static void write_state(struct h5out *h, const struct model *m, const struct where *wh)
+{
+	int nb = m->nbodies;
+	const char **names = xcalloc((size_t)nb + 1, sizeof(char *));
+	for (int b = 0; b < nb; b++)
+		names[b] = m->bodies[b].name;
+	h5_names(h, "/state/bodies", names, nb);
+	free(names);
+	int sp = h5_series(h, "/state/position", nb, 3, H5_DOUBLE, "m", "body origin, global");
+	int sr = h5_series(h, "/state/rotation", nb, 9, H5_DOUBLE, "1",
+			   "rotation matrix A (body to global), row by row");
+	int sv = h5_series(h, "/state/velocity", nb, 3, H5_DOUBLE, "m/s", "global");
+	int sw = h5_series(h, "/state/angular_velocity", nb, 3, H5_DOUBLE, "rad/s", "body frame");
+	h5_row(h, sp, wh->r);
+	h5_row(h, sr, wh->A);
+	h5_row(h, sv, wh->v);
+	h5_row(h, sw, wh->w);
+	output_shapes(h, m);	/* what `export --xdmf` draws the modes with */
+}
+
 /* The modes file (man/mbsim-output.5, "MODES FILES"): one row per mode
  * under /modes, the state linearized at under /state.  0, or -1 with a
  * message in err. */
@@ -149,7 +171,6 @@ static int write_h5(const char *path, const struct model *m, const struct modes 
 	struct h5out *h = h5_create(path, &opt, err, n);
 	if (!h)
 		return -1;
-	int nb = m->nbodies;
 	h5_attr_int(h, "/", "layout_version", 1);
 	h5_attr_str(h, "/", "analysis", "modes");
 	h5_attr_str(h, "/", "state", wh->at ? "run" : "static_equilibrium");
@@ -176,16 +197,6 @@ static int write_h5(const char *path, const struct model *m, const struct modes 
 		 h5_series(h, "/modes/shape", mo->ncoord, 2, H5_DOUBLE, "1",
 			   "eigenvector dq = N y, 6 per body (dr global, dth body frame): "
 			   "re, im, 1 at its largest entry") : -1;
-	const char **names = xcalloc((size_t)nb + 1, sizeof(char *));
-	for (int b = 0; b < nb; b++)
-		names[b] = m->bodies[b].name;
-	h5_names(h, "/state/bodies", names, nb);
-	free(names);
-	int sp = h5_series(h, "/state/position", nb, 3, H5_DOUBLE, "m", "body origin, global");
-	int sr = h5_series(h, "/state/rotation", nb, 9, H5_DOUBLE, "1",
-			   "rotation matrix A (body to global), row by row");
-	int sv = h5_series(h, "/state/velocity", nb, 3, H5_DOUBLE, "m/s", "global");
-	int sw = h5_series(h, "/state/angular_velocity", nb, 3, H5_DOUBLE, "rad/s", "body frame");
 	for (int i = 0; i < mo->nmodes; i++) {
 		const struct mode *e = &mo->m[i];
 		double re_im[2] = { e->re, e->im }, free_ = e->rigid;
@@ -197,18 +208,15 @@ static int write_h5(const char *path, const struct model *m, const struct modes 
 		if (sh >= 0)
 			h5_row(h, sh, e->shape);
 	}
-	h5_row(h, sp, wh->r);
-	h5_row(h, sr, wh->A);
-	h5_row(h, sv, wh->v);
-	h5_row(h, sw, wh->w);
-	output_shapes(h, m);	/* what `export --xdmf` draws the modes with */
+	write_state(h, m, wh);
 	return h5_close(&h, "complete", err, n) ? -1 : 0;
 }
 
 struct modes_opts {
 	const char *deck, *out;
 	char **sets;
-	int nsets, json, force, at, xdmf;
+	int nsets, json, force, at, xdmf, buckling;
+	int count;		/* --count: the smallest load factors kept (10) */
 	double t;
 };
 
@@ -248,13 +256,25 @@ static int parse(int argc, char **argv, struct modes_opts *mo)
 			mo->force = 1;
 		} else if (strcmp(a, "--xdmf") == 0) {
 			mo->xdmf = 1;
+		} else if (strcmp(a, "--buckling") == 0) {
+			mo->buckling = 1;
+		} else if ((v = cli_optval(argc, argv, &i, "--count", USAGE_MODES, &err))) {
+			char *end;
+			long c = strtol(v, &end, 10);
+			if (!*v || *end || c < 1 || c > 1000000) {
+				cli_usage_error(USAGE_MODES, "--count must be a whole number from 1, "
+						"got '%s'", v);
+				return -1;
+			}
+			mo->count = (int)c;
 		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			printf("usage: %s", USAGE_MODES);
 			return 1;
 		} else if (a[0] == '-' && a[1]) {
 			static const char *const opts[] = { "-o", "--output", "--set", "--unset", "--time",
 							    "--at", "--force", "--json", "--xdmf",
-							    "--help", "-h", NULL };
+							    "--buckling", "--count", "--help", "-h",
+							    NULL };
 			cli_usage_error(USAGE_MODES, "unknown option '%s'%s", a, cli_suggest(a, opts));
 			return -1;
 		} else if (!mo->deck) {
@@ -268,10 +288,34 @@ static int parse(int argc, char **argv, struct modes_opts *mo)
 		cli_usage_error(USAGE_MODES, "no deck given");
 		return -1;
 	}
+	if (mo->count && !mo->buckling) {
+		cli_usage_error(USAGE_MODES, "--count is an option of --buckling");
+		return -1;
+	}
+	if (!mo->count)
+		mo->count = 10;
+	if (mo->buckling && mo->at) {
+		cli_usage_error(USAGE_MODES, "--buckling is about the unloaded equilibrium, not "
+				"the state of a run: --at excludes it (--time T sets the time)");
+		return -1;
+	}
 	if (mo->xdmf && !mo->out) {
 		cli_usage_error(USAGE_MODES, "--xdmf writes beside the file of -o: give -o FILE.h5");
 		return -1;
 	}
+	return 0;
+}
+
+/* The mode shapes as export --xdmf draws them: 0 or EXIT_SIM */
+static int modes_xdmf(const struct modes_opts *mop)
+{
+	char info[1200], err[600];
+	if (xdmf_export(mop->out, 0, info, sizeof info, err, sizeof err)) {
+		fprintf(stderr, "mbsim: error: --xdmf: %s\n", err);
+		return EXIT_SIM;
+	}
+	if (!mop->json)
+		fprintf(stderr, "mbsim: %s\n", info);
 	return 0;
 }
 
@@ -302,6 +346,117 @@ static int run_to(struct model *m, struct sim_options o, struct where *wh, int j
 	return EXIT_SIM;
 }
 
+/* --buckling: the load factors of buckling.h, printed, and written as a
+ * modes file (analysis "buckling": /modes/load_factor and /modes/shape
+ * beside /state and /shapes) */
+static void buckling_text(const struct buckling *b, double t)
+{
+	printf("%d degree%s of freedom at the unloaded equilibrium (t = %.15g); the %d smallest "
+	       "positive buckling load factor%s of the deck's loads\n", b->ndof,
+	       b->ndof == 1 ? "" : "s", t, b->n, b->n == 1 ? "" : "s");
+	if (b->n)
+		printf("\n%4s %22s\n", "mode", "load factor");
+	for (int i = 0; i < b->n; i++)
+		printf("%4d %22.15g\n", i + 1, b->mu[i]);
+}
+
+static void buckling_json(const struct buckling *b, double t, const char *out)
+{
+	printf("{\"status\": \"ok\", \"analysis\": \"buckling\", \"state\": "
+	       "\"unloaded_equilibrium\", \"time\": ");
+	cli_json_num(t);
+	printf(", \"dof\": %d, \"load_factors\": [", b->ndof);
+	for (int i = 0; i < b->n; i++) {
+		printf("%s", i ? ", " : "");
+		cli_json_num(b->mu[i]);
+	}
+	printf("], \"output\": ");
+	cli_json_str(out ? out : "");
+	printf("}\n");
+}
+
+static int buckling_h5(const char *path, const struct model *m, const struct buckling *b,
+		       const struct where *wh, const char *deck_text, const char *cmdline,
+		       char *err, size_t n)
+{
+	struct h5_opts opt = { 1e9, 0, b->n, 0 };	/* written at close */
+	struct h5out *h = h5_create(path, &opt, err, n);
+	if (!h)
+		return -1;
+	h5_attr_int(h, "/", "layout_version", 1);
+	h5_attr_str(h, "/", "analysis", "buckling");
+	h5_attr_str(h, "/", "state", "unloaded_equilibrium");
+	h5_attr_num(h, "/", "time", wh->t);
+	h5_attr_int(h, "/", "dof", b->ndof);
+	h5_attr_str(h, "/", "command_line", cmdline);
+	if (deck_text)
+		h5_text(h, "/deck", deck_text);
+	int f = h5_series(h, "/modes/load_factor", 0, 0, H5_DOUBLE, "1",
+			  "buckling load factor mu of the deck's loads");
+	int sh = b->ncoord > 0 ?
+		 h5_series(h, "/modes/shape", b->ncoord, 2, H5_DOUBLE, "1",
+			   "buckling mode dq, 6 per body (dr global, dth body frame): re, im (0), "
+			   "1 at its largest entry") : -1;
+	for (int i = 0; i < b->n; i++) {
+		h5_row(h, f, &b->mu[i]);
+		if (sh >= 0)
+			h5_row(h, sh, b->shape[i]);
+	}
+	write_state(h, m, wh);
+	return h5_close(&h, "complete", err, n) ? -1 : 0;
+}
+
+/* The unloaded equilibrium at wh->t and its buckling load factors; the
+ * output as for the modes.  An exit status. */
+static int buckling(struct model *m, const struct modes_opts *mop, struct where *wh,
+		    const char *deck_text, const char *cmdline)
+{
+	struct ra *s = ra_new(m);
+	struct ra_state x;
+	struct statics_options so;
+	struct buckling b = { 0 };
+	ra_state_init(s, &x);
+	statics_options_default(&so);
+	so.load_factor = 0;
+	int rc = EXIT_SIM;
+	char err[600];
+	if (!statics_has_loads(m)) {
+		fprintf(stderr, "mbsim: error: --buckling: the deck '%s' has no loads (gravity, "
+			"force or torque elements) to scale\n", mop->deck);
+		if (mop->json)
+			printf("{\"status\": \"failed\", \"message\": \"no loads\"}\n");
+		rc = EXIT_DECK;
+	} else if (cli_static_solve(s, &x, wh->t, mop->json, &so, NULL) == 0) {
+		keep_state(wh, s, &x);
+		if (buckling_compute(s, &x, wh->t, mop->count, &b, err, sizeof err)) {
+			if (mop->json) {
+				printf("{\"status\": \"failed\", \"message\": ");
+				cli_json_str(err);
+				printf("}\n");
+			}
+			fprintf(stderr, "mbsim: error: --buckling: %s\n", err);
+		} else {
+			rc = 0;
+			if (mop->out && buckling_h5(mop->out, m, &b, wh, deck_text, cmdline, err,
+						    sizeof err)) {
+				fprintf(stderr, "mbsim: error: %s\n", err);
+				rc = EXIT_SIM;
+			}
+			if (rc == 0 && mop->xdmf)
+				rc = modes_xdmf(mop);
+			if (mop->json)
+				buckling_json(&b, wh->t, rc == 0 ? mop->out : NULL);
+			else
+				buckling_text(&b, wh->t);
+			rc = rc ? rc : EXIT_OK;
+		}
+	}
+	buckling_release(&b);
+	ra_state_release(&x);
+	ra_free(&s);
+	return rc;
+}
+
 int cmd_modes(int argc, char **argv)
 {
 	struct modes_opts mop;
@@ -329,7 +484,10 @@ int cmd_modes(int argc, char **argv)
 	wh.t = isnan(mop.t) ? o.t0 : mop.t;
 	char *cmdline = cli_join_args(argc, argv);
 	rc = EXIT_SIM;
-	if (wh.at && !(wh.t > o.t0)) {
+	if (mop.buckling) {
+		rc = buckling(m, &mop, &wh, deck_text(dk), cmdline);
+		wh.done = 0;
+	} else if (wh.at && !(wh.t > o.t0)) {
 		cli_usage_error(USAGE_MODES, "--at %g is not after time.start = %g", wh.t, o.t0);
 		rc = EXIT_USAGE;
 	} else if (wh.at) {
@@ -356,22 +514,15 @@ int cmd_modes(int argc, char **argv)
 			printf("}\n");
 		}
 		fprintf(stderr, "mbsim: error: %s\n", wh.msg);
-	} else if (rc == 0) {
+	} else if (rc == 0 && !mop.buckling) {
 		char err[600];
 		if (mop.out && write_h5(mop.out, m, &wh.mo, &wh, deck_text(dk), cmdline, o.method,
 					err, sizeof err)) {
 			fprintf(stderr, "mbsim: error: %s\n", err);
 			rc = EXIT_SIM;
 		}
-		char info[1200];
-		if (rc == 0 && mop.xdmf) {	/* the mode shapes as export --xdmf draws them */
-			if (xdmf_export(mop.out, 0, info, sizeof info, err, sizeof err)) {
-				fprintf(stderr, "mbsim: error: --xdmf: %s\n", err);
-				rc = EXIT_SIM;
-			} else if (!mop.json) {
-				fprintf(stderr, "mbsim: %s\n", info);
-			}
-		}
+		if (rc == 0 && mop.xdmf)
+			rc = modes_xdmf(&mop);
 		if (mop.json)
 			print_json(&wh.mo, &wh, rc == 0 ? mop.out : NULL);
 		else

@@ -28,7 +28,7 @@
 	"             [--tolerance R] [--json]\n"
 #define USAGE_MODES \
 	"mbsim modes DECK [--set KEY=VALUE]... [--unset KEY]... [--time T | --at T]\n" \
-	"            [-o FILE.h5 [--force] [--xdmf]] [--json]\n"
+	"            [--buckling [--count N]] [-o FILE.h5 [--force] [--xdmf]] [--json]\n"
 #define USAGE_SUMMARY \
 	"mbsim summary FILE.h5... [--quantity PATH[:COMP]@TIME]... [--json]\n"
 #define USAGE_EXPORT \

@@ -150,11 +150,14 @@ out:
  * diagonal of the box round its shapes), at most 0.3 rad of rotation. */
 #define MODE_FRAMES 24
 #define MODE_MAX 12
-static int read_modes(struct h5in *f, struct run *u, long *nmodes, char *err, size_t n)
+static int read_modes(struct h5in *f, struct run *u, long *nmodes, int buckling, char *err,
+		      size_t n)
 {
 	struct h5r_data fr = { 0 }, sh = { 0 }, P = { 0 }, R = { 0 };
 	int rc = -1, nb = u->nb;
-	if (need(f, "/modes/frequency", &fr, -1, 1, err, n) ||
+	/* a buckling file (mbsim modes --buckling) has load factors where a
+	 * modes file has frequencies: its shapes are drawn at rest (0 Hz) */
+	if (need(f, buckling ? "/modes/load_factor" : "/modes/frequency", &fr, -1, 1, err, n) ||
 	    need(f, "/state/position", &P, 1, -1, err, n) ||
 	    need(f, "/state/rotation", &R, 1, 9 * (P.cols / 3), err, n))
 		goto out;
@@ -203,7 +206,7 @@ static int read_modes(struct h5in *f, struct run *u, long *nmodes, char *err, si
 			else
 				dr = fmax(dr, a);
 		}
-		double s = INFINITY, om = 2 * M_PI * fr.v[k];
+		double s = INFINITY, om = buckling ? 0 : 2 * M_PI * fr.v[k];
 		if (dt > 0)
 			s = 0.1 * L / dt;
 		if (dr > 0)
@@ -253,8 +256,10 @@ static int read_run(const char *h5path, struct run *u, long *nmodes, char *err, 
 	}
 	int rc = -1;
 	char an[32];
-	if (h5r_attr_str(f, "/", "analysis", an, sizeof an) == 0 && strcmp(an, "modes") == 0) {
-		if (read_shapes(f, u, err, n) == 0 && read_modes(f, u, nmodes, err, n) == 0)
+	if (h5r_attr_str(f, "/", "analysis", an, sizeof an) == 0 &&
+	    (strcmp(an, "modes") == 0 || strcmp(an, "buckling") == 0)) {
+		if (read_shapes(f, u, err, n) == 0 &&
+		    read_modes(f, u, nmodes, strcmp(an, "buckling") == 0, err, n) == 0)
 			rc = 0;
 		else if (strncmp(err, "no dataset '/shapes", 19) == 0)	/* before 2026-12 */
 			seterr(err, n, "the modes file has no /shapes (written before modes files "

@@ -28,5 +28,9 @@ void dsygv_(const int *itype, const char *jobz, const char *uplo, const int *n, 
 void dgemv_(const char *trans, const int *m, const int *n, const double *alpha, const double *a,
 	    const int *lda, const double *x, const int *incx, const double *beta, double *y,
 	    const int *incy);
+void dggev_(const char *jobvl, const char *jobvr, const int *n, double *a, const int *lda,
+	    double *b, const int *ldb, double *alphar, double *alphai, double *beta,
+	    double *vl, const int *ldvl, double *vr, const int *ldvr, double *work,
+	    const int *lwork, int *info);
 
 #endif

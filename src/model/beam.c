@@ -125,6 +125,30 @@ static void moment_add(double m[3], const double x[3], const double r[3], const 
 	v3_add(m, m, cr);
 }
 
+/* The node volumes' balance (beam.h): F (18) from the section forces Fs
+ * and moments Ms (global) at the points x. */
+static void balance(const double *const r[3], const double *const A[3], const double x[2][3],
+		    const double Fs[2][3], const double Ms[2][3], double *F)
+{
+	double m[3][3];
+	for (int c = 0; c < 3; c++) {
+		F[c] = Fs[0][c];
+		F[6 + c] = Fs[1][c] - Fs[0][c];
+		F[12 + c] = -Fs[1][c];
+		m[0][c] = Ms[0][c];
+		m[1][c] = Ms[1][c] - Ms[0][c];
+		m[2][c] = -Ms[1][c];
+	}
+	/* the section forces' moments about the nodes; a minus moment is
+	 * taken with the arm reversed (exact: negation is) */
+	moment_add(m[0], x[0], r[0], Fs[0]);
+	moment_add(m[1], x[1], r[1], Fs[1]);
+	moment_add(m[1], r[1], x[0], Fs[0]);
+	moment_add(m[2], r[2], x[1], Fs[1]);
+	for (int i = 0; i < 3; i++)
+		m3_tmulv(F + 6 * i + 3, A[i], m[i]);
+}
+
 double beam_element(const struct beam *bm, int e, const double *const r[3],
 		    const double *const A[3], const double *const v[3],
 		    const double *const w[3], double *F, struct beam_pt *pt)
@@ -177,27 +201,23 @@ double beam_element_rot(const struct beam *bm, int e, const double *const r[3],
 			memcpy(pt[p].R, R[p], sizeof pt[p].R);
 		}
 	}
-	if (!F)
-		return U;
-	/* the node volumes' balance (beam.h) */
-	double m[3][3];
-	for (int c = 0; c < 3; c++) {
-		F[c] = Fs[0][c];
-		F[6 + c] = Fs[1][c] - Fs[0][c];
-		F[12 + c] = -Fs[1][c];
-		m[0][c] = Ms[0][c];
-		m[1][c] = Ms[1][c] - Ms[0][c];
-		m[2][c] = -Ms[1][c];
-	}
-	/* the section forces' moments about the nodes; a minus moment is
-	 * taken with the arm reversed (exact: negation is) */
-	moment_add(m[0], x[0], r[0], Fs[0]);
-	moment_add(m[1], x[1], r[1], Fs[1]);
-	moment_add(m[1], r[1], x[0], Fs[0]);
-	moment_add(m[2], r[2], x[1], Fs[1]);
-	for (int i = 0; i < 3; i++)
-		m3_tmulv(F + 6 * i + 3, A[i], m[i]);
+	if (F)
+		balance(r, A, x, Fs, Ms, F);
 	return U;
+}
+
+void beam_element_frozen(const struct beam *bm, int e, const double *const r[3],
+			 const double *const A[3], const double res[2][6], double *F)
+{
+	struct beam_rot g;
+	double eps[2][6], x[2][3], Fs[2][3], Ms[2][3];
+	beam_rot_of(A, &g);
+	strains_rot(bm, e, r, &g, eps, x);	/* the points x; eps unused */
+	for (int p = 0; p < 2; p++) {
+		m3_mulv(Fs[p], g.R[p], res[p]);
+		m3_mulv(Ms[p], g.R[p], res[p] + 3);
+	}
+	balance(r, A, x, Fs, Ms, F);
 }
 
 /* The derivatives of beam_element's F in the node positions, at the

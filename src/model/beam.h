@@ -77,6 +77,14 @@ double beam_element_rot(const struct beam *bm, int e, const double *const r[3],
 			const double *const w[3], const struct beam_rot *g, double *F,
 			struct beam_pt *pt);
 
+/* The forces of beam_element (F, 18) with the resultants res (n, m in
+ * the section frame, at the two points) given instead of made from the
+ * strains: their derivative in the node coordinates at fixed res is the
+ * element's stress (geometric) stiffness, which linear buckling
+ * (sim/buckling.c) takes with the resultants of the prebuckling state. */
+void beam_element_frozen(const struct beam *bm, int e, const double *const r[3],
+			 const double *const A[3], const double res[2][6], double *F);
+
 /* Set bm->ref from the initial poses of its nodes (model_finalize): 0, or
  * -1 with a record in d when an element is degenerate. */
 int beam_reference(const struct model *m, struct beam *bm, struct diag *d);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "statics.h"
+#include "../la/lapack.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -16,10 +17,6 @@
 void dgesvd_(const char *jobu, const char *jobvt, const int *m, const int *n, double *a,
 	     const int *lda, double *s, double *u, const int *ldu, double *vt, const int *ldvt,
 	     double *work, const int *lwork, int *info);
-void dggev_(const char *jobvl, const char *jobvr, const int *n, double *a, const int *lda,
-	    double *b, const int *ldb, double *alphar, double *alphai, double *beta,
-	    double *vl, const int *ldvl, double *vr, const int *ldvr, double *work,
-	    const int *lwork, int *info);
 
 #define TWO_PI 6.283185307179586476925286766559
 
@@ -66,7 +63,7 @@ static int null_space(const double *P, int nc, int n, double **N, char *msg, siz
 }
 
 /* R = N^T X N (X n x n, N n x d, R d x d, all column-major) */
-static void project(const double *X, const double *N, int n, int d, double *R)
+void lin_project(const double *X, const double *N, int n, int d, double *R)
 {
 	double *XN = xcalloc((size_t)n * (size_t)(d ? d : 1), sizeof(double));
 	for (int c = 0; c < d; c++)
@@ -187,13 +184,9 @@ static int free_motions(const double *Mr, const double *Kr, const double *N, con
 	return nf;
 }
 
-/* The shape of eigenvector column j of VR (2d x 2d; with j + 1 its
- * imaginary part when im) in the model's coordinates: N times its first
- * d entries (y; the rest is y'), scaled so that the largest |entry| is 1
- * and real; 2 n values, re and im by coordinate (malloc'd). */
-static double *shape(const double *VR, int j, int im, const double *N, int n, int d)
+double *lin_shape(const double *VR, int ld, int j, int im, const double *N, int n, int d)
 {
-	int n2 = 2 * d;
+	int n2 = ld;
 	double *sh = xcalloc(2 * (size_t)n, sizeof(double));
 	for (int c = 0; c < d; c++) {
 		double yr = VR[c + (size_t)n2 * j], yi = im ? VR[c + (size_t)n2 * (j + 1)] : 0;
@@ -266,7 +259,7 @@ static int eigen(const double *Mr, const double *Cr, const double *Kr, const dou
 			struct mode *e = &mo->m[mo->nmodes++];
 			e->re = re;
 			e->im = im;
-			e->shape = shape(VR, i, ai[i] != 0, N, n, d);
+			e->shape = lin_shape(VR, n2, i, ai[i] != 0, N, n, d);
 			e->freq = hypot(re, im) / TWO_PI;
 			e->damped = im / TWO_PI;
 			e->zeta = e->freq > 0 ? -re / hypot(re, im) + 0.0 : 0;	/* no -0 */
@@ -334,15 +327,41 @@ static double *rounding(struct ra *s, const struct ra_state *x, double t)
 	return nz;
 }
 
+int lin_null_space(struct ra *s, const struct ra_state *x, double t, double **N, char *msg,
+		   size_t len)
+{
+	int n = s->ng, nc = s->nc;
+	double *P = xcalloc((size_t)(nc ? nc : 1) * (size_t)n, sizeof(double));
+	ra_eval(s, x, t, PRIM_PHI | PRIM_JAC);
+	statics_jacobian(s, P);
+	/* a particle's rotation is inert (model.h), no freedom: three rows
+	 * theta = 0 per particle join Phi_q, so that the null space holds
+	 * only the coordinates that move */
+	int np = s->m->nparticles, nr = nc + 3 * np;
+	if (np > 0) {
+		double *Q = xcalloc((size_t)nr * (size_t)n, sizeof(double));
+		for (int c = 0; c < n; c++)
+			memcpy(Q + (size_t)nr * c, P + (size_t)nc * c, (size_t)nc * sizeof(double));
+		for (int b = 0, r = nc; b < s->nb; b++)
+			if (model_is_particle(s->m, b))
+				for (int i = 0; i < 3; i++, r++)
+					Q[r + (size_t)nr * (size_t)(6 * b + 3 + i)] = 1.0;
+		free(P);
+		P = Q;
+	}
+	int d = null_space(P, nr, n, N, msg, len);
+	free(P);
+	return d;
+}
+
 int modes_compute(struct ra *s, const struct ra_state *x, double t, struct modes *mo,
 		  char *msg, size_t len)
 {
-	int n = s->ng, nc = s->nc;
+	int n = s->ng;
 	size_t nn = (size_t)n * (size_t)n;
 	memset(mo, 0, sizeof(*mo));
 	double *K = xcalloc(nn, sizeof(double)), *C = xcalloc(nn, sizeof(double));
 	double *M = xcalloc(nn, sizeof(double));
-	double *P = xcalloc((size_t)(nc ? nc : 1) * (size_t)n, sizeof(double));
 	ra_force_commit(s, x);	/* the differences' angles continuous about x */
 	statics_fd(s, x, t, x->lam, 0, K);	/* dG/dq: K = -that */
 	statics_fd(s, x, t, x->lam, 1, C);	/* dG/dv = df/dv */
@@ -372,33 +391,16 @@ int modes_compute(struct ra *s, const struct ra_state *x, double t, struct modes
 			for (int k = 0; k < 3; k++)
 				M[(6 * b + 3 + i) + (size_t)n * (6 * b + 3 + k)] = ra_inertia(s, b)[3 * i + k];
 		}
-	ra_eval(s, x, t, PRIM_PHI | PRIM_JAC);
-	statics_jacobian(s, P);
-	/* a particle's rotation is inert (model.h), no freedom: three rows
-	 * theta = 0 per particle join Phi_q, so that the null space holds
-	 * only the coordinates that move */
-	int np = s->m->nparticles, nr = nc + 3 * np;
-	if (np > 0) {
-		double *Q = xcalloc((size_t)nr * (size_t)n, sizeof(double));
-		for (int c = 0; c < n; c++)
-			memcpy(Q + (size_t)nr * c, P + (size_t)nc * c, (size_t)nc * sizeof(double));
-		for (int b = 0, r = nc; b < s->nb; b++)
-			if (model_is_particle(s->m, b))
-				for (int i = 0; i < 3; i++, r++)
-					Q[r + (size_t)nr * (size_t)(6 * b + 3 + i)] = 1.0;
-		free(P);
-		P = Q;
-	}
 	double *N = NULL;
-	int rc = -1, d = null_space(P, nr, n, &N, msg, len);
+	int rc = -1, d = lin_null_space(s, x, t, &N, msg, len);
 	if (d >= 0) {
 		mo->ndof = d;
 		size_t dd = (size_t)(d ? d : 1) * (size_t)(d ? d : 1);
 		double *Mr = xcalloc(dd, sizeof(double)), *Cr = xcalloc(dd, sizeof(double));
 		double *Kr = xcalloc(dd, sizeof(double));
-		project(M, N, n, d, Mr);
-		project(C, N, n, d, Cr);
-		project(K, N, n, d, Kr);
+		lin_project(M, N, n, d, Mr);
+		lin_project(C, N, n, d, Cr);
+		lin_project(K, N, n, d, Kr);
 		rc = eigen(Mr, Cr, Kr, nz, d, N, n, mo, msg, len);
 		mo->ncoord = n;
 		free(Mr);
@@ -410,7 +412,6 @@ int modes_compute(struct ra *s, const struct ra_state *x, double t, struct modes
 	free(K);
 	free(C);
 	free(M);
-	free(P);
 	return rc;
 }
 

@@ -62,4 +62,20 @@ int modes_compute(struct ra *s, const struct ra_state *x, double t, struct modes
 		  char *msg, size_t n);
 void modes_release(struct modes *mo);
 
+/* Orthonormal basis N (6 nb x d, column-major, malloc'd) of the motions
+ * allowed at x: the null space of Phi_q with three rows theta = 0 per
+ * particle (LAPACK dgesvd, rank tolerance 1e-10 of the largest singular
+ * value).  d, or -1 with a message. */
+int lin_null_space(struct ra *s, const struct ra_state *x, double t, double **N, char *msg,
+		   size_t len);
+
+/* R = N^T X N (X n x n, N n x d, R d x d, all column-major) */
+void lin_project(const double *X, const double *N, int n, int d, double *R);
+
+/* The shape of column j of the eigenvectors VR (leading dimension ld;
+ * with j + 1 its imaginary part when im) in the model's coordinates: N
+ * times its first d entries, scaled so that the largest |entry| is 1 and
+ * real; 2 n values, re and im by coordinate (malloc'd). */
+double *lin_shape(const double *VR, int ld, int j, int im, const double *N, int n, int d);
+
 #endif

@@ -160,10 +160,7 @@ static void norms(struct ra *s, const struct ra_state *x, double t, double lf, d
 	}
 }
 
-/* Minimum-norm least-squares solution of A x = b (A m x n column-major,
- * destroyed; b of max(m, n), x returned in its first n entries), singular
- * values below 1e-13 of the largest taken as zero.  0, or -1. */
-static int lsq(int m, int n, double *A, double *b)
+int statics_lsq(int m, int n, double *A, double *b)
 {
 	int one = 1, rank, info, q = -1, iw, ldb = m > n ? m : n, mn = m < n ? m : n;
 	double rc = 1e-13, wq;
@@ -234,7 +231,7 @@ static void linearize(struct ra *s, const struct ra_state *x, double t, double l
  * Phi_q, 1 when either is 0.  Unscaled, [K P^T; P 0] has singular values
  * from about |K| down to |P|^2 / |K| (the constraints seen through the
  * stiffness): a beam's |K| ~ EA / element length ~ 1e9 N/m puts the
- * constraints' below 1e-13 of the largest, where lsq() takes them as
+ * constraints' below 1e-13 of the largest, where statics_lsq() takes them as
  * zero, and the step then ignores the constraints.  With Phi_q's rows and
  * columns times sc = |K| / |P| (and Phi times sc: the same equations),
  * they are of the order of |K| too; dlambda is sc times the solution's
@@ -281,7 +278,7 @@ static int solve(const struct ra *s, double it2, struct work *w)
 		w->b[i] = w->G[i];
 	for (int k = 0; k < nc; k++)
 		w->b[n + k] = -sc * w->phi[k];
-	if (lsq(N, N, w->A, w->b))
+	if (statics_lsq(N, N, w->A, w->b))
 		return -1;
 	for (int k = 0; k < nc; k++)
 		w->b[n + k] *= sc;	/* the unknowns were dlambda / sc */
@@ -305,7 +302,7 @@ static void first_multipliers(struct ra *s, struct ra_state *x, double t, double
 	for (int k = 0; k < nc; k++)
 		for (int j = 0; j < n; j++)
 			A[j + (size_t)n * k] = P[k + (size_t)nc * j];
-	if (lsq(n, nc, A, b) == 0)
+	if (statics_lsq(n, nc, A, b) == 0)
 		for (int k = 0; k < nc; k++)
 			x->lam[k] = isfinite(b[k]) ? b[k] : 0;
 	free(P);
@@ -378,7 +375,7 @@ static int project(struct ra *s, struct ra_state *x, double t, double tol)
 		statics_jacobian(s, A);
 		for (int k = 0; k < nc; k++)
 			b[k] = -s->phi[k];
-		if (lsq(nc, n, A, b))
+		if (statics_lsq(nc, n, A, b))
 			break;
 		memcpy(dz, b, (size_t)n * sizeof(double));
 		struct ra_state y;	/* dz's multiplier part is 0 */
@@ -676,6 +673,7 @@ void statics_options_default(struct statics_options *o)
 	o->max_iterations = 200;
 	o->load_steps = 0;
 	o->tolerance = 1e-10;
+	o->load_factor = 1;
 }
 
 int statics_solve(struct ra *s, struct ra_state *x, double t, const struct statics_options *o,
@@ -727,19 +725,24 @@ int statics_solve(struct ra *s, struct ra_state *x, double t, const struct stati
 		 * its equilibrium is no easier at a part of the load) the full
 		 * load again with the whole iteration limit; 1: the full load
 		 * only; n > 1: continuation from 1/n */
-		int quick = o->load_steps == 0 && statics_has_loads(m) && o->max_iterations > 20;
-		c.maxit = quick ? 20 : o->max_iterations;
-		rc = o->load_steps > 1 ? -1 : iterate(s, x, t, 1, &c);
-		c.maxit = o->max_iterations;
-		if (rc && !r->stopped && statics_has_loads(m) && o->load_steps != 1) {
-			ra_state_copy(s, x, &x0);
-			rc = continuation(s, x, t, o->load_steps > 1 ? o->load_steps : 4, &c);
-		}
-		if (rc && quick && !r->stopped) {
-			ra_state_copy(s, x, &x0);
-			r->load_factor = 1;
-			r->load_steps = 0;
-			rc = iterate(s, x, t, 1, &c);
+		if (o->load_factor != 1) {
+			r->load_factor = o->load_factor;
+			rc = iterate(s, x, t, o->load_factor, &c);
+		} else {
+			int quick = o->load_steps == 0 && statics_has_loads(m) && o->max_iterations > 20;
+			c.maxit = quick ? 20 : o->max_iterations;
+			rc = o->load_steps > 1 ? -1 : iterate(s, x, t, 1, &c);
+			c.maxit = o->max_iterations;
+			if (rc && !r->stopped && statics_has_loads(m) && o->load_steps != 1) {
+				ra_state_copy(s, x, &x0);
+				rc = continuation(s, x, t, o->load_steps > 1 ? o->load_steps : 4, &c);
+			}
+			if (rc && quick && !r->stopped) {
+				ra_state_copy(s, x, &x0);
+				r->load_factor = 1;
+				r->load_steps = 0;
+				rc = iterate(s, x, t, 1, &c);
+			}
 		}
 		ra_state_release(&x0);
 		r->converged = rc == 0;

@@ -41,6 +41,9 @@ struct statics_options {
 	int max_iterations;
 	int load_steps;
 	double tolerance;
+	double load_factor;	/* the loads' factor (1); another value: that load
+				 * alone, no continuation (buckling's unloaded
+				 * state, 0) */
 };
 void statics_options_default(struct statics_options *o);
 
@@ -57,6 +60,17 @@ void statics_residual_lf(struct ra *s, const struct ra_state *x, double t, const
  * variable for the rest. */
 void statics_tangent(struct ra *s, const struct ra_state *x, double t, const double *lam,
 		     double lf, double *D);
+
+/* statics_tangent without the beams' internal forces (the rest: loads,
+ * springs, motors, the constraints' geometric stiffness). */
+void statics_tangent_rest(struct ra *s, const struct ra_state *x, double t, const double *lam,
+			  double lf, double *D);
+
+/* Minimum-norm least-squares solution of A x = b (A m x n column-major,
+ * destroyed; b of max(m, n) entries, x returned in its first n),
+ * singular values below 1e-13 of the largest taken as zero (LAPACK
+ * dgelsd).  0, or -1. */
+int statics_lsq(int m, int n, double *A, double *b);
 
 /* Characteristic length of the model (m): the largest distance of a
  * centroid from the origin, of a joint marker or force attachment from its

@@ -87,8 +87,8 @@ static void beam_part(const struct ra *s, const struct ra_state *x, double *F)
  * linearization takes them, are off by some EA (h / l)^2 in a beam's
  * stiff directions: there they swamp its bending stiffness and Newton's
  * steps no longer converge quadratically. */
-void statics_tangent(struct ra *s, const struct ra_state *x, double t, const double *lam,
-		     double lf, double *D)
+static void tangent(struct ra *s, const struct ra_state *x, double t, const double *lam,
+		    double lf, int beams, double *D)
 {
 	const struct model *m = s->m;
 	int n = s->ng;
@@ -119,7 +119,7 @@ void statics_tangent(struct ra *s, const struct ra_state *x, double t, const dou
 		for (int i = 0; i < n; i++)
 			col[i] = (Gp[i] - Gm[i] - (m->nbeams ? Bp[i] - Bm[i] : 0)) / (2 * h);
 	}
-	if (s->npair) {
+	if (s->npair && beams) {
 		double *W = xcalloc(36 * (size_t)s->npair, sizeof(double));
 		ra_beam_blocks(s, x, 1.0, 0.0, W);	/* W = -dF/dz per node pair */
 		for (int q = 0; q < s->npair; q++) {
@@ -136,4 +136,16 @@ void statics_tangent(struct ra *s, const struct ra_state *x, double t, const dou
 	free(Gm);
 	free(Bp);
 	free(Bm);
+}
+
+void statics_tangent(struct ra *s, const struct ra_state *x, double t, const double *lam,
+		     double lf, double *D)
+{
+	tangent(s, x, t, lam, lf, 1, D);
+}
+
+void statics_tangent_rest(struct ra *s, const struct ra_state *x, double t, const double *lam,
+			  double lf, double *D)
+{
+	tangent(s, x, t, lam, lf, 0, D);
 }
