@@ -30,6 +30,7 @@ int cmd_static(int argc, char **argv);
 int cmd_modes(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_linearize(int argc, char **argv);
 /* export --csv (cmd_export_csv.c), which cmd_export hands its arguments to */
 int cmd_export_csv(int argc, char **argv);
 
@@ -49,6 +50,18 @@ int cli_static_parse(int argc, char **argv, const char *usage, const char **deck
  * (res may be NULL).  0, or -1 after the report (stderr; stdout too with
  * json). */
 struct statics_options;
+/* --time T or --at T at argv[*i] (modes, linearize): 1 when one is taken
+ * (T in *t; *at or *time set, the other refused), 0 when neither is
+ * there, -1 after a usage error. */
+int cli_time_opt(int argc, char **argv, int *i, const char *usage, double *t, int *at,
+		 int *time);
+/* Run the deck from time.start to t with its integrator, writing nothing
+ * (at_start: set-up only, the assembled initial state at time.start),
+ * and call at(ctx, system, state reached) at the end.  0, or EXIT_SIM
+ * after a message (stderr; with json a JSON failure object on stdout). */
+int cli_run_to(struct model *m, struct sim_options o, double t, int at_start,
+	       void (*at)(void *ctx, struct ra *s, const struct ra_state *x), void *ctx,
+	       int json, const char *cmdline);
 int cli_static_solve(struct ra *s, struct ra_state *x, double t0, int json,
 		     const struct statics_options *so,
 		     struct statics_result *res);

@@ -164,14 +164,15 @@ int cmd_help(int argc, char **argv)
 		       "  spectral  spectral radius, amplitude decay, period elongation of a scheme\n"
 		       "  static    static equilibrium, reactions and residual of a deck\n"
 		       "  modes     natural frequencies and damping ratios at the static equilibrium\n"
+		       "  linearize state-space matrices A, B, C, D in minimal coordinates\n"
 		       "  summary   one CSV row (or JSON object) per result file, for sweeps\n"
 		       "  export    an output file for ParaView (XDMF)\n"
 		       "  help      show a command's synopsis\n"
 		       "\nexit status: 0 success, 1 simulation failed or interrupted, "
 		       "2 invalid deck, 64 usage error\n"
 		       "manuals: mbsim(1), mbsim-run(1), mbsim-converge(1), mbsim-compare(1),\n"
-		       "         mbsim-spectral(1), mbsim-static(1), mbsim-modes(1), mbsim-summary(1),\n"
-		       "         mbsim-export(1), mbsim-deck(5), mbsim-output(5), mbsim-workflows(7)\n");
+		       "         mbsim-spectral(1), mbsim-static(1), mbsim-modes(1), mbsim-linearize(1),\n"
+		       "         mbsim-summary(1), mbsim-export(1), mbsim-deck(5), mbsim-output(5), mbsim-workflows(7)\n");
 		return EXIT_OK;
 	}
 	struct { const char *n, *u; } t[] = {
@@ -179,6 +180,7 @@ int cmd_help(int argc, char **argv)
 		{ "help", USAGE_HELP }, { "converge", USAGE_CONVERGE },
 		{ "compare", USAGE_COMPARE }, { "spectral", USAGE_SPECTRAL },
 		{ "static", USAGE_STATIC }, { "modes", USAGE_MODES },
+		{ "linearize", USAGE_LINEARIZE },
 		{ "summary", USAGE_SUMMARY }, { "export", USAGE_EXPORT },
 	};
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)

@@ -228,26 +228,14 @@ static int parse(int argc, char **argv, struct modes_opts *mo)
 	int time = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
-		int err = 0, at = 0;
+		int err = 0, tk;
 		if ((v = cli_optval(argc, argv, &i, "-o", USAGE_MODES, &err)) ||
 		    (v = cli_optval(argc, argv, &i, "--output", USAGE_MODES, &err))) {
 			mo->out = v;
 		} else if (cli_setopt(argc, argv, &i, USAGE_MODES, &err, mo->sets, &mo->nsets)) {
-		} else if ((v = cli_optval(argc, argv, &i, "--time", USAGE_MODES, &err)) ||
-			   (at = 1, v = cli_optval(argc, argv, &i, "--at", USAGE_MODES, &err))) {
-			char *end;
-			mo->t = strtod(v, &end);
-			if (!*v || *end || !isfinite(mo->t)) {
-				cli_usage_error(USAGE_MODES, "%s must be a finite number of seconds, "
-						"got '%s'", at ? "--at" : "--time", v);
+		} else if ((tk = cli_time_opt(argc, argv, &i, USAGE_MODES, &mo->t, &mo->at, &time))) {
+			if (tk < 0)
 				return -1;
-			}
-			if (at ? time : mo->at) {
-				cli_usage_error(USAGE_MODES, "--at and --time exclude each other");
-				return -1;
-			}
-			mo->at |= at;
-			time |= !at;
 		} else if (err) {
 			return -1;
 		} else if (strcmp(a, "--json") == 0) {
@@ -317,33 +305,6 @@ static int modes_xdmf(const struct modes_opts *mop)
 	if (!mop->json)
 		fprintf(stderr, "mbsim: %s\n", info);
 	return 0;
-}
-
-/* Run the deck from time.start to wh->t with its integrator, no output,
- * and linearize at the end (at_end).  0, or EXIT_SIM after a message. */
-static int run_to(struct model *m, struct sim_options o, struct where *wh, int json,
-		  const char *cmdline)
-{
-	o.t_end = wh->t;
-	o.times = NULL;		/* the samples do not matter: nothing is written */
-	o.ntimes = 0;
-	struct sim_args a = { m, &o, NULL, NULL, cmdline, 0, cli_catch_signals(), at_end, wh, NULL };
-	struct sim_result r;
-	struct diag d;
-	diag_init(&d);
-	enum sim_status st = sim_run(&a, &r, &d);
-	cli_print_diag(&d);
-	diag_release(&d);
-	if (st == SIM_COMPLETE && wh->done)
-		return 0;
-	const char *why = r.message[0] ? r.message : "the run did not complete";
-	if (json) {
-		printf("{\"status\": \"failed\", \"message\": ");
-		cli_json_str(why);
-		printf("}\n");
-	}
-	fprintf(stderr, "mbsim: error: the run to t = %g: %s\n", wh->t, why);
-	return EXIT_SIM;
 }
 
 /* --buckling: the load factors of buckling.h, printed, and written as a
@@ -491,7 +452,9 @@ int cmd_modes(int argc, char **argv)
 		cli_usage_error(USAGE_MODES, "--at %g is not after time.start = %g", wh.t, o.t0);
 		rc = EXIT_USAGE;
 	} else if (wh.at) {
-		rc = run_to(m, o, &wh, mop.json, cmdline);
+		rc = cli_run_to(m, o, wh.t, 0, at_end, &wh, mop.json, cmdline);
+		if (rc == 0 && !wh.done)
+			rc = EXIT_SIM;
 		if (rc == 0 && wh.rc != 0)
 			rc = EXIT_SIM;
 	} else {

@@ -424,7 +424,7 @@ int cmd_run(int argc, char **argv)
 	char *cmdline = cli_join_args(argc, argv);
 	char *settings = cli_join_sets(ro.sets, ro.nsets);
 	struct sim_args a = { m, &o, out, deck_text(dk), cmdline,
-			      !ro.quiet && !ro.json && isatty(2), stop, NULL, NULL, settings };
+			      !ro.quiet && !ro.json && isatty(2), stop, NULL, NULL, settings, 0 };
 	struct sim_result r;
 	struct diag d;
 	diag_init(&d);

@@ -465,3 +465,60 @@ int cli_check_output(const char *usage, const char *deck, const char *out, int f
 		return -1;
 	return cli_check_output_end(&c);
 }
+
+int cli_run_to(struct model *m, struct sim_options o, double t, int at_start,
+	       void (*at)(void *ctx, struct ra *s, const struct ra_state *x), void *ctx,
+	       int json, const char *cmdline)
+{
+	if (!at_start)
+		o.t_end = t;
+	o.times = NULL;		/* the samples do not matter: nothing is written */
+	o.ntimes = 0;
+	struct sim_args a = { m, &o, NULL, NULL, cmdline, 0, cli_catch_signals(), at, ctx, NULL,
+			      at_start };
+	struct sim_result r;
+	struct diag d;
+	diag_init(&d);
+	enum sim_status st = sim_run(&a, &r, &d);
+	cli_print_diag(&d);
+	diag_release(&d);
+	if (st == SIM_COMPLETE)
+		return 0;
+	const char *why = r.message[0] ? r.message : "the run did not complete";
+	if (json) {
+		printf("{\"status\": \"failed\", \"message\": ");
+		cli_json_str(why);
+		printf("}\n");
+	}
+	if (at_start)
+		fprintf(stderr, "mbsim: error: the initial state: %s\n", why);
+	else
+		fprintf(stderr, "mbsim: error: the run to t = %g: %s\n", t, why);
+	return EXIT_SIM;
+}
+
+int cli_time_opt(int argc, char **argv, int *i, const char *usage, double *t, int *at,
+		 int *time)
+{
+	int err = 0, isat = 0;
+	const char *v;
+	if (!(v = cli_optval(argc, argv, i, "--time", usage, &err)) && !err &&
+	    !(isat = 1, v = cli_optval(argc, argv, i, "--at", usage, &err)))
+		return err ? -1 : 0;
+	if (err)
+		return -1;
+	char *end;
+	*t = strtod(v, &end);
+	if (!*v || *end || !isfinite(*t)) {
+		cli_usage_error(usage, "%s must be a finite number of seconds, got '%s'",
+				isat ? "--at" : "--time", v);
+		return -1;
+	}
+	if (isat ? *time : *at) {
+		cli_usage_error(usage, "--at and --time exclude each other");
+		return -1;
+	}
+	*at |= isat;
+	*time |= !isat;
+	return 1;
+}

@@ -24,6 +24,7 @@ static const struct cmd cmds[] = {
 	{ "spectral", cmd_spectral },
 	{ "static", cmd_static },
 	{ "modes", cmd_modes },
+	{ "linearize", cmd_linearize },
 	{ "summary", cmd_summary },
 	{ "export", cmd_export },
 };
@@ -41,7 +42,7 @@ int main(int argc, char **argv)
 #endif
 	if (argc < 2) {
 		fprintf(stderr, "usage: %s", USAGE_MBSIM);
-		fprintf(stderr, "commands: run, check, list, converge, compare, spectral, static, modes, summary, export, help (see 'mbsim help')\n");
+		fprintf(stderr, "commands: run, check, list, converge, compare, spectral, static, modes, linearize, summary, export, help (see 'mbsim help')\n");
 		return EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {

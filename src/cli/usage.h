@@ -29,6 +29,9 @@
 #define USAGE_MODES \
 	"mbsim modes DECK [--set KEY=VALUE]... [--unset KEY]... [--time T | --at T]\n" \
 	"            [--buckling [--count N]] [-o FILE.h5 [--force] [--xdmf]] [--json]\n"
+#define USAGE_LINEARIZE \
+	"mbsim linearize DECK [--set KEY=VALUE]... [--unset KEY]... [--at T | --from-static [--time T]]\n" \
+	"                [-o FILE.h5 [--force]] [--json]\n"
 #define USAGE_SUMMARY \
 	"mbsim summary FILE.h5... [--quantity PATH[:COMP]@TIME]... [--json]\n"
 #define USAGE_EXPORT \

@@ -48,6 +48,9 @@ struct ra {
 	 * (form/ode_ctrl.c, the schemes of form/ode.h): ra_force_step then
 	 * leaves them to it */
 	int ctrl_ode;
+	/* inputs of linearization (sim/linearize.c): an amount added to the
+	 * magnitude of each force element (ra_input); NULL in a run */
+	const double *uin;
 	/* beams (ra_beam.c): the ordered pairs of bodies (row body, column
 	 * body) whose dense 6x6 blocks the beam elements add to the
 	 * iteration matrix, 9 per element (kkt_new_pairs); 0 and NULL

@@ -327,8 +327,7 @@ static double *rounding(struct ra *s, const struct ra_state *x, double t)
 	return nz;
 }
 
-int lin_null_space(struct ra *s, const struct ra_state *x, double t, double **N, char *msg,
-		   size_t len)
+double *lin_motion_rows(struct ra *s, const struct ra_state *x, double t, int *nrows)
 {
 	int n = s->ng, nc = s->nc;
 	double *P = xcalloc((size_t)(nc ? nc : 1) * (size_t)n, sizeof(double));
@@ -349,28 +348,35 @@ int lin_null_space(struct ra *s, const struct ra_state *x, double t, double **N,
 		free(P);
 		P = Q;
 	}
+	*nrows = nr;
+	return P;
+}
+
+int lin_null_space(struct ra *s, const struct ra_state *x, double t, double **N, char *msg,
+		   size_t len)
+{
+	int nr, n = s->ng;
+	double *P = lin_motion_rows(s, x, t, &nr);
 	int d = null_space(P, nr, n, N, msg, len);
 	free(P);
 	return d;
 }
 
-int modes_compute(struct ra *s, const struct ra_state *x, double t, struct modes *mo,
-		  char *msg, size_t len)
+unsigned lin_matrices(struct ra *s, const struct ra_state *x, double t, double *M, double *K,
+		     double *C)
 {
 	int n = s->ng;
 	size_t nn = (size_t)n * (size_t)n;
-	memset(mo, 0, sizeof(*mo));
-	double *K = xcalloc(nn, sizeof(double)), *C = xcalloc(nn, sizeof(double));
-	double *M = xcalloc(nn, sizeof(double));
+	unsigned flags = 0;
+	memset(M, 0, nn * sizeof(double));
 	ra_force_commit(s, x);	/* the differences' angles continuous about x */
 	statics_fd(s, x, t, x->lam, 0, K);	/* dG/dq: K = -that */
 	statics_fd(s, x, t, x->lam, 1, C);	/* dG/dv = df/dv */
-	double *nz = rounding(s, x, t);
 	for (size_t i = 0; i < nn; i++) {
 		K[i] = -K[i];
 		C[i] = -C[i];
 		if (C[i] != 0)
-			mo->damped = 1;
+			flags |= LIN_DAMPED;
 	}
 	/* the gyroscopic term of J w' + w~ J w = n (body frame): its
 	 * derivative w~ J - (J w)~ joins C, exactly (zero at rest) */
@@ -379,7 +385,7 @@ int modes_compute(struct ra *s, const struct ra_state *x, double t, struct modes
 		m3_gyro_dw(G, s->J + 9 * b, x->w + 3 * b);
 		for (int i = 0; i < 9; i++)
 			if (G[i] != 0)
-				mo->gyroscopic = 1;
+				flags |= LIN_GYROSCOPIC;
 		for (int i = 0; i < 3; i++)
 			for (int k = 0; k < 3; k++)
 				C[(6 * b + 3 + i) + (size_t)n * (6 * b + 3 + k)] += G[3 * i + k];
@@ -391,6 +397,21 @@ int modes_compute(struct ra *s, const struct ra_state *x, double t, struct modes
 			for (int k = 0; k < 3; k++)
 				M[(6 * b + 3 + i) + (size_t)n * (6 * b + 3 + k)] = ra_inertia(s, b)[3 * i + k];
 		}
+	return flags;
+}
+
+int modes_compute(struct ra *s, const struct ra_state *x, double t, struct modes *mo,
+		  char *msg, size_t len)
+{
+	int n = s->ng;
+	size_t nn = (size_t)n * (size_t)n;
+	memset(mo, 0, sizeof(*mo));
+	double *K = xcalloc(nn, sizeof(double)), *C = xcalloc(nn, sizeof(double));
+	double *M = xcalloc(nn, sizeof(double));
+	unsigned fl = lin_matrices(s, x, t, M, K, C);
+	mo->damped = (fl & LIN_DAMPED) != 0;
+	mo->gyroscopic = (fl & LIN_GYROSCOPIC) != 0;
+	double *nz = rounding(s, x, t);
 	double *N = NULL;
 	int rc = -1, d = lin_null_space(s, x, t, &N, msg, len);
 	if (d >= 0) {

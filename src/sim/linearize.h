@@ -62,6 +62,19 @@ int modes_compute(struct ra *s, const struct ra_state *x, double t, struct modes
 		  char *msg, size_t n);
 void modes_release(struct modes *mo);
 
+/* The linearized system at x (linearize.h, top): M, K, C (6 nb x 6 nb,
+ * column-major) by statics_fd and the exact gyroscopic block; LIN_DAMPED
+ * when -df/dv has a nonzero entry, LIN_GYROSCOPIC when the gyroscopic
+ * block has one. */
+#define LIN_DAMPED 1u
+#define LIN_GYROSCOPIC 2u
+unsigned lin_matrices(struct ra *s, const struct ra_state *x, double t, double *M, double *K,
+		      double *C);
+
+/* Phi_q at x with three rows theta = 0 per particle (*nrows rows,
+ * column-major, malloc'd); ra_eval left at x. */
+double *lin_motion_rows(struct ra *s, const struct ra_state *x, double t, int *nrows);
+
 /* Orthonormal basis N (6 nb x d, column-major, malloc'd) of the motions
  * allowed at x: the null space of Phi_q with three rows theta = 0 per
  * particle (LAPACK dgesvd, rank tolerance 1e-10 of the largest singular

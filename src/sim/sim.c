@@ -646,7 +646,7 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 	if (rc == 0) {
 		ra_state_init(R.sys, &y);
 		ra_state_copy(R.sys, &y, &x);
-		r->status = loop(&R, &x, &y);
+		r->status = a->at_start ? SIM_COMPLETE : loop(&R, &x, &y);
 		progress(&R, x.t, 1);
 		if (r->status == SIM_COMPLETE && a->at_end)
 			a->at_end(a->at_end_ctx, R.sys, &x);

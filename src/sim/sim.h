@@ -28,6 +28,9 @@ struct sim_args {
 	 * a backslash and a newline inside one written \\ and \n (stored as
 	 * attribute "settings"; NULL: none written) */
 	const char *settings;
+	/* 1: stop after set-up, and call at_end with the assembled initial
+	 * state, its accelerations and multipliers taken (mbsim linearize) */
+	int at_start;
 };
 
 enum sim_status { SIM_COMPLETE = 0, SIM_FAILED = 1, SIM_INTERRUPTED = 2 };

@@ -70,9 +70,7 @@ void statics_jacobian(const struct ra *s, double *P)
 	}
 }
 
-/* x = base with coordinate j moved by d: r, v, w by d; the rotation of
- * body j / 6 by exp(d e~) in its body frame */
-static void perturb(const struct ra *s, struct ra_state *x, const struct ra_state *base, int j,
+void statics_perturb(const struct ra *s, struct ra_state *x, const struct ra_state *base, int j,
 		    double d, int vel)
 {
 	int b = j / 6, c = j % 6;
@@ -107,7 +105,7 @@ void statics_fd(struct ra *s, const struct ra_state *x, double t, const double *
 		double *col = D + (size_t)n * (size_t)j;
 		memset(col, 0, (size_t)n * sizeof(double));
 		for (int k = 0; k < 4; k++) {
-			perturb(s, &xp, x, j, off[k] * h, vel);
+			statics_perturb(s, &xp, x, j, off[k] * h, vel);
 			statics_residual(s, &xp, t, lam, G);
 			for (int i = 0; i < n; i++)
 				col[i] += wt[k] * G[i];

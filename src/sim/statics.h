@@ -85,6 +85,12 @@ void statics_residual(struct ra *s, const struct ra_state *x, double t, const do
 /* Dense Phi_q (nc x 6 nb, column-major) from s->jac (ra_eval(PRIM_JAC) done). */
 void statics_jacobian(const struct ra *s, double *P);
 
+/* x = base with coordinate j moved by d (vel = 0: r by d, or the
+ * rotation of body j / 6 by exp(d e~) in its body frame; vel = 1: v or w
+ * by d). */
+void statics_perturb(const struct ra *s, struct ra_state *x, const struct ra_state *base, int j,
+		     double d, int vel);
+
 /* dG/dq (vel = 0) or dG/dv (vel = 1) at x, lam fixed: 6 nb x 6 nb,
  * column-major, by fourth-order central differences
  *   D = [8 (G(+h) - G(-h)) - (G(+2h) - G(-2h))] / (12 h),
