@@ -100,7 +100,7 @@ static void load_bodies(const struct model *m, const struct force *f, int b[2])
 static double load_g(const struct ra *s, const struct ra_state *x, double t,
 		     const struct force *f)
 {
-	return (f->ex ? ra_expr_of(s, x, t, f, 0.0, 0.0) : act(f, t)) + ra_input(s, f);
+	return ra_input(s, f, f->ex ? ra_expr_of(s, x, t, f, 0.0, 0.0) : act(f, t));
 }
 
 static void load_eval(const struct ra *s, const struct ra_state *x, double t,

@@ -128,7 +128,7 @@ static double motor_effort(const struct ra *s, const struct ra_state *x, double 
 	const struct motor_par *P = f->par;
 	motor_q(s, x, i, q, qd, z);
 	if (f->ex)
-		return ra_expr_of(s, x, t, f, *q, *qd) + ra_input(s, f);
+		return ra_input(s, f, ra_expr_of(s, x, t, f, *q, *qd));
 	double r[3], u;
 	func_eval(&f->x->target, t, r);
 	if (P->on_rate) {
@@ -144,7 +144,7 @@ static double motor_effort(const struct ra *s, const struct ra_state *x, double 
 	}
 	if (P->limit > 0)
 		u = u > P->limit ? P->limit : u < -P->limit ? -P->limit : u;
-	return u + ra_input(s, f);
+	return ra_input(s, f, u);
 }
 
 static void motor_eval(const struct ra *s, const struct ra_state *x, double t,

@@ -59,7 +59,7 @@ static void rsda_eval(const struct ra *s, const struct ra_state *x, double t,
 	const struct joint *j = &s->m->joints[f->joint];
 	double G[3], z[3], rate;
 	double e = rsda_def(s, x, i, &rate, z);
-	double mag = P->k * e + P->c * rate + act(f, t) + ra_input(s, f);
+	double mag = ra_input(s, f, P->k * e + P->c * rate + act(f, t));
 	if (f->ex)
 		mag += ra_expr_of(s, x, t, f, e, rate);
 	v3_scale(G, -mag, z);
@@ -120,7 +120,7 @@ static int rsda_lin(const struct ra *s, const struct ra_state *x, double t, int 
 	double X = v3_dot(x0, x1), Y = v3_dot(y0, x1), rr = X * X + Y * Y;
 	double rate = v3_dot(z0, Aw1) - v3_dot(zb0, b0.w);
 	double e = rsda_def_of(s, i, atan2(Y, X));
-	double mag = P->k * e + P->c * rate + act(f, t) + ra_input(s, f);
+	double mag = ra_input(s, f, P->k * e + P->c * rate + act(f, t));
 	/* d/dtheta of A c . u for fixed u: -(A c~)^T u = c x (A^T u) */
 	double gX[12] = { 0 }, gY[12] = { 0 }, gR[12] = { 0 }, gRd[12] = { 0 }, u[3], v[3];
 	if (!g0) {

@@ -62,7 +62,7 @@ static double tsda_mag(const struct ra *s, const struct ra_state *x, double t,
 		       const struct force *f, const struct tsda_kin *k)
 {
 	const struct tsda_par *P = f->par;
-	double mag = P->k * (k->l - P->l0) + P->c * k->ld + act(f, t) + ra_input(s, f);
+	double mag = ra_input(s, f, P->k * (k->l - P->l0) + P->c * k->ld + act(f, t));
 	if (f->ex)
 		mag += ra_expr_of(s, x, t, f, k->l - P->l0, k->ld);
 	return mag;

@@ -23,12 +23,13 @@ static inline void point_kin(const struct bstate *b, const double *s, double *p,
 	v3_add(pv, pv, b->v);
 }
 
-/* The input added to element f's magnitude (a load's multiplier, a
- * spring-damper-actuator's tension or moment, a motor's effort): the
- * channel that mbsim linearize differentiates; 0 in a run. */
-static inline double ra_input(const struct ra *s, const struct force *f)
+/* v, a magnitude of element f (a load's multiplier, a
+ * spring-damper-actuator's tension or moment, a motor's effort), plus the
+ * input that mbsim linearize differentiates; v itself in a run (not
+ * v + 0, which would turn a -0 into +0). */
+static inline double ra_input(const struct ra *s, const struct force *f, double v)
 {
-	return s->uin ? s->uin[f - s->m->forces] : 0.0;
+	return s->uin ? v + s->uin[f - s->m->forces] : v;
 }
 
 static inline double act(const struct force *f, double t)
