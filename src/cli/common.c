@@ -249,8 +249,11 @@ static int load(const char *path, char **sets, int nsets, struct deck **pdk,
 		 * reported at its elements */
 		if (stepped && d.nerr == 0 && *m && sim_formulation_is_tree(o))
 			tree_check(*m, &d);
-		if (stepped && d.nerr == 0 && *m)
-			integ_check_beams(*m, integ_find(o->method), o, &d);
+		if (stepped && d.nerr == 0 && *m) {
+			const struct integ_info *info = integ_find(o->method);
+			if (integ_check_beams(*m, info, o, &d) == 0)
+				integ_check_contact(*m, info, o, &d);
+		}
 		if (d.nerr == 0 && *m)
 			sim_check_t0(*m, o->t0, &d);
 	}

@@ -4,6 +4,7 @@
  * registry row.  No family is named here: a new one is its own file and
  * its registry rows. */
 #include "integ.h"
+#include "../model/contact.h"
 #include "../util/xalloc.h"
 
 #include <math.h>
@@ -65,10 +66,33 @@ int integ_check_beams(const struct model *m, const struct integ_info *info,
 	return 0;
 }
 
+static int steps_nonsmooth(const struct integ_info *info)
+{
+	return info->ops->nonsmooth;
+}
+
+int integ_check_contact(const struct model *m, const struct integ_info *info,
+			const struct sim_options *o, struct diag *d)
+{
+	const struct model_contact *mc = m->contact;
+	if (!mc || mc->model != CONTACT_NONSMOOTH || !info || steps_nonsmooth(info))
+		return 0;
+	/* impulses need a scheme that solves for them: the others would
+	 * step through the bodies (ops->nonsmooth) */
+	char list[512];
+	scheme_list(steps_nonsmooth, list, sizeof list);
+	diag_error(d, o->method_pos.line ? &o->method_pos : mc->nmat ? &mc->mat[0].pos : NULL,
+		   "%sintegrator '%s' cannot step the "
+		   "nonsmooth contact model (contact.model: nonsmooth): it takes the schemes %s "
+		   "only; the smooth model takes every scheme", o->method_pos.line ? "" :
+		   "no integrator.method given: the default ", info->name, list);
+	return -1;
+}
+
 int integ_check(const struct model *m, const struct integ_info *info,
 		const struct sim_options *o, struct diag *d)
 {
-	if (integ_check_beams(m, info, o, d))
+	if (integ_check_beams(m, info, o, d) || integ_check_contact(m, info, o, d))
 		return -1;
 	if (o->index == 2 && !has_index2(info)) {
 		char list[512];

@@ -111,6 +111,8 @@ struct integ_ops {
 	int own_steps;
 	/* 1 when its Newton matrix takes the coupling blocks of beams */
 	int beams;
+	/* 1 when it steps the nonsmooth contact model (impulses) */
+	int nonsmooth;
 	void (*free)(struct integ *it);
 };
 
@@ -137,6 +139,10 @@ struct integ {
 				 * fi and the dae3 schemes), or -1 when not noted */
 	double eom_value;	/* that residual, N or N m */
 	double last_norm;	/* last correction norm */
+	/* work of the impulses of the last step (contact impacts and
+	 * friction of a nonsmooth family), J: the run adds it to the
+	 * energy balance */
+	double impulse_work;
 	struct integ_hist hist;	/* the predictor a family may take (integ_hist_init) */
 	void *mem;		/* the family's own state */
 };
@@ -160,6 +166,11 @@ struct integ *integ_new_on(const struct integ_info *info, struct ra *sys, struct
  * the first beam. */
 int integ_check_beams(const struct model *m, const struct integ_info *info,
 		      const struct sim_options *o, struct diag *d);
+/* A model whose contact model is nonsmooth takes the schemes whose
+ * family steps impulses (ops->nonsmooth) only: 0, or -1 with a record
+ * naming them. */
+int integ_check_contact(const struct model *m, const struct integ_info *info,
+			const struct sim_options *o, struct diag *d);
 struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 			const struct sim_options *o, struct diag *d);
 void integ_free(struct integ **it);

@@ -48,6 +48,27 @@ const struct contact_mat *contact_mat_of(const struct model_contact *mc, int b)
 	return mc->mat + mc->bmat[b];
 }
 
+void contact_pair_coef(const struct model_contact *mc, int a, int plane, int b,
+		       double *mu_s, double *mu_d, double *e)
+{
+	const struct contact_mat *ma, *mb = contact_mat_of(mc, b);
+	if (a >= 0)
+		ma = contact_mat_of(mc, a);
+	else
+		ma = plane >= 0 && mc->planes[plane].has_mat ? &mc->planes[plane].mat : NULL;
+	if (!ma)
+		ma = mb;
+	if (!mb)
+		mb = ma;
+	if (!ma) {
+		*mu_s = *mu_d = *e = 0;
+		return;
+	}
+	*mu_s = ma->mu_s < mb->mu_s ? ma->mu_s : mb->mu_s;
+	*mu_d = ma->mu_d < mb->mu_d ? ma->mu_d : mb->mu_d;
+	*e = ma->e < mb->e ? ma->e : mb->e;
+}
+
 void contact_set_free(struct model_contact **mc)
 {
 	if (!*mc)

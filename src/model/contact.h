@@ -64,6 +64,12 @@ struct model_contact *contact_set(struct model_contact **mc);
 struct contact_mat *contact_body_mat(struct model_contact **mc, int b);
 /* The material of body b or NULL. */
 const struct contact_mat *contact_mat_of(const struct model_contact *mc, int b);
+/* The friction coefficients and restitution of the pair of sides a (a
+ * body, or -1: the ground's plane `plane`) and b (a body): the smaller of
+ * the two sides' (mbsim-deck(5), CONTACT), a side without a material
+ * taking the other's (all 0 when neither has one). */
+void contact_pair_coef(const struct model_contact *mc, int a, int plane, int b,
+		       double *mu_s, double *mu_d, double *e);
 void contact_set_free(struct model_contact **mc);
 
 #endif

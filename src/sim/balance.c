@@ -39,6 +39,12 @@ void balance_power(struct balance *b, double t, const double P[3])
 	b->started = 1;
 }
 
+void balance_impulse(struct balance *b, double W)
+{
+	b->work[0] += W;
+	b->abs_work += fabs(W);
+}
+
 void balance_energy(struct balance *b, double K, double V, double G)
 {
 	if (!b->sampled) {

@@ -20,6 +20,10 @@ struct balance {
 /* The power at time t: P[0] of every load without potential, P[1] of the
  * motors, P[2] of the drivers (parts of P[0]), W. */
 void balance_power(struct balance *b, double t, const double P[3]);
+/* The work W (J) of impulses over a step (a nonsmooth scheme's contact
+ * impacts and friction, integ.impulse_work), added to the loads' work
+ * without potential. */
+void balance_impulse(struct balance *b, double W);
 /* Energies at a sample: kinetic K, potential V, and G = sum m |g| |r|
  * (the size of the gravity terms whose round-off V carries). */
 void balance_energy(struct balance *b, double K, double V, double G);

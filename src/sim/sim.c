@@ -74,6 +74,10 @@ static int complete(struct run *R, const struct ra_state *x, double h, int iters
 	if (s->has_ncforce)
 		P[0] = ra_ncpower(s, x, P + 1);
 	balance_power(&mo->bal, x->t, P);
+	if (R->it) {	/* the impulses' work of the step to x, taken once */
+		balance_impulse(&mo->bal, R->it->impulse_work);
+		R->it->impulse_work = 0;
+	}
 	monitor_coords(s->m, x, h, write, mo);
 	if (!write && !mo->first)
 		return 0;

@@ -1,0 +1,706 @@
+/* moreau.c - the nonsmooth contact family: Moreau-Jean time-stepping with
+ * Newton's impact law and the Coulomb friction cone, on ra (scheme
+ * `moreau`).
+ *
+ * References (for users: man/mbsim-deck.5, CONTACT; docs/REFERENCES.md):
+ * J. J. Moreau, "Unilateral contact and dry friction in finite freedom
+ * dynamics", in Nonsmooth Mechanics and Applications, CISM Courses and
+ * Lectures 302, Springer (1988), doi:10.1007/978-3-7091-2624-0_1 (the
+ * midpoint time-stepping and the velocity-level laws); M. Jean, "The
+ * non-smooth contact dynamics method", Comput. Methods Appl. Mech. Engrg.
+ * 177 (1999) 235-257, doi:10.1016/S0045-7825(98)00387-9 (the theta-method
+ * and the contact problem solved contact by contact, nonlinear
+ * Gauss-Seidel).
+ *
+ * One step from t_k (theta = 1/2, Moreau's midpoint rule):
+ *
+ *   q_M   = q_k + (1 - theta) h u_k              (A_M = A_k exp((1-theta) h w_k~))
+ *   M (u_{k+1} - u_k) = h f(q_M, u_k, t_M) - Pj^T L + H^T P
+ *   Pj u_{k+1} = -Phi(q_M, t_{k+1}) / (theta h)  (joints, rows of q_M)
+ *   q_{k+1} = q_M + theta h u_{k+1}
+ *
+ * f the applied forces less the gyroscopic term, Pj the joints' Jacobian,
+ * L their impulses (the multipliers written are L / h), H the contacts'
+ * rows at q_M.  The joint row makes Phi(q_{k+1}, t_{k+1}) vanish to second
+ * order in the step, and a projection onto Phi = 0 (project()) removes
+ * the rest, so positions meet the joints as the index-3 schemes' do.  The
+ * active contacts are those with gap(q_M) <= 0 (Moreau's activation, up
+ * to the round-off margin MJ_MARGIN), each a local frame (n, t1, t2), n
+ * from side a to side b, and a local relative velocity U = H u (point of
+ * b minus point of a) with the law
+ *
+ *   0 <= P_N  _|_  U_N+ + e min(U_N-, 0) >= 0        (Newton, U- = H u_k)
+ *   |P_T| <= mu P_N, and U_T+ = 0 unless |P_T| = mu P_N, P_T against U_T+
+ *
+ * With theta = 1/2 the step is the trapezoidal rule in positions, so
+ * under a constant force (gravity) the kinetic energy change equals the
+ * work h f . (u_k + u_{k+1}) / 2 exactly, and the work of the impulses,
+ * P . (U+ + U-) / 2 per contact, is what the impacts and the friction take
+ * from the bodies: it is handed to the energy balance (it->impulse_work),
+ * which then closes to round-off on a bouncing ball.
+ *
+ * The contact problem is solved by projected Gauss-Seidel on the
+ * impulses (Jean 1999): each contact in turn with the others fixed, on
+ * its 3 x 3 Delassus block W_ii = H_i Mt^-1 H_i^T, where Mt^-1 is the
+ * inverse of the mass matrix restricted to the joints (the saddle-point
+ * solve [M Pj^T; Pj 0], so the joints' impulses answer every contact
+ * impulse exactly, as a Schur complement, instead of joining the sweep
+ * as unconstrained unknowns that would slow it down on stiff chains).
+ * The normal impulse is the projection on P_N >= 0 of the Newton step of
+ * its row; the tangential one the 2 x 2 block's solve for sticking, kept
+ * when it lies within the cone mu P_N, else the point of the rim against
+ * the sliding velocity it leaves (slide(): maximum dissipation).  mu is
+ * mu_s while the contact sticks and mu_d once a step has left it
+ * slipping (MJ_SLIP).  Sweeps stop when no impulse moved by more than
+ * integrator.tolerance of the largest (or of a floor for impulses at
+ * round-off); a step whose sweeps do not converge within MJ_SWEEPS
+ * fails.  Each step starts from the last step's normal impulses of the
+ * same contacts (same sides and feature).
+ *
+ * Without joints the velocity update of an impulse touches the two bodies
+ * only (O(1) per contact update); with joints Mt^-1 H_i^T is a column of
+ * ng entries per direction, from kkt_solve_many (3 right sides a contact).
+ */
+#include "integ.h"
+#include "../contact/contact.h"
+#include "../model/contact.h"
+#include "../model/shape.h"
+#include "../util/interrupt.h"
+#include "../util/vec.h"
+#include "../util/xalloc.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MJ_THETA 0.5
+/* Contacts whose gap at q_M is below this fraction of the smallest
+ * contact shape's size (its radius, a box's half edge) are active: gap
+ * <= 0 (Moreau's activation) but for the round-off of a resting body's
+ * positions, which would otherwise drop a contact for a step and let
+ * the body fall and strike again (jitter) */
+#define MJ_MARGIN 1e-6
+/* A contact slides at the end of a step when its tangential speed is
+ * above this fraction of the speed mu P_N would change it by (mu P_N
+ * trace W_TT): below it, it is the Gauss-Seidel tolerance's residue of a
+ * sticking contact.  A contact that slid takes mu_d in the next step,
+ * one that stuck mu_s. */
+#define MJ_SLIP 1e-6
+/* Projected-gradient iterations of a sliding contact's local solve */
+#define MJ_LOCAL 200
+/* Sweeps of the Gauss-Seidel iteration at most (per step) */
+#define MJ_SWEEPS 10000
+
+/* One active contact of a step. */
+struct mj_c {
+	int a, b, feat;		/* sides (-1 ground) and feature (contact_pt) */
+	double fr[9];		/* rows n, t1, t2 of the local frame, global */
+	double Ha[18], Hb[18];	/* H's 3 rows x 6 entries for the body of each
+				 * side (translational global, rotational body
+				 * frame); zero for the ground */
+	double Wd[9];		/* Delassus block W_ii */
+	double WTi[4];		/* inverse of its tangential 2 x 2 block */
+	double mu_s, mu_d, e;
+	double tol;		/* integrator.tolerance */
+	int slides;		/* slipped at the end of the step */
+	double mu;		/* the cone of the step: mu_s while the contact
+				 * sticks, mu_d while it slides (-1: undecided) */
+	double Um[3];		/* U- = H u_k */
+	double gap;		/* at q_M, m */
+	double P[3];		/* impulse: normal, t1, t2 */
+};
+
+struct mj {
+	struct contact_world *W;
+	double margin;		/* contacts within it are active (m) */
+	struct ra_state xm;	/* positions at q_M (velocities u_k) */
+	double *u, *u0, *a;	/* ng: iterate, u_k, right side */
+	double *D;		/* with joints: ng x 3 a contact, by rows */
+	struct mj_c *c;
+	int n, cap;
+	/* the last step's contacts (key, impulse) for the warm start */
+	struct mj_c *old;
+	int nold, oldcap;
+	/* statistics */
+	long contact_steps, sweeps;
+	int max_contacts, last_sweeps;
+	double last_res;
+	int pgs_failed;		/* the last step failed in the contact problem */
+};
+
+/* Rows of H for the body of one side: for each direction d of the frame,
+ * sgn (d, A^T (r x d)) - zero rotational part for a particle. */
+static void side_rows(const struct ra *s, int b, const double *A, const double *lever,
+		      const double *fr, double sgn, double *H)
+{
+	int part = model_is_particle(s->m, b);
+	for (int k = 0; k < 3; k++) {
+		const double *d = fr + 3 * k;
+		double rx[3], t[3];
+		v3_cross(rx, lever, d);
+		m3_tmulv(t, A + 9 * b, rx);
+		for (int c = 0; c < 3; c++) {
+			H[6 * k + c] = sgn * d[c];
+			H[6 * k + 3 + c] = part ? 0.0 : sgn * t[c];
+		}
+	}
+}
+
+/* An orthonormal frame with n first */
+static void frame(const double *n, double *fr)
+{
+	double t[3] = { 0, 0, 0 };
+	int i = fabs(n[0]) < 0.6 ? 0 : (fabs(n[1]) < 0.6 ? 1 : 2);
+	t[i] = 1.0;
+	v3_copy(fr, n);
+	v3_axpy(t, -v3_dot(t, n), n);
+	v3_scale(fr + 3, 1.0 / v3_norm(t), t);
+	v3_cross(fr + 6, fr, fr + 3);
+}
+
+/* M_b^-1 g (6 entries of one body) */
+static void minv(const struct ra *s, int b, const double *g, double *out)
+{
+	for (int c = 0; c < 3; c++)
+		out[c] = g[c] / s->mass[b];
+	m3_mulv(out + 3, s->Jinv + 9 * b, g + 3);
+}
+
+/* U = H_i u (3) */
+static void local_vel(const struct mj_c *c, const double *u, double *U)
+{
+	for (int k = 0; k < 3; k++) {
+		double v = 0;
+		for (int j = 0; j < 6; j++) {
+			if (c->a >= 0)
+				v += c->Ha[6 * k + j] * u[6 * c->a + j];
+			v += c->Hb[6 * k + j] * u[6 * c->b + j];
+		}
+		U[k] = v;
+	}
+}
+
+/* g += H_i^T P (generalized, the two bodies) */
+static void add_impulse(const struct mj_c *c, const double *P, double *g)
+{
+	for (int k = 0; k < 3; k++)
+		for (int j = 0; j < 6; j++) {
+			if (c->a >= 0)
+				g[6 * c->a + j] += c->Ha[6 * k + j] * P[k];
+			g[6 * c->b + j] += c->Hb[6 * k + j] * P[k];
+		}
+}
+
+/* u += Mt^-1 H_i^T dP: through the two bodies' masses, or the contact's
+ * columns D_i with joints */
+static void apply(const struct ra *s, const struct mj *M, int i, const double *dP, double *u)
+{
+	const struct mj_c *c = M->c + i;
+	if (s->nc > 0) {
+		const double *D = M->D + (size_t)i * 3 * s->ng;
+		for (int j = 0; j < s->ng; j++)
+			u[j] += D[3 * j] * dP[0] + D[3 * j + 1] * dP[1] + D[3 * j + 2] * dP[2];
+		return;
+	}
+	for (int side = 0; side < 2; side++) {
+		int b = side ? c->b : c->a;
+		const double *H = side ? c->Hb : c->Ha;
+		if (b < 0)
+			continue;
+		double g[6] = { 0 }, du[6];
+		for (int k = 0; k < 3; k++)
+			for (int j = 0; j < 6; j++)
+				g[j] += H[6 * k + j] * dP[k];
+		minv(s, b, g, du);
+		for (int j = 0; j < 6; j++)
+			u[6 * b + j] += du[j];
+	}
+}
+
+/* The Delassus blocks W_ii (and with joints the columns D_i) */
+static void delassus(struct integ *it, struct mj *M)
+{
+	const struct ra *s = it->sys;
+	int ng = s->ng;
+	if (s->nc > 0) {
+		double *a = xcalloc((size_t)ng * 3, sizeof(double));
+		double *z = xcalloc((size_t)s->nc * 3 + 1, sizeof(double));
+		for (int i = 0; i < M->n; i++) {
+			struct mj_c *c = M->c + i;
+			memset(a, 0, (size_t)ng * 3 * sizeof(double));
+			for (int k = 0; k < 3; k++)
+				for (int j = 0; j < 6; j++) {
+					if (c->a >= 0)
+						a[(6 * c->a + j) * 3 + k] += c->Ha[6 * k + j];
+					a[(6 * c->b + j) * 3 + k] += c->Hb[6 * k + j];
+				}
+			double *D = M->D + (size_t)i * 3 * ng;
+			kkt_solve_many(it->kkt, 3, a, z, D);
+			for (int k = 0; k < 3; k++) {
+				double col[3];
+				for (int l = 0; l < 3; l++) {
+					double v = 0;
+					for (int j = 0; j < 6; j++) {
+						if (c->a >= 0)
+							v += c->Ha[6 * l + j] * D[(6 * c->a + j) * 3 + k];
+						v += c->Hb[6 * l + j] * D[(6 * c->b + j) * 3 + k];
+					}
+					col[l] = v;
+				}
+				for (int l = 0; l < 3; l++)
+					c->Wd[3 * l + k] = col[l];
+			}
+		}
+		free(a);
+		free(z);
+	} else {
+		for (int i = 0; i < M->n; i++) {
+			struct mj_c *c = M->c + i;
+			memset(c->Wd, 0, sizeof c->Wd);
+			for (int side = 0; side < 2; side++) {
+				int b = side ? c->b : c->a;
+				const double *H = side ? c->Hb : c->Ha;
+				if (b < 0)
+					continue;
+				for (int k = 0; k < 3; k++) {
+					double mh[6];
+					minv(s, b, H + 6 * k, mh);
+					for (int l = 0; l < 3; l++) {
+						double v = 0;
+						for (int j = 0; j < 6; j++)
+							v += H[6 * l + j] * mh[j];
+						c->Wd[3 * l + k] += v;
+					}
+				}
+			}
+		}
+	}
+	for (int i = 0; i < M->n; i++) {
+		struct mj_c *c = M->c + i;
+		double a = c->Wd[4], b = c->Wd[5], d = c->Wd[7], e = c->Wd[8];
+		double det = a * e - b * d;
+		c->WTi[0] = e / det;
+		c->WTi[1] = -b / det;
+		c->WTi[2] = -d / det;
+		c->WTi[3] = a / det;
+	}
+}
+
+/* P_T (P[1], P[2]) on the rim mu P_N of the disk, against the sliding
+ * velocity it leaves, U_T = ut + W_TT (P_T - c->P_T) (ut: the velocity
+ * with the contact's old P_T): the fixed point of the projected gradient
+ * step P_T <- proj(P_T - U_T / lambda_max(W_TT)), which is the cone's
+ * maximum dissipation (the radial projection of the sticking impulse is
+ * it only when W_TT is isotropic, as for a sphere; a box's corner couples
+ * its two directions through the body's rotation).  From that radial
+ * projection, to integrator.tolerance of the rim's impulse. */
+static void slide(const struct mj_c *c, double ut0, double ut1, double *P)
+{
+	double r = c->mu * P[0], a = c->Wd[4], b = 0.5 * (c->Wd[5] + c->Wd[7]), d = c->Wd[8];
+	double eta = 1 / (0.5 * (a + d) + hypot(0.5 * (a - d), b));
+	double pt = hypot(P[1], P[2]);
+	if (!(r > 0)) {
+		P[1] = P[2] = 0;
+		return;
+	}
+	P[1] *= r / pt;
+	P[2] *= r / pt;
+	for (int k = 0; k < MJ_LOCAL; k++) {
+		double d1 = P[1] - c->P[1], d2 = P[2] - c->P[2];
+		double q1 = P[1] - eta * (ut0 + a * d1 + c->Wd[5] * d2);
+		double q2 = P[2] - eta * (ut1 + c->Wd[7] * d1 + d * d2);
+		double q = hypot(q1, q2);
+		if (q > r) {
+			q1 *= r / q;
+			q2 *= r / q;
+		}
+		double ch = hypot(q1 - P[1], q2 - P[2]);
+		P[1] = q1;
+		P[2] = q2;
+		if (ch <= c->tol * r)
+			break;
+	}
+}
+
+/* One contact's local solve with the others fixed: the new impulse into
+ * c->P, u updated; returns the largest change of its components. */
+static double local_solve(const struct ra *s, struct mj *M, int i, double *u)
+{
+	struct mj_c *c = M->c + i;
+	double U[3], P[3], dP[3];
+	local_vel(c, u, U);
+	/* Newton's law on the normal row */
+	double target = U[0] + c->e * fmin(c->Um[0], 0.0);
+	P[0] = fmax(0.0, c->P[0] - target / c->Wd[0]);
+	double dn = P[0] - c->P[0];
+	/* sticking: W_TT dP_T = -(U_T + W_TN dP_N) */
+	double ut0 = U[1] + c->Wd[3] * dn, ut1 = U[2] + c->Wd[6] * dn;
+	P[1] = c->P[1] - (c->WTi[0] * ut0 + c->WTi[1] * ut1);
+	P[2] = c->P[2] - (c->WTi[2] * ut0 + c->WTi[3] * ut1);
+	if (hypot(P[1], P[2]) > c->mu * P[0])
+		slide(c, ut0, ut1, P);
+	double dmax = 0;
+	for (int k = 0; k < 3; k++) {
+		dP[k] = P[k] - c->P[k];
+		dmax = fmax(dmax, fabs(dP[k]));
+		c->P[k] = P[k];
+	}
+	if (dmax > 0)
+		apply(s, M, i, dP, u);
+	return dmax;
+}
+
+/* Projected Gauss-Seidel from the warm start: 0, or -1 when MJ_SWEEPS
+ * passed without convergence (M->last_res the last relative change). */
+static int pgs(struct integ *it, struct mj *M, double *u)
+{
+	const struct ra *s = it->sys;
+	/* the impulses' floor: what changes a contact's velocity by the
+	 * largest generalized velocity of the step, so that impulses at
+	 * round-off (touching bodies at rest relative to each other) do not
+	 * hold the relative test up */
+	double vmax = 0, wmax = 0, pfloor;
+	for (int j = 0; j < s->ng; j++)
+		vmax = fmax(vmax, fmax(fabs(u[j]), fabs(M->u0[j])));
+	for (int i = 0; i < M->n; i++)
+		wmax = fmax(wmax, M->c[i].Wd[0]);
+	pfloor = vmax / wmax;
+	for (int i = 0; i < M->n; i++)
+		if (M->c[i].P[0] != 0 || M->c[i].P[1] != 0 || M->c[i].P[2] != 0)
+			apply(s, M, i, M->c[i].P, u);
+	for (int sw = 1; sw <= MJ_SWEEPS; sw++) {
+		double dmax = 0, pmax = 0;
+		for (int i = 0; i < M->n; i++) {
+			dmax = fmax(dmax, local_solve(s, M, i, u));
+			pmax = fmax(pmax, fabs(M->c[i].P[0]));
+		}
+		M->last_sweeps = sw;
+		M->last_res = pmax > 0 ? dmax / pmax : dmax;
+		if (dmax <= it->tol * fmax(pmax, pfloor))
+			return 0;
+		if ((sw & 63) == 0 && interrupted())
+			return -1;
+	}
+	return -1;
+}
+
+/* The last step's impulse of the same contact (the lists are sorted by
+ * (a, b, feat), contact_detect) */
+static void warm_start(struct mj *M)
+{
+	int j = 0;
+	for (int i = 0; i < M->n; i++) {
+		struct mj_c *c = M->c + i;
+		memset(c->P, 0, sizeof c->P);
+		c->mu = -1;
+		while (j < M->nold && (M->old[j].a < c->a || (M->old[j].a == c->a &&
+		       (M->old[j].b < c->b || (M->old[j].b == c->b && M->old[j].feat < c->feat)))))
+			j++;
+		if (j < M->nold && M->old[j].a == c->a && M->old[j].b == c->b &&
+		    M->old[j].feat == c->feat) {
+			/* the normal impulse only: the tangential frame is
+			 * made anew each step */
+			c->P[0] = M->old[j].P[0];
+			c->mu = M->old[j].slides ? c->mu_d : c->mu_s;
+		}
+	}
+}
+
+/* The active contacts at q_M: gap <= margin (MJ_MARGIN) */
+static int gather(struct integ *it, struct mj *M)
+{
+	const struct ra *s = it->sys;
+	const struct contact_pt *pt;
+	size_t n;
+	M->n = 0;
+	if (!M->W)
+		return 0;
+	if (contact_detect(M->W, M->xm.r, M->xm.A, M->margin, &pt, &n))
+		return -1;
+	for (size_t k = 0; k < n; k++) {
+		if (M->n == M->cap) {
+			M->cap = M->cap ? 2 * M->cap : 16;
+			M->c = xrealloc(M->c, (size_t)M->cap * sizeof(*M->c));
+		}
+		struct mj_c *c = M->c + M->n++;
+		memset(c, 0, sizeof(*c));
+		c->a = pt[k].a;
+		c->b = pt[k].b;
+		c->feat = pt[k].feat;
+		c->tol = it->tol;
+		c->gap = pt[k].gap;
+		frame(pt[k].n, c->fr);
+		if (c->a >= 0)
+			side_rows(s, c->a, M->xm.A, pt[k].ra, c->fr, -1.0, c->Ha);
+		side_rows(s, c->b, M->xm.A, pt[k].rb, c->fr, 1.0, c->Hb);
+		contact_pair_coef(s->m->contact, c->a, pt[k].plane, c->b, &c->mu_s, &c->mu_d,
+				  &c->e);
+	}
+	if (s->nc > 0 && M->n > 0)
+		M->D = xrealloc(M->D, (size_t)M->n * 3 * (size_t)s->ng * sizeof(double));
+	return 0;
+}
+
+/* The joints' position constraints at q_{k+1}: the velocity rows leave
+ * Phi = O(h^2) (top of the file); a projection of minimal M-norm, dq =
+ * -M^-1 Pj^T y with Pj dq = -Phi (rows of q_M, whose factorization is at
+ * hand), iterated to integrator.tolerance, makes positions satisfy them
+ * as the index-3 schemes' do.  It moves the positions by O(h^2) a step and
+ * leaves the velocities as the contact problem made them. */
+static int project(struct integ *it, struct ra_state *y, double t)
+{
+	struct ra *s = it->sys;
+	if (s->nc == 0)
+		return INTEG_OK;
+	for (int itn = 1; itn <= it->maxit; itn++) {
+		ra_eval(s, y, t, PRIM_PHI);
+		for (int k = 0; k < s->nc; k++)
+			it->dl[k] = -s->phi[k];
+		kkt_solve(it->kkt, NULL, it->dl, it->dg, it->rhs);
+		for (int b = 0; b < s->nb; b++)
+			v3_axpy(y->r + 3 * b, 1.0, it->dg + 6 * b);
+		ra_rotate(s, y->A, it->dg);
+		it->last_norm = integ_norm2(it->dg, s->ng, NULL, 0);
+		if (!isfinite(it->last_norm)) {
+			integ_note_worst(it);
+			return INTEG_NONFINITE;
+		}
+		if (it->last_norm < it->tol)
+			return INTEG_OK;
+	}
+	integ_note_worst(it);
+	return INTEG_NEWTON_FAIL;
+}
+
+static int mj_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
+{
+	struct ra *s = it->sys;
+	struct mj *M = it->mem;
+	int nb = s->nb, nc = s->nc, ng = s->ng;
+	double th = MJ_THETA, hm = (1 - th) * h, tm = x->t + hm, tn1 = x->t + h;
+	double *F = it->F, *u = M->u, *u0 = M->u0, *a = M->a, *b = it->dl;
+
+	/* q_M */
+	for (int k = 0; k < 3 * nb; k++) {
+		M->xm.r[k] = x->r[k] + hm * x->v[k];
+		M->xm.v[k] = x->v[k];
+		M->xm.w[k] = x->w[k];
+		u0[6 * (k / 3) + k % 3] = x->v[k];
+		u0[6 * (k / 3) + 3 + k % 3] = x->w[k];
+	}
+	memcpy(M->xm.A, x->A, 9 * (size_t)nb * sizeof(double));
+	for (int k = 0; k < ng; k++)
+		it->dg[k] = hm * u0[k];
+	ra_rotate(s, M->xm.A, it->dg);
+	memcpy(M->xm.lam, x->lam, (size_t)nc * sizeof(double));
+	M->xm.t = tm;
+
+	/* the joints' rows at q_M; the saddle-point matrix [M Pj^T; Pj 0] */
+	ra_eval(s, &M->xm, tn1, PRIM_PHI | PRIM_JAC);
+	ra_mass_blocks(s, it->W);
+	if (kkt_factor(it->kkt, it->W, s->jac)) {
+		it->bad_row = kkt_bad_row(it->kkt);
+		return INTEG_SINGULAR;
+	}
+	it->factorizations++;
+	for (int k = 0; k < nc; k++)
+		b[k] = -s->phi[k] / (th * h);
+
+	/* the free velocity: M u_k + h f(q_M, u_k, t_M) */
+	ra_forces(s, &M->xm, tm, x->lam, F);
+	ra_gyro(s, &M->xm, F);
+	for (int bd = 0; bd < nb; bd++) {
+		double Jw[3];
+		m3_mulv(Jw, ra_inertia(s, bd), x->w + 3 * bd);
+		for (int c = 0; c < 3; c++) {
+			a[6 * bd + c] = s->mass[bd] * x->v[3 * bd + c] + h * F[6 * bd + c];
+			a[6 * bd + 3 + c] = Jw[c] + h * F[6 * bd + 3 + c];
+		}
+	}
+	kkt_solve(it->kkt, a, b, u, it->lam);
+
+	/* the contact problem */
+	if (gather(it, M)) {
+		it->bad_row = -1;
+		return INTEG_NONFINITE;
+	}
+	it->iters = 0;
+	it->impulse_work = 0;
+	M->pgs_failed = 0;
+	if (M->n > 0) {
+		delassus(it, M);
+		warm_start(M);
+		for (int i = 0; i < M->n; i++) {
+			struct mj_c *c = M->c + i;
+			local_vel(c, u0, c->Um);
+			if (c->mu < 0)	/* a new contact sticks if it lands without slip */
+				c->mu = c->Um[1] == 0 && c->Um[2] == 0 ? c->mu_s : c->mu_d;
+		}
+		int rc = pgs(it, M, u);
+		it->iters = M->last_sweeps;
+		M->sweeps += M->last_sweeps;
+		M->contact_steps++;
+		if (M->n > M->max_contacts)
+			M->max_contacts = M->n;
+		if (rc) {
+			M->pgs_failed = 1;
+			it->last_norm = M->last_res;
+			return interrupted() ? INTEG_INTERRUPTED : INTEG_NEWTON_FAIL;
+		}
+		/* u_{k+1} and the joints' impulses with the contacts' */
+		for (int i = 0; i < M->n; i++)
+			add_impulse(M->c + i, M->c[i].P, a);
+		kkt_solve(it->kkt, a, b, u, it->lam);
+		for (int i = 0; i < M->n; i++) {
+			double Up[3];
+			local_vel(M->c + i, u, Up);
+			struct mj_c *c = M->c + i;
+			for (int k = 0; k < 3; k++)
+				it->impulse_work += c->P[k] * 0.5 * (Up[k] + c->Um[k]);
+			c->slides = hypot(Up[1], Up[2]) >
+				    MJ_SLIP * c->mu * c->P[0] * (c->Wd[4] + c->Wd[8]);
+		}
+	}
+	it->total_iters += it->iters;
+	for (int k = 0; k < ng; k++)
+		if (!isfinite(u[k])) {
+			integ_note_worst(it);
+			return INTEG_NONFINITE;
+		}
+
+	/* q_{k+1} = q_M + theta h u_{k+1} */
+	y->t = tn1;
+	for (int k = 0; k < 3 * nb; k++) {
+		int bd = k / 3, c = k % 3;
+		y->v[k] = u[6 * bd + c];
+		y->w[k] = u[6 * bd + 3 + c];
+		y->r[k] = M->xm.r[k] + th * h * y->v[k];
+		y->a[k] = (y->v[k] - x->v[k]) / h;
+		y->wd[k] = (y->w[k] - x->w[k]) / h;
+	}
+	memcpy(y->A, M->xm.A, 9 * (size_t)nb * sizeof(double));
+	for (int k = 0; k < ng; k++)
+		it->dg[k] = th * h * u[k];
+	ra_rotate(s, y->A, it->dg);
+	for (int k = 0; k < nc; k++)
+		y->lam[k] = it->lam[k] / h;
+	int rc = project(it, y, tn1);
+	if (rc)
+		return rc;
+
+	/* keep the impulses for the next step's warm start (and output) */
+	if (M->n > M->oldcap) {
+		M->oldcap = M->cap;
+		M->old = xrealloc(M->old, (size_t)M->oldcap * sizeof(*M->old));
+	}
+	if (M->n)
+		memcpy(M->old, M->c, (size_t)M->n * sizeof(*M->c));
+	M->nold = M->n;
+	it->steps++;
+	return INTEG_OK;
+}
+
+/* The activation margin (MJ_MARGIN), m */
+static double act_margin(const struct model *m)
+{
+	double L = INFINITY;
+	for (int b = 0; b < m->nbodies; b++) {
+		const struct shape *sh = shapes_get(m->shapes, b);
+		if (!sh || !contact_mat_of(m->contact, b) || sh->type == SHAPE_MESH)
+			continue;
+		L = fmin(L, sh->type == SHAPE_BOX ?
+			 0.5 * fmin(sh->size[0], fmin(sh->size[1], sh->size[2])) : sh->size[0]);
+	}
+	return MJ_MARGIN * (isfinite(L) ? L : 1.0);
+}
+
+static int mj_init(struct integ *it, const struct sim_options *o, struct diag *d)
+{
+	(void)o;
+	(void)d;
+	const struct ra *s = it->sys;
+	struct mj *M = xcalloc(1, sizeof(*M));
+	it->mem = M;
+	M->W = contact_world_new(s->m);
+	if (M->W)
+		M->margin = act_margin(s->m);
+	ra_state_init(s, &M->xm);
+	M->u = xcalloc((size_t)s->ng + 1, sizeof(double));
+	M->u0 = xcalloc((size_t)s->ng + 1, sizeof(double));
+	M->a = xcalloc((size_t)s->ng + 1, sizeof(double));
+	return 0;
+}
+
+static void mj_free(struct integ *it)
+{
+	struct mj *M = it->mem;
+	if (!M)
+		return;
+	contact_world_free(&M->W);
+	ra_state_release(&M->xm);
+	free(M->u);
+	free(M->u0);
+	free(M->a);
+	free(M->D);
+	free(M->c);
+	free(M->old);
+	free(M);
+	it->mem = NULL;
+}
+
+static int mj_fail(const struct integ *it, int st, double t, long step, double h, char *msg,
+		   size_t n)
+{
+	const struct mj *M = it->mem;
+	if (st != INTEG_NEWTON_FAIL || !M->pgs_failed)
+		return -1;
+	const struct model *m = it->sys->m;
+	const struct mj_c *c = M->c;
+	snprintf(msg, n, "the contact problem of step %ld (t = %.9g, h = %g) did not converge: "
+		 "%d contacts (the first between '%s' and '%s'), impulses still changing by %.3g "
+		 "of the largest after %d Gauss-Seidel sweeps; take a smaller integrator.step "
+		 "or a larger integrator.tolerance", step, t, h, M->n,
+		 c->a >= 0 ? m->bodies[c->a].name : "ground", m->bodies[c->b].name,
+		 M->last_res, M->last_sweeps);
+	return 0;
+}
+
+static const struct integ_stat_key mj_keys[] = {
+	{ "contact_steps", INTEG_STAT_ATTR },
+	{ "max_contacts", INTEG_STAT_ATTR },
+	{ "mean_sweeps", 0 },
+	{ NULL, 0 },
+};
+
+static int mj_stats(const struct integ *it, const struct sim_options *o, double *v)
+{
+	(void)o;
+	const struct mj *M = it->mem;
+	v[0] = (double)M->contact_steps;
+	v[1] = M->max_contacts;
+	v[2] = M->contact_steps ? (double)M->sweeps / (double)M->contact_steps : 0.0;
+	return 3;
+}
+
+static void mj_notes(const struct integ *it, const struct sim_options *o, const double *v,
+		     char *buf, size_t n)
+{
+	(void)it;
+	(void)o;
+	snprintf(buf, n, "contact: %.0f steps with contact, at most %.0f contacts, "
+		 "%.1f Gauss-Seidel sweeps a contact step\n", v[0], v[1], v[2]);
+}
+
+const struct integ_ops moreau_ops = {
+	.init = mj_init,
+	.step = mj_step,
+	.fail = mj_fail,
+	.stat_keys = mj_keys,
+	.stats = mj_stats,
+	.notes = mj_notes,
+	.iter_unit = "Gauss-Seidel sweeps",
+	.nonsmooth = 1,
+	.free = mj_free,
+};
