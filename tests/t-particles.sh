@@ -98,6 +98,9 @@ bound() {
 	# second order with a Jacobian up to 5 steps old: measured 3.06e-5,
 	# times about 3 as above
 	w2) echo 1e-4 ;;
+	# Moreau-Jean on the midpoint rule, velocity-level joints and a
+	# position projection: measured 9.99e-5 (2026-12-07), times 3
+	moreau) echo 3e-4 ;;
 	*) echo 3e-6 ;;
 	esac
 }

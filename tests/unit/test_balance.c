@@ -38,6 +38,24 @@ static void test_work(void **state)
 	assert_true(fabs(balance_scale(&b) - 8.0) < 1e-12);
 }
 
+/* Impulses' work (a nonsmooth scheme's impacts) joins the loads' work: a
+ * ball losing 3 J and then 1 J at two impacts between power samples of
+ * 2 W over 1 s: work 2 - 3 - 1 = -2 J, exchanged |2| + 3 + 1 = 6 J. */
+static void test_impulse(void **state)
+{
+	(void)state;
+	struct balance b;
+	memset(&b, 0, sizeof b);
+	double p[3] = { 2, 0, 0 };
+	balance_power(&b, 0, p);
+	balance_impulse(&b, -3);
+	balance_power(&b, 1, p);
+	balance_impulse(&b, -1);
+	assert_true(fabs(b.work[0] - (-2)) <= 1e-15);
+	assert_true(fabs(b.abs_work - 6) <= 1e-15);
+	assert_true(b.work[1] == 0 && b.work[2] == 0);	/* neither motors' nor drivers' */
+}
+
 static void test_pid_rn4_warns(void **state)
 {
 	struct balance b;
@@ -71,6 +89,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_work),
+		cmocka_unit_test(test_impulse),
 		cmocka_unit_test(test_pid_rn4_warns),
 		cmocka_unit_test(test_pid_lms2_silent),
 		cmocka_unit_test(test_rest_silent),
