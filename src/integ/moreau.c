@@ -95,7 +95,7 @@
 
 /* One active contact of a step. */
 struct mj_c {
-	int a, b, feat;		/* sides (-1 ground) and feature (contact_pt) */
+	int a, b, plane, feat;	/* sides (-1 ground), plane, feature (contact_pt) */
 	double fr[9];		/* rows n, t1, t2 of the local frame, global */
 	double Ha[18], Hb[18];	/* H's 3 rows x 6 entries for the body of each
 				 * side (translational global, rotational body
@@ -386,8 +386,20 @@ static int pgs(struct integ *it, struct mj *M, double *u)
 	return -1;
 }
 
-/* The last step's impulse of the same contact (the lists are sorted by
- * (a, b, feat), contact_detect) */
+/* The order of contact_detect's list: (a, b, plane, feat) */
+static int key_cmp(const struct mj_c *x, const struct mj_c *y)
+{
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	if (x->plane != y->plane)
+		return x->plane < y->plane ? -1 : 1;
+	return x->feat < y->feat ? -1 : x->feat > y->feat;
+}
+
+/* The last step's impulse of the same contact (the lists are in
+ * contact_detect's order) */
 static void warm_start(struct mj *M)
 {
 	int j = 0;
@@ -395,11 +407,9 @@ static void warm_start(struct mj *M)
 		struct mj_c *c = M->c + i;
 		memset(c->P, 0, sizeof c->P);
 		c->mu = -1;
-		while (j < M->nold && (M->old[j].a < c->a || (M->old[j].a == c->a &&
-		       (M->old[j].b < c->b || (M->old[j].b == c->b && M->old[j].feat < c->feat)))))
+		while (j < M->nold && key_cmp(M->old + j, c) < 0)
 			j++;
-		if (j < M->nold && M->old[j].a == c->a && M->old[j].b == c->b &&
-		    M->old[j].feat == c->feat) {
+		if (j < M->nold && key_cmp(M->old + j, c) == 0) {
 			/* the normal impulse only: the tangential frame is
 			 * made anew each step */
 			c->P[0] = M->old[j].P[0];
@@ -428,6 +438,7 @@ static int gather(struct integ *it, struct mj *M)
 		memset(c, 0, sizeof(*c));
 		c->a = pt[k].a;
 		c->b = pt[k].b;
+		c->plane = pt[k].plane;
 		c->feat = pt[k].feat;
 		c->tol = it->tol;
 		c->gap = pt[k].gap;
