@@ -45,7 +45,8 @@
 #      e^2 L above the bottom, to 2 v h (v = sqrt(2 g L), as in 1.), and
 #      its ball stays on the joint's circle (1e-9 m).
 #   7. refusal: any other scheme given a nonsmooth deck exits 2 naming
-#      moreau, in run and in check; `mbsim list integrators` lists moreau.
+#      moreau, in run and in check; `mbsim list integrators` says which
+#      contact models each scheme takes (moreau both, hi the smooth one).
 #
 #   MBSIM=build/mbsim sh tests/t-contact-nsc.sh
 # Prints "N passed, N failed, N skipped"; exits 1 on any failure.
@@ -195,6 +196,8 @@ done
 expect_rc 2 "check refuses hi with the nonsmooth model" "$MBSIM" check "$d/ball.yaml" \
 	--set integrator.method=hi
 "$MBSIM" list integrators >"$tmp/l" 2>&1
-grep -q "^moreau " "$tmp/l" && ok "list integrators names moreau" || bad "list integrators names moreau"
+grep -q "^moreau .*contact: smooth, nonsmooth)" "$tmp/l" && grep -q "^hi .*contact: smooth)" "$tmp/l" &&
+	ok "list integrators: moreau takes both contact models, hi the smooth one" ||
+	bad "list integrators: the contact models" "$(cat "$tmp/l")"
 
 finish

@@ -122,8 +122,11 @@ int cmd_list(int argc, char **argv)
 			char o2[8] = "-";
 			if (r->order2)
 				snprintf(o2, sizeof o2, "%d", r->order2);
-			printf("%-16s %-16s %-3s order %d (constrained: %d, index 2: %s)  %s%s\n",
-			       r->name, r->family, r->formulation, r->order, r->order3, o2,
+			/* the contact models it takes (integ_check_contact):
+			 * the smooth one is a force and goes with every scheme */
+			printf("%-16s %-16s %-3s order %d (constrained: %d, index 2: %s, contact: %s)"
+			       "  %s%s\n", r->name, r->family, r->formulation, r->order, r->order3,
+			       o2, r->ops->nonsmooth ? "smooth, nonsmooth" : "smooth",
 			       r->adaptive ? "adaptive, " : "", r->help);
 		}
 	} else if (strcmp(what, "joints") == 0) {

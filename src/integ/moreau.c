@@ -634,7 +634,9 @@ static int mj_init(struct integ *it, const struct sim_options *o, struct diag *d
 	const struct ra *s = it->sys;
 	struct mj *M = xcalloc(1, sizeof(*M));
 	it->mem = M;
-	M->W = contact_world_new(s->m);
+	/* the smooth model's contacts are forces (ra_forces): none here */
+	if (s->m->contact && s->m->contact->model == CONTACT_NONSMOOTH)
+		M->W = contact_world_new(s->m);
 	if (M->W)
 		M->margin = act_margin(s->m);
 	ra_state_init(s, &M->xm);
