@@ -437,6 +437,10 @@ int cmd_modes(int argc, char **argv)
 	rc = mop.at ? cli_load(mop.deck, mop.sets, mop.nsets, &dk, &m, &o) :
 		      cli_load_statics(mop.deck, mop.sets, mop.nsets, &dk, &m, &o);
 	cli_sets_free(mop.sets, mop.nsets);
+	if (!rc && mop.at && (rc = cli_refuse_contact(m)) != 0) {
+		model_free(&m);
+		deck_free(&dk);
+	}
 	if (rc)
 		return rc;
 	struct where wh;

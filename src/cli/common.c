@@ -6,6 +6,7 @@
 #include "../integ/integ.h"
 #include "../integ/newmark.h"
 #include "../io/h5read.h"
+#include "../model/contact.h"
 #include "../sim/check_t0.h"
 #include "../sim/sim.h"
 #include "../util/file.h"
@@ -229,6 +230,30 @@ int cli_load_why(const char *path, char **sets, int nsets, struct deck **pdk,
 	return load(path, sets, nsets, pdk, m, o, why, whylen, 1);
 }
 
+/* A model with contact for static or modes: refused at its first
+ * contact material or plane (contact forces come and go with the
+ * configuration, and their friction holds a state of the motion). */
+static void refuse_contact(const struct model *m, struct diag *d)
+{
+	const struct model_contact *mc = m->contact;
+	const struct srcpos *pos = mc->nmat ? &mc->mat[0].pos :
+				   mc->nplanes ? &mc->planes[0].pos : NULL;
+	diag_error(d, pos, "mbsim static and modes do not take contact: the deck's contact "
+		   "forces depend on the motion (friction states, impacts); run the deck instead");
+}
+
+int cli_refuse_contact(const struct model *m)
+{
+	if (!m->contact)
+		return 0;
+	struct diag d;
+	diag_init(&d);
+	refuse_contact(m, &d);
+	cli_print_diag(&d);
+	diag_release(&d);
+	return EXIT_DECK;
+}
+
 /* stepped: the model is for an integrator (run, check, converge), whose
  * formulation and scheme must take it; static and modes step nothing. */
 static int load(const char *path, char **sets, int nsets, struct deck **pdk,
@@ -254,6 +279,8 @@ static int load(const char *path, char **sets, int nsets, struct deck **pdk,
 			if (integ_check_beams(*m, info, o, &d) == 0)
 				integ_check_contact(*m, info, o, &d);
 		}
+		if (!stepped && d.nerr == 0 && *m && (*m)->contact)
+			refuse_contact(*m, &d);
 		if (d.nerr == 0 && *m)
 			sim_check_t0(*m, o->t0, &d);
 	}

@@ -133,6 +133,14 @@ int contact_world_nbodies(const struct contact_world *W)
 	return W ? W->ng : 0;
 }
 
+double contact_world_extent(const struct contact_world *W)
+{
+	double e = 0;
+	for (int i = 0; W && i < W->ng; i++)
+		e = fmax(e, W->g[i].ext + v3_norm(W->g[i].r));
+	return e;
+}
+
 size_t contact_last_pairs(const struct contact_world *W)
 {
 	return W ? W->pairs : 0;

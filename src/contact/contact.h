@@ -50,8 +50,10 @@ struct contact_world;
  * world does not keep m). */
 struct contact_world *contact_world_new(const struct model *m);
 void contact_world_free(struct contact_world **W);
-/* Bodies and planes taking part. */
+/* Bodies taking part. */
 int contact_world_nbodies(const struct contact_world *W);
+/* The largest distance of a shape's point from its body's centroid, m. */
+double contact_world_extent(const struct contact_world *W);
 
 /* Contacts at the poses r (3 nb centroid positions, global) and A (9 nb
  * body-to-global rotations, row-major) of m's nb bodies: every pair of

@@ -1,5 +1,6 @@
 /* ra.c - the absolute-coordinate formulation (ra.h). */
 #include "ra.h"
+#include "ra_contact.h"
 #include "../elem/elem.h"
 #include "../la/kkt.h"
 #include "../model/coupler.h"
@@ -91,6 +92,9 @@ struct ra *ra_new(const struct model *m)
 			       sizeof m->joints[j].cpl->ref0);
 		}
 	ra_force_init(s);
+	s->contact = ra_contact_new(m);
+	if (s->contact)
+		s->has_ncforce = 1;
 	ra_beam_init(s);
 	return s;
 }
@@ -114,6 +118,7 @@ void ra_free(struct ra **ps)
 	free(s->pairs);
 	free(s->cref);
 	free(s->crate);
+	ra_contact_free(&s->contact);
 	free(s);
 	*ps = NULL;
 }

@@ -69,6 +69,8 @@ struct ra {
 	double *crate, ct;
 	int cpl_fault, cpl_term;
 	double cpl_turn;
+	/* the smooth contact model (ra_contact.h); NULL without it */
+	struct ra_contact *contact;
 };
 
 /* The most a coupled turn may move between two commits: pi/2, half the

@@ -24,6 +24,8 @@ void ra_energy(const struct ra *s, const struct ra_state *x, double *kin, double
 	}
 	if (m->nbeams)
 		V += ra_beam_energy(s, x);
+	if (s->contact)
+		V += ra_contact_energy(s, x);
 	*kin = K;
 	*pot = V;
 }
@@ -54,6 +56,8 @@ double ra_ncpower(struct ra *s, const struct ra_state *x, double part[2])
 	double Pd = driver_power(s, x), Pm = 0.0, P = Pd;
 	if (m->nbeams)
 		P += ra_beam_ncpower(s, x);
+	if (s->contact)
+		P += ra_contact_ncpower(s, x);
 	for (int i = 0; i < m->nforces; i++) {
 		const struct elem_ops *e = elem_of(&m->forces[i]);
 		if (!e->ncpower)

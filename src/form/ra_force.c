@@ -78,6 +78,8 @@ void ra_force_commit(struct ra *s, const struct ra_state *x)
 {
 	const struct model *m = s->m;
 	ra_cpl_commit(s, x);	/* the coupling rows' angles, accepted alike */
+	if (s->contact)
+		ra_contact_commit(s, x);	/* the contacts' friction state */
 	if (!s->fst)	/* no element with state (ra_force_init) */
 		return;
 	for (int i = 0; i < m->nforces; i++) {
@@ -227,6 +229,8 @@ void ra_forces(const struct ra *s, const struct ra_state *x, double t,
 	}
 	if (m->nbeams)
 		ra_beam_forces(s, x, F);
+	if (s->contact)
+		ra_contact_forces(s, x, F);
 }
 
 /* Power delivered to the bodies by generalized forces out on bodies b. */

@@ -7,6 +7,7 @@
 #define MBSIM_RA_FORCE_IMPL_H
 
 #include "ra.h"
+#include "ra_contact.h"
 #include "../elem/elem.h"
 #include "../util/vec.h"
 

@@ -69,6 +69,8 @@ void ra_force_blocks(const struct ra *s, const struct ra_state *x, double t,
 		if (e->blocks)
 			e->blocks(s, x, t, i, cq, cv, W);
 	}
+	if (s->contact)
+		ra_contact_blocks(s, x, cq, cv, W);
 }
 
 /* ---- full Jacobians of force elements (analytic integration Jacobians,

@@ -73,6 +73,10 @@ int rp_lin_ok(const struct rp *p)
 	for (int i = 0; i < m->nforces; i++)
 		if (!ra_force_has_lin(&m->forces[i]))
 			return 0;
+	/* the smooth contacts have body-diagonal blocks only (ra_contact.c):
+	 * differences of f */
+	if (p->s->contact)
+		return 0;
 	/* a coupling row has no prim_lin (its second derivatives): the
 	 * Jacobians by differences of f */
 	for (int j = 0; j < m->njoints; j++)

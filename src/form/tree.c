@@ -353,7 +353,7 @@ struct tree *tree_new(struct ra *s, struct diag *d)
 	T->ih = xcalloc(42 * (size_t)T->nb + 1, sizeof(double));
 	ra_state_init(s, &T->x);
 	T->F = xcalloc(6 * (size_t)T->nb + 1, sizeof(double));
-	T->gravity_only = s->m->nforces == 0 && s->m->nbeams == 0;
+	T->gravity_only = s->m->nforces == 0 && s->m->nbeams == 0 && !s->contact;
 	T->y = xcalloc((size_t)T->nq + 1, sizeof(double));
 	T->yd = xcalloc((size_t)T->nq + 1, sizeof(double));
 	T->R0 = xcalloc(9 * (size_t)T->nb + 1, sizeof(double));

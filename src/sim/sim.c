@@ -278,7 +278,7 @@ static int setup(struct run *R, struct ra_state *x, struct diag *d)
 	if (setup_stopped(R, "compiling the model"))
 		return 1;
 	R->sys = ra_new(a->m);
-	R->nlimits = step_limits_new(a->m, &R->limits);
+	R->nlimits = step_limits_new(a->m, R->sys, &R->limits);
 	R->it = new_integ(R, info, d);
 	if (!R->it)
 		return -1;

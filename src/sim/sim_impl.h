@@ -27,9 +27,10 @@ struct step_limit {
 	void *ctx;
 };
 
-/* The step limits of model m (the tires' road look-ahead); their count,
- * 0 with *out NULL when none.  step_limits_free releases them. */
-int step_limits_new(const struct model *m, struct step_limit **out);
+/* The step limits of model m compiled as s (the tires' road look-ahead,
+ * the smooth contacts' onsets); their count, 0 with *out NULL when none.
+ * step_limits_free releases them. */
+int step_limits_new(const struct model *m, const struct ra *s, struct step_limit **out);
 void step_limits_free(struct step_limit *l, int n);
 
 /* events.c: the deck's events, watched after every accepted step. */

@@ -1,6 +1,8 @@
 /* step_limit.c - the step limits that elements offer to adaptive runs
- * (sim_impl.h): the road look-ahead of tires (ra_road_ahead). */
+ * (sim_impl.h): the road look-ahead of tires (ra_road_ahead) and the
+ * onset of smooth contacts (ra_contact_step_limit). */
 #include "sim_impl.h"
+#include "../form/ra_contact.h"
 #include "../util/xalloc.h"
 
 #include <stdlib.h>
@@ -25,21 +27,35 @@ static void road_free(void *ctx)
 	free(r);
 }
 
-int step_limits_new(const struct model *m, struct step_limit **out)
+/* The smooth contacts' onsets (ra_contact_step_limit). */
+static double contact_limit(void *ctx, const struct ra_state *x, double h)
 {
-	*out = NULL;
+	return ra_contact_step_limit(ctx, x, h);
+}
+
+static void contact_limit_free(void *ctx)
+{
+}
+
+int step_limits_new(const struct model *m, const struct ra *s, struct step_limit **out)
+{
+	int n = 0;
+	*out = xcalloc(2, sizeof **out);
 	for (int i = 0; i < m->nforces; i++)
 		if (ra_tire_looks_ahead(&m->forces[i])) {
 			struct road *r = xcalloc(1, sizeof *r);
 			r->m = m;
 			r->scan = xcalloc((size_t)m->nforces, sizeof *r->scan);
-			*out = xcalloc(1, sizeof **out);
-			(*out)[0].limit = road_limit;
-			(*out)[0].free = road_free;
-			(*out)[0].ctx = r;
-			return 1;
+			(*out)[n++] = (struct step_limit){ road_limit, road_free, r };
+			break;
 		}
-	return 0;
+	if (s->contact)
+		(*out)[n++] = (struct step_limit){ contact_limit, contact_limit_free, (void *)s };
+	if (!n) {
+		free(*out);
+		*out = NULL;
+	}
+	return n;
 }
 
 void step_limits_free(struct step_limit *l, int n)

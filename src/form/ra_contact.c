@@ -1,0 +1,453 @@
+/* ra_contact.c - the smooth (compliant) contact model of the ra
+ * formulation (issue 32): the contacts of src/contact/ at a state turned
+ * into forces on the bodies, like the beams a family over many bodies
+ * rather than a two-body element of elem/ (its pairs come and go).
+ *
+ * Normal force, per contact of penetration d = -gap > 0 and rate d':
+ *   F_n = max(0, K d^n (1 + chi d'))
+ * with K the pair's stiffness (the sides in series; a Hertz side
+ * 4/3 E/(1 - nu^2) sqrt(R*)), n the exponent, and the damping chi =
+ * c(e) / v0 from the restitution e and the approach speed v0 at the
+ * contact's onset (at most half of critical damping, eff_mass):
+ *   hunt_crossley        c = 3 (1 - e) / 2        (Hunt, Crossley 1975)
+ *   lankarani_nikravesh  c = 3 (1 - e^2) / 4      (Lankarani, Nikravesh 1990)
+ *   flores               c = 8 (1 - e) / (5 e)    (Flores et al. 2011)
+ * Friction: an elastic-plastic stick state, a tangential spring s
+ * anchored at the contact's material points, s grown by their relative
+ * displacement since the last accepted state; F_t = -(k_t s + c_t v_t),
+ * at most mu_s F_n, while stuck: until k_t |s| passes mu_s F_n; then
+ * sliding, F_t of size mu_d F_n along it, the anchor pulled along at the
+ * commit so the spring holds that limit, until |F_t| falls within it.  k_t is the
+ * normal force's tangent stiffness n K d^(n-1) (Mindlin's tangential
+ * stiffness is of that size), c_t damps it critically for the
+ * contact point's effective mass (eff_mass).  The anchors, s, v0 and the stuck flag are kept per
+ * contact (its sides, plane and feature) at ra_contact_commit. */
+#include "ra_contact.h"
+#include "ra_force_impl.h"
+#include "../contact/contact.h"
+#include "../model/contact.h"
+#include "../util/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* approach speeds below this are taken as it in chi = c(e) / v0: a
+ * contact that starts at rest is damped as one that starts at 1 mm/s */
+#define V0_FLOOR 1e-3
+
+struct cstate {
+	int a, b, plane, feat;
+	double sa[3], sb[3];	/* anchors in a's and b's body frames */
+	double s[3];		/* tangential spring, global */
+	double v0;		/* approach speed at onset */
+	int stuck;
+};
+
+struct ra_contact {
+	struct contact_world *W;
+	const struct model_contact *mc;
+	struct cstate *st;	/* committed, sorted by key */
+	size_t nst, stcap;
+	struct cstate *nw;	/* being committed */
+	size_t nwcap;
+	struct ra_contact_out *out;	/* last evaluation's per contact */
+	size_t nout, outcap;
+};
+
+static int key_cmp(const struct cstate *x, const struct contact_pt *c)
+{
+	if (x->a != c->a)
+		return x->a < c->a ? -1 : 1;
+	if (x->b != c->b)
+		return x->b < c->b ? -1 : 1;
+	if (x->plane != c->plane)
+		return x->plane < c->plane ? -1 : 1;
+	return (x->feat > c->feat) - (x->feat < c->feat);
+}
+
+static const struct cstate *find_state(const struct ra_contact *C, const struct contact_pt *c)
+{
+	size_t lo = 0, hi = C->nst;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int k = key_cmp(C->st + mid, c);
+		if (k == 0)
+			return C->st + mid;
+		if (k < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+struct ra_contact *ra_contact_new(const struct model *m)
+{
+	if (!m->contact || m->contact->model != CONTACT_SMOOTH)
+		return NULL;
+	struct contact_world *W = contact_world_new(m);
+	if (!W)
+		return NULL;
+	struct ra_contact *C = xcalloc(1, sizeof(*C));
+	C->W = W;
+	C->mc = m->contact;
+	return C;
+}
+
+void ra_contact_free(struct ra_contact **C)
+{
+	if (!*C)
+		return;
+	contact_world_free(&(*C)->W);
+	free((*C)->st);
+	free((*C)->nw);
+	free((*C)->out);
+	free(*C);
+	*C = NULL;
+}
+
+/* ---- a pair's parameters ---- */
+
+struct cpar {
+	double K, n, e, mu_s, mu_d, c;	/* c: c(e) of the damping form */
+};
+
+/* a side's stiffness: k, or Hertz's 4/3 E/(1 - nu^2) sqrt(R*); INFINITY: rigid */
+static double side_k(const struct contact_mat *m, double R)
+{
+	if (!m || !(m->k > 0 || m->E > 0))
+		return INFINITY;
+	if (m->k > 0)
+		return m->k;
+	return 4.0 / 3.0 * m->E / (1 - m->nu * m->nu) * sqrt(R);
+}
+
+static void pair_par(const struct ra_contact *C, const struct contact_pt *c, struct cpar *p)
+{
+	const struct model_contact *mc = C->mc;
+	const struct contact_mat *mb = contact_mat_of(mc, c->b), *ma;
+	if (c->a < 0)
+		ma = mc->planes[c->plane].has_mat ? &mc->planes[c->plane].mat : NULL;
+	else
+		ma = contact_mat_of(mc, c->a);
+	double ka = side_k(ma, c->R), kb = side_k(mb, c->R);
+	p->K = isinf(ka) ? kb : isinf(kb) ? ka : 1 / (1 / ka + 1 / kb);
+	p->n = mb->exponent;
+	p->e = ma ? fmin(ma->e, mb->e) : mb->e;
+	p->mu_s = ma ? fmin(ma->mu_s, mb->mu_s) : mb->mu_s;
+	p->mu_d = ma ? fmin(ma->mu_d, mb->mu_d) : mb->mu_d;
+	switch (mc->damping) {
+	case CDAMP_HUNT_CROSSLEY:
+		p->c = 1.5 * (1 - p->e);
+		break;
+	case CDAMP_LANKARANI_NIKRAVESH:
+		p->c = 0.75 * (1 - p->e * p->e);
+		break;
+	default:
+		/* e -> 0 makes Flores's c infinite: a perfectly plastic
+		 * impact is taken at e = 0.01 */
+		p->c = 1.6 * (1 - p->e) / fmax(p->e, 0.01);
+		break;
+	}
+}
+
+/* ---- one contact ---- */
+
+/* body b's point velocity at lever arm rr (global) */
+static void point_vel(const struct ra_state *x, int b, const double *rr, double *v)
+{
+	if (b < 0) {
+		v3_set(v, 0, 0, 0);
+		return;
+	}
+	double wg[3], wr[3];
+	m3_mulv(wg, x->A + 9 * b, x->w + 3 * b);
+	v3_cross(wr, wg, rr);
+	v3_add(v, x->v + 3 * b, wr);
+}
+
+/* global position of body b's point s (ground: s itself) */
+static void body_point(const struct ra_state *x, int b, const double *s, double *p)
+{
+	if (b < 0) {
+		v3_copy(p, s);
+		return;
+	}
+	m3_mulv(p, x->A + 9 * b, s);
+	v3_add(p, p, x->r + 3 * b);
+}
+
+/* the reverse: global p into body b's frame */
+static void to_body(const struct ra_state *x, int b, const double *p, double *s)
+{
+	if (b < 0) {
+		v3_copy(s, p);
+		return;
+	}
+	double d[3];
+	v3_sub(d, p, x->r + 3 * b);
+	m3_tmulv(s, x->A + 9 * b, d);
+}
+
+/* A mass for the dampers' scale: the smallest effective mass of the
+ * contact point over directions, 1/m_eff = sum over the sides of 1/m +
+ * |rho|^2 / J_min (rho the lever arm, J_min the smallest diagonal
+ * inertia), so that a damper on a corner of a light box does not exceed
+ * critical in its rocking or twisting */
+static double eff_mass(const struct ra *s, const struct contact_pt *c)
+{
+	double inv = 0;
+	for (int e = 0; e < 2; e++) {
+		int b = e ? c->b : c->a;
+		if (b < 0)
+			continue;
+		const double *J = s->J + 9 * b, *rho = e ? c->rb : c->ra;
+		double jm = fmin(J[0], fmin(J[4], J[8]));
+		inv += 1 / s->mass[b] + (jm > 0 ? v3_dot(rho, rho) / jm : 0);
+	}
+	return 1 / inv;
+}
+
+/* The force f (global, on side b; -f on side a) of contact c at x, with
+ * what the commit and the output need in o; st its committed state or
+ * NULL (a new contact). */
+static void contact_force(const struct ra *s, const struct ra_state *x,
+			  const struct ra_contact *C, const struct contact_pt *c,
+			  const struct cstate *st, double f[3], struct ra_contact_out *o)
+{
+	struct cpar p;
+	double va[3], vb[3], vr[3], vt[3];
+	pair_par(C, c, &p);
+	point_vel(x, c->a, c->ra, va);
+	point_vel(x, c->b, c->rb, vb);
+	v3_sub(vr, vb, va);
+	double d = -c->gap, dd = -v3_dot(vr, c->n);
+	v3_copy(vt, vr);
+	v3_axpy(vt, dd, c->n);	/* vr - (vr . n) n */
+	double v0 = st ? st->v0 : fmax(dd, V0_FLOOR), me = eff_mass(s, c);
+	double Fel = p.K * pow(d, p.n), kn = p.n * Fel / d;
+	/* the damping c(e) / v0, at most half of critical for me: a contact
+	 * that starts slowly (v0 -> 0) is not made stiff beyond what the
+	 * restitution asks of a fast one */
+	double chi = fmin(p.c / v0, Fel > 0 ? sqrt(kn * me) / Fel : 0);
+	double Fn = fmax(0, Fel * (1 + chi * dd));
+	/* the stick spring: the anchors' displacement since the commit */
+	double sp[3] = { 0, 0, 0 };
+	if (st) {
+		double pa[3], pb[3];
+		body_point(x, c->a, st->sa, pa);
+		body_point(x, c->b, st->sb, pb);
+		for (int k = 0; k < 3; k++)
+			sp[k] = st->s[k] + pb[k] - pa[k];
+	}
+	v3_axpy(sp, -v3_dot(sp, c->n), c->n);
+	double kt = kn, ct = 2 * sqrt(kt * me);	/* critical */
+	/* a stuck contact stays stuck while its spring alone stays within
+	 * the static limit (the damper's share of a transient then held to
+	 * the limit too, not breaking the stick); a new one sticks, and a
+	 * sliding one sticks again, when spring and damper together are
+	 * within the static, the dynamic limit; sliding: the dynamic limit
+	 * along spring and damper */
+	double Ft[3], Fs = kt * v3_norm(sp);
+	for (int k = 0; k < 3; k++)
+		Ft[k] = -(kt * sp[k] + ct * vt[k]);
+	double L = v3_norm(Ft), lim;
+	int slip;
+	if (st && st->stuck)
+		slip = Fs > p.mu_s * Fn;
+	else
+		slip = L > (st ? p.mu_d : p.mu_s) * Fn;
+	lim = (slip ? p.mu_d : p.mu_s) * Fn;
+	if (L > lim)
+		v3_scale(Ft, lim / L, Ft);
+	for (int k = 0; k < 3; k++)
+		f[k] = Fn * c->n[k] + Ft[k];
+	memset(o, 0, sizeof(*o));
+	o->c = *c;
+	o->fn = Fn;
+	v3_copy(o->ft, Ft);
+	o->elastic = Fel;
+	o->dd = dd;
+	o->v0 = v0;
+	o->slip = slip;
+	v3_copy(o->vt, vt);
+	/* the spring at the commit: held at the limit while sliding */
+	if (slip && kt > 0) {
+		v3_scale(o->s, Fs > lim ? lim / Fs : 1, sp);
+	} else {
+		v3_copy(o->s, sp);
+	}
+	o->kt = kt;
+	o->ct = ct;
+	o->cn = Fn > 0 ? Fel * chi : 0;
+	o->kn = Fn > 0 ? kn * (1 + chi * dd) : 0;
+}
+
+/* The contacts at x with their forces in C->out. */
+static void eval_all(const struct ra *s, const struct ra_state *x, struct ra_contact *C)
+{
+	const struct contact_pt *pt;
+	size_t n;
+	C->nout = 0;
+	if (contact_detect(C->W, x->r, x->A, 0, &pt, &n))
+		return;		/* a pose not finite: the scheme's own checks fail the step */
+	if (n > C->outcap) {
+		C->outcap = 2 * n;
+		C->out = xrealloc(C->out, C->outcap * sizeof(*C->out));
+	}
+	for (size_t i = 0; i < n; i++) {
+		double f[3];
+		contact_force(s, x, C, pt + i, find_state(C, pt + i), f, C->out + C->nout);
+		v3_copy(C->out[C->nout].f, f);
+		C->nout++;
+	}
+}
+
+/* ---- the ra operations ---- */
+
+void ra_contact_forces(const struct ra *s, const struct ra_state *x, double *F)
+{
+	struct ra_contact *C = s->contact;
+	eval_all(s, x, C);
+	for (size_t i = 0; i < C->nout; i++) {
+		const struct ra_contact_out *o = C->out + i;
+		double mf[3], l[3];
+		v3_scale(mf, -1, o->f);
+		if (o->c.a >= 0) {
+			m3_tmulv(l, x->A + 9 * o->c.a, o->c.ra);
+			add_point_force(x, o->c.a, l, mf, F + 6 * o->c.a);
+		}
+		m3_tmulv(l, x->A + 9 * o->c.b, o->c.rb);
+		add_point_force(x, o->c.b, l, o->f, F + 6 * o->c.b);
+	}
+}
+
+double ra_contact_energy(const struct ra *s, const struct ra_state *x)
+{
+	struct ra_contact *C = s->contact;
+	double V = 0;
+	eval_all(s, x, C);
+	for (size_t i = 0; i < C->nout; i++) {
+		struct cpar p;
+		pair_par(C, &C->out[i].c, &p);
+		V += C->out[i].elastic * -C->out[i].c.gap / (p.n + 1);
+	}
+	return V;
+}
+
+double ra_contact_ncpower(const struct ra *s, const struct ra_state *x)
+{
+	struct ra_contact *C = s->contact;
+	double P = 0;
+	eval_all(s, x, C);
+	/* the power of all but the elastic normal force K d^n, whose work
+	 * the energy holds: -(F_n - K d^n) d' + F_t . v_t */
+	for (size_t i = 0; i < C->nout; i++) {
+		const struct ra_contact_out *o = C->out + i;
+		P += -(o->fn - o->elastic) * o->dd + v3_dot(o->ft, o->vt);
+	}
+	return P;
+}
+
+void ra_contact_blocks(const struct ra *s, const struct ra_state *x, double cq, double cv,
+		       double *W)
+{
+	struct ra_contact *C = s->contact;
+	eval_all(s, x, C);
+	/* each side's translational block of -d f/d(r, v): the normal
+	 * stiffness and damping along n, the stick spring and its damper
+	 * across it while stuck; the lever arms' rotational terms and the
+	 * coupling of two bodies are left out (the iteration converges
+	 * without them, at a lower rate) */
+	for (size_t i = 0; i < C->nout; i++) {
+		const struct ra_contact_out *o = C->out + i;
+		const double *n = o->c.n;
+		double B[9];
+		for (int r = 0; r < 3; r++)
+			for (int c = 0; c < 3; c++) {
+				double nn = n[r] * n[c], t = (r == c) - nn;
+				B[3 * r + c] = cq * o->kn * nn + cv * o->cn * nn;
+				if (!o->slip)
+					B[3 * r + c] += cq * o->kt * t + cv * o->ct * t;
+			}
+		for (int e = 0; e < 2; e++) {
+			int b = e ? o->c.b : o->c.a;
+			if (b >= 0)
+				for (int q = 0; q < 9; q++)
+					W[18 * b + q] += B[q];
+		}
+	}
+}
+
+void ra_contact_commit(struct ra *s, const struct ra_state *x)
+{
+	struct ra_contact *C = s->contact;
+	eval_all(s, x, C);
+	if (C->nout > C->nwcap) {
+		C->nwcap = 2 * C->nout;
+		C->nw = xrealloc(C->nw, C->nwcap * sizeof(*C->nw));
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < C->nout; i++) {
+		const struct ra_contact_out *o = C->out + i;
+		if (!(o->fn > 0) && -o->c.gap <= 0)
+			continue;
+		struct cstate *n = C->nw + k++;
+		n->a = o->c.a;
+		n->b = o->c.b;
+		n->plane = o->c.plane;
+		n->feat = o->c.feat;
+		to_body(x, o->c.a, o->c.p, n->sa);
+		to_body(x, o->c.b, o->c.p, n->sb);
+		v3_copy(n->s, o->s);
+		n->v0 = o->v0;
+		n->stuck = !o->slip;
+	}
+	/* out is sorted as contact_detect sorts, so nw is too */
+	struct cstate *t = C->st;
+	size_t tc = C->stcap;
+	C->st = C->nw;
+	C->stcap = C->nwcap;
+	C->nst = k;
+	C->nw = t;
+	C->nwcap = tc;
+}
+
+double ra_contact_step_limit(const struct ra *s, const struct ra_state *x, double h)
+{
+	struct ra_contact *C = s->contact;
+	double vmax = 0;
+	for (int b = 0; b < s->nb; b++)
+		vmax = fmax(vmax, v3_norm(x->v + 3 * b) +
+			    v3_norm(x->w + 3 * b) * contact_world_extent(C->W));
+	const struct contact_pt *pt;
+	size_t n;
+	double margin = 2 * h * vmax;
+	if (!(margin > 0) || contact_detect(C->W, x->r, x->A, margin, &pt, &n))
+		return h;
+	/* a pair apart now and closing: at most the step to its touching at
+	 * its present closing speed, so that the onset is stepped onto and
+	 * not over */
+	for (size_t i = 0; i < n; i++) {
+		if (!(pt[i].gap > 0))
+			continue;
+		double va[3], vb[3], vr[3];
+		point_vel(x, pt[i].a, pt[i].ra, va);
+		point_vel(x, pt[i].b, pt[i].rb, vb);
+		v3_sub(vr, vb, va);
+		double vc = -v3_dot(vr, pt[i].n);
+		if (vc > 0 && pt[i].gap / vc < h)
+			h = fmax(pt[i].gap / vc, 1e-3 * h);
+	}
+	return h;
+}
+
+const struct ra_contact_out *ra_contact_out(const struct ra *s, const struct ra_state *x,
+					    size_t *n)
+{
+	struct ra_contact *C = s->contact;
+	eval_all(s, x, C);
+	*n = C->nout;
+	return C->out;
+}

@@ -1,0 +1,157 @@
+#!/bin/sh
+# t-contact.sh - the smooth contact model (src/form/ra_contact.c,
+# mbsim-deck(5) CONTACT; issue 32) against references that do not come
+# from mbsim (tools/contact_ref.py integrates the one-degree-of-freedom
+# impact with SciPy's DOP853 at rtol 1e-12; closed forms):
+#
+#   1. ball dropped from h0 = 1 m on a rigid plane (decks/contact_ball_drop.yaml,
+#      Hertz, E = 1e9 Pa, nu = 0.3, R = 0.1 m, m = 1 kg, e = 0.8):
+#      a. the first apex h1 / h0 = e_model^2 to 1e-3, e_model the
+#         restitution the damping form gives at the impact speed
+#         sqrt(2 g h0) (contact_ref.py restitution, gravity included),
+#         for flores, hunt_crossley and lankarani_nikravesh with hi
+#         (h = 1e-5 s), and for flores with genalpha and with lms2
+#         adaptive from h = 1e-3 s (the contact's step limit steps onto
+#         the onset; measured 1.4e-5 off);
+#      b. the apexes h_k against e^{2k} h0 for k = 1..3 within 3 % per
+#         bounce (flores's own restitution is 0.788 at e = 0.8: 1.5 %
+#         below e, so h_k is (0.985)^{2k} of e^{2k} h0);
+#      c. lms2's energy balance with the contact's dissipation counted
+#         (ra_contact_ncpower): |/energy/drift| < 0.01 J over five bounces
+#         that dissipate 6 J (measured 0.004 J);
+#   2. the undamped Hertz impact (e = 1) at 4.4294 m/s: the contact time
+#      within 0.2 % of 2.868 (m^2 / (R E*^2 v))^(1/5) (K. L. Johnson,
+#      Contact Mechanics, 1985, §11.4; the formula and the integrated
+#      impact agree to 1e-4; measured 3e-4 with gravity over the contact);
+#   3. a 2 kg block on an incline (decks/contact_incline.yaml, gravity
+#      turned by theta, mu_s = 0.4, mu_d = 0.3): at 19 deg (tan = 0.86
+#      mu_s) it sticks, |x| < 1e-5 m over 1 s (the stick spring's
+#      deflection, measured 1.75e-6 m); at 25 and 30 deg it slides with the
+#      acceleration fitted over [0.2, 1] s equal to g (sin theta - mu_d cos
+#      theta) to 1e-6 relative;
+#   4. a sphere launched at v0 = 2 m/s without spin on a plane (mu = 0.3,
+#      decks/contact_roll.yaml): slip ends within 5e-4 s of 2 v0 / (7 mu g)
+#      = 0.19417 s (the samples are 1e-4 s apart) and the speed after is
+#      5/7 v0 to 1e-4 relative;
+#   5. a box dropped tumbling on a plane (decks/contact_box_drop.yaml)
+#      comes to rest: speed and angular speed below 1e-6 over the last
+#      1000 steps (measured 6e-11).
+#
+#   MBSIM=build/mbsim sh tests/t-contact.sh
+# Prints "N passed, N failed, N skipped"; exits 1 on any failure.
+
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+chk="$PY $top/tests/contact_check.py"
+ref="$PY $top/tools/contact_ref.py"
+ball=$decks/contact_ball_drop.yaml
+
+if ! have_scipy; then
+	skip "contact benchmarks" "python3 with scipy and h5py" 13
+	finish
+	exit
+fi
+
+# 1. ball drop.  Hertz K = 4/3 E/(1 - nu^2) sqrt(R)
+K=$($PY -c 'print(4 / 3 * 1e9 / (1 - 0.09) * 0.1 ** 0.5)')
+v0=$($PY -c 'print((2 * 9.81 * 1.0) ** 0.5)')
+apex_ratio() { # NAME FORM [--set ...]: h1 / h0 = e_model^2 to 1e-3
+	name=$1 form=$2
+	shift 2
+	if ! "$MBSIM" run "$ball" --set "contact.damping=$form" "$@" -o "$tmp/b.h5" --force \
+		>"$tmp/out" 2>"$tmp/err"; then
+		bad "$name: run" "$(tail -3 "$tmp/err")"
+		return
+	fi
+	h1=$($chk apex "$tmp/b.h5" ball 0.1 | head -1)
+	e=$($ref restitution "$form" 0.8 1.5 "$K" 1 "$v0" 9.81)
+	if $PY -c "import sys; sys.exit(abs($h1 - $e ** 2) > 1e-3 * $e ** 2)"; then
+		ok "$name: h1/h0 = $h1, e_model^2 = $($PY -c "print($e ** 2)")"
+	else
+		bad "$name: h1/h0 = $h1, want e_model^2 = $($PY -c "print($e ** 2)") to 1e-3"
+	fi
+}
+apex_ratio "ball, flores, hi" flores
+apex_ratio "ball, hunt_crossley, hi" hunt_crossley
+apex_ratio "ball, lankarani_nikravesh, hi" lankarani_nikravesh
+apex_ratio "ball, flores, genalpha" flores --set integrator.method=genalpha
+apex_ratio "ball, flores, lms2 adaptive from 1e-3 s" flores --set integrator.method=lms2 \
+	--set integrator.adaptive=true --set integrator.step=1e-3
+
+"$MBSIM" run "$ball" -o "$tmp/b.h5" --force >"$tmp/out" 2>&1
+$chk apex "$tmp/b.h5" ball 0.1 >"$tmp/apex"
+if $PY -c "
+import sys
+h = [float(x) for x in open('$tmp/apex')][:3]
+sys.exit(not (len(h) == 3 and all(abs(h[k] / 0.8 ** (2 * k + 2) - 1) < 0.03 * (k + 1) for k in range(3))))"; then
+	ok "ball: h_k within 3 % a bounce of e^2k h0: $(tr '\n' ' ' <"$tmp/apex" | cut -c1-40)"
+else
+	bad "ball: h_k not within 3 % a bounce of e^2k h0" "$(head -3 "$tmp/apex")"
+fi
+
+"$MBSIM" run "$ball" --set integrator.method=lms2 -o "$tmp/b.h5" --force >"$tmp/out" 2>&1
+pycheck "ball, lms2: energy balance with the contact's dissipation, |drift| < 0.01 J" "
+f = h5py.File('$tmp/b.h5', 'r')
+d = np.max(np.abs(f['energy/drift'][:]))
+w = f['energy/nonconservative_work'][-1]
+ok = d < 0.01 and w < -5
+msg = 'drift %g J, nonconservative work %g J' % (d, w)"
+
+# 2. the undamped Hertz impact
+if "$MBSIM" run "$ball" --set bodies.ball.contact.restitution=1 \
+	--set 'bodies.ball.position=[0, 0, 0.1001]' --set "bodies.ball.velocity=[0, 0, -$v0]" \
+	--set time.end=0.002 --set integrator.step=1e-7 --set output.every=1 \
+	-o "$tmp/h.h5" --force >"$tmp/out" 2>"$tmp/err"; then
+	tc=$($chk duration "$tmp/h.h5" ball 0.1)
+	th=$($ref hertz_duration 1 0.1 "$($PY -c 'print(1e9 / 0.91)')" "$v0" | cut -d' ' -f1)
+	if $PY -c "import sys; sys.exit(abs($tc / $th - 1) > 2e-3)"; then
+		ok "Hertz contact time $tc s, theory $th s"
+	else
+		bad "Hertz contact time $tc s, theory $th s (want within 0.2 %)"
+	fi
+else
+	bad "Hertz impact: run"
+fi
+
+# 3. incline
+incline() { # THETA_DEG
+	"$MBSIM" run "$decks/contact_incline.yaml" --set "parameters.theta=$1 * _pi / 180" \
+		-o "$tmp/i.h5" --force >"$tmp/out" 2>&1 && $chk accel "$tmp/i.h5" block 0.2 1
+}
+set -- $(incline 19)
+if [ -n "$2" ] && le "$2" 1e-5; then
+	ok "incline 19 deg (below atan mu_s = 21.8): sticks, |x| <= $2 m"
+else
+	bad "incline 19 deg: moved $2 m (want < 1e-5: stuck)"
+fi
+for th in 25 30; do
+	set -- $(incline $th)
+	a=$($PY -c "import math; t = math.radians($th); print(9.81 * (math.sin(t) - 0.3 * math.cos(t)))")
+	if [ -n "$1" ] && $PY -c "import sys; sys.exit(abs($1 / $a - 1) > 1e-6)"; then
+		ok "incline $th deg: slides at $1 m/s^2 = g (sin - mu_d cos) = $a"
+	else
+		bad "incline $th deg: a = $1, want $a"
+	fi
+done
+
+# 4. sphere launched sliding
+"$MBSIM" run "$decks/contact_roll.yaml" -o "$tmp/r.h5" --force >"$tmp/out" 2>&1
+set -- $($chk roll "$tmp/r.h5" ball 0.1 2)
+t7=$($PY -c 'print(2 * 2 / (7 * 0.3 * 9.81))')
+if [ -n "$2" ] && $PY -c "import sys; sys.exit(abs($1 - $t7) > 5e-4 or abs($2 / (5 / 7 * 2) - 1) > 1e-4)"; then
+	ok "rolling from t = $1 s (theory $t7) at $2 m/s (5/7 v0)"
+else
+	bad "rolling from t = $1 s (theory $t7) at $2 m/s (want 5/7 of 2)"
+fi
+
+# 5. box at rest
+"$MBSIM" run "$decks/contact_box_drop.yaml" -o "$tmp/x.h5" --force >"$tmp/out" 2>&1
+v=$($chk rest "$tmp/x.h5" box 1000)
+if [ -n "$v" ] && le "$v" 1e-6; then
+	ok "box dropped comes to rest: speed <= $v over the last 1000 steps"
+else
+	bad "box dropped: speed $v over the last 1000 steps (want < 1e-6)"
+fi
+
+finish
