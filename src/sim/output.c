@@ -1,7 +1,9 @@
 /* output.c - writing samples in the documented layout (man/mbsim-output.5). */
 #include "output.h"
 #include "assemble.h"
+#include "../form/ra_contact.h"
 #include "../form/tree.h"
+#include "../model/contact.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -326,6 +328,52 @@ static void euler_series(struct output *o, struct h5out *h, const struct model *
 	h5_attr_str(h, "/bodies/euler_angles", "sequence", seq);
 }
 
+/* /contacts of the smooth model (man mbsim-output(5)): the count of
+ * each sample, and one row per contact of every sample, the sample's
+ * rows after those of the samples before it */
+static void contact_series(struct output *o, struct h5out *h, const struct model *m)
+{
+	o->ccount = o->cpair = o->cpoint = o->cnormal = o->cgap = o->cfn = o->cft = o->cslip = -1;
+	if (!m->contact || m->contact->model != CONTACT_SMOOTH)
+		return;
+	o->ccount = h5_series(h, "/contacts/count", 0, 0, H5_INT, "1",
+			      "contacts of the sample; its rows in the others follow the "
+			      "rows of the samples before it");
+	o->cpair = h5_series(h, "/contacts/pair", 3, 0, H5_INT, "1",
+			     "bodies a, b (indices into /bodies/names, -1 the ground, a < b) "
+			     "and the ground plane of a = -1 (index into contact_planes, else -1)");
+	o->cpoint = ser(h, "/contacts/point", 3, 0, "m", "contact point, global, midway "
+			"between the surfaces");
+	o->cnormal = ser(h, "/contacts/normal", 3, 0, "1", "unit normal from a to b, global");
+	o->cgap = ser(h, "/contacts/gap", 0, 0, "m", "signed distance, < 0 penetration");
+	o->cfn = ser(h, "/contacts/normal_force", 0, 0, "N", "normal force on b (along the "
+		     "normal; -it on a)");
+	o->cft = ser(h, "/contacts/friction_force", 3, 0, "N", "friction force on b, global "
+		     "(-it on a)");
+	o->cslip = h5_series(h, "/contacts/sliding", 0, 0, H5_INT, "1",
+			     "1 while the contact slides (friction at mu_d F_n), 0 stuck");
+}
+
+static void contact_rows(struct output *o, struct ra *s, const struct ra_state *x)
+{
+	if (o->ccount < 0 || !s->contact)
+		return;
+	size_t n;
+	const struct ra_contact_out *c = ra_contact_out(s, x, &n);
+	double cnt = (double)n;
+	h5_row(o->h5, o->ccount, &cnt);
+	for (size_t i = 0; i < n; i++) {
+		double pr[3] = { c[i].c.a, c[i].c.b, c[i].c.plane }, sl = c[i].slip;
+		h5_row(o->h5, o->cpair, pr);
+		h5_row(o->h5, o->cpoint, c[i].c.p);
+		h5_row(o->h5, o->cnormal, c[i].c.n);
+		h5_row(o->h5, o->cgap, &c[i].c.gap);
+		h5_row(o->h5, o->cfn, &c[i].fn);
+		h5_row(o->h5, o->cft, c[i].ft);
+		h5_row(o->h5, o->cslip, &sl);
+	}
+}
+
 struct output *output_open(const char *path, const struct model *m, const struct h5_opts *opt,
 			   const char *deck_text, unsigned flags,
 			   const struct output_series *series, char *err, size_t n)
@@ -345,6 +393,7 @@ struct output *output_open(const char *path, const struct model *m, const struct
 	driver_series(o, h, m);
 	point_series(o, h, m);
 	output_forces_open(o, h, m);
+	contact_series(o, h, m);
 	output_shapes(h, m);
 	int nc = m->ncons > 0 ? m->ncons : 1;
 	o->pres = ser(h, "/constraints/position_residual", 0, 0, "mixed", "2-norm of Phi");
@@ -463,6 +512,7 @@ int output_sample(struct output *o, struct ra *s, const struct ra_state *x,
 	point_rows(o, x);
 	joint_rows(o, s, x, si);
 	output_forces_rows(o, s, x);
+	contact_rows(o, s, x);
 	/* residual vectors: Phi, Phi_q v - nu, Phi_q a - gamma (a model
 	 * without constraints has rows of one 0) */
 	double *pv = h5_row_next(h, o->pvec);

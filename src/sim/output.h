@@ -44,6 +44,8 @@ struct output {
 	int hstep, hiter, hconv;
 	int hseries;		/* /solver/<name> of output_series, or -1 (none) */
 	struct out_forces *fx;	/* /forces and /measures (output_forces.c) */
+	/* /contacts: count per sample, then a row per contact (-1: none) */
+	int ccount, cpair, cpoint, cnormal, cgap, cfn, cft, cslip;
 };
 
 /* A table of one unit string per element (h5_names at table), named by
