@@ -85,8 +85,8 @@ int cli_load(const char *path, char **sets, int nsets, struct deck **dk,
  * (they integrate nothing; a deck needs no integrator for them). */
 int cli_load_statics(const char *path, char **sets, int nsets, struct deck **dk,
 		     struct model **m, struct sim_options *o);
-/* A model with contact for modes --at: the error (static and modes take
- * no contact) and EXIT_DECK; 0 without contact. */
+/* A model with contact for modes --at or linearize: the error (static,
+ * modes and linearize take no contact) and EXIT_DECK; 0 without contact. */
 int cli_refuse_contact(const struct model *m);
 /* cli_load, and the first error's message (without FILE:LINE:COL) in why:
  * what `run` records in the file it leaves when interrupted while loading. */

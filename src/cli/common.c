@@ -230,7 +230,7 @@ int cli_load_why(const char *path, char **sets, int nsets, struct deck **pdk,
 	return load(path, sets, nsets, pdk, m, o, why, whylen, 1);
 }
 
-/* A model with contact for static or modes: refused at its first
+/* A model with contact for static, modes or linearize: refused at its first
  * contact material or plane (contact forces come and go with the
  * configuration, and their friction holds a state of the motion). */
 static void refuse_contact(const struct model *m, struct diag *d)
@@ -238,8 +238,9 @@ static void refuse_contact(const struct model *m, struct diag *d)
 	const struct model_contact *mc = m->contact;
 	const struct srcpos *pos = mc->nmat ? &mc->mat[0].pos :
 				   mc->nplanes ? &mc->planes[0].pos : NULL;
-	diag_error(d, pos, "mbsim static and modes do not take contact: the deck's contact "
-		   "forces depend on the motion (friction states, impacts); run the deck instead");
+	diag_error(d, pos, "mbsim static, modes and linearize do not take contact: the deck's "
+		   "contact forces depend on the motion (friction states, impacts); run the "
+		   "deck instead");
 }
 
 int cli_refuse_contact(const struct model *m)
