@@ -134,9 +134,7 @@ static void pair_par(const struct ra_contact *C, const struct contact_pt *c, str
 	double ka = side_k(ma, c->R), kb = side_k(mb, c->R);
 	p->K = isinf(ka) ? kb : isinf(kb) ? ka : 1 / (1 / ka + 1 / kb);
 	p->n = mb->exponent;
-	p->e = ma ? fmin(ma->e, mb->e) : mb->e;
-	p->mu_s = ma ? fmin(ma->mu_s, mb->mu_s) : mb->mu_s;
-	p->mu_d = ma ? fmin(ma->mu_d, mb->mu_d) : mb->mu_d;
+	contact_pair_coef(mc, c->a, c->plane, c->b, &p->mu_s, &p->mu_d, &p->e);
 	switch (mc->damping) {
 	case CDAMP_HUNT_CROSSLEY:
 		p->c = 1.5 * (1 - p->e);
