@@ -91,9 +91,10 @@ $(BUILD)/src/form/tree_ode.o: OPT = -O3
 # at once, small fixed-size products): -O3, the same numbers as -O2 (rn4
 # on hmmwv14, lms2 on the chain, genalpha on Bricard, hi on the
 # slider-crank compared bit for bit), about 5-10 % off rn4's vehicle run
-# (kkt: all of kkt*.c, as when they were one file)
+# (kkt: all of kkt*.c, as when they were one file; the predictor's
+# extrapolation in integ/kernel.c, row by row over the values)
 $(BUILD)/src/form/rp_jac.o $(BUILD)/src/model/prim.o $(BUILD)/src/la/spf.o $(BUILD)/src/la/kkt.o \
-$(BUILD)/src/la/kkt_schur.o $(BUILD)/src/la/kkt_rank.o: OPT = -O3
+$(BUILD)/src/la/kkt_schur.o $(BUILD)/src/la/kkt_rank.o $(BUILD)/src/integ/kernel.o: OPT = -O3
 
 $(BUILD)/libmbsim.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^

@@ -68,6 +68,11 @@ struct ra *ra_new(const struct model *m)
 		len += s->bi[k] < 0 ? 6 : 12;
 	}
 	s->jac = xcalloc(len + 1, sizeof(double));
+	if (nc <= RA_PRIMS_MAX) {
+		s->prims = xmalloc(((size_t)nc + 1) * sizeof(struct prim));
+		for (int j = 0; j < m->njoints; j++)
+			model_joint_prims(m, j, s->prims + m->joints[j].row0);
+	}
 	s->has_ncforce = m->ndrivers > 0;
 	for (int i = 0; i < m->nforces; i++) {
 		unsigned p = elem_props(&m->forces[i]);
@@ -111,6 +116,7 @@ void ra_free(struct ra **ps)
 	free(s->nu);
 	free(s->gamma);
 	free(s->jac);
+	free(s->prims);
 	free(s->jo);
 	free(s->bi);
 	free(s->bj);
@@ -265,9 +271,12 @@ void ra_eval(struct ra *s, const struct ra_state *x, double t, unsigned what)
 	const struct model *m = s->m;
 	struct prim P[MODEL_JOINT_ROWS_MAX];
 	for (int j = 0; j < m->njoints; j++) {
-		int n = model_joint_prims(m, j, P), k0 = m->joints[j].row0;
+		int k0 = m->joints[j].row0, n = m->joints[j].nrows;
+		const struct prim *Pj = s->prims ? s->prims + k0 : P;
+		if (!s->prims)
+			n = model_joint_prims(m, j, P);
 		for (int i = 0; i < n; i++)
-			eval_row(s, x, t, what, &P[i], k0 + i);
+			eval_row(s, x, t, what, &Pj[i], k0 + i);
 	}
 	for (int d = 0; d < m->ndrivers; d++)
 		eval_row(s, x, t, what, &m->dprims[d], m->drivers[d].row0);

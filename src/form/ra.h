@@ -37,6 +37,11 @@ struct ra {
 	double *jac;
 	int *jo;		/* nc */
 	int *bi, *bj;		/* nc: body of each row side (-1 ground) */
+	/* the joints' rows' primitives, made once when the model has at
+	 * most RA_PRIMS_MAX rows; NULL above, where they are made joint by
+	 * joint at each evaluation (model_joint_prims: 104 bytes a row
+	 * kept would be a fifth of a large model's memory) */
+	struct prim *prims;
 	int has_ncforce;	/* model has nonconservative loads or drivers */
 	int needs_lambda;	/* a force depends on multipliers (friction) */
 	/* state of force elements carried along a run (ra_force.c), RA_FST
@@ -79,6 +84,9 @@ struct ra {
 #define RA_CPL_TURN (0.5 * M_PI)
 
 #define RA_FST 8
+
+/* Rows up to which ra keeps its primitives (ra.prims): 416 kB at most */
+#define RA_PRIMS_MAX 4096
 
 struct ra *ra_new(const struct model *m);
 

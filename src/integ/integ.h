@@ -44,6 +44,7 @@ struct integ_hist {
 	int n0;			/* a row is v0[0 .. n0-1], then v1[0 .. n-n0-1] */
 	int cap, rows;		/* rows kept at most, rows valid */
 	double *v;		/* cap x n, a ring: the newest row at head */
+	double *p;		/* n: a prediction (in v's allocation, after the ring) */
 	int head;
 	int sel;		/* the degree is chosen by the values sel .. n-1 */
 	int q;			/* rows the next prediction uses */

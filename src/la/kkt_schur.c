@@ -146,6 +146,7 @@ static void form_schur(struct kkt *k, int lower)
 	for (int b = 0; b < k->nb; b++) {
 		int e0 = k->estart[b], e1 = k->estart[b + 1];
 		const double *Zb = block_z(k, b);
+		const int *row = k->erow + e0;
 		for (int x = e0; x < e1; x++) {
 			/* a dropped row's P_e and Z_e are zero: its terms would
 			 * add zeros (dense_drop_diag sets its diagonal) */
@@ -153,10 +154,14 @@ static void form_schur(struct kkt *k, int lower)
 				continue;
 			const double *Px = k->P + 6 * x;
 			double *Sr = k->S + (size_t)k->erow[x] * n;
-			int yend = lower ? x + 1 : e1;	/* rows ascending in a list */
-			for (int y = e0; y < yend; y++)
-				if (!k->ndrop || !k->drop[k->erow[y]])
-					Sr[k->erow[y]] += dot6(Px, Zb + 6 * (y - e0));
+			int m = (lower ? x + 1 : e1) - e0;	/* rows ascending in a list */
+			if (!k->ndrop)	/* the common case, without the test in the loop */
+				for (int y = 0; y < m; y++)
+					Sr[row[y]] += dot6(Px, Zb + 6 * y);
+			else
+				for (int y = 0; y < m; y++)
+					if (!k->drop[row[y]])
+						Sr[row[y]] += dot6(Px, Zb + 6 * y);
 		}
 	}
 }
@@ -164,8 +169,10 @@ static void form_schur(struct kkt *k, int lower)
 static double diag_max(const double *S, int n)
 {
 	double dmax = 0.0;
-	for (int r = 0; r < n; r++)
-		dmax = fmax(dmax, fabs(S[(size_t)r * n + r]));
+	for (int r = 0; r < n; r++) {	/* fmax's value (no NaN in dmax), without its call */
+		double a = fabs(S[(size_t)r * n + r]);
+		dmax = a > dmax ? a : dmax;
+	}
 	return dmax;
 }
 
@@ -199,7 +206,7 @@ static int chol_factor(struct kkt *k, double tol, double dmax)
 		double ljj = sqrt(d), r = 1.0 / ljj;
 		Lj[j] = ljj;
 		k->dinv[j] = r;
-		for (int i = j + 1; i < n; i++) {
+		for (int i = j + 1; i <= k->last[j]; i++) {	/* no row below last[j] reaches j */
 			if (first[i] > j)
 				continue;
 			double *Li = S + (size_t)i * n;
