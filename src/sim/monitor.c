@@ -96,6 +96,20 @@ int monitor_finite(const struct ra *s, const struct ra_state *x, long step, doub
 		   size_t n)
 {
 	const struct model *m = s->m;
+	/* every step: first one pass over the arrays, x - x being 0 for a
+	 * finite x and NaN otherwise (a sum of zeros stays 0); the search
+	 * for the body or row only when it is not */
+	int n3 = 3 * s->nb;
+	double z = 0.0;
+	for (int i = 0; i < n3; i++)
+		z += (x->r[i] - x->r[i]) + (x->v[i] - x->v[i]) + (x->w[i] - x->w[i]) +
+		     (x->a[i] - x->a[i]) + (x->wd[i] - x->wd[i]);
+	for (int i = 0; i < 3 * n3; i++)
+		z += x->A[i] - x->A[i];
+	for (int k = 0; k < s->nc; k++)
+		z += x->lam[k] - x->lam[k];
+	if (z == 0.0)
+		return 0;
 	for (int b = 0; b < s->nb; b++) {
 		const char *what = !finite_all(x->r + 3 * b, 3) ? "position" :
 				   !finite_all(x->A + 9 * b, 9) ? "orientation" :
