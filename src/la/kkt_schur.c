@@ -59,9 +59,16 @@ static inline double dot(const double *a, const double *b, int n)
 	for (; i + 4 <= n; i += 4)
 		acc = acc + a[i] * b[i] + a[i + 1] * b[i + 1] + a[i + 2] * b[i + 2] +
 		      a[i + 3] * b[i + 3];
-	for (; i < n; i++)
-		acc += a[i] * b[i];
-	return acc;
+	switch (n - i) {	/* the rest in order, without a loop's overhead */
+	case 3:
+		return acc + a[i] * b[i] + a[i + 1] * b[i + 1] + a[i + 2] * b[i + 2];
+	case 2:
+		return acc + a[i] * b[i] + a[i + 1] * b[i + 1];
+	case 1:
+		return acc + a[i] * b[i];
+	default:
+		return acc;
+	}
 }
 
 static inline double dot6(const double *a, const double *b)
@@ -206,7 +213,8 @@ static int chol_factor(struct kkt *k, double tol, double dmax)
 		double ljj = sqrt(d), r = 1.0 / ljj;
 		Lj[j] = ljj;
 		k->dinv[j] = r;
-		for (int i = j + 1; i <= k->last[j]; i++) {	/* no row below last[j] reaches j */
+		int e = k->last[j];	/* no row below last[j] reaches j */
+		for (int i = j + 1; i <= e; i++) {
 			if (first[i] > j)
 				continue;
 			double *Li = S + (size_t)i * n;
