@@ -166,6 +166,16 @@ static void block_entries(struct kkt *k)
 	for (int r = 0; r < nc; r++)	/* r ascends: the last r to reach l wins */
 		for (int l = k->first[r]; l < r; l++)
 			k->last[l] = r;
+	k->cstart = xcalloc((size_t)nc + 2, sizeof(int));
+	for (int r = 0; r < nc; r++)
+		for (int l = k->first[r]; l < r; l++)
+			k->cstart[l + 2]++;
+	for (int l = 0; l < nc; l++)
+		k->cstart[l + 2] += k->cstart[l + 1];
+	k->crow = xmalloc(((size_t)k->cstart[nc + 1] + 1) * sizeof(int));
+	for (int r = 0; r < nc; r++)	/* r ascends: each column's rows ascend */
+		for (int l = k->first[r]; l < r; l++)
+			k->crow[k->cstart[l + 1]++] = r;
 }
 
 /* Schur pattern: every pair of rows sharing a block, plus the diagonal. */
@@ -339,6 +349,8 @@ void kkt_free(struct kkt **pk)
 	free(k->Zb);
 	free(k->first);
 	free(k->last);
+	free(k->cstart);
+	free(k->crow);
 	free(k->S);
 	free(k->ipiv);
 	free(k->dinv);

@@ -25,6 +25,9 @@ struct kkt {
 	int *first;		/* envelope: S(r, l) = 0 for l < first[r] */
 	int *last;		/* the same by columns: S(l, r) = 0 for l > last[r]
 				 * (lu_env_factor's reach) */
+	int *cstart, *crow;	/* the rows i > j of the envelope's column j
+				 * (first[i] <= j), ascending, at crow[cstart[j] ..
+				 * cstart[j + 1] - 1]: chol_factor's loop */
 	double *P;		/* ne x 6: P_e */
 	double *Zb;		/* emax x 6: Z_e of one block's entries; dense:
 				 * ne x 6, every entry's, kept for the solves */

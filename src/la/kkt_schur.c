@@ -213,10 +213,8 @@ static int chol_factor(struct kkt *k, double tol, double dmax)
 		double ljj = sqrt(d), r = 1.0 / ljj;
 		Lj[j] = ljj;
 		k->dinv[j] = r;
-		int e = k->last[j];	/* no row below last[j] reaches j */
-		for (int i = j + 1; i <= e; i++) {
-			if (first[i] > j)
-				continue;
+		for (int p = k->cstart[j]; p < k->cstart[j + 1]; p++) {	/* first[i] <= j < i */
+			int i = k->crow[p];
 			double *Li = S + (size_t)i * n;
 			int f = first[i] > fj ? first[i] : fj;
 			Li[j] = (Li[j] - dot(Li + f, Lj + f, j - f)) * r;
