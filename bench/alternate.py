@@ -5,9 +5,11 @@
 
 Each round runs every case once with each build, the order of the two
 builds swapped from round to round, so that the load of a shared machine
-falls on both alike.  Prints, per case, the median whole-process time and
-the median run-loop time (the JSON's wall_time) of each build and the
-difference.  For a change that must not cost speed (issue 34's
+falls on both alike.  Prints, per case, the median whole-process time, the
+median CPU time of the process (user + system, from wait4: on a machine
+shared by more runnable processes than cores the wall times measure the
+load, the CPU times much less so) and the median run-loop time (the JSON's
+wall_time) of each build and the difference.  For a change that must not cost speed (issue 34's
 restructuring); bench/run.sh (make bench) times one build.
 """
 import argparse
@@ -25,6 +27,7 @@ CASES = {
                      "integrator.method=lms2"],
     "stiff_dp_rn4": ["decks/stiff_double_pendulum.yaml"],
     "four_link_hi": ["decks/four_link.yaml", "--set", "output.every=100"],
+    "pendulum_1step": ["decks/pendulum.yaml", "--set", "time.end=1e-3"],
 }
 
 
@@ -37,21 +40,30 @@ def main():
     builds = {"ref": a.ref, "new": a.new}
     proc = {(c, b): [] for c in CASES for b in builds}
     loop = {(c, b): [] for c in CASES for b in builds}
+    cpu = {(c, b): [] for c in CASES for b in builds}
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(a.rounds):
             for c, args in CASES.items():
                 for b in (("ref", "new") if r % 2 == 0 else ("new", "ref")):
                     t0 = time.perf_counter()
-                    p = subprocess.run([builds[b], "run"] + args +
-                                       ["-o", os.path.join(tmp, b + ".h5"), "--force", "--json"],
-                                       capture_output=True, text=True, check=True)
+                    p = subprocess.Popen([builds[b], "run"] + args +
+                                         ["-o", os.path.join(tmp, b + ".h5"), "--force", "--json"],
+                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                    out = p.stdout.read()
+                    _, status, ru = os.wait4(p.pid, 0)
                     proc[(c, b)].append(time.perf_counter() - t0)
-                    loop[(c, b)].append(json.loads(p.stdout)["wall_time"])
+                    if os.waitstatus_to_exitcode(status) != 0:
+                        raise SystemExit("%s failed on %s" % (builds[b], c))
+                    cpu[(c, b)].append(ru.ru_utime + ru.ru_stime)
+                    loop[(c, b)].append(json.loads(out)["wall_time"])
     for c in CASES:
         pr, pn = (statistics.median(proc[(c, b)]) for b in ("ref", "new"))
+        cr, cn = (statistics.median(cpu[(c, b)]) for b in ("ref", "new"))
         lr, ln = (statistics.median(loop[(c, b)]) for b in ("ref", "new"))
-        print("%-16s process %.4f -> %.4f s (%+.1f %%)   loop %.4f -> %.4f s (%+.1f %%)" % (
-            c, pr, pn, 100 * (pn - pr) / pr, lr, ln, 100 * (ln - lr) / lr))
+        print("%-16s process %.4f -> %.4f s (%+.1f %%)   CPU %.4f -> %.4f s (%+.1f %%)   "
+              "loop %.4f -> %.4f s (%+.1f %%)" % (
+                  c, pr, pn, 100 * (pn - pr) / pr, cr, cn, 100 * (cn - cr) / cr,
+                  lr, ln, 100 * (ln - lr) / lr))
 
 
 if __name__ == "__main__":
