@@ -90,6 +90,9 @@ int dae3_init(struct integ *it, const struct sim_options *o, struct diag *d)
 		E->gold = xcalloc(ng, sizeof(double));
 		E->lold = xcalloc(nc, sizeof(double));
 		E->told = NAN;
+		E->gold2 = xcalloc(ng, sizeof(double));
+		E->lold2 = xcalloc(nc, sizeof(double));
+		E->told2 = NAN;
 	}
 	E->yhat = xcalloc(ny, sizeof(double));
 	E->Ynew = xcalloc(ny, sizeof(double));
@@ -155,6 +158,8 @@ void dae3_free(struct integ *it)
 	free(E->ap);
 	free(E->gold);
 	free(E->lold);
+	free(E->gold2);
+	free(E->lold2);
 	free(E->apn);
 	free(E->Wgeo);
 	free(E->Tinv);

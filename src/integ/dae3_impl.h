@@ -33,6 +33,7 @@ struct dae3 {
 	double *gold, *lold, told;	/* beams, newmark family: the last step's
 					 * start (accelerations, multipliers, time)
 					 * for the extrapolated first iterate */
+	double *gold2, *lold2, told2;	/* the start of the step before */
 	double *yhat, *g, *lam, *lamf, *psi, *ek, *est, *Ynew, *Ydnew;
 	double h_max;		/* largest step the step control may take */
 	/* index 2 (GGL, see the header): the second multiplier mu of the

@@ -14,32 +14,72 @@
 #include <math.h>
 #include <string.h>
 
+/* Weights of the values at t0, t1, t2 in the quadratic through them at tn
+ * (Lagrange); the line through t0, t1 when t2 is not a distinct earlier
+ * time (NaN: not yet), the constant when t1 is not either. */
+static void extrap_weights(double tn, double t0, double t1, double t2, double l[3])
+{
+	if (!(t0 > t1)) {
+		l[0] = 1.0, l[1] = l[2] = 0.0;
+	} else if (!(t1 > t2)) {
+		l[1] = -(tn - t0) / (t0 - t1);
+		l[0] = 1.0 - l[1], l[2] = 0.0;
+	} else {
+		l[0] = (tn - t1) * (tn - t2) / ((t0 - t1) * (t0 - t2));
+		l[1] = (tn - t0) * (tn - t2) / ((t1 - t0) * (t1 - t2));
+		l[2] = (tn - t0) * (tn - t1) / ((t2 - t0) * (t2 - t1));
+	}
+}
+
 /* Beams (E->gold): Newton's first iterate g, lambda (the step's start,
- * t) moved along the line through the last step's start: a_n + h (a_n -
- * a_old) / (t - t_old), exact for accelerations linear in time, against
- * the constant a_n (an error of h a' instead of h^2 a'' / 2).  On the
- * rotating shaft (genalpha, 1e-4 s) 1.64 Newton iterations a step instead
- * of 2.21 (with the rate's stop test most steps converge at the first
- * iterate), its mid-span positions moved by 6.5e-8 m of 0.27 m (the
- * Newton tolerance is 1e-8 m); on the lateral buckling beam 5.15 instead
- * of 5.29.  Used by the newmark family and the single-step ss schemes;
- * the LMS predict from their own history (predict()). */
+ * t) moved along the quadratic through the last two steps' starts
+ * (told, told2), exact for accelerations and multipliers quadratic in
+ * time.  The line through the last step's start (an error of h^2 a''
+ * instead of the constant's h a') took the rotating shaft (genalpha,
+ * 1e-4 s) from 2.21 to 1.64 Newton iterations a step; the quadratic takes
+ * the deck's 1e-3 s from 3.83 to 3.13 (its first correction from 2.4e-5
+ * to 1.8e-6, median; bench/README, "Beams: issue 36").  A retried step
+ * (t not after told) starts from the constant and leaves the history.
+ * Used by the newmark family and the single-step ss schemes; the LMS
+ * predict from their own history (predict(), lms_lam()). */
 static void extrapolate(struct dae3 *E, const struct ra *s, double t, double h)
 {
-	if (!E->gold)
+	if (!E->gold || t <= E->told)	/* (told NaN: the first step) */
 		return;
-	double r = t > E->told ? h / (t - E->told) : 0.0;	/* 0: a first step */
+	double l[3];
+	extrap_weights(t + h, t, E->told, E->told2, l);
 	for (int i = 0; i < s->ng; i++) {
 		double gn = E->g[i];
-		E->g[i] += r * (gn - E->gold[i]);
+		E->g[i] = l[0] * gn + l[1] * E->gold[i] + l[2] * E->gold2[i];
+		E->gold2[i] = E->gold[i];
 		E->gold[i] = gn;
 	}
 	for (int k = 0; k < s->nc; k++) {
 		double ln = E->lam[k];
-		E->lam[k] += r * (ln - E->lold[k]);
+		E->lam[k] = l[0] * ln + l[1] * E->lold[k] + l[2] * E->lold2[k];
+		E->lold2[k] = E->lold[k];
 		E->lold[k] = ln;
 	}
+	E->told2 = E->told;
 	E->told = t;
+}
+
+/* Beams, LMS: the multipliers' first iterate from the quadratic through
+ * the last three accepted states (predict() extrapolates only the
+ * accelerations; the constant multipliers made the four-bar's first
+ * Newton correction 7e-6 m, the reactions' change over a step, against
+ * 6e-10 m from the quadratic: 3.79 -> 2.73 iterations a step, lms2 at
+ * 4e-3 s; bench/README, "Beams: issue 36") */
+static void lms_lam(struct dae3 *E, const struct ra *s, double tn)
+{
+	if (!E->Wc || E->nhist < 2)
+		return;
+	const struct ra_state *x = E->hist;
+	double l[3];
+	extrap_weights(tn, x[0].t, x[1].t, E->nhist >= 3 ? x[2].t : NAN, l);
+	const double *l2 = E->nhist >= 3 ? x[2].lam : x[1].lam;
+	for (int k = 0; k < s->nc; k++)
+		E->lam[k] = l[0] * x[0].lam[k] + l[1] * x[1].lam[k] + l[2] * l2[k];
 }
 
 /* g (accelerations) part of a 12-per-body vector: entries 6..11 */
@@ -96,6 +136,7 @@ static int step_lms_const(struct integ *it, struct dae3 *E, const struct coef *c
 	double tp[2] = { x->t, E->hist[1].t };
 	predict(E, 2, E->Y, E->Yd, tp, x->t + h);
 	copy_lam(it->sys, E->lam, x->lam);
+	lms_lam(E, it->sys, x->t + h);
 	struct solve_in in = { x->t + h, hb[0], hb[0] * hb[0], 1.0, 0, E->yhat, NULL, x, 0 };
 	return dae3_solve(it, E, &in, y);
 }
