@@ -84,7 +84,9 @@ static void kin(struct dae3 *E, const struct solve_in *in, const double *g, stru
 				w[c] = yh[9 + c] + c0 * gb[3 + c];
 				wq[c] = w[c] - pm[3 + c];
 			}
-			/* psi = psihat + c Jr(psi)^-1 w: contraction of rate ~ c |w| / 2 */
+			/* psi = psihat + c Jr(psi)^-1 w: contraction of rate ~ c |w| / 2,
+			 * bounded by c |w| */
+			double rate = c0 * sqrt(v3_dot(wq, wq));
 			for (int k = 0; k < 30; k++) {
 				double Ji[9], d[3], old[3];
 				v3_copy(old, psi);
@@ -101,7 +103,11 @@ static void kin(struct dae3 *E, const struct solve_in *in, const double *g, stru
 				 * resolve changes of psi below an ulp of 1 (the
 				 * absolute floor saves one of 3.5 passes a body on
 				 * the lateral buckling beam, where psi ~ 1e-3) */
-				if (ch <= 2.0 * DBL_EPSILON *
+				/* (and so does a next change, at most rate ch,
+				 * below it: the pass that only confirmed it cost
+				 * a tenth of the four-bar's Newton iteration;
+				 * bench/README, "Beams: issue 36") */
+				if (ch * fmin(1.0, rate) <= 2.0 * DBL_EPSILON *
 						  fmax(1.0, fabs(psi[0]) + fabs(psi[1]) + fabs(psi[2])))
 					break;
 			}
