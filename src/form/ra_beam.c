@@ -183,20 +183,24 @@ void ra_beam_blocks(const struct ra *s, const struct ra_state *x, double cq, dou
 		for (int e = 0; e < bm->nel; e++, q += 9) {
 			struct enodes n;
 			enodes(bm, e, x, &n);
-			double *W = Wc + 36 * (size_t)q, F0[18], dr[9][18];
+			double *W = Wc + 36 * (size_t)q, F0[18], dr[9][18], dth[9][18];
 			struct beam_rot g0;
 			struct beam_pt pt[2];
 			int exact = !(bm->mu > 0.0);	/* dF/dr without differences */
 			memset(W, 0, 9 * 36 * sizeof(double));
 			beam_rot_of(n.A, &g0);
 			beam_element_rot(bm, e, n.r, n.A, n.v, n.w, &g0, F0, pt);
-			if (exact)
+			if (exact) {
 				beam_element_dr(bm, e, n.r, n.A, pt, dr);
+				beam_element_dth(bm, e, n.r, n.A, &g0, pt, F0, dth);
+			}
 			for (int b = 0; b < 3; b++)
 				for (int k = 0; k < nk; k++) {
 					double dF[18], c = k < 6 ? cq : cv;
 					if (exact && k < 3)
 						memcpy(dF, dr[3 * b + k], sizeof dF);
+					else if (exact)
+						memcpy(dF, dth[3 * b + k - 3], sizeof dF);
 					else
 						fd_column(bm, e, &n, b, k, F0, &g0, dF);
 					for (int a = 0; a < 3; a++)

@@ -281,6 +281,148 @@ void beam_element_dr(const struct beam *bm, int e, const double *const r[3],
 		}
 }
 
+/* D = d(Jr(ps) v)/d ps in closed form: with Jr = I - b ps~ + c ps~^2
+ * (so3.c; b = (1 - cos t)/t^2, c = (t - sin t)/t^3, t = |ps|),
+ *   D = (c1 ps x (ps x v) - b1 ps x v) ps^T + b v~
+ *       + c ((ps . v) I + ps v^T - 2 v ps^T),
+ * b1 = b'/t, c1 = c'/t (their Taylor series below t = 0.02, where the
+ * closed forms cancel; truncation below 1e-13). */
+static void jr_dv(double D[9], const double ps[3], const double v[3])
+{
+	double t2 = v3_dot(ps, ps), b, c, b1, c1;
+	if (t2 < 4e-4) {
+		b = 0.5 - t2 / 24.0 + t2 * t2 / 720.0;
+		c = 1.0 / 6.0 - t2 / 120.0 + t2 * t2 / 5040.0;
+		b1 = -1.0 / 12.0 + t2 / 180.0 - t2 * t2 / 6720.0;
+		c1 = -1.0 / 60.0 + t2 / 1260.0 - t2 * t2 / 60480.0;
+	} else {
+		double t = sqrt(t2), sn = sin(t), cs = cos(t);
+		b = (1.0 - cs) / t2;
+		c = (t - sn) / (t2 * t);
+		b1 = (t * sn - 2.0 * (1.0 - cs)) / (t2 * t2);
+		c1 = ((1.0 - cs) * t - 3.0 * (t - sn)) / (t2 * t2 * t);
+	}
+	double pv[3], ppv[3], u[3], pd = v3_dot(ps, v);
+	v3_cross(pv, ps, v);
+	v3_cross(ppv, ps, pv);
+	for (int i = 0; i < 3; i++)
+		u[i] = c1 * ppv[i] - b1 * pv[i];
+	for (int i = 0; i < 3; i++)
+		for (int j = 0; j < 3; j++)
+			D[3 * i + j] = u[i] * ps[j] + c * (ps[i] * v[j] - 2.0 * v[i] * ps[j]) +
+				       (i == j ? c * pd : 0.0);
+	/* + b v~ */
+	D[1] -= b * v[2];
+	D[2] += b * v[1];
+	D[3] += b * v[2];
+	D[5] -= b * v[0];
+	D[6] -= b * v[1];
+	D[7] += b * v[0];
+}
+
+/* The derivatives of beam_element's F in the node rotations (beam.h).
+ * Node b turned by d th in its own frame (A_b exp(d th~), as ra_beam.c's
+ * differences did) moves the logarithms psi_0 = log(A_1^T A_0), psi_1 =
+ * log(A_1^T A_2): node 0 or 2 by d psi = Jr(psi)^-1 d th (a right
+ * perturbation), node 1 both by d psi = -Jl(psi)^-1 d th = -Jr(psi)^-T
+ * d th (a left one).  At point p, ps = N_0 psi_0 + N_2 psi_1, pd = dN_0
+ * psi_0 + dN_2 psi_1, R = A_1 exp(ps~), kd = Jr(ps) pd: R turns by d phi
+ * = Jr(ps) d ps (+ exp(ps~)^T d th for node 1), kd moves by Jr(ps) d pd +
+ * D d ps (jr_dv); Gamma = R^T x' / j - Gamma0 by (R^T x') x d phi / j,
+ * kappa by d kd / j; the section forces R res by R (d phi x res + C d eps);
+ * the arms do not move.  Node b's moment, A_b^T m_b, turns with its frame:
+ * + (A_b^T m_b) x d th, which is F0's.  Exact, for mu = 0 (with damping
+ * the strain rates move too: ra_beam.c differences). */
+void beam_element_dth(const struct beam *bm, int e, const double *const r[3],
+		      const double *const A[3], const struct beam_rot *g,
+		      const struct beam_pt pt[2], const double *F0, double dF[9][18])
+{
+	double Ji[2][9], Jr[2][9], Ex[2][9], D[2][9], gm[2][3], N[2][3], dN[2][3];
+	so3_jrinv(Ji[0], g->psi[0]);
+	so3_jrinv(Ji[1], g->psi[1]);
+	for (int p = 0; p < 2; p++) {
+		const double *ref = bm->ref + BEAM_REF * e + 7 * p;
+		double ps[3], pd[3];
+		shape(xi_of(p), N[p], dN[p]);
+		for (int c = 0; c < 3; c++) {
+			ps[c] = N[p][0] * g->psi[0][c] + N[p][2] * g->psi[1][c];
+			pd[c] = dN[p][0] * g->psi[0][c] + dN[p][2] * g->psi[1][c];
+			gm[p][c] = pt[p].eps[c] + ref[1 + c];	/* R^T x' / j */
+		}
+		so3_exp_jr(Ex[p], Jr[p], ps);
+		jr_dv(D[p], ps, pd);
+	}
+	for (int b = 0; b < 3; b++)
+		for (int k = 0; k < 3; k++) {
+			double *d = dF[3 * b + k], dpsi[2][3] = { { 0 } }, dFs[2][3], dMs[2][3];
+			for (int c = 0; c < 3; c++) {
+				if (b == 0)
+					dpsi[0][c] = Ji[0][3 * c + k];
+				else if (b == 2)
+					dpsi[1][c] = Ji[1][3 * c + k];
+				else {
+					dpsi[0][c] = -Ji[0][3 * k + c];
+					dpsi[1][c] = -Ji[1][3 * k + c];
+				}
+			}
+			for (int p = 0; p < 2; p++) {
+				const double *ref = bm->ref + BEAM_REF * e + 7 * p;
+				double dps[3], dpd[3], dphi[3], t1[3], t2[3], deps[6], dres[6];
+				for (int c = 0; c < 3; c++) {
+					dps[c] = N[p][0] * dpsi[0][c] + N[p][2] * dpsi[1][c];
+					dpd[c] = dN[p][0] * dpsi[0][c] + dN[p][2] * dpsi[1][c];
+				}
+				m3_mulv(dphi, Jr[p], dps);
+				if (b == 1)	/* + exp(ps~)^T e_k: row k of Ex */
+					for (int c = 0; c < 3; c++)
+						dphi[c] += Ex[p][3 * k + c];
+				m3_mulv(t1, Jr[p], dpd);
+				m3_mulv(t2, D[p], dps);
+				v3_cross(deps, gm[p], dphi);
+				for (int c = 0; c < 3; c++)
+					deps[3 + c] = (t1[c] + t2[c]) / ref[0];
+				for (int i = 0; i < 6; i++) {
+					const double *Ci = bm->C + 6 * i;
+					double sum = 0.0;
+					if (bm->diag)
+						sum = Ci[i] * deps[i];
+					else
+						for (int q = 0; q < 6; q++)
+							sum += Ci[q] * deps[q];
+					dres[i] = sum;
+				}
+				/* d(R res) = R (d phi x res + d res) */
+				v3_cross(t1, dphi, pt[p].res);
+				v3_cross(t2, dphi, pt[p].res + 3);
+				v3_add(t1, t1, dres);
+				v3_add(t2, t2, dres + 3);
+				m3_mulv(dFs[p], pt[p].R, t1);
+				m3_mulv(dMs[p], pt[p].R, t2);
+			}
+			double m[3][3];
+			for (int c = 0; c < 3; c++) {
+				d[c] = dFs[0][c];
+				d[6 + c] = dFs[1][c] - dFs[0][c];
+				d[12 + c] = -dFs[1][c];
+				m[0][c] = dMs[0][c];
+				m[1][c] = dMs[1][c] - dMs[0][c];
+				m[2][c] = -dMs[1][c];
+			}
+			moment_add(m[0], pt[0].x, r[0], dFs[0]);
+			moment_add(m[1], pt[1].x, r[1], dFs[1]);
+			moment_add(m[1], r[1], pt[0].x, dFs[0]);
+			moment_add(m[2], r[2], pt[1].x, dFs[1]);
+			for (int i = 0; i < 3; i++)
+				m3_tmulv(d + 6 * i + 3, A[i], m[i]);
+			/* node b's frame turns: (A_b^T m_b) x e_k */
+			const double *tb = F0 + 6 * b + 3;
+			double ek[3] = { 0, 0, 0 }, tk[3];
+			ek[k] = 1.0;
+			v3_cross(tk, tb, ek);
+			v3_add(d + 6 * b + 3, d + 6 * b + 3, tk);
+		}
+}
+
 int beam_reference(const struct model *m, struct beam *bm, struct diag *d)
 {
 	free(bm->ref);

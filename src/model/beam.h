@@ -71,6 +71,12 @@ void beam_rot_psi(const double *A1, struct beam_rot *g);
  * node b's position coordinate k, frames fixed; exact, for bm->mu = 0. */
 void beam_element_dr(const struct beam *bm, int e, const double *const r[3],
 		     const double *const A[3], const struct beam_pt pt[2], double dF[9][18]);
+/* dF/dtheta of beam_element at the same state, g = beam_rot_of(A), F0 its
+ * forces: dF[3 b + k] the 18 forces' derivatives in node b's body-frame
+ * rotation k (A_b exp(d th~)); exact, for bm->mu = 0. */
+void beam_element_dth(const struct beam *bm, int e, const double *const r[3],
+		      const double *const A[3], const struct beam_rot *g,
+		      const struct beam_pt pt[2], const double *F0, double dF[9][18]);
 /* beam_element with g = beam_rot_of(A) given. */
 double beam_element_rot(const struct beam *bm, int e, const double *const r[3],
 			const double *const A[3], const double *const v[3],

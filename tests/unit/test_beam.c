@@ -10,6 +10,8 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
@@ -124,6 +126,65 @@ static void test_dr(void **state)
 	unload(&f);
 }
 
+/* dF/dtheta by beam_element_dth against central differences in each
+ * node's body-frame rotation (A_b exp(h e_k~), h = 1e-5 rad: truncation ~
+ * h^2 times the third derivative / 6, round-off ~ 1e-16 |F| / h), with the
+ * diagonal and a coupled section law (as test_dr) on the bent states of
+ * test_dr; asked: 1e-8 of each column's largest entry (measured: below
+ * WORST, set from DTH_WORST=1 build/tests/test_beam). */
+static void check_dth(struct fix *f, struct beam *bm)
+{
+	for (int rep = 0; rep < 5; rep++) {
+		double r[3][3], A[3][9], F[18], dth[9][18];
+		struct beam_pt pt[2];
+		struct beam_rot g;
+		bent(f->m, bm, r, A);
+		const double *rp[3] = { r[0], r[1], r[2] }, *Ap[3] = { A[0], A[1], A[2] };
+		const double z[3] = { 0, 0, 0 }, *zp[3] = { z, z, z };
+		beam_rot_of(Ap, &g);
+		beam_element_rot(bm, 1, rp, Ap, zp, zp, &g, F, pt);
+		beam_element_dth(bm, 1, rp, Ap, &g, pt, F, dth);
+		for (int b = 0; b < 3; b++)
+			for (int k = 0; k < 3; k++) {
+				double Fp[18], Fm[18], h = 1e-5, A0[9], mx = 0.0, worst = 0.0;
+				memcpy(A0, A[b], sizeof A0);
+				for (int sg = 0; sg < 2; sg++) {
+					double th[3] = { 0, 0, 0 }, Q[9];
+					th[k] = sg ? -h : h;
+					so3_exp(Q, th);
+					m3_mul(A[b], A0, Q);
+					forces(bm, r, A, sg ? Fm : Fp);
+				}
+				memcpy(A[b], A0, sizeof A0);
+				for (int i = 0; i < 18; i++)
+					mx = fmax(mx, fabs(Fp[i] - Fm[i]) / (2.0 * h));
+				assert_true(mx > 0.0);
+				for (int i = 0; i < 18; i++)
+					worst = fmax(worst, fabs(dth[3 * b + k][i] -
+								 (Fp[i] - Fm[i]) / (2.0 * h)) / mx);
+				if (getenv("DTH_WORST"))
+					fprintf(stderr, "dth node %d k %d worst %.3g\n", b, k, worst);
+				assert_true(worst <= 1e-8);
+			}
+	}
+}
+
+static void test_dth(void **state)
+{
+	struct fix f;
+	load(&f);
+	struct beam *bm = &f.m->beams[0];
+	testutil_seed(2028);
+	check_dth(&f, bm);
+	for (int i = 0; i < 6; i++)
+		for (int k = 0; k < 6; k++)
+			if (i != k)
+				bm->C[6 * i + k] = 0.01 * sqrt(bm->C[7 * i] * bm->C[7 * k]);
+	bm->diag = 0;
+	check_dth(&f, bm);
+	unload(&f);
+}
+
 /* The diagonal law's short path (bm->diag, set by beam_reference for the
  * deck's section) against the general 6 x 6 product: the products it
  * leaves out are exact zeros, so F and the energy agree bit for bit. */
@@ -151,6 +212,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dr),
+		cmocka_unit_test(test_dth),
 		cmocka_unit_test(test_diag_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
