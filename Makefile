@@ -92,9 +92,14 @@ $(BUILD)/src/form/tree_ode.o: OPT = -O3
 # on hmmwv14, lms2 on the chain, genalpha on Bricard, hi on the
 # slider-crank compared bit for bit), about 5-10 % off rn4's vehicle run
 # (kkt: all of kkt*.c, as when they were one file; the predictor's
-# extrapolation in integ/kernel.c, row by row over the values)
+# extrapolation in integ/kernel.c, row by row over the values); the beams'
+# kernels (copied-out KLU factors, the element and its tangents, SO(3),
+# dae3's Newton): 8 % fewer instructions on the flexible four-bar, the
+# three flexible benchmarks bit for bit with lms2 and genalpha (issue 36)
 $(BUILD)/src/form/rp_jac.o $(BUILD)/src/model/prim.o $(BUILD)/src/la/spf.o $(BUILD)/src/la/kkt.o \
-$(BUILD)/src/la/kkt_schur.o $(BUILD)/src/la/kkt_rank.o $(BUILD)/src/integ/kernel.o: OPT = -O3
+$(BUILD)/src/la/kkt_schur.o $(BUILD)/src/la/kkt_rank.o $(BUILD)/src/integ/kernel.o \
+$(BUILD)/src/la/klu_ex.o $(BUILD)/src/model/beam.o $(BUILD)/src/form/ra_beam.o \
+$(BUILD)/src/util/so3.o $(BUILD)/src/integ/dae3_solve.o: OPT = -O3
 
 $(BUILD)/libmbsim.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
