@@ -132,18 +132,25 @@ const char *statics_row_name(const struct model *m, int k)
 	return buf;
 }
 
-/* Residual norms at x: max |G| (its body in *wb), max |Phi| (row in *wr);
- * G and s->phi left at x. */
+/* Residual norms at x: max |G| (its body in *wb), a moment taken over the
+ * model's length L, as the force at distance L that makes it, so that
+ * moments and forces are held to one tolerance whatever the model's size
+ * (compared in N and N m alike, a moment of 1e-10 of the loads times a
+ * length of 2 m - the spring of an arm of decks/hmmwv14.yaml acting
+ * 1e-10 m off the axis the arm spins freely about - is not converged
+ * until the arm has turned by a large angle); max |Phi| (row in *wr); G
+ * and s->phi left at x. */
 static void norms(struct ra *s, const struct ra_state *x, double t, double lf, double *G,
 		  double *rf, double *rp, int *wb, int *wr)
 {
 	statics_residual_lf(s, x, t, x->lam, lf, G);
+	double L = statics_length(s->m);
 	*rf = 0;
 	*rp = 0;
 	*wb = -1;
 	*wr = -1;
 	for (int i = 0; i < s->ng; i++) {
-		double a = fabs(G[i]);
+		double a = fabs(G[i]) / (i % 6 < 3 ? 1.0 : L);
 		if (!(a <= *rf)) {	/* NaN taken as the worst */
 			*rf = a;
 			*wb = i / 6;

@@ -21,7 +21,8 @@
 struct statics_result {
 	int converged;		/* 1: both residuals below their tolerances */
 	int iterations;		/* Newton iterations taken */
-	double res_force;	/* max |G| at the end, N or N m */
+	double res_force;	/* max |G| at the end, N (a moment over
+				 * statics_length: norms in statics.c) */
 	double res_phi;		/* max |Phi| at the end, constraint units */
 	double tol_force, tol_phi;	/* the tolerances applied */
 	int worst_body;		/* body with the largest |G| (-1: none) */
