@@ -17,7 +17,8 @@
 #  - tests/buckling/strut.yaml, a rigid strut on a rotational spring under
 #    its weight and a top force (no beam): k / (P l + m g l / 2) within
 #    1e-9 (measured 6e-12);
-# the modes file of -o against the JSON, --xdmf of it, and refusals.
+# the modes file of -o against the JSON, --xdmf of it, tools/animate.py on
+# it, and refusals.
 # Usage: MBSIM=build/mbsim sh tests/t-buckling.sh (from the source root)
 
 # shellcheck source=tests/lib.sh
@@ -69,6 +70,24 @@ expect_rc 0 "lateral: -o --xdmf draws the buckling modes" \
 	"$MBSIM" modes --buckling "$bk/lateral.yaml" --count 2 -o "$tmp/x.h5" --xdmf --force
 [ -s "$tmp/x.xdmf" ] && grep -q "modes 1-2 of 2" "$tmp/err" && ok "the .xdmf is written, 2 modes" ||
 	bad "the .xdmf is written, 2 modes"
+
+if "$PY" -c "import matplotlib, PIL" 2>/dev/null; then
+	expect_rc 0 "tools/animate.py draws buckling mode 2 of the -o file" \
+		"$PY" "$top/tools/animate.py" "$tmp/x.h5" --mode 2 -o "$tmp/b.gif" --view xy
+	pycheck "animate.py: buckling mode 2 swings as its shape: 24 frames, sideways, none in z" '
+sys.path.insert(0, "'"$top"'/tools")
+import animate
+f = h5py.File("'"$tmp"'/x.h5", "r")
+t, names, pos, rot = animate.mode_motion(f, 2)
+d = pos - f["state/position"][0]
+c = np.cos(2 * np.pi * np.arange(24) / 24)     # a real shape: d_j = cos(phi_j) d_0
+err = abs(d - c[:, None, None] * d[0]).max()
+ok = len(t) == 24 and err < 1e-12 * abs(d[0]).max() and abs(d[0, :, 1]).max() > 0
+ok = ok and abs(d[:, :, 2]).max() < 1e-9 * abs(d[0, :, 1]).max()
+msg = "frames %d, err %g, y %g, z %g" % (len(t), err, abs(d[0, :, 1]).max(), abs(d[:, :, 2]).max())'
+else
+	skip "tools/animate.py on a buckling file" "matplotlib, PIL" 2
+fi
 
 expect_rc 64 "--buckling with --at: usage error" "$MBSIM" modes --buckling --at 1 "$bk/strut.yaml"
 expect_rc 64 "--count without --buckling: usage error" "$MBSIM" modes --count 2 "$bk/strut.yaml"

@@ -11,7 +11,7 @@ from the state linearized at along the mode's shape as `mbsim export
 --xdmf` draws it (mbsim-export(1)), but with the largest displacement a
 tenth of the extent of the bodies' centroids and the origin (animate.py
 draws no shapes), at most 0.3 rad; the title's time runs over the mode's
-period.  There a joint between two bodies is a line
+period (over 1 s for a buckling mode of mbsim modes --buckling -o).  There a joint between two bodies is a line
 between their centroids (the deck's point of a joint is where it was in
 the deck, not at the state linearized at); a ground joint's point is
 fixed and drawn as in a run.
@@ -147,10 +147,13 @@ def mode_motion(f, k):
     names = [mbsimlib.text(n) for n in f["state/bodies"][()]]
     P = f["state/position"][0]
     A0 = f["state/rotation"][0].reshape(-1, 3, 3)
-    fr, free = f["modes/frequency"][()], f["modes/free"][()]
+    # a buckling file (mbsim modes --buckling -o) has load factors for
+    # frequencies: its modes swing at a period of 1 s
+    buckling = "modes/load_factor" in f
+    fr = f["modes/load_factor" if buckling else "modes/frequency"][()]
     if not 1 <= k <= len(fr):
         raise ValueError("--mode %d: the file has %d modes" % (k, len(fr)))
-    if free[k - 1] or fr[k - 1] <= 0:
+    if not buckling and (f["modes/free"][k - 1] or fr[k - 1] <= 0):
         raise ValueError("--mode %d is a free motion (0 Hz): nothing to animate" % k)
     z = (f["modes/shape"][k - 1, :, 0] + 1j * f["modes/shape"][k - 1, :, 1]).reshape(-1, 6)
     L = np.ptp(np.vstack([P, np.zeros((1, 3))]), axis=0).max() or 1.0
@@ -159,7 +162,7 @@ def mode_motion(f, k):
     ph = np.exp(2j * np.pi * np.arange(24) / 24)
     pos = P[None] + s * np.real(ph[:, None, None] * z[None, :, :3])
     rot = [A0[b] @ expm_so3(s * np.real(ph[:, None] * z[b, 3:][None])) for b in range(len(names))]
-    return np.arange(24) / (24 * fr[k - 1]), names, pos, rot
+    return np.arange(24) / (24 * (1.0 if buckling else fr[k - 1])), names, pos, rot
 
 
 def load(path, scale=1.0, mode=1):
