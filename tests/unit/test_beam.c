@@ -1,7 +1,8 @@
 /* test_beam.c - the beam element of model/beam.c: its exact position
  * derivatives (beam_element_dr) against central differences of its forces,
- * with a coupled section law, and the diagonal law's short path against
- * the general product (same bits).
+ * with a coupled section law, the diagonal law's short path against
+ * the general product (same bits), and the forces of given resultants
+ * (beam_element_frozen) against the element's own.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -208,12 +209,39 @@ static void test_diag_path(void **state)
 	unload(&f);
 }
 
+/* beam_element_frozen with the resultants that beam_element made at a
+ * state gives beam_element's forces there bit for bit (the same balance of
+ * the node volumes); with other resultants, other forces (it does not
+ * ignore them).  Linear buckling (sim/buckling.c) differentiates it. */
+static void test_frozen(void **state)
+{
+	struct fix f;
+	load(&f);
+	struct beam *bm = &f.m->beams[0];
+	testutil_seed(7);
+	double r[3][3], A[3][9], F1[18], F2[18], res[2][6];
+	struct beam_pt pt[2];
+	bent(f.m, bm, r, A);
+	const double *rp[3] = { r[0], r[1], r[2] }, *Ap[3] = { A[0], A[1], A[2] };
+	const double z[3] = { 0, 0, 0 }, *zp[3] = { z, z, z };
+	beam_element(bm, 1, rp, Ap, zp, zp, F1, pt);
+	for (int p = 0; p < 2; p++)
+		memcpy(res[p], pt[p].res, sizeof res[p]);
+	beam_element_frozen(bm, 1, rp, Ap, (const double(*)[6])res, F2);
+	assert_memory_equal(F1, F2, sizeof F1);
+	res[1][4] *= 2;		/* a bending moment doubled: the forces move */
+	beam_element_frozen(bm, 1, rp, Ap, (const double(*)[6])res, F2);
+	assert_true(memcmp(F1, F2, sizeof F1) != 0);
+	unload(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dr),
 		cmocka_unit_test(test_dth),
 		cmocka_unit_test(test_diag_path),
+		cmocka_unit_test(test_frozen),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
