@@ -73,6 +73,22 @@ int cli_static_solve(struct ra *s, struct ra_state *x, double t0, int json,
  * stdout too). */
 int cli_static_model(struct model *m, double t0, int json, int mode, double amp);
 
+/* run --restart FILE.h5[@T] (restart.c): the checkpoint row at T (the
+ * last without @T) of FILE, checked against the model m and options o
+ * (the same model structure and scheme, T before time.end): 0, or
+ * EXIT_DECK after the reason on stderr. */
+struct model;
+struct sim_options;
+struct cli_restart {
+	char *file;
+	double t;
+	double *v;
+	long n;
+};
+int cli_restart_read(const char *arg, const struct model *m, const struct sim_options *o,
+		     struct cli_restart *rs);
+void cli_restart_free(struct cli_restart *rs);
+
 /* Print every record of d to stderr; returns d->nerr. */
 int cli_print_diag(const struct diag *d);
 /* Load DECK, apply the --set list, build. Returns 0, EXIT_DECK (errors

@@ -32,6 +32,7 @@ static char *default_output(const char *deck)
 
 struct run_opts {
 	const char *deck, *out;
+	const char *restart;	/* --restart FILE.h5[@T], or NULL */
 	char **sets;
 	int nsets, quiet, json, force, from_static, xdmf;
 	int mode;		/* --excite-mode K, 0 without */
@@ -48,6 +49,8 @@ static int parse(int argc, char **argv, struct run_opts *ro)
 		if ((v = cli_optval(argc, argv, &i, "-o", USAGE_RUN, &err)) ||
 		    (v = cli_optval(argc, argv, &i, "--output", USAGE_RUN, &err))) {
 			ro->out = v;
+		} else if ((v = cli_optval(argc, argv, &i, "--restart", USAGE_RUN, &err))) {
+			ro->restart = v;
 		} else if (cli_setopt(argc, argv, &i, USAGE_RUN, &err, ro->sets, &ro->nsets)) {
 		} else if ((v = cli_optval(argc, argv, &i, "--excite-mode", USAGE_RUN, &err))) {
 			char *end;
@@ -84,7 +87,7 @@ static int parse(int argc, char **argv, struct run_opts *ro)
 		} else if (a[0] == '-' && a[1]) {
 			static const char *const opts[] = { "-o", "--output", "--set", "--unset", "--force",
 				"--quiet", "-q", "--json", "--from-static", "--excite-mode", "--amplitude",
-				"--xdmf", "--help", "-h", NULL };
+				"--xdmf", "--restart", "--help", "-h", NULL };
 			cli_usage_error(USAGE_RUN, "unknown option '%s'%s", a, cli_suggest(a, opts));
 			return -1;
 		} else if (!ro->deck) {
@@ -100,6 +103,11 @@ static int parse(int argc, char **argv, struct run_opts *ro)
 	}
 	if (ro->amp > 0 && !ro->mode) {
 		cli_usage_error(USAGE_RUN, "--amplitude applies to --excite-mode");
+		return -1;
+	}
+	if (ro->restart && (ro->from_static || ro->mode)) {
+		cli_usage_error(USAGE_RUN, "--restart continues from a saved state: not with "
+				"--from-static or --excite-mode");
 		return -1;
 	}
 	if (ro->mode)
@@ -373,6 +381,28 @@ static int remove_xdmf(const char *out)
 	return rc;
 }
 
+/* --restart: the checkpoint (restart.c), into a file that is not the
+ * one it comes from (which the run would replace first).  0, or the
+ * exit status after the message. */
+static int restart_open(const struct run_opts *ro, const char *out, const struct model *m,
+			const struct sim_options *o, struct cli_restart *rs)
+{
+	int rc = cli_restart_read(ro->restart, m, o, rs);
+	if (rc)
+		return rc;
+	char *a = realpath(out, NULL), *b = realpath(rs->file, NULL);
+	int same = a && b && strcmp(a, b) == 0;
+	free(a);
+	free(b);
+	if (same) {
+		cli_usage_error(USAGE_RUN, "the output '%s' is the file --restart reads: give "
+				"the restarted run another -o", out);
+		cli_restart_free(rs);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	/* first: a large deck's set-up takes seconds, and SIGINT or SIGTERM
@@ -421,10 +451,19 @@ int cmd_run(int argc, char **argv)
 		deck_free(&dk);
 		return EXIT_SIM;
 	}
+	struct cli_restart rs = { 0 };
+	if (ro.restart && (rc = restart_open(&ro, out, m, &o, &rs))) {
+		free(out);
+		cli_sets_free(ro.sets, ro.nsets);
+		model_free(&m);
+		deck_free(&dk);
+		return rc;
+	}
 	char *cmdline = cli_join_args(argc, argv);
 	char *settings = cli_join_sets(ro.sets, ro.nsets);
 	struct sim_args a = { m, &o, out, deck_text(dk), cmdline,
-			      !ro.quiet && !ro.json && isatty(2), stop, NULL, NULL, settings, 0 };
+			      !ro.quiet && !ro.json && isatty(2), stop, NULL, NULL, settings, 0,
+			      rs.v, rs.n, rs.file, rs.t };
 	struct sim_result r;
 	struct diag d;
 	diag_init(&d);
@@ -462,8 +501,9 @@ int cmd_run(int argc, char **argv)
 	free(out);
 	free(cmdline);
 	free(settings);
+	cli_restart_free(&rs);
 	cli_sets_free(ro.sets, ro.nsets);
 	model_free(&m);
 	deck_free(&dk);
-	return st == SIM_COMPLETE ? EXIT_OK : EXIT_SIM;
+	return st == SIM_COMPLETE ? EXIT_OK : r.refused ? EXIT_DECK : EXIT_SIM;
 }

@@ -8,7 +8,8 @@
 	"mbsim --version\n"
 #define USAGE_RUN \
 	"mbsim run DECK [-o FILE.h5 [--force]] [--set KEY=VALUE]... [--unset KEY]... [--from-static]\n" \
-	"          [--excite-mode K [--amplitude A]] [--xdmf] [--quiet] [--json]\n"
+	"          [--excite-mode K [--amplitude A]] [--restart FILE.h5[@T]] [--xdmf] [--quiet]\n" \
+	"          [--json]\n"
 #define USAGE_CHECK \
 	"mbsim check [--set KEY=VALUE]... [--unset KEY]... DECK...\n"
 #define USAGE_LIST \

@@ -1,6 +1,7 @@
 /* ra.c - the absolute-coordinate formulation (ra.h). */
 #include "ra.h"
 #include "ra_contact.h"
+#include "../util/ckpt.h"
 #include "../elem/elem.h"
 #include "../la/kkt.h"
 #include "../model/coupler.h"
@@ -165,6 +166,19 @@ void ra_state_copy(const struct ra *s, struct ra_state *d, const struct ra_state
 	memcpy(d->a, x->a, 3 * n);
 	memcpy(d->wd, x->wd, 3 * n);
 	memcpy(d->lam, x->lam, (size_t)s->nc * sizeof(double));
+}
+
+void ra_state_ckpt(const struct ra *s, struct ra_state *x, struct ckpt *c)
+{
+	long n = s->nb;
+	ckpt_d(c, &x->t, 1);
+	ckpt_d(c, x->r, 3 * n);
+	ckpt_d(c, x->A, 9 * n);
+	ckpt_d(c, x->v, 3 * n);
+	ckpt_d(c, x->w, 3 * n);
+	ckpt_d(c, x->a, 3 * n);
+	ckpt_d(c, x->wd, 3 * n);
+	ckpt_d(c, x->lam, s->nc);
 }
 
 void ra_state_from_model(const struct ra *s, struct ra_state *x, double t0)

@@ -102,6 +102,9 @@ void ra_free(struct ra **s);
 void ra_state_init(const struct ra *s, struct ra_state *x);	/* allocate, zero */
 void ra_state_release(struct ra_state *x);
 void ra_state_copy(const struct ra *s, struct ra_state *dst, const struct ra_state *src);
+/* Save or load x whole (util/ckpt.h) */
+struct ckpt;
+void ra_state_ckpt(const struct ra *s, struct ra_state *x, struct ckpt *c);
 /* Initial state from the model (t0, r0, A0, v0, w0; a = wd = lam = 0). */
 void ra_state_from_model(const struct ra *s, struct ra_state *x, double t0);
 

@@ -14,6 +14,7 @@
  * step control in dae3_ctrl.c; its state shared through dae3_impl.h.
  */
 #include "dae3_impl.h"
+#include "../util/ckpt.h"
 #include "newmark.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
@@ -380,6 +381,46 @@ const struct ra_state *dae3_last(const struct integ *it)
 	return &dae3_eng(it)->hist[0];
 }
 
+/* Restart: the accepted states and their charts, the auxiliary variables
+ * of SS, generalized-alpha's pseudo-accelerations, the last step's start
+ * (beams, newmark), the multipliers of friction, index 2's mu and the
+ * step control's state.  A Newton matrix kept over steps (beams) is not
+ * saved: the first solve after a restart makes a new one (not bit for
+ * bit, within the Newton tolerance). */
+void dae3_ckpt(struct integ *it, struct ckpt *c)
+{
+	struct dae3 *E = dae3_eng(it);
+	const struct ra *s = it->sys;
+	long ny = E->ny, ng = s->ng, nc = s->nc;
+	ckpt_i(c, &E->nhist, 1);
+	ckpt_d(c, E->hstep, NH);
+	for (int j = 0; j < NH; j++) {
+		ra_state_ckpt(s, &E->hist[j], c);
+		ckpt_d(c, E->Y[j], ny);
+		ckpt_d(c, E->Yd[j], ny);
+		ckpt_d(c, E->PM[j], ng);
+	}
+	for (int k = 0; k < 3; k++)
+		ckpt_d(c, (double *)E->V[k], 2 * ny);
+	ckpt_i(c, &E->aux, 1);
+	ckpt_i(c, &E->trap_only, 1);
+	ckpt_d(c, E->ap, ng);
+	ckpt_d(c, E->lamf, nc);
+	ckpt_d(c, E->pm, ng);
+	ckpt_d(c, &E->h_max, 1);
+	if (E->gold) {
+		ckpt_d(c, E->gold, ng);
+		ckpt_d(c, E->lold, nc);
+		ckpt_d(c, &E->told, 1);
+	}
+	if (E->mu)
+		ckpt_d(c, E->mu, nc);
+	if (E->growth)
+		nm_growth_ckpt(E->growth, s, c);
+	if (c->load)
+		E->fserial = 0;	/* no kept Newton matrix */
+}
+
 const struct integ_ops dae3_ops = {
 	.init = dae3_init,
 	.step = dae3_step,
@@ -387,5 +428,6 @@ const struct integ_ops dae3_ops = {
 	.singular_tol = dae3_singular_tol,
 	.iter_unit = "Newton it",
 	.beams = 1,
+	.ckpt = dae3_ckpt,
 	.free = dae3_free,
 };

@@ -20,6 +20,9 @@ struct diag;
  * built on it (newmark.c) */
 int dae3_init(struct integ *it, const struct sim_options *o, struct diag *d);
 void dae3_free(struct integ *it);
+/* Save or load its memory (restart, util/ckpt.h) */
+struct ckpt;
+void dae3_ckpt(struct integ *it, struct ckpt *c);
 /* the second solver of integrator.index: 2 drops rows as it->kkt does */
 void dae3_fix_redundant(struct integ *it, const int *rows, int n);
 /* it->kkt's rank tolerance for the step, and the index-2 solver's */

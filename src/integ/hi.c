@@ -65,6 +65,7 @@
  * the two agree to the Newton tolerance.
  */
 #include "integ.h"
+#include "../util/ckpt.h"
 #include "../util/vec.h"
 #include "../util/interrupt.h"
 #include "../util/xalloc.h"
@@ -345,9 +346,16 @@ static void hi_free(struct integ *it)
 	it->mem = NULL;
 }
 
+/* hilg's right side mu0 (restart) */
+static void hi_ckpt(struct integ *it, struct ckpt *c)
+{
+	ckpt_d(c, it->mem, it->sys->ng);
+}
+
 const struct integ_ops hi_ops = {
 	.init = hi_init,
 	.step = hi_step,
 	.iter_unit = "Newton it",
+	.ckpt = hi_ckpt,
 	.free = hi_free,
 };

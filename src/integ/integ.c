@@ -5,6 +5,7 @@
  * its registry rows. */
 #include "integ.h"
 #include "../model/contact.h"
+#include "../util/ckpt.h"
 #include "../util/xalloc.h"
 
 #include <math.h>
@@ -177,6 +178,26 @@ void integ_free(struct integ **pit)
 	*pit = NULL;
 }
 
+void integ_ckpt(struct integ *it, struct ckpt *c)
+{
+	struct integ_hist *H = &it->hist;
+	ckpt_d(c, &it->h_next, 1);
+	ckpt_l(c, &it->total_iters, 1);
+	ckpt_l(c, &it->steps, 1);
+	ckpt_l(c, &it->factorizations, 1);
+	ckpt_l(c, &it->rejected, 1);
+	ckpt_i(c, &it->iters, 1);
+	/* the predictor: its rows, where the newest is and the degree chosen */
+	ckpt_i(c, &H->rows, 1);
+	ckpt_i(c, &H->head, 1);
+	ckpt_i(c, &H->q, 1);
+	ckpt_d(c, &H->t, 1);
+	ckpt_d(c, &H->h, 1);
+	ckpt_d(c, H->v, (long)H->cap * H->n);
+	if (it->ops->ckpt)
+		it->ops->ckpt(it, c);
+}
+
 int integ_accel(struct integ *it, struct ra_state *x)
 {
 	return it->ops->accel ? it->ops->accel(it, x) : integ_accel_index1(it, x);
@@ -187,14 +208,19 @@ int integ_begin(struct integ *it, const struct ra_state *x)
 	return it->ops->begin ? it->ops->begin(it, x) : INTEG_OK;
 }
 
-int integ_fix_redundant(struct integ *it, int *rows)
+void integ_drop_rows(struct integ *it, const int *rows, int n)
 {
-	int n = kkt_dropped(it->kkt, rows);
 	if (n == 0)
-		return 0;
+		return;
 	kkt_fix_dropped(it->kkt, rows, n);
 	if (it->ops->fix_redundant)
 		it->ops->fix_redundant(it, rows, n);
+}
+
+int integ_fix_redundant(struct integ *it, int *rows)
+{
+	int n = kkt_dropped(it->kkt, rows);
+	integ_drop_rows(it, rows, n);
 	return n;
 }
 

@@ -67,6 +67,7 @@ struct integ_stat_key {
 
 struct integ;
 struct ode_sys;
+struct ckpt;
 
 /* A family: the operations the shell (integ.c) calls, reached from the
  * scheme's registry row.  NULL entries take the shared behaviour named. */
@@ -114,6 +115,15 @@ struct integ_ops {
 	int beams;
 	/* 1 when it steps the nonsmooth contact model (impulses) */
 	int nonsmooth;
+	/* Restart (util/ckpt.h): save or load everything of it->mem that a
+	 * later step depends on, one walk for both directions (NULL: no
+	 * memory of its own).  Loaded after init and integ_accel at the
+	 * restart's state, so that a load only overwrites.  ckpt_inexact: a
+	 * family that cannot come back bit for bit (CVODE's and IDA's
+	 * histories are SUNDIALS' own) and restarts cleanly instead; its
+	 * restart agrees within the scheme's error (man mbsim-run(1)). */
+	void (*ckpt)(struct integ *it, struct ckpt *c);
+	int ckpt_inexact;
 	void (*free)(struct integ *it);
 };
 
@@ -176,6 +186,11 @@ struct integ *integ_new(const struct integ_info *info, struct ra *sys,
 			const struct sim_options *o, struct diag *d);
 void integ_free(struct integ **it);
 
+/* Save or load (c->load) the state of it a step depends on: the step
+ * proposed, the predictor's history, the counters, then the family's
+ * (ops->ckpt). */
+void integ_ckpt(struct integ *it, struct ckpt *c);
+
 /* Consistent accelerations and multipliers at x (index-1 solve with the
  * mass matrix): fills x->a, x->wd, x->lam.  Requires nothing evaluated. */
 int integ_accel(struct integ *it, struct ra_state *x);
@@ -189,6 +204,10 @@ int integ_step(struct integ *it, double h, struct ra_state *x, struct ra_state *
  * Called once at set-up, after integ_accel at the assembled initial state.
  * rows: room for nc.  Returns their count. */
 int integ_fix_redundant(struct integ *it, int *rows);
+/* The same with the rows given (rows[0 .. n-1], as integ_fix_redundant
+ * found them at the first run's set-up): a restart drops what its first
+ * run dropped. */
+void integ_drop_rows(struct integ *it, const int *rows, int n);
 
 /* Singular positions: a step whose Newton iteration failed is taken again
  * with the rows within sqrt(tol) rad of dependence dropped

@@ -13,6 +13,7 @@
  * unknowns. */
 #include "newmark.h"
 #include "dae3_impl.h"
+#include "../util/ckpt.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -59,8 +60,24 @@ const struct integ_ops newmark_ops = {
 	.fail = newmark_fail,
 	.iter_unit = "Newton it",
 	.beams = 1,
+	.ckpt = dae3_ckpt,
 	.free = dae3_free,
 };
+
+void nm_growth_ckpt(struct nm_growth *gr, const struct ra *s, struct ckpt *c)
+{
+	ckpt_d(c, gr->g, s->ng);
+	ckpt_d(c, gr->z, s->ng);
+	ckpt_d(c, &gr->zn, 1);
+	ckpt_d(c, &gr->gmax, 1);
+	ckpt_d(c, &gr->first, 1);
+	ckpt_d(c, &gr->zmax, 1);
+	ckpt_d(c, &gr->before, 1);
+	ckpt_i(c, &gr->have_g, 1);
+	ckpt_i(c, &gr->have_z, 1);
+	ckpt_i(c, &gr->run, 1);
+	ckpt_i(c, &gr->fast, 1);
+}
 
 int nm_growth_step(struct nm_growth *gr, const struct ra *s, int st, const struct ra_state *y)
 {

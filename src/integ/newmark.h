@@ -59,6 +59,9 @@ struct nm_growth {
 };
 
 struct nm_growth *nm_growth_new(const struct ra *s);
+/* Save or load its memory (restart, util/ckpt.h) */
+struct ckpt;
+void nm_growth_ckpt(struct nm_growth *gr, const struct ra *s, struct ckpt *c);
 void nm_growth_free(struct nm_growth **gr);
 /* Record the accelerations of a completed state; 1 when the growth test
  * trips (gr->body names the body), else 0. */

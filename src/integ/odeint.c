@@ -2,6 +2,7 @@
  * the start from a body state, the coordinate check after each step, the
  * step around a scheme's kernel, the failure message and statistics. */
 #include "odeint.h"
+#include "../util/ckpt.h"
 #include "../util/xalloc.h"
 
 #include <math.h>
@@ -172,6 +173,16 @@ int odeint_step(struct integ *it, double h, struct ra_state *x, struct ra_state 
 	it->total_iters += it->iters;
 	y->t = t1;
 	return odeint_end(O, y);
+}
+
+void odeint_ckpt(struct integ *it, struct ckpt *c)
+{
+	struct odeint *O = it->mem;
+	ckpt_l(c, &O->nrhs, 1);
+	ckpt_l(c, &O->njac, 1);
+	ckpt_l(c, &O->njac_analytic, 1);
+	ckpt_l(c, &O->rejected, 1);
+	ckpt_l(c, &O->rejected_before, 1);
 }
 
 int odeint_begin_op(struct integ *it, const struct ra_state *x)

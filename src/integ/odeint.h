@@ -66,7 +66,13 @@ extern const struct integ_stat_key odeint_keys[];
  * its own that begin with them) and .accel when it has its own. */
 #define ODEINT_OPS .init = odeint_init, .begin = odeint_begin_op, \
 	.singular_tol = odeint_no_retry, .fail = odeint_fail, .notes = odeint_notes, \
-	.iter_unit = "f evaluations", .free = odeint_free_op
+	.iter_unit = "f evaluations", .ckpt = odeint_ckpt, .ckpt_inexact = 1, \
+	.free = odeint_free_op
+/* Restart: the counters only.  The formulation starts again at the
+ * restart's body state (a new partition or chart, ode_sys.start) and the
+ * scheme with it, as after a repartition: within the scheme's error of
+ * the run continued, not bit for bit (man mbsim-run(1)). */
+void odeint_ckpt(struct integ *it, struct ckpt *c);
 #define ODEINT_STATS_OPS .stat_keys = odeint_keys, .stats = odeint_stats
 /* A step of it's scheme (kernel) from x (the accepted state at x->t) of
  * size h, or shorter when the step control rejects, into y. */

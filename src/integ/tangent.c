@@ -57,6 +57,7 @@
 #include "newmark.h"
 #include "../la/rank.h"
 #include "../la/lapack.h"
+#include "../util/ckpt.h"
 #include "../util/vec.h"
 #include "../util/interrupt.h"
 #include "../util/xalloc.h"
@@ -874,6 +875,25 @@ static void tangent_notes(const struct integ *it, const struct sim_options *o, c
 			 v[0], o->nm_beta, 0.5 * o->nm_gamma);
 }
 
+/* Restart: the pivot order and the factors the next QR starts from
+ * (fast_qr), the rank found, the frequencies sampled and the growth
+ * detector's memory. */
+static void tangent_ckpt(struct integ *it, struct ckpt *c)
+{
+	struct tangent *T = it->mem;
+	ckpt_d(c, &T->omega, 1);
+	ckpt_d(c, &T->omega_sampled, 1);
+	ckpt_i(c, &T->r, 1);
+	ckpt_i(c, &T->f, 1);
+	ckpt_i(c, &T->have_piv, 1);
+	ckpt_i(c, &T->kq, 1);
+	ckpt_d(c, &T->rank_tol, 1);
+	ckpt_i(c, T->jpvt, T->m);
+	ckpt_d(c, T->A, (long)T->n * T->m);
+	ckpt_d(c, T->tau, T->m < T->n ? T->m : T->n);
+	nm_growth_ckpt(T->growth, it->sys, c);
+}
+
 const struct integ_ops tangent_ops = {
 	.init = tangent_init,
 	.step = tangent_growth_step,
@@ -889,5 +909,6 @@ const struct integ_ops tangent_ops = {
 	.stats = tangent_stats,
 	.notes = tangent_notes,
 	.iter_unit = "Newton it",
+	.ckpt = tangent_ckpt,
 	.free = tangent_free,
 };

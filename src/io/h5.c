@@ -47,6 +47,7 @@ struct series {
 	size_t width;		/* values per row */
 	int nbuf, cap;		/* rows in buf, room in buf */
 	double *buf;
+	long chunk_rows;	/* rows a chunk holds (h5_series_chunk), 0: the rule */
 };
 
 /* A table or attribute declared before the file is made (see h5_start). */
@@ -530,6 +531,10 @@ static void chunk_shape(const struct series *s, long rows, size_t bytes, hsize_t
 	size_t rowb = s->width * sizeof(double);
 	for (int i = 1; i < s->rank; i++)
 		c[i] = s->dims[i];
+	if (s->chunk_rows > 0 && rowb <= H5_ROW_MAX) {
+		c[0] = (hsize_t)s->chunk_rows;
+		return;
+	}
 	if (rowb > H5_ROW_MAX) {
 		size_t inner = (s->rank == 3 ? (size_t)s->dims[2] : 1) * sizeof(double);
 		c[0] = 1;
@@ -588,11 +593,18 @@ static void make_series(struct h5out *o, struct series *s)
 int h5_series(struct h5out *o, const char *path, long d1, long d2, enum h5_type type,
 	      const char *units, const char *desc)
 {
+	return h5_series_chunk(o, path, d1, d2, type, units, desc, 0);
+}
+
+int h5_series_chunk(struct h5out *o, const char *path, long d1, long d2, enum h5_type type,
+		    const char *units, const char *desc, long chunk_rows)
+{
 	if (o->state == 1)
 		sync_file(o);	/* o->s is the thread's until joined */
 	o->s = xrealloc(o->s, (size_t)(o->ns + 1) * sizeof(*o->s));
 	struct series *s = &o->s[o->ns];
 	memset(s, 0, sizeof(*s));
+	s->chunk_rows = chunk_rows;
 	s->dset = -1;
 	s->path = xstrdup(path);
 	s->units = units ? xstrdup(units) : NULL;
@@ -821,12 +833,17 @@ int h5_flush(struct h5out *o)
 	return flush(o, 0);
 }
 
+int h5_flush_due(const struct h5out *o)
+{
+	return o->kept >= H5_KEEP_MAX || !(o->opt.flush_interval > 0) ||
+	       wall() - o->last >= o->opt.flush_interval;
+}
+
 int h5_commit(struct h5out *o)
 {
 	if (o->state == 2 && o->failed)
 		return -1;	/* o->failed is the thread's while state is 1 */
-	if (o->kept < H5_KEEP_MAX && o->opt.flush_interval > 0 &&
-	    wall() - o->last < o->opt.flush_interval)
+	if (!h5_flush_due(o))
 		return 0;
 	return h5_flush(o);
 }

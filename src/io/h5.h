@@ -81,6 +81,12 @@ int h5_matrix(struct h5out *o, const char *path, enum h5_type type, const void *
  * (may be NULL). */
 int h5_series(struct h5out *o, const char *path, long d1, long d2, enum h5_type type,
 	      const char *units, const char *desc);
+/* h5_series with chunks of chunk_rows rows (0: the rule of h5.c, sized
+ * by the samples expected): a series that gets a row only now and then
+ * (the restart checkpoint, one at each flush) is not a chunk of 64 kB
+ * made for the samples. */
+int h5_series_chunk(struct h5out *o, const char *path, long d1, long d2, enum h5_type type,
+		    const char *units, const char *desc, long chunk_rows);
 /* Append one row (d1 d2, d1 or 1 values) to series id, in memory. */
 void h5_row(struct h5out *o, int id, const double *row);
 /* The same without a copy: the place of series id's next row (NULL for
@@ -92,6 +98,10 @@ double *h5_row_next(struct h5out *o, int id);
 /* A sample's rows are all in: flush when the interval has passed or the
  * rows kept are many.  0, or -1 when a write has failed (now or before). */
 int h5_commit(struct h5out *o);
+/* 1 when the next h5_commit will flush (the interval has passed or the
+ * rows kept are many): a caller with rows that only a flush should carry
+ * (the restart checkpoint, sim/checkpoint.c) adds them first. */
+int h5_flush_due(const struct h5out *o);
 /* Write the rows kept and H5Fflush.  0 or -1 as h5_commit. */
 int h5_flush(struct h5out *o);
 /* Why the first failed write failed ("" when none has). */

@@ -289,6 +289,47 @@ struct beam *model_add_beam(struct model *m, const char *name)
 	return GROW(m, beams, nbeams, IX_BEAM, name);
 }
 
+static unsigned long long fnv(unsigned long long h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	return h;
+}
+
+static unsigned long long fnv_str(unsigned long long h, const char *s)
+{
+	return fnv(h, s ? s : "", s ? strlen(s) + 1 : 1);
+}
+
+static unsigned long long fnv_int(unsigned long long h, long long v)
+{
+	return fnv(h, &v, sizeof v);
+}
+
+unsigned long long model_structure_hash(const struct model *m)
+{
+	unsigned long long h = 14695981039346656037ULL;
+	h = fnv_int(h, m->nbodies);
+	for (int b = 0; b < m->nbodies; b++)
+		h = fnv_int(fnv_str(h, m->bodies[b].name), m->bodies[b].kind);
+	h = fnv_int(h, m->njoints);
+	for (int j = 0; j < m->njoints; j++) {
+		const struct joint *J = &m->joints[j];
+		h = fnv_int(fnv_int(fnv_int(fnv_str(h, J->name), J->type), J->body[0]), J->body[1]);
+	}
+	h = fnv_int(h, m->ndrivers);
+	for (int d = 0; d < m->ndrivers; d++)
+		h = fnv_int(fnv_int(fnv_str(h, m->drivers[d].name), m->drivers[d].joint),
+			    m->drivers[d].kind);
+	h = fnv_int(h, m->nforces);
+	for (int f = 0; f < m->nforces; f++) {
+		const struct force *F = &m->forces[f];
+		h = fnv_int(fnv_int(fnv_int(fnv_str(h, F->name), F->type), F->body[0]), F->body[1]);
+	}
+	return fnv_int(fnv_int(h, m->ncons), m->nevents);
+}
+
 void model_drop_index(struct model *m)
 {
 	for (int k = 0; k < IX_KINDS; k++) {

@@ -267,6 +267,12 @@ int model_find_driver(const struct model *m, const char *name);
 int model_find_force(const struct model *m, const char *name);
 int model_find_point(const struct model *m, const char *name);
 int model_find_beam(const struct model *m, const char *name);
+/* A hash of the model's structure (64-bit FNV-1a): the kinds, names and
+ * connections of its bodies, joints, drivers and force elements, and its
+ * constraint rows; not its parameters (masses, stiffnesses, functions),
+ * which a study may change between a run and its restart. */
+unsigned long long model_structure_hash(const struct model *m);
+
 /* Free the name tables once the model is built: the run needs no
  * lookups (bench/README.md "Figures behind the model's comments").  A later model_find_*
  * remakes the table it needs, O(N) once. */

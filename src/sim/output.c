@@ -417,6 +417,7 @@ struct output *output_open(const char *path, const struct model *m, const struct
 	o->hconv = h5_series(h, "/solver/converged", 0, 0, H5_INT, "1",
 			     "1 if the step's Newton iteration converged");
 	o->hseries = -1;
+	o->ckt = o->ckv = -1;
 	if (series) {
 		char name[96];
 		snprintf(name, sizeof name, "/solver/%s", series->name);
@@ -545,7 +546,34 @@ int output_sample(struct output *o, struct ra *s, const struct ra_state *x,
 	h5_row(h, o->hconv, &cv);
 	if (o->hseries >= 0)
 		h5_row(h, o->hseries, &si->series);
-	return h5_commit(h);
+	return 0;
+}
+
+int output_commit(struct output *o)
+{
+	return h5_commit(o->h5);
+}
+
+int output_flush_due(const struct output *o)
+{
+	return h5_flush_due(o->h5);
+}
+
+void output_ckpt_open(struct output *o, long n)
+{
+	/* a row at each flush: chunks of a few rows, not the samples' */
+	o->ckt = h5_series_chunk(o->h5, "/checkpoint/time", 0, 0, H5_DOUBLE, "s",
+				 "time of each checkpoint (a state the run can be restarted "
+				 "from: mbsim run --restart FILE@T)", 64);
+	o->ckv = h5_series_chunk(o->h5, "/checkpoint/state", n, 0, H5_DOUBLE, NULL,
+				 "the run's state at /checkpoint/time, in mbsim's own layout "
+				 "(man mbsim-output(5), /checkpoint)", 1);
+}
+
+void output_ckpt_row(struct output *o, double t, const double *v)
+{
+	h5_row(o->h5, o->ckt, &t);
+	h5_row(o->h5, o->ckv, v);
 }
 
 int output_interrupted(const char *path, const char *deck_text, const char *why, char *err,

@@ -43,6 +43,7 @@ struct output {
 	int ekin, epot, ework, etot, edrift, ewm, ewd;
 	int hstep, hiter, hconv;
 	int hseries;		/* /solver/<name> of output_series, or -1 (none) */
+	int ckt, ckv;		/* /checkpoint/time, state (output_ckpt_open), or -1 */
 	struct out_forces *fx;	/* /forces and /measures (output_forces.c) */
 	/* /contacts: count per sample, then a row per contact (-1: none) */
 	int ccount, cpair, cpoint, cnormal, cgap, cfn, cft, cslip;
@@ -80,6 +81,16 @@ struct output *output_open(const char *path, const struct model *m, const struct
  * file has failed (h5_error names it). */
 int output_sample(struct output *o, struct ra *s, const struct ra_state *x,
 		  const struct sample_info *si, double res[3]);
+/* The sample's rows are all in (h5_commit): 0, or -1 when writing the
+ * file has failed.  output_flush_due: 1 when this commit will flush, so
+ * that the caller adds the checkpoint first (h5_flush_due). */
+int output_commit(struct output *o);
+int output_flush_due(const struct output *o);
+/* The restart checkpoint (sim/checkpoint.c): the series /checkpoint/time
+ * and /checkpoint/state of rows of n values, made once the run knows n;
+ * a row of each, written with the next flush. */
+void output_ckpt_open(struct output *o, long n);
+void output_ckpt_row(struct output *o, double t, const double *v);
 /* The file of a run stopped (SIGINT, SIGTERM) before its model existed,
  * while the deck was read or built: layout_version, /deck, an empty
  * /time and status "interrupted: during set-up (why)".  -1 with a

@@ -39,26 +39,6 @@ static double now(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-struct run {
-	const struct sim_args *a;
-	struct sim_result *r;
-	struct ra *sys;
-	struct integ *it;
-	struct output *out;
-	struct monitor mo;
-	long nsteps;
-	double t_last_progress;
-	int write_failed;	/* output_sample failed: the run ended */
-	struct sampling smp;	/* which steps are samples (clock.h) */
-	struct step_limit *limits;	/* the elements' step limits (step_limit.c) */
-	int nlimits;
-	/* the formulation the scheme steps when it is not ra, made here and
-	 * handed to it as an ODE (integ_new_on) */
-	struct rp *rp;
-	struct tree *tree;
-	struct ode_ctrl *ctrl;	/* the controllers' integral states around it */
-	struct events *ev;	/* the deck's events (events.c), NULL: none */
-};
 
 /* A completed state (accelerations and multipliers known) at x, the
  * state after `step` steps.  -1 (message in R->r) when x or its energy is
@@ -113,7 +93,10 @@ static int complete(struct run *R, const struct ra_state *x, double h, int iters
 	}
 	double res[3] = { 0, 0, 0 };
 	if (R->out) {
-		if (output_sample(R->out, s, x, &si, res)) {
+		int bad = output_sample(R->out, s, x, &si, res);
+		if (!bad && R->ck_x && output_flush_due(R->out))
+			sim_ckpt_append(R);	/* carried by this flush */
+		if (bad || output_commit(R->out)) {
 			/* a full file system: the run ends */
 			R->write_failed = 1;
 			snprintf(R->r->message, sizeof R->r->message, "%s, at t = %.9g (step %ld)",
@@ -169,13 +152,12 @@ static int setup_stopped(struct run *R, const char *before)
 static int note_redundant(struct run *R, struct diag *d)
 {
 	struct sim_result *r = R->r;
-	int *rows = xmalloc(((size_t)R->sys->nc + 1) * sizeof(int));
-	r->redundant = integ_fix_redundant(R->it, rows);
+	int *rows = R->red_rows;
+	r->redundant = R->nred = integ_fix_redundant(R->it, rows);
 	if (mobility_refuse_drivers(R->a->m, rows, r->redundant, d)) {
 		snprintf(r->message, sizeof r->message, "a driver's constraint row depends on "
 			 "the others at the initial state (see the error above; mbsim check "
 			 "names it too)");
-		free(rows);
 		return 1;
 	}
 	r->redundant_rows[0] = 0;
@@ -190,7 +172,6 @@ static int note_redundant(struct run *R, struct diag *d)
 		}
 		len += (size_t)snprintf(r->redundant_rows + len, room, "%s%s", i ? ", " : "", what);
 	}
-	free(rows);
 	return 0;
 }
 
@@ -240,6 +221,41 @@ static struct integ *new_integ(struct run *R, const struct integ_info *info, str
 	return integ_new_on(info, R->sys, K, ode, cap, o, d);
 }
 
+/* The tree's joint coordinates: 1 + their count (0: not a tree run). */
+static size_t tree_coord_count(const struct run *R)
+{
+	if (!R->tree)
+		return 0;
+	size_t njq = 1;
+	for (int j = 0; j < R->a->m->njoints; j++)
+		njq += (size_t)tree_joint_ncoords(R->a->m->joints[j].type);
+	return njq;
+}
+
+/* Set-up's end for a run from a checkpoint (sim_args.restart): its state,
+ * the rows the first run dropped as redundant, the monitors and the
+ * scheme's memory, instead of the assembly and the initial
+ * accelerations (checkpoint.c). */
+static int setup_restart(struct run *R, struct ra_state *x)
+{
+	monitor_init(&R->mo, R->a->m, tree_coord_count(R));
+	sim_ckpt_open(R);
+	struct clock *k = &R->clk0;
+	if (sim_ckpt_load(R, x, k))
+		return -2;
+	integ_drop_rows(R->it, R->red_rows, R->nred);
+	R->r->redundant = R->nred;
+	if (R->tree) {
+		int st = integ_begin(R->it, x);
+		if (st) {
+			sim_fail_message(R->it, st, x->t, R->k0, R->a->o->step, R->r->message,
+					 sizeof R->r->message);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int setup(struct run *R, struct ra_state *x, struct diag *d)
 {
 	const struct sim_args *a = R->a;
@@ -287,6 +303,9 @@ static int setup(struct run *R, struct ra_state *x, struct diag *d)
 	snprintf(r->solver, sizeof r->solver, "%s", kkt_mode_name(kkt_mode_of(R->it->kkt)));
 	ra_state_init(R->sys, x);
 	ra_state_from_model(R->sys, x, a->o->t0);
+	R->red_rows = xcalloc((size_t)R->sys->nc + 1, sizeof(int));
+	if (a->restart)
+		return setup_restart(R, x);
 	/* the assembly's mass-weighted projection needs regular masses; the
 	 * tree formulation's start projects joint by joint (and a residual
 	 * scheme fixes the rates of massless coordinates, IDACalcIC) */
@@ -302,7 +321,6 @@ static int setup(struct run *R, struct ra_state *x, struct diag *d)
 	}
 	if (note_redundant(R, d))
 		return 1;
-	size_t njq = 0;
 	if (R->tree) {
 		/* the tree's coordinates now, for the t0 sample's
 		 * /joints/coordinates (the first step would start them at the
@@ -313,11 +331,9 @@ static int setup(struct run *R, struct ra_state *x, struct diag *d)
 					 sizeof r->message);
 			return 1;
 		}
-		njq = 1;
-		for (int j = 0; j < a->m->njoints; j++)
-			njq += (size_t)tree_joint_ncoords(a->m->joints[j].type);
 	}
-	monitor_init(&R->mo, a->m, njq);
+	monitor_init(&R->mo, a->m, tree_coord_count(R));
+	sim_ckpt_open(R);
 	return 0;
 }
 
@@ -350,6 +366,14 @@ static void write_attrs(struct run *R)
 	h5_attr_str(h, "/", "redundant_rows", R->r->redundant_rows);
 	h5_attr_num(h, "/", "step", a->o->step);
 	h5_attr_num(h, "/", "tolerance", a->o->tolerance);
+	char hash[24];
+	snprintf(hash, sizeof hash, "%016llx", model_structure_hash(a->m));
+	h5_attr_str(h, "/", "model_hash", hash);
+	if (a->restart) {	/* where a restart came from */
+		h5_attr_str(h, "/", "restart_file", a->restart_file ? a->restart_file : "");
+		h5_attr_num(h, "/", "restart_time", a->restart_t);
+		h5_attr_int(h, "/", "restart_steps", (long long)R->k0);
+	}
 }
 
 static void finish_attrs(struct run *R)
@@ -448,6 +472,21 @@ static void t0_release(struct t0_accel *t0)
 	memset(t0, 0, sizeof(*t0));
 }
 
+/* The first run's clock k (loaded) goes on when it is in a segment whose
+ * end is the next breakpoint fresh (made from the restart's time) would
+ * take and, for fixed steps, cut into the same steps: 1, with k's list
+ * of times made fresh's; 0: fresh goes on. */
+static int restart_clock(const struct sim_options *o, struct clock *k, const struct clock *fresh)
+{
+	if (!(k->i < k->n) || k->b != fresh->b ||
+	    (!o->adaptive && clock_fixed_steps_between(o, k->a, k->b) != k->n))
+		return 0;
+	k->ts = fresh->ts;
+	k->nt = fresh->nt;
+	k->j = fresh->j;
+	return 1;
+}
+
 /* Fixed steps, or variable steps chosen by the scheme's step control (001
  * eqs. 13-16) when integrator.adaptive is set.  Samples: every k-th step
  * (output.every), the start and the end, or exactly the states at the
@@ -461,18 +500,41 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 	/* the start is a sample unless output.times does not list it */
 	int xw = !c.ts || c.ts[0] == o->t0;
 	struct t0_accel t0 = { 0 };
-	double h_last = 0.0;	/* the last step taken */
-	clock_segment(o, &c, o->t0);
-	ra_force_commit(R->sys, x);	/* continuous rsda angles from t0 */
+	long k0 = R->k0;	/* steps before this run (a restart) */
+	clock_segment(o, &c, x->t);
+	if (R->restarted) {
+		/* a restart: the first run's state is complete, its clock
+		 * goes on where the breakpoints and the step are the same
+		 * (then the steps are the first run's, bit for bit) */
+		xw = R->ck_xw;
+		if (restart_clock(o, &R->clk0, &c))
+			c = R->clk0;
+		if (!o->adaptive)
+			h = o->step;
+		else
+			h = R->it->h_next > 0 ? R->it->h_next : o->step;
+	} else {
+		ra_force_commit(R->sys, x);	/* continuous rsda angles from t0 */
+	}
+	R->ck_clock = &c;
+	R->ck_x = x;
+	R->ck_steps = k0;
+	R->ck_xw = xw;
 	R->ev = events_new(R->sys, x);
-	if (!lag && complete(R, x, 0.0, 0, 1, xw, 0))
+	/* a restart's first sample is the first run's sample of that state:
+	 * the step that reached it, its iterations */
+	if (!lag && complete(R, x, R->restarted ? R->h_last : 0.0,
+			     R->restarted ? R->it->iters : 0, 1, xw, k0))
 		return SIM_FAILED;	/* message from complete() */
-	if (lag)
+	if (lag && !R->restarted)
 		t0_save(R, x, &t0);
 	for (long k = 0;; k++) {
 		if (R->a->stop && *R->a->stop) {
 			snprintf(R->r->message, sizeof R->r->message,
-				 "interrupted at t = %.9g (step %ld)", x->t, k);
+				 "interrupted at t = %.9g (step %ld)", x->t, k0 + k);
+			R->ck_x = x;	/* the state the next step would start from */
+			R->ck_steps = k0 + k;
+			sim_ckpt_append(R);
 			t0_release(&t0);
 			return SIM_INTERRUPTED;
 		}
@@ -483,7 +545,7 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 			 * a step may grow: max(10, facmax) times the last one
 			 * (CVODE and IDA, whose run loop aims at the end, grow
 			 * theirs by 10 at most after their first) */
-			double hs = h_last > 0 ? fmin(hk, fmax(10.0, o->facmax) * h_last) : hk;
+			double hs = R->h_last > 0 ? fmin(hk, fmax(10.0, o->facmax) * R->h_last) : hk;
 			double hc = hs;
 			for (int i = 0; i < R->nlimits; i++)
 				hc = R->limits[i].limit(R->limits[i].ctx, x, hc);
@@ -502,12 +564,14 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 		}
 		if (st == INTEG_INTERRUPTED) {	/* polled inside Newton iterations */
 			snprintf(R->r->message, sizeof R->r->message,
-				 "interrupted at t = %.9g (step %ld, in its Newton iteration)", x->t, k);
+				 "interrupted at t = %.9g (step %ld, in its Newton iteration)", x->t,
+				 k0 + k);
 			t0_release(&t0);
 			return SIM_INTERRUPTED;
 		}
 		if (st) {
-			sim_fail_message(R->it, st, x->t, k, hk, R->r->message, sizeof R->r->message);
+			sim_fail_message(R->it, st, x->t, k0 + k, hk, R->r->message,
+					 sizeof R->r->message);
 			t0_release(&t0);
 			return SIM_FAILED;
 		}
@@ -520,17 +584,17 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 			snprintf(R->r->message, sizeof R->r->message,
 				 "the step control stalled at t = %.9g (step %ld): step taken %g, "
 				 "next proposed %g; tighten integrator.tolerance or use fixed steps",
-				 x->t, k, hk, R->it->h_next);
+				 x->t, k0 + k, hk, R->it->h_next);
 			t0_release(&t0);
 			return SIM_FAILED;
 		}
 		R->r->steps++;
 		R->r->t_reached = y->t;
-		h_last = hk;
+		R->h_last = hk;
 		ra_force_step(R->sys, y, hk);	/* integral of motor control errors */
 		ra_force_commit(R->sys, y);
 		if (R->sys->cpl_fault >= 0) {
-			sim_cpl_fault_message(R->sys, y->t, k + 1, hk, R->r->message,
+			sim_cpl_fault_message(R->sys, y->t, k0 + k + 1, hk, R->r->message,
 					      sizeof R->r->message);
 			t0_release(&t0);
 			return SIM_FAILED;
@@ -548,17 +612,21 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 			req = 1;
 		}
 		/* lag: x is the state completed now (sample_due moves t_w) */
-		int yw = lag || (c.ts ? req : clock_sample_due(&R->smp, y->t, k + 1, last));
-		if (lag && k == 0) {
+		int yw = lag || (c.ts ? req : clock_sample_due(&R->smp, y->t, k0 + k + 1, last));
+		/* the checkpoint a flush now carries: y, which the loop goes on from */
+		R->ck_x = y;
+		R->ck_steps = k0 + k + 1;
+		R->ck_xw = c.ts ? req : 1;
+		if (lag && k == 0 && !R->restarted) {
 			t0_exact(R, x, &t0);
 			t0_release(&t0);
 		}
 		if (lag && complete(R, x, hk, R->it->iters, 1,
-				    c.ts ? xw : clock_sample_due(&R->smp, x->t, k, 0), k)) {
+				    c.ts ? xw : clock_sample_due(&R->smp, x->t, k0 + k, 0), k0 + k)) {
 			t0_release(&t0);
 			return SIM_FAILED;	/* message from complete() */
 		}
-		if (!lag && complete(R, y, hk, R->it->iters, 1, yw, k + 1))
+		if (!lag && complete(R, y, hk, R->it->iters, 1, yw, k0 + k + 1))
 			return SIM_FAILED;	/* message from complete() */
 		xw = c.ts ? req : 1;
 		struct ra_state t = *x;
@@ -568,10 +636,13 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 			h = R->it->h_next;
 		if ((k & 1023) == 0)
 			progress(R, x->t, 0);
+		R->ck_x = x;	/* after the exchange */
 		if (last)
 			break;
 	}
 	t0_release(&t0);
+	sim_ckpt_append(R);	/* the end, before a lag = 1 scheme completes it */
+	R->ck_x = NULL;
 	if (lag) {
 		int st = integ_accel(R->it, x);
 		if (st) {
@@ -579,7 +650,7 @@ static enum sim_status loop(struct run *R, struct ra_state *x, struct ra_state *
 					 sizeof R->r->message);
 			return SIM_FAILED;
 		}
-		if (complete(R, x, h, 0, 1, xw, R->r->steps))
+		if (complete(R, x, h, 0, 1, xw, k0 + R->r->steps))
 			return SIM_FAILED;	/* message from complete() */
 	}
 	return SIM_COMPLETE;
@@ -656,6 +727,7 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 			a->at_end(a->at_end_ctx, R.sys, &x);
 	} else if (rc < 0) {
 		r->status = SIM_FAILED;
+		r->refused = rc == -2;	/* a checkpoint that does not fit */
 		if (!r->message[0])
 			snprintf(r->message, sizeof r->message, "set-up failed");
 	} else if (a->stop && *a->stop) {
@@ -703,6 +775,8 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 	monitor_free(&R.mo);
 	step_limits_free(R.limits, R.nlimits);
 	events_free(&R.ev);
+	free(R.ck_v);
+	free(R.red_rows);
 	integ_free(&R.it);
 	ode_ctrl_free(&R.ctrl);
 	rp_free(&R.rp);

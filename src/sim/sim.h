@@ -31,7 +31,26 @@ struct sim_args {
 	/* 1: stop after set-up, and call at_end with the assembled initial
 	 * state, its accelerations and multipliers taken (mbsim linearize) */
 	int at_start;
+	/* --restart: the checkpoint row to continue from (NULL: a run from
+	 * the deck's initial state), its length, and the file and the time
+	 * it came from (root attributes restart_file, restart_time) */
+	const double *restart;
+	long nrestart;
+	const char *restart_file;
+	double restart_t;
 };
+
+/* The checkpoint row's header (man mbsim-output(5), CHECKPOINT), read by
+ * mbsim run --restart before the run: layout version, the model's
+ * structure hash (model_structure_hash: high and low 32 bits), the scheme
+ * (sim_ckpt_scheme_id of its name), the row's length, its time, the
+ * steps taken to it, 1 when the scheme comes back bit for bit. */
+enum {
+	SIM_CK_VERSION, SIM_CK_HASH_HI, SIM_CK_HASH_LO, SIM_CK_SCHEME, SIM_CK_SIZE, SIM_CK_TIME,
+	SIM_CK_STEPS, SIM_CK_EXACT, SIM_CK_HEAD
+};
+#define SIM_CK_LAYOUT 1.0
+unsigned long sim_ckpt_scheme_id(const char *name);
 
 enum sim_status { SIM_COMPLETE = 0, SIM_FAILED = 1, SIM_INTERRUPTED = 2 };
 
@@ -39,6 +58,8 @@ struct sim_result {
 	enum sim_status status;
 	char message[1024];		/* failure reason ("" when complete), or the
 					 * event that stopped a complete run */
+	int refused;			/* --restart: the checkpoint does not fit the
+					 * run (message), nothing computed */
 	int stopped;			/* 1: a stop event ended the run (status
 					 * SIM_COMPLETE, message "event NAME at t = T") */
 	long steps;

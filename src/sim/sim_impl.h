@@ -5,7 +5,65 @@
 #define MBSIM_SIM_IMPL_H
 
 #include "sim.h"
+#include "clock.h"
+#include "monitor.h"
+#include "output.h"
 #include "../integ/integ.h"
+
+struct rp;
+struct tree;
+struct ode_ctrl;
+struct events;
+struct step_limit;
+
+/* A run: what set-up makes and the loop carries (sim.c). */
+struct run {
+	const struct sim_args *a;
+	struct sim_result *r;
+	struct ra *sys;
+	struct integ *it;
+	struct output *out;
+	struct monitor mo;
+	long nsteps;
+	double t_last_progress;
+	int write_failed;	/* output_sample failed: the run ended */
+	struct sampling smp;	/* which steps are samples (clock.h) */
+	struct step_limit *limits;	/* the elements' step limits (step_limit.c) */
+	int nlimits;
+	/* the formulation the scheme steps when it is not ra, made here and
+	 * handed to it as an ODE (integ_new_on) */
+	struct rp *rp;
+	struct tree *tree;
+	struct ode_ctrl *ctrl;	/* the controllers' integral states around it */
+	struct events *ev;	/* the deck's events (events.c), NULL: none */
+	/* the restart checkpoint (checkpoint.c): the state a row saves (the
+	 * one the loop continues from, NULL: none to save now), the steps
+	 * taken to it, the clock, whether a lag = 1 scheme writes its start,
+	 * the last step; the rows dropped as redundant; the checkpoint's
+	 * size and buffer; the time of the last row written */
+	struct ra_state *ck_x;
+	long ck_steps;
+	struct clock *ck_clock;
+	struct clock clk0;	/* the clock a restart loaded */
+	int ck_xw;
+	double h_last;
+	int *red_rows, nred;
+	long ck_n;
+	double *ck_v, ck_t;
+	/* a run from a checkpoint: its steps before, 0 otherwise */
+	int restarted;
+	long k0;
+};
+
+/* The restart checkpoint (checkpoint.c, man mbsim-output(5)): its size
+ * once set-up is done, made in the output file (/checkpoint); a row of
+ * the state the run continues from (R->ck_x) added before the flush
+ * that will carry it; the restart's state loaded from a->restart.  A
+ * load failure (another model, scheme or size) is -1 with the reason in
+ * R->r->message. */
+void sim_ckpt_open(struct run *R);
+void sim_ckpt_append(struct run *R);
+int sim_ckpt_load(struct run *R, struct ra_state *x, struct clock *c);
 
 /* The message of a step of it that ended in status st at t (step `step`,
  * h): the family's own (integ_fail), else the shared one from the
