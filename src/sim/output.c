@@ -562,8 +562,10 @@ int output_flush_due(const struct output *o)
 void output_ckpt_open(struct output *o, long n)
 {
 	/* a row at each flush: chunks of a few rows, not the samples' */
-	o->ckt = h5_series_chunk(o->h5, "/checkpoint/time", 0, 0, H5_DOUBLE, "s",
-				 "time of each checkpoint (a state the run can be restarted "
+	/* no units: its rows are not samples, which readers know a series
+	 * by (man mbsim-output(5)) */
+	o->ckt = h5_series_chunk(o->h5, "/checkpoint/time", 0, 0, H5_DOUBLE, NULL,
+				 "time of each checkpoint, s (a state the run can be restarted "
 				 "from: mbsim run --restart FILE@T)", 64);
 	o->ckv = h5_series_chunk(o->h5, "/checkpoint/state", n, 0, H5_DOUBLE, NULL,
 				 "the run's state at /checkpoint/time, in mbsim's own layout "
