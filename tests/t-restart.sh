@@ -23,7 +23,8 @@
 #    2.7e-8), w2 3.9e-6 (E = 1.7e-5), adams 7.0e-7 (E = 1.4e-7, atol =
 #    rtol = 1e-4), bdf 2.2e-7 (E = 2.9e-7); the factor 10: two runs each
 #    within about twice E of the truth (Richardson for order 1 and up),
-#    and a variable-order code restarted at order 1.
+#    and a variable-order code restarted at order 1.  moreau (its contact
+#    impulses' warm start not kept) likewise on a sliding box.
 # 4. SIGKILL: a run killed after at least one flush continues from its
 #    last checkpoint to the end bit for bit (genalpha) and within the error
 #    bound of 3. above (adams, 10 E, E against its run at a tenth of the
@@ -142,6 +143,20 @@ for m in rn4 w2 adams bdf; do
 		bad "$m: the runs" "$(cat "$tmp/err")"
 	fi
 done
+
+# moreau (tests/nsc/incline.yaml: a box sliding with friction): the warm
+# start of its contact impulses is not kept, and a restart's first contact
+# problem starts cold, within the Gauss-Seidel tolerance (1e-10): E against
+# the run at integrator.tolerance 1e-12 (measured: 7.5e-14 m, E = 1.1e-11)
+incline=$top/tests/nsc/incline.yaml
+if run "$incline" "$tmp/full.h5" --set output.flush_interval=0 &&
+   run "$incline" "$tmp/ref.h5" --set integrator.tolerance=1e-12 &&
+   T=$(ck_time "$tmp/full.h5" "len(t) // 2") &&
+   run "$incline" "$tmp/rest.h5" --restart "$tmp/full.h5@$T"; then
+	within "moreau from t = $T" "$tmp/full.h5" "$tmp/rest.h5" "$tmp/ref.h5" 10
+else
+	bad "moreau: the runs" "$(cat "$tmp/err")"
+fi
 
 # --- 4. killed, then continued ------------------------------------------
 # killed DECK OUT ARG...: mbsim run ARG... killed by SIGKILL once it has

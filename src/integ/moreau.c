@@ -65,6 +65,7 @@
 #include "../contact/contact.h"
 #include "../model/contact.h"
 #include "../model/shape.h"
+#include "../util/ckpt.h"
 #include "../util/interrupt.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
@@ -706,6 +707,20 @@ static void mj_notes(const struct integ *it, const struct sim_options *o, const 
 		 "%.1f Gauss-Seidel sweeps a contact step\n", v[0], v[1], v[2]);
 }
 
+/* Restart: the statistics.  The last step's impulses, the warm start of
+ * the next contact problem, are a list of its own length: a restart
+ * starts cold, within the Gauss-Seidel tolerance of the run continued
+ * (ckpt_inexact, man mbsim-run(1)). */
+static void mj_ckpt(struct integ *it, struct ckpt *c)
+{
+	struct mj *M = it->mem;
+	ckpt_l(c, &M->contact_steps, 1);
+	ckpt_l(c, &M->sweeps, 1);
+	ckpt_i(c, &M->max_contacts, 1);
+	if (c->load)
+		M->nold = 0;
+}
+
 const struct integ_ops moreau_ops = {
 	.init = mj_init,
 	.step = mj_step,
@@ -715,5 +730,7 @@ const struct integ_ops moreau_ops = {
 	.notes = mj_notes,
 	.iter_unit = "Gauss-Seidel sweeps",
 	.nonsmooth = 1,
+	.ckpt = mj_ckpt,
+	.ckpt_inexact = 1,
 	.free = mj_free,
 };
