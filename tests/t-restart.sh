@@ -32,7 +32,8 @@
 # 5. Refusals, exit 2 with the reason: no checkpoint, a time the file has
 #    none of, a time not before time.end, another model, another
 #    integrator, another scheme setting (integrator.predictor: another
-#    size); the source as the output: exit 64, the source untouched.  A
+#    size), a model with smooth contact (its friction state is not
+#    saved); the source as the output: exit 64, the source untouched.  A
 #    changed parameter (the rsda's stiffness) is taken.
 #
 #   MBSIM=build/mbsim sh tests/t-restart.sh
@@ -238,6 +239,13 @@ refused "another size (no predictor history)" 2 "holds [0-9]* values where this 
 	"$rocker" -o "$tmp/r.h5" "$@" --set integrator.predictor=last --restart "$tmp/src.h5@0.1"
 refused "the source as the output" 64 "is the file --restart reads" "$rocker" -o "$tmp/src.h5" \
 	"$@" --restart "$tmp/src.h5@0.1"
+# the smooth contact model's stick springs are not in a checkpoint
+if run "$decks/contact_roll.yaml" "$tmp/roll.h5" --set time.end=0.1 --set output.flush_interval=0; then
+	refused "a model with smooth contact" 2 "smooth contact model keeps a friction state" \
+		"$decks/contact_roll.yaml" -o "$tmp/r.h5" --set time.end=0.2 --restart "$tmp/roll.h5"
+else
+	bad "contact_roll: the source run" "$(cat "$tmp/err")"
+fi
 cmp -s "$tmp/src.h5" "$tmp/src0.h5" && ok "the source is left as it was" ||
 	bad "the refused run changed its source"
 # a parameter may change: the same model with another rsda stiffness

@@ -3,6 +3,7 @@
  * the run it is to continue (cli.h). */
 #include "cli.h"
 #include "../io/h5read.h"
+#include "../model/contact.h"
 #include "../model/model.h"
 #include "../sim/sim.h"
 #include "../util/xalloc.h"
@@ -112,6 +113,10 @@ static int check(struct h5in *f, const char *path, const struct cli_restart *rs,
 	    h[SIM_CK_SIZE] != (double)rs->n)
 		return refuse("the checkpoint of '%s' has a layout this mbsim does not read%s",
 			      path, "");
+	if (m->contact && m->contact->model == CONTACT_SMOOTH)
+		return refuse("the smooth contact model keeps a friction state per contact (its "
+			      "stick springs), which a checkpoint does not hold yet: '%s' cannot "
+			      "be continued%s", path, "");
 	unsigned long long hash = model_structure_hash(m);
 	if (h[SIM_CK_HASH_HI] != (double)(hash >> 32) ||
 	    h[SIM_CK_HASH_LO] != (double)(hash & 0xffffffffULL))
