@@ -353,7 +353,16 @@ static int solve_positions(struct rp *p, double t, const double *y)
 {
 	int r = p->r;
 	double *du = p->du;
-	/* predict: u += -Phi_u^-1 Phi_v (v - v_now) */
+	/* from the last accepted configuration, not the last trial point:
+	 * a rejected long step's stages may have converged on another
+	 * branch of Phi(u, v) = 0 (the double pendulum at atol = rtol =
+	 * 1e-3: a bar's dependent Euler parameter of the other sign), and
+	 * the shorter retries, started there, stayed on it while the
+	 * step's f at its start was of the first; the error estimate then
+	 * shrank only as h and a step of 2 ms moved the tip by 0.97 m */
+	memcpy(p->q, p->q_acc, (size_t)p->nq * sizeof(double));
+	/* predict: u += -Phi_u^-1 Phi_v (v - v_acc), with the last
+	 * factorization made */
 	for (int j = 0; j < p->n; j++)
 		du[r + j] = y[j] - p->q[p->ind[j]];
 	if (p->factored) {
@@ -513,6 +522,13 @@ static int rp_rhs(void *ctx, double t, const double *y, const double *yd, double
 	return ODE_OK;
 }
 
+/* The configuration of the last f call is an accepted state: later
+ * position solves start from it. */
+static void anchor(struct rp *p)
+{
+	memcpy(p->q_acc, p->q, (size_t)p->nq * sizeof(double));
+}
+
 static void name_dropped(struct rp *p, const char *what)
 {
 	size_t len = strlen(p->why);
@@ -578,6 +594,7 @@ static int rp_want_new(void *ctx)
 static int rp_accept(void *ctx, double t, double *y, double *yd)
 {
 	struct rp *p = ctx;
+	anchor(p);
 	if (!rp_want_new(p))
 		return 0;
 	int st = repartition(p, p->n);
@@ -597,6 +614,7 @@ static int rp_renew(void *ctx, double t, double *y, double *yd, double *ydd)
 	int st = rp_rhs(p, t, y, yd, ydd);
 	if (st)
 		return -st;
+	anchor(p);
 	int *old = p->scr_old;
 	memcpy(old, p->ind, (size_t)p->n * sizeof(int));
 	if ((st = repartition(p, p->n)))
@@ -634,6 +652,7 @@ static int rp_start(void *ctx, const struct ra_state *x, double *y, double *yd, 
 	}
 	memcpy(p->x.lam, x->lam, (size_t)p->nc * sizeof(double));
 	memcpy(p->q_good, p->q, (size_t)p->nq * sizeof(double));
+	anchor(p);
 	p->x.t = x->t;
 	eval_jac(p, x->t);
 	int st = repartition(p, -1);
@@ -702,6 +721,7 @@ struct rp *rp_new(struct ra *s, struct kkt *k, double tol, int maxit)
 	p->q = xcalloc(Q, sizeof(double));
 	p->pos_y = xcalloc(Q, sizeof(double));
 	p->q_good = xcalloc(Q, sizeof(double));
+	p->q_acc = xcalloc(Q, sizeof(double));
 	p->qd = xcalloc(Q, sizeof(double));
 	p->qdd = xcalloc(Q, sizeof(double));
 	ra_state_init(s, &p->x);
@@ -773,6 +793,7 @@ void rp_free(struct rp **pp)
 	free(p->q);
 	free(p->pos_y);
 	free(p->q_good);
+	free(p->q_acc);
 	free(p->plog);
 	free(p->scr_ids);
 	free(p->scr_old);

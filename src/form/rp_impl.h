@@ -53,6 +53,10 @@ struct rp {
 	int pos_ok;
 	double pos_t, *pos_y;
 	double *q_good;		/* q of the last f call that succeeded */
+	/* q of the last accepted state (start, accept, renew): every
+	 * position solve starts there, so that f is a function of (t, y)
+	 * and not of the trial points evaluated before it */
+	double *q_acc;
 	int *scr_ids, *scr_old;	/* scratch, nq each */
 	unsigned char *scr_dep;
 	double *plog;		/* per partition: time, then the n independent coordinates */
