@@ -1,7 +1,8 @@
 #!/bin/sh
 # Whole-process wall times of the benchmark decks: median, min and max of
 # REPEAT runs after one warm-up, written as CSV to bench/results/.
-# Then the large-model cases of bench/large.py, to a second CSV.
+# Then the large-model cases of bench/large.py, to a second CSV, and the
+# pile of spheres on contact of bench/contact_pile.py, to a text file.
 # Usage: [MBSIM=build/mbsim] [LARGE_N="1000 10000"] sh bench/run.sh [REPEAT]   (make bench),
 # from the top directory
 set -eu
@@ -83,3 +84,8 @@ large=bench/results/large-$(date +%Y%m%d-%H%M%S).csv
 # shellcheck disable=SC2086 # LARGE_N: a list of numbers
 /usr/bin/python3 bench/large.py "$MBSIM" "$large" "$REPEAT" ${LARGE_N:-}
 echo "wrote $large"
+# the pile of spheres (issue 32): N = 100, 1000, 10000 spheres on contact,
+# processor time per contact-step and its growth (bench/contact_pile.py)
+pile=bench/results/contact-pile-$(date +%Y%m%d-%H%M%S).txt
+/usr/bin/python3 bench/contact_pile.py --mbsim "$MBSIM" --reps 3 | tee "$pile"
+echo "wrote $pile"

@@ -30,9 +30,12 @@ struct cgeom {
 	double c[3], R[9], lo[3], hi[3];
 };
 
+/* a shape in a cell, with a copy of its box: a bucket's tests read
+ * its entries in a row, not the shapes scattered over memory */
 struct gentry {
 	uint64_t key;
 	int g;
+	double lo[3], hi[3];
 };
 
 struct contact_world {
@@ -40,10 +43,14 @@ struct contact_world {
 	int ng;
 	struct contact_plane *planes;	/* copies */
 	int npl;
-	struct contact_pt *pt;
+	struct contact_pt *pt, *pt2;	/* the points; sort_points' other buffer */
 	size_t npt, cap;
-	struct gentry *ent;
-	size_t nent, entcap;
+	size_t cap2;
+	struct ptkey *keys;
+	size_t kcap;
+	struct gentry *ent, *sorted;	/* (shape, cell) entries; by bucket */
+	size_t nent, entcap, scap;
+	size_t *bstart, nbk, bcap;	/* bucket starts in sorted */
 	int *big;		/* geometries too large for the grid */
 	char *isbig;		/* per geometry */
 	double *ext;		/* scratch: sizes for the median */
@@ -120,7 +127,11 @@ void contact_world_free(struct contact_world **W)
 	free((*W)->g);
 	free((*W)->planes);
 	free((*W)->pt);
+	free((*W)->pt2);
+	free((*W)->keys);
 	free((*W)->ent);
+	free((*W)->sorted);
+	free((*W)->bstart);
 	free((*W)->big);
 	free((*W)->ext);
 	free((*W)->isbig);
@@ -211,10 +222,11 @@ static void place(struct cgeom *g, const double *rb, const double *Ab, double ma
 	}
 }
 
-static int boxes_meet(const struct cgeom *a, const struct cgeom *b)
+static int boxes_meet(const double *alo, const double *ahi, const double *blo,
+		      const double *bhi)
 {
 	for (int i = 0; i < 3; i++)
-		if (a->lo[i] > b->hi[i] || b->lo[i] > a->hi[i])
+		if (alo[i] > bhi[i] || blo[i] > ahi[i])
 			return 0;
 	return 1;
 }
@@ -569,18 +581,83 @@ static void pair(struct contact_world *W, const struct cgeom *a, const struct cg
 
 /* ---------- broad phase ---------- */
 
-static int cmp_double(const void *x, const void *y)
+/* The (n/2)-th smallest of v[0..n), v reordered (Hoare's selection) */
+static double median(double *v, int n)
 {
-	double a = *(const double *)x, b = *(const double *)y;
-	return (a > b) - (a < b);
+	int lo = 0, hi = n - 1, k = n / 2;
+	while (lo < hi) {
+		double p = v[(lo + hi) / 2];
+		int i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < p)
+				i++;
+			while (v[j] > p)
+				j--;
+			if (i <= j) {
+				double t = v[i];
+				v[i++] = v[j];
+				v[j--] = t;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			break;
+	}
+	return v[k];
 }
 
-static int cmp_entry(const void *x, const void *y)
+/* Fibonacci hashing: the top lg bits of key times 2^64 / golden ratio
+ * (every bit of the key reaches them; the low bits would not see a
+ * cell's first coordinate, packed at bit 42) */
+static size_t bucket_of(uint64_t key, int lg)
 {
-	const struct gentry *a = x, *b = y;
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	return (a->g > b->g) - (a->g < b->g);
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> (64 - lg));
+}
+
+struct ptkey {
+	uint64_t k1, k2;
+	size_t i;
+};
+
+static int cmp_ptkey(const void *x, const void *y)
+{
+	const struct ptkey *a = x, *b = y;
+	if (a->k1 != b->k1)
+		return a->k1 < b->k1 ? -1 : 1;
+	return (a->k2 > b->k2) - (a->k2 < b->k2);
+}
+
+/* W->pt by (a, b, plane, feat): the keys sorted, then the points moved
+ * once (sorting the points themselves moved 150 bytes a swap) */
+static void sort_points(struct contact_world *W)
+{
+	size_t n = W->npt;
+	if (n > W->kcap) {
+		W->kcap = W->cap;
+		W->keys = xrealloc(W->keys, W->kcap * sizeof(*W->keys));
+	}
+	if (n > W->cap2) {
+		W->cap2 = W->cap;
+		W->pt2 = xrealloc(W->pt2, W->cap2 * sizeof(*W->pt2));
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct contact_pt *c = W->pt + i;
+		W->keys[i] = (struct ptkey){ (uint64_t)(uint32_t)(c->a + 1) << 32 | (uint32_t)c->b,
+					     (uint64_t)(uint32_t)(c->plane + 1) << 32 |
+					     (uint32_t)c->feat, i };
+	}
+	qsort(W->keys, n, sizeof(*W->keys), cmp_ptkey);
+	for (size_t i = 0; i < n; i++)
+		W->pt2[i] = W->pt[W->keys[i].i];
+	struct contact_pt *t = W->pt;
+	W->pt = W->pt2;
+	W->pt2 = t;
+	size_t c = W->cap;
+	W->cap = W->cap2;
+	W->cap2 = c;
 }
 
 static int cmp_pt(const void *x, const void *y)
@@ -605,14 +682,52 @@ static uint64_t cell_key(long i, long j, long k)
 
 #define GRID_MAX_CELLS 27	/* a box over more cells is tested against all */
 
-static void add_entry(struct contact_world *W, uint64_t key, int g)
+static void add_entry(struct contact_world *W, uint64_t key, const struct cgeom *g)
 {
 	if (W->nent == W->entcap) {
 		W->entcap = W->entcap ? 2 * W->entcap : 256;
 		W->ent = xrealloc(W->ent, W->entcap * sizeof(*W->ent));
 	}
-	W->ent[W->nent].key = key;
-	W->ent[W->nent++].g = g;
+	struct gentry *e = W->ent + W->nent++;
+	e->key = key;
+	e->g = (int)(g - W->g);
+	memcpy(e->lo, g->lo, sizeof e->lo);
+	memcpy(e->hi, g->hi, sizeof e->hi);
+}
+
+/* The entries into buckets by a hash of their cell, W->sorted holding
+ * bucket k's at [bstart[k], bstart[k + 1]), in the order of the shapes:
+ * a counting sort, O(N), where a comparison sort was a sixth of a
+ * 1000-sphere pile's step (bench/README.md) */
+static void bucket_sort(struct contact_world *W)
+{
+	size_t nb = 64;
+	int lg = 6;
+	while (nb < 2 * W->nent) {
+		nb *= 2;
+		lg++;
+	}
+	if (nb + 1 > W->bcap) {
+		W->bcap = nb + 1;
+		W->bstart = xrealloc(W->bstart, W->bcap * sizeof(*W->bstart));
+	}
+	if (W->nent > W->scap) {
+		W->scap = W->entcap;
+		W->sorted = xrealloc(W->sorted, W->scap * sizeof(*W->sorted));
+	}
+	W->nbk = nb;
+	memset(W->bstart, 0, (nb + 1) * sizeof(*W->bstart));
+	for (size_t i = 0; i < W->nent; i++)
+		W->bstart[bucket_of(W->ent[i].key, lg) + 1]++;
+	for (size_t k = 0; k < nb; k++)
+		W->bstart[k + 1] += W->bstart[k];
+	for (size_t i = 0; i < W->nent; i++) {
+		size_t k = bucket_of(W->ent[i].key, lg);
+		W->sorted[W->bstart[k]++] = W->ent[i];
+	}
+	for (size_t k = nb; k > 0; k--)
+		W->bstart[k] = W->bstart[k - 1];
+	W->bstart[0] = 0;
 }
 
 static void broad_and_narrow(struct contact_world *W, double margin, const double *r)
@@ -623,9 +738,10 @@ static void broad_and_narrow(struct contact_world *W, double margin, const doubl
 	for (int i = 0; i < ng; i++) {
 		const struct cgeom *g = W->g + i;
 		W->ext[i] = fmax(g->hi[0] - g->lo[0], fmax(g->hi[1] - g->lo[1], g->hi[2] - g->lo[2]));
+		if (!isfinite(W->ext[i]))
+			W->ext[i] = 0;	/* (its box goes to the large ones) */
 	}
-	qsort(W->ext, (size_t)ng, sizeof(double), cmp_double);
-	double h = W->ext[ng / 2];
+	double h = median(W->ext, ng);
 	if (!(h > 0))
 		h = 1;
 	W->nent = 0;
@@ -650,30 +766,31 @@ static void broad_and_narrow(struct contact_world *W, double margin, const doubl
 		for (long x = (long)lo[0]; x <= (long)hi[0]; x++)
 			for (long y = (long)lo[1]; y <= (long)hi[1]; y++)
 				for (long z = (long)lo[2]; z <= (long)hi[2]; z++)
-					add_entry(W, cell_key(x, y, z), i);
+					add_entry(W, cell_key(x, y, z), g);
 	}
-	qsort(W->ent, W->nent, sizeof(*W->ent), cmp_entry);
-	for (size_t s = 0, e; s < W->nent; s = e) {
-		for (e = s + 1; e < W->nent && W->ent[e].key == W->ent[s].key; e++)
-			;
+	bucket_sort(W);
+	for (size_t bk = 0; bk < W->nbk; bk++) {
+		size_t s = W->bstart[bk], e = W->bstart[bk + 1];
 		for (size_t i = s; i < e; i++) {
-			if (i > s && W->ent[i].g == W->ent[i - 1].g)
-				continue;	/* two cells of one key */
-			const struct cgeom *a = W->g + W->ent[i].g;
+			const struct gentry *ei = W->sorted + i;
 			for (size_t j = i + 1; j < e; j++) {
-				if (W->ent[j].g == W->ent[j - 1].g)
-					continue;
-				const struct cgeom *b = W->g + W->ent[j].g;
-				if (!boxes_meet(a, b))
+				const struct gentry *ej = W->sorted + j;
+				if (ej->key != ei->key || ej->g == ei->g)
+					continue;	/* another cell in the bucket */
+				if (!boxes_meet(ei->lo, ei->hi, ej->lo, ej->hi))
 					continue;
 				/* the pair is tested in the cell of its boxes'
 				 * common corner only */
 				long c[3];
 				for (int k = 0; k < 3; k++)
-					c[k] = (long)floor(fmax(a->lo[k], b->lo[k]) / h);
-				if (cell_key(c[0], c[1], c[2]) != W->ent[s].key)
+					c[k] = (long)floor(fmax(ei->lo[k], ej->lo[k]) / h);
+				if (cell_key(c[0], c[1], c[2]) != ei->key)
 					continue;
-				pair(W, a, b, margin, r);
+				const struct cgeom *a = W->g + ei->g, *b = W->g + ej->g;
+				if (a->body < b->body)
+					pair(W, a, b, margin, r);
+				else
+					pair(W, b, a, margin, r);
 			}
 		}
 	}
@@ -682,7 +799,7 @@ static void broad_and_narrow(struct contact_world *W, double margin, const doubl
 		const struct cgeom *a = W->g + W->big[t];
 		for (int j = 0; j < ng; j++) {
 			const struct cgeom *b = W->g + j;
-			if ((W->isbig[j] && j <= W->big[t]) || !boxes_meet(a, b))
+			if ((W->isbig[j] && j <= W->big[t]) || !boxes_meet(a->lo, a->hi, b->lo, b->hi))
 				continue;
 			if (a->body < b->body)
 				pair(W, a, b, margin, r);
@@ -723,7 +840,14 @@ int contact_detect(struct contact_world *W, const double *r, const double *A, do
 			}
 		}
 	broad_and_narrow(W, margin, r);
-	qsort(W->pt, W->npt, sizeof(*W->pt), cmp_pt);
+	sort_points(W);
+	/* a shape over two cells of one key (coordinates past 2^21 cells
+	 * wrap) may meet a partner twice: once is kept */
+	size_t k = 0;
+	for (size_t i = 0; i < W->npt; i++)
+		if (k == 0 || cmp_pt(W->pt + k - 1, W->pt + i) != 0)
+			W->pt[k++] = W->pt[i];
+	W->npt = k;
 	*out = W->pt;
 	*n = W->npt;
 	return 0;

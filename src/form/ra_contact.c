@@ -51,8 +51,21 @@ struct ra_contact {
 	size_t nst, stcap;
 	struct cstate *nw;	/* being committed */
 	size_t nwcap;
-	struct ra_contact_out *out;	/* last evaluation's per contact */
-	size_t nout, outcap;
+	struct ra_contact_out *out;	/* the evaluation at hand, per contact */
+	size_t nout;
+	/* the last two evaluations and the states (r, A, v, w of nb bodies)
+	 * they were made at: a run asks for the forces at a state, then for
+	 * their power, energy and output at it and at the state before
+	 * (hi's lagged completion), detecting once a state */
+	struct cslot {
+		double *at;
+		struct ra_contact_out *out;
+		size_t nout, cap;
+		unsigned long used;
+		int valid;
+	} slot[2];
+	unsigned long tick;
+	int nb;
 };
 
 static int key_cmp(const struct cstate *x, const struct contact_pt *c)
@@ -92,6 +105,9 @@ struct ra_contact *ra_contact_new(const struct model *m)
 	struct ra_contact *C = xcalloc(1, sizeof(*C));
 	C->W = W;
 	C->mc = m->contact;
+	C->nb = m->nbodies;
+	for (int k = 0; k < 2; k++)
+		C->slot[k].at = xmalloc(18 * ((size_t)m->nbodies + 1) * sizeof(double));
 	return C;
 }
 
@@ -102,7 +118,10 @@ void ra_contact_free(struct ra_contact **C)
 	contact_world_free(&(*C)->W);
 	free((*C)->st);
 	free((*C)->nw);
-	free((*C)->out);
+	for (int k = 0; k < 2; k++) {
+		free((*C)->slot[k].out);
+		free((*C)->slot[k].at);
+	}
 	free(*C);
 	*C = NULL;
 }
@@ -282,24 +301,59 @@ static void contact_force(const struct ra *s, const struct ra_state *x,
 	o->kn = Fn > 0 ? kn * (1 + chi * dd) : 0;
 }
 
-/* The contacts at x with their forces in C->out. */
+/* Whether slot c was made at x. */
+static int made_at(const struct ra_contact *C, const struct cslot *c, const struct ra_state *x)
+{
+	size_t n = (size_t)C->nb;
+	const double *src[4] = { x->r, x->A, x->v, x->w };
+	const size_t len[4] = { 3 * n, 9 * n, 3 * n, 3 * n };
+	const double *a = c->at;
+	if (!c->valid)
+		return 0;
+	for (int k = 0; k < 4; k++) {
+		if (memcmp(a, src[k], len[k] * sizeof(double)) != 0)
+			return 0;
+		a += len[k];
+	}
+	return 1;
+}
+
+/* The contacts at x with their forces in C->out: a slot's made at x,
+ * else made in the slot used longest ago. */
 static void eval_all(const struct ra *s, const struct ra_state *x, struct ra_contact *C)
 {
 	const struct contact_pt *pt;
 	size_t n;
-	C->nout = 0;
-	if (contact_detect(C->W, x->r, x->A, 0, &pt, &n))
-		return;		/* a pose not finite: the scheme's own checks fail the step */
-	if (n > C->outcap) {
-		C->outcap = 2 * n;
-		C->out = xrealloc(C->out, C->outcap * sizeof(*C->out));
+	struct cslot *c = NULL;
+	for (int k = 0; k < 2 && !c; k++)
+		if (made_at(C, C->slot + k, x))
+			c = C->slot + k;
+	if (!c) {
+		c = C->slot[0].used <= C->slot[1].used ? C->slot : C->slot + 1;
+		size_t nb = (size_t)C->nb;
+		memcpy(c->at, x->r, 3 * nb * sizeof(double));
+		memcpy(c->at + 3 * nb, x->A, 9 * nb * sizeof(double));
+		memcpy(c->at + 12 * nb, x->v, 3 * nb * sizeof(double));
+		memcpy(c->at + 15 * nb, x->w, 3 * nb * sizeof(double));
+		c->valid = 1;
+		c->nout = 0;
+		if (contact_detect(C->W, x->r, x->A, 0, &pt, &n) == 0) {
+			if (n > c->cap) {
+				c->cap = 2 * n;
+				c->out = xrealloc(c->out, c->cap * sizeof(*c->out));
+			}
+			for (size_t i = 0; i < n; i++) {
+				double f[3];
+				contact_force(s, x, C, pt + i, find_state(C, pt + i), f, c->out + i);
+				v3_copy(c->out[i].f, f);
+			}
+			c->nout = n;
+		}
+		/* (a pose not finite: none, the scheme's own checks fail the step) */
 	}
-	for (size_t i = 0; i < n; i++) {
-		double f[3];
-		contact_force(s, x, C, pt + i, find_state(C, pt + i), f, C->out + C->nout);
-		v3_copy(C->out[C->nout].f, f);
-		C->nout++;
-	}
+	c->used = ++C->tick;
+	C->out = c->out;
+	C->nout = c->nout;
 }
 
 /* ---- the ra operations ---- */
@@ -410,6 +464,9 @@ void ra_contact_commit(struct ra *s, const struct ra_state *x)
 	C->nst = k;
 	C->nw = t;
 	C->nwcap = tc;
+	/* out stays that of x: the forces at x from the state just kept
+	 * differ only in a sliding contact's direction of friction, between
+	 * the spring held at the limit and the one before */
 }
 
 double ra_contact_step_limit(const struct ra *s, const struct ra_state *x, double h)
