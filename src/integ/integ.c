@@ -243,6 +243,12 @@ int integ_fail(const struct integ *it, int st, double t, long step, double h, ch
 	return it->ops->fail ? it->ops->fail(it, st, t, step, h, msg, n) : -1;
 }
 
+const struct integ_contact *integ_contacts(const struct integ *it, size_t *n)
+{
+	*n = 0;
+	return it && it->ops->contacts ? it->ops->contacts(it, n) : NULL;
+}
+
 double integ_sample(struct integ *it)
 {
 	return it->ops->sample ? it->ops->sample(it) : NAN;

@@ -19,6 +19,7 @@
 #ifndef MBSIM_INTEG_H
 #define MBSIM_INTEG_H
 
+#include "../contact/contact.h"
 #include "../form/ra.h"
 #include "../la/kkt.h"
 #include "../model/options.h"
@@ -69,6 +70,17 @@ struct integ;
 struct ode_sys;
 struct ckpt;
 
+/* A contact of the last step of a family that steps impulses
+ * (ops->contacts, integ_contacts): where it was found (at the step's
+ * midpoint positions) and its impulse over the step on side b (-it on
+ * side a), N s. */
+struct integ_contact {
+	struct contact_pt c;
+	double pn;		/* normal impulse, along c.n */
+	double pt[3];		/* friction impulse, global */
+	int slides;		/* the step left it slipping */
+};
+
 /* A family: the operations the shell (integ.c) calls, reached from the
  * scheme's registry row.  NULL entries take the shared behaviour named. */
 struct integ_ops {
@@ -113,7 +125,8 @@ struct integ_ops {
 	int own_steps;
 	/* 1 when its Newton matrix takes the coupling blocks of beams */
 	int beams;
-	/* 1 when it steps the nonsmooth contact model (impulses) */
+	/* 1 when it steps the nonsmooth contact model (impulses), and the
+	 * contacts of its last step (NULL: none kept) */
 	int nonsmooth;
 	/* Restart (util/ckpt.h): save or load everything of it->mem that a
 	 * later step depends on, one walk for both directions (NULL: no
@@ -124,6 +137,7 @@ struct integ_ops {
 	 * restart agrees within the scheme's error (man mbsim-run(1)). */
 	void (*ckpt)(struct integ *it, struct ckpt *c);
 	int ckpt_inexact;
+	const struct integ_contact *(*contacts)(const struct integ *it, size_t *n);
 	void (*free)(struct integ *it);
 };
 
@@ -248,6 +262,9 @@ void integ_hist_reset(struct integ *it);
  * message in msg, or -1 when the shell's message applies. */
 int integ_fail(const struct integ *it, int st, double t, long step, double h, char *msg,
 	       size_t n);
+/* The contacts of the last step (ops->contacts): *n of them (0 and NULL
+ * for a family without). */
+const struct integ_contact *integ_contacts(const struct integ *it, size_t *n);
 /* Start the formulation at x (ops->begin): an integ status. */
 int integ_begin(struct integ *it, const struct ra_state *x);
 /* The value of ops->sample after the last step (NAN when the family

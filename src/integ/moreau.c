@@ -111,6 +111,7 @@ struct mj_c {
 	double Um[3];		/* U- = H u_k */
 	double gap;		/* at q_M, m */
 	double P[3];		/* impulse: normal, t1, t2 */
+	struct contact_pt pt;	/* as detected */
 };
 
 struct mj {
@@ -124,6 +125,9 @@ struct mj {
 	/* the last step's contacts (key, impulse) for the warm start */
 	struct mj_c *old;
 	int nold, oldcap;
+	/* and as the run sees them (mj_contacts) */
+	struct integ_contact *out;
+	int outcap;
 	/* statistics */
 	long contact_steps, sweeps;
 	int max_contacts, last_sweeps;
@@ -439,6 +443,7 @@ static int gather(struct integ *it, struct mj *M)
 		memset(c, 0, sizeof(*c));
 		c->a = pt[k].a;
 		c->b = pt[k].b;
+		c->pt = pt[k];
 		c->plane = pt[k].plane;
 		c->feat = pt[k].feat;
 		c->tol = it->tol;
@@ -628,6 +633,26 @@ static double act_margin(const struct model *m)
 	return MJ_MARGIN * (isfinite(L) ? L : 1.0);
 }
 
+static const struct integ_contact *mj_contacts(const struct integ *it, size_t *n)
+{
+	struct mj *M = it->mem;
+	if (M->nold > M->outcap) {
+		M->outcap = M->oldcap;
+		M->out = xrealloc(M->out, (size_t)M->outcap * sizeof(*M->out));
+	}
+	for (int i = 0; i < M->nold; i++) {
+		const struct mj_c *c = M->old + i;
+		struct integ_contact *o = M->out + i;
+		o->c = c->pt;
+		o->pn = c->P[0];
+		for (int k = 0; k < 3; k++)
+			o->pt[k] = c->P[1] * c->fr[3 + k] + c->P[2] * c->fr[6 + k];
+		o->slides = c->slides;
+	}
+	*n = (size_t)M->nold;
+	return M->out;
+}
+
 static int mj_init(struct integ *it, const struct sim_options *o, struct diag *d)
 {
 	(void)o;
@@ -660,6 +685,7 @@ static void mj_free(struct integ *it)
 	free(M->D);
 	free(M->c);
 	free(M->old);
+	free(M->out);
 	free(M);
 	it->mem = NULL;
 }
@@ -732,5 +758,6 @@ const struct integ_ops moreau_ops = {
 	.nonsmooth = 1,
 	.ckpt = mj_ckpt,
 	.ckpt_inexact = 1,
+	.contacts = mj_contacts,
 	.free = mj_free,
 };
