@@ -15,6 +15,8 @@
 #      sample, K and V computed here from the written states, W the
 #      impulses' work (/energy/nonconservative_work), which is the energy
 #      the impacts took (theta = 1/2 is exact for constant gravity).
+#      /contacts: at every sample the normal impulses written balance the
+#      step's momentum change, m (v_k - v_k-1) + m g h, to 1e-12 N s.
 #   2. cradle.yaml: Newton's cradle, five balls, e = 1, with gaps of 1 mm
 #      (sequential impacts): the last ball leaves at v, the others rest
 #      (to 1e-12 m/s: each two-ball impact exchanges the velocities in
@@ -88,6 +90,16 @@ z = series(f, 'bodies/ball/position')[:, 2] - 0.1; v = series(f, 'bodies/ball/ve
 k = int(np.argmax(z <= 0))
 ok = k > 0 and np.all(np.diff(z[k:]) <= 1e-15) and np.abs(v[k + 1:]).max() <= 1e-12 and z[-1] > -2 * 4.43e-4
 msg = 'first impact at sample %d, rise %g, speed %g, z %g' % (k, np.diff(z[k:]).max(), np.abs(v[k + 1:]).max(), z[-1])"
+pycheck "ball e = 0.5: /contacts impulses balance the momentum of every step" "
+f = h5py.File('$tmp/b0.5.h5', 'r')
+t = series(f, 'time'); v = series(f, 'bodies/ball/velocity')[:, 2]
+cnt = f['contacts/count'][:]; P = f['contacts/normal_impulse'][:]
+off = np.concatenate([[0], np.cumsum(cnt)])
+# m (v_k - v_k-1) = -m g h + sum P_N (m = 1 kg, the normal is +z)
+err = max(abs(P[off[k]:off[k + 1]].sum() - (v[k] - v[k - 1] + 9.81 * (t[k] - t[k - 1])))
+          for k in range(1, len(t)))
+ok = cnt[0] == 0 and cnt.max() == 1 and P.max() > 6 and err <= 1e-12
+msg = 'impulse balance %g, largest impulse %g' % (err, P.max())"
 pycheck "ball e = 0.5: K + V - W constant to 1e-9 J, W the energy the impacts took" "
 f = h5py.File('$tmp/b0.5.h5', 'r')
 r = series(f, 'bodies/ball/position'); v = series(f, 'bodies/ball/velocity')

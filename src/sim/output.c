@@ -3,6 +3,7 @@
 #include "assemble.h"
 #include "../form/ra_contact.h"
 #include "../form/tree.h"
+#include "../integ/integ.h"
 #include "../model/contact.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
@@ -328,17 +329,21 @@ static void euler_series(struct output *o, struct h5out *h, const struct model *
 	h5_attr_str(h, "/bodies/euler_angles", "sequence", seq);
 }
 
-/* /contacts of the smooth model (man mbsim-output(5)): the count of
- * each sample, and one row per contact of every sample, the sample's
- * rows after those of the samples before it */
+/* /contacts (man mbsim-output(5)): the count of each sample, and one row
+ * per contact of every sample, the sample's rows after those of the
+ * samples before it; the smooth model's forces at the sample, the
+ * nonsmooth model's impulses over the step that ended at it */
 static void contact_series(struct output *o, struct h5out *h, const struct model *m)
 {
 	o->ccount = o->cpair = o->cpoint = o->cnormal = o->cgap = o->cfn = o->cft = o->cslip = -1;
-	if (!m->contact || m->contact->model != CONTACT_SMOOTH)
+	if (!m->contact)
 		return;
+	int smooth = m->contact->model == CONTACT_SMOOTH;
 	o->ccount = h5_series(h, "/contacts/count", 0, 0, H5_INT, "1",
-			      "contacts of the sample; its rows in the others follow the "
-			      "rows of the samples before it");
+			      smooth ? "contacts of the sample; its rows in the others follow the "
+			      "rows of the samples before it" : "contacts of the step that ended at "
+			      "the sample; its rows in the others follow the rows of the samples "
+			      "before it");
 	o->cpair = h5_series(h, "/contacts/pair", 3, 0, H5_INT, "1",
 			     "bodies a, b (indices into /bodies/names, -1 the ground, a < b) "
 			     "and the ground plane of a = -1 (index into contact_planes, else -1)");
@@ -346,32 +351,53 @@ static void contact_series(struct output *o, struct h5out *h, const struct model
 			"between the surfaces");
 	o->cnormal = ser(h, "/contacts/normal", 3, 0, "1", "unit normal from a to b, global");
 	o->cgap = ser(h, "/contacts/gap", 0, 0, "m", "signed distance, < 0 penetration");
-	o->cfn = ser(h, "/contacts/normal_force", 0, 0, "N", "normal force on b (along the "
-		     "normal; -it on a)");
-	o->cft = ser(h, "/contacts/friction_force", 3, 0, "N", "friction force on b, global "
-		     "(-it on a)");
+	if (smooth) {
+		o->cfn = ser(h, "/contacts/normal_force", 0, 0, "N", "normal force on b (along "
+			     "the normal; -it on a)");
+		o->cft = ser(h, "/contacts/friction_force", 3, 0, "N", "friction force on b, "
+			     "global (-it on a)");
+	} else {
+		o->cfn = ser(h, "/contacts/normal_impulse", 0, 0, "N s", "normal impulse of the "
+			     "step on b (along the normal; -it on a)");
+		o->cft = ser(h, "/contacts/friction_impulse", 3, 0, "N s", "friction impulse of "
+			     "the step on b, global (-it on a)");
+	}
 	o->cslip = h5_series(h, "/contacts/sliding", 0, 0, H5_INT, "1",
-			     "1 while the contact slides (friction at mu_d F_n), 0 stuck");
+			     "1 while the contact slides (friction at mu_d), 0 stuck");
 }
 
-static void contact_rows(struct output *o, struct ra *s, const struct ra_state *x)
+static void contact_row(struct output *o, const struct contact_pt *c, double fn,
+			const double *ft, int slip)
 {
-	if (o->ccount < 0 || !s->contact)
+	double pr[3] = { c->a, c->b, c->plane }, sl = slip;
+	h5_row(o->h5, o->cpair, pr);
+	h5_row(o->h5, o->cpoint, c->p);
+	h5_row(o->h5, o->cnormal, c->n);
+	h5_row(o->h5, o->cgap, &c->gap);
+	h5_row(o->h5, o->cfn, &fn);
+	h5_row(o->h5, o->cft, ft);
+	h5_row(o->h5, o->cslip, &sl);
+}
+
+static void contact_rows(struct output *o, struct ra *s, const struct ra_state *x,
+			 const struct sample_info *si)
+{
+	if (o->ccount < 0)
 		return;
-	size_t n;
-	const struct ra_contact_out *c = ra_contact_out(s, x, &n);
+	size_t n = 0;
+	if (s->contact) {
+		const struct ra_contact_out *c = ra_contact_out(s, x, &n);
+		for (size_t i = 0; i < n; i++)
+			contact_row(o, &c[i].c, c[i].fn, c[i].ft, c[i].slip);
+	} else if (si->impulses) {
+		n = si->nimpulses;
+		for (size_t i = 0; i < n; i++) {
+			const struct integ_contact *c = si->impulses + i;
+			contact_row(o, &c->c, c->pn, c->pt, c->slides);
+		}
+	}
 	double cnt = (double)n;
 	h5_row(o->h5, o->ccount, &cnt);
-	for (size_t i = 0; i < n; i++) {
-		double pr[3] = { c[i].c.a, c[i].c.b, c[i].c.plane }, sl = c[i].slip;
-		h5_row(o->h5, o->cpair, pr);
-		h5_row(o->h5, o->cpoint, c[i].c.p);
-		h5_row(o->h5, o->cnormal, c[i].c.n);
-		h5_row(o->h5, o->cgap, &c[i].c.gap);
-		h5_row(o->h5, o->cfn, &c[i].fn);
-		h5_row(o->h5, o->cft, c[i].ft);
-		h5_row(o->h5, o->cslip, &sl);
-	}
 }
 
 struct output *output_open(const char *path, const struct model *m, const struct h5_opts *opt,
@@ -513,7 +539,7 @@ int output_sample(struct output *o, struct ra *s, const struct ra_state *x,
 	point_rows(o, x);
 	joint_rows(o, s, x, si);
 	output_forces_rows(o, s, x);
-	contact_rows(o, s, x);
+	contact_rows(o, s, x, si);
 	/* residual vectors: Phi, Phi_q v - nu, Phi_q a - gamma (a model
 	 * without constraints has rows of one 0) */
 	double *pv = h5_row_next(h, o->pvec);

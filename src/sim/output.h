@@ -15,6 +15,7 @@
  * then /particles/position, velocity, acceleration. */
 #define OUTPUT_BODY_IDS 9
 
+struct integ_contact;
 struct sample_info {
 	double step;		/* size of the step that produced the sample */
 	int iterations;		/* Newton iterations of that step */
@@ -26,6 +27,10 @@ struct sample_info {
 	const double *jq, *jqd;
 	double series;		/* the scheme's value of the step (output_series) */
 	double work_motors, work_drivers;	/* their parts of work, J */
+	/* the nonsmooth contact model: the contacts of the step that ended
+	 * at the sample, with their impulses (integ_contacts), or NULL */
+	const struct integ_contact *impulses;
+	size_t nimpulses;
 };
 
 struct output {

@@ -83,7 +83,8 @@ static int complete(struct run *R, const struct ra_state *x, double h, int iters
 	ra_eval(s, x, x->t, PRIM_ALL);
 	struct sample_info si = { h, iters, converged, K, V, work, total, drift, mo->coord,
 				  NULL, NULL, integ_sample(R->it), mo->bal.work[1],
-				  mo->bal.work[2] };
+				  mo->bal.work[2], NULL, 0 };
+	si.impulses = integ_contacts(R->it, &si.nimpulses);
 	if (mo->jq) {
 		int k = 0;
 		for (int j = 0; j < s->m->njoints; j++)
