@@ -11,7 +11,9 @@
 #    sample, then restarted from t = 0.2 s: every sample series of the
 #    restarted file equals the full run's at the same times
 #    (tests/restart_cmp.py --exact).  The adaptive ones (lms2,
-#    esdirk436l2sa2) alike from a checkpoint in the middle of their steps.
+#    esdirk436l2sa2) alike from a checkpoint in the middle of their steps;
+#    gears and a screw (coupling references), and an oscillator whose
+#    record events after the restart are the full run's, under hi and lms2.
 # 2. A run to 0.3 s restarted to 0.6 s equals a run to 0.6 s bit for bit
 #    when 0.3 s is a breakpoint of the longer run (output.times).
 # 3. Within the scheme's error: rn4, w2, adams (rp) and bdf (tree), whose
@@ -102,6 +104,31 @@ for m in lms2 esdirk436l2sa2; do
 	else
 		bad "adaptive $m run"
 	fi
+done
+
+# --- 1c. coupling references, events ----------------------------------
+# gears and a screw (tests/gears: the coupling rows' unwrapped angles,
+# ra.cref, kept in the checkpoint; the screw turns many times) and the
+# 100-crossing oscillator of tests/events (record events: the crossings
+# after the restart are the full run's after that time, found again from
+# the restarted state), from the middle checkpoint
+for d in gears/gear_train gears/screw_spin events/oscillator; do
+	for m in hi lms2; do
+		deck=$top/tests/$d.yaml
+		if run "$deck" "$tmp/full.h5" --set integrator.method=$m --set output.flush_interval=0 &&
+		   T=$(ck_time "$tmp/full.h5" "len(t) // 2") &&
+		   run "$deck" "$tmp/rest.h5" --set integrator.method=$m --restart "$tmp/full.h5@$T"; then
+			same "$(basename $d) $m from t = $T" "$tmp/full.h5" "$tmp/rest.h5"
+		else
+			bad "$d $m: the runs" "$(cat "$tmp/err")"
+			continue
+		fi
+		[ $d = events/oscillator ] && pycheck "oscillator $m: the events after t = $T are the full run's" "
+a, b = h5py.File('$tmp/full.h5', 'r'), h5py.File('$tmp/rest.h5', 'r')
+ta, tb = a['events/time'][:], b['events/time'][:]
+ok = len(tb) >= 40 and np.array_equal(ta[ta > $T], tb)
+msg = '%d events after the restart, %d in the full run' % (len(tb), np.sum(ta > $T))"
+	done
 done
 
 # --- 2. to 0.3 s, then on to 0.6 s --------------------------------------
