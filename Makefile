@@ -95,11 +95,15 @@ $(BUILD)/src/form/tree_ode.o: OPT = -O3
 # extrapolation in integ/kernel.c, row by row over the values); the beams'
 # kernels (copied-out KLU factors, the element and its tangents, SO(3),
 # dae3's Newton): 8 % fewer instructions on the flexible four-bar, the
-# three flexible benchmarks bit for bit with lms2 and genalpha (issue 36)
+# three flexible benchmarks bit for bit with lms2 and genalpha (issue 36);
+# the constraint rows' evaluation and the steps of hi and of the index-3
+# schemes, whose per-row calls -O3 inlines: 5 % of the slider-crank's
+# instructions a step, 4 % of the double four-bar's, same results (issue 33)
 $(BUILD)/src/form/rp_jac.o $(BUILD)/src/model/prim.o $(BUILD)/src/la/spf.o $(BUILD)/src/la/kkt.o \
 $(BUILD)/src/la/kkt_schur.o $(BUILD)/src/la/kkt_rank.o $(BUILD)/src/integ/kernel.o \
 $(BUILD)/src/la/klu_ex.o $(BUILD)/src/model/beam.o $(BUILD)/src/form/ra_beam.o \
-$(BUILD)/src/util/so3.o $(BUILD)/src/integ/dae3_solve.o: OPT = -O3
+$(BUILD)/src/util/so3.o $(BUILD)/src/integ/dae3_solve.o $(BUILD)/src/form/ra.o \
+$(BUILD)/src/integ/hi.o $(BUILD)/src/integ/dae3_step.o: OPT = -O3
 
 $(BUILD)/libmbsim.a: $(LIB_OBJ)
 	rm -f $@ && ar rcs $@ $^
