@@ -297,6 +297,55 @@ static void ccd_center(const void *obj, ccd_vec3_t *out)
 		out->v[i] = o->g->c[i];
 }
 
+/* A face meeting a flat or a line (a box on a cylinder's rim or a box's
+ * face) has a penetration direction that MPR finds only to its
+ * tolerance, tilted at random along the line: within 0.1 rad of a box's
+ * face normal, n is made that normal and the gap the distance of the
+ * two shapes' extreme points along it (their supports), xa a's.  1 when
+ * snapped. */
+static int snap_to_face(const struct cgeom *a, const struct cgeom *b, double n[3],
+			double *gap, double xa[3])
+{
+	for (int e = 0; e < 2; e++) {
+		const struct cgeom *g = e ? b : a;
+		if (g->type != SHAPE_BOX)
+			continue;
+		for (int k = 0; k < 3; k++) {
+			double u[3] = { g->R[k], g->R[3 + k], g->R[6 + k] }, c = v3_dot(n, u);
+			if (fabs(c) < cos(0.1))
+				continue;
+			/* along +u and -u the shapes overlap by their supports'
+			 * distance: the side of less overlap is the contact's
+			 * (MPR's sign is not trusted on a flat) */
+			struct ccd_obj oa = { a, 0 }, ob = { b, 0 };
+			double best = -INFINITY, sa_best[3], sb_best[3];
+			for (int sg = -1; sg <= 1; sg += 2) {
+				ccd_vec3_t d, m, sa, sb;
+				for (int i = 0; i < 3; i++) {
+					d.v[i] = sg * u[i];
+					m.v[i] = -sg * u[i];
+				}
+				ccd_support(&oa, &d, &sa);
+				ccd_support(&ob, &m, &sb);
+				double gs = v3_dot(d.v, sb.v) - v3_dot(d.v, sa.v);
+				if (gs > best) {
+					best = gs;
+					v3_copy(n, d.v);
+					v3_copy(sa_best, sa.v);
+					v3_copy(sb_best, sb.v);
+				}
+			}
+			*gap = best;
+			/* the point on the other shape (a box's extreme point is
+			 * a corner, not where the other touches it) */
+			for (int i = 0; i < 3; i++)
+				xa[i] = e ? sa_best[i] : sb_best[i] - best * n[i];
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* Any convex pair by MPR on the shapes grown by margin / 2 each: the
  * grown penetration less the margin is the gap. */
 static void pair_mpr(struct contact_world *W, const struct cgeom *a, const struct cgeom *b,
@@ -320,6 +369,11 @@ static void pair_mpr(struct contact_world *W, const struct cgeom *a, const struc
 		return;
 	v3_scale(n, 1 / nn, dir.v);
 	double gap = margin - depth;
+	if (snap_to_face(a, b, n, &gap, xa)) {
+		if (gap < margin)
+			push(W, a, b, -1, 0, xa, n, gap, 0, ra, rb);
+		return;
+	}
 	/* libccd's pos lies midway between the grown surfaces, which is
 	 * midway between the shapes' too */
 	for (int i = 0; i < 3; i++)

@@ -181,6 +181,34 @@ static void test_box_pairs(void **state)
 	model_free(&m);
 }
 
+/* a box's face on a cylinder's rim (a line contact): the face's normal and
+ * the distance along it, not MPR's direction tilted along the line */
+static void test_face_on_rim(void **state)
+{
+	struct model *m = model_of(HEAD "bodies:\n"
+				   BODY("a", "type: cylinder, radius: 0.05, length: 0.02, "
+					"orientation: {axis: [1, 0, 0], angle: 1.5707963267948966}")
+				   BODY("b", "type: box, size: [0.04, 0.04, 0.02]"));
+	struct contact_world *W = contact_world_new(m);
+	/* the rim's top line at z = 0.05; the box's lower face 1e-4 below */
+	double r[6] = { 0, 0, 0, 0.005, 0.003, 0.06 - 1e-4 }, A[18];
+	const struct contact_pt *c;
+	size_t n;
+	identity_poses(2, A);
+	for (int k = 0; k < 20; k++) {
+		double ph = 0.05 * k, s2 = sin(ph), c2 = cos(ph);
+		/* the cylinder turned about its axis (global y): nothing changes */
+		A[0] = c2, A[2] = s2, A[6] = -s2, A[8] = c2;
+		assert_int_equal(contact_detect(W, r, A, 0, &c, &n), 0);
+		assert_int_equal(n, 1);
+		assert_near(c->gap, -1e-4, 0, 1e-12);
+		assert_near(c->n[2], 1, 0, 1e-15);
+		assert_near(c->p[0], 0, 0, 1e-12);
+	}
+	contact_world_free(&W);
+	model_free(&m);
+}
+
 /* The grid finds every pair that testing all pairs finds: 400 spheres of
  * radii 0.05 to 0.25 and a few big capsules in a 3 m cube. */
 static void test_broad_phase(void **state)
@@ -286,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_box_plane),
 		cmocka_unit_test(test_round_pairs),
 		cmocka_unit_test(test_box_pairs),
+		cmocka_unit_test(test_face_on_rim),
 		cmocka_unit_test(test_broad_phase),
 		cmocka_unit_test(test_refusals),
 	};
