@@ -54,8 +54,8 @@
  * slipping (MJ_SLIP).  Sweeps stop when no impulse moved by more than
  * integrator.tolerance of the largest (or of a floor for impulses at
  * round-off); a step whose sweeps do not converge within MJ_SWEEPS
- * fails.  Each step starts from the last step's normal impulses of the
- * same contacts (same sides and feature).
+ * fails.  Each step starts from the last step's impulses of the same
+ * contacts (same sides, plane and feature).
  *
  * Without joints the velocity update of an impulse touches the two bodies
  * only (O(1) per contact update); with joints Mt^-1 H_i^T is a column of
@@ -415,9 +415,20 @@ static void warm_start(struct mj *M)
 		while (j < M->nold && key_cmp(M->old + j, c) < 0)
 			j++;
 		if (j < M->nold && key_cmp(M->old + j, c) == 0) {
-			/* the normal impulse only: the tangential frame is
-			 * made anew each step */
-			c->P[0] = M->old[j].P[0];
+			/* the friction impulse as a global vector onto this
+			 * step's tangential frame (made anew from the normal) */
+			const struct mj_c *o = M->old + j;
+			double f[3];
+			for (int k = 0; k < 3; k++)
+				f[k] = o->P[1] * o->fr[3 + k] + o->P[2] * o->fr[6 + k];
+			c->P[0] = o->P[0];
+			c->P[1] = v3_dot(f, c->fr + 3);
+			c->P[2] = v3_dot(f, c->fr + 6);
+			double r = hypot(c->P[1], c->P[2]), lim = c->mu_s * c->P[0];
+			if (r > lim) {	/* inside the cone */
+				c->P[1] *= lim / r;
+				c->P[2] *= lim / r;
+			}
 			c->mu = M->old[j].slides ? c->mu_d : c->mu_s;
 		}
 	}
