@@ -111,7 +111,8 @@ struct contact_world *contact_world_new(const struct model *m)
 	}
 	W->npl = mc->nplanes;
 	W->planes = xmalloc(((size_t)mc->nplanes + 1) * sizeof(*W->planes));
-	memcpy(W->planes, mc->planes, (size_t)mc->nplanes * sizeof(*W->planes));
+	if (mc->nplanes)	/* (planes is NULL without them) */
+		memcpy(W->planes, mc->planes, (size_t)mc->nplanes * sizeof(*W->planes));
 	W->big = xmalloc(((size_t)W->ng + 1) * sizeof(int));
 	W->ext = xmalloc(((size_t)W->ng + 1) * sizeof(double));
 	W->isbig = xmalloc((size_t)W->ng + 1);
@@ -689,6 +690,8 @@ static int cmp_ptkey(const void *x, const void *y)
 static void sort_points(struct contact_world *W)
 {
 	size_t n = W->npt;
+	if (n < 2)
+		return;	/* (and no qsort of a NULL array) */
 	if (n > W->kcap) {
 		W->kcap = W->cap;
 		W->keys = xrealloc(W->keys, W->kcap * sizeof(*W->keys));
