@@ -7,6 +7,12 @@
 #     quotients of K and C, B exact), states body.z, wheel.z and their
 #     rates, inputs the actuated suspension and the force, outputs the
 #     three measures;
+#  1b. tests/walk29/quarter_car3.yaml (three masses on slanted sliders,
+#     under gravity): the hand-derived matrices of its header within
+#     1e-9 of each matrix's largest entry (measured: A 3.7e-11, the
+#     truncation of the fourth-order differences of the slanted springs,
+#     B 1e-14, C 5e-14, D exactly 0), at the initial state and at the
+#     static equilibrium (the same, the springs being linear);
 #  2. the eigenvalues of A are the damped modes' (mbsim modes) to 1e-9
 #     relative (both from the same linearization in two bases: measured
 #     ~1e-15) on the quarter car, the driven pendulum and the double
@@ -26,6 +32,27 @@
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 ld=$top/tests/linearize
+
+# 1b.
+for how in "" --from-static; do
+	expect_rc 0 "three masses: linearize $how --json" "$MBSIM" linearize \
+		"$top/tests/walk29/quarter_car3.yaml" $how --json
+	json_check "three masses $how: A, B, C, D the hand-derived ones (the deck's header)" '
+(lambda m1, m2, m3, k1, c1, k2, c2, k3, c3, g: all(
+  max(abs(a - b) for ra, rb in zip(j[k], ref) for a, b in zip(ra, rb)) <=
+  1e-9 * max(max(abs(b) for rb in ref for b in rb), 1e-300 if k == "D" else 0)
+  for k, ref in (
+   ("A", [[0, 0, 0, 1, 0, 0], [0, 0, 0, 0, 1, 0], [0, 0, 0, 0, 0, 1],
+          [-k1/m1, k1/m1, 0, -c1/m1, c1/m1, 0],
+          [k1/m2, -(k1 + k2)/m2, k2/m2, c1/m2, -(c1 + c2)/m2, c2/m2],
+          [0, k2/m3, -(k2 + k3)/m3, 0, c2/m3, -(c2 + c3)/m3]]),
+   ("B", [[0, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, g * 1.6/m1], [-g/m2, 0, 0],
+          [g/m3, g/m3, 0]]),
+   ("C", [[1/g, -1/g, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0.6/g]]),
+   ("D", [[0, 0, 0]] * 3)))
+ and j["states"] == ["seat.z", "car.z", "wheel.z", "seat.vz", "car.vz", "wheel.vz"]
+ and j["inputs"] == ["susp", "road", "seatpush"])(80, 400, 45, 9000, 600, 21000, 1500, 190000, 40, 0.8)'
+done
 
 # 1.
 expect_rc 0 "quarter car: linearize --json" "$MBSIM" linearize "$ld/quarter_car.yaml" --json

@@ -319,6 +319,9 @@ static void buckling_text(const struct buckling *b, double t)
 		printf("\n%4s %22s\n", "mode", "load factor");
 	for (int i = 0; i < b->n; i++)
 		printf("%4d %22.15g\n", i + 1, b->mu[i]);
+	if (b->noise)
+		printf("\n%d more factor%s left out: the round-off of the loads' geometric stiffness "
+		       "(finite differences), not buckling loads\n", b->noise, b->noise == 1 ? "" : "s");
 }
 
 static void buckling_json(const struct buckling *b, double t, const char *out)
@@ -331,7 +334,7 @@ static void buckling_json(const struct buckling *b, double t, const char *out)
 		printf("%s", i ? ", " : "");
 		cli_json_num(b->mu[i]);
 	}
-	printf("], \"output\": ");
+	printf("], \"noise_factors\": %d, \"output\": ", b->noise);
 	cli_json_str(out ? out : "");
 	printf("}\n");
 }

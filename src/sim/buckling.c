@@ -165,10 +165,18 @@ static double *resultants(const struct ra *s, const struct ra_state *x)
 	return res;
 }
 
+/* The relative error taken for each entry of the rest's tangent
+ * (statics_tangent_rest: central differences, truncation and rounding
+ * some 1e-11 of the entries on the test decks), as mbsim modes takes for
+ * K's in its free-motion test */
+#define TANGENT_RTOL 1e-9
+
 /* KG at x0 (buckling.h): the rest's tangent differenced along the
- * prebuckling path, the beams' stress stiffness */
+ * prebuckling path, the beams' stress stiffness; Nz, the bound of the
+ * rest's part's error entry by entry: TANGENT_RTOL of the two tangents
+ * over the difference step 2 eps */
 static void geometric(struct ra *s, const struct ra_state *x0, double t, const double *u,
-		      const double *lp, double *KG)
+		      const double *lp, double *KG, double *Nz)
 {
 	int n = s->ng;
 	double L = statics_length(s->m), umax = 0;
@@ -184,8 +192,10 @@ static void geometric(struct ra *s, const struct ra_state *x0, double t, const d
 	along(s, &xm, x0, u, lp, -eps);
 	statics_tangent_rest(s, &xp, t, xp.lam, eps, KG);
 	statics_tangent_rest(s, &xm, t, xm.lam, -eps, Dm);
-	for (size_t i = 0; i < nn; i++)
+	for (size_t i = 0; i < nn; i++) {
+		Nz[i] = TANGENT_RTOL * (fabs(KG[i]) + fabs(Dm[i])) / (2 * eps);
 		KG[i] = -(KG[i] - Dm[i]) / (2 * eps);
+	}
 	if (s->m->nbeams) {
 		double *rp = resultants(s, &xp), *rm = resultants(s, &xm);
 		int nel = 0;
@@ -208,10 +218,35 @@ static int by_mu(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* phi^T X phi for the d-vector phi (X d x d), or, with N (n x d),
+ * |N phi|^T X |N phi| for X n x n */
+static double quad(const double *X, const double *phi, int d, const double *N, int n)
+{
+	double *q = xcalloc((size_t)(N ? n : d) + 1, sizeof(double)), sum = 0;
+	int m = N ? n : d;
+	for (int i = 0; i < m; i++) {
+		if (!N) {
+			q[i] = phi[i];
+			continue;
+		}
+		for (int c = 0; c < d; c++)
+			q[i] += N[i + (size_t)n * c] * phi[c];
+		q[i] = fabs(q[i]);
+	}
+	for (int j = 0; j < m; j++)
+		for (int i = 0; i < m; i++)
+			sum += q[i] * X[i + (size_t)m * j] * q[j];
+	free(q);
+	return sum;
+}
+
 /* The count smallest real positive finite mu of K0r phi = mu (-KGr) phi
- * into b, with their shapes N phi */
-static int pencil(const double *K0r, const double *KGr, int d, const double *N, int n,
-		  int count, struct buckling *b, char *msg, size_t len)
+ * into b, with their shapes N phi.  A mu whose geometric stiffness along
+ * phi, phi^T K0r phi / mu, is within ten times the bound Nz of its error
+ * is the differences' noise, not a load (a spring system on sliders whose
+ * KG vanishes read factors of 1e8): it is counted in b->noise, not kept. */
+static int pencil(const double *K0r, const double *KGr, const double *Nz, int d,
+		  const double *N, int n, int count, struct buckling *b, char *msg, size_t len)
 {
 	size_t dd = (size_t)d * (size_t)d;
 	double *A = xcalloc(dd + 1, sizeof(double)), *B = xcalloc(dd + 1, sizeof(double));
@@ -239,6 +274,12 @@ static int pencil(const double *K0r, const double *KGr, int d, const double *N, 
 			if (be[i] == 0 || fabs(ai[i]) > 1e-8 * fabs(ar[i]))
 				continue;
 			double mu = ar[i] / be[i];
+			if (mu > 0 && isfinite(mu) &&
+			    fabs(quad(K0r, VR + (size_t)d * i, d, NULL, n)) / mu <=
+				    10 * quad(Nz, VR + (size_t)d * i, d, N, n)) {
+				b->noise++;
+				continue;
+			}
 			if (mu > 0 && isfinite(mu)) {
 				key[2 * k] = mu;
 				key[2 * k++ + 1] = i;
@@ -281,6 +322,7 @@ int buckling_compute(struct ra *s, const struct ra_state *x0, double t, int coun
 	int rc = 0;
 	if (d > 0) {
 		double *D = xcalloc(nn, sizeof(double)), *KG = xcalloc(nn, sizeof(double));
+		double *Nz = xcalloc(nn, sizeof(double));
 		double *u = xcalloc((size_t)n, sizeof(double));
 		double *lp = xcalloc((size_t)s->nc + 1, sizeof(double));
 		double *K0r = xcalloc((size_t)d * (size_t)d, sizeof(double));
@@ -292,16 +334,17 @@ int buckling_compute(struct ra *s, const struct ra_state *x0, double t, int coun
 				 "or a mechanism): no buckling load");
 			rc = -1;
 		} else {
-			geometric(s, x0, t, u, lp, KG);
+			geometric(s, x0, t, u, lp, KG, Nz);
 			for (size_t i = 0; i < nn; i++)
 				D[i] = -D[i];
 			lin_project(D, N, n, d, K0r);
 			lin_project(KG, N, n, d, KGr);
-			rc = pencil(K0r, KGr, d, N, n, count, b, msg, len);
+			rc = pencil(K0r, KGr, Nz, d, N, n, count, b, msg, len);
 		}
 		ra_eval(s, x0, t, PRIM_PHI | PRIM_JAC);
 		free(D);
 		free(KG);
+		free(Nz);
 		free(u);
 		free(lp);
 		free(K0r);

@@ -24,7 +24,9 @@
  *     coordinate by more than 1e-4 (m per model length, or rad).
  * Both are reduced to d = dim null(Phi_q) coordinates by the orthonormal
  * basis of lin_null_space and the pencil (K0r, -KGr) solved by LAPACK
- * dggev; the real, positive, finite factors are kept, ascending.
+ * dggev; the real, positive, finite factors are kept, ascending, but
+ * for those whose KG along the mode is within the bound of the rest's
+ * differences' error (TANGENT_RTOL), which are counted in noise.
  */
 #ifndef MBSIM_BUCKLING_H
 #define MBSIM_BUCKLING_H
@@ -36,6 +38,7 @@
 struct buckling {
 	int ndof;		/* dimension of the null space of Phi_q */
 	int n;			/* positive load factors kept */
+	int noise;		/* positive factors dropped as the noise of KG */
 	int ncoord;		/* coordinates of a shape: 6 per body */
 	double *mu;		/* n load factors, ascending */
 	double **shape;		/* n shapes: phi, (re, im) per coordinate (im 0),
