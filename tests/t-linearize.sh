@@ -153,4 +153,14 @@ expect_rc 64 "an unknown option" "$MBSIM" linearize "$ld/pendulum.yaml" --buckli
 expect_rc 64 "no deck" "$MBSIM" linearize
 expect_rc 2 "a deck that does not exist" "$MBSIM" linearize "$tmp/none.yaml"
 expect_rc 2 "a bad --set" "$MBSIM" linearize "$ld/pendulum.yaml" --set parameters.c=oops
+# a PID motor's integral is a state A does not carry: refused at the motor
+# (before the refusal, A was the 2 x 2 of kp and kd alone)
+expect_rc 2 "a PID motor: linearize refuses the deck" "$MBSIM" linearize \
+	"$top/tests/walk29/pid_pendulum.yaml"
+grep -q "pid_pendulum.yaml:[0-9]*:[0-9]*: error: .*motor 'ctl'.*integral" "$tmp/err" &&
+	ok "a PID motor: the message names the motor at its line" ||
+	bad "a PID motor: the message names the motor at its line" "$(cat "$tmp/err")"
+expect_rc 0 "the same deck with ki = 0: linearized" "$MBSIM" linearize \
+	"$top/tests/walk29/pid_pendulum.yaml" --set forces.0.ki=0
+
 finish

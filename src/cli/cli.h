@@ -104,6 +104,10 @@ int cli_load_statics(const char *path, char **sets, int nsets, struct deck **dk,
 /* A model with contact for modes --at or linearize: the error (static,
  * modes and linearize take no contact) and EXIT_DECK; 0 without contact. */
 int cli_refuse_contact(const struct model *m);
+/* EXIT_DECK with a message at the first motor whose effort has an
+ * integral term (its state is not a coordinate of linearize's system),
+ * else 0. */
+int cli_refuse_integral(const struct model *m);
 /* cli_load, and the first error's message (without FILE:LINE:COL) in why:
  * what `run` records in the file it leaves when interrupted while loading. */
 int cli_load_why(const char *path, char **sets, int nsets, struct deck **dk,

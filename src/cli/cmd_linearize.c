@@ -281,7 +281,7 @@ int cmd_linearize(int argc, char **argv)
 	rc = lo.from_static ? cli_load_statics(lo.deck, lo.sets, lo.nsets, &dk, &m, &o) :
 			      cli_load(lo.deck, lo.sets, lo.nsets, &dk, &m, &o);
 	cli_sets_free(lo.sets, lo.nsets);
-	if (!rc && (rc = cli_refuse_contact(m)) != 0) {
+	if (!rc && ((rc = cli_refuse_contact(m)) != 0 || (rc = cli_refuse_integral(m)) != 0)) {
 		model_free(&m);
 		deck_free(&dk);
 	}

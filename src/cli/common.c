@@ -2,6 +2,7 @@
  * messages, JSON. */
 #include "cli.h"
 #include "../deck/deck.h"
+#include "../form/ra.h"
 #include "../form/tree.h"
 #include "../integ/integ.h"
 #include "../integ/newmark.h"
@@ -250,6 +251,22 @@ int cli_refuse_contact(const struct model *m)
 	struct diag d;
 	diag_init(&d);
 	refuse_contact(m, &d);
+	cli_print_diag(&d);
+	diag_release(&d);
+	return EXIT_DECK;
+}
+
+int cli_refuse_integral(const struct model *m)
+{
+	int i = ra_ctrl_first(m);
+	if (i < 0)
+		return 0;
+	struct diag d;
+	diag_init(&d);
+	diag_error(&d, &m->forces[i].pos, "mbsim linearize does not take motor '%s': the integral "
+		   "of its control error (ki) is a state of the motion that its A, B, C, D, in the "
+		   "coordinates and their rates, do not have; linearize without it (--set its ki to 0) "
+		   "and add the integrator to the controller", m->forces[i].name);
 	cli_print_diag(&d);
 	diag_release(&d);
 	return EXIT_DECK;

@@ -290,6 +290,14 @@ int ra_ctrl_count(const struct model *m)
 	return n;
 }
 
+int ra_ctrl_first(const struct model *m)
+{
+	for (int i = 0; i < m->nforces; i++)
+		if (has_integral(&m->forces[i]))
+			return i;
+	return -1;
+}
+
 void ra_ctrl_get(const struct ra *s, double *z)
 {
 	for (int i = 0, k = 0; i < s->m->nforces; i++)

@@ -275,6 +275,8 @@ void ra_force_turns(const struct ra *s, struct model *m);
  * from z into it; their rates, the control errors e = target(t) - q (or
  * - q' with on: rate) at x, into e. */
 int ra_ctrl_count(const struct model *m);
+/* The index of the first such motor in m->forces, or -1. */
+int ra_ctrl_first(const struct model *m);
 void ra_ctrl_get(const struct ra *s, double *z);
 void ra_ctrl_set(struct ra *s, const double *z);
 void ra_ctrl_rates(struct ra *s, const struct ra_state *x, double t, double *e);
