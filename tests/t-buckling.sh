@@ -97,6 +97,12 @@ expect_rc 0 "three masses on slanted sliders: --buckling --json" "$MBSIM" modes 
 	"$top/tests/walk29/quarter_car3.yaml" --json
 json_check "three masses on slanted sliders: no buckling load, the round-off counted" '
 j["load_factors"] == [] and j["noise_factors"] >= 1'
+expect_rc 0 "three masses on slanted sliders: --buckling (text)" "$MBSIM" modes --buckling \
+	"$top/tests/walk29/quarter_car3.yaml"
+grep -q "^3 degrees of freedom .*; no positive buckling load factor" "$tmp/out" &&
+	grep -q "^2 more factors left out" "$tmp/out" &&
+	ok "three masses on slanted sliders: the text says no factor and counts the left out" ||
+	bad "three masses on slanted sliders: the text says no factor and counts the left out" "$(cat "$tmp/out")"
 
 expect_rc 64 "--buckling with --at: usage error" "$MBSIM" modes --buckling --at 1 "$bk/strut.yaml"
 expect_rc 64 "--count without --buckling: usage error" "$MBSIM" modes --count 2 "$bk/strut.yaml"

@@ -312,9 +312,13 @@ static int modes_xdmf(const struct modes_opts *mop)
  * beside /state and /shapes) */
 static void buckling_text(const struct buckling *b, double t)
 {
-	printf("%d degree%s of freedom at the unloaded equilibrium (t = %.15g); the %d smallest "
-	       "positive buckling load factor%s of the deck's loads\n", b->ndof,
-	       b->ndof == 1 ? "" : "s", t, b->n, b->n == 1 ? "" : "s");
+	printf("%d degree%s of freedom at the unloaded equilibrium (t = %.15g); ", b->ndof,
+	       b->ndof == 1 ? "" : "s", t);
+	if (b->n)
+		printf("the %d smallest positive buckling load factor%s of the deck's loads\n", b->n,
+		       b->n == 1 ? "" : "s");
+	else
+		printf("no positive buckling load factor of the deck's loads\n");
 	if (b->n)
 		printf("\n%4s %22s\n", "mode", "load factor");
 	for (int i = 0; i < b->n; i++)
