@@ -267,4 +267,32 @@ expect_rc 0 "vehicle, rn4: positions with analytic and difference Jacobians agre
 	--quantity bodies/chassis/position --quantity bodies/spindle_fl/position \
 	--quantity bodies/uca_rr/position --quantity bodies/rack/position
 
+# 8. A free body spinning about a principal axis (tests/rp/free_spin.yaml):
+#    every Euler parameter passes through zero, so the dependent one of the
+#    normalization row must be chosen again before it does; the condition
+#    number of the 1 x 1 Phi_u cannot say when (gain_u in src/form/rp.c).
+#    Exact motion: e = (cos(w t/2), 0, sin(w t/2), 0), w constant.  Bound
+#    1e-6: rn4's fourth-order error, about N (w h)^5 = 1000 x 0.012^5 =
+#    2.5e-7, times 4.  Before the fix: 0.054 in e and 0.23 rad/s in w,
+#    exit 0 (the dependent e_0 went through zero).
+"$MBSIM" run "$top/tests/rp/free_spin.yaml" -o "$tmp/spin.h5" >/dev/null 2>"$tmp/err"
+"$PY" - "$tmp/spin.h5" >"$tmp/chk" 2>&1 <<'EOF2'
+import sys, h5py, numpy as np
+f = h5py.File(sys.argv[1], "r")
+t = f["/time"][:]
+q = f["/bodies/orientation"][:, 0, :]
+w = f["/bodies/angular_velocity"][:, 0, :]
+assert t[-1] == 1.0, t[-1]
+ex = np.stack([np.cos(6 * t), 0 * t, np.sin(6 * t), 0 * t], 1)
+e = np.minimum(np.abs(q - ex).max(1), np.abs(q + ex).max(1)).max()
+ew = np.abs(w - [0, 12, 0]).max()
+print("orientation %.3g, angular velocity %.3g" % (e, ew))
+assert e < 1e-6 and ew < 1e-6
+EOF2
+if [ $? -eq 0 ]; then
+	ok "free spin, rn4: exact motion through every zero of the Euler parameters, $(cat "$tmp/chk")"
+else
+	bad "free spin, rn4: exact motion" "$(cat "$tmp/chk" "$tmp/err")"
+fi
+
 finish

@@ -314,6 +314,34 @@ static double cond_u(struct rp *p)
 	return p->cond;
 }
 
+/* |Phi_u^-1|_1 |Phi_q|_1 over the kept rows: how far the partition's
+ * pivots have fallen below the constraints' own scale.  The condition
+ * number of Phi_u alone misses it where Phi_u is one row per block: a
+ * free body's Euler-parameter normalization 2 e_k, whose condition is 1
+ * whatever e_k, while e_k turns through zero (a sphere rolling half a
+ * turn: its dependent e_0 went to 7e-4 and the position Newton failed). */
+static double gain_u(struct rp *p)
+{
+	double c = cond_u(p);
+	if (p->r == 0 || !(c < INFINITY))
+		return c;
+	double anorm = 0.0, qnorm = 0.0;
+	for (int j = 0; j < p->r; j++) {
+		double sum = 0.0;
+		for (int e = p->Ap[j]; e < p->Ap[j + 1]; e++)
+			sum += fabs(p->Ax[e]);
+		anorm = fmax(anorm, sum);
+	}
+	double *col = p->E;	/* scratch (m x nq >= n): free outside partition() */
+	memset(col, 0, (size_t)p->n * sizeof(double));
+	for (int i = 0; i < p->r; i++)
+		for (int e = p->vptr[i]; e < p->vptr[i + 1]; e++)
+			col[p->vcol[e]] += fabs(p->V[p->vsrc[e]]);
+	for (int j = 0; j < p->n; j++)
+		qnorm = fmax(qnorm, col[j]);
+	return anorm > 0.0 ? c / anorm * fmax(anorm, qnorm) : INFINITY;
+}
+
 static void solve_u(struct rp *p, double *b)
 {
 	if (p->r > 0)
@@ -558,6 +586,7 @@ static int repartition(struct rp *p, int nwant)
 		return ODE_SINGULAR;
 	}
 	p->cond0 = cond_u(p);
+	p->gain0 = gain_u(p);
 	if (nwant >= 0 && !(p->cond0 <= RP_COND_MAX)) {
 		/* the best partition is as bad as none: the motion has reached
 		 * a singular position (the double four-bar's, crossed at too
@@ -588,7 +617,8 @@ static int rp_want_new(void *ctx)
 {
 	struct rp *p = ctx;
 
-	return !(cond_u(p) <= RP_COND_GROWTH * p->cond0);
+	return !(cond_u(p) <= RP_COND_GROWTH * p->cond0) ||
+	       !(gain_u(p) <= RP_GAIN_GROWTH * p->gain0);
 }
 
 static int rp_accept(void *ctx, double t, double *y, double *yd)

@@ -32,9 +32,9 @@
  * Phi_u is sparse, factored by KLU (its pivot order reused while it holds).
  * The partition is kept while the condition number of Phi_u (KLU's 1-norm
  * estimate, the method of LAPACK's dgecon) stays within RP_COND_GROWTH
- * times its value at the last partitioning (Algorithm 1, step 14: 25 %);
- * past that, and when a step fails (renew), the coordinates are
- * partitioned again at the accepted state and counted (rp_repartitions).
+ * times its value at the last partitioning (Algorithm 1, step 14: 25 %)
+ * and |Phi_u^-1| |Phi_q| within RP_GAIN_GROWTH; past that, and when a
+ * step fails (renew), the coordinates are partitioned again at the accepted state and counted (rp_repartitions).
  */
 #ifndef MBSIM_RP_H
 #define MBSIM_RP_H
@@ -43,6 +43,12 @@
 
 #define RP_RANK_TOL 1e-9
 #define RP_COND_GROWTH 1.25
+/* ... and while |Phi_u^-1| |Phi_q| (gain_u in rp.c) stays within
+ * RP_GAIN_GROWTH times its value there: the pivots relative to the whole
+ * Jacobian, which the condition number of Phi_u does not see when Phi_u
+ * is diagonal (free bodies' normalization rows).  At 4 a free body's
+ * dependent Euler parameter is still at least a quarter of the largest. */
+#define RP_GAIN_GROWTH 4.0
 /* A new partition whose Phi_u is worse conditioned than this is a
  * singular position: the run fails there (the passages of the double
  * four-bar's singular positions that went well peaked at 1.6e4; one that

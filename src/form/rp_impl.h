@@ -43,6 +43,7 @@ struct rp {
 	klu_symbolic *sym;
 	klu_numeric *num;
 	double cond, cond0;	/* of Phi_u now (NAN: not yet estimated) and at the partition */
+	double gain0;		/* gain_u at the partition */
 	int factored;		/* num is the factorization of Phi_u at q */
 	long repart;
 	double *res, *du, *E;	/* scratch: m, m + nq, m x nq */
