@@ -27,7 +27,15 @@
 #      point) and, with TOL = 1e-6, ends within 10 TOL (1 + 64) m of the
 #      reference (Y = 64 m, the chain's length; measured 0.024 and
 #      2.9e-5 m).
-# Run time about 8 s.  Prints "N passed, N failed, N skipped"; exits 1 on any failure.
+#   3. decks/chain.yaml with 8 links, 1 s, the deck's Newton tolerance
+#      (1e-7): esdirk436l2sa2 and lms2 adaptive at TOL = 1e-6 and 1e-8 end
+#      within 10 TOL (1 + 16) m of adams/tree at 1e-12 (Y = 16 m).  The
+#      Newton tolerance of a step was the deck's, and the error stalled at
+#      1.9e-5 m (esdirk436l2sa2) and 2.0e-4 m (lms2) whatever TOL asked;
+#      tied to TOL it is 1.1e-6, 1.2e-8 m (esdirk436l2sa2) and 7.7e-6,
+#      9.2e-8 m (lms2) against bounds 1.7e-4 and 1.7e-6.  The reference
+#      agrees with rn4 on rp at 1e-10 (Newton 1e-13) within 1e-8 m.
+# Run time about 25 s.  Prints "N passed, N failed, N skipped"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -77,6 +85,37 @@ if chain "$tmp/cref.h5" --set integrator.method=adams --set integrator.formulati
 	done
 else
 	bad "chain references failed" "$(cat "$tmp/err")"
+fi
+
+# 3. the 8-link chain at the deck's Newton tolerance: the dae3 schemes
+chain8() {	# OUT SETTINGS...: run the 8-link chain to 1 s
+	out=$1
+	shift
+	"$MBSIM" run "$decks/chain.yaml" --set parameters.N=8 --set time.end=1 -o "$out" \
+		--quiet "$@" 2>"$tmp/err"
+}
+if chain8 "$tmp/c8ref.h5" --set integrator.method=adams --set integrator.formulation=tree \
+	--set integrator.atol=1e-12 --set integrator.rtol=1e-12 &&
+	chain8 "$tmp/c8ref2.h5" --set integrator.method=rn4 --set integrator.adaptive=true \
+		--set integrator.atol=1e-10 --set integrator.rtol=1e-10 \
+		--set integrator.tolerance=1e-13; then
+	agree "8-link chain: adams/tree at 1e-12 and rn4/rp at 1e-10 agree" \
+		"$tmp/c8ref.h5" "$tmp/c8ref2.h5" 2 1e-8
+	for m in esdirk436l2sa2 lms2; do
+		for tol in 1e-6 1e-8; do
+			bound=$(awk -v t="$tol" 'BEGIN { printf "%.3g", 10 * t * (1 + 16) }')
+			if chain8 "$tmp/c8$m$tol.h5" --set integrator.method=$m \
+				--set integrator.adaptive=true --set integrator.atol="$tol" \
+				--set integrator.rtol="$tol"; then
+				agree "8-link chain, $m adaptive at $tol, against adams/tree" \
+					"$tmp/c8$m$tol.h5" "$tmp/c8ref.h5" 2 "$bound"
+			else
+				bad "8-link chain, $m adaptive at $tol: run failed" "$(cat "$tmp/err")"
+			fi
+		done
+	done
+else
+	bad "8-link chain reference failed" "$(cat "$tmp/err")"
 fi
 
 finish

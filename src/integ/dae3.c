@@ -65,6 +65,7 @@ int dae3_init(struct integ *it, const struct sim_options *o, struct diag *d)
 	E->adaptive = o->adaptive && it->info->adaptive;
 	E->startup_ss = o->startup_ss;
 	E->atol = o->atol;
+	E->tol_deck = o->tolerance;
 	E->rtol = o->rtol;
 	E->safety = o->safety;
 	E->facmin = o->facmin;

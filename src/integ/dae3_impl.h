@@ -21,6 +21,7 @@ struct dae3 {
 	struct coef co, ss;	/* scheme; SS_k used to start LMS_k */
 	int adaptive, startup_ss;
 	double atol, rtol, safety, facmin, facmax;
+	double tol_deck;	/* integrator.tolerance; it->tol is the step's (dae3_ctrl.c) */
 	int nb, ny;		/* bodies, 12 nb */
 	struct ra_state hist[NH];	/* hist[0] = last accepted */
 	double hstep[NH];	/* hstep[j] = t(hist[j]) - t(hist[j+1]) */

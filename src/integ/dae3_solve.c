@@ -58,6 +58,7 @@
 #include "../util/interrupt.h"
 
 #include <float.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -305,11 +306,17 @@ int dae3_solve(struct integ *it, struct dae3 *E, const struct solve_in *in, stru
 		memcpy(E->lam0, lam, (size_t)nc * sizeof(double));
 	}
 	double rprev = 0.0;	/* beams: the residual's norm at the last iterate */
-	int nback = 0, ndiv = 0;
+	double tol = it->tol, nmin = INFINITY;
+	int nback = 0, ndiv = 0, flat = 0;
 	while (it_n < it->maxit) {
 		if (interrupted())
 			return INTEG_INTERRUPTED;
 		kin(E, in, g, y);
+		/* no correction is asked below the round-off of the positions
+		 * it moves, 4 eps |r|_2 (a tolerance of 1e-14 on the 128-link
+		 * chain, |r|_2 = 1.5e3 m, could never be met) */
+		if (it_n == 0)
+			tol = fmax(it->tol, 4.0 * DBL_EPSILON * integ_norm2(y->r, 3 * nb, NULL, 0));
 		kkt_zero_dropped(it->kkt, lam);	/* redundant rows: kkt.h */
 		integ_residual(it, y, in->t, E->lamf, g, lam, in->theta, in->cq);
 		if (ggl)
@@ -411,8 +418,18 @@ int dae3_solve(struct integ *it, struct dae3 *E, const struct solve_in *in, stru
 		 * correction already below it: 0.42 factorizations a step
 		 * against 0.33; bench/README, "Beams: issue 36").  A NaN passes
 		 * through to the kept matrix's restart, then to the test below. */
-		if (nrm < it->tol || dn <= 1e-14 * integ_norm2(g, ng, lam, nc) ||
-		    (E->Wc && since > 1 && nrm < prev && nrm * nrm < it->tol * (prev - nrm))) {
+		/* or, in an adaptive run (whose error estimate sees what the
+		 * iteration leaves), it has stalled within 1000 times the
+		 * tolerance: three corrections in a row no smaller than half
+		 * the smallest yet, the round-off of the solve (the tolerance
+		 * the control asks, tied_tol, can lie below what the linear
+		 * solve resolves: corrections bouncing between 1e-11 and 1e-10
+		 * on the 128-link chain against 1.5e-12) */
+		flat = nrm >= 0.5 * nmin ? flat + 1 : 0;
+		nmin = fmin(nmin, nrm);
+		if (nrm < tol || dn <= 1e-14 * integ_norm2(g, ng, lam, nc) ||
+		    (E->adaptive && flat >= 3 && nmin < 1e3 * tol) ||
+		    (E->Wc && since > 1 && nrm < prev && nrm * nrm < tol * (prev - nrm))) {
 			ok = 1;
 			break;
 		}
