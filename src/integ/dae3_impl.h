@@ -22,6 +22,7 @@ struct dae3 {
 	int adaptive, startup_ss;
 	double atol, rtol, safety, facmin, facmax;
 	double tol_deck;	/* integrator.tolerance; it->tol is the step's (dae3_ctrl.c) */
+	double nleft;		/* the largest last correction of an attempt's solves */
 	int nb, ny;		/* bodies, 12 nb */
 	struct ra_state hist[NH];	/* hist[0] = last accepted */
 	double hstep[NH];	/* hstep[j] = t(hist[j]) - t(hist[j+1]) */

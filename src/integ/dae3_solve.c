@@ -431,6 +431,7 @@ int dae3_solve(struct integ *it, struct dae3 *E, const struct solve_in *in, stru
 		    (E->adaptive && flat >= 3 && nmin < 1e3 * tol) ||
 		    (E->Wc && since > 1 && nrm < prev && nrm * nrm < tol * (prev - nrm))) {
 			ok = 1;
+			E->nleft = fmax(E->nleft, nrm);
 			break;
 		}
 		if (stale && since > 1 && nrm > 0.25 * prev && nrm <= prev) {
