@@ -35,7 +35,15 @@
 #      tied to TOL it is 1.1e-6, 1.2e-8 m (esdirk436l2sa2) and 7.7e-6,
 #      9.2e-8 m (lms2) against bounds 1.7e-4 and 1.7e-6.  The reference
 #      agrees with rn4 on rp at 1e-10 (Newton 1e-13) within 1e-8 m.
-# Run time about 25 s.  Prints "N passed, N failed, N skipped"; exits 1 on any failure.
+#   4. decks/chain.yaml with 128 links, 1 ms, Newton tolerance 1e-14:
+#      lms2 and esdirk436l2sa2 adaptive at TOL = 1e-9 complete and end
+#      within 10 TOL (1 + 256) m of adams/tree at 1e-12 (checked against
+#      rn4/rp at 1e-10 within 1e-9 m).  Before, lms2 collapsed to
+#      h = 2e-10 s and failed at t = 2.4e-9 s, esdirk436l2sa2 crept on
+#      at about 1e-11 s a step: a Newton tolerance below the round-off
+#      of the saddle-point solve was never met, and the error allowance
+#      shrank with the step below the round-off of the positions.
+# Run time about 40 s.  Prints "N passed, N failed, N skipped"; exits 1 on any failure.
 
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -116,6 +124,39 @@ if chain8 "$tmp/c8ref.h5" --set integrator.method=adams --set integrator.formula
 	done
 else
 	bad "8-link chain reference failed" "$(cat "$tmp/err")"
+fi
+
+# 4. the 128-link chain at a tight tolerance
+chain128() {	# OUT SETTINGS...: run the 128-link chain to 1 ms
+	out=$1
+	shift
+	"$MBSIM" run "$decks/chain.yaml" --set parameters.N=128 --set time.end=1e-3 \
+		-o "$out" --quiet "$@" 2>"$tmp/err"
+}
+if chain128 "$tmp/c128ref.h5" --set integrator.method=adams \
+	--set integrator.formulation=tree --set integrator.atol=1e-12 \
+	--set integrator.rtol=1e-12 &&
+	chain128 "$tmp/c128ref2.h5" --set integrator.method=rn4 --set integrator.adaptive=true \
+		--set integrator.atol=1e-10 --set integrator.rtol=1e-10 \
+		--set integrator.tolerance=1e-13; then
+	agree "128-link chain: adams/tree at 1e-12 and rn4/rp at 1e-10 agree" \
+		"$tmp/c128ref.h5" "$tmp/c128ref2.h5" 2 1e-9
+	bound=$(awk 'BEGIN { printf "%.3g", 10 * 1e-9 * (1 + 256) }')
+	for m in lms2 esdirk436l2sa2; do
+		# (timeout: the collapsed runs crept on for minutes)
+		if timeout 120 "$MBSIM" run "$decks/chain.yaml" --set parameters.N=128 \
+			--set time.end=1e-3 -o "$tmp/c128$m.h5" --quiet \
+			--set integrator.method=$m --set integrator.adaptive=true \
+			--set integrator.atol=1e-9 --set integrator.rtol=1e-9 \
+			--set integrator.tolerance=1e-14 2>"$tmp/err"; then
+			agree "128-link chain, $m adaptive at 1e-9, against adams/tree" \
+				"$tmp/c128$m.h5" "$tmp/c128ref.h5" 2 "$bound"
+		else
+			bad "128-link chain, $m adaptive at 1e-9: run failed" "$(cat "$tmp/err")"
+		fi
+	done
+else
+	bad "128-link chain references failed" "$(cat "$tmp/err")"
 fi
 
 finish

@@ -22,7 +22,7 @@
  *    at atol = rtol = 1e-10 (10 times the tolerance: errors 3 times the
  *    tolerance on the spherical top at 1e-10, measured);
  *  - the Newton tolerance of a step is integrator.tolerance or, when
- *    that is above 0.1 min(atol, rtol), 0.1 min(atol, rtol) unit / span
+ *    that is above 1e-3 min(atol, rtol), 0.1 min(atol, rtol) unit / span
  *    (tied_tol), so that what the iteration leaves adds up to at most a
  *    tenth of atol over the run:
  *    with the chain deck's 1e-7 the 8-link chain's error stalled at
@@ -109,11 +109,11 @@ static double tied_tol(const struct dae3 *E, double unit, double span)
 {
 	double a = E->atol > 0 && E->rtol > 0 ? fmin(E->atol, E->rtol) : fmax(E->atol, E->rtol);
 	double t = 0.1 * a * unit / span;
-	/* a deck tolerance already below a tenth of atol was chosen for the
+	/* a deck tolerance already 1000 times below atol was chosen for the
 	 * run (Andrews' squeezer at 1e-10 with 1e-14: tied to 1e-15, its
 	 * solves left more than their last corrections said, and the
 	 * control rejected down to 1e-12 s) */
-	if (E->tol_deck <= 0.1 * a)
+	if (E->tol_deck <= 1e-3 * a)
 		return E->tol_deck;
 	return t > 0 && t < E->tol_deck ? t : E->tol_deck;
 }
