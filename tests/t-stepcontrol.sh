@@ -32,8 +32,8 @@
 #      within 10 TOL (1 + 16) m of adams/tree at 1e-12 (Y = 16 m).  The
 #      Newton tolerance of a step was the deck's, and the error stalled at
 #      1.9e-5 m (esdirk436l2sa2) and 2.0e-4 m (lms2) whatever TOL asked;
-#      tied to TOL it is 1.1e-6, 1.2e-8 m (esdirk436l2sa2) and 7.7e-6,
-#      9.2e-8 m (lms2) against bounds 1.7e-4 and 1.7e-6.  The reference
+#      tied to TOL it is 1.7e-6, 4.9e-8 m (esdirk436l2sa2) and 2.1e-5,
+#      6.1e-7 m (lms2) against bounds 1.7e-4 and 1.7e-6.  The reference
 #      agrees with rn4 on rp at 1e-10 (Newton 1e-13) within 1e-8 m.
 #   4. decks/chain.yaml with 128 links, 1 ms, Newton tolerance 1e-14:
 #      lms2 and esdirk436l2sa2 adaptive at TOL = 1e-9 complete and end

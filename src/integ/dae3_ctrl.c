@@ -23,8 +23,8 @@
  *    tolerance on the spherical top at 1e-10, measured);
  *  - the Newton tolerance of a step is integrator.tolerance or, when
  *    that is above 1e-3 min(atol, rtol), 0.1 min(atol, rtol) unit / span
- *    (tied_tol), so that what the iteration leaves adds up to at most a
- *    tenth of atol over the run:
+ *    but not below 1e-3 min(atol, rtol) (tied_tol), so that what the
+ *    iteration leaves adds up to about a tenth of atol over the run:
  *    with the chain deck's 1e-7 the 8-link chain's error stalled at
  *    1.8e-5 m (esdirk436l2sa2) and 2e-4 m (lms2) from atol = 1e-6 down.
  * The embedded pair of esdirk436l2sa2 (bhat) is not used: both of its
@@ -115,6 +115,9 @@ static double tied_tol(const struct dae3 *E, double unit, double span)
 	 * control rejected down to 1e-12 s) */
 	if (E->tol_deck <= 1e-3 * a)
 		return E->tol_deck;
+	/* and never below 1e-3 atol: Andrews at 1e-10 with the deck's 1e-10,
+	 * tied to 1e-15, failed so as well */
+	t = fmax(t, 1e-3 * a);
 	return t > 0 && t < E->tol_deck ? t : E->tol_deck;
 }
 
