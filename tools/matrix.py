@@ -44,6 +44,10 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 S_SAFETY = 4.0
 LEVELS = 2          # h, then h/4
 RUN_TIMEOUT = 300   # s of wall time per run
+# s of CPU time one mbsim process may take (RLIMIT_CPU), 0 for none: a
+# bound that does not depend on the machine's load, unlike RUN_TIMEOUT;
+# randmodel sets it, and counts a run stopped by it as over the limit
+CPU_LIMIT = 0
 BEGIN, END = "<!-- matrix table: generated -->", "<!-- matrix table: end -->"
 REL_FLOOR = 1e-6
 # (group, dataset, description); every one the file has is compared
@@ -138,14 +142,30 @@ class Deck:
         self.runs = 0
 
 
+def limit_cpu():
+    """preexec_fn of the mbsim processes: RLIMIT_CPU of CPU_LIMIT s."""
+    if CPU_LIMIT:
+        n = int(math.ceil(CPU_LIMIT))
+        resource.setrlimit(resource.RLIMIT_CPU, (n, n + 5))
+
+
+def over_cpu(p):
+    """True when the process P was stopped by CPU_LIMIT (SIGXCPU, or SIGKILL at the hard limit)."""
+    return bool(CPU_LIMIT) and p.returncode in (-24, -9)
+
+
 def run(mbsim, deck, extra, out, timeout=RUN_TIMEOUT):
     """mbsim run DECK -o OUT --json with EXTRA arguments: (summary dict, stderr)."""
     argv = [mbsim, "run", deck.file, "-o", out, "--force", "--json"] + extra
     deck.runs += 1
     try:
-        p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
+                           preexec_fn=limit_cpu if CPU_LIMIT else None)
     except subprocess.TimeoutExpired:
         return {"status": "failed", "message": "timed out after %d s" % timeout}, ""
+    if over_cpu(p):
+        return {"status": "failed", "over_cpu": True,
+                "message": "over the CPU limit of %g s" % CPU_LIMIT}, p.stderr
     j = mbsimlib.run_summary(p)
     if not j.get("message") and j["status"] == "failed":
         j["message"] = p.stderr.strip()[-300:]
@@ -240,6 +260,8 @@ def judge(ref, unc, a, b, p):
                            "why": "%d and %d crossings, the reference %d" % (
                                n[0], n[1], len(ref[EVENTS]))}
     for q in quantities(ref, a, b):
+        if not ref[q].size:  # no crossing of the events, in every run alike
+            continue
         e, ie = diff(a[q], ref[q])
         e2, _ = diff(b[q], ref[q])
         d, _ = diff(a[q], b[q])
@@ -301,6 +323,8 @@ def reference(mbsim, deck, h, t_end, k):
                               ("integrator.atol", tol), ("integrator.rtol", tol)])
             j, _ = run(mbsim, deck, cell_sets(scheme, form) + extra + sets(
                 [("time.end", repr(t_end)), ("integrator.adaptive", "false")]), out)
+            if j.get("over_cpu"):
+                return {"over_cpu": j["message"]}
             if j["status"] != "complete":
                 break
             outs.append(out)
@@ -329,6 +353,8 @@ def run_pair(mbsim, deck, base, tolctl, h, t_end, k, tol):
         else:
             extra = sets(common + [("integrator.step", repr(h / i)), ("output.every", str(k * i))])
         j, _ = run(mbsim, deck, base + extra, out)
+        if j.get("over_cpu"):
+            return None, {"verdict": "over_cpu", "message": j["message"], "argv": base + extra}
         if j["status"] != "complete":
             return None, {"verdict": "FAILED", "message": "run at %s: %s" % (
                 "h = %g" % (h / i) if not tolctl else "tol = %g" % t, j.get("message", "")[:300]),
@@ -352,6 +378,8 @@ def run_cell(mbsim, deck, scheme, form, order, tolctl, R):
     for level in range(LEVELS):
         hh, kk, tol = h / 4 ** level, k * 4 ** level, 1e-7 / 100 ** level
         outs, res = run_pair(mbsim, deck, base, tolctl, hh, t_end, k if tolctl else kk, tol)
+        if outs is None and res["verdict"] == "over_cpu":
+            break
         if outs is None:
             continue
         a, b = (on_grid(read(o), R["grid"]) for o in outs)
@@ -368,6 +396,16 @@ def run_cell(mbsim, deck, scheme, form, order, tolctl, R):
         if ok:
             break
     return res
+
+
+def refused_cell(mbsim, deck, scheme, form):
+    """A cell of a deck that mbsim refuses as it is and with lms2: refused
+    with check's message, or FAILED when this scheme takes it (there is
+    then no reference to judge it by)."""
+    msg = check(mbsim, deck, cell_sets(scheme, form))
+    if msg:
+        return {"verdict": "refused", "message": msg}
+    return {"verdict": "FAILED", "message": "no reference: the deck is refused as it is and with lms2"}
 
 
 def constrained(mbsim, deck):
@@ -435,10 +473,16 @@ def prepare(mbsim, path, work, budget):
         return deck, None, "tool: %r" % e
 
 
+REFUSED = "refused as it is and with lms2: "
+
+
 def prepare_deck(mbsim, deck, budget):
+    # a deck without an integrator its bodies take (a statics deck with a
+    # beam) is run with lms2, which the probe tries first; one refused with
+    # lms2 too has every cell checked and refused (main)
     msg = check(mbsim, deck, [])
-    if msg:
-        return deck, None, "deck refused as it is: " + msg
+    if msg and check(mbsim, deck, cell_sets("lms2", "ra")):
+        return deck, None, REFUSED + msg
     cost, msg = probe(mbsim, deck)
     if cost is None:
         return deck, None, "probe run failed: " + msg
@@ -446,6 +490,8 @@ def prepare_deck(mbsim, deck, budget):
     R = reference(mbsim, deck, h, t_end, k)
     if R is None:
         return deck, None, "no reference scheme completed"
+    if "over_cpu" in R:
+        return deck, None, "reference: " + R["over_cpu"]
     R.update(h=h, t_end=t_end, k=k, constrained=constrained(mbsim, deck))
     return deck, R, ""
 
@@ -544,16 +590,21 @@ def main():
             want = args.schemes.split(",")
             sch = [s for s in sch if s[0] in want]
         paths = deck_list(args)
-        prepared, errors = {}, {}
+        prepared, errors, refused = {}, {}, {}
         with cf.ThreadPoolExecutor(args.jobs) as ex:
             for deck, R, err in ex.map(lambda p: prepare(mbsim, p, work, args.budget), paths):
-                if err:
+                if err.startswith(REFUSED):
+                    refused[deck.name] = deck
+                elif err:
                     errors[deck.name] = err
                     say("matrix: %s: %s" % (deck.name, err))
                 else:
                     prepared[deck.name] = (deck, R)
             cols = [(s, f) for s, forms, *_ in sch for f in forms]
             jobs = {}
+            for name, deck in refused.items():
+                for s, form in cols:
+                    jobs[(name, s, form)] = ex.submit(refused_cell, mbsim, deck, s, form)
             for name, (deck, R) in prepared.items():
                 for s, forms, order, corder, tolctl in sch:
                     for form in forms:
@@ -574,6 +625,8 @@ def main():
                 results.setdefault(name, {})[(s, form)] = c
                 if c["verdict"] == "FAILED":
                     failures.append(failure_line(name, s, form, c))
+        for name in refused:
+            results[name]["_info"] = {"text": "every scheme refused by `mbsim check`"}
         for name, (deck, R) in prepared.items():
             results.setdefault(name, {})["_info"] = {"text": "h = %g s to t = %g s (%d samples); reference %s; %s" % (
                 R["h"], R["t_end"], len(R["grid"]), R["scheme"],

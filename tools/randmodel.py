@@ -93,6 +93,32 @@ def func(rng):
             "start": 0, "end": r(rng.uniform(0.1, 0.5))}
 
 
+def law(rng, t_end):
+    """A motion law of the deck's FUNCTIONS with its breakpoints inside
+    (0, T_END): expression, spline table, step, step5 or piecewise (value
+    and rate continuous; the acceleration jumps at the second piece)."""
+    kind = rng.choice(["expression", "table", "step", "step5", "piecewise"])
+    a, b = sorted(rng.uniform(0.05, 0.95) * t_end for _ in range(2))
+    b = max(b, a + 0.05 * t_end)
+    if kind == "expression":
+        return {"type": "expression", "expression": "%g*sin(%g*t) + %g*t^2" % (
+            r(rng.uniform(0.1, 1)), r(rng.uniform(2, 20)), r(rng.uniform(-3, 3)))}
+    if kind == "table":
+        n = rng.randint(4, 7)
+        times = [r(t_end * (i - 0.5) / (n - 2), 5) for i in range(n)]
+        return {"type": "table", "interpolation": "spline", "times": times,
+                "values": [r(rng.uniform(-0.05, 0.05)) for _ in times]}
+    if kind in ("step", "step5"):
+        return {"type": kind, "from": 0, "to": r(rng.uniform(-0.5, 0.5)), "start": r(a, 5),
+                "end": r(b, 5)}
+    c1, c2 = r(rng.uniform(-1, 1)), r(rng.uniform(-20, 20))
+    return {"type": "piecewise", "segments": [
+        {"start": 0, "coefficients": [0, c1, c2]},
+        {"start": r(a, 5), "coefficients": [r(c1 * r(a, 5) + c2 * r(a, 5) ** 2, 12),
+                                            r(c1 + 2 * c2 * r(a, 5), 12),
+                                            r(rng.uniform(-20, 20))]}]}
+
+
 class Model:
     """The deck of one seed."""
 
@@ -116,6 +142,10 @@ class Model:
         # a stream of its own, so that every seed's other elements stay
         # what they were before gears were drawn
         self.make_gear(random.Random(7919 * seed + 1))
+        # the elements added after the matrix's first run (motion laws,
+        # couplings and screws, viscous elements, recorded events) from a
+        # third stream: every seed keeps the elements it had before
+        self.make_extras(random.Random(7919 * seed + 2))
 
     def offset(self):
         rng = self.rng
@@ -222,6 +252,77 @@ class Model:
         self.joints.append({"name": "j%d" % len(self.joints), "type": "gear",
                             "joint1": a["name"], "joint2": b["name"], "ratio": r(ratio)})
         self.kinds.add("joint gear")
+
+    def make_extras(self, rng):
+        """Motion laws for drivers and motors' targets, a rack_pinion or a
+        coupler, a screw, a viscous element and recorded events, each in
+        part of the models."""
+        for f in self.drivers + [f for f in self.forces if "target" in f]:
+            key = "function" if "function" in f else "target"
+            if rng.random() < 0.5:
+                f[key] = law(rng, self.t_end)
+                self.kinds.add("motion law " + f[key]["type"])
+        self.make_coupling(rng)
+        self.make_screw(rng)
+        if rng.random() < 0.3:
+            every = [b["name"] for b in self.bodies]
+            b1, b2 = rng.sample(every + ["ground"], 2)
+            self.forces.append({"name": "f%d" % len(self.forces), "type": "viscous", "body1": b1,
+                                "body2": b2, "damping": r(rng.uniform(0.1, 5))})
+            self.kinds.add("viscous")
+        self.events = []
+        for b in self.bodies:
+            # a crossing about mid-run of the body's x, moving at its
+            # initial speed (at least 0.2 m/s): transversal, not grazing
+            vx = b["velocity"][0]
+            if abs(vx) >= 0.2 and rng.random() < 0.15 and len(self.events) < 2:
+                c = b["position"][0] + vx * self.t_end * rng.uniform(0.3, 0.7)
+                self.events.append({"name": "e%d" % len(self.events),
+                                    "condition": "x.%s - %s" % (b["name"], r(c)), "action": "record"})
+                self.kinds.add("event")
+
+    def free_joints(self, *types):
+        """Joints of TYPES that nothing acts on: no motor, driver, force or coupling."""
+        taken = self.used | {f.get("joint") for f in self.forces} | {
+            j.get(k) for j in self.joints for k in ("joint1", "joint2", "joint3")}
+        return [j for j in self.joints if j["type"] in types and j["name"] not in taken]
+
+    def make_coupling(self, rng):
+        """A rack_pinion or a coupler on joints that move at most two
+        bodies, in models without a closed loop (make_gear's reason)."""
+        if "closed loop" in self.kinds or rng.random() >= 0.4:
+            return
+        js = self.free_joints("revolute", "cylindrical", "translational")
+        pairs = [(a, b) for a in js for b in js if a["name"] != b["name"]
+                 and len({a["body1"], a["body2"], b["body1"], b["body2"]} - {"ground"}) <= 2]
+        rp = [(a, b) for a, b in pairs if a["type"] in ("revolute", "cylindrical")
+              and b["type"] in ("translational", "cylindrical")]
+        name = "j%d" % len(self.joints)
+        if rp and rng.random() < 0.5:
+            a, b = rng.choice(rp)
+            self.joints.append({"name": name, "type": "rack_pinion", "joint1": a["name"],
+                                "joint2": b["name"],
+                                "radius": r(rng.choice([-1, 1]) * rng.uniform(0.05, 0.3))})
+            self.kinds.add("joint rack_pinion")
+            return
+        cp = [(a, b) for a, b in pairs if a["type"] != "cylindrical" and b["type"] != "cylindrical"
+              and a["name"] < b["name"]]
+        if cp:
+            a, b = rng.choice(cp)
+            self.joints.append({"name": name, "type": "coupler", "joint1": a["name"],
+                                "joint2": b["name"], "ratio1": r(rng.uniform(0.5, 2)),
+                                "ratio2": r(rng.choice([-1, 1]) * rng.uniform(0.5, 2))})
+            self.kinds.add("joint coupler")
+
+    def make_screw(self, rng):
+        """A cylindrical joint that nothing acts on becomes a screw."""
+        js = self.free_joints("cylindrical")
+        if js and rng.random() < 0.5:
+            j = rng.choice(js)
+            j["type"] = "screw"
+            j["pitch"] = r(rng.choice([-1, 1]) * rng.uniform(0.002, 0.05))
+            self.jtype[j["name"]] = "screw"
+            self.kinds.add("joint screw")
 
     def tsda(self, b1, b2):
         rng = self.rng
@@ -381,7 +482,8 @@ class Model:
              "integrator: {method: lms2, step: 1e-3}"]
         for key, items in (("bodies", self.bodies), ("joints", self.joints),
                            ("drivers", drivers), ("forces", forces),
-                           ("points", self.points), ("measures", self.measures)):
+                           ("points", self.points), ("measures", self.measures),
+                           ("events", [] if twin else self.events)):
             if items:
                 L.append(key + ":")
                 L += ["  - " + d(x) for x in items]
@@ -430,10 +532,35 @@ def static_deck(deck, model):
     return types.SimpleNamespace(file=path, dir=deck.dir, name=os.path.basename(path), runs=0)
 
 
+# The equilibrium search of properties 3 and 4 (mbsim-static(1)): at
+# the full load only, at most this many iterations.  Where there is none
+# (a slider that gravity pushes along its free axis), the default search
+# steps the load down to 1e-6 and took thousands of iterations, some 10 s
+# of CPU on a model of 15 bodies, before it said so -- most of a model's
+# cost -- and run --from-static and modes each repeated it.
+STATIC_ITER = 100
+
+
+def equilibrium(mbsim, deck):
+    """None when `mbsim static` finds an equilibrium of DECK at the full
+    load within STATIC_ITER iterations, else why not (a counted skip)."""
+    import subprocess
+    p = subprocess.run([mbsim, "static", deck.file, "--load-steps", "1", "--max-iterations",
+                        str(STATIC_ITER)], capture_output=True, text=True,
+                       timeout=mx.RUN_TIMEOUT, preexec_fn=mx.limit_cpu)
+    if mx.over_cpu(p):
+        return "static: over the CPU limit of %g s" % mx.CPU_LIMIT
+    if p.returncode != 0:
+        return "no equilibrium: " + (p.stderr.strip().splitlines() or [""])[-1][:120]
+    return None
+
+
 def prop_rest(mbsim, deck, model):
     """run --from-static stays at rest: ('ok'|'FAILED'|'skip', text)."""
     out = os.path.join(deck.dir, "rest.h5")
     j, _ = mx.run(mbsim, deck, ["--from-static"], out)
+    if j.get("over_cpu"):
+        return "skip", j["message"]
     if j["status"] != "complete":
         return "skip", "no equilibrium: " + j.get("message", "")[:120]
     d = mx.read(out)
@@ -451,7 +578,9 @@ def prop_modes(mbsim, deck, model):
     import modes_check as mc
     mfile = os.path.join(deck.dir, "modes.h5")
     p = subprocess.run([mbsim, "modes", deck.file, "-o", mfile, "--force"], capture_output=True,
-                       text=True, timeout=mx.RUN_TIMEOUT)
+                       text=True, timeout=mx.RUN_TIMEOUT, preexec_fn=mx.limit_cpu)
+    if mx.over_cpu(p):
+        return "skip", "modes: over the CPU limit of %g s" % mx.CPU_LIMIT
     if p.returncode != 0:
         return "skip", "no modes: " + p.stderr.strip()[:120]
     k, why = mc.pick(mfile)
@@ -463,6 +592,8 @@ def prop_modes(mbsim, deck, model):
                                 "--set", "time.end=%.17g" % (8 / fd),
                                 "--set", "integrator.method=lms2",
                                 "--set", "integrator.step=%.17g" % (1 / (200 * fd))], out)
+    if j.get("over_cpu"):
+        return "skip", "run --excite-mode: " + j["message"]
     if j["status"] != "complete":
         return "FAILED", "run --excite-mode %d: %s" % (k, j.get("message", "")[:160])
     f, fk, n = mc.measure(mfile, out, k)
@@ -499,6 +630,9 @@ def check_seed(mbsim, seed, args, cols, work):
         # (mbsim-deck(5) DRIVERS), which is the right answer to it
         res["props"]["model"] = ("skip", "refused by check: a driver on a locked coordinate")
         return res, m
+    if err and "over the CPU limit" in err:
+        res["props"]["model"] = ("skip", err)
+        return res, m
     if err:
         k = known(err, m)
         res["props"]["model"] = ("FAILED", err + (" [known: %s]" % k if k else ""))
@@ -512,8 +646,12 @@ def check_seed(mbsim, seed, args, cols, work):
         res["cells"]["%s/%s" % (s, form)] = c
     res["props"]["energy"] = prop_energy(deck)
     twin = static_deck(deck, m)
-    res["props"]["rest"] = prop_rest(mbsim, twin, m)
-    res["props"]["modes"] = prop_modes(mbsim, twin, m)
+    why = equilibrium(mbsim, twin)
+    if why:
+        res["props"]["rest"] = res["props"]["modes"] = ("skip", why)
+    else:
+        res["props"]["rest"] = prop_rest(mbsim, twin, m)
+        res["props"]["modes"] = prop_modes(mbsim, twin, m)
     shutil.rmtree(deck.dir, ignore_errors=True)
     return res, m
 
@@ -563,9 +701,11 @@ def main():
     ap.add_argument("--t-end", type=float, default=0.1)
     ap.add_argument("--mbsim", default=os.path.join(mx.TOP, "build", "mbsim"))
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--rotate", type=int, default=2,
+    ap.add_argument("--rotate", type=int, default=4,
                     help="schemes per seed besides lms2/ra, rn4/rp, rn4/tree, in turn over all")
     ap.add_argument("--budget", type=float, default=0.05)
+    ap.add_argument("--cpu-limit", type=float, default=10,
+                    help="s of CPU one mbsim process may take; a run stopped by it is a counted skip")
     ap.add_argument("--time-limit", type=float, default=0,
                     help="start no seed after this many seconds (0: no limit); the rest count as not_run")
     ap.add_argument("--results", default=os.path.join(mx.TOP, "build", "randmodel"),
@@ -587,6 +727,7 @@ def main():
 
 def check_many(args):
     mbsim = os.path.abspath(args.mbsim)
+    mx.CPU_LIMIT = args.cpu_limit
     sch = mx.schemes(mbsim)
     byname = {s[0]: s for s in sch}
     fixed = [("lms2", "ra"), ("rn4", "rp"), ("rn4", "tree")]
@@ -597,7 +738,8 @@ def check_many(args):
     t0 = time.time()
     os.makedirs(args.results, exist_ok=True)
     work = tempfile.mkdtemp(prefix="randmodel.")
-    counts = {"models": 0, "not_run": 0, "cells": 0, "agree": 0, "refused": 0, "failed": 0, "known": 0,
+    counts = {"models": 0, "not_run": 0, "cells": 0, "agree": 0, "refused": 0, "over_cpu": 0,
+              "failed": 0, "known": 0,
               "skips": {}, "props_ok": {}}
     bad = []
     try:
@@ -638,7 +780,7 @@ def tally(counts, res):
     for c in res["cells"].values():
         counts["cells"] += 1
         v = c["verdict"]
-        counts[{"agrees": "agree", "refused": "refused"}.get(v, "failed")] += 1
+        counts[{"agrees": "agree", "refused": "refused", "over_cpu": "over_cpu"}.get(v, "failed")] += 1
         if v == "FAILED" and c.get("known"):
             counts["known"] += 1
     for k, (v, t) in res["props"].items():
