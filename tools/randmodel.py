@@ -533,12 +533,13 @@ def static_deck(deck, model):
 
 
 # The equilibrium search of properties 3 and 4 (mbsim-static(1)): at
-# the full load only, at most this many iterations.  Where there is none
+# the full load only, at most this many iterations (the default search also
+# starts with 20 at the full load).  Where there is none
 # (a slider that gravity pushes along its free axis), the default search
 # steps the load down to 1e-6 and took thousands of iterations, some 10 s
 # of CPU on a model of 15 bodies, before it said so -- most of a model's
 # cost -- and run --from-static and modes each repeated it.
-STATIC_ITER = 100
+STATIC_ITER = 20
 
 
 def equilibrium(mbsim, deck):
@@ -704,7 +705,7 @@ def main():
     ap.add_argument("--rotate", type=int, default=4,
                     help="schemes per seed besides lms2/ra, rn4/rp, rn4/tree, in turn over all")
     ap.add_argument("--budget", type=float, default=0.05)
-    ap.add_argument("--cpu-limit", type=float, default=10,
+    ap.add_argument("--cpu-limit", type=float, default=5,
                     help="s of CPU one mbsim process may take; a run stopped by it is a counted skip")
     ap.add_argument("--time-limit", type=float, default=0,
                     help="start no seed after this many seconds (0: no limit); the rest count as not_run")
