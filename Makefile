@@ -196,7 +196,7 @@ study-004-flex: all
 	/usr/bin/python3 tools/study004_flex.py --mbsim $(BUILD)/mbsim --out docs/results/004/flex $(STUDY_ARGS)
 
 # The cross-validation matrix and the random models (tools/matrix.py,
-# tools/randmodel.py; docs/results/matrix.md): about 40 minutes on 2 cores.
+# tools/randmodel.py; docs/results/matrix.md, which gives its CPU time).
 MATRIX_SEEDS ?= 0:1000
 matrix: all
 	@st=0; /usr/bin/python3 tools/matrix.py --mbsim $(BUILD)/mbsim --out docs/results/matrix.md \
