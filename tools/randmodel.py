@@ -126,11 +126,11 @@ def law(rng, t_end):
 class Model:
     """The deck of one seed."""
 
-    def __init__(self, seed, nmin=2, nmax=30, t_end=0.1):
+    def __init__(self, seed, nmin=2, nmax=30, t_end=0.1, extras=True):
         rng = self.rng = random.Random(seed)
         self.seed = seed
         self.t_end = t_end
-        self.nmin, self.nmax = nmin, nmax
+        self.nmin, self.nmax, self.extras = nmin, nmax, extras
         self.planar = rng.random() < 0.3
         self.n = rng.randint(nmin, nmax)
         self.bodies, self.joints, self.forces, self.drivers = [], [], [], []
@@ -148,8 +148,12 @@ class Model:
         self.make_gear(random.Random(7919 * seed + 1))
         # the elements added after the matrix's first run (motion laws,
         # couplings and screws, viscous elements, recorded events) from a
-        # third stream: every seed keeps the elements it had before
-        self.make_extras(random.Random(7919 * seed + 2))
+        # third stream: every seed keeps the elements it had before, but
+        # for the functions of the drivers and motors that get a law
+        # instead (--no-extras: the model as it was drawn before them)
+        self.events = []
+        if extras:
+            self.make_extras(random.Random(7919 * seed + 2))
 
     def offset(self):
         rng = self.rng
@@ -274,7 +278,6 @@ class Model:
             self.forces.append({"name": "f%d" % len(self.forces), "type": "viscous", "body1": b1,
                                 "body2": b2, "damping": r(rng.uniform(0.1, 5))})
             self.kinds.add("viscous")
-        self.events = []
         for b in self.bodies:
             # a crossing about mid-run of the body's x, moving at its
             # initial speed (at least 0.2 m/s): transversal, not grazing
@@ -478,8 +481,9 @@ class Model:
             drivers = []
             forces = [dict((k, v) for k, v in f.items() if k != "actuator") for f in self.forces
                       if f["type"] not in ("force", "torque") and "target" not in f]
-        L = ["# tools/randmodel.py --seed %d --bodies %d:%d --t-end %g -o FILE%s" % (
-            self.seed, self.nmin, self.nmax, self.t_end, " --twin" if twin else ""),
+        L = ["# tools/randmodel.py --seed %d --bodies %d:%d --t-end %g -o FILE%s%s" % (
+            self.seed, self.nmin, self.nmax, self.t_end, " --twin" if twin else "",
+            "" if self.extras else " --no-extras"),
              "# kinds: " + ", ".join(sorted(self.kinds)),
              "title: %s" % d("random model %d" % self.seed),
              "time: {end: %g}" % self.t_end,
@@ -623,7 +627,7 @@ def known(msg, model):
 
 def check_seed(mbsim, seed, args, cols, work):
     """Every property of one seed: a dict of the results."""
-    m = Model(seed, args.bmin, args.bmax, args.t_end)
+    m = Model(seed, args.bmin, args.bmax, args.t_end, args.extras)
     dirw = tempfile.mkdtemp(prefix="seed%d." % seed, dir=work)
     path = os.path.join(dirw, "rand%d.yaml" % seed)
     with open(path, "w") as f:
@@ -751,6 +755,9 @@ def main():
     ap.add_argument("--twin", action="store_true",
                     help="with --seed: its static twin (no time-dependent loads or drivers)")
     ap.add_argument("--check", action="store_true", help="check the properties of --seeds")
+    ap.add_argument("--no-extras", dest="extras", action="store_false",
+                    help="the models as drawn before motion laws, couplings but gears, screws, "
+                    "viscous elements and events (the seeds of matrix.md's older findings)")
     ap.add_argument("--seeds", default="0:50", help="A:B, seeds A to B-1")
     ap.add_argument("--bodies", default="2:30", help="fewest:most bodies")
     ap.add_argument("--t-end", type=float, default=0.1)
@@ -770,7 +777,7 @@ def main():
     if not args.check:
         if args.seed is None:
             ap.error("--seed or --check")
-        text = Model(args.seed, args.bmin, args.bmax, args.t_end).deck(twin=args.twin)
+        text = Model(args.seed, args.bmin, args.bmax, args.t_end, args.extras).deck(twin=args.twin)
         if args.output:
             with open(args.output, "w") as f:
                 f.write(text)
@@ -808,7 +815,7 @@ def check_many(args):
                         counts["not_run"] += 1
                         continue
                 except Exception as e:  # the tool's own failure, reported as such
-                    m = Model(seed, args.bmin, args.bmax, args.t_end)
+                    m = Model(seed, args.bmin, args.bmax, args.t_end, args.extras)
                     res = {"seed": seed, "kinds": sorted(m.kinds), "n": m.n, "cells": {},
                            "props": {"tool": ("FAILED", repr(e))}}
                 tally(counts, res)
