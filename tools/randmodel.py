@@ -585,6 +585,12 @@ def prop_modes(mbsim, deck, model):
     (modes_check.py): ('ok'|'FAILED'|'skip', text)."""
     import subprocess
     import modes_check as mc
+    if "friction" in model.kinds:
+        # modes linearize without it (no force at rest); a run ringing at
+        # amplitude 1e-4 slides faster than its velocity_threshold, where
+        # Coulomb's force acts: two different models (seed 39 of 2-4
+        # bodies: 0.61698 Hz and 0.61611 Hz)
+        return "skip", "friction: not in the linearization, in the ringing run"
     mfile = os.path.join(deck.dir, "modes.h5")
     p = subprocess.run([mbsim, "modes", deck.file, "-o", mfile, "--force"], capture_output=True,
                        text=True, timeout=mx.RUN_TIMEOUT, preexec_fn=mx.limit_cpu)
