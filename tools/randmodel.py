@@ -605,7 +605,7 @@ def prop_modes(mbsim, deck, model):
     out = os.path.join(deck.dir, "ring.h5")
     j, _ = mx.run(mbsim, deck, ["--excite-mode", str(k), "--amplitude", "1e-4",
                                 "--set", "time.end=%.17g" % (8 / fd),
-                                "--set", "integrator.method=lms2",
+                                "--set", "integrator.method=lms2", "--set", "integrator.adaptive=false",
                                 "--set", "integrator.step=%.17g" % (1 / (200 * fd))], out)
     if j.get("over_cpu"):
         return "skip", "run --excite-mode: " + j["message"]
