@@ -37,6 +37,8 @@ enum ode_status {
 	ODE_NONFINITE = 3,	/* NaN or Inf in f */
 };
 
+struct ckpt;
+
 struct ode_sys {
 	int n;			/* minimal coordinates (fixed for a run) */
 	void *ctx;
@@ -84,6 +86,13 @@ struct ode_sys {
 	 * (rp: new partitions; tree: re-based rotation charts).  May be
 	 * NULL (none). */
 	long (*renewals)(void *ctx);
+	/* Restart (util/ckpt.h): save or load everything a later call
+	 * depends on (the coordinates, their caches, the factorizations'
+	 * pivot orders), so that the calls after a load take the path and
+	 * give the bits of the run uninterrupted; a load comes after
+	 * nothing else.  NULL: the formulation starts again at the body
+	 * state (start), within the scheme's error. */
+	void (*ckpt)(void *ctx, struct ckpt *c);
 	/* What failed last, for the run's message ("" if nothing). */
 	const char *(*why)(void *ctx);
 	/* For residual (DAE) schemes (integ/bdf.c); NULL where the

@@ -3,6 +3,7 @@
  * the formulation's, n0 .. n0 + nz - 1 the added w, w' = z, w'' = e, in
  * the force order of ra_ctrl_get. */
 #include "ode_ctrl.h"
+#include "../util/ckpt.h"
 #include "../util/xalloc.h"
 
 #include <math.h>
@@ -136,6 +137,16 @@ static long c_renewals(void *ctx)
 	return c->in->renewals(c->in->ctx);
 }
 
+/* Restart: the formulation's state, and the count with the integrals
+ * (set at the start, which a restart does not call again); w, w' are
+ * coordinates of the scheme's (odeint), which it saves. */
+static void c_ckpt(void *ctx, struct ckpt *k)
+{
+	struct ode_ctrl *c = ctx;
+	c->in->ckpt(c->in->ctx, k);
+	ckpt_i(k, &c->ode.n, 1);
+}
+
 struct ode_ctrl *ode_ctrl_new(struct ra *s, struct ode_sys *in)
 {
 	int nz = ra_ctrl_count(s->m);
@@ -159,6 +170,7 @@ struct ode_ctrl *ode_ctrl_new(struct ra *s, struct ode_sys *in)
 	o->autonomous = 0;
 	o->why = c_why;
 	o->renewals = in->renewals ? c_renewals : NULL;
+	o->ckpt = in->ckpt ? c_ckpt : NULL;
 	o->resid = in->resid ? c_resid : NULL;
 	o->massless = in->massless ? c_massless : NULL;
 	o->vel_map = in->vel_map ? c_vel_map : NULL;

@@ -5,6 +5,7 @@
 #include "../la/kkt.h"
 #include "../la/klu_refac.h"
 #include "../la/lapack.h"
+#include "../util/ckpt.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -290,11 +291,13 @@ static int factor_u(struct rp *p)
 		p->Ax[e] = p->V[p->usrc[e]];
 	/* the pivot order of the partition's first factorization, while it
 	 * holds up (la/klu_refac.h) */
-	if (la_klu_refactor(p->Ap, p->Ai, p->Ax, p->sym, &p->num, &p->kc)) {
+	if (la_klu_refactor_fresh(p->Ap, p->Ai, p->Ax, p->sym, &p->num, &p->kc, &p->fresh)) {
 		p->factored = 0;
 		p->cond = INFINITY;
 		return -1;
 	}
+	if (p->fresh)
+		memcpy(p->Ax_fact, p->Ax, (size_t)nz * sizeof(double));
 	p->factored = 1;
 	return 0;
 }
@@ -682,6 +685,7 @@ static int rp_start(void *ctx, const struct ra_state *x, double *y, double *yd, 
 	}
 	memcpy(p->x.lam, x->lam, (size_t)p->nc * sizeof(double));
 	memcpy(p->q_good, p->q, (size_t)p->nq * sizeof(double));
+	p->started = 1;
 	anchor(p);
 	p->x.t = x->t;
 	eval_jac(p, x->t);
@@ -721,6 +725,87 @@ static long rp_renewals(void *ctx)
 static const char *rp_why(void *ctx)
 {
 	return ((struct rp *)ctx)->why;
+}
+
+/* Restart: the partition, the coordinates and every cache a later call
+ * reads, in one walk (util/ckpt.h); sizes are the model's (m, nq), so
+ * that the layout is known before the start.  A load sets up KLU's
+ * analysis of the partition and replays the factorization that chose
+ * the pivot order (at Ax_fact), then the refactorization in that order
+ * (at Ax), so that factor_u refactors as the run uninterrupted; and, when
+ * the last call's positions stand (pos_ok), the evaluations at them and
+ * the saddle-point factorization, which a call at the same positions
+ * (rp_rhs's "same") takes as they are. */
+static void rp_ckpt(void *ctx, struct ckpt *c)
+{
+	struct rp *p = ctx;
+	long M = p->m, Q = p->nq, A = 14 * (M + 1);
+	ckpt_i(c, &p->started, 1);
+	ckpt_i(c, &p->r, 1);
+	ckpt_i(c, &p->n, 1);
+	ckpt_i(c, p->rows, M);
+	ckpt_i(c, p->dep, Q);
+	ckpt_i(c, p->ind, Q);
+	ckpt_i(c, &p->ndropped, 1);
+	ckpt_i(c, p->dropped, M);
+	ckpt_d(c, p->q, Q);
+	ckpt_d(c, p->qd, Q);
+	ckpt_d(c, p->qdd, Q);
+	ckpt_d(c, p->q_acc, Q);
+	ckpt_d(c, p->q_good, Q);
+	ckpt_d(c, p->pos_y, Q);
+	ckpt_d(c, p->last_yd, Q);
+	ckpt_d(c, &p->pos_t, 1);
+	ckpt_i(c, &p->pos_ok, 1);
+	ckpt_i(c, &p->last_ok, 1);
+	ckpt_d(c, p->V, 14 * (long)p->nc + 4 * (long)p->nb);
+	ckpt_d(c, p->nu, M);
+	ckpt_d(c, p->Ax, A);
+	ckpt_d(c, p->Ax_fact, A);
+	ckpt_i(c, &p->fresh, 1);
+	ckpt_i(c, &p->factored, 1);
+	ckpt_d(c, &p->cond, 1);
+	ckpt_d(c, &p->cond0, 1);
+	ckpt_d(c, &p->gain0, 1);
+	ckpt_l(c, &p->repart, 1);
+	ra_state_ckpt(p->s, &p->x, c);
+	if (!c->load || c->bad || !p->started)
+		return;
+	p->ode.n = p->n;
+	int factored = p->factored, fresh = p->fresh, pos_ok = p->pos_ok, last_ok = p->last_ok;
+	double cond = p->cond;
+	struct ra_state keep;
+	memset(&keep, 0, sizeof keep);
+	ra_state_init(p->s, &keep);
+	ra_state_copy(p->s, &keep, &p->x);
+	if (build_sparse(p)) {
+		p->started = 0;
+		ra_state_release(&keep);
+		return;
+	}
+	if (p->r > 0) {
+		p->num = klu_factor(p->Ap, p->Ai, p->Ax_fact, p->sym, &p->kc);
+		if (p->num && !fresh)
+			klu_refactor(p->Ap, p->Ai, p->Ax, p->sym, p->num, &p->kc);
+	}
+	if (pos_ok) {
+		/* the evaluations of the last call at its positions (finish
+		 * with its Jacobian values, which V holds) */
+		to_bodies(p, p->q);
+		ra_eval(p->s, &p->x, p->pos_t, PRIM_JAC | PRIM_NU);
+		vel_to_bodies(p, p->q, p->qd);
+		p->x.t = p->pos_t;
+		ra_eval(p->s, &p->x, p->pos_t, PRIM_GAMMA);
+		if (!ra_accel_factor_jac(p->s, p->k, p->W))
+			ra_accel_solve(p->s, p->k, p->F, p->g, &p->x);
+	}
+	ra_state_copy(p->s, &p->x, &keep);
+	ra_state_release(&keep);
+	p->factored = factored && (p->num || p->r == 0);
+	p->fresh = fresh;
+	p->cond = cond;
+	p->pos_ok = pos_ok;
+	p->last_ok = last_ok;
 }
 
 struct rp *rp_new(struct ra *s, struct kkt *k, double tol, int maxit)
@@ -780,6 +865,7 @@ struct rp *rp_new(struct ra *s, struct kkt *k, double tol, int maxit)
 	p->vcol = xcalloc(14 * M, sizeof(int));
 	p->vsrc = xcalloc(14 * M, sizeof(int));
 	p->Ax = xcalloc(14 * M, sizeof(double));
+	p->Ax_fact = xcalloc(14 * M, sizeof(double));
 	p->iwork = xcalloc(M + 1, sizeof(int));
 	p->scr_ids = xcalloc(Q, sizeof(int));
 	p->scr_old = xcalloc(Q, sizeof(int));
@@ -796,6 +882,7 @@ struct rp *rp_new(struct ra *s, struct kkt *k, double tol, int maxit)
 	p->ode.state = rp_state;
 	p->ode.why = rp_why;
 	p->ode.renewals = rp_renewals;
+	p->ode.ckpt = rp_ckpt;
 	p->lin_ok = rp_lin_ok(p);
 	p->ode.jac = p->lin_ok ? rp_jac : NULL;
 	/* under lin_ok the elements are those with an analytic tangent
@@ -861,6 +948,7 @@ void rp_free(struct rp **pp)
 	free(p->vcol);
 	free(p->vsrc);
 	free(p->Ax);
+	free(p->Ax_fact);
 	free(p->iwork);
 	free(p->last_yd);
 	rp_lin_free(&p->lin);

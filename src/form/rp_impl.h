@@ -39,6 +39,12 @@ struct rp {
 	 * kept rows: entries vptr[i] .. vptr[i+1] - 1 at column vcol, V[vsrc] */
 	int *Ap, *Ai, *usrc, *vptr, *vcol, *vsrc, *iwork;
 	double *Ax;
+	/* restart (rp_ckpt): the values of Phi_u at which num's pivot order
+	 * was chosen (klu_factor), and whether num is that factorization
+	 * still (fresh) or a refactorization in its order at Ax since */
+	double *Ax_fact;
+	int fresh;
+	int started;		/* rp_start has set up a partition */
 	klu_common kc;
 	klu_symbolic *sym;
 	klu_numeric *num;

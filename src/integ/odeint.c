@@ -25,6 +25,7 @@ struct odeint *odeint_new(struct ode_sys *sys, const struct sim_options *o)
 	O->span = o->t_end - o->t0 > 0 ? o->t_end - o->t0 : 1.0;
 	if (sys && sys->n > 0) {
 		O->n = sys->n;
+		O->cap = sys->n;
 		size_t n = (size_t)sys->n + 1;
 		O->y = xcalloc(n, sizeof(double));
 		O->yd = xcalloc(n, sizeof(double));
@@ -56,6 +57,7 @@ int odeint_init(struct integ *it, const struct sim_options *o, struct diag *d)
 	O->y = xcalloc(n, sizeof(double));
 	O->yd = xcalloc(n, sizeof(double));
 	O->ydd = xcalloc(n, sizeof(double));
+	O->cap = (int)n - 1;
 	it->mem = O;
 	return 0;
 }
@@ -183,6 +185,23 @@ void odeint_ckpt(struct integ *it, struct ckpt *c)
 	ckpt_l(c, &O->njac_analytic, 1);
 	ckpt_l(c, &O->rejected, 1);
 	ckpt_l(c, &O->rejected_before, 1);
+}
+
+int odeint_ckpt_state(struct integ *it, struct ckpt *c)
+{
+	struct odeint *O = it->mem;
+	odeint_ckpt(it, c);
+	if (!O->sys->ckpt)
+		return 0;
+	ckpt_i(c, &O->started, 1);
+	ckpt_i(c, &O->restart, 1);
+	ckpt_i(c, &O->n, 1);
+	ckpt_d(c, &O->t, 1);
+	ckpt_d(c, O->y, O->cap);
+	ckpt_d(c, O->yd, O->cap);
+	ckpt_d(c, O->ydd, O->cap);
+	O->sys->ckpt(O->sys->ctx, c);
+	return 1;
 }
 
 int odeint_begin_op(struct integ *it, const struct ra_state *x)

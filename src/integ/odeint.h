@@ -14,6 +14,7 @@
 struct odeint {
 	struct ode_sys *sys;	/* the formulation's ODE, built by the caller */
 	int n;
+	int cap;		/* room in y, yd, ydd (and the schemes' memory): n at most */
 	double t;		/* time of the accepted state y, yd */
 	double *y, *yd, *ydd;	/* n each: the accepted state and its f */
 	int started;
@@ -71,8 +72,12 @@ extern const struct integ_stat_key odeint_keys[];
 /* Restart: the counters only.  The formulation starts again at the
  * restart's body state (a new partition or chart, ode_sys.start) and the
  * scheme with it, as after a repartition: within the scheme's error of
- * the run continued, not bit for bit (man mbsim-run(1)). */
+ * the run continued, not bit for bit (man mbsim-run(1)).
+ * odeint_ckpt_state: the counters, then, where the formulation saves its
+ * own state (ode_sys.ckpt), the accepted state and the formulation's:
+ * returns 1 then (the scheme's memory follows), 0 when it starts again. */
 void odeint_ckpt(struct integ *it, struct ckpt *c);
+int odeint_ckpt_state(struct integ *it, struct ckpt *c);
 #define ODEINT_STATS_OPS .stat_keys = odeint_keys, .stats = odeint_stats
 /* A step of it's scheme (kernel) from x (the accepted state at x->t) of
  * size h, or shorter when the step control rejects, into y. */

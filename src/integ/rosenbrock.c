@@ -36,6 +36,7 @@
  * partition.
  */
 #include "odeint.h"
+#include "../util/ckpt.h"
 #include "rosenbrock.h"
 #include "../form/rp.h"
 #include "../la/lapack.h"
@@ -207,7 +208,7 @@ static struct ros *ros_get(struct odeint *O, int id)
 		return O->mem;
 	struct ros *R = xcalloc(1, sizeof(*R));
 	ros_make(id, &R->co);
-	size_t n = (size_t)O->n + 1;
+	size_t n = (size_t)(O->cap > O->n ? O->cap : O->n) + 1;
 	R->J1 = xcalloc(n * n, sizeof(double));
 	R->J2 = xcalloc(n * n, sizeof(double));
 	R->S = xcalloc(n * n, sizeof(double));
@@ -503,4 +504,25 @@ static int ros_step(struct integ *it, double h, struct ra_state *x, struct ra_st
 	return odeint_step(it, h, x, y, ros_kernel);
 }
 
-const struct integ_ops ros_ops = { ODEINT_OPS, ODEINT_STATS_OPS, .step = ros_step };
+/* Restart: the accepted state and the formulation's (odeint_ckpt_state),
+ * then the kept Jacobians, f_t and their age (w2 reuses them for
+ * ROS_W_AGE steps); S is factored again from them at the next attempt,
+ * which gives its bits back.  Bit for bit where the formulation saves
+ * its state (rp); else (tree) within the scheme's error. */
+static void ros_ckpt(struct integ *it, struct ckpt *c)
+{
+	struct odeint *O = it->mem;
+	if (!odeint_ckpt_state(it, c))
+		return;
+	struct ros *R = ros_get(O, it->info->id);
+	long cap = O->cap > O->n ? O->cap : O->n;
+	ckpt_i(c, &R->age, 1);
+	ckpt_d(c, R->J1, cap * cap);
+	ckpt_d(c, R->J2, cap * cap);
+	ckpt_d(c, R->ft, cap);
+	if (c->load)
+		R->S_h = 0.0;
+}
+
+const struct integ_ops ros_ops = { ODEINT_OPS, ODEINT_STATS_OPS, .step = ros_step,
+				   .ckpt = ros_ckpt, .ckpt_inexact = 0 };

@@ -12,6 +12,7 @@
  * (util/ckpt.h) saves and loads it, so the two cannot disagree.
  */
 #include "sim_impl.h"
+#include "../form/ode.h"
 #include "../util/ckpt.h"
 #include "../util/xalloc.h"
 
@@ -41,7 +42,9 @@ static void header(struct run *R, double *v)
 	v[SIM_CK_SIZE] = (double)R->ck_n;
 	v[SIM_CK_TIME] = R->ck_x ? R->ck_x->t : NAN;
 	v[SIM_CK_STEPS] = (double)R->ck_steps;
-	v[SIM_CK_EXACT] = !R->it->ops->ckpt_inexact;
+	/* an ODE scheme on a formulation without a state walk (tree)
+	 * restarts from the body state: within its error */
+	v[SIM_CK_EXACT] = !R->it->ops->ckpt_inexact && (!R->it->ode || R->it->ode->ckpt);
 }
 
 static void walk_balance(struct balance *b, struct ckpt *c)
