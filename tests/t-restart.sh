@@ -3,7 +3,7 @@
 # "Restarting from a saved state"; /checkpoint of mbsim-output(5);
 # src/sim/checkpoint.c and each family's ckpt op).
 #
-# 1. Bit for bit: every scheme on ra, fixed steps, on two decks - the
+# 1. Bit for bit: every scheme on ra (and rn4, w2 on rp), fixed steps, on two decks - the
 #    closed crank-rocker loop with a PID motor (its integral a state) and
 #    an rsda (its unwrapped angle a state) of tests/matrix, and the
 #    slider-crank with Coulomb friction (forces from the last step's
@@ -14,16 +14,22 @@
 #    esdirk436l2sa2) alike from a checkpoint in the middle of their steps;
 #    gears and a screw (coupling references), and an oscillator whose
 #    record events after the restart are the full run's, under hi and lms2.
+#    rn4 and w2 on rp (its partition, KLU's pivot order and caches, the
+#    kept Jacobians saved) alike on both decks at fixed steps, and from
+#    the middle checkpoint of adaptive runs on the crank-rocker and the
+#    PID pendulum (tests/matrix), whose controller integral is an ODE
+#    coordinate; the pendulum at fixed steps of 2 ms too.
 # 2. A run to 0.3 s restarted to 0.6 s equals a run to 0.6 s bit for bit
 #    when 0.3 s is a breakpoint of the longer run (output.times).
-# 3. Within the scheme's error: rn4, w2, adams (rp) and bdf (tree), whose
-#    formulation and SUNDIALS' histories start again, on the PID pendulum
-#    of tests/matrix restarted at 0.5 s: positions within 10 E of the
-#    uninterrupted run, E its difference from the same run at half the
-#    step (rn4, w2) or a tenth of the tolerance (adams, bdf), i.e. an
-#    estimate of the run's own error.  Measured: rn4 5.0e-10 m (E =
-#    2.7e-8), w2 3.9e-6 (E = 1.7e-5), adams 7.0e-7 (E = 1.4e-7, atol =
-#    rtol = 1e-4), bdf 2.2e-7 (E = 2.9e-7); the factor 10: two runs each
+# 3. Within the scheme's error: rn4 and w2 on the tree formulation (whose
+#    charts start again), adams (rp) and bdf (tree), whose SUNDIALS
+#    histories start again, on the PID pendulum of tests/matrix restarted
+#    at 0.5 s: positions within 10 E of the uninterrupted run, E its
+#    difference from the same run at half the step (rn4, w2) or a tenth
+#    of the tolerance (adams, bdf), i.e. an estimate of the run's own
+#    error.  Measured (rn4, w2 on rp before they came back bit for bit:
+#    5.0e-10 m, E = 2.7e-8; 3.9e-6, E = 1.7e-5), adams 7.0e-7 (E =
+#    1.4e-7, atol = rtol = 1e-4), bdf 2.2e-7 (E = 2.9e-7); the factor 10: two runs each
 #    within about twice E of the truth (Richardson for order 1 and up),
 #    and a variable-order code restarted at order 1.  moreau (its contact
 #    impulses' warm start not kept) likewise on a sliding box.
@@ -80,7 +86,7 @@ for deck in "$rocker" "$friction"; do
 	tag=$(basename "$deck" .yaml)
 	for m in hi hilg fi ss2 ss3 ss4 bathe msstc3 msstc4 msstc5 mssth3 mssth4 mssth5 \
 		esdirk324l2sa esdirk335l2sa esdirk436l2sa2 hht genalpha newmark tangent_newmark \
-		lms2 lms3 lms4; do
+		lms2 lms3 lms4 rn4 w2; do
 		set -- --set integrator.method=$m --set integrator.step=1e-3 --set time.end=0.4
 		if ! run "$deck" "$tmp/full.h5" "$@" --set output.flush_interval=0 ||
 		   ! run "$deck" "$tmp/rest.h5" "$@" --restart "$tmp/full.h5@0.2"; then
@@ -92,17 +98,29 @@ for deck in "$rocker" "$friction"; do
 done
 
 # --- 1b. adaptive, from a checkpoint among the steps -------------------
-for m in lms2 esdirk436l2sa2; do
-	set -- --set integrator.method=$m --set integrator.adaptive=true --set time.end=0.4
-	if run "$rocker" "$tmp/full.h5" "$@" --set output.flush_interval=0; then
+# (rn4, w2 on rp also on the PID pendulum: its partition and the
+# controller's integral as an ODE coordinate, fixed steps and adaptive)
+for case in "$rocker lms2" "$rocker esdirk436l2sa2" "$rocker rn4" "$rocker w2" \
+	"$pend rn4" "$pend w2" "$pend rn4 fixed" "$pend w2 fixed"; do
+	# shellcheck disable=SC2086 # case: deck, scheme, mode
+	set -- $case
+	deck=$1 m=$2 tag="adaptive $2"
+	if [ "${3:-}" = fixed ]; then
+		set -- --set integrator.method=$m --set integrator.step=2e-3 --set time.end=0.4
+		tag="fixed-step $m"
+	else
+		set -- --set integrator.method=$m --set integrator.adaptive=true --set time.end=0.4
+	fi
+	tag="$(basename "$deck" .yaml) $tag"
+	if run "$deck" "$tmp/full.h5" "$@" --set output.flush_interval=0; then
 		T=$(ck_time "$tmp/full.h5" "len(t) // 2")
-		if run "$rocker" "$tmp/rest.h5" "$@" --restart "$tmp/full.h5@$T"; then
-			same "adaptive $m from t = $T" "$tmp/full.h5" "$tmp/rest.h5"
+		if run "$deck" "$tmp/rest.h5" "$@" --restart "$tmp/full.h5@$T"; then
+			same "$tag from t = $T" "$tmp/full.h5" "$tmp/rest.h5"
 		else
-			bad "adaptive $m restart"
+			bad "$tag restart" "$(cat "$tmp/err")"
 		fi
 	else
-		bad "adaptive $m run"
+		bad "$tag run" "$(cat "$tmp/err")"
 	fi
 done
 
@@ -153,12 +171,14 @@ within() {
 		bad "$1" "$(cat "$tmp/cmp")"
 	fi
 }
-for m in rn4 w2 adams bdf; do
+for m in rn4-tree w2-tree adams bdf; do
+	label=$m
 	case $m in
 	adams | bdf) set -- --set integrator.atol=1e-4 --set integrator.rtol=1e-4
 		ref="--set integrator.atol=1e-5 --set integrator.rtol=1e-5" ;;
-	*) set -- --set integrator.step=2e-3
-		ref="--set integrator.step=1e-3" ;;
+	*) set -- --set integrator.step=2e-3 --set integrator.formulation=tree
+		ref="--set integrator.step=1e-3"
+		m=${m%-tree} ;;
 	esac
 	# shellcheck disable=SC2086 # ref: options, split on purpose
 	if run "$pend" "$tmp/full.h5" --set integrator.method=$m --set integrator.step=1e-3 "$@" \
@@ -166,7 +186,7 @@ for m in rn4 w2 adams bdf; do
 	   run "$pend" "$tmp/ref.h5" --set integrator.method=$m --set integrator.step=1e-3 "$@" $ref &&
 	   run "$pend" "$tmp/rest.h5" --set integrator.method=$m --set integrator.step=1e-3 "$@" \
 		--restart "$tmp/full.h5@0.5"; then
-		within "$m from 0.5 s" "$tmp/full.h5" "$tmp/rest.h5" "$tmp/ref.h5" 10
+		within "$label from 0.5 s" "$tmp/full.h5" "$tmp/rest.h5" "$tmp/ref.h5" 10
 	else
 		bad "$m: the runs" "$(cat "$tmp/err")"
 	fi

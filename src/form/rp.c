@@ -572,6 +572,21 @@ static void name_dropped(struct rp *p, const char *what)
 	}
 }
 
+/* The partition in force from p->x.t into the log (/solver/partitions). */
+static void log_partition(struct rp *p)
+{
+	if (p->nlog == p->caplog) {
+		p->caplog = p->caplog ? 2 * p->caplog : 8;
+		p->plog = xrealloc(p->plog, (size_t)p->caplog * (size_t)(p->nq + 1) * sizeof(double));
+	}
+	double *row = p->plog + (size_t)p->nlog++ * (size_t)(p->n + 1);
+	row[0] = p->x.t;
+	int *ids = p->scr_ids;
+	rp_independent(p, ids);
+	for (int j = 0; j < p->n; j++)
+		row[1 + j] = ids[j];
+}
+
 /* A new partition at the current configuration (Phi_q evaluated). */
 static int repartition(struct rp *p, int nwant)
 {
@@ -603,16 +618,7 @@ static int repartition(struct rp *p, int nwant)
 			 "closest to dependence: %s", p->cond0, RP_COND_MAX, nm);
 		return ODE_SINGULAR;
 	}
-	if (p->nlog == p->caplog) {
-		p->caplog = p->caplog ? 2 * p->caplog : 8;
-		p->plog = xrealloc(p->plog, (size_t)p->caplog * (size_t)(p->nq + 1) * sizeof(double));
-	}
-	double *row = p->plog + (size_t)p->nlog++ * (size_t)(p->n + 1);
-	row[0] = p->x.t;
-	int *ids = p->scr_ids;
-	rp_independent(p, ids);
-	for (int j = 0; j < p->n; j++)
-		row[1 + j] = ids[j];
+	log_partition(p);
 	return ODE_OK;
 }
 
@@ -801,6 +807,7 @@ static void rp_ckpt(void *ctx, struct ckpt *c)
 	}
 	ra_state_copy(p->s, &p->x, &keep);
 	ra_state_release(&keep);
+	log_partition(p);	/* the restarted file's first: the one in force */
 	p->factored = factored && (p->num || p->r == 0);
 	p->fresh = fresh;
 	p->cond = cond;
