@@ -65,10 +65,12 @@ extern const struct integ_stat_key odeint_keys[];
 /* The ops every ODE scheme takes from here; a scheme adds its .step
  * (odeint_step with its kernel), its statistics (ODEINT_STATS_OPS, or
  * its own that begin with them) and .accel when it has its own. */
-#define ODEINT_OPS .init = odeint_init, .begin = odeint_begin_op, \
+#define ODEINT_OPS_BASE .init = odeint_init, .begin = odeint_begin_op, \
 	.singular_tol = odeint_no_retry, .fail = odeint_fail, .notes = odeint_notes, \
-	.iter_unit = "f evaluations", .ckpt = odeint_ckpt, .ckpt_inexact = 1, \
-	.free = odeint_free_op
+	.iter_unit = "f evaluations", .free = odeint_free_op
+/* ODEINT_OPS_BASE with the restart of the counters alone (adams, bdf);
+ * rn4 and w2 take the base and their own ckpt (rosenbrock.c) */
+#define ODEINT_OPS ODEINT_OPS_BASE, .ckpt = odeint_ckpt, .ckpt_inexact = 1
 /* Restart: the counters only.  The formulation starts again at the
  * restart's body state (a new partition or chart, ode_sys.start) and the
  * scheme with it, as after a repartition: within the scheme's error of

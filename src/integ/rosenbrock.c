@@ -524,5 +524,5 @@ static void ros_ckpt(struct integ *it, struct ckpt *c)
 		R->S_h = 0.0;
 }
 
-const struct integ_ops ros_ops = { ODEINT_OPS, ODEINT_STATS_OPS, .step = ros_step,
+const struct integ_ops ros_ops = { ODEINT_OPS_BASE, ODEINT_STATS_OPS, .step = ros_step,
 				   .ckpt = ros_ckpt, .ckpt_inexact = 0 };
