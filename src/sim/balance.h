@@ -13,7 +13,7 @@ struct balance {
 	double work[3];		/* their time integrals (trapezoid), J */
 	double abs_work;	/* integral of |all|, J */
 	int sampled;		/* a first energy sample was taken */
-	double kmax, vmin, vmax;	/* over the energy samples, J */
+	double k0, kmax, vmin, vmax;	/* K at the first sample; over the samples, J */
 	double mag;		/* largest K + |V| + G, the energies' own size, J */
 };
 

@@ -85,6 +85,21 @@ static void test_rest_silent(void **state)
 	assert_int_equal(balance_check(&b, 7.4e-35, msg, sizeof msg), 0);
 }
 
+static void test_kinetic_from_nowhere(void **state)
+{
+	/* a ball dropped from rest (K0 = 0, V range 0.3 x 9.81 x 0.5 =
+	 * 1.47 J, no work) that a contact of stiffness 1e30 threw off at
+	 * 1e22 m/s: its max K cannot excuse its drift, only the 1.47 J the
+	 * potential can have given it (bound 2 x 1.47 J + the floor, 1e-9
+	 * of the largest energy) */
+	struct balance b;
+	char msg[512] = "";
+	run(&b, 0, 0.2, 20, 1.5e43, 0, 1.47, 1.47);
+	assert_true(balance_bound(&b) < 1e-8 * 1.5e43);	/* the floor, 1e-9 of the energies */
+	assert_int_equal(balance_check(&b, 1.5e43, msg, sizeof msg), 1);
+	assert_non_null(strstr(msg, "max kinetic 1.47 J"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -93,6 +108,7 @@ int main(void)
 		cmocka_unit_test(test_pid_rn4_warns),
 		cmocka_unit_test(test_pid_lms2_silent),
 		cmocka_unit_test(test_rest_silent),
+		cmocka_unit_test(test_kinetic_from_nowhere),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
