@@ -47,18 +47,33 @@ static void identity_poses(int nb, double *A)
 			A[9 * b + k] = k % 4 == 0;
 }
 
+/* The collision world of the model of text; A set to identity poses of
+ * its nb bodies. */
+static struct contact_world *world_of(const char *text, struct model **m, int nb, double *A)
+{
+	*m = model_of(text);
+	identity_poses(nb, A);
+	return contact_world_new(*m);
+}
+
+/* contact_detect, which must succeed: the number of contacts found */
+static size_t detect(struct contact_world *W, const double *r, const double *A, double margin,
+		     const struct contact_pt **c)
+{
+	size_t n;
+	assert_int_equal(contact_detect(W, r, A, margin, c, &n), 0);
+	return n;
+}
+
 static void test_sphere_plane(void **state)
 {
-	struct model *m = model_of(HEAD "contact_planes: [{normal: [0, 0, 2]}]\n"
-				   "bodies:\n- {name: s, mass: 1, " INERTIA ", shape: {type: sphere, "
-				   "radius: 0.5}, contact: {stiffness: 1e5}}\n");
-	struct contact_world *W = contact_world_new(m);
+	struct model *m;
 	double r[3] = { 0.3, -0.2, 0.4 }, A[9];
+	struct contact_world *W = world_of(HEAD "contact_planes: [{normal: [0, 0, 2]}]\n"
+					   "bodies:\n- {name: s, mass: 1, " INERTIA ", shape: {type: sphere, "
+					   "radius: 0.5}, contact: {stiffness: 1e5}}\n", &m, 1, A);
 	const struct contact_pt *c;
-	size_t n;
-	identity_poses(1, A);
-	assert_int_equal(contact_detect(W, r, A, 0, &c, &n), 0);
-	assert_int_equal(n, 1);
+	assert_int_equal(detect(W, r, A, 0, &c), 1);
 	assert_int_equal(c->a, -1);
 	assert_int_equal(c->b, 0);
 	/* centre 0.4 above the plane, radius 0.5: 0.1 deep; the point midway
@@ -71,27 +86,23 @@ static void test_sphere_plane(void **state)
 	assert_near(c->R, 0.5, 0, 0);
 	/* 0.05 above: found with a margin of 0.1, not with 0.01 */
 	r[2] = 0.55;
-	assert_int_equal(contact_detect(W, r, A, 0.1, &c, &n), 0);
-	assert_int_equal(n, 1);
+	assert_int_equal(detect(W, r, A, 0.1, &c), 1);
 	assert_near(c->gap, 0.05, 0, 1e-15);
-	assert_int_equal(contact_detect(W, r, A, 0.01, &c, &n), 0);
-	assert_int_equal(n, 0);
+	assert_int_equal(detect(W, r, A, 0.01, &c), 0);
 	contact_world_free(&W);
 	model_free(&m);
 }
 
 static void test_box_plane(void **state)
 {
-	struct model *m = model_of(HEAD "contact_planes: [{normal: [0, 0, 1]}]\n"
-				   "bodies:\n- {name: b, mass: 1, " INERTIA ", shape: {type: box, "
-				   "size: [1, 2, 0.4]}, contact: {stiffness: 1e5}}\n");
-	struct contact_world *W = contact_world_new(m);
+	struct model *m;
 	double r[3] = { 0, 0, 0.19 }, A[9];
+	struct contact_world *W = world_of(HEAD "contact_planes: [{normal: [0, 0, 1]}]\n"
+					   "bodies:\n- {name: b, mass: 1, " INERTIA ", shape: {type: box, "
+					   "size: [1, 2, 0.4]}, contact: {stiffness: 1e5}}\n", &m, 1, A);
 	const struct contact_pt *c;
-	size_t n;
-	identity_poses(1, A);
-	assert_int_equal(contact_detect(W, r, A, 0, &c, &n), 0);
 	/* flat on the plane, 0.01 deep: the four lower corners */
+	size_t n = detect(W, r, A, 0, &c);
 	assert_int_equal(n, 4);
 	for (size_t i = 0; i < n; i++) {
 		assert_near(c[i].gap, -0.01, 0, 1e-15);
@@ -102,8 +113,7 @@ static void test_box_plane(void **state)
 	 * z = 0.19 - (0.5 sin 30 + 0.2 cos 30) */
 	double th = M_PI / 6;
 	A[0] = cos(th), A[2] = sin(th), A[6] = -sin(th), A[8] = cos(th);
-	assert_int_equal(contact_detect(W, r, A, 0, &c, &n), 0);
-	assert_int_equal(n, 2);
+	assert_int_equal(detect(W, r, A, 0, &c), 2);
 	assert_near(c[0].gap, 0.19 - 0.5 * sin(th) - 0.2 * cos(th), 0, 1e-15);
 	contact_world_free(&W);
 	model_free(&m);
@@ -111,21 +121,18 @@ static void test_box_plane(void **state)
 
 static void test_round_pairs(void **state)
 {
-	struct model *m = model_of(HEAD "bodies:\n"
-				   BODY("a", "type: sphere, radius: 0.3")
-				   BODY("b", "type: sphere, radius: 0.2")
-				   BODY("c", "type: capsule, radius: 0.1, length: 1")
-				   BODY("d", "type: capsule, radius: 0.1, length: 1, "
-					"orientation: {axis: [0, 1, 0], angle: 1.5707963267948966}"));
-	struct contact_world *W = contact_world_new(m);
+	struct model *m;
 	/* a, b 0.45 apart along (3, 4, 0)/5; c, d (crossed capsules) far away,
 	 * d's axis along x, 0.15 from c's along z in y, crossing at z = 0.2 */
 	double r[12] = { 0, 0, 0, 0.27, 0.36, 0, 10, 0, 0, 10.3, 0.15, 0.2 }, A[36];
+	struct contact_world *W = world_of(HEAD "bodies:\n"
+					   BODY("a", "type: sphere, radius: 0.3")
+					   BODY("b", "type: sphere, radius: 0.2")
+					   BODY("c", "type: capsule, radius: 0.1, length: 1")
+					   BODY("d", "type: capsule, radius: 0.1, length: 1, "
+						"orientation: {axis: [0, 1, 0], angle: 1.5707963267948966}"), &m, 4, A);
 	const struct contact_pt *c;
-	size_t n;
-	identity_poses(4, A);
-	assert_int_equal(contact_detect(W, r, A, 0, &c, &n), 0);
-	assert_int_equal(n, 2);
+	assert_int_equal(detect(W, r, A, 0, &c), 2);
 	assert_int_equal(c[0].a, 0);
 	assert_int_equal(c[0].b, 1);
 	assert_near(c[0].gap, 0.45 - 0.5, 0, 1e-15);
@@ -149,19 +156,16 @@ static void test_round_pairs(void **state)
 /* sphere-box by the closed form, box-box by libccd's MPR */
 static void test_box_pairs(void **state)
 {
-	struct model *m = model_of(HEAD "bodies:\n"
-				   BODY("a", "type: box, size: [1, 1, 1]")
-				   BODY("b", "type: sphere, radius: 0.5")
-				   BODY("c", "type: box, size: [1, 1, 1]")
-				   BODY("d", "type: box, size: [1, 1, 1]"));
-	struct contact_world *W = contact_world_new(m);
+	struct model *m;
 	/* b 1.2 from a along x: gap 0.2; d 0.95 above c: 0.05 deep */
 	double r[12] = { 0, 0, 0, 1.2, 0, 0, 20, 0, 0, 20.1, 0.2, 0.95 }, A[36];
+	struct contact_world *W = world_of(HEAD "bodies:\n"
+					   BODY("a", "type: box, size: [1, 1, 1]")
+					   BODY("b", "type: sphere, radius: 0.5")
+					   BODY("c", "type: box, size: [1, 1, 1]")
+					   BODY("d", "type: box, size: [1, 1, 1]"), &m, 4, A);
 	const struct contact_pt *c;
-	size_t n;
-	identity_poses(4, A);
-	assert_int_equal(contact_detect(W, r, A, 0.3, &c, &n), 0);
-	assert_int_equal(n, 2);
+	assert_int_equal(detect(W, r, A, 0.3, &c), 2);
 	assert_near(c[0].gap, 0.2, 0, 1e-15);
 	assert_near(c[0].n[0], 1, 0, 1e-15);
 	assert_near(c[0].p[0], 0.6, 0, 1e-15);
@@ -173,8 +177,7 @@ static void test_box_pairs(void **state)
 	assert_near(c[1].p[2], 0.475, 0, 1e-3);
 	/* sphere centre inside the box: the nearest face (x = 0.5) */
 	r[3] = 0.4;
-	assert_int_equal(contact_detect(W, r, A, 0, &c, &n), 0);
-	assert_int_equal(n, 2);
+	assert_int_equal(detect(W, r, A, 0, &c), 2);
 	assert_near(c[0].gap, -0.1 - 0.5, 0, 1e-15);
 	assert_near(c[0].n[0], 1, 0, 1e-15);
 	contact_world_free(&W);
@@ -185,22 +188,19 @@ static void test_box_pairs(void **state)
  * the distance along it, not MPR's direction tilted along the line */
 static void test_face_on_rim(void **state)
 {
-	struct model *m = model_of(HEAD "bodies:\n"
-				   BODY("a", "type: cylinder, radius: 0.05, length: 0.02, "
-					"orientation: {axis: [1, 0, 0], angle: 1.5707963267948966}")
-				   BODY("b", "type: box, size: [0.04, 0.04, 0.02]"));
-	struct contact_world *W = contact_world_new(m);
+	struct model *m;
 	/* the rim's top line at z = 0.05; the box's lower face 1e-4 below */
 	double r[6] = { 0, 0, 0, 0.005, 0.003, 0.06 - 1e-4 }, A[18];
+	struct contact_world *W = world_of(HEAD "bodies:\n"
+					   BODY("a", "type: cylinder, radius: 0.05, length: 0.02, "
+						"orientation: {axis: [1, 0, 0], angle: 1.5707963267948966}")
+					   BODY("b", "type: box, size: [0.04, 0.04, 0.02]"), &m, 2, A);
 	const struct contact_pt *c;
-	size_t n;
-	identity_poses(2, A);
 	for (int k = 0; k < 20; k++) {
 		double ph = 0.05 * k, s2 = sin(ph), c2 = cos(ph);
 		/* the cylinder turned about its axis (global y): nothing changes */
 		A[0] = c2, A[2] = s2, A[6] = -s2, A[8] = c2;
-		assert_int_equal(contact_detect(W, r, A, 0, &c, &n), 0);
-		assert_int_equal(n, 1);
+		assert_int_equal(detect(W, r, A, 0, &c), 1);
 		assert_near(c->gap, -1e-4, 0, 1e-12);
 		assert_near(c->n[2], 1, 0, 1e-15);
 		assert_near(c->p[0], 0, 0, 1e-12);
@@ -210,7 +210,7 @@ static void test_face_on_rim(void **state)
 }
 
 /* The grid finds every pair that testing all pairs finds: 400 spheres of
- * radii 0.05 to 0.25 and a few big capsules in a 3 m cube. */
+ * radii 0.15 to 0.25 and a few of radius 1.5 in a 1.5 m cube. */
 static void test_broad_phase(void **state)
 {
 	enum { N = 400 };
@@ -227,15 +227,14 @@ static void test_broad_phase(void **state)
 				      ", shape: {type: sphere, radius: %.17g}, contact: "
 				      "{stiffness: 1}}\n", i, rad[i]);
 	}
-	struct model *m = model_of(text);
-	free(text);
-	struct contact_world *W = contact_world_new(m);
+	struct model *m;
 	double r[3 * N], A[9 * N];
-	identity_poses(N, A);
+	struct contact_world *W = world_of(text, &m, N, A);
+	free(text);
 	for (int i = 0; i < 3 * N; i++)
 		r[i] = 1.5 * testutil_urand();
 	const struct contact_pt *c;
-	size_t n, want = 0;
+	size_t want = 0;
 	double margin = 0.01;
 	for (int i = 0; i < N; i++)
 		for (int j = i + 1; j < N; j++) {
@@ -243,7 +242,7 @@ static void test_broad_phase(void **state)
 					pow(r[3 * i + 2] - r[3 * j + 2], 2));
 			want += d - rad[i] - rad[j] < margin;
 		}
-	assert_int_equal(contact_detect(W, r, A, margin, &c, &n), 0);
+	size_t n = detect(W, r, A, margin, &c);
 	assert_true(want > 100);
 	assert_int_equal(n, want);
 	for (size_t k = 1; k < n; k++)	/* sorted, each pair once */
