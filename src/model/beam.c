@@ -125,12 +125,10 @@ static void moment_add(double m[3], const double x[3], const double r[3], const 
 	v3_add(m, m, cr);
 }
 
-/* The node volumes' balance (beam.h): F (18) from the section forces Fs
- * and moments Ms (global) at the points x. */
-static void balance(const double *const r[3], const double *const A[3], const double x[2][3],
-		    const double Fs[2][3], const double Ms[2][3], double *F)
+/* The node volumes' forces F[0..2], F[6..8], F[12..14] and their moments
+ * m before the arms, from the section forces Fs and moments Ms. */
+static void balance_sums(const double Fs[2][3], const double Ms[2][3], double *F, double m[3][3])
 {
-	double m[3][3];
 	for (int c = 0; c < 3; c++) {
 		F[c] = Fs[0][c];
 		F[6 + c] = Fs[1][c] - Fs[0][c];
@@ -139,6 +137,15 @@ static void balance(const double *const r[3], const double *const A[3], const do
 		m[1][c] = Ms[1][c] - Ms[0][c];
 		m[2][c] = -Ms[1][c];
 	}
+}
+
+/* The node volumes' balance (beam.h): F (18) from the section forces Fs
+ * and moments Ms (global) at the points x. */
+static void balance(const double *const r[3], const double *const A[3], const double x[2][3],
+		    const double Fs[2][3], const double Ms[2][3], double *F)
+{
+	double m[3][3];
+	balance_sums(Fs, Ms, F, m);
 	/* the section forces' moments about the nodes; a minus moment is
 	 * taken with the arm reversed (exact: negation is) */
 	moment_add(m[0], x[0], r[0], Fs[0]);
@@ -257,14 +264,7 @@ void beam_element_dr(const struct beam *bm, int e, const double *const r[3],
 			const double zero[3] = { 0, 0, 0 };
 			const double *dr[3] = { b == 0 ? ek : zero, b == 1 ? ek : zero, b == 2 ? ek : zero };
 			double m[3][3];
-			for (int c = 0; c < 3; c++) {
-				d[c] = dFs[0][c];
-				d[6 + c] = dFs[1][c] - dFs[0][c];
-				d[12 + c] = -dFs[1][c];
-				m[0][c] = dMs[0][c];
-				m[1][c] = dMs[1][c] - dMs[0][c];
-				m[2][c] = -dMs[1][c];
-			}
+			balance_sums(dFs, dMs, d, m);
 			/* the moments of beam_element_rot, (x0 - r0) x Fs0, (x1 - r1) x
 			 * Fs1 + (r1 - x0) x Fs0, (r2 - x1) x Fs1, by the product rule:
 			 * the arms' moves times the forces, the arms times dFs */
@@ -337,7 +337,9 @@ void beam_element_dth(const struct beam *bm, int e, const double *const r[3],
 		      const double *const A[3], const struct beam_rot *g,
 		      const struct beam_pt pt[2], const double *F0, double dF[9][18])
 {
-	double Ji[2][9], Jr[2][9], Ex[2][9], D[2][9], gm[2][3], N[2][3], dN[2][3];
+	double Ji[2][9], Jr[2][9], Ex[2][9], D[2][9], gm[2][3], N[2][3], dN[2][3], x[2][3];
+	v3_copy(x[0], pt[0].x);
+	v3_copy(x[1], pt[1].x);
 	so3_jrinv(Ji[0], g->psi[0]);
 	so3_jrinv(Ji[1], g->psi[1]);
 	for (int p = 0; p < 2; p++) {
@@ -399,21 +401,7 @@ void beam_element_dth(const struct beam *bm, int e, const double *const r[3],
 				m3_mulv(dFs[p], pt[p].R, t1);
 				m3_mulv(dMs[p], pt[p].R, t2);
 			}
-			double m[3][3];
-			for (int c = 0; c < 3; c++) {
-				d[c] = dFs[0][c];
-				d[6 + c] = dFs[1][c] - dFs[0][c];
-				d[12 + c] = -dFs[1][c];
-				m[0][c] = dMs[0][c];
-				m[1][c] = dMs[1][c] - dMs[0][c];
-				m[2][c] = -dMs[1][c];
-			}
-			moment_add(m[0], pt[0].x, r[0], dFs[0]);
-			moment_add(m[1], pt[1].x, r[1], dFs[1]);
-			moment_add(m[1], r[1], pt[0].x, dFs[0]);
-			moment_add(m[2], r[2], pt[1].x, dFs[1]);
-			for (int i = 0; i < 3; i++)
-				m3_tmulv(d + 6 * i + 3, A[i], m[i]);
+			balance(r, A, x, dFs, dMs, d);
 			/* node b's frame turns: (A_b^T m_b) x e_k */
 			const double *tb = F0 + 6 * b + 3;
 			double ek[3] = { 0, 0, 0 }, tk[3];
