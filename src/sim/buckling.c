@@ -128,15 +128,7 @@ static void beams_stress_stiffness(const struct ra *s, const struct ra_state *x0
 					double Fp[18], Fm[18], h = k < 3 ? 1e-6 * L : 1e-6;
 					int b = b0 + a, col = 6 * b + k;
 					for (int sg = 0; sg < 2; sg++) {
-						double th[3] = { 0, 0, 0 }, R[9], dd = sg ? -h : h;
-						ra_state_copy(s, &xp, x0);
-						if (k < 3) {
-							xp.r[3 * b + k] += dd;
-						} else {
-							th[k - 3] = dd;
-							so3_exp(R, th);
-							m3_mul(xp.A + 9 * b, x0->A + 9 * b, R);
-						}
+						statics_perturb(s, &xp, x0, col, sg ? -h : h, 0);
 						frozen(bm, e, &xp, resp + 12 * el, sg ? Fm : Fp);
 					}
 					for (int r = 0; r < 18; r++)
