@@ -119,7 +119,10 @@ struct mj {
 	double margin;		/* contacts within it are active (m) */
 	struct ra_state xm;	/* positions at q_M (velocities u_k) */
 	double *u, *u0, *a;	/* ng: iterate, u_k, right side */
-	double *D;		/* with joints: ng x 3 a contact, by rows */
+	double *D;		/* with joints: ng x 3 a contact, by rows (cap
+				 * contacts) */
+	double *da, *dz;	/* with joints: delassus's right sides, ng x 3
+				 * and nc x 3 (zero) */
 	struct mj_c *c;
 	int n, cap;
 	/* the last step's contacts (key, impulse) for the warm start */
@@ -230,8 +233,7 @@ static void delassus(struct integ *it, struct mj *M)
 	const struct ra *s = it->sys;
 	int ng = s->ng;
 	if (s->nc > 0) {
-		double *a = xcalloc((size_t)ng * 3, sizeof(double));
-		double *z = xcalloc((size_t)s->nc * 3 + 1, sizeof(double));
+		double *a = M->da, *z = M->dz;
 		for (int i = 0; i < M->n; i++) {
 			struct mj_c *c = M->c + i;
 			memset(a, 0, (size_t)ng * 3 * sizeof(double));
@@ -258,8 +260,6 @@ static void delassus(struct integ *it, struct mj *M)
 					c->Wd[3 * l + k] = col[l];
 			}
 		}
-		free(a);
-		free(z);
 	} else {
 		for (int i = 0; i < M->n; i++) {
 			struct mj_c *c = M->c + i;
@@ -449,6 +449,9 @@ static int gather(struct integ *it, struct mj *M)
 		if (M->n == M->cap) {
 			M->cap = M->cap ? 2 * M->cap : 16;
 			M->c = xrealloc(M->c, (size_t)M->cap * sizeof(*M->c));
+			if (s->nc > 0)
+				M->D = xrealloc(M->D, (size_t)M->cap * 3 * (size_t)s->ng *
+						sizeof(double));
 		}
 		struct mj_c *c = M->c + M->n++;
 		memset(c, 0, sizeof(*c));
@@ -466,8 +469,6 @@ static int gather(struct integ *it, struct mj *M)
 		contact_pair_coef(s->m->contact, c->a, pt[k].plane, c->b, &c->mu_s, &c->mu_d,
 				  &c->e);
 	}
-	if (s->nc > 0 && M->n > 0)
-		M->D = xrealloc(M->D, (size_t)M->n * 3 * (size_t)s->ng * sizeof(double));
 	return 0;
 }
 
@@ -680,6 +681,10 @@ static int mj_init(struct integ *it, const struct sim_options *o, struct diag *d
 	M->u = xcalloc((size_t)s->ng + 1, sizeof(double));
 	M->u0 = xcalloc((size_t)s->ng + 1, sizeof(double));
 	M->a = xcalloc((size_t)s->ng + 1, sizeof(double));
+	if (M->W && s->nc > 0) {
+		M->da = xcalloc((size_t)s->ng * 3, sizeof(double));
+		M->dz = xcalloc((size_t)s->nc * 3 + 1, sizeof(double));
+	}
 	return 0;
 }
 
@@ -694,6 +699,8 @@ static void mj_free(struct integ *it)
 	free(M->u0);
 	free(M->a);
 	free(M->D);
+	free(M->da);
+	free(M->dz);
 	free(M->c);
 	free(M->old);
 	free(M->out);
