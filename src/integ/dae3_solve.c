@@ -58,7 +58,6 @@
 #include "../util/interrupt.h"
 
 #include <float.h>
-#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -270,6 +269,20 @@ static double ggl_mu(struct integ *it, struct dae3 *E, double c)
 
 /* Newton on one implicit solve: g, lam hold the guess and receive the
  * solution; y receives the state. */
+/* beams' damped Newton: take back half of the last correction (it->dg,
+ * it->dl2) from the iterate g, lam */
+static void halve_correction(struct integ *it, double *g, int ng, double *lam, int nc)
+{
+	for (int i = 0; i < ng; i++) {
+		it->dg[i] *= 0.5;
+		g[i] -= it->dg[i];
+	}
+	for (int k = 0; k < nc; k++) {
+		it->dl2[k] *= 0.5;
+		lam[k] -= it->dl2[k];
+	}
+}
+
 int dae3_solve(struct integ *it, struct dae3 *E, const struct solve_in *in, struct ra_state *y)
 {
 	struct ra *s = it->sys;
@@ -332,14 +345,7 @@ int dae3_solve(struct integ *it, struct dae3 *E, const struct solve_in *in, stru
 			double r = integ_norm2(e, ng, it->dl, nc);
 			if (it_n > 0 && !(r <= 2.0 * rprev) && nback < 6) {
 				nback++;
-				for (int i = 0; i < ng; i++) {
-					it->dg[i] *= 0.5;
-					g[i] -= it->dg[i];
-				}
-				for (int k = 0; k < nc; k++) {
-					it->dl2[k] *= 0.5;
-					lam[k] -= it->dl2[k];
-				}
+				halve_correction(it, g, ng, lam, nc);
 				refactor = 1;
 				continue;
 			}
@@ -392,14 +398,7 @@ int dae3_solve(struct integ *it, struct dae3 *E, const struct solve_in *in, stru
 		if (E->Wc && !ggl && !stale && since > 1 && nrm > 4.0 * prev && ndiv < 6 &&
 		    isfinite(nrm)) {
 			ndiv++;
-			for (int i = 0; i < ng; i++) {
-				it->dg[i] *= 0.5;
-				g[i] -= it->dg[i];
-			}
-			for (int k = 0; k < nc; k++) {
-				it->dl2[k] *= 0.5;
-				lam[k] -= it->dl2[k];
-			}
+			halve_correction(it, g, ng, lam, nc);
 			refactor = 1;
 			since--;
 			continue;
