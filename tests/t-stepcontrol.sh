@@ -67,22 +67,34 @@ else
 	skip "double pendulum against DOP853" "python3 with scipy and h5py" 3
 fi
 
-# 2. the 32-link chain: two references that agree, then rn4 against them
-chain() {	# OUT SETTINGS...: run the chain deck to 2 s
-	out=$1
-	shift
-	"$MBSIM" run "$decks/chain.yaml" --set time.end=2 -o "$out" --quiet "$@" 2>"$tmp/err"
+# the chain deck with N links to END s; the references of 2.-4.: adams on
+# the tree formulation at 1e-12, checked against rn4 on rp at 1e-10
+# (Newton 1e-13) within AGREE m
+chain() {	# N END OUT SETTINGS...
+	n=$1 end=$2 out=$3
+	shift 3
+	"$MBSIM" run "$decks/chain.yaml" --set parameters.N="$n" --set time.end="$end" \
+		-o "$out" --quiet "$@" 2>"$tmp/err"
 }
-if chain "$tmp/cref.h5" --set integrator.method=adams --set integrator.formulation=tree \
-	--set integrator.atol=1e-12 --set integrator.rtol=1e-12 &&
-	chain "$tmp/cref2.h5" --set integrator.method=rn4 --set integrator.adaptive=true \
-		--set integrator.atol=1e-10 --set integrator.rtol=1e-10 \
-		--set integrator.tolerance=1e-13; then
-	agree "chain: adams/tree at 1e-12 and rn4/rp at 1e-10 agree" \
-		"$tmp/cref.h5" "$tmp/cref2.h5" 2 1e-7
+chain_refs() {	# N END REF REF2 AGREE
+	if chain "$1" "$2" "$3" --set integrator.method=adams --set integrator.formulation=tree \
+		--set integrator.atol=1e-12 --set integrator.rtol=1e-12 &&
+		chain "$1" "$2" "$4" --set integrator.method=rn4 --set integrator.adaptive=true \
+			--set integrator.atol=1e-10 --set integrator.rtol=1e-10 \
+			--set integrator.tolerance=1e-13; then
+		agree "$1-link chain: adams/tree at 1e-12 and rn4/rp at 1e-10 agree" \
+			"$3" "$4" 2 "$5"
+	else
+		bad "$1-link chain references failed" "$(cat "$tmp/err")"
+		return 1
+	fi
+}
+
+# 2. the 32-link chain: two references that agree, then rn4 against them
+if chain_refs 32 2 "$tmp/cref.h5" "$tmp/cref2.h5" 1e-7; then
 	for tol in 1e-3 1e-6; do
 		bound=$(awk -v t="$tol" 'BEGIN { printf "%.3g", 10 * t * (1 + 64) }')
-		if chain "$tmp/c$tol.h5" --set integrator.method=rn4 \
+		if chain 32 2 "$tmp/c$tol.h5" --set integrator.method=rn4 \
 			--set integrator.adaptive=true --set integrator.atol="$tol" \
 			--set integrator.rtol="$tol"; then
 			agree "chain, rn4 adaptive at $tol, against adams/tree" \
@@ -91,28 +103,14 @@ if chain "$tmp/cref.h5" --set integrator.method=adams --set integrator.formulati
 			bad "chain, rn4 adaptive at $tol: run failed" "$(cat "$tmp/err")"
 		fi
 	done
-else
-	bad "chain references failed" "$(cat "$tmp/err")"
 fi
 
 # 3. the 8-link chain at the deck's Newton tolerance: the dae3 schemes
-chain8() {	# OUT SETTINGS...: run the 8-link chain to 1 s
-	out=$1
-	shift
-	"$MBSIM" run "$decks/chain.yaml" --set parameters.N=8 --set time.end=1 -o "$out" \
-		--quiet "$@" 2>"$tmp/err"
-}
-if chain8 "$tmp/c8ref.h5" --set integrator.method=adams --set integrator.formulation=tree \
-	--set integrator.atol=1e-12 --set integrator.rtol=1e-12 &&
-	chain8 "$tmp/c8ref2.h5" --set integrator.method=rn4 --set integrator.adaptive=true \
-		--set integrator.atol=1e-10 --set integrator.rtol=1e-10 \
-		--set integrator.tolerance=1e-13; then
-	agree "8-link chain: adams/tree at 1e-12 and rn4/rp at 1e-10 agree" \
-		"$tmp/c8ref.h5" "$tmp/c8ref2.h5" 2 1e-8
+if chain_refs 8 1 "$tmp/c8ref.h5" "$tmp/c8ref2.h5" 1e-8; then
 	for m in esdirk436l2sa2 lms2; do
 		for tol in 1e-6 1e-8; do
 			bound=$(awk -v t="$tol" 'BEGIN { printf "%.3g", 10 * t * (1 + 16) }')
-			if chain8 "$tmp/c8$m$tol.h5" --set integrator.method=$m \
+			if chain 8 1 "$tmp/c8$m$tol.h5" --set integrator.method=$m \
 				--set integrator.adaptive=true --set integrator.atol="$tol" \
 				--set integrator.rtol="$tol"; then
 				agree "8-link chain, $m adaptive at $tol, against adams/tree" \
@@ -122,25 +120,10 @@ if chain8 "$tmp/c8ref.h5" --set integrator.method=adams --set integrator.formula
 			fi
 		done
 	done
-else
-	bad "8-link chain reference failed" "$(cat "$tmp/err")"
 fi
 
 # 4. the 128-link chain at a tight tolerance
-chain128() {	# OUT SETTINGS...: run the 128-link chain to 1 ms
-	out=$1
-	shift
-	"$MBSIM" run "$decks/chain.yaml" --set parameters.N=128 --set time.end=1e-3 \
-		-o "$out" --quiet "$@" 2>"$tmp/err"
-}
-if chain128 "$tmp/c128ref.h5" --set integrator.method=adams \
-	--set integrator.formulation=tree --set integrator.atol=1e-12 \
-	--set integrator.rtol=1e-12 &&
-	chain128 "$tmp/c128ref2.h5" --set integrator.method=rn4 --set integrator.adaptive=true \
-		--set integrator.atol=1e-10 --set integrator.rtol=1e-10 \
-		--set integrator.tolerance=1e-13; then
-	agree "128-link chain: adams/tree at 1e-12 and rn4/rp at 1e-10 agree" \
-		"$tmp/c128ref.h5" "$tmp/c128ref2.h5" 2 1e-9
+if chain_refs 128 1e-3 "$tmp/c128ref.h5" "$tmp/c128ref2.h5" 1e-9; then
 	bound=$(awk 'BEGIN { printf "%.3g", 10 * 1e-9 * (1 + 256) }')
 	for m in lms2 esdirk436l2sa2; do
 		# (timeout: the collapsed runs crept on for minutes)
@@ -155,8 +138,6 @@ if chain128 "$tmp/c128ref.h5" --set integrator.method=adams \
 			bad "128-link chain, $m adaptive at 1e-9: run failed" "$(cat "$tmp/err")"
 		fi
 	done
-else
-	bad "128-link chain references failed" "$(cat "$tmp/err")"
 fi
 
 finish
