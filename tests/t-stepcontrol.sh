@@ -89,19 +89,24 @@ chain_refs() {	# N END REF REF2 AGREE
 		return 1
 	fi
 }
+# METHOD adaptive at atol = rtol = TOL on the N-link chain to END s, within
+# 10 TOL (1 + 2 N) m of REF (Y = 2 N m, the chain's length)
+chain_vs_ref() {	# N END METHOD TOL REF
+	bound=$(awk -v t="$4" -v n="$1" 'BEGIN { printf "%.3g", 10 * t * (1 + 2 * n) }')
+	if chain "$1" "$2" "$tmp/c$1$3$4.h5" --set integrator.method="$3" \
+		--set integrator.adaptive=true --set integrator.atol="$4" \
+		--set integrator.rtol="$4"; then
+		agree "$1-link chain, $3 adaptive at $4, against adams/tree" \
+			"$tmp/c$1$3$4.h5" "$5" 2 "$bound"
+	else
+		bad "$1-link chain, $3 adaptive at $4: run failed" "$(cat "$tmp/err")"
+	fi
+}
 
 # 2. the 32-link chain: two references that agree, then rn4 against them
 if chain_refs 32 2 "$tmp/cref.h5" "$tmp/cref2.h5" 1e-7; then
 	for tol in 1e-3 1e-6; do
-		bound=$(awk -v t="$tol" 'BEGIN { printf "%.3g", 10 * t * (1 + 64) }')
-		if chain 32 2 "$tmp/c$tol.h5" --set integrator.method=rn4 \
-			--set integrator.adaptive=true --set integrator.atol="$tol" \
-			--set integrator.rtol="$tol"; then
-			agree "chain, rn4 adaptive at $tol, against adams/tree" \
-				"$tmp/c$tol.h5" "$tmp/cref.h5" 2 "$bound"
-		else
-			bad "chain, rn4 adaptive at $tol: run failed" "$(cat "$tmp/err")"
-		fi
+		chain_vs_ref 32 2 rn4 "$tol" "$tmp/cref.h5"
 	done
 fi
 
@@ -109,15 +114,7 @@ fi
 if chain_refs 8 1 "$tmp/c8ref.h5" "$tmp/c8ref2.h5" 1e-8; then
 	for m in esdirk436l2sa2 lms2; do
 		for tol in 1e-6 1e-8; do
-			bound=$(awk -v t="$tol" 'BEGIN { printf "%.3g", 10 * t * (1 + 16) }')
-			if chain 8 1 "$tmp/c8$m$tol.h5" --set integrator.method=$m \
-				--set integrator.adaptive=true --set integrator.atol="$tol" \
-				--set integrator.rtol="$tol"; then
-				agree "8-link chain, $m adaptive at $tol, against adams/tree" \
-					"$tmp/c8$m$tol.h5" "$tmp/c8ref.h5" 2 "$bound"
-			else
-				bad "8-link chain, $m adaptive at $tol: run failed" "$(cat "$tmp/err")"
-			fi
+			chain_vs_ref 8 1 $m "$tol" "$tmp/c8ref.h5"
 		done
 	done
 fi
