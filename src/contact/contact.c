@@ -717,9 +717,8 @@ static void sort_points(struct contact_world *W)
 	W->cap2 = c;
 }
 
-static int cmp_pt(const void *x, const void *y)
+int contact_pt_order(const struct contact_pt *a, const struct contact_pt *b)
 {
-	const struct contact_pt *a = x, *b = y;
 	if (a->a != b->a)
 		return a->a < b->a ? -1 : 1;
 	if (a->b != b->b)
@@ -902,7 +901,7 @@ int contact_detect(struct contact_world *W, const double *r, const double *A, do
 	 * wrap) may meet a partner twice: once is kept */
 	size_t k = 0;
 	for (size_t i = 0; i < W->npt; i++)
-		if (k == 0 || cmp_pt(W->pt + k - 1, W->pt + i) != 0)
+		if (k == 0 || contact_pt_order(W->pt + k - 1, W->pt + i) != 0)
 			W->pt[k++] = W->pt[i];
 	W->npt = k;
 	*out = W->pt;

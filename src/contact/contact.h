@@ -58,10 +58,15 @@ double contact_world_extent(const struct contact_world *W);
 /* Contacts at the poses r (3 nb centroid positions, global) and A (9 nb
  * body-to-global rotations, row-major) of m's nb bodies: every pair of
  * points whose gap is below margin (>= 0).  *out points into W's buffer,
- * valid until the next call; *n its count.  Sorted by (a, b, feat).
- * Returns 0, or -1 when a pose is not finite (nothing detected). */
+ * valid until the next call; *n its count.  Sorted by contact_pt_order,
+ * each contact once.  Returns 0, or -1 when a pose is not finite (nothing
+ * detected). */
 int contact_detect(struct contact_world *W, const double *r, const double *A, double margin,
 		   const struct contact_pt **out, size_t *n);
+
+/* The order of contact_detect's list: by (a, b, plane, feat); 0 for the
+ * same contact (whose state a step carries to the next). */
+int contact_pt_order(const struct contact_pt *x, const struct contact_pt *y);
 
 /* Broad-phase statistics of the last call: candidate pairs tested in the
  * narrow phase (for bench/README.md's growth figures). */

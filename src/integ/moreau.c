@@ -96,7 +96,7 @@
 
 /* One active contact of a step. */
 struct mj_c {
-	int a, b, plane, feat;	/* sides (-1 ground), plane, feature (contact_pt) */
+	int a, b;		/* sides (-1 ground), as in pt */
 	double fr[9];		/* rows n, t1, t2 of the local frame, global */
 	double Ha[18], Hb[18];	/* H's 3 rows x 6 entries for the body of each
 				 * side (translational global, rotational body
@@ -391,18 +391,6 @@ static int pgs(struct integ *it, struct mj *M, double *u)
 	return -1;
 }
 
-/* The order of contact_detect's list: (a, b, plane, feat) */
-static int key_cmp(const struct mj_c *x, const struct mj_c *y)
-{
-	if (x->a != y->a)
-		return x->a < y->a ? -1 : 1;
-	if (x->b != y->b)
-		return x->b < y->b ? -1 : 1;
-	if (x->plane != y->plane)
-		return x->plane < y->plane ? -1 : 1;
-	return x->feat < y->feat ? -1 : x->feat > y->feat;
-}
-
 /* The last step's impulse of the same contact (the lists are in
  * contact_detect's order) */
 static void warm_start(struct mj *M)
@@ -412,9 +400,9 @@ static void warm_start(struct mj *M)
 		struct mj_c *c = M->c + i;
 		memset(c->P, 0, sizeof c->P);
 		c->mu = -1;
-		while (j < M->nold && key_cmp(M->old + j, c) < 0)
+		while (j < M->nold && contact_pt_order(&M->old[j].pt, &c->pt) < 0)
 			j++;
-		if (j < M->nold && key_cmp(M->old + j, c) == 0) {
+		if (j < M->nold && contact_pt_order(&M->old[j].pt, &c->pt) == 0) {
 			/* the friction impulse as a global vector onto this
 			 * step's tangential frame (made anew from the normal) */
 			const struct mj_c *o = M->old + j;
@@ -458,8 +446,6 @@ static int gather(struct integ *it, struct mj *M)
 		c->a = pt[k].a;
 		c->b = pt[k].b;
 		c->pt = pt[k];
-		c->plane = pt[k].plane;
-		c->feat = pt[k].feat;
 		c->tol = it->tol;
 		c->gap = pt[k].gap;
 		frame(pt[k].n, c->fr);
