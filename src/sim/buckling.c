@@ -266,16 +266,15 @@ static int pencil(const double *K0r, const double *KGr, const double *Nz, int d,
 			if (be[i] == 0 || fabs(ai[i]) > 1e-8 * fabs(ar[i]))
 				continue;
 			double mu = ar[i] / be[i];
-			if (mu > 0 && isfinite(mu) &&
-			    fabs(quad(K0r, VR + (size_t)d * i, d, NULL, n)) / mu <=
-				    10 * quad(Nz, VR + (size_t)d * i, d, N, n)) {
+			if (!(mu > 0 && isfinite(mu)))
+				continue;
+			if (fabs(quad(K0r, VR + (size_t)d * i, d, NULL, n)) / mu <=
+			    10 * quad(Nz, VR + (size_t)d * i, d, N, n)) {
 				b->noise++;
 				continue;
 			}
-			if (mu > 0 && isfinite(mu)) {
-				key[2 * k] = mu;
-				key[2 * k++ + 1] = i;
-			}
+			key[2 * k] = mu;
+			key[2 * k++ + 1] = i;
 		}
 		qsort(key, (size_t)k, 2 * sizeof(double), by_mu);
 		k = k < count ? k : count;
