@@ -139,14 +139,15 @@ static void beams_stress_stiffness(const struct ra *s, const struct ra_state *x0
 	ra_state_release(&xp);
 }
 
-/* The beams' section resultants at x (12 per element, in order) */
-static double *resultants(const struct ra *s, const struct ra_state *x)
+/* The beams' section resultants at x (12 per element, in order; the
+ * elements' count in *nel) */
+static double *resultants(const struct ra *s, const struct ra_state *x, int *nel)
 {
 	const struct model *m = s->m;
-	int nel = 0;
+	*nel = 0;
 	for (int i = 0; i < m->nbeams; i++)
-		nel += m->beams[i].nel;
-	double *res = xcalloc(12 * (size_t)nel + 1, sizeof(double));
+		*nel += m->beams[i].nel;
+	double *res = xcalloc(12 * (size_t)*nel + 1, sizeof(double));
 	for (int i = 0, el = 0; i < m->nbeams; i++)
 		for (int e = 0; e < m->beams[i].nel; e++, el++) {
 			struct beam_pt pt[2];
@@ -189,10 +190,8 @@ static void geometric(struct ra *s, const struct ra_state *x0, double t, const d
 		KG[i] = -(KG[i] - Dm[i]) / (2 * eps);
 	}
 	if (s->m->nbeams) {
-		double *rp = resultants(s, &xp), *rm = resultants(s, &xm);
-		int nel = 0;
-		for (int i = 0; i < s->m->nbeams; i++)
-			nel += s->m->beams[i].nel;
+		int nel;
+		double *rp = resultants(s, &xp, &nel), *rm = resultants(s, &xm, &nel);
 		for (int i = 0; i < 12 * nel; i++)
 			rp[i] = (rp[i] - rm[i]) / (2 * eps);
 		beams_stress_stiffness(s, x0, L, rp, KG);
