@@ -97,12 +97,19 @@ expect_rc 0 "three masses on slanted sliders: --buckling --json" "$MBSIM" modes 
 	"$top/tests/walk29/quarter_car3.yaml" --json
 json_check "three masses on slanted sliders: no buckling load, the round-off counted" '
 j["load_factors"] == [] and j["noise_factors"] >= 1'
+cp "$tmp/out" "$tmp/qc.json"
 expect_rc 0 "three masses on slanted sliders: --buckling (text)" "$MBSIM" modes --buckling \
 	"$top/tests/walk29/quarter_car3.yaml"
-grep -q "^3 degrees of freedom .*; no positive buckling load factor" "$tmp/out" &&
-	grep -q "^2 more factors left out" "$tmp/out" &&
-	ok "three masses on slanted sliders: the text says no factor and counts the left out" ||
-	bad "three masses on slanted sliders: the text says no factor and counts the left out" "$(cat "$tmp/out")"
+# how many factors the round-off makes is no closed form: the text's count
+# is held to the JSON's, which has at most one factor per freedom (3)
+pycheck "three masses on slanted sliders: the text says no factor and counts the left out as the JSON" '
+import re
+j = json.load(open("'"$tmp/qc.json"'"))
+t = open("'"$tmp/out"'").read()
+c = re.search(r"^(\d+) more factors? left out", t, re.M)
+ok = re.search(r"^3 degrees of freedom .*; no positive buckling load factor", t, re.M) is not None
+ok = ok and c is not None and int(c.group(1)) == j["noise_factors"] and 1 <= j["noise_factors"] <= 3
+msg = t'
 
 expect_rc 64 "--buckling with --at: usage error" "$MBSIM" modes --buckling --at 1 "$bk/strut.yaml"
 expect_rc 64 "--count without --buckling: usage error" "$MBSIM" modes --count 2 "$bk/strut.yaml"
