@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-struct odeint *odeint_new(struct ode_sys *sys, const struct sim_options *o)
+struct odeint *odeint_new(struct ode_sys *sys, const struct sim_options *o, int cap)
 {
 	struct odeint *O = xcalloc(1, sizeof(*O));
 	O->sys = sys;
@@ -23,14 +23,13 @@ struct odeint *odeint_new(struct ode_sys *sys, const struct sim_options *o)
 	O->no_analytic = o->jac_differences;
 	O->h_max = o->max_step > 0 ? o->max_step : o->t_end - o->t0 > 0 ? o->t_end - o->t0 : INFINITY;
 	O->span = o->t_end - o->t0 > 0 ? o->t_end - o->t0 : 1.0;
-	if (sys && sys->n > 0) {
-		O->n = sys->n;
-		O->cap = sys->n;
-		size_t n = (size_t)sys->n + 1;
-		O->y = xcalloc(n, sizeof(double));
-		O->yd = xcalloc(n, sizeof(double));
-		O->ydd = xcalloc(n, sizeof(double));
-	}
+	O->n = sys && sys->n > 0 ? sys->n : 0;
+	O->cap = cap > O->n ? cap : O->n;
+	/* one more than cap: room for one when there are no coordinates */
+	size_t n = (size_t)O->cap + 1;
+	O->y = xcalloc(n, sizeof(double));
+	O->yd = xcalloc(n, sizeof(double));
+	O->ydd = xcalloc(n, sizeof(double));
 	return O;
 }
 
@@ -46,19 +45,9 @@ int odeint_init(struct integ *it, const struct sim_options *o, struct diag *d)
 			   "run gave it none", it->info->name, it->info->formulation);
 		return -1;
 	}
-	struct odeint *O = odeint_new(it->ode, o);
 	/* the coordinates: at most it->ode_cap, known at the start (rp,
-	 * with the integral states), or room for one when there are none
-	 * (a tree of fixed joints) */
-	size_t n = (size_t)(it->ode_cap > it->ode->n ? it->ode_cap : it->ode->n) + 1;
-	free(O->y);
-	free(O->yd);
-	free(O->ydd);
-	O->y = xcalloc(n, sizeof(double));
-	O->yd = xcalloc(n, sizeof(double));
-	O->ydd = xcalloc(n, sizeof(double));
-	O->cap = (int)n - 1;
-	it->mem = O;
+	 * with the integral states) */
+	it->mem = odeint_new(it->ode, o, it->ode_cap);
 	return 0;
 }
 

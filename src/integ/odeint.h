@@ -87,8 +87,9 @@ int odeint_step(struct integ *it, double h, struct ra_state *x, struct ra_state 
 		odeint_kernel kernel);
 struct odeint *odeint_of(const struct integ *it);
 
-/* An odeint on a given system (unit tests); o: step-control settings. */
-struct odeint *odeint_new(struct ode_sys *sys, const struct sim_options *o);
+/* An odeint on a given system; o: step-control settings; room for cap
+ * coordinates, or sys->n when that is more (0: sys->n). */
+struct odeint *odeint_new(struct ode_sys *sys, const struct sim_options *o, int cap);
 void odeint_free(struct odeint **O);
 
 /* The accepted state from x (a new run, or x not the last state given). */

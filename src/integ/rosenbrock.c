@@ -208,7 +208,7 @@ static struct ros *ros_get(struct odeint *O, int id)
 		return O->mem;
 	struct ros *R = xcalloc(1, sizeof(*R));
 	ros_make(id, &R->co);
-	size_t n = (size_t)(O->cap > O->n ? O->cap : O->n) + 1;
+	size_t n = (size_t)O->cap + 1;
 	R->J1 = xcalloc(n * n, sizeof(double));
 	R->J2 = xcalloc(n * n, sizeof(double));
 	R->S = xcalloc(n * n, sizeof(double));
@@ -515,7 +515,7 @@ static void ros_ckpt(struct integ *it, struct ckpt *c)
 	if (!odeint_ckpt_state(it, c))
 		return;
 	struct ros *R = ros_get(O, it->info->id);
-	long cap = O->cap > O->n ? O->cap : O->n;
+	long cap = O->cap;
 	ckpt_i(c, &R->age, 1);
 	ckpt_d(c, R->J1, cap * cap);
 	ckpt_d(c, R->J2, cap * cap);

@@ -153,7 +153,7 @@ static double pend_run(int id, int n, double tol, long *steps)
 	o.adaptive = n == 0;
 	o.atol = o.rtol = tol;
 	pend_init(&P);
-	struct odeint *O = odeint_new(&P.sys, &o);
+	struct odeint *O = odeint_new(&P.sys, &o, 0);
 	O->y[0] = 1.0;
 	O->yd[0] = 0.0;
 	pend_rhs(NULL, 0, O->y, O->yd, O->ydd);
