@@ -209,10 +209,12 @@ fi
 # --- 4. killed, then continued ------------------------------------------
 # killed DECK OUT ARG...: mbsim run ARG... killed by SIGKILL once it has
 # run for D s, D = 0.3, 0.6, 1.2, 2.4 until the file holds a checkpoint
-# after the start and the run had not ended; 0, or 1 when none did.
+# after the start and before END (a kill between the end's checkpoint and
+# the status leaves 'running' with nothing left to continue); 0, or 1 when
+# none did.
 killed() {
-	_deck=$1 _out=$2
-	shift 2
+	_deck=$1 _out=$2 _end=$3
+	shift 3
 	for _d in 0.3 0.6 1.2 2.4; do
 		rm -f "$_out" "$_out.partial"
 		"$MBSIM" run "$_deck" -o "$_out" --quiet "$@" 2>"$tmp/err" &
@@ -224,7 +226,7 @@ killed() {
 import h5py, sys
 f = h5py.File('$_out', 'r')
 t = f['checkpoint/time'][:]
-sys.exit(0 if f.attrs['status'] == 'running' and len(t) > 1 and t[-1] > 0 else 1)" 2>/dev/null &&
+sys.exit(0 if f.attrs['status'] == 'running' and len(t) > 1 and 0 < t[-1] < $_end else 1)" 2>/dev/null &&
 			return 0
 	done
 	return 1
@@ -233,12 +235,12 @@ sys.exit(0 if f.attrs['status'] == 'running' and len(t) > 1 and t[-1] > 0 else 1
 # grow once the pendulum has settled, 2000 s take about 3 s)
 for m in genalpha adams; do
 	case $m in
-	genalpha) set -- --set time.end=8 --set integrator.step=1e-4 ;;
-	adams) set -- --set time.end=2000 --set integrator.step=1e-2 --set integrator.atol=1e-4 \
+	genalpha) end=8; set -- --set time.end=$end --set integrator.step=1e-4 ;;
+	adams) end=2000; set -- --set time.end=$end --set integrator.step=1e-2 --set integrator.atol=1e-4 \
 		--set integrator.rtol=1e-4 ;;
 	esac
 	set -- --set integrator.method=$m --set output.flush_interval=0.05 "$@"
-	if ! killed "$pend" "$tmp/kill.h5" "$@"; then
+	if ! killed "$pend" "$tmp/kill.h5" "$end" "$@"; then
 		bad "$m killed: no file with a checkpoint after the start"
 		continue
 	fi
