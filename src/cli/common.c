@@ -293,9 +293,7 @@ static int load(const char *path, char **sets, int nsets, struct deck **pdk,
 		if (stepped && d.nerr == 0 && *m && sim_formulation_is_tree(o))
 			tree_check(*m, &d);
 		if (stepped && d.nerr == 0 && *m) {
-			const struct integ_info *info = integ_find(o->method);
-			if (integ_check_beams(*m, info, o, &d) == 0)
-				integ_check_contact(*m, info, o, &d);
+			integ_check(*m, integ_find(o->method), o, &d);
 		}
 		if (!stepped && d.nerr == 0 && *m && (*m)->contact)
 			refuse_contact(*m, &d);

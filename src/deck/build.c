@@ -143,8 +143,10 @@ static void build_integrator_004(struct bctx *b, const struct dnode *v, struct s
 		if (ix != 2 && ix != 3)
 			diag_error(b->d, &dn_get(v, "index")->pos,
 				   "integrator.index must be 2 or 3, got %ld", ix);
-		else
+		else {
 			o->index = (int)ix;
+			o->index_pos = dn_get(v, "index")->pos;
+		}
 	}
 	if (opt_num(b, v, "atol", &o->atol) > 0)
 		check_positive(b, v, "atol", "integrator", o->atol);

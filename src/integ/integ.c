@@ -108,11 +108,15 @@ int integ_check(const struct model *m, const struct integ_info *info,
 {
 	if (integ_check_beams(m, info, o, d) || integ_check_contact(m, info, o, d))
 		return -1;
-	if (o->index == 2 && !has_index2(info)) {
+	if (info && o->index == 2 && !has_index2(info)) {
+		/* at the key, so that check refuses what run would stop at */
 		char list[512];
 		scheme_list(has_index2, list, sizeof list);
-		diag_error(d, NULL, "integrator '%s' has no index-2 formulation: integrator.index: 2 "
-			   "needs one of the schemes %s", info->name, list);
+		diag_error(d, o->index_pos.line ? &o->index_pos : NULL, "integrator '%s' has no "
+			   "index-2 formulation: integrator.index: 2 needs one of the schemes %s",
+			   info->name, list);
+		if (o->method_pos.line)
+			diag_note(d, &o->method_pos, "integrator '%s' given here", info->name);
 		return -1;
 	}
 	return 0;

@@ -173,8 +173,10 @@ struct integ {
 };
 
 /* The checks of scheme info against the model and options that need no
- * system: beams (integ_check_beams) and integrator.index.  0, or -1 with
- * a record in d. */
+ * system: beams (integ_check_beams), contact (integ_check_contact) and
+ * integrator.index (at its key).  The deck's load for check and run makes
+ * them (cli/common.c), so that check refuses what run would stop at.  0,
+ * or -1 with a record in d. */
 int integ_check(const struct model *m, const struct integ_info *info,
 		const struct sim_options *o, struct diag *d);
 /* The saddle-point solver of a run on sys (integrator.linear_solver). */

@@ -55,6 +55,7 @@ struct sim_options {
 	double assemble_tol;	/* initial.tolerance: Newton stop for assembly */
 	unsigned long seed;	/* seed: for urand() in expressions */
 	struct srcpos method_pos;	/* where integrator.method was given */
+	struct srcpos index_pos;	/* where integrator.index was given */
 };
 
 /* output.every unset: a run writes at most this many samples besides the
