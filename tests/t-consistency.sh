@@ -238,6 +238,52 @@ for s in lms2 rn4; do
 	expect_rc 1 "driver on a locked joint: run with $s stops before the first step" "$MBSIM" run \
 		"$locked" --set integrator.method=$s -o "$tmp/locked_$s.h5"
 done
+# The same when a closed loop locks the driven pin and the factorization
+# drops the loop's joint rows, not the driver's
+# (tests/matrix/driver_loop_locked.yaml, a rigid triangle; random model
+# 114, docs/results/matrix.md finding 10): check exited 0 (the driver's
+# row was not among the dropped ones), lms2 and rn4 completed with a
+# position residual of 0.021.  A driver is dependent when the rank of the
+# constraint Jacobian without its rows is that with them.
+loop=$top/tests/matrix/driver_loop_locked.yaml
+expect_rc 2 "driver on a pin a loop locks: check refuses it" "$MBSIM" check "$loop"
+if grep -q "driver_loop_locked.yaml:25:5: error: driver 'd0' prescribes a motion of joint 'j3'" "$tmp/err"; then
+	ok "driver on a pin a loop locks: refused at its FILE:LINE:COL"
+else
+	bad "driver on a pin a loop locks: refused at its FILE:LINE:COL" "$(cat "$tmp/err")"
+fi
+for s in lms2 rn4; do
+	expect_rc 1 "driver on a pin a loop locks: run with $s stops before the first step" \
+		"$MBSIM" run "$loop" --set integrator.method=$s -o "$tmp/loop_$s.h5"
+	grep -q "driver_loop_locked.yaml:25:5: error: driver 'd0'" "$tmp/err" &&
+		ok "driver on a pin a loop locks: run with $s names the driver" ||
+		bad "driver on a pin a loop locks: run with $s names the driver" "$(cat "$tmp/err")"
+done
+# The rank test does not refuse a driver the mechanism is free to follow
+# beside redundant rows: a planar four-bar (four revolutes about y: three
+# rows dependent) driven at the crank.
+cat >"$tmp/fourbar.yaml" <<'EOF'
+title: planar four-bar driven at the crank
+time: {end: 0.1}
+integrator: {method: lms2, step: 1e-3}
+bodies:
+  - {name: crank, mass: 1, position: [0, 0, 0.5], inertia: [0.1, 0.1, 0.01]}
+  - {name: coupler, mass: 1, position: [0.9, 0, 1.1], inertia: [0.1, 0.1, 0.01]}
+  - {name: rocker, mass: 1, position: [1.65, 0, 0.6], inertia: [0.1, 0.1, 0.01]}
+joints:
+  - {name: a, type: revolute, body1: ground, body2: crank, point: [0, 0, 0], axis: [0, 1, 0]}
+  - {name: b, type: revolute, body1: crank, body2: coupler, point: [0, 0, 1], axis: [0, 1, 0]}
+  - {name: c, type: revolute, body1: coupler, body2: rocker, point: [1.8, 0, 1.2], axis: [0, 1, 0]}
+  - {name: d, type: revolute, body1: rocker, body2: ground, point: [1.5, 0, 0], axis: [0, 1, 0]}
+drivers:
+  - {name: turn, joint: a, function: {type: rate, rate: 1}}
+EOF
+expect_rc 0 "driven planar four-bar with dependent joint rows: check takes it" \
+	"$MBSIM" check "$tmp/fourbar.yaml"
+grep -q "dependent rows: joint" "$tmp/out" && ok "the four-bar has dependent rows" ||
+	bad "the four-bar has dependent rows" "$(cat "$tmp/out")"
+expect_rc 0 "driven planar four-bar: run with rn4" \
+	"$MBSIM" run "$tmp/fourbar.yaml" --set integrator.method=rn4 -o "$tmp/fourbar.h5"
 
 # The summary line of an adaptive run gives its mean step, not
 # integrator.step (before: "711 steps of 0.001 s" for rn4's steps of about

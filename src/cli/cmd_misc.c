@@ -41,7 +41,7 @@ static int print_mobility(const char *deck, const struct model *m, const struct 
 	printf("%s\n", nd > 6 ? ", ..." : "");
 	struct diag dg;
 	diag_init(&dg);
-	int bad = mobility_refuse_drivers(m, mo.dependent, nd, &dg);
+	int bad = mobility_refuse_drivers(m, &mo, &dg);
 	cli_print_diag(&dg);
 	diag_release(&dg);
 	mobility_release(&mo);

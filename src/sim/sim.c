@@ -150,12 +150,12 @@ static int setup_stopped(struct run *R, const char *before)
  * tell the two apart at one configuration, and drops them for the whole
  * run either way; man mbsim-deck(5), REDUNDANT CONSTRAINTS).  Named in
  * r->redundant_rows, as many as fit. */
-static int note_redundant(struct run *R, struct diag *d)
+static int note_redundant(struct run *R, const struct ra_state *x, struct diag *d)
 {
 	struct sim_result *r = R->r;
 	int *rows = R->red_rows;
 	r->redundant = R->nred = integ_fix_redundant(R->it, rows);
-	if (mobility_refuse_drivers(R->a->m, rows, r->redundant, d)) {
+	if (mobility_refuse_drivers_at(R->a->m, x, d)) {
 		snprintf(r->message, sizeof r->message, "a driver's constraint row depends on "
 			 "the others at the initial state (see the error above; mbsim check "
 			 "names it too)");
@@ -320,7 +320,7 @@ static int setup(struct run *R, struct ra_state *x, struct diag *d)
 		sim_fail_message(R->it, st, x->t, 0, a->o->step, r->message, sizeof r->message);
 		return 1;
 	}
-	if (note_redundant(R, d))
+	if (note_redundant(R, x, d))
 		return 1;
 	if (R->tree) {
 		/* the tree's coordinates now, for the t0 sample's
