@@ -1,6 +1,7 @@
 /* xdmf.c - FILE.xdmf and FILE.xdmf.h5 for ParaView (xdmf.h). */
 #include "xdmf.h"
 #include "h5read.h"
+#include "xdmf_contact.h"
 #include "../util/vec.h"
 #include "../util/xalloc.h"
 
@@ -60,6 +61,7 @@ struct run {
 	int nb;
 	long nv, nt, nl;	/* vertices, triangles, line segments (beams) */
 	struct h5r_data t, r, q, v, w, verts, voff, mass, J, tri, lines;
+	struct xdmf_contacts con;	/* /contacts, when the model has contact */
 };
 
 static void run_release(struct run *u)
@@ -68,6 +70,7 @@ static void run_release(struct run *u)
 				 &u->mass, &u->J, &u->tri, &u->lines };
 	for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
 		h5r_data_release(d[i]);
+	xdmf_contacts_release(&u->con);
 }
 
 static int need(struct h5in *f, const char *path, struct h5r_data *d, long rows, int cols,
@@ -279,6 +282,8 @@ static int read_run(const char *h5path, struct run *u, long *nmodes, char *err, 
 	     need(f, "/bodies/velocity", &u->v, u->ns, 3 * u->nb, err, n) ||
 	     need(f, "/bodies/angular_velocity", &u->w, u->ns, 3 * u->nb, err, n)))
 		goto out;
+	if (xdmf_contacts_read(f, u->ns, &u->con, err, n))
+		goto out;
 	rc = 0;
 out:
 	h5r_close(&f);
@@ -426,6 +431,7 @@ static int write_data(const char *path, const struct run *u, long every, long nk
 	for (int j = 0; j <= NFIELD; j++)
 		if (dset[j] >= 0)
 			H5Dclose(dset[j]);
+	ok &= xdmf_contacts_write(f, &u->con, every, nk) == 0;
 	ok &= H5Fclose(f) >= 0;
 	if (ok && rename(tmp, path) != 0) {
 		seterr(err, n, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
@@ -439,8 +445,7 @@ static int write_data(const char *path, const struct run *u, long every, long nk
 	return ok ? 0 : -1;
 }
 
-/* s with the five XML specials escaped. */
-static void xml_str(FILE *f, const char *s)
+void xdmf_xml_str(FILE *f, const char *s)
 {
 	for (; *s; s++)
 		switch (*s) {
@@ -468,7 +473,7 @@ static void slab(FILE *f, const char *file, const char *dset, long k, long nk, l
 			"       <DataItem Dimensions=\"%ld %ld\" %s Format=\"HDF\">", d1, k, d1, nk, d1,
 			type);
 	}
-	xml_str(f, file);
+	xdmf_xml_str(f, file);
 	fprintf(f, ":%s</DataItem>\n      </DataItem>\n", dset);
 }
 
@@ -486,9 +491,9 @@ static int write_xml(const char *path, const char *h5path, const char *datapath,
 	static const char *const fl = "NumberType=\"Float\" Precision=\"4\"";
 	fprintf(f, "<?xml version=\"1.0\" ?>\n"
 		"<!-- written by mbsim (man mbsim-output(5)): bodies of ");
-	xml_str(f, h5);
+	xdmf_xml_str(f, h5);
 	fprintf(f, " as triangles (beams' nodes also joined by lines), global vertices per sample in ");
-	xml_str(f, dat);
+	xdmf_xml_str(f, dat);
 	fprintf(f, " -->\n<Xdmf Version=\"2.0\">\n <Domain>\n"
 		"  <Grid Name=\"bodies\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
 	for (long k = 0; k < nk; k++) {
@@ -502,7 +507,7 @@ static int write_xml(const char *path, const char *h5path, const char *datapath,
 			fprintf(f, "    <Topology TopologyType=\"Triangle\" NumberOfElements=\"%ld\">\n"
 				"     <DataItem Dimensions=\"%ld 3\" NumberType=\"Int\" Precision=\"4\" "
 				"Format=\"HDF\">", u->nt, u->nt);
-		xml_str(f, dat);
+		xdmf_xml_str(f, dat);
 		fprintf(f, ":/%s</DataItem>\n    </Topology>\n"
 			"    <Geometry GeometryType=\"XYZ\">\n", u->nl > 0 ? "cells" : "triangles");
 		slab(f, dat, "/vertices", k, nk, u->nv, 3, fl);
@@ -510,7 +515,7 @@ static int write_xml(const char *path, const char *h5path, const char *datapath,
 			"    <Attribute Name=\"body\" AttributeType=\"Scalar\" Center=\"Node\">\n"
 			"     <DataItem Dimensions=\"%ld\" NumberType=\"Int\" Precision=\"4\" Format=\"HDF\">",
 			u->nv);
-		xml_str(f, dat);
+		xdmf_xml_str(f, dat);
 		fprintf(f, ":/body</DataItem>\n    </Attribute>\n");
 		for (int j = 0; j < NFIELD; j++) {
 			char d[64];
@@ -522,7 +527,9 @@ static int write_xml(const char *path, const char *h5path, const char *datapath,
 		}
 		fprintf(f, "   </Grid>\n");
 	}
-	fprintf(f, "  </Grid>\n </Domain>\n</Xdmf>\n");
+	fprintf(f, "  </Grid>\n");
+	xdmf_contacts_xml(f, dat, &u->con, u->t.v, every, nk);
+	fprintf(f, " </Domain>\n</Xdmf>\n");
 	int bad = ferror(f);
 	bad |= fclose(f) != 0;
 	if (bad) {
@@ -596,11 +603,15 @@ int xdmf_export(const char *h5path, long every, char *info, size_t infolen, char
 			snprintf(what, sizeof what, " (modes 1-%ld of %ld, %d frames a cycle at "
 				 "times k + j/%d for mode k + 1)", u.ns / MODE_FRAMES, nmodes,
 				 MODE_FRAMES, MODE_FRAMES);
+		char con[64] = "";
+		if (u.con.present)
+			snprintf(con, sizeof con, ", %ld contact points",
+				 xdmf_contacts_rows(&u.con, every, nk));
 		if (rc == 0 && info)
 			snprintf(info, infolen, "%s: %ld of %ld sample%s%s%s, %d bod%s, %ld vertices, "
-				 "%ld triangles%s (data in %s, %s)", xp, nk, u.ns, u.ns == 1 ? "" : "s",
+				 "%ld triangles%s%s (data in %s, %s)", xp, nk, u.ns, u.ns == 1 ? "" : "s",
 				 every > 1 ? every_note(every) : "", what, u.nb, u.nb == 1 ? "y" : "ies",
-				 u.nv, u.nt, u.nl > 0 ? lines_note(u.nl) : "", dp, size_note(dp, xp));
+				 u.nv, u.nt, u.nl > 0 ? lines_note(u.nl) : "", con, dp, size_note(dp, xp));
 		run_release(&u);
 	}
 	free(xp), free(dp);
