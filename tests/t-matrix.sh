@@ -15,6 +15,12 @@
 #      reference shifted by 1e-3 m) fails, one off by its own Richardson
 #      error passes; a run that finds another number of event crossings
 #      than the reference fails, one whose crossing times converge passes;
+#      a body turning through a half turn about y, whose quaternion's w
+#      crosses 0 where the h run writes (w, 0, 1, 0) and the reference
+#      (w, 0, -1, 0) (both w >= 0: q and -q are one rotation), agrees
+#      when its angle error is of Richardson size (it failed with a
+#      distance 2: tests/forces/crank_rocker_pid.yaml, hi, fi, hilg),
+#      and still fails when the angle converges to a limit 1e-3 rad off;
 #   3. tests/matrix/bushing_aniso.yaml (unequal rotational stiffnesses of a
 #      bushing, found by the random models): K + V - W stays at its
 #      initial value within 1e-8 J over 1 s at h = 1e-4 (mssth5; measured
@@ -68,6 +74,25 @@ egood, _ = mx.judge(ev, {}, ea, eb, 2)
 emiss, ew = mx.judge(ev, {}, dict(ev, **{'events/time': np.array([0.3])}), eb, 2)
 ok = good and not wrong and abs(w['t'] - 1) < 1e-12 and egood and not emiss
 msg = 'good %s wrong %s worst %s; events %s, one missed %s (%s)' % (good, wrong, w, egood, emiss, ew)
+"
+pycheck "judge: orientations compared as rotations (q and -q) through a half turn" "
+import matrix as mx
+t = np.linspace(0, 1, 11)
+def quat(th):  # about y by th, written with w >= 0 as mbsim does (mat_to_quat)
+    q = np.stack([np.cos(th / 2), 0 * th, np.sin(th / 2), 0 * th], axis=1)
+    return np.where(q[:, :1] < 0, -q, q)
+# the angle reaches pi at t = 0.5 s; order 2, errors 1e-4 t and 2.5e-5 t
+th = 2 * np.pi * t
+ref = {'time': t, 'redundant': '', 'bodies/orientation': quat(th)}
+a = dict(ref, **{'bodies/orientation': quat(th + 1e-4 * t)})
+b = dict(ref, **{'bodies/orientation': quat(th + 2.5e-5 * t)})
+flip = float(np.abs(a['bodies/orientation'] - ref['bodies/orientation']).max())
+good, w = mx.judge(ref, {}, a, b, 2)
+a2 = dict(ref, **{'bodies/orientation': quat(th + 1e-3 + 1e-4 * t)})
+b2 = dict(ref, **{'bodies/orientation': quat(th + 1e-3 + 2.5e-5 * t)})
+wrong, w2 = mx.judge(ref, {}, a2, b2, 2)
+ok = flip > 1.9 and good and not wrong
+msg = 'raw distance %g; half turn %s (%s); 1e-3 rad off %s (%s)' % (flip, good, w, wrong, w2)
 "
 
 expect_rc 0 "run bushing_aniso.yaml" "$MBSIM" run "$top/tests/matrix/bushing_aniso.yaml" -q \
