@@ -66,6 +66,13 @@ KINEMATIC = {"bodies/position", "bodies/velocity", "bodies/orientation",
              "bodies/angular_velocity", "particles/position", "particles/velocity",
              "points/position", "points/velocity", "joints/coordinate"}
 REACTIONS = {"joints/reaction_force", "joints/reaction_torque"}
+# The quantities made of the multipliers.  newmark with gamma = 1/2 does
+# not damp them: on the index-3 equations their error at a step keeps the
+# size the start gave it, whatever h (decks/spherical_top.yaml: 122 N at
+# h = 2.5e-4 and 1.25e-4 s beside a largest reaction of 46 N; the mean of
+# two steps 0.27 and 0.13 N), and mbsim run says so.  Those cells compare
+# the other quantities only (documented rule, docs/results/matrix.md).
+MULTIPLIERS = REACTIONS | {"drivers/effort"}
 # the crossing times of the deck's events (not a series: one row per
 # crossing, mbsim-output(5) /events); a run that finds another number of
 # crossings than the reference fails
@@ -139,6 +146,11 @@ class Deck:
         # are located on the run loop's step (mbsim-deck(5) EVENTS), whose
         # interpolant across a whole sample interval errs by its 4th power
         self.events = bool(d.get("events"))
+        # newmark's gamma (every named variant has 1/2); None when an expression
+        try:
+            self.nm_gamma = 0.5 if "variant" in integ else float(integ.get("gamma", 0.5))
+        except (TypeError, ValueError):
+            self.nm_gamma = None
         self.runs = 0
 
 
@@ -240,13 +252,13 @@ def diff(a, b, q=None):
     return float(da.max()), int(i)
 
 
-def quantities(ref, *others):
-    """The quantities every file has with the same shape; reactions only when
-    no file dropped redundant rows (they are then not unique)."""
+def quantities(ref, *others, skip=()):
+    """The quantities every file has with the same shape, but SKIP; reactions
+    only when no file dropped redundant rows (they are then not unique)."""
     keys = [k for k in ref if isinstance(ref[k], np.ndarray) and k != "time"]
     keep = []
     for k in keys:
-        if any(k not in o or o[k].shape != ref[k].shape for o in others):
+        if k in skip or any(k not in o or o[k].shape != ref[k].shape for o in others):
             continue
         if k in REACTIONS and any(x["redundant"] for x in (ref,) + others):
             continue
@@ -254,10 +266,10 @@ def quantities(ref, *others):
     return keep
 
 
-def judge(ref, unc, a, b, p):
+def judge(ref, unc, a, b, p, skip=()):
     """Verdict of a cell: A at h, B at h/2, REF the reference, UNC {q: its
-    uncertainty}, P the order.  Returns (ok, worst) with worst = dict of the
-    quantity of largest e/B."""
+    uncertainty}, P the order, SKIP quantities not compared.  Returns (ok,
+    worst) with worst = dict of the quantity of largest e/B."""
     rich = 2.0 ** p / (2.0 ** p - 1.0) if p > 0 else 2.0
     worst = None
     ok = True
@@ -268,7 +280,7 @@ def judge(ref, unc, a, b, p):
                            "bound": 0.0, "t": float(ref["time"][-1]), "ratio": np.inf,
                            "why": "%d and %d crossings, the reference %d" % (
                                n[0], n[1], len(ref[EVENTS]))}
-    for q in quantities(ref, a, b):
+    for q in quantities(ref, a, b, skip=skip):
         if not ref[q].size:  # no crossing of the events, in every run alike
             continue
         e, ie = diff(a[q], ref[q], q)
@@ -406,8 +418,11 @@ def run_cell(mbsim, deck, scheme, form, order, tolctl, R):
             res = {"verdict": "FAILED", "message": "samples not on the reference's grid"}
             continue
         p = 0 if tolctl else order
-        ok, worst = judge(R["ref"], R["unc"], a, b, p)
+        skip = MULTIPLIERS if scheme == "newmark" and getattr(deck, "nm_gamma", 0.5) == 0.5 else ()
+        ok, worst = judge(R["ref"], R["unc"], a, b, p, skip)
         setting = ("tol %g" % tol) if tolctl else ("h %g" % hh)
+        if skip:
+            setting += ", no multipliers"
         res = {"verdict": "agrees" if ok else "FAILED", "worst": worst, "order": p,
                "setting": setting, "tries": level + 1}
         if ok:

@@ -479,6 +479,18 @@ int cmd_run(int argc, char **argv)
 		if (!ro.quiet && !ro.json && r.redundant)
 			fprintf(stderr, "mbsim: note: %d redundant constraint row%s dropped (multiplier "
 				"0): %s\n", r.redundant, r.redundant > 1 ? "s" : "", r.redundant_rows);
+		if (!ro.quiet && !ro.json && m->ncons > 0 && strcmp(o.method, "newmark") == 0 &&
+		    o.nm_gamma == 0.5)
+			/* issue 27, finding 5: undamped, their error at a step keeps
+			 * the size the start gave it however small h is (the spherical
+			 * top: 122 N at h = 2.5e-4 and 1.25e-4 beside a largest
+			 * reaction of 46 N; the mean of two steps 0.27 and 0.13 N) */
+			fprintf(stderr, "mbsim: note: newmark with gamma = 1/2 does not damp its "
+				"multipliers: /joints/reaction_* and /drivers/effort oscillate from step "
+				"to step and do not converge as the step shrinks (their mean over two "
+				"steps does); positions and velocities converge.  gamma > 1/2, "
+				"tangent_newmark, hht or genalpha give converging reactions "
+				"(mbsim-deck(5), newmark)\n");
 		if (!ro.quiet && !ro.json && r.singular_steps)
 			fprintf(stderr, "mbsim: note: %ld step%s near singular positions taken again "
 				"with nearly dependent constraint rows dropped\n", r.singular_steps,
