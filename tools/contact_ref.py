@@ -7,8 +7,14 @@ Radau/DOP853 at tight tolerances, never from mbsim.
       the restitution of one impact of a mass M at speed V0 on a rigid
       plane under F = max(0, K d^N (1 + c(E) d'/V0)), c of FORM
       (hunt_crossley 3(1-e)/2, lankarani_nikravesh 3(1-e^2)/4, flores
-      8(1-e)/(5e)), gravity G along the approach (default 0): the
-      rebound speed over V0.
+      8(1-e)/(5e), exact: the c whose impact without gravity rebounds
+      with E, from the closed form -c e - ln(1 - c e) = c - ln(1 + c)
+      written with Lambert's W, e = (1 + W0(-(1+c) exp(-(1+c)))) / c,
+      solved by SciPy's brentq; W by mpmath at 60 digits), gravity G along the approach (default
+      0): the rebound speed over V0, integrated.
+  closed FORM E
+      the restitution without gravity from the closed form (Lambert W)
+      at the FORM's c(E).
   hertz_duration M R ESTAR V0
       the contact time of the undamped Hertz impact, 2.868 (M^2/(R ESTAR^2
       V0))^(1/5) (K. L. Johnson, Contact Mechanics, 1985, section 11.4), and the
@@ -18,9 +24,26 @@ import sys
 
 import numpy as np
 from scipy.integrate import solve_ivp
+from scipy.optimize import brentq
+import mpmath
+
+
+def closed(c):
+    """the restitution of F = K d^n (1 + c d'/v0) without gravity"""
+    if c == 0:
+        return 1.0
+    with mpmath.workdps(60):    # W0 near its branch point -1/e for small c
+        z = 1 + mpmath.mpf(c)
+        return float((1 + mpmath.lambertw(-z * mpmath.exp(-z))) / c)
 
 
 def damping(form, e):
+    if form == "exact":
+        e = max(e, 0.01)
+        if e >= 1:
+            return 0.0
+        return np.exp(brentq(lambda lc: closed(np.exp(lc)) - e, np.log(1e-12), np.log(1e3),
+                             xtol=1e-14))
     return {"hunt_crossley": 1.5 * (1 - e), "lankarani_nikravesh": 0.75 * (1 - e * e),
             "flores": 1.6 * (1 - e) / max(e, 0.01)}[form]
 
@@ -45,6 +68,8 @@ def main(a):
         form, e, n, K, m, v0 = a[1], *map(float, a[2:7])
         g = float(a[7]) if len(a) > 7 else 0.0
         print("%.12g" % (impact(form, e, n, K, m, v0, g)[1] / v0))
+    elif a[0] == "closed":
+        print("%.12g" % closed(damping(a[1], float(a[2]))))
     elif a[0] == "hertz_duration":
         m, R, Es, v0 = map(float, a[1:5])
         t, _ = impact("flores", 1.0, 1.5, 4.0 / 3.0 * Es * np.sqrt(R), m, v0)

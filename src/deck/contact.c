@@ -60,6 +60,8 @@ static int build_mat(struct bctx *b, const struct dnode *v, const char *key, con
 	if (hE && coef(b, v, "youngs_modulus", what, 0, INFINITY, 0, &c->E) > 0 && !(c->E > 0))
 		diag_error(b->d, &dn_get(v, "youngs_modulus")->pos, "youngs_modulus of the contact "
 			   "material of %s must be > 0, got %g", what, c->E);
+	if (hk || hE)
+		c->kpos = dn_get(v, hk ? "stiffness" : "youngs_modulus")->pos;
 	c->nu = 0.3;
 	if (coef(b, v, "poisson_ratio", what, 0, 0.5, 1, &c->nu) > 0 && !hE)
 		diag_error(b->d, &dn_get(v, "poisson_ratio")->pos, "poisson_ratio of the contact "
@@ -167,13 +169,34 @@ int build_body_contact(struct bctx *b, const struct dnode *v, const char *what,
 	return 0;
 }
 
-/* After the bodies: one exponent in the deck, and a Hertz plane only
- * under round bodies. */
+/* A note where the smooth model's damping form does not give material
+ * c's impacts its restitution to 1 % (hunt_crossley, lankarani_nikravesh
+ * and flores approximate the exact c(e); mbsim-deck(5)), or where e is
+ * below the 0.01 the model reaches. */
+static void note_restitution(struct bctx *b, const struct model_contact *mc,
+			     const struct contact_mat *c)
+{
+	double e = c->e, eg = contact_restitution_of(contact_damping_coef(mc->damping, e));
+	if (e < 0.01)
+		diag_note(b->d, &c->pos, "the smooth contact model's restitution is at least "
+			  "0.01: this material's %g gives impacts %.3g", e, eg);
+	else if (fabs(eg - e) > 0.01 * e)
+		diag_note(b->d, &c->pos, "contact.damping %s gives this material's impacts a "
+			  "restitution of %.3g, not its %g (the form holds near e = 1); "
+			  "contact.damping: exact gives %g", contact_damping_names[mc->damping], eg,
+			  e, e);
+}
+
+/* After the bodies: one exponent in the deck, a Hertz plane only under
+ * round bodies, and the notes of note_restitution. */
 void check_contact(struct bctx *b)
 {
 	struct model_contact *mc = b->m->contact;
 	if (!mc)
 		return;
+	if (mc->model == CONTACT_SMOOTH)
+		for (int i = 0; i < mc->nmat; i++)
+			note_restitution(b, mc, mc->mat + i);
 	const struct contact_mat *first = NULL;
 	for (int i = 0; i < mc->nmat + mc->nplanes; i++) {
 		const struct contact_mat *c = i < mc->nmat ? mc->mat + i :

@@ -147,7 +147,7 @@ static const struct key_sect body_sect = { "body", body_keys };
 
 static const struct key_def contact_keys[] = {
 	{ "model", K_STR, 0, NULL, "contact model: smooth (compliant normal force and friction, a force on the bodies) or nonsmooth (impulses, Moreau-Jean time-stepping) (default smooth)" },
-	{ "damping", K_STR, 0, NULL, "smooth model's normal damping from the restitution: hunt_crossley, lankarani_nikravesh or flores (default flores)" },
+	{ "damping", K_STR, 0, NULL, "smooth model's normal damping from the restitution: exact, hunt_crossley, lankarani_nikravesh or flores (default exact)" },
 	{ NULL, 0, 0, NULL, NULL }
 };
 static const struct key_sect contact_sect = { "contact", contact_keys };

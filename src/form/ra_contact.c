@@ -7,11 +7,19 @@
  *   F_n = max(0, K d^n (1 + chi d'))
  * with K the pair's stiffness (the sides in series; a Hertz side
  * 4/3 E/(1 - nu^2) sqrt(R*)), n the exponent, and the damping chi =
- * c(e) / v0 from the restitution e and the approach speed v0 at the
- * contact's onset (at most half of critical damping, eff_mass):
+ * c(e) / v with c of the damping form (model/contact.c):
+ *   exact                c with the impact's restitution e exactly
  *   hunt_crossley        c = 3 (1 - e) / 2        (Hunt, Crossley 1975)
  *   lankarani_nikravesh  c = 3 (1 - e^2) / 4      (Lankarani, Nikravesh 1990)
  *   flores               c = 8 (1 - e) / (5 e)    (Flores et al. 2011)
+ * and v the approach speed v0 at the contact's onset, or, when larger,
+ * the speed v_d at which an impact of the pair's masses would reach the
+ * present penetration (K d^(n+1) / (n + 1) = M v_d^2 / 2): an impact is
+ * damped from its onset speed (v_d stays below it), while a contact
+ * that began slowly and was pressed deeper (a body settling, a load
+ * coming on) is damped as an impact that fast, not c(e)/v0 with v0 -> 0
+ * (its damping ratio then stays about c, which explicit schemes need
+ * bounded).
  * Friction: an elastic-plastic stick state, a tangential spring s
  * anchored at the contact's material points, s grown by their relative
  * displacement since the last accepted state; F_t = -(k_t s + c_t v_t),
@@ -66,6 +74,10 @@ struct ra_contact {
 	} slot[2];
 	unsigned long tick;
 	int nb;
+	/* c(e) of the deck's damping form for each restitution its
+	 * materials give (a pair's is one of them), sorted by e */
+	double *ce, *cc;
+	int nce;
 };
 
 static int key_cmp(const struct cstate *x, const struct contact_pt *c)
@@ -95,6 +107,41 @@ static const struct cstate *find_state(const struct ra_contact *C, const struct 
 	return NULL;
 }
 
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+	return (a > b) - (a < b);
+}
+
+/* C's table of c(e) over the restitutions of mc's materials (the exact
+ * form's c is a root found once, not per contact and evaluation) */
+static void damping_table(struct ra_contact *C, const struct model_contact *mc)
+{
+	int n = 0;
+	C->ce = xmalloc(((size_t)mc->nmat + (size_t)mc->nplanes + 1) * sizeof(double));
+	for (int i = 0; i < mc->nmat; i++)
+		C->ce[n++] = mc->mat[i].e;
+	for (int i = 0; i < mc->nplanes; i++)
+		if (mc->planes[i].has_mat)
+			C->ce[n++] = mc->planes[i].mat.e;
+	C->ce[n++] = 0;	/* a pair without materials */
+	qsort(C->ce, (size_t)n, sizeof(double), cmp_double);
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (k == 0 || C->ce[i] != C->ce[k - 1])
+			C->ce[k++] = C->ce[i];
+	C->nce = k;
+	C->cc = xmalloc((size_t)k * sizeof(double));
+	for (int i = 0; i < k; i++)
+		C->cc[i] = contact_damping_coef(mc->damping, C->ce[i]);
+}
+
+static double damping_of(const struct ra_contact *C, double e)
+{
+	const double *p = bsearch(&e, C->ce, (size_t)C->nce, sizeof(double), cmp_double);
+	return p ? C->cc[p - C->ce] : contact_damping_coef(C->mc->damping, e);
+}
+
 struct ra_contact *ra_contact_new(const struct model *m)
 {
 	if (!m->contact || m->contact->model != CONTACT_SMOOTH)
@@ -108,6 +155,7 @@ struct ra_contact *ra_contact_new(const struct model *m)
 	C->nb = m->nbodies;
 	for (int k = 0; k < 2; k++)
 		C->slot[k].at = xmalloc(18 * ((size_t)m->nbodies + 1) * sizeof(double));
+	damping_table(C, m->contact);
 	return C;
 }
 
@@ -118,6 +166,8 @@ void ra_contact_free(struct ra_contact **C)
 	contact_world_free(&(*C)->W);
 	free((*C)->st);
 	free((*C)->nw);
+	free((*C)->ce);
+	free((*C)->cc);
 	for (int k = 0; k < 2; k++) {
 		free((*C)->slot[k].out);
 		free((*C)->slot[k].at);
@@ -154,19 +204,7 @@ static void pair_par(const struct ra_contact *C, const struct contact_pt *c, str
 	p->K = isinf(ka) ? kb : isinf(kb) ? ka : 1 / (1 / ka + 1 / kb);
 	p->n = mb->exponent;
 	contact_pair_coef(mc, c->a, c->plane, c->b, &p->mu_s, &p->mu_d, &p->e);
-	switch (mc->damping) {
-	case CDAMP_HUNT_CROSSLEY:
-		p->c = 1.5 * (1 - p->e);
-		break;
-	case CDAMP_LANKARANI_NIKRAVESH:
-		p->c = 0.75 * (1 - p->e * p->e);
-		break;
-	default:
-		/* e -> 0 makes Flores's c infinite: a perfectly plastic
-		 * impact is taken at e = 0.01 */
-		p->c = 1.6 * (1 - p->e) / fmax(p->e, 0.01);
-		break;
-	}
+	p->c = damping_of(C, p->e);
 }
 
 /* ---- one contact ---- */
@@ -226,6 +264,13 @@ static double eff_mass(const struct ra *s, const struct contact_pt *c)
 	return 1 / inv;
 }
 
+/* The pair's reduced mass 1/(1/m_a + 1/m_b) (the ground infinite): the
+ * most an impact's normal effective mass can be (lever arms lessen it) */
+static double pair_mass(const struct ra *s, const struct contact_pt *c)
+{
+	return c->a < 0 ? s->mass[c->b] : 1 / (1 / s->mass[c->a] + 1 / s->mass[c->b]);
+}
+
 /* The force f (global, on side b; -f on side a) of contact c at x, with
  * what the commit and the output need in o; st its committed state or
  * NULL (a new contact). */
@@ -244,10 +289,17 @@ static void contact_force(const struct ra *s, const struct ra_state *x,
 	v3_axpy(vt, dd, c->n);	/* vr - (vr . n) n */
 	double v0 = st ? st->v0 : fmax(dd, V0_FLOOR), me = eff_mass(s, c);
 	double Fel = p.K * pow(d, p.n), kn = p.n * Fel / d;
-	/* the damping c(e) / v0, at most half of critical for me: a contact
-	 * that starts slowly (v0 -> 0) is not made stiff beyond what the
-	 * restitution asks of a fast one */
-	double chi = fmin(p.c / v0, Fel > 0 ? sqrt(kn * me) / Fel : 0);
+	/* the damping c(e) / v0 while d is within what an impact at v0
+	 * reaches (v_d <= v0, K d^(n+1) / (n + 1) = M v_d^2 / 2); deeper,
+	 * falling as (v0 / v_d)^4 to half of critical for me */
+	double vd = sqrt(2 * Fel * d / ((p.n + 1) * pair_mass(s, c)));
+	double chi = p.c / v0;
+	if (vd > v0 && Fel > 0) {
+		double r = v0 / vd;
+		chi = fmin(chi, fmax(sqrt(kn * me) / Fel, chi * r * r * r * r));
+	}
+	/* the force >= 0: a damper that would pull the sides together as
+	 * they part (d' < -1/chi) lets go instead */
 	double Fn = fmax(0, Fel * (1 + chi * dd));
 	/* the stick spring: the anchors' displacement since the commit */
 	double sp[3] = { 0, 0, 0 };

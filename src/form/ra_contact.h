@@ -23,6 +23,13 @@ struct ra_contact_out {
 	int slip;		/* sliding (friction at its limit) */
 };
 
+/* Refuse (-1, errors in d at the materials' stiffness keys) a smooth
+ * contact material whose impacts last less than 1e-9 s, or, for a fixed
+ * step (adaptive 0), fewer steps than its restitution needs
+ * (ra_contact_check.c). */
+struct diag;
+int ra_contact_check(const struct model *m, int adaptive, double step, struct diag *d);
+
 /* NULL unless the model's contact is smooth and some body has a material. */
 struct ra_contact *ra_contact_new(const struct model *m);
 void ra_contact_free(struct ra_contact **C);

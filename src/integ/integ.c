@@ -4,6 +4,7 @@
  * registry row.  No family is named here: a new one is its own file and
  * its registry rows. */
 #include "integ.h"
+#include "../form/ra_contact.h"
 #include "../model/contact.h"
 #include "../util/ckpt.h"
 #include "../util/xalloc.h"
@@ -89,6 +90,8 @@ int integ_check_contact(const struct model *m, const struct integ_info *info,
 			   "after each of its internal steps then)", info->name);
 		return -1;
 	}
+	if (mc && info && ra_contact_check(m, o->adaptive, o->step, d))
+		return -1;
 	if (!mc || mc->model != CONTACT_NONSMOOTH || !info || steps_nonsmooth(info))
 		return 0;
 	/* impulses need a scheme that solves for them: the others would

@@ -19,11 +19,13 @@ enum contact_model {
 	CONTACT_NMODELS
 };
 
-/* The normal force's damping of the smooth model (elem_contact.c). */
+/* The normal force's damping of the smooth model (form/ra_contact.c):
+ * chi = c(e) / v0 in F = K d^n (1 + chi d'), c of the form. */
 enum contact_damping {
 	CDAMP_HUNT_CROSSLEY,
 	CDAMP_LANKARANI_NIKRAVESH,
 	CDAMP_FLORES,
+	CDAMP_EXACT,		/* c solved from the impact's exact restitution */
 	CDAMP_NFORMS
 };
 
@@ -39,6 +41,7 @@ struct contact_mat {
 	double exponent;	/* of the normal force k delta^exponent, > 0 */
 	double stick_stiffness;	/* tangential spring of the stuck state, N/m; 0: from k */
 	struct srcpos pos;	/* where the deck gives it */
+	struct srcpos kpos;	/* its stiffness or youngs_modulus key */
 };
 
 struct contact_plane {
@@ -71,5 +74,15 @@ const struct contact_mat *contact_mat_of(const struct model_contact *mc, int b);
 void contact_pair_coef(const struct model_contact *mc, int a, int plane, int b,
 		       double *mu_s, double *mu_d, double *e);
 void contact_set_free(struct model_contact **mc);
+
+/* The restitution of one impact under F = K d^n (1 + c d'/v0) at
+ * approach speed v0 without other forces: the e in (0, 1] with
+ * -c e - ln(1 - c e) = c - ln(1 + c), whatever K, n and the mass
+ * (mbsim-deck(5), CONTACT). */
+double contact_restitution_of(double c);
+/* c(e) of the damping form (c >= 0; e in [0, 1], e = 0 taken as 0.01
+ * where the form is infinite there); for CDAMP_EXACT the inverse of
+ * contact_restitution_of. */
+double contact_damping_coef(enum contact_damping form, double e);
 
 #endif
