@@ -717,15 +717,20 @@ static void sort_points(struct contact_world *W)
 	W->cap2 = c;
 }
 
-int contact_pt_order(const struct contact_pt *a, const struct contact_pt *b)
+int contact_key_order(int a, int b, int plane, int feat, const struct contact_pt *y)
 {
-	if (a->a != b->a)
-		return a->a < b->a ? -1 : 1;
-	if (a->b != b->b)
-		return a->b < b->b ? -1 : 1;
-	if (a->plane != b->plane)
-		return a->plane < b->plane ? -1 : 1;
-	return (a->feat > b->feat) - (a->feat < b->feat);
+	if (a != y->a)
+		return a < y->a ? -1 : 1;
+	if (b != y->b)
+		return b < y->b ? -1 : 1;
+	if (plane != y->plane)
+		return plane < y->plane ? -1 : 1;
+	return (feat > y->feat) - (feat < y->feat);
+}
+
+int contact_pt_order(const struct contact_pt *x, const struct contact_pt *y)
+{
+	return contact_key_order(x->a, x->b, x->plane, x->feat, y);
 }
 
 /* cells per axis packed 21 bits each; farther cells wrap, which only adds

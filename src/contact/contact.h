@@ -67,6 +67,9 @@ int contact_detect(struct contact_world *W, const double *r, const double *A, do
 /* The order of contact_detect's list: by (a, b, plane, feat); 0 for the
  * same contact (whose state a step carries to the next). */
 int contact_pt_order(const struct contact_pt *x, const struct contact_pt *y);
+/* The same order for a contact kept by its key (a, b, plane, feat) alone,
+ * against y: a friction state's lookup among the points. */
+int contact_key_order(int a, int b, int plane, int feat, const struct contact_pt *y);
 
 /* Broad-phase statistics of the last call: candidate pairs tested in the
  * narrow phase (for bench/README.md's growth figures). */

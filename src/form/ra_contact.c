@@ -80,23 +80,13 @@ struct ra_contact {
 	int nce;
 };
 
-static int key_cmp(const struct cstate *x, const struct contact_pt *c)
-{
-	if (x->a != c->a)
-		return x->a < c->a ? -1 : 1;
-	if (x->b != c->b)
-		return x->b < c->b ? -1 : 1;
-	if (x->plane != c->plane)
-		return x->plane < c->plane ? -1 : 1;
-	return (x->feat > c->feat) - (x->feat < c->feat);
-}
-
 static const struct cstate *find_state(const struct ra_contact *C, const struct contact_pt *c)
 {
 	size_t lo = 0, hi = C->nst;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		int k = key_cmp(C->st + mid, c);
+		const struct cstate *x = C->st + mid;
+		int k = contact_key_order(x->a, x->b, x->plane, x->feat, c);
 		if (k == 0)
 			return C->st + mid;
 		if (k < 0)
