@@ -14,7 +14,11 @@ step (/contacts/count at the samples) and the cost per contact-step in
 microseconds, then the growth of that cost between successive N (its ratio,
 and the exponent: log ratio over log N ratio).
 
+With --model nonsmooth the pile of deck_nonsmooth() (moreau, h = 1e-3 s,
+the layers falling onto each other from 1 mm apart) instead.
+
   bench/contact_pile.py [--mbsim build/mbsim] [--n 100,1000,10000] [--reps 3]
+                        [--model smooth|nonsmooth]
 """
 import argparse
 import math
@@ -58,10 +62,48 @@ def deck(n):
     return "\n".join(lines) + "\n"
 
 
-def run(mbsim, path, d, steps):
-    """Processor seconds of a run of `steps` steps (its exit status 0)."""
+def deck_nonsmooth(n, end=0.022):
+    """The pile under the nonsmooth model (moreau, h = 1e-3 s): the same
+    spheres (mu 0.5, e 0.5; no stiffness) and columns, but apart at the
+    start, as Moreau's scheme wants (it stops approach, it does not push
+    overlapping bodies apart): layers 1 mm apart, sideways pitch 2 R + 12 mm
+    with the same random offsets of up to 5 mm, so that neighbours and walls
+    start at least 1 mm apart and the columns lean as they settle."""
+    side = max(1, round(math.sqrt(n / 10)))
+    cols = side * side
+    layers = math.ceil(n / cols)
+    R, gap = 0.05, 0.012
+    pitch = 2 * R + gap
+    L = side * pitch / 2
+    rng = np.random.default_rng(1)
+    lines = ["title: pile of %d spheres, nonsmooth (bench/contact_pile.py)" % n,
+             "gravity: [0, 0, -9.81]",
+             "time: {end: %g}" % end, "integrator: {method: moreau, step: 1e-3}",
+             "output: {every: 10}", "contact: {model: nonsmooth}", "contact_planes:",
+             "  - {normal: [0, 0, 1]}",
+             "  - {point: [%g, 0, 0], normal: [1, 0, 0]}" % -L,
+             "  - {point: [%g, 0, 0], normal: [-1, 0, 0]}" % L,
+             "  - {point: [0, %g, 0], normal: [0, 1, 0]}" % -L,
+             "  - {point: [0, %g, 0], normal: [0, -1, 0]}" % L, "bodies:"]
+    k = 0
+    for z in range(layers):
+        for c in range(cols):
+            if k == n:
+                break
+            x = -L + pitch * (c % side + 0.5) + 0.005 * rng.uniform(-1, 1)
+            y = -L + pitch * (c // side + 0.5) + 0.005 * rng.uniform(-1, 1)
+            lines.append("  - {name: s%d, mass: 0.1, inertia: [1e-4, 1e-4, 1e-4], "
+                         "position: [%.6f, %.6f, %.6f], shape: {type: sphere, radius: %g}, "
+                         "contact: {mu_s: 0.5, mu_d: 0.5, restitution: 0.5}}"
+                         % (k, x, y, R + 0.001 + z * (2 * R + 0.001), R))
+            k += 1
+    return "\n".join(lines) + "\n"
+
+
+def run(mbsim, path, d, steps, h):
+    """Processor seconds of a run of `steps` steps of h (its exit status 0)."""
     p = subprocess.Popen([mbsim, "run", path, "-o", os.path.join(d, "p.h5"), "--force",
-                          "--set", "time.end=%g" % (steps * 1e-4)],
+                          "--set", "time.end=%g" % (steps * h)],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, ru = os.wait4(p.pid, 0)
     err = p.stderr.read().decode(errors="replace")
@@ -76,16 +118,18 @@ def main():
     ap.add_argument("--mbsim", default="build/mbsim")
     ap.add_argument("--n", default="100,1000,10000")
     ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--model", choices=("smooth", "nonsmooth"), default="smooth")
     a = ap.parse_args()
+    make, h = (deck, 1e-4) if a.model == "smooth" else (deck_nonsmooth, 1e-3)
     rows = []
     with tempfile.TemporaryDirectory() as d:
         for n in map(int, a.n.split(",")):
             path = os.path.join(d, "pile%d.yaml" % n)
-            open(path, "w").write(deck(n))
+            open(path, "w").write(make(n))
             cpu = {20: [], 220: []}
             for _ in range(a.reps):
                 for steps in (20, 220):
-                    cpu[steps].append(run(a.mbsim, path, d, steps))
+                    cpu[steps].append(run(a.mbsim, path, d, steps, h))
             with h5py.File(os.path.join(d, "p.h5"), "r") as f:
                 nc = float(np.mean(f["contacts/count"][1:]))
             t = float(np.median(cpu[220]) - np.median(cpu[20]))

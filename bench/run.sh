@@ -89,3 +89,8 @@ echo "wrote $large"
 pile=bench/results/contact-pile-$(date +%Y%m%d-%H%M%S).txt
 /usr/bin/python3 bench/contact_pile.py --mbsim "$MBSIM" --reps 3 | tee "$pile"
 echo "wrote $pile"
+# and under the nonsmooth model (moreau), N = 100 and 1000
+pile=bench/results/contact-pile-nonsmooth-$(date +%Y%m%d-%H%M%S).txt
+/usr/bin/python3 bench/contact_pile.py --mbsim "$MBSIM" --reps 3 --model nonsmooth \
+	--n 100,1000 | tee "$pile"
+echo "wrote $pile"

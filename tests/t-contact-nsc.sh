@@ -46,6 +46,21 @@
 #      swing (contact and a revolute joint together): it swings back to
 #      e^2 L above the bottom, to 2 v h (v = sqrt(2 g L), as in 1.), and
 #      its ball stays on the joint's circle (1e-9 m).
+#   8. pile.yaml: 64 spheres in four jammed layers settle in a box of four walls
+#      on a floor (mu 0.5, e = 0), a problem Gauss-Seidel solves only to
+#      about 1e-4 of the largest impulse within 200 sweeps (the run accepts
+#      it there, mbsim-deck(5) CONTACT): it completes, the largest change
+#      accepted at most 1e-4 (--json max_contact_residual); over its last
+#      0.3 s every centroid speed is below v_r = 1e-5 m/s, a few times the
+#      4e-6 m/s by which an impulse error of 1e-4 of the bottom layer's
+#      4 m g h moves one sphere of m = 0.1 kg (spin about the vertical is
+#      not damped by point contacts and is not checked); no penetration
+#      beyond h v, v = sqrt(2 g 4 mm) the fastest fall through the four
+#      1 mm gaps; the ground's vertical impulse per step (normal and
+#      friction) is the weight 64 m g h to the momentum change a speed of
+#      v_r allows, 2 64 m v_r, and the floor's normal impulse alone that
+#      to within mu_s times the walls' normal impulses (their friction,
+#      Coulomb, carries the rest).
 #   7. refusal: any other scheme given a nonsmooth deck exits 2 naming
 #      moreau, in run and in check; `mbsim list integrators` says which
 #      contact models each scheme takes (moreau both, hi the smooth one).
@@ -197,6 +212,35 @@ v = np.sqrt(2 * 9.81)
 circ = np.abs(np.sqrt((r ** 2).sum(1)) - 1).max()
 ok = k > 0 and abs(up - 0.25) <= 2 * v * 1e-4 and circ <= 1e-9
 msg = 'rebound %g (e^2 L = 0.25), circle %g' % (up, circ)"
+
+# 8. a pile of 64 spheres settles
+"$MBSIM" run "$d/pile.yaml" -o "$tmp/pile.h5" -q --json >"$tmp/pile.json" 2>"$tmp/err" ||
+	bad "pile runs"
+pycheck "pile of 64: completes, the accepted Gauss-Seidel change at most 1e-4" "
+j = json.load(open('$tmp/pile.json'))
+ok = j['status'] == 'complete' and 0 <= j['max_contact_residual'] <= 1e-4
+msg = str({k: j.get(k) for k in ('status', 'inexact_contact_steps', 'max_contact_residual')})"
+pycheck "pile of 64: at rest, no penetration beyond h v, the ground carries the weight" "
+f = h5py.File('$tmp/pile.h5', 'r')
+t = f['time'][:]; v = f['bodies/velocity'][:]
+c = f['contacts/count'][:]; off = np.concatenate(([0], np.cumsum(c)))
+pair = f['contacts/pair'][:]; n = f['contacts/normal'][:]; gap = f['contacts/gap'][:]
+pn = f['contacts/normal_impulse'][:]; pt = f['contacts/friction_impulse'][:]
+m, h, g, vr = 0.1, 1e-3, 9.81, 1e-5
+Wh = 64 * m * g * h
+sp = np.sqrt((v ** 2).sum(2)).max(1)
+rest = np.nonzero(t >= t[-1] - 0.3)[0]
+worst = [0, 0]
+for k in rest:
+    r = slice(off[k], off[k + 1]); gr = pair[r, 0] == -1
+    vert = (pn[r][:, None] * n[r] + pt[r])[gr, 2].sum()
+    floor = pn[r][gr & (pair[r, 2] == 0)].sum(); walls = pn[r][gr & (pair[r, 2] > 0)].sum()
+    worst[0] = max(worst[0], abs(vert - Wh) / (2 * 64 * m * vr))
+    worst[1] = max(worst[1], abs(floor - Wh) / (0.5 * walls + 2 * 64 * m * vr))
+pen = -gap.min(); vmax = np.sqrt(2 * g * 0.004)
+ok = sp[rest].max() <= vr and sp.max() > 1e-2 and pen <= h * vmax and max(worst) <= 1
+msg = 'speed at rest %g (moved at %g), penetration %g (h v %g), ground / bound %g, floor / bound %g' % (
+    sp[rest].max(), sp.max(), pen, h * vmax, worst[0], worst[1])"
 
 # 7. the other schemes refuse the nonsmooth model
 for s in hi lms2 rn4; do
