@@ -216,7 +216,7 @@ static int run_one(struct study *st, double h, const char *method, const char *p
 	if (method)
 		snprintf(o.method, sizeof o.method, "%s", method);
 	struct sim_args a = { st->m, &o, path, deck_text(st->dk), st->cmdline, 0, st->stop,
-			      NULL, NULL, NULL, 0, NULL, 0, NULL, 0 };
+			      NULL, NULL, NULL, 0, NULL, 0, NULL, 0, NULL, NULL };
 	struct sim_result r;
 	struct diag d;
 	diag_init(&d);

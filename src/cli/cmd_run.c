@@ -262,6 +262,10 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 			{ "redundant_rows", (double)r->redundant, 0 },
 			{ "singular_steps", (double)r->singular_steps, 0 },
 			{ "road_cuts", (double)r->road_cuts, 0 },
+			/* integrator.assess_error (null: not assessed) */
+			{ "global_error_position", r->gerr_pos, !r->gerr_done },
+			{ "global_error_velocity", r->gerr_vel, !r->gerr_done },
+			{ "global_error_factor", r->gerr_factor, !r->gerr_done },
 		};
 		int n = 0;
 		while (nums[n].name)
@@ -331,6 +335,11 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 		r->iter_unit, file);
 	if (r->warning[0])
 		fprintf(stderr, "mbsim: warning: %s\n", r->warning);
+	if (r->gerr_done)
+		fprintf(stderr, "mbsim: global error estimate (against a run at a tenth of atol and "
+			"rtol, %.3f s): position %.3g m (body '%s' at t = %.6g), %.3g times atol + "
+			"rtol Y (Y = %.3g m); velocity %.3g m/s\n", r->gerr_wall, r->gerr_pos,
+			r->gerr_body, r->gerr_t, r->gerr_factor, r->gerr_scale, r->gerr_vel);
 	/* the scheme's own lines (tangent_newmark's step bound, where the ODE
 	 * schemes' Jacobians came from) */
 	for (const char *l = r->notes, *e; *l; l = e + 1) {
@@ -463,7 +472,7 @@ int cmd_run(int argc, char **argv)
 	char *settings = cli_join_sets(ro.sets, ro.nsets);
 	struct sim_args a = { m, &o, out, deck_text(dk), cmdline,
 			      !ro.quiet && !ro.json && isatty(2), stop, NULL, NULL, settings, 0,
-			      rs.v, rs.n, rs.file, rs.t };
+			      rs.v, rs.n, rs.file, rs.t, NULL, NULL };
 	struct sim_result r;
 	struct diag d;
 	diag_init(&d);

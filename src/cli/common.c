@@ -521,7 +521,7 @@ int cli_run_to(struct model *m, struct sim_options o, double t, int at_start,
 	o.times = NULL;		/* the samples do not matter: nothing is written */
 	o.ntimes = 0;
 	struct sim_args a = { m, &o, NULL, NULL, cmdline, 0, cli_catch_signals(), at, ctx, NULL,
-			      at_start, NULL, 0, NULL, 0 };
+			      at_start, NULL, 0, NULL, 0, NULL, NULL };
 	struct sim_result r;
 	struct diag d;
 	diag_init(&d);

@@ -138,6 +138,7 @@ static void build_integrator_004(struct bctx *b, const struct dnode *v, struct s
 	if (opt_num(b, v, "alpha", &o->alpha) > 0)
 		check_range(b, v, "alpha", o->alpha, -1.0 / 3.0, 0.0);
 	opt_bool(b, v, "adaptive", &o->adaptive);
+	opt_bool(b, v, "assess_error", &o->assess_error);
 	long ix;
 	if (opt_int(b, v, "index", &ix) > 0) {
 		if (ix != 2 && ix != 3)

@@ -30,6 +30,8 @@ struct sim_options {
 	double atol, rtol;	/* integrator.atol, rtol: error weights (001 eq. 13) */
 	double safety, facmin, facmax;	/* integrator.safety, facmin, facmax (001 eq. 16) */
 	double max_step;	/* integrator.max_step: cap of the step control, s; 0: none */
+	int assess_error;	/* integrator.assess_error: a second run at a tenth of
+				 * atol and rtol estimates the global error (sim/assess.h) */
 	int startup_ss;		/* integrator.startup: 0 trapezoidal, 1 single_step (LMS) */
 	int index;		/* integrator.index: 3 (seed 004) or 2 (GGL, dae3.c) */
 	int jac_differences;	/* integrator.jacobian: differences (1) or auto (0) */

@@ -13,6 +13,7 @@
  * the messages naming.c, the elements' step limits step_limit.c.
  */
 #include "sim_impl.h"
+#include "assess.h"
 #include "mobility.h"
 #include "assemble.h"
 #include "clock.h"
@@ -80,6 +81,10 @@ static int complete(struct run *R, const struct ra_state *x, double h, int iters
 	balance_energy(&mo->bal, K, V, monitor_gravity_size(s, x));
 	if (!write)
 		return 0;
+	if (R->as)
+		assess_record(R->as, s, x);
+	if (R->a->on_sample)
+		R->a->on_sample(R->a->on_sample_ctx, s, x);
 	ra_eval(s, x, x->t, PRIM_ALL);
 	struct sample_info si = { h, iters, converged, K, V, work, total, drift, mo->coord,
 				  NULL, NULL, integ_sample(R->it), mo->bal.work[1],
@@ -390,6 +395,13 @@ static void finish_attrs(struct run *R)
 	h5_attr_num(h, "/", "initial_position_correction", r->moved_pos);
 	h5_attr_num(h, "/", "initial_velocity_correction", r->moved_vel);
 	h5_attr_num(h, "/", "wall_time", r->wall);
+	if (r->gerr_done) {	/* integrator.assess_error (assess.h) */
+		h5_attr_num(h, "/", "global_error_position", r->gerr_pos);
+		h5_attr_num(h, "/", "global_error_velocity", r->gerr_vel);
+		h5_attr_num(h, "/", "global_error_factor", r->gerr_factor);
+		h5_attr_num(h, "/", "global_error_time", r->gerr_t);
+		h5_attr_str(h, "/", "global_error_body", r->gerr_body);
+	}
 	/* the scheme's own statistics that the file keeps */
 	for (int i = 0; i < r->nstats; i++)
 		if (r->stat_keys[i].flags & INTEG_STAT_ATTR)
@@ -717,6 +729,12 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 	char err[512];
 	if (a->out_path && !(R.out = open_output(a, &R.smp, d)))
 		return SIM_FAILED;
+	/* the global error assessment of a run whose steps a scheme chose
+	 * (assess.h); a restart's first part is not at hand */
+	struct assess as = { 0 };
+	int chosen = a->o->adaptive || (info && info->ops->own_steps);
+	if (a->o->assess_error && chosen && !a->restart && !a->at_start)
+		R.as = &as;
 	double w0 = now();
 	int rc = setup(&R, &x, d);
 	if (rc == 0) {
@@ -743,6 +761,9 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 		if (r->status == SIM_COMPLETE)
 			balance_check(&R.mo.bal, r->max_abs_drift, r->warning, sizeof r->warning);
 	}
+	if (R.as && r->status == SIM_COMPLETE)
+		assess_run(a, R.as, r);
+	assess_release(&as);
 	if (R.it)
 		scheme_report(&R, r);
 	if (R.out) {

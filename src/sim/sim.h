@@ -38,6 +38,10 @@ struct sim_args {
 	long nrestart;
 	const char *restart_file;
 	double restart_t;
+	/* when not NULL, called with each sample's state (written or not:
+	 * the second run of the global error assessment has no file) */
+	void (*on_sample)(void *ctx, const struct ra *s, const struct ra_state *x);
+	void *on_sample_ctx;
 };
 
 /* The checkpoint row's header (man mbsim-output(5), CHECKPOINT), read by
@@ -94,6 +98,16 @@ struct sim_result {
 	int nstats;
 	char notes[512];		/* the scheme's lines for the summary, or "" */
 	const char *iter_unit;		/* of mean_iterations: "Newton it", "f evaluations" */
+	/* integrator.assess_error (assess.h): 1 when assessed; the largest
+	 * differences from the run at a tenth of atol and rtol at the
+	 * samples, of the bodies' centroid positions (m, at gerr_t in body
+	 * gerr_body) and velocities (m/s); the first in units of atol + rtol
+	 * gerr_scale (the largest |position coordinate| of the run), the
+	 * second of atol + rtol times the largest |velocity coordinate|; the
+	 * second run's wall time, s */
+	int gerr_done;
+	double gerr_pos, gerr_vel, gerr_factor, gerr_vfactor, gerr_scale, gerr_t, gerr_wall;
+	char gerr_body[64];
 };
 
 /* Run the simulation. Returns the status; details in r.  Set-up errors

@@ -53,6 +53,7 @@ struct run {
 	/* a run from a checkpoint: its steps before, 0 otherwise */
 	int restarted;
 	long k0;
+	struct assess *as;	/* integrator.assess_error: the samples kept (assess.h) */
 };
 
 /* The restart checkpoint (checkpoint.c, man mbsim-output(5)): its size

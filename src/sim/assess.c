@@ -1,0 +1,116 @@
+/* assess.c - the global error assessment of an adaptive run (assess.h). */
+#include "assess.h"
+#include "../form/ra.h"
+#include "../util/diag.h"
+#include "../util/xalloc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void assess_record(struct assess *as, const struct ra *s, const struct ra_state *x)
+{
+	size_t w = 6 * (size_t)s->nb;
+	if (as->n == as->cap) {
+		as->cap = as->cap ? 2 * as->cap : 256;
+		as->t = xrealloc(as->t, (size_t)as->cap * sizeof(double));
+		as->s = xrealloc(as->s, (size_t)as->cap * w * sizeof(double));
+	}
+	as->nb = s->nb;
+	as->t[as->n] = x->t;
+	double *row = as->s + (size_t)as->n * w;
+	memcpy(row, x->r, 3 * (size_t)s->nb * sizeof(double));
+	memcpy(row + 3 * s->nb, x->v, 3 * (size_t)s->nb * sizeof(double));
+	for (int i = 0; i < 3 * s->nb; i++) {
+		as->ymax = fmax(as->ymax, fabs(x->r[i]));
+		as->vmax = fmax(as->vmax, fabs(x->v[i]));
+	}
+	as->n++;
+}
+
+void assess_compare(void *ctx, const struct ra *s, const struct ra_state *x)
+{
+	struct assess *as = ctx;
+	/* the second run steps onto the recorded times (output.times) */
+	double eps = 1e-12 * fmax(1.0, fabs(x->t));
+	while (as->j < as->n && as->t[as->j] < x->t - eps)
+		as->j++;
+	if (as->j == as->n || fabs(as->t[as->j] - x->t) > eps || s->nb != as->nb)
+		return;
+	const double *row = as->s + (size_t)as->j * 6 * (size_t)as->nb;
+	for (int i = 0; i < 3 * s->nb; i++) {
+		double dp = fabs(x->r[i] - row[i]), dv = fabs(x->v[i] - row[3 * s->nb + i]);
+		if (dp > as->dpos) {
+			as->dpos = dp;
+			as->tpos = x->t;
+			as->bpos = i / 3;
+		}
+		as->dvel = fmax(as->dvel, dv);
+	}
+	as->j++;
+	as->met++;
+}
+
+void assess_release(struct assess *as)
+{
+	free(as->t);
+	free(as->s);
+	memset(as, 0, sizeof(*as));
+}
+
+static void add_warning(struct sim_result *r, const char *w)
+{
+	size_t len = strlen(r->warning);
+	snprintf(r->warning + len, sizeof r->warning - len, "%s%s", len ? "; " : "", w);
+}
+
+void assess_run(const struct sim_args *a, struct assess *as, struct sim_result *r)
+{
+	const struct sim_options *o = a->o;
+	struct sim_options o2 = *o;
+	o2.atol = o->atol / 10;
+	o2.rtol = o->rtol / 10;
+	/* a tenth of the Newton tolerance too, but not into the round-off
+	 * of the solves (where item 1 of issue 37 saw steps collapse) */
+	o2.tolerance = fmin(o->tolerance, fmax(o->tolerance / 10, 1e-13));
+	o2.assess_error = 0;
+	o2.times = as->t;
+	o2.ntimes = as->n;
+	struct sim_args a2 = { a->m, &o2, NULL, NULL, NULL, 0, a->stop, NULL, NULL, NULL, 0,
+			       NULL, 0, NULL, 0, assess_compare, as };
+	struct sim_result *r2 = xmalloc(sizeof(*r2));
+	struct diag d;
+	diag_init(&d);
+	enum sim_status st = sim_run(&a2, r2, &d);
+	r->gerr_wall = r2->wall;
+	char w[sizeof r->warning];
+	if (st != SIM_COMPLETE || as->met < as->n) {
+		snprintf(w, sizeof w, "the global error was not assessed: the run at a tenth of "
+			 "atol and rtol %s", st != SIM_COMPLETE ? "failed: " : "did not reach every "
+			 "sample");
+		if (st != SIM_COMPLETE)
+			snprintf(w + strlen(w), sizeof w - strlen(w), "%.300s",
+				 r2->message[0] ? r2->message : d.nerr ? d.rec[0].msg : "");
+		add_warning(r, w);
+	} else {
+		r->gerr_done = 1;
+		r->gerr_pos = as->dpos;
+		r->gerr_vel = as->dvel;
+		r->gerr_t = as->tpos;
+		r->gerr_factor = as->dpos / (o->atol + o->rtol * as->ymax);
+		r->gerr_vfactor = as->dvel / (o->atol + o->rtol * as->vmax);
+		r->gerr_scale = as->ymax;
+		snprintf(r->gerr_body, sizeof r->gerr_body, "%s", a->m->bodies[as->bpos].name);
+		if (r->gerr_factor > ASSESS_WARN) {
+			snprintf(w, sizeof w, "the global error estimate %.2g m (body '%s' at t = "
+				 "%.9g) is %.3g times atol + rtol Y (Y = %.3g m): the run is beyond "
+				 "its tolerance; tighten integrator.atol and rtol", r->gerr_pos,
+				 r->gerr_body, r->gerr_t, r->gerr_factor, as->ymax);
+			add_warning(r, w);
+		}
+	}
+	diag_release(&d);
+	free(r2);
+	assess_release(as);
+}
