@@ -81,13 +81,16 @@ static int parse(int argc, char **argv, struct run_opts *ro)
 			ro->from_static = 1;
 		} else if (strcmp(a, "--xdmf") == 0) {
 			ro->xdmf = 1;
+		} else if (strcmp(a, "--assess-error") == 0) {
+			/* the deck key's short form, kept with the --set values */
+			ro->sets[ro->nsets++] = (char *)"integrator.assess_error=true";
 		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			printf("usage: %s", USAGE_RUN);
 			return 1;
 		} else if (a[0] == '-' && a[1]) {
 			static const char *const opts[] = { "-o", "--output", "--set", "--unset", "--force",
 				"--quiet", "-q", "--json", "--from-static", "--excite-mode", "--amplitude",
-				"--xdmf", "--restart", "--help", "-h", NULL };
+				"--xdmf", "--restart", "--assess-error", "--help", "-h", NULL };
 			cli_usage_error(USAGE_RUN, "unknown option '%s'%s", a, cli_suggest(a, opts));
 			return -1;
 		} else if (!ro->deck) {

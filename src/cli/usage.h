@@ -9,7 +9,7 @@
 #define USAGE_RUN \
 	"mbsim run DECK [-o FILE.h5 [--force]] [--set KEY=VALUE]... [--unset KEY]... [--from-static]\n" \
 	"          [--excite-mode K [--amplitude A]] [--restart FILE.h5[@T]] [--xdmf] [--quiet]\n" \
-	"          [--json]\n"
+	"          [--json] [--assess-error]\n"
 #define USAGE_CHECK \
 	"mbsim check [--set KEY=VALUE]... [--unset KEY]... DECK...\n"
 #define USAGE_LIST \

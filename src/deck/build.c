@@ -2,6 +2,7 @@
  * run options, and the expansion of repeat blocks. */
 #include "build.h"
 #include "deck.h"
+#include "../integ/integ.h"
 #include "../integ/registry.h"
 #include "../model/sexpr.h"
 #include "../util/interrupt.h"
@@ -248,6 +249,14 @@ static void build_integrator(struct bctx *b, const struct dnode *v, struct sim_o
 	}
 	build_integrator_004(b, v, o);
 	build_newmark(b, v, o);
+	/* the assessment compares two runs of steps the scheme chose */
+	const struct integ_info *info = integ_find(o->method);
+	if (o->assess_error && info && !o->adaptive && !info->ops->own_steps)
+		diag_error(b->d, &dn_get(v, "assess_error")->pos, "integrator.assess_error "
+			   "(--assess-error) assesses a run whose scheme chooses its steps, and "
+			   "integrator '%s' takes fixed steps here: set integrator.adaptive with "
+			   "a scheme that has an error estimate (`mbsim list integrators`), or "
+			   "take adams or bdf", info->name);
 }
 
 static void build_time(struct bctx *b, const struct dnode *v, struct sim_options *o)

@@ -65,6 +65,12 @@ static void add_warning(struct sim_result *r, const char *w)
 	snprintf(r->warning + len, sizeof r->warning - len, "%s%s", len ? "; " : "", w);
 }
 
+void assess_not_restart(struct sim_result *r)
+{
+	add_warning(r, "the global error of a restarted run is not assessed "
+		    "(integrator.assess_error): the run before the restart is not at hand");
+}
+
 void assess_run(const struct sim_args *a, struct assess *as, struct sim_result *r)
 {
 	const struct sim_options *o = a->o;

@@ -40,6 +40,8 @@ void assess_compare(void *ctx, const struct ra *s, const struct ra_state *x);
  * tolerance, or when it could not be made).  Frees what as holds. */
 void assess_run(const struct sim_args *a, struct assess *as, struct sim_result *r);
 void assess_release(struct assess *as);
+/* The warning of a complete restarted run that asked for the assessment. */
+void assess_not_restart(struct sim_result *r);
 
 /* The factor of atol + rtol Y above which an assessed run warns. */
 #define ASSESS_WARN 10.0

@@ -763,6 +763,8 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 	}
 	if (R.as && r->status == SIM_COMPLETE)
 		assess_run(a, R.as, r);
+	else if (a->o->assess_error && a->restart && r->status == SIM_COMPLETE)
+		assess_not_restart(r);
 	assess_release(&as);
 	if (R.it)
 		scheme_report(&R, r);
