@@ -45,7 +45,7 @@ static const struct key_def integ_keys[] = {
 	{ "rho_inf", K_NUM, 0, NULL, "spectral radius at infinity of the dissipative index-3 schemes (doi:10.1007/s11044-021-09806-9), in [0, 1] (default 0.6)" },
 	{ "alpha", K_NUM, 0, NULL, "HHT alpha; when not given (rho_inf-1)/(rho_inf+1), at least -1/3, in [-1/3, 0] (default from rho_inf)" },
 	{ "adaptive", K_BOOL, 0, NULL, "control the step from the error estimate of lms2 or esdirk436l2sa2 (default false)" },
-	{ "assess_error", K_BOOL, 0, NULL, "adaptive schemes: integrate a second time at a tenth of atol and rtol and report the largest difference of the bodies' positions at the samples as the run's global error estimate, with a warning when it is above 10 times atol + rtol Y (about 1.5 to 2.5 times the work) (default false)" },
+	{ "assess_error", K_BOOL, 0, NULL, "adaptive schemes: integrate a second time at a tenth of atol and rtol and report the largest difference of the bodies' positions at the samples as the run's global error estimate, with a warning when it is above 10 times atol + rtol Y (the second run takes 1.3 to 2.5 times the first's time) (default false)" },
 	{ "atol", K_NUM, 0, NULL, "absolute error tolerance of the step control, > 0 (default 1e-6)" },
 	{ "rtol", K_NUM, 0, NULL, "relative error tolerance of the step control, in [0, 1] (default 1e-6)" },
 	{ "safety", K_NUM, 0, NULL, "safety factor of the step control, in [0.001, 1] (default 0.9)" },
