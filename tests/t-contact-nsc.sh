@@ -61,6 +61,13 @@
 #      v_r allows, 2 64 m v_r, and the floor's normal impulse alone that
 #      to within mu_s times the walls' normal impulses (their friction,
 #      Coulomb, carries the rest).
+#   9. hostile decks: a restitution above 1 and a negative mu_s are
+#      refused at their key (exit 2); two spheres at one point, and 60 at
+#      one point (1770 pairs, each touching every other: n (n - 1) / 2),
+#      run without crash: the contact problem has only zero impulses (no
+#      relative velocity), so they fall together as one, z0 - g t^2 / 2
+#      exactly (theta = 1/2 is exact for constant gravity; to 1e-12 m), and
+#      every sample has all the pairs.
 #   7. refusal: any other scheme given a nonsmooth deck exits 2 naming
 #      moreau, in run and in check; `mbsim list integrators` says which
 #      contact models each scheme takes (moreau both, hi the smooth one).
@@ -241,6 +248,41 @@ pen = -gap.min(); vmax = np.sqrt(2 * g * 0.004)
 ok = sp[rest].max() <= vr and sp.max() > 1e-2 and pen <= h * vmax and max(worst) <= 1
 msg = 'speed at rest %g (moved at %g), penetration %g (h v %g), ground / bound %g, floor / bound %g' % (
     sp[rest].max(), sp.max(), pen, h * vmax, worst[0], worst[1])"
+
+# 9. hostile decks
+hostile() {	# hostile FILE N MU_S E: N spheres of 1 kg at (0, 0, 0.5), 0.1 m apart
+	{
+		printf 'title: hostile nonsmooth deck (tests/t-contact-nsc.sh)\ngravity: [0, 0, -9.81]\n'
+		printf 'time: {end: 0.01}\nintegrator: {method: moreau, step: 1e-3}\n'
+		printf 'output: {every: 1}\ncontact: {model: nonsmooth}\n'
+		printf 'contact_planes:\n  - {point: [0, 0, 0], normal: [0, 0, 1]}\nbodies:\n'
+		i=0
+		while [ $i -lt "$2" ]; do
+			printf '  - {name: s%d, mass: 1, inertia: [4e-3, 4e-3, 4e-3], position: [0, 0, 0.5],\n' $i
+			printf '     shape: {type: sphere, radius: 0.1}, contact: {mu_s: %s, restitution: %s}}\n' "$3" "$4"
+			i=$((i + 1))
+		done
+	} >"$1"
+}
+hostile "$tmp/e.yaml" 1 0.5 1.5
+expect_rc 2 "restitution 1.5 refused" "$MBSIM" run "$tmp/e.yaml" -o "$tmp/h.h5"
+# line 11, column 76: the value 1.5 in the first sphere's line
+grep -q "e.yaml:11:76: error: restitution .* must be in \[0, 1\], got 1.5" "$tmp/err" ||
+	bad "restitution 1.5: the message at its key" "$(cat "$tmp/err")"
+hostile "$tmp/mu.yaml" 1 -0.5 0.5
+expect_rc 2 "mu_s -0.5 refused" "$MBSIM" run "$tmp/mu.yaml" -o "$tmp/h.h5"
+grep -q "mu.yaml:11:58: error: mu_s .* must be >= 0, got -0.5" "$tmp/err" ||
+	bad "mu_s -0.5: the message at its key" "$(cat "$tmp/err")"
+for n in 2 60; do
+	hostile "$tmp/c$n.yaml" $n 0.5 0.5
+	expect_rc 0 "$n coincident spheres run" "$MBSIM" run "$tmp/c$n.yaml" -o "$tmp/c$n.h5" -q
+	pycheck "$n coincident spheres: fall together at g, all $((n * (n - 1) / 2)) pairs in contact" "
+f = h5py.File('$tmp/c$n.h5', 'r')
+t = f['time'][:]; z = f['bodies/position'][:, :, 2]; c = f['contacts/count'][:]
+ok = np.abs(z - (0.5 - 0.5 * 9.81 * t ** 2)[:, None]).max() <= 1e-12 and np.all(c[1:] == $n * ($n - 1) // 2) \
+    and np.all(f['contacts/normal_impulse'][:] == 0)
+msg = 'z off by %g, counts %s' % (np.abs(z - (0.5 - 0.5 * 9.81 * t ** 2)[:, None]).max(), sorted(set(c.tolist())))"
+done
 
 # 7. the other schemes refuse the nonsmooth model
 for s in hi lms2 rn4; do
