@@ -9,10 +9,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The rows kept at most: ASSESS_BYTES of samples, and at least 64. */
+static long max_rows(int nb)
+{
+	long m = (long)(ASSESS_BYTES / (48.0 * nb));
+	return m < 64 ? 64 : m;
+}
+
 void assess_record(struct assess *as, const struct ra *s, const struct ra_state *x)
 {
 	size_t w = 6 * (size_t)s->nb;
-	if (as->n == as->cap) {
+	if (as->stride == 0)
+		as->stride = 1;
+	/* the newest sample waits in row n; it stays when its number falls
+	 * on the stride, else the next overwrites it (the run's last is
+	 * kept either way, assess_run) */
+	if (as->pending && as->seen % as->stride == 0)
+		as->n++;
+	as->seen += as->pending;
+	if (as->n + 1 > max_rows(s->nb)) {
+		/* full: every second row goes, and every second sample from now */
+		for (long i = 0; 2 * i < as->n; i++) {
+			as->t[i] = as->t[2 * i];
+			memmove(as->s + (size_t)i * w, as->s + (size_t)(2 * i) * w, w * sizeof(double));
+		}
+		as->n = (as->n + 1) / 2;
+		as->stride *= 2;
+	}
+	if (as->n + 1 > as->cap) {
 		as->cap = as->cap ? 2 * as->cap : 256;
 		as->t = xrealloc(as->t, (size_t)as->cap * sizeof(double));
 		as->s = xrealloc(as->s, (size_t)as->cap * w * sizeof(double));
@@ -22,11 +46,11 @@ void assess_record(struct assess *as, const struct ra *s, const struct ra_state 
 	double *row = as->s + (size_t)as->n * w;
 	memcpy(row, x->r, 3 * (size_t)s->nb * sizeof(double));
 	memcpy(row + 3 * s->nb, x->v, 3 * (size_t)s->nb * sizeof(double));
+	as->pending = 1;
 	for (int i = 0; i < 3 * s->nb; i++) {
 		as->ymax = fmax(as->ymax, fabs(x->r[i]));
 		as->vmax = fmax(as->vmax, fabs(x->v[i]));
 	}
-	as->n++;
 }
 
 void assess_compare(void *ctx, const struct ra *s, const struct ra_state *x)
@@ -75,6 +99,8 @@ void assess_run(const struct sim_args *a, struct assess *as, struct sim_result *
 {
 	const struct sim_options *o = a->o;
 	struct sim_options o2 = *o;
+	as->n += as->pending;	/* the run's last sample */
+	as->pending = 0;
 	o2.atol = o->atol / 10;
 	o2.rtol = o->rtol / 10;
 	/* a tenth of the Newton tolerance too, but not into the round-off

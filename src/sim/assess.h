@@ -20,6 +20,9 @@
 struct assess {
 	int nb;			/* bodies */
 	long n, cap;		/* samples recorded, room */
+	long seen;		/* samples of the run before the newest */
+	long stride;		/* every stride-th of them is kept (ASSESS_BYTES) */
+	int pending;		/* 1: row n holds the newest sample */
 	double *t;		/* n sample times */
 	double *s;		/* n x 6 nb: centroid positions, then velocities */
 	long j;			/* the next recorded sample the second run meets */
@@ -42,6 +45,11 @@ void assess_run(const struct sim_args *a, struct assess *as, struct sim_result *
 void assess_release(struct assess *as);
 /* The warning of a complete restarted run that asked for the assessment. */
 void assess_not_restart(struct sim_result *r);
+
+/* The bytes of samples kept at most: a run that has more keeps every
+ * second, then every fourth... of them (and its last), and the second run
+ * compares at those. */
+#define ASSESS_BYTES (256.0 * 1024 * 1024)
 
 /* The factor of atol + rtol Y above which an assessed run warns. */
 #define ASSESS_WARN 10.0
