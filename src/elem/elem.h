@@ -53,6 +53,15 @@ struct elem_ops {
 	/* W += its body-diagonal Newton blocks (ra_force_blocks). */
 	void (*blocks)(const struct ra *s, const struct ra_state *x, double t, int i, double cq,
 		       double cv, double *W);
+	/* A rank-one part of the Newton matrix of an element that couples
+	 * bodies or reads the multipliers (friction; form/ra_lowrank.c):
+	 * U V^T with U = [q; 0] and V = [d q; w] in the unknowns (6 nb
+	 * velocity-level, nc multipliers lam): -dF/du = (d / cv) q q^T,
+	 * -dF/dlam = q w^T, and the band of q . u its law changes over
+	 * (ra_lr_damp).  q (6 nb) and w (nc) zeroed before; returns 1 when
+	 * it has one. */
+	int (*lowrank)(const struct ra *s, const struct ra_state *x, int i, const double *lam,
+		       double cv, double *q, double *w, double *d, double *band);
 	/* Whether lin gives its analytic K, C (ra_force_lin; K, C zeroed
 	 * before): 0, or -1 where it has none at x. */
 	int (*has_lin)(const struct force *f);

@@ -1,7 +1,18 @@
 /* elem_friction.c - Coulomb friction in a translational joint: mu times
  * the joint's normal reaction from the multipliers of its rows (Fang et
- * al. 2023, §3.4), against the sliding velocity, none below a threshold
- * (elem.h). */
+ * al. 2023, §3.4), against the sliding velocity v, regularized as
+ * -mu N tanh(v / v_eps) (elem.h).
+ *
+ * Why tanh: the law was 0 below v_eps and mu N above, a jump of mu N at
+ * |v| = v_eps that a Newton iteration over a step cannot cross (at h =
+ * 1e-3 the jump moves the velocity by h mu N / m, 100 times v_eps: no
+ * fixed point, the stall of matrix.md finding 4) and that no scheme's
+ * order survives.  tanh is smooth, its slope at 0 is mu N / v_eps (a stiff
+ * viscous damper while sticking, whose creep under a load F below mu N is
+ * v_eps atanh(F / (mu N))), and it is mu N to 4e-9 beyond 10 v_eps.  The
+ * implicit schemes take its stiffness through the Newton blocks below;
+ * the normal force is that of the multipliers the caller passes: the
+ * current iterate's (integ/dae3_solve.c, fi.c, form/ra.c's fixed point). */
 #include "elem.h"
 #include "../deck/force.h"
 #include "../form/ra_force_impl.h"
@@ -32,13 +43,16 @@ static void friction_build(struct bctx *b, struct fread *fr)
 	fr->bad |= r < 0;
 }
 
-/* The normal force from the multipliers of the joint's rows: the force
- * magnitude along the axis z on body 1 (signed) and v_rel. */
-static double friction_force(const struct ra *s, const struct ra_state *x,
-			     const struct force *f, const double *lam, double *z, double *vrel)
+/* The joint's axis z on body 1's side, the sliding velocity v_rel along
+ * it and (lam not NULL) the normal force N: the magnitude of the part
+ * normal to z of the rows' force on body 1, from the multipliers lam;
+ * dN (or NULL) receives dN / d lam of the joint's rows (-n . J_k, n the
+ * unit normal; 0 where N = 0). */
+static double friction_kin(const struct ra *s, const struct ra_state *x,
+			   const struct force *f, const double *lam, double *z, double *vrel,
+			   double *dN)
 {
 	const struct model *m = s->m;
-	const struct friction_par *P = f->par;
 	const struct joint *j = &m->joints[f->joint];
 	struct bstate b0, b1;
 	ra_bstate(x, j->body[0], &b0);
@@ -49,18 +63,31 @@ static double friction_force(const struct ra *s, const struct ra_state *x,
 	point_kin(&b0, j->s[0], p0, v0);
 	point_kin(&b1, j->s[1], p1, v1);
 	*vrel = v3_dot(z, v1) - v3_dot(z, v0);
-	if (!lam || fabs(*vrel) < P->v_eps)
+	if (!lam)
 		return 0.0;
 	struct prim Pr[MODEL_JOINT_ROWS_MAX];
+	double Jr[MODEL_JOINT_ROWS_MAX][3];
 	int n = model_joint_prims(m, f->joint, Pr);
 	for (int i = 0; i < n; i++) {
 		struct prim_out o;
 		prim_eval(&Pr[i], &b0, &b1, x->t, PRIM_JAC, &o);
+		v3_copy(Jr[i], o.J[2]);
 		v3_axpy(Fn, -lam[j->row0 + i], o.J[2]);
 	}
 	v3_axpy(Fn, -v3_dot(Fn, z), z);
 	double N = v3_norm(Fn);
-	return -P->mu * N * (*vrel > 0 ? 1.0 : -1.0);
+	for (int i = 0; dN && i < n; i++)
+		dN[i] = N > 0.0 ? -v3_dot(Fn, Jr[i]) / N : 0.0;
+	return N;
+}
+
+/* The force along z on body 1 (signed), z and v_rel. */
+static double friction_force(const struct ra *s, const struct ra_state *x,
+			     const struct force *f, const double *lam, double *z, double *vrel)
+{
+	const struct friction_par *P = f->par;
+	double N = friction_kin(s, x, f, lam, z, vrel, NULL);
+	return -P->mu * N * tanh(*vrel / P->v_eps);
 }
 
 static void friction_eval(const struct ra *s, const struct ra_state *x, double t,
@@ -77,6 +104,41 @@ static void friction_eval(const struct ra *s, const struct ra_state *x, double t
 	add_point_force(x, j->body[0], j->s[0], G, out);
 	o->rate = vrel;
 	o->effort = mag;
+}
+
+/* Its part of the Newton matrix (elem.h lowrank): the force is mag q with
+ * q the generalized direction of +z on body 1 and -z on body 0 at the
+ * joint points (v_rel = q . u by virtual power) and mag = -mu N(lam)
+ * tanh(v_rel / v_eps), so that -dF/du = (mu N / v_eps) sech^2 q q^T
+ * (the slope that makes Newton converge at a reversal, a stiff damper
+ * between the joint's two bodies, which block-diagonal blocks cannot
+ * hold) and -dF/dlam = mu tanh q dN^T (the normal force of the same
+ * iterate).  Left out: the turning of z, q and N with the positions. */
+static int friction_lowrank(const struct ra *s, const struct ra_state *x, int i,
+			    const double *lam, double cv, double *q, double *w, double *d,
+			    double *band)
+{
+	const struct force *f = &s->m->forces[i];
+	const struct friction_par *P = f->par;
+	const struct joint *j = &s->m->joints[f->joint];
+	double z[3], vrel, dN[MODEL_JOINT_ROWS_MAX], G[3];
+	double N = friction_kin(s, x, f, lam, z, &vrel, dN);
+	double th = tanh(vrel / P->v_eps);
+	for (int e = 0; e < 2; e++) {
+		int b = j->body[e];
+		if (b < 0)
+			continue;
+		double q6[6] = { 0, 0, 0, 0, 0, 0 };
+		v3_scale(G, e ? 1.0 : -1.0, z);
+		add_point_force(x, b, j->s[e], G, q6);
+		for (int c = 0; c < 6; c++)
+			q[6 * b + c] += q6[c];
+	}
+	for (int k = 0; k < j->nrows; k++)
+		w[j->row0 + k] = P->mu * th * dN[k];
+	*d = cv * P->mu * N / P->v_eps * (1.0 - th * th);
+	*band = 3.0 * P->v_eps;	/* tanh(3) = 0.995 */
+	return 1;
 }
 
 static void friction_ncpower(struct ra *s, const struct ra_state *x, int i, double *P)
@@ -101,6 +163,7 @@ const struct elem_ops elem_friction = {
 	.props = friction_props,
 	.bodies = elem_joint_bodies,
 	.eval = friction_eval,
+	.lowrank = friction_lowrank,
 	.ncpower = friction_ncpower,
 	.units = friction_units,
 };

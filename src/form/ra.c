@@ -102,6 +102,7 @@ struct ra *ra_new(const struct model *m)
 	if (s->contact)
 		s->has_ncforce = 1;
 	ra_beam_init(s);
+	s->lr = ra_lr_new(s);
 	return s;
 }
 
@@ -126,6 +127,7 @@ void ra_free(struct ra **ps)
 	free(s->cref);
 	free(s->crate);
 	ra_contact_free(&s->contact);
+	ra_lr_free(&s->lr);
 	free(s);
 	*ps = NULL;
 }
@@ -475,9 +477,13 @@ int ra_accel_factor_jac(struct ra *s, struct kkt *k, double *W)
 
 void ra_accel_solve(struct ra *s, struct kkt *k, double *F, double *g, struct ra_state *x)
 {
-	ra_forces(s, x, x->t, x->lam, F);
-	ra_gyro(s, x, F);
-	kkt_solve(k, F, s->gamma, g, x->lam);
+	if (s->lr) {	/* forces of the multipliers they make */
+		ra_lr_accel(s, k, F, g, x);
+	} else {
+		ra_forces(s, x, x->t, x->lam, F);
+		ra_gyro(s, x, F);
+		kkt_solve(k, F, s->gamma, g, x->lam);
+	}
 	for (int b = 0; b < s->nb; b++) {
 		v3_copy(x->a + 3 * b, g + 6 * b);
 		v3_copy(x->wd + 3 * b, g + 6 * b + 3);

@@ -76,6 +76,9 @@ struct ra {
 	double cpl_turn;
 	/* the smooth contact model (ra_contact.h); NULL without it */
 	struct ra_contact *contact;
+	/* the rank-one Newton parts of friction (ra_lowrank.c); NULL
+	 * without such elements */
+	struct ra_lr *lr;
 };
 
 /* The most a coupled turn may move between two commits: pi/2, half the
@@ -149,6 +152,23 @@ void ra_gyro(const struct ra *s, const struct ra_state *x, double *F);
  * (6 nb).  Returns kkt_factor's code (0, or < 0: singular). */
 struct kkt;
 int ra_accel(struct ra *s, struct kkt *k, double *W, double *F, double *g, struct ra_state *x);
+/* The rank-one parts of the Newton matrix of the elements that have them
+ * (friction: elem.h lowrank; ra_lowrank.c): made at x with the true
+ * multipliers lam and the velocity coefficient cv (d u / d unknown) after
+ * k was factored; ra_lr_apply turns a solve y = K0^-1 r with k's factors
+ * (dg: 6 nb, dl: nc, in place) into the solve with K0 + U V^T.  make
+ * returns 0, or -1 when a solve or the small LU fails. */
+struct ra_lr *ra_lr_new(const struct ra *s);
+void ra_lr_free(struct ra_lr **L);
+int ra_lr_make(struct ra *s, struct kkt *k, const struct ra_state *x, const double *lam,
+	       double cv);
+void ra_lr_apply(const struct ra *s, double *dg, double *dl);
+/* The factor (<= 1) to shorten a correction dg (6 nb; velocities move by
+ * cv dg) with: < 1 where it would carry a sliding velocity across zero
+ * past its law's band (ra_lowrank.c). */
+double ra_lr_damp(const struct ra *s, const struct ra_state *y, const double *dg, double cv);
+/* ra_accel_solve's part with such elements (ra_lowrank.c). */
+void ra_lr_accel(struct ra *s, struct kkt *k, double *F, double *g, struct ra_state *x);
 /* Its two halves: the factorization at x's positions (Jacobian and gamma
  * evaluated), and the solve at x's velocities (s->gamma current). */
 int ra_accel_factor(struct ra *s, struct kkt *k, double *W, const struct ra_state *x);

@@ -331,7 +331,8 @@ int dae3_solve(struct integ *it, struct dae3 *E, const struct solve_in *in, stru
 		if (it_n == 0)
 			tol = fmax(it->tol, 4.0 * DBL_EPSILON * integ_norm2(y->r, 3 * nb, NULL, 0));
 		kkt_zero_dropped(it->kkt, lam);	/* redundant rows: kkt.h */
-		integ_residual(it, y, in->t, E->lamf, g, lam, in->theta, in->cq);
+		integ_residual(it, y, in->t, integ_lamf(it, y, lam, in->theta, E->lamf), g, lam,
+			       in->theta, in->cq);
 		if (ggl)
 			ggl_rows(it, E, y, in);
 		if (in->ek)
@@ -362,12 +363,30 @@ int dae3_solve(struct integ *it, struct dae3 *E, const struct solve_in *in, stru
 			}
 			it->factorizations++;
 			refactor = 0;
+			if (s->lr && !E->Wc &&
+			    ra_lr_make(s, it->kkt, y, y->lam, in->theta * in->cv)) {
+				it->iters += it_n;
+				return INTEG_SINGULAR;
+			}
 			E->fserial = kkt_serial(it->kkt);
 			E->fcq = in->cq;
 			E->fcv = in->cv;
 			E->fth = in->theta;
 		}
 		kkt_solve(it->kkt, e, it->dl, it->dg, it->dl2);
+		int damped = 0;	/* shortened: no test of convergence */
+		if (!E->Wc && s->lr) {
+			ra_lr_apply(s, it->dg, it->dl2);
+			double a = ra_lr_damp(s, y, it->dg, in->cv);
+			if (a < 1.0) {
+				damped = 1;
+				for (int i = 0; i < ng; i++)
+					it->dg[i] *= a;
+				for (int k = 0; k < nc; k++)
+					it->dl2[k] *= a;
+				refactor = 1;
+			}
+		}
 		if (E->Wc)	/* d g_w = T^-1 u (beam_chart) */
 			for (int b = 0; b < nb; b++) {
 				double *u = it->dg + 6 * b + 3, o[3];
@@ -426,9 +445,9 @@ int dae3_solve(struct integ *it, struct dae3 *E, const struct solve_in *in, stru
 		 * on the 128-link chain against 1.5e-12) */
 		flat = nrm >= 0.5 * nmin ? flat + 1 : 0;
 		nmin = fmin(nmin, nrm);
-		if (nrm < tol || dn <= 1e-14 * integ_norm2(g, ng, lam, nc) ||
-		    (E->adaptive && flat >= 3 && nmin < 1e3 * tol) ||
-		    (E->Wc && since > 1 && nrm < prev && nrm * nrm < tol * (prev - nrm))) {
+		if (!damped && (nrm < tol || dn <= 1e-14 * integ_norm2(g, ng, lam, nc) ||
+				(E->adaptive && flat >= 3 && nmin < 1e3 * tol) ||
+				(E->Wc && since > 1 && nrm < prev && nrm * nrm < tol * (prev - nrm)))) {
 			ok = 1;
 			E->nleft = fmax(E->nleft, nrm);
 			break;
@@ -490,3 +509,4 @@ int dae3_solve(struct integ *it, struct dae3 *E, const struct solve_in *in, stru
 		y->lam[k] = lam[k] / in->theta;
 	return INTEG_OK;
 }
+

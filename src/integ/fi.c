@@ -97,10 +97,11 @@ static int newton(struct integ *it, const struct ra_state *x, struct ra_state *y
 			return INTEG_INTERRUPTED;
 		advance(s, x, y, g, h);
 		kkt_zero_dropped(it->kkt, lam);	/* redundant rows: kkt.h */
-		integ_residual(it, y, tn1, x->lam, g, lam, 1.0, h2);	/* -e1, -e2; -e3 */
+		integ_residual(it, y, tn1, integ_lamf(it, y, lam, 1.0, x->lam), g, lam, 1.0,
+			       h2);	/* -e1, -e2; -e3 */
 		if (refactor) {
 			newton_blocks(it, y, lam, h);
-			if (kkt_factor(it->kkt, it->W, s->jac)) {
+			if (kkt_factor(it->kkt, it->W, s->jac) || ra_lr_make(s, it->kkt, y, lam, h)) {
 				it->bad_row = kkt_bad_row(it->kkt);
 				return INTEG_SINGULAR;
 			}
@@ -109,6 +110,15 @@ static int newton(struct integ *it, const struct ra_state *x, struct ra_state *y
 		}
 		double *dl = it->dl2;
 		kkt_solve(it->kkt, e, it->dl, it->dg, dl);
+		ra_lr_apply(s, it->dg, dl);
+		double a = ra_lr_damp(s, y, it->dg, h);	/* 1 without friction */
+		if (a < 1.0) {
+			for (int i = 0; i < ng; i++)
+				it->dg[i] *= a;
+			for (int k = 0; k < nc; k++)
+				dl[k] *= a;
+			refactor = 1;
+		}
 		for (int i = 0; i < ng; i++)
 			g[i] += it->dg[i];
 		for (int k = 0; k < nc; k++)
@@ -120,7 +130,7 @@ static int newton(struct integ *it, const struct ra_state *x, struct ra_state *y
 			integ_note_worst(it);
 			return INTEG_NONFINITE;
 		}
-		if (nrm < it->tol)
+		if (nrm < it->tol && a == 1.0)
 			return INTEG_OK;
 		if (it_n > 1 && nrm > 0.25 * prev)
 			refactor = 1;

@@ -42,6 +42,17 @@ void integ_gyro_blocks(struct integ *it, const struct ra_state *y, double f)
 	}
 }
 
+const double *integ_lamf(struct integ *it, struct ra_state *y, const double *lam, double theta,
+			 const double *lagged)
+{
+	const struct ra *s = it->sys;
+	if (!s->needs_lambda)
+		return lagged;
+	for (int k = 0; k < s->nc; k++)
+		y->lam[k] = lam[k] / theta;
+	return y->lam;
+}
+
 void integ_residual(struct integ *it, const struct ra_state *y, double t, const double *lamf,
 		    const double *g, const double *lam, double theta, double cq)
 {
