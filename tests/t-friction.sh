@@ -21,6 +21,10 @@
 #    same run's without it (before: lms2 7.4e-3 J against 2.9e-4 J, rn4
 #    5.3 J against 1.3e-4 J).
 #
+# 4. A Newton failure on a body that a friction element acts on names the
+#    element (the message named only the constraint residual, at
+#    round-off, while the iteration stalled on the friction force).
+#
 #   MBSIM=build/mbsim sh tests/t-friction.sh
 #
 # Prints "N passed, N failed, N skipped"; exits 1 on any failure.
@@ -109,5 +113,15 @@ ok = d1 <= d0
 msg = 'drift %.3g J with friction, %.3g J without' % (d1, d0)
 "
 done
+
+# 4. one Newton iteration cannot converge: the message names the friction
+expect_rc 1 "bead, one Newton iteration: the run fails" "$MBSIM" run "$fd/bead_rod.yaml" \
+	-o "$tmp/m.h5" --set integrator.max_iterations=1
+if grep -q "Newton did not converge.*body 'rod', where friction 'friction' in joint 'slide' acts" \
+	"$tmp/err"; then
+	ok "the Newton failure names the friction element on the body"
+else
+	bad "the Newton failure names the friction element on the body" "$(cat "$tmp/err")"
+fi
 
 finish

@@ -2,8 +2,25 @@
  * name, and the message of a failed step (the family's own through
  * integ_fail, else the shared one from the step's failure detail). */
 #include "sim_impl.h"
+#include "../elem/elem.h"
 
 #include <stdio.h>
+
+/* The element that reads the multipliers (friction) acting on body b,
+ * or -1: a stall there is most likely its law's (matrix.md finding 4),
+ * which the constraint residual alone does not show. */
+static int lambda_force_on(const struct model *m, int b)
+{
+	for (int i = 0; i < m->nforces; i++) {
+		const struct force *f = &m->forces[i];
+		if (!(elem_props(f) & ELEM_LAMBDA) || f->joint < 0)
+			continue;
+		const struct joint *j = &m->joints[f->joint];
+		if (j->body[0] == b || j->body[1] == b)
+			return i;
+	}
+	return -1;
+}
 
 void sim_cpl_fault_message(const struct ra *s, double t, long step, double h, char *msg,
 			   size_t n)
@@ -48,10 +65,17 @@ void sim_fail_message(const struct integ *it, int st, double t, long step, doubl
 	default: {
 		/* the equations of motion's residual too: a constraint residual
 		 * at round-off alone does not make a converged step */
-		char eom[200] = "";
-		if (it->eom_body >= 0)
+		char eom[400] = "";
+		if (it->eom_body >= 0) {
+			int fi = lambda_force_on(m, it->eom_body);
 			snprintf(eom, sizeof eom, "; largest equation-of-motion residual %.3g on body "
-				 "'%s'", it->eom_value, m->bodies[it->eom_body].name);
+				 "'%s'%s%s%s%s%s", it->eom_value, m->bodies[it->eom_body].name,
+				 fi < 0 ? "" : ", where friction '", fi < 0 ? "" : m->forces[fi].name,
+				 fi < 0 ? "" : "' in joint '",
+				 fi < 0 ? "" : m->joints[m->forces[fi].joint].name,
+				 fi < 0 ? "" : "' acts (its law may be what stalls: raise its "
+					       "velocity_threshold or reduce integrator.step)");
+		}
 		snprintf(msg, n,
 			 "Newton did not converge at t = %.9g (step %ld, h = %g) in %d iterations "
 			 "(last correction %.3g > tolerance %g; largest constraint residual %.3g in "
