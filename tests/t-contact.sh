@@ -32,7 +32,8 @@
 #   3. a 2 kg block on an incline (decks/contact_incline.yaml, gravity
 #      turned by theta, mu_s = 0.4, mu_d = 0.3): at 19 deg (tan = 0.86
 #      mu_s) it sticks, |x| < 1e-5 m over 1 s (the stick spring's
-#      deflection, measured 1.75e-6 m); at 25 and 30 deg it slides with the
+#      deflection, measured 1.75e-6 m), and at 0.98 of the static angle
+#      (|x| < 1e-4 m); at 1.02 of it, 25 and 30 deg it slides with the
 #      acceleration fitted over [0.2, 1] s equal to g (sin theta - mu_d cos
 #      theta) to 1e-6 relative;
 #   4. a sphere launched at v0 = 2 m/s without spin on a plane (mu = 0.3,
@@ -66,7 +67,7 @@ ref="$PY $top/tools/contact_ref.py"
 ball=$decks/contact_ball_drop.yaml
 
 if ! have_scipy; then
-	skip "contact benchmarks" "python3 with scipy and h5py" 44
+	skip "contact benchmarks" "python3 with scipy and h5py" 46
 	finish
 	exit
 fi
@@ -222,6 +223,26 @@ if [ -n "$2" ] && le "$2" 1e-5; then
 	ok "incline 19 deg (below atan mu_s = 21.8): sticks, |x| <= $2 m"
 else
 	bad "incline 19 deg: moved $2 m (want < 1e-5: stuck)"
+fi
+# at 0.98 and 1.02 of the static angle, atan(0.98 mu_s) = 21.40 deg and
+# atan(1.02 mu_s) = 22.19 deg: held (|x| < 1e-4 m, the corners' springs
+# and partial slip; measured 9.0e-6 m; 0.86 mu_s was the most old main
+# held) and sliding at g (sin - mu_d cos) to 1e-3 (measured 1.1e-4: the
+# first milliseconds at mu_s before the slip speed is passed)
+th98=$($PY -c "import math; print(math.degrees(math.atan(0.98 * 0.4)))")
+set -- $(incline "$th98")
+if [ -n "$2" ] && le "$2" 1e-4; then
+	ok "incline at 0.98 of the static angle ($th98 deg): sticks, |x| <= $2 m"
+else
+	bad "incline at 0.98 of the static angle ($th98 deg): moved $2 m (want < 1e-4: stuck)"
+fi
+th102=$($PY -c "import math; print(math.degrees(math.atan(1.02 * 0.4)))")
+set -- $(incline "$th102")
+a=$($PY -c "import math; t = math.radians($th102); print(9.81 * (math.sin(t) - 0.3 * math.cos(t)))")
+if [ -n "$1" ] && $PY -c "import sys; sys.exit(abs($1 / $a - 1) > 1e-3)"; then
+	ok "incline at 1.02 of the static angle: slides at $1 m/s^2 = g (sin - mu_d cos) = $a"
+else
+	bad "incline at 1.02 of the static angle: a = $1, want $a to 1e-3"
 fi
 for th in 25 30; do
 	set -- $(incline $th)

@@ -302,19 +302,25 @@ static void contact_force(const struct ra *s, const struct ra_state *x,
 	}
 	v3_axpy(sp, -v3_dot(sp, c->n), c->n);
 	double kt = kn, ct = 2 * sqrt(kt * me);	/* critical */
-	/* a stuck contact stays stuck while its spring alone stays within
-	 * the static limit (the damper's share of a transient then held to
-	 * the limit too, not breaking the stick); a new one sticks, and a
+	/* A stuck contact whose spring passes the static limit is held at
+	 * it (the anchor follows at the commit: partial slip at mu_s) and
+	 * slides, at mu_d, only once its points move apart faster than v_s =
+	 * mu_s F_n / sqrt(k_t me), the speed at which they would cross the
+	 * spring's stick range in its period: of the corners of a block,
+	 * the least loaded then pass their limit first and hold at it while
+	 * the others take the rest, the block slipping only when all of them
+	 * together cannot hold it (mu_s F_n summed), and a transient's
+	 * overshoot does not break the stick.  A new contact sticks, and a
 	 * sliding one sticks again, when spring and damper together are
 	 * within the static, the dynamic limit; sliding: the dynamic limit
-	 * along spring and damper */
+	 * along spring and damper. */
 	double Ft[3], Fs = kt * v3_norm(sp);
 	for (int k = 0; k < 3; k++)
 		Ft[k] = -(kt * sp[k] + ct * vt[k]);
 	double L = v3_norm(Ft), lim;
 	int slip;
 	if (st && st->stuck)
-		slip = Fs > p.mu_s * Fn;
+		slip = Fs > p.mu_s * Fn && v3_norm(vt) > p.mu_s * Fn / sqrt(kt * me);
 	else
 		slip = L > (st ? p.mu_d : p.mu_s) * Fn;
 	lim = (slip ? p.mu_d : p.mu_s) * Fn;
@@ -331,12 +337,11 @@ static void contact_force(const struct ra *s, const struct ra_state *x,
 	o->v0 = v0;
 	o->slip = slip;
 	v3_copy(o->vt, vt);
-	/* the spring at the commit: held at the limit while sliding */
-	if (slip && kt > 0) {
-		v3_scale(o->s, Fs > lim ? lim / Fs : 1, sp);
-	} else {
+	/* the spring at the commit: held at the limit */
+	if (Fs > lim && kt > 0)
+		v3_scale(o->s, lim / Fs, sp);
+	else
 		v3_copy(o->s, sp);
-	}
 	o->kt = kt;
 	o->ct = ct;
 	o->cn = Fn > 0 ? Fel * chi : 0;
