@@ -36,12 +36,11 @@
 #      centroid (0.5 cos 1, 0, -0.5 sin 1) to 1e-9 (the deck's geometry).
 #      It stayed at its start (coordinate 0, exit 0) before;
 #   5. 50 random models (tools/randmodel.py --seeds 0:50, 2-4 bodies,
-#      0.1 s): every property holds, or its failure is one that the same
-#      model without its friction elements does not have (the open
-#      friction finding of docs/results/matrix.md: seed 39, whose driver
-#      follows an expression law, fails lms2, mssth4 and rn4 with friction
-#      on a slider and agrees without it); each model's failures are
-#      printed and saved under $tmp/rand.
+#      0.1 s): every property holds, with friction too (docs/results/
+#      matrix.md findings 4 and 12: seed 39, a slider with friction on a
+#      revolute driven by an expression law, failed lms2, mssth4 and rn4
+#      until friction's fix, and was then excused); each model's failures
+#      are printed and saved under $tmp/rand.
 #   MBSIM=build/mbsim sh tests/t-matrix.sh
 . "$(dirname "$0")/lib.sh"
 
