@@ -16,6 +16,8 @@
 #    rod's normal force from the multipliers changing with the bead's
 #    speed (Coriolis), a reversal at t = 0.06 s: fi stopped there before,
 #    rn4 was 0.037 m off at t = 0.3 s.
+# 2b. The slider-crank with friction (decks/) under adams on rp: the
+#    friction effort as the matrix's reference's (it was 0.60 N off).
 # 3. Its energy balance: the friction's work is counted with the force
 #    the dynamics used, so the drift with friction is no larger than the
 #    same run's without it (before: lms2 7.4e-3 J against 2.9e-4 J, rn4
@@ -97,6 +99,27 @@ msg = 'speed off %.3g at 0.1 s (bound %.3g), radius off %.3g at 0.3 s (bound %.3
 	done
 else
 	skip "bead against scipy" "no scipy/h5py for $PY" 5
+fi
+
+# 2b. decks/slider_crank_friction.yaml under adams on rp against mssth5
+# (index 2, h = 1.25e-4; matrix.md's reference for the deck), 0.5 s: the
+# friction effort at every sample.  Before, rp's friction read the
+# multipliers of its last f call (0.60 N off at t = 0.111 s); now
+# 1.5e-7 N.  Bound 4.9e-4 N: the matrix's for
+# this cell (from adams' tolerance and the reference's step)
+scf=$top/decks/slider_crank_friction.yaml
+if run "$scf" "$tmp/scf-ref.h5" --set integrator.method=mssth5 --set integrator.step=1.25e-4 \
+	--set integrator.index=2 --set time.end=0.5 &&
+	run "$scf" "$tmp/scf-adams.h5" --set integrator.method=adams --set integrator.formulation=rp \
+		--set time.end=0.5; then
+	pycheck "slider_crank_friction adams/rp: friction effort as mssth5's to 4.9e-4 N" "
+a = h5py.File('$tmp/scf-adams.h5'); r = h5py.File('$tmp/scf-ref.h5')
+ta = series(a, 'time'); tr = series(r, 'time')
+ea = series(a, 'forces/friction/effort'); er = series(r, 'forces/friction/effort')
+d = np.abs(ea - er[[int(np.argmin(abs(tr - t))) for t in ta]])
+ok = len(ta) > 400 and d.max() <= 4.9e-4
+msg = 'effort off by %.3g N at t = %g' % (d.max(), ta[int(d.argmax())])
+"
 fi
 
 # 3. the energy balance with friction against the same run without it
