@@ -67,7 +67,10 @@
 #      run without crash: the contact problem has only zero impulses (no
 #      relative velocity), so they fall together as one, z0 - g t^2 / 2
 #      exactly (theta = 1/2 is exact for constant gravity; to 1e-12 m), and
-#      every sample has all the pairs.
+#      every sample has all the pairs; the run counts them as overlapping
+#      at the start (--json initial_overlaps n (n - 1) / 2, depth 2 R =
+#      0.2 m) and its contact line says so, while box.yaml, which starts
+#      in the air, has none.
 #   7. refusal: any other scheme given a nonsmooth deck exits 2 naming
 #      moreau, in run and in check; `mbsim list integrators` says which
 #      contact models each scheme takes (moreau both, hi the smooth one).
@@ -275,7 +278,12 @@ grep -q "mu.yaml:11:58: error: mu_s .* must be >= 0, got -0.5" "$tmp/err" ||
 	bad "mu_s -0.5: the message at its key" "$(cat "$tmp/err")"
 for n in 2 60; do
 	hostile "$tmp/c$n.yaml" $n 0.5 0.5
-	expect_rc 0 "$n coincident spheres run" "$MBSIM" run "$tmp/c$n.yaml" -o "$tmp/c$n.h5" -q
+	expect_rc 0 "$n coincident spheres run" "$MBSIM" run "$tmp/c$n.yaml" -o "$tmp/c$n.h5" --json
+	json_check "$n coincident spheres: $((n * (n - 1) / 2)) pairs overlapped at the start, by 2 R" \
+		"j['initial_overlaps'] == $n * ($n - 1) // 2 and abs(j['initial_overlap_depth'] - 0.2) <= 1e-12"
+	"$MBSIM" run "$tmp/c$n.yaml" -o "$tmp/c$n.h5" 2>"$tmp/err" >/dev/null
+	grep -q "overlapped at the start, by up to 0.2 m: the nonsmooth model stops their approach" \
+		"$tmp/err" && ok "$n coincident spheres: the contact line says they overlap" || bad "$n coincident spheres: the contact line says they overlap" "$(cat "$tmp/err")"
 	pycheck "$n coincident spheres: fall together at g, all $((n * (n - 1) / 2)) pairs in contact" "
 f = h5py.File('$tmp/c$n.h5', 'r')
 t = f['time'][:]; z = f['bodies/position'][:, :, 2]; c = f['contacts/count'][:]
@@ -283,6 +291,10 @@ ok = np.abs(z - (0.5 - 0.5 * 9.81 * t ** 2)[:, None]).max() <= 1e-12 and np.all(
     and np.all(f['contacts/normal_impulse'][:] == 0)
 msg = 'z off by %g, counts %s' % (np.abs(z - (0.5 - 0.5 * 9.81 * t ** 2)[:, None]).max(), sorted(set(c.tolist())))"
 done
+
+expect_rc 0 "box (starts in the air) runs" "$MBSIM" run "$d/box.yaml" -o "$tmp/h.h5" --json \
+	--set time.end=0.5
+json_check "box: no pair overlapped at the start" "j['initial_overlaps'] == 0"
 
 # 7. the other schemes refuse the nonsmooth model
 for s in hi lms2 rn4; do
