@@ -63,8 +63,7 @@
  * only (O(1) per contact update); with joints Mt^-1 H_i^T is a column of
  * ng entries per direction, from kkt_solve_many (3 right sides a contact).
  */
-#include "integ.h"
-#include "../contact/contact.h"
+#include "moreau_impl.h"
 #include "../model/contact.h"
 #include "../model/shape.h"
 #include "../util/ckpt.h"
@@ -91,86 +90,6 @@
  * sticking contact.  A contact that slid takes mu_d in the next step,
  * one that stuck mu_s. */
 #define MJ_SLIP 1e-6
-/* Projected-gradient iterations of a sliding contact's local solve */
-#define MJ_LOCAL 200
-/* Sweeps of the Gauss-Seidel iteration at most (per step) */
-#define MJ_SWEEPS 10000
-/* Projected Gauss-Seidel converges linearly at a rate that tends to 1 as
- * a packing grows (the impulse of a column's bottom learns of its top in
- * as many sweeps as it has layers, and the redundant contacts of a dense
- * pile leave the Delassus matrix singular): on 216 spheres in a box the
- * relative change stalls near 1e-7 within MJ_SWEEPS, short of the default
- * integrator.tolerance (1e-10).  From MJ_ACCEPT_SWEEPS sweeps on, every
- * MJ_RATE_SWEEPS a step measures the rate at which the change falls; when
- * at that rate it would not reach the tolerance within MJ_SWEEPS, the step
- * accepts its iterate if no impulse moves by more than MJ_ACCEPT of the
- * largest in a sweep (the residual of the contact problem in its natural
- * map: a contact's local solve is the projection of its impulse against
- * its own velocity error), and counts it as inexact with that residual
- * (the run's statistics, man mbsim-run(1)).  A small redundant problem
- * that converges slowly but surely (a box on its four corners: some
- * hundreds of sweeps) still goes to the tolerance. */
-#define MJ_ACCEPT 1e-4
-#define MJ_ACCEPT_SWEEPS 200
-#define MJ_RATE_SWEEPS 50
-/* Past MJ_ACCEPT_SWEEPS the sweeps are over-relaxed by MJ_OMEGA
- * (projected SOR), for the slowly converging problems only: a larger
- * factor diverged on a pile of spheres, and over-relaxing the fast small
- * problems from the first sweep moved where their iteration stops
- * (bench/README.md has the figures). */
-#define MJ_OMEGA 1.3
-
-/* One active contact of a step. */
-struct mj_c {
-	int a, b;		/* sides (-1 ground), as in pt */
-	double fr[9];		/* rows n, t1, t2 of the local frame, global */
-	double Ha[18], Hb[18];	/* H's 3 rows x 6 entries for the body of each
-				 * side (translational global, rotational body
-				 * frame); zero for the ground */
-	double Wd[9];		/* Delassus block W_ii */
-	double WTi[4];		/* inverse of its tangential 2 x 2 block */
-	double mu_s, mu_d, e;
-	double tol;		/* integrator.tolerance */
-	int slides;		/* slipped at the end of the step */
-	double mu;		/* the cone of the step: mu_s while the contact
-				 * sticks, mu_d while it slides (-1: undecided) */
-	double Um[3];		/* U- = H u_k */
-	double gap;		/* at q_M, m */
-	double P[3];		/* impulse: normal, t1, t2 */
-	struct contact_pt pt;	/* as detected */
-};
-
-struct mj {
-	struct contact_world *W;
-	double margin;		/* contacts within it are active (m) */
-	struct ra_state xm;	/* positions at q_M (velocities u_k) */
-	double *u, *u0, *a;	/* ng: iterate, u_k, right side */
-	double *D;		/* with joints: ng x 3 a contact, by rows (cap
-				 * contacts) */
-	double *da, *dz;	/* with joints: delassus's right sides, ng x 3
-				 * and nc x 3 (zero) */
-	struct mj_c *c;
-	int n, cap;
-	/* the last step's contacts (key, impulse) for the warm start */
-	struct mj_c *old;
-	int nold, oldcap;
-	/* and as the run sees them (mj_contacts) */
-	struct integ_contact *out;
-	int outcap;
-	/* statistics */
-	long contact_steps, sweeps;
-	int max_contacts, last_sweeps;
-	double last_res;
-	long inexact;		/* steps accepted at MJ_ACCEPT */
-	double max_res;		/* the largest residual accepted */
-	/* the pairs that overlap (gap below -margin) in the first step and
-	 * their deepest penetration, m: the scheme stops their approach but
-	 * does not push them apart, so they stay overlapped (said at the end) */
-	long overlaps0;
-	double depth0;
-	long checked;		/* the first step was looked at */
-	int pgs_failed;		/* the last step failed in the contact problem */
-};
 
 /* Rows of H for the body of one side: for each direction d of the frame,
  * sgn (d, A^T (r x d)) - zero rotational part for a particle. */
@@ -200,279 +119,6 @@ static void frame(const double *n, double *fr)
 	v3_axpy(t, -v3_dot(t, n), n);
 	v3_scale(fr + 3, 1.0 / v3_norm(t), t);
 	v3_cross(fr + 6, fr, fr + 3);
-}
-
-/* M_b^-1 g (6 entries of one body) */
-static void minv(const struct ra *s, int b, const double *g, double *out)
-{
-	for (int c = 0; c < 3; c++)
-		out[c] = g[c] / s->mass[b];
-	m3_mulv(out + 3, s->Jinv + 9 * b, g + 3);
-}
-
-/* U = H_i u (3) */
-static void local_vel(const struct mj_c *c, const double *u, double *U)
-{
-	for (int k = 0; k < 3; k++) {
-		double v = 0;
-		for (int j = 0; j < 6; j++) {
-			if (c->a >= 0)
-				v += c->Ha[6 * k + j] * u[6 * c->a + j];
-			v += c->Hb[6 * k + j] * u[6 * c->b + j];
-		}
-		U[k] = v;
-	}
-}
-
-/* g += H_i^T P (generalized, the two bodies) */
-static void add_impulse(const struct mj_c *c, const double *P, double *g)
-{
-	for (int k = 0; k < 3; k++)
-		for (int j = 0; j < 6; j++) {
-			if (c->a >= 0)
-				g[6 * c->a + j] += c->Ha[6 * k + j] * P[k];
-			g[6 * c->b + j] += c->Hb[6 * k + j] * P[k];
-		}
-}
-
-/* u += Mt^-1 H_i^T dP: through the two bodies' masses, or the contact's
- * columns D_i with joints */
-static void apply(const struct ra *s, const struct mj *M, int i, const double *dP, double *u)
-{
-	const struct mj_c *c = M->c + i;
-	if (s->nc > 0) {
-		const double *D = M->D + (size_t)i * 3 * s->ng;
-		for (int j = 0; j < s->ng; j++)
-			u[j] += D[3 * j] * dP[0] + D[3 * j + 1] * dP[1] + D[3 * j + 2] * dP[2];
-		return;
-	}
-	for (int side = 0; side < 2; side++) {
-		int b = side ? c->b : c->a;
-		const double *H = side ? c->Hb : c->Ha;
-		if (b < 0)
-			continue;
-		double g[6] = { 0 }, du[6];
-		for (int k = 0; k < 3; k++)
-			for (int j = 0; j < 6; j++)
-				g[j] += H[6 * k + j] * dP[k];
-		minv(s, b, g, du);
-		for (int j = 0; j < 6; j++)
-			u[6 * b + j] += du[j];
-	}
-}
-
-/* The Delassus blocks W_ii (and with joints the columns D_i) */
-static void delassus(struct integ *it, struct mj *M)
-{
-	const struct ra *s = it->sys;
-	int ng = s->ng;
-	if (s->nc > 0) {
-		double *a = M->da, *z = M->dz;
-		for (int i = 0; i < M->n; i++) {
-			struct mj_c *c = M->c + i;
-			memset(a, 0, (size_t)ng * 3 * sizeof(double));
-			for (int k = 0; k < 3; k++)
-				for (int j = 0; j < 6; j++) {
-					if (c->a >= 0)
-						a[(6 * c->a + j) * 3 + k] += c->Ha[6 * k + j];
-					a[(6 * c->b + j) * 3 + k] += c->Hb[6 * k + j];
-				}
-			double *D = M->D + (size_t)i * 3 * ng;
-			kkt_solve_many(it->kkt, 3, a, z, D);
-			for (int k = 0; k < 3; k++) {
-				double col[3];
-				for (int l = 0; l < 3; l++) {
-					double v = 0;
-					for (int j = 0; j < 6; j++) {
-						if (c->a >= 0)
-							v += c->Ha[6 * l + j] * D[(6 * c->a + j) * 3 + k];
-						v += c->Hb[6 * l + j] * D[(6 * c->b + j) * 3 + k];
-					}
-					col[l] = v;
-				}
-				for (int l = 0; l < 3; l++)
-					c->Wd[3 * l + k] = col[l];
-			}
-		}
-	} else {
-		for (int i = 0; i < M->n; i++) {
-			struct mj_c *c = M->c + i;
-			memset(c->Wd, 0, sizeof c->Wd);
-			for (int side = 0; side < 2; side++) {
-				int b = side ? c->b : c->a;
-				const double *H = side ? c->Hb : c->Ha;
-				if (b < 0)
-					continue;
-				for (int k = 0; k < 3; k++) {
-					double mh[6];
-					minv(s, b, H + 6 * k, mh);
-					for (int l = 0; l < 3; l++) {
-						double v = 0;
-						for (int j = 0; j < 6; j++)
-							v += H[6 * l + j] * mh[j];
-						c->Wd[3 * l + k] += v;
-					}
-				}
-			}
-		}
-	}
-	for (int i = 0; i < M->n; i++) {
-		struct mj_c *c = M->c + i;
-		double a = c->Wd[4], b = c->Wd[5], d = c->Wd[7], e = c->Wd[8];
-		double det = a * e - b * d;
-		c->WTi[0] = e / det;
-		c->WTi[1] = -b / det;
-		c->WTi[2] = -d / det;
-		c->WTi[3] = a / det;
-	}
-}
-
-/* P_T (P[1], P[2]) on the rim mu P_N of the disk, against the sliding
- * velocity it leaves, U_T = ut + W_TT (P_T - c->P_T) (ut: the velocity
- * with the contact's old P_T): the fixed point of the projected gradient
- * step P_T <- proj(P_T - U_T / lambda_max(W_TT)), which is the cone's
- * maximum dissipation (the radial projection of the sticking impulse is
- * it only when W_TT is isotropic, as for a sphere; a box's corner couples
- * its two directions through the body's rotation).  From that radial
- * projection, to integrator.tolerance of the rim's impulse. */
-static void slide(const struct mj_c *c, double ut0, double ut1, double *P)
-{
-	double r = c->mu * P[0], a = c->Wd[4], b = 0.5 * (c->Wd[5] + c->Wd[7]), d = c->Wd[8];
-	double eta = 1 / (0.5 * (a + d) + hypot(0.5 * (a - d), b));
-	double pt = hypot(P[1], P[2]);
-	if (!(r > 0)) {
-		P[1] = P[2] = 0;
-		return;
-	}
-	P[1] *= r / pt;
-	P[2] *= r / pt;
-	for (int k = 0; k < MJ_LOCAL; k++) {
-		double d1 = P[1] - c->P[1], d2 = P[2] - c->P[2];
-		double q1 = P[1] - eta * (ut0 + a * d1 + c->Wd[5] * d2);
-		double q2 = P[2] - eta * (ut1 + c->Wd[7] * d1 + d * d2);
-		double q = hypot(q1, q2);
-		if (q > r) {
-			q1 *= r / q;
-			q2 *= r / q;
-		}
-		double ch = hypot(q1 - P[1], q2 - P[2]);
-		P[1] = q1;
-		P[2] = q2;
-		if (ch <= c->tol * r)
-			break;
-	}
-}
-
-/* One contact's local solve with the others fixed, its normal and
- * sticking steps over-relaxed by om (1: Gauss-Seidel): the new impulse
- * into c->P, u updated; returns the largest change of its components. */
-static double local_solve(const struct ra *s, struct mj *M, int i, double *u, double om)
-{
-	struct mj_c *c = M->c + i;
-	double U[3], P[3], dP[3];
-	local_vel(c, u, U);
-	/* Newton's law on the normal row */
-	double target = U[0] + c->e * fmin(c->Um[0], 0.0);
-	P[0] = fmax(0.0, c->P[0] - om * target / c->Wd[0]);
-	double dn = P[0] - c->P[0];
-	/* sticking: W_TT dP_T = -(U_T + W_TN dP_N) */
-	double ut0 = U[1] + c->Wd[3] * dn, ut1 = U[2] + c->Wd[6] * dn;
-	P[1] = c->P[1] - om * (c->WTi[0] * ut0 + c->WTi[1] * ut1);
-	P[2] = c->P[2] - om * (c->WTi[2] * ut0 + c->WTi[3] * ut1);
-	if (hypot(P[1], P[2]) > c->mu * P[0])
-		slide(c, ut0, ut1, P);
-	double dmax = 0;
-	for (int k = 0; k < 3; k++) {
-		dP[k] = P[k] - c->P[k];
-		dmax = fmax(dmax, fabs(dP[k]));
-		c->P[k] = P[k];
-	}
-	if (dmax > 0)
-		apply(s, M, i, dP, u);
-	return dmax;
-}
-
-/* Projected Gauss-Seidel from the warm start: 0 (converged to
- * integrator.tolerance, or accepted at MJ_ACCEPT where it would not),
- * or -1 when MJ_SWEEPS passed without either (M->last_res the last
- * relative change). */
-static int pgs(struct integ *it, struct mj *M, double *u)
-{
-	const struct ra *s = it->sys;
-	/* the impulses' floor: what changes a contact's velocity by the
-	 * largest generalized velocity of the step, so that impulses at
-	 * round-off (touching bodies at rest relative to each other) do not
-	 * hold the relative test up */
-	double vmax = 0, wmax = 0, pfloor;
-	for (int j = 0; j < s->ng; j++)
-		vmax = fmax(vmax, fmax(fabs(u[j]), fabs(M->u0[j])));
-	for (int i = 0; i < M->n; i++)
-		wmax = fmax(wmax, M->c[i].Wd[0]);
-	pfloor = vmax / wmax;
-	for (int i = 0; i < M->n; i++)
-		if (M->c[i].P[0] != 0 || M->c[i].P[1] != 0 || M->c[i].P[2] != 0)
-			apply(s, M, i, M->c[i].P, u);
-	double res_then = INFINITY;	/* the change MJ_RATE_SWEEPS ago */
-	for (int sw = 1; sw <= MJ_SWEEPS; sw++) {
-		double dmax = 0, pmax = 0;
-		for (int i = 0; i < M->n; i++) {
-			dmax = fmax(dmax, local_solve(s, M, i, u,
-							  sw > MJ_ACCEPT_SWEEPS ? MJ_OMEGA : 1.0));
-			pmax = fmax(pmax, fabs(M->c[i].P[0]));
-		}
-		M->last_sweeps = sw;
-		double scale = fmax(pmax, pfloor);
-		M->last_res = scale > 0 ? dmax / scale : dmax;
-		if (dmax <= it->tol * scale)
-			return 0;
-		if (sw % MJ_RATE_SWEEPS == 0) {
-			/* the change at MJ_SWEEPS if it keeps falling at this rate */
-			double rate = M->last_res / res_then;
-			double at_end = M->last_res * pow(fmin(rate, 1.0),
-							  (double)(MJ_SWEEPS - sw) / MJ_RATE_SWEEPS);
-			if (sw >= MJ_ACCEPT_SWEEPS && M->last_res <= MJ_ACCEPT &&
-			    !(at_end <= it->tol)) {
-				M->inexact++;
-				M->max_res = fmax(M->max_res, M->last_res);
-				return 0;
-			}
-			res_then = M->last_res;
-		}
-		if ((sw & 63) == 0 && interrupted())
-			return -1;
-	}
-	return -1;
-}
-
-/* The last step's impulse of the same contact (the lists are in
- * contact_detect's order) */
-static void warm_start(struct mj *M)
-{
-	int j = 0;
-	for (int i = 0; i < M->n; i++) {
-		struct mj_c *c = M->c + i;
-		memset(c->P, 0, sizeof c->P);
-		c->mu = -1;
-		while (j < M->nold && contact_pt_order(&M->old[j].pt, &c->pt) < 0)
-			j++;
-		if (j < M->nold && contact_pt_order(&M->old[j].pt, &c->pt) == 0) {
-			/* the friction impulse as a global vector onto this
-			 * step's tangential frame (made anew from the normal) */
-			const struct mj_c *o = M->old + j;
-			double f[3];
-			for (int k = 0; k < 3; k++)
-				f[k] = o->P[1] * o->fr[3 + k] + o->P[2] * o->fr[6 + k];
-			c->P[0] = o->P[0];
-			c->P[1] = v3_dot(f, c->fr + 3);
-			c->P[2] = v3_dot(f, c->fr + 6);
-			double r = hypot(c->P[1], c->P[2]), lim = c->mu_s * c->P[0];
-			if (r > lim) {	/* inside the cone */
-				c->P[1] *= lim / r;
-				c->P[2] *= lim / r;
-			}
-			c->mu = M->old[j].slides ? c->mu_d : c->mu_s;
-		}
-	}
 }
 
 /* The active contacts at q_M: gap <= margin (MJ_MARGIN) */
@@ -606,15 +252,15 @@ static int mj_step(struct integ *it, double h, struct ra_state *x, struct ra_sta
 	it->impulse_work = 0;
 	M->pgs_failed = 0;
 	if (M->n > 0) {
-		delassus(it, M);
-		warm_start(M);
+		mj_delassus(it, M);
+		mj_warm_start(M);
 		for (int i = 0; i < M->n; i++) {
 			struct mj_c *c = M->c + i;
-			local_vel(c, u0, c->Um);
+			mj_local_vel(c, u0, c->Um);
 			if (c->mu < 0)	/* a new contact sticks if it lands without slip */
 				c->mu = c->Um[1] == 0 && c->Um[2] == 0 ? c->mu_s : c->mu_d;
 		}
-		int rc = pgs(it, M, u);
+		int rc = mj_pgs(it, M, u);
 		it->iters = M->last_sweeps;
 		M->sweeps += M->last_sweeps;
 		M->contact_steps++;
@@ -627,11 +273,11 @@ static int mj_step(struct integ *it, double h, struct ra_state *x, struct ra_sta
 		}
 		/* u_{k+1} and the joints' impulses with the contacts' */
 		for (int i = 0; i < M->n; i++)
-			add_impulse(M->c + i, M->c[i].P, a);
+			mj_add_impulse(M->c + i, M->c[i].P, a);
 		kkt_solve(it->kkt, a, b, u, it->lam);
 		for (int i = 0; i < M->n; i++) {
 			double Up[3];
-			local_vel(M->c + i, u, Up);
+			mj_local_vel(M->c + i, u, Up);
 			struct mj_c *c = M->c + i;
 			for (int k = 0; k < 3; k++)
 				it->impulse_work += c->P[k] * 0.5 * (Up[k] + c->Um[k]);
