@@ -176,7 +176,10 @@ int build_body_contact(struct bctx *b, const struct dnode *v, const char *what,
 static void note_restitution(struct bctx *b, const struct model_contact *mc,
 			     const struct contact_mat *c)
 {
-	double e = c->e, eg = contact_restitution_of(contact_damping_coef(mc->damping, e));
+	double e = c->e, eg = e;
+	/* exact gives e itself from 0.01 on (its root found only for a note) */
+	if (mc->damping != CDAMP_EXACT || e < 0.01)
+		eg = contact_restitution_of(contact_damping_coef(mc->damping, e));
 	if (e < 0.01)
 		diag_note(b->d, &c->pos, "the smooth contact model's restitution is at least "
 			  "0.01: this material's %g gives impacts %.3g", e, eg);

@@ -54,6 +54,7 @@ int ra_contact_check(const struct model *m, int adaptive, double step, struct di
 {
 	const struct model_contact *mc = m->contact;
 	int bad = 0;
+	double le = -1, lc = 0;	/* the last restitution and its c (a pile's are one) */
 	if (!mc || mc->model != CONTACT_SMOOTH)
 		return 0;
 	for (int b = 0; b < m->nbodies && b < mc->nb; b++) {
@@ -66,7 +67,11 @@ int ra_contact_check(const struct model *m, int adaptive, double step, struct di
 			K = 4.0 / 3.0 * c->E / (1 - c->nu * c->nu) * sqrt(s->size[0]);
 		double v = impact_speed(m, b, s);
 		double tc = contact_time(m->bodies[b].mass, K, c->exponent, v);
-		double need = fmax(STEPS_MIN, 2 * contact_damping_coef(mc->damping, c->e));
+		if (c->e != le) {
+			le = c->e;
+			lc = contact_damping_coef(mc->damping, le);
+		}
+		double need = fmax(STEPS_MIN, 2 * lc);
 		const char *key = c->k > 0 ? "stiffness" : "youngs_modulus";
 		double val = c->k > 0 ? c->k : c->E;
 		if (!(tc >= TC_MIN)) {
