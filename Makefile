@@ -34,7 +34,7 @@ CFLAGS ?= $(OPT) -g
 WARN = -std=c11 -D_DEFAULT_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter \
 	-Wstrict-prototypes -Wmissing-prototypes -Werror=implicit-function-declaration
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -I/usr/include/suitesparse -Isrc -MMD -MP
-LIBS = $(PKG_LIBS) -lsundials_cvode -lsundials_ida -lsundials_nvecserial -lklu -lbtf -lumfpack -lcholmod -lamd -lsuitesparseconfig -lccd -llapack -lblas -lm
+LIBS = $(PKG_LIBS) -lsundials_cvode -lsundials_ida -lsundials_arkode -lsundials_nvecserial -lklu -lbtf -lumfpack -lcholmod -lamd -lsuitesparseconfig -lccd -llapack -lblas -lm
 # The mbsim binary links HDF5, libyaml, SuiteSparse and the single-threaded
 # OpenBLAS statically when Debian's static archives are there (STATIC=0 to
 # link all dynamically).  Dynamic, the process spends ~10 ms of a short
@@ -42,7 +42,7 @@ LIBS = $(PKG_LIBS) -lsundials_cvode -lsundials_ida -lsundials_nvecserial -lklu -
 # and OpenBLAS's pthread build starts a thread that spins on the second core.
 # Static, only the objects referenced are linked: no libcurl.
 LIBDIR := /usr/lib/$(shell $(CC) -print-multiarch)
-STATIC_A := $(LIBDIR)/libsundials_cvode.a $(LIBDIR)/libsundials_ida.a $(LIBDIR)/libsundials_nvecserial.a \
+STATIC_A := $(LIBDIR)/libsundials_cvode.a $(LIBDIR)/libsundials_ida.a $(LIBDIR)/libsundials_arkode.a $(LIBDIR)/libsundials_nvecserial.a \
 	$(LIBDIR)/hdf5/serial/libhdf5.a $(LIBDIR)/libsz.a $(LIBDIR)/libaec.a $(LIBDIR)/libz.a \
 	$(LIBDIR)/libyaml.a $(LIBDIR)/libklu.a $(LIBDIR)/libbtf.a $(LIBDIR)/libumfpack.a $(LIBDIR)/libcholmod.a $(LIBDIR)/libamd.a \
 	$(LIBDIR)/libcolamd.a $(LIBDIR)/libcamd.a $(LIBDIR)/libccolamd.a \

@@ -1,0 +1,223 @@
+/* erk.c - explicit embedded Runge-Kutta pairs on the first-order form
+ * (y, y')' = (y', f(t, y, y')) of an ODE of the seam (form/ode.h), by
+ * SUNDIALS ARKODE's ERKStep: the route of Simbody's default integrators
+ * (an explicit error-controlled Runge-Kutta pair on the joint coordinates
+ * of the tree), for the non-stiff models where an explicit step's
+ * stability limit is not what bounds the step.
+ *
+ *   dopri5    Dormand and Prince's 7-stage 5(4) pair, first stage the
+ *             last of the step before (J. R. Dormand, P. J. Prince, "A
+ *             family of embedded Runge-Kutta formulae", J. Comput. Appl.
+ *             Math. 6 (1980) 19-26, doi:10.1016/0771-050X(80)90013-3);
+ *             ARKODE_DORMAND_PRINCE_7_4_5.
+ *   fehlberg8 Fehlberg's 13-stage 7(8) pair, stepping with its eighth-order
+ *             solution (E. Fehlberg, "Classical fifth-, sixth-, seventh-,
+ *             and eighth-order Runge-Kutta formulas with stepsize control",
+ *             NASA Technical Report R-287 (1968)); ARKODE_FEHLBERG_13_7_8.
+ *             (ARKODE 6.4's Verner 6(5) table, ARKODE_VERNER_8_5_6, steps
+ *             at order 3 on a pendulum here: error ratio 8.0 at halved
+ *             steps, so it is not offered.)
+ *
+ * The error test is ARKODE's on the weights 1 / (rtol |y_i| + atol)
+ * (integrator.atol, rtol) over positions and velocities, its step
+ * controller the default PID one (integrator.adaptive: true); without
+ * integrator.adaptive the pair steps at the run's step integrator.step
+ * with no error test (ERKStepSetFixedStep), as rn4 does, which shows
+ * the design order.  The shape is adams.c's: each integ_step returns
+ * after one step of ERKStep, a stop time at the run loop's next
+ * breakpoint (sample, event bracket, end), so samples fall on steps and
+ * no interpolation enters the output.  After every step the formulation
+ * is asked whether it wants new coordinates (tree: a rotation chart to
+ * re-base, rp: a partition); if so, they change at the state reached and
+ * ERKStep resets there (ERKStepReset keeps the step size: a one-step
+ * method has no history to lose but the first stage).
+ *
+ * ERKStep treats a failure of f as final (it retries no smaller step), so
+ * where the formulation can renew its coordinates (rp) the step is tried
+ * once more from the last accepted state in new ones; otherwise the run
+ * fails at that time and step with the formulation's word.
+ */
+#include "odeint.h"
+#include "../util/xalloc.h"
+
+#include <arkode/arkode_erkstep.h>
+#include <nvector/nvector_serial.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct erk {
+	SUNContext sun;
+	void *mem;
+	N_Vector Y;
+	int fail;		/* last status of f that ERKStep saw fail */
+};
+
+static int erk_f(realtype t, N_Vector Y, N_Vector Yd, void *user)
+{
+	struct odeint *O = user;
+	struct erk *E = O->mem;
+	int n = O->n;
+	const double *y = N_VGetArrayPointer(Y);
+	double *out = N_VGetArrayPointer(Yd);
+	memcpy(out, y + n, (size_t)n * sizeof(double));
+	int st = odeint_rhs(O, t, y, y + n, out + n);
+	if (st) {
+		E->fail = st;
+		return -1;	/* ERKStep has no recovery from f */
+	}
+	return 0;
+}
+
+static void erk_free(struct odeint *O)
+{
+	struct erk *E = O->mem;
+	if (!E)
+		return;
+	if (E->mem)
+		ERKStepFree(&E->mem);
+	if (E->Y)
+		N_VDestroy(E->Y);
+	if (E->sun)
+		SUNContext_Free(&E->sun);
+	free(E);
+	O->mem = NULL;
+}
+
+static ARKODE_ERKTableID erk_table(const struct integ_info *info)
+{
+	return info->id == INTEG_FEHLBERG8 ? ARKODE_FEHLBERG_13_7_8 : ARKODE_DORMAND_PRINCE_7_4_5;
+}
+
+/* ERKStep at the accepted state (O->t, O->y, O->yd): made, or reset there
+ * after new coordinates. */
+static int erk_start(struct odeint *O, const struct integ_info *info)
+{
+	struct erk *E = O->mem;
+	int n = O->n;
+	if (!E) {
+		E = xcalloc(1, sizeof(*E));
+		O->mem = E;
+		O->mem_free = erk_free;
+		if (SUNContext_Create(NULL, &E->sun))
+			return INTEG_NEWTON_FAIL;
+		E->Y = N_VNew_Serial(2 * n, E->sun);
+	}
+	double *y = N_VGetArrayPointer(E->Y);
+	memcpy(y, O->y, (size_t)n * sizeof(double));
+	memcpy(y + n, O->yd, (size_t)n * sizeof(double));
+	if (E->mem)
+		return ERKStepReset(E->mem, O->t, E->Y) ? INTEG_NEWTON_FAIL : INTEG_OK;
+	E->mem = ERKStepCreate(erk_f, O->t, E->Y, E->sun);
+	if (!E->mem || ERKStepSetTableNum(E->mem, erk_table(info)) ||
+	    ERKStepSStolerances(E->mem, O->rtol, O->atol) || ERKStepSetUserData(E->mem, O) ||
+	    ERKStepSetMaxNumSteps(E->mem, -1))
+		return INTEG_NEWTON_FAIL;
+	ERKStepSetMaxHnilWarns(E->mem, -1);
+	/* the step control's settings every adaptive scheme takes
+	 * (integrator.safety, facmin, facmax) in place of ARKODE's 0.96,
+	 * 0.1 and 20: at 0.96 and 20 dopri5 ended the double pendulum
+	 * 0.16 m off at atol = rtol = 1e-3 (0.023 m at safety 0.8) */
+	ERKStepSetSafetyFactor(E->mem, O->safety);
+	ERKStepSetMinReduction(E->mem, O->facmin);
+	ERKStepSetMaxGrowth(E->mem, O->facmax);
+	if (O->h_max < O->span)
+		ERKStepSetMaxStep(E->mem, O->h_max);
+	ERKStepSetErrFile(E->mem, NULL);
+	return INTEG_OK;
+}
+
+/* One step of ERKStep towards tout (not past it); the state reached in
+ * O->y, O->yd, O->t, the coordinates renewed there when the formulation
+ * asks. */
+static int internal_step(struct odeint *O, const struct integ_info *info, double tout)
+{
+	struct erk *E = O->mem;
+	int n = O->n;
+	realtype tret = O->t;
+	/* ARKODE forgets a stop time once reached: set it every call */
+	ERKStepSetStopTime(E->mem, tout);
+	if (!O->adaptive)	/* the run's step, no error test */
+		ERKStepSetFixedStep(E->mem, tout - O->t);
+	E->fail = 0;
+	int flag = ERKStepEvolve(E->mem, tout, E->Y, &tret, ARK_ONE_STEP);
+	if (flag < 0) {
+		if (E->fail)
+			return E->fail;
+		return flag == ARK_TOO_CLOSE || flag == ARK_TOO_MUCH_ACC ||
+		       flag == ARK_ERR_FAILURE ? INTEG_STEP_TOO_SMALL : INTEG_NEWTON_FAIL;
+	}
+	const double *y = N_VGetArrayPointer(E->Y);
+	memcpy(O->y, y, (size_t)n * sizeof(double));
+	memcpy(O->yd, y + n, (size_t)n * sizeof(double));
+	O->t = tret;
+	if (O->sys->want_new && O->sys->want_new(O->sys->ctx)) {
+		int st = odeint_rhs(O, O->t, O->y, O->yd, O->ydd);
+		if (st)
+			return st;
+		O->restart = 0;
+		int c = O->sys->accept(O->sys->ctx, O->t, O->y, O->yd);
+		if (c < 0)
+			return -c == ODE_SINGULAR ? INTEG_SINGULAR : INTEG_NEWTON_FAIL;
+		if (c > 0 && (st = erk_start(O, info)))
+			return st;
+	}
+	return INTEG_OK;
+}
+
+static int erk_step_ode(struct odeint *O, const struct integ_info *info, double h, double *t1,
+		 double *h_next)
+{
+	int st;
+	double tout = O->t + h;
+	if (O->n > 0 && (O->restart || !O->mem)) {
+		if ((st = erk_start(O, info)))
+			return st;
+		O->restart = 0;
+	}
+	if (O->n == 0) {	/* nothing to integrate: the constraints fix the motion */
+		O->t = tout;
+		*h_next = h;
+		*t1 = tout;
+		return INTEG_OK;
+	}
+	st = internal_step(O, info, tout);
+	if ((st == INTEG_SINGULAR || st == INTEG_NEWTON_FAIL) && O->sys->renew) {
+		odeint_keep_why(O);
+		int c = O->sys->renew(O->sys->ctx, O->t, O->y, O->yd, O->ydd);
+		O->nrhs++;
+		if (c > 0 && (st = erk_start(O, info)) == INTEG_OK)
+			st = internal_step(O, info, tout);
+	}
+	if (st)
+		return st;
+	struct erk *E = O->mem;
+	long nef = 0;
+	ERKStepGetNumErrTestFails(E->mem, &nef);
+	O->rejected = nef;
+	/* adaptive: ERKStep chooses; the run loop is to aim at its next
+	 * breakpoint (as adams); fixed: the run's step */
+	*h_next = O->adaptive ? 2.0 * O->span : h;
+	*t1 = O->t;
+	return INTEG_OK;
+}
+
+/* f at the state reached, for that state's body state */
+static int erk_kernel(struct odeint *O, const struct integ_info *info, double h, double *t1,
+		      double *h_next)
+{
+	int st = erk_step_ode(O, info, h, t1, h_next);
+	if (st == INTEG_OK)
+		st = odeint_rhs(O, O->t, O->y, O->yd, O->ydd);
+	return st;
+}
+
+static int erk_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y)
+{
+	return odeint_step(it, h, x, y, erk_kernel);
+}
+
+const struct integ_ops erk_ops = {
+	ODEINT_OPS, ODEINT_STATS_OPS, .step = erk_step
+};
