@@ -93,8 +93,8 @@ static void build_method(struct bctx *b, const struct dnode *v, struct sim_optio
 }
 
 /* integrator.formulation (after integrator.method): auto, rp or tree;
- * rp and tree only with the schemes whose registry formulation is rp (the
- * ODE schemes on the seam of form/ode.h), named in the error. */
+ * rp and tree only with the schemes that take them (integ_takes: the ODE
+ * schemes on the seam of form/ode.h), named in the error. */
 static void build_formulation(struct bctx *b, const struct dnode *v, struct sim_options *o)
 {
 	static const char *const forms[] = { "auto", "rp", "tree" };
@@ -104,15 +104,12 @@ static void build_formulation(struct bctx *b, const struct dnode *v, struct sim_
 	o->formulation = (enum sim_formulation)k;
 	o->formulation_pos = v->pos;
 	const struct integ_info *info = integ_find(o->method);
-	if (k == FORM_AUTO || !info || strcmp(info->formulation, "rp") == 0 ||
-	    (k == FORM_TREE && strcmp(info->formulation, "tree") == 0))
+	if (k == FORM_AUTO || !info || integ_takes(info, forms[k]))
 		return;
-	char list[160] = "";
+	char list[256] = "";
 	size_t len = 0;
 	for (int i = 0; i < INTEG_COUNT; i++)
-		if ((strcmp(integ_table[i].formulation, "rp") == 0 ||
-		     (k == FORM_TREE && strcmp(integ_table[i].formulation, "tree") == 0)) &&
-		    len + 16 < sizeof list)
+		if (integ_takes(&integ_table[i], forms[k]) && len + 16 < sizeof list)
 			len += (size_t)snprintf(list + len, sizeof list - len, "%s%s",
 						len ? ", " : "", integ_table[i].name);
 	diag_error(b->d, &v->pos, "integrator.formulation: %s needs one of the ODE schemes %s; "

@@ -23,3 +23,16 @@ const struct integ_info *integ_find(const char *name)
 			return &integ_table[i];
 	return 0;
 }
+
+static int on_ode_seam(const char *form)
+{
+	return strcmp(form, "rp") == 0 || strcmp(form, "tree") == 0;
+}
+
+int integ_takes(const struct integ_info *info, const char *form)
+{
+	if (strcmp(info->formulation, form) == 0)
+		return 1;
+	return on_ode_seam(info->formulation) && on_ode_seam(form) &&
+	       strcmp(info->family, "ida") != 0;
+}
