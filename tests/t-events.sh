@@ -59,7 +59,7 @@ PY
 
 # 1. the falling ball
 for deck in ball ball_slider; do
-	for s in hi lms2 rn4; do
+	for s in hi lms2 rn4 dopri5; do
 		out=$tmp/$deck-$s.h5
 		expect_rc 0 "$deck $s: a stop event ends the run with exit 0" \
 			"$MBSIM" run "$ev/$deck.yaml" --set integrator.method=$s -o "$out"

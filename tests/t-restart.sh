@@ -171,10 +171,10 @@ within() {
 		bad "$1" "$(cat "$tmp/cmp")"
 	fi
 }
-for m in rn4-tree w2-tree adams bdf; do
+for m in rn4-tree w2-tree adams bdf dopri5; do
 	label=$m
 	case $m in
-	adams | bdf) set -- --set integrator.atol=1e-4 --set integrator.rtol=1e-4
+	adams | bdf | dopri5) set -- --set integrator.atol=1e-4 --set integrator.rtol=1e-4
 		ref="--set integrator.atol=1e-5 --set integrator.rtol=1e-5" ;;
 	*) set -- --set integrator.step=2e-3 --set integrator.formulation=tree
 		ref="--set integrator.step=1e-3"

@@ -96,8 +96,11 @@ def schemes(mbsim):
         m = re.match(r"(\S+)\s+(\S+)\s+(ra|rp|tree)\s+order (\d+) \(constrained: (\d+)", line)
         if not m:
             continue
-        name, form = m.group(1), m.group(3)
-        forms = {"ra": ["ra"], "rp": ["rp", "tree"], "tree": ["tree"]}[form]
+        name, family, form = m.group(1), m.group(2), m.group(3)
+        # the ODE schemes step rp and tree alike, but bdf (family ida):
+        # tree's residual form only
+        forms = {"ra": ["ra"], "rp": ["rp", "tree"],
+                 "tree": ["tree"] if family == "ida" else ["tree", "rp"]}[form]
         res.append((name, forms, int(m.group(4)), int(m.group(5)), name in ("adams", "bdf")))
     return res
 

@@ -277,7 +277,7 @@ void build_body(struct bctx *b, const struct dnode *item)
 		diag_error(b->d, &dn_get(item, "mass")->pos,
 			   "mass of %s must be positive, got %g%s", what, tmp.mass, tmp.mass == 0 ?
 			   " (a massless body needs integrator.method: bdf, the tree formulation "
-			   "as an index-1 DAE; rn4, w2, adams and the ra schemes need positive "
+			   "as an index-1 DAE; rn4, w2, adams, dopri5 and the ra schemes need positive "
 			   "masses)" : "");
 	if (kind == BODY_RIGID && (v = need(b, item, "inertia", what)))
 		read_inertia(b, v, what, tmp.J);
