@@ -15,7 +15,7 @@
 #    positions are checked; the dae3 schemes that take integrator.index: 2
 #    impose the velocity constraint as well (positions and velocities
 #    checked); tangent_newmark and the schemes of rp and tree (rosenbrock,
-#    adams, ida) meet all three levels (all checked).
+#    adams, ida, erk) meet all three levels (all checked).
 # 2. A CSV table of sin(2 pi t) sampled at 1 kHz drives four sliders, one
 #    per interpolation; each is within its interpolation's error bound of
 #    the sine (motion_check.py, sine_bounds: h^2/8 max|f''| for linear,
@@ -43,7 +43,7 @@ fi
 n=0
 while read -r name family form rest; do
 	case $family in
-	tangent | rosenbrock | adams | ida) levels=3 ;;
+	tangent | rosenbrock | adams | ida | erk) levels=3 ;;
 	*) levels=1 ;;
 	esac
 	n=$((n + 1))
