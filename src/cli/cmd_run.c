@@ -280,6 +280,11 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 		cli_json_str(o->method);
 		printf(", \"formulation\": ");
 		cli_json_str(sim_formulation_name(o));
+		printf(", \"method_chosen\": ");
+		if (o->method_auto)
+			cli_json_str(o->method_why);
+		else
+			printf("null");
 		printf(", \"linear_solver\": ");
 		cli_json_str(r->solver);
 		printf(", \"warnings\": [");

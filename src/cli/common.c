@@ -9,6 +9,7 @@
 #include "../io/h5read.h"
 #include "../model/contact.h"
 #include "../sim/check_t0.h"
+#include "../sim/choose.h"
 #include "../sim/sim.h"
 #include "../util/file.h"
 #include "../util/suggest.h"
@@ -288,6 +289,11 @@ static int load(const char *path, char **sets, int nsets, struct deck **pdk,
 			deck_apply(dk, sets[i], &d);
 		if (d.nerr == 0)
 			deck_build(dk, m, o, &d);
+		if (d.nerr == 0 && *m && sim_choose_scheme(*m, o, &d) == 0 && o->method_auto)
+			diag_note(&d, &o->method_pos, "integrator.method: auto chose %s%s%s%s: %s",
+				  o->method, o->formulation == FORM_AUTO ? "" : " on ",
+				  o->formulation == FORM_TREE ? "tree" : o->formulation == FORM_RP ?
+				  "rp" : "", o->adaptive ? ", adaptive" : "", o->method_why);
 		/* a model the formulation cannot take is a deck error (exit 2),
 		 * reported at its elements */
 		if (stepped && d.nerr == 0 && *m && sim_formulation_is_tree(o))

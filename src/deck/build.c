@@ -79,6 +79,14 @@ static void build_method(struct bctx *b, const struct dnode *v, struct sim_optio
 	if (get_str(b, v, "method", &s))
 		return;
 	o->method_pos = v->pos;
+	if (strcmp(s, "auto") == 0) {
+		/* chosen from the model once it is built (sim/choose.c); no
+		 * scheme's checks before then */
+		strcpy(o->method, s);
+		o->method_auto = 1;
+		return;
+	}
+	o->method_auto = 0;
 	if (integ_find(s) && strlen(s) < sizeof o->method) {
 		strcpy(o->method, s);
 		return;
@@ -630,7 +638,8 @@ static void build_top(struct bctx *b, const struct dnode *root, struct sim_optio
 	build_options(b, root, o);
 	{
 		const struct integ_info *info = integ_find(o->method);
-		b->singular_ok = info && info->id == INTEG_BDF;
+		/* auto chooses bdf for them */
+		b->singular_ok = o->method_auto || (info && info->id == INTEG_BDF);
 	}
 	if (opt_str(b, root, "title", &title) > 0)
 		b->m->title = xstrdup(title);

@@ -36,7 +36,7 @@ static const struct key_def time_keys[] = {
 static const struct key_sect time_sect = { "time", time_keys };
 
 static const struct key_def integ_keys[] = {
-	{ "method", K_STR, 0, NULL, "integration scheme, see `mbsim list integrators` (default hi)" },
+	{ "method", K_STR, 0, NULL, "integration scheme, see `mbsim list integrators`, or auto: scheme and formulation chosen from the model, see mbsim-deck(5) (default hi)" },
 	{ "formulation", K_STR, 0, NULL, "coordinates of the ODE schemes rn4, w2, adams and dopri5: auto (the scheme's own: rp, or tree for dopri5 and bdf), rp (Euler parameters with coordinate partitioning) or tree (recursive joint coordinates of a tree-structured model rooted at the ground, Arnold 2013); other schemes take auto only (default auto)" },
 	{ "step", K_NUM, 0, NULL, "step size in s, > 0 (default 1e-3)" },
 	{ "tolerance", K_NUM, 0, NULL, "Newton convergence tolerance, > 0 (default 1e-10)" },

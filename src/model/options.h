@@ -58,6 +58,11 @@ struct sim_options {
 	unsigned long seed;	/* seed: for urand() in expressions */
 	struct srcpos method_pos;	/* where integrator.method was given */
 	struct srcpos index_pos;	/* where integrator.index was given */
+	/* integrator.method: auto - the scheme, formulation and adaptive
+	 * chosen from the model (sim/choose.c) after the deck is built;
+	 * method_auto set until then, and why the choice fell as it did */
+	int method_auto;
+	char method_why[200];
 };
 
 /* output.every unset: a run writes at most this many samples besides the
