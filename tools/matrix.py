@@ -108,8 +108,9 @@ def schemes(mbsim):
 def cell_sets(scheme, form):
     """The --set arguments that choose SCHEME on FORM."""
     a = ["--set", "integrator.method=" + scheme]
-    if form == "tree" and scheme != "bdf":
-        a += ["--set", "integrator.formulation=tree"]
+    # bdf takes tree alone, by its own row; the other ODE schemes either
+    if form in ("rp", "tree") and scheme != "bdf":
+        a += ["--set", "integrator.formulation=" + form]
     return a
 
 
