@@ -67,7 +67,7 @@ ref="$PY $top/tools/contact_ref.py"
 ball=$decks/contact_ball_drop.yaml
 
 if ! have_scipy; then
-	skip "contact benchmarks" "python3 with scipy and h5py" 46
+	skip "contact benchmarks" "python3 with scipy and h5py" 49
 	finish
 	exit
 fi
@@ -160,19 +160,36 @@ grep -q ":14:14: note: contact.damping flores gives this material's impacts a re
 # column 49 of the deck's youngs_modulus; the --set's own position when
 # set), exit 2.  1e30 N/m on 1 kg: t_c = pi sqrt(1e-30) = 3e-15 s, below
 # 1e-9 s; E = 1e9 with e = 0.3 at step 1e-4 s: 8 steps of the 0.8 ms
-# contact, below 10 (measured: at 4 steps e = 0.3 rebounds 8 times too
-# high, at 8 within 0.3 %); 0 and -1 are not stiffnesses
+# contact, below 4 c(0.3) = 12 (measured: at 4 steps e = 0.3 rebounds 8
+# times too high; at 8 within 0.3 %, the rule's margin); a cube's corners
+# (decks/contact_box_drop.yaml) at e = 0.1: t_c = pi sqrt(m_e / k) =
+# 1.4 ms with m_e = 1/(1/m + rho^2/J) = 0.2 kg, 14 steps of 1e-4 s below
+# 4 c(0.1) = 40 (old main ran it to the end, jittering at 5e-3 m/s), and
+# at 3.5e-5 s (40 steps) it comes to rest, |v| < 1e-6 m/s (measured
+# 1.6e-10; 5e-5 s jitters at 3e-3 m/s); 0 and -1 are not stiffnesses
 expect_rc 2 "stiffness 1e30: refused" "$MBSIM" check "$tmp/lin.yaml" \
 	--set bodies.ball.contact.stiffness=1e30
 grep -q "error: stiffness 1e+30 .*last [0-9.e-]* s, below the 1e-09 s" "$tmp/err" &&
 	ok "stiffness 1e30: the message gives the contact time" || bad "stiffness 1e30: message" "$(head -2 "$tmp/err")"
 expect_rc 2 "E = 1e9, e = 0.3, step 1e-4: refused" "$MBSIM" run "$ball" \
 	--set bodies.ball.contact.restitution=0.3 --set integrator.step=1e-4 -o "$tmp/s.h5" --force
-grep -q "contact_ball_drop.yaml:14:49: error: youngs_modulus 1e+09 .* needs 10: give a step of at most" \
+grep -q "contact_ball_drop.yaml:14:49: error: youngs_modulus 1e+09 .* needs 12: give a step of at most" \
 	"$tmp/err" && ok "step 1e-4: refused at youngs_modulus with the step it needs" ||
 	bad "step 1e-4: message" "$(head -2 "$tmp/err")"
 expect_rc 0 "E = 1e9, adaptive lms2 from step 1e-3: taken" "$MBSIM" check "$ball" \
 	--set integrator.method=lms2 --set integrator.adaptive=true --set integrator.step=1e-3
+expect_rc 2 "cube at e = 0.1, step 1e-4: refused" "$MBSIM" run "$decks/contact_box_drop.yaml" \
+	--set bodies.box.contact.restitution=0.1 -o "$tmp/x.h5" --force
+grep -q "contact_box_drop.yaml:16:66: error: stiffness 1e+06 .* needs 40" "$tmp/err" &&
+	ok "cube at e = 0.1: refused at its stiffness, 40 steps" || bad "cube at e = 0.1: message" "$(head -2 "$tmp/err")"
+"$MBSIM" run "$decks/contact_box_drop.yaml" --set bodies.box.contact.restitution=0.1 \
+	--set integrator.step=3.5e-5 -o "$tmp/x.h5" --force >"$tmp/out" 2>&1
+v=$($chk rest "$tmp/x.h5" box 1000)
+if [ -n "$v" ] && le "$v" 1e-6; then
+	ok "cube at e = 0.1, step 3.5e-5 s: comes to rest, speed <= $v"
+else
+	bad "cube at e = 0.1, step 3.5e-5 s: speed $v over the last 1000 steps (want < 1e-6)"
+fi
 for k in 0 -1; do
 	expect_rc 2 "stiffness $k: refused" "$MBSIM" check "$tmp/lin.yaml" \
 		--set "bodies.ball.contact.stiffness=$k"
