@@ -11,16 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The mass blocks of s as the saddle-point solver takes them (kkt.h):
- * 18 values a body, mass on the diagonal of the first 9, the inertia in
- * the second. */
+/* The mass blocks of s as the saddle-point solver takes them (kkt.h). */
 static double *mass_blocks(const struct ra *s)
 {
 	double *W = xcalloc((size_t)s->nb * 18 + 1, sizeof(double));
-	for (int q = 0; q < s->nb; q++) {
-		W[18 * q] = W[18 * q + 4] = W[18 * q + 8] = s->mass[q];
-		memcpy(W + 18 * q + 9, ra_inertia(s, q), 9 * sizeof(double));
-	}
+	ra_mass_blocks(s, W);
 	return W;
 }
 
