@@ -13,6 +13,8 @@
 #   make study-004-flex  regenerate docs/results/004/flex (doi:10.1007/s11044-021-09806-9 §5.2-5.4, the beams; not part of test)
 #   make study-002  regenerate docs/results/002 (doi:10.1007/s11012-021-01433-0: stiff pendulum, Andrews, IFToMM; not part of test)
 #   make study-003  regenerate docs/results/003 (Arnold 2013, Fig. 2, BDF steps against m1/m2; not part of test)
+#   make wp-simbody  work-precision against Simbody (docs/results/wp_simbody.md;
+#                 needs tools/install-deps --study; not part of test)
 #   make matrix   every deck x scheme x formulation against a reference, and
 #                 1000 random models (docs/results/matrix.md; not part of test)
 #   make install PREFIX=/usr/local
@@ -75,7 +77,7 @@ TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 TEST_HELP := $(BUILD)/tests/testutil.o
 
-.PHONY: all run test unit asan bench install clean matrix study-000 study-001 study-002 study-003 study-004 study-004-flex fuzz fuzz-build
+.PHONY: all run test unit asan bench install clean matrix study-000 study-001 study-002 study-003 study-004 study-004-flex fuzz fuzz-build wp-simbody
 all: $(BUILD)/mbsim
 
 $(BUILD)/%.o: %.c
@@ -194,6 +196,20 @@ study-004: all
 
 study-004-flex: all
 	/usr/bin/python3 tools/study004_flex.py --mbsim $(BUILD)/mbsim --out docs/results/004/flex $(STUDY_ARGS)
+
+# Work-precision of mbsim's adaptive schemes against Simbody's integrators on
+# the double pendulum and the spherical chain (issue 37): the C++ harness
+# bench/simbody/wp_simbody.cpp links Debian's libsimbody-dev (installed by
+# tools/install-deps --study, never linked into mbsim); about half an hour
+# of CPU, not part of test.  STUDY_ARGS e.g. "--models dp,8 --rounds 1".
+$(BUILD)/bench/wp_simbody: bench/simbody/wp_simbody.cpp
+	@pkg-config --exists simbody || { echo "make: Simbody is missing: tools/install-deps --study" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -Wall -o $@ $< $$(pkg-config --cflags --libs simbody)
+
+wp-simbody: all $(BUILD)/bench/wp_simbody
+	nice /usr/bin/python3 tools/wp_simbody.py --mbsim $(BUILD)/mbsim --harness $(BUILD)/bench/wp_simbody \
+	  --out docs/results $(STUDY_ARGS)
 
 # The cross-validation matrix and the random models (tools/matrix.py,
 # tools/randmodel.py; docs/results/matrix.md, which gives its CPU time).
