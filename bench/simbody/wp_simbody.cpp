@@ -275,9 +275,11 @@ int main(int argc, char **argv)
 	double cpu = cpu_seconds() - t0;
 	const State &e = integ->getState();
 	bool ok = failure.empty() && std::fabs(e.getTime() - t_end) <= 1e-12 * t_end;
-	sys.realize(e, Stage::Position);
-	for (auto &b : mob)
-		c1.push_back(b.getBodyOriginLocation(e));
+	if (ok) {	// a failed run's state may hold NaNs that realize() refuses
+		sys.realize(e, Stage::Position);
+		for (auto &b : mob)
+			c1.push_back(b.getBodyOriginLocation(e));
+	}
 
 	std::printf("{\"model\": \"%s\", \"n\": %d, \"integrator\": \"%s\", \"method\": \"%s\", ", model.c_str(),
 		    (int)mob.size(), iname.c_str(), integ->getMethodName());
