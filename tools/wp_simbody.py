@@ -262,7 +262,10 @@ def study(a):
     cases = mbsim_schemes(a.mbsim)
     models = a.models.split(",")
     tols = [float(t) for t in a.tols.split(",")]
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    git = subprocess.run(["git", "-C", top, "describe", "--always", "--dirty"], capture_output=True, text=True)
     res = {"machine": {"host": platform.node(), "loadavg_start": os.getloadavg(),
+                       "commit": git.stdout.strip() if git.returncode == 0 else "unknown",
                        "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())},
            "models": {}}
     with tempfile.TemporaryDirectory() as tmp:
@@ -368,7 +371,8 @@ def write_doc(res, a):
           "",
           "Made by `tools/wp_simbody.py` (`make wp-simbody`; the Simbody side is",
           "`bench/simbody/wp_simbody.cpp`, built against Debian's libsimbody-dev, which",
-          "`tools/install-deps --study` installs).  Started %s, finished %s, on a" % (m["started"], m["finished"]),
+          "`tools/install-deps --study` installs), mbsim built from commit %s, Simbody 3.7." % m.get("commit", "?"),
+          "Started %s, finished %s, on a" % (m["started"], m["finished"]),
           "**loaded machine** (2 cores shared with other jobs; load average %.1f at the start," % m["loadavg_start"][0],
           "%.1f at the end): the CPU times are user + system time of each process from wait4," % m["loadavg_end"][0],
           "medians of %d alternated rounds, single-threaded BLAS on both sides; they are less" % a.rounds,
