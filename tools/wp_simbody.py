@@ -469,6 +469,22 @@ def write_doc(res, a):
         L.append("| %s | %g | %s | ≥ %g | %s | %s | %s | %s |" % (
             model_name(model), t, c, goal, fmt(sp_p, "%.2f"), met(sp_p, goal, why),
             fmt(sp_i, "%.2f"), met(sp_i, goal, why if not sp_p else "under 1 ms")))
+    L += ["", "Best mbsim scheme at each tolerance (whole processes):", ""]
+    for model, d in res["models"].items():
+        sp = speedups(d["runs"])
+        mb, _ = split(d["runs"])
+        for t in res["tols"]:
+            best = max(((v["process"], k.split("|")[1]) for k, v in sp.items()
+                        if v["process"] and float(k.split("|")[2]) == t), default=None)
+            if best:
+                L.append("- %s, %g: %s, %.2f times as fast as Simbody's fastest at its error (%s)"
+                         % (model_name(model), t, best[1], best[0], SIMBODY_NAMES[sp["mbsim|%s|%g" % (best[1], t)]["by"]]))
+        errs = {mb[("default", t)].get("error") for t in res["tols"] if ("default", t) in mb}
+        if len(errs) == 1 and None not in errs:
+            L.append("- %s: mbsim's own choice (%s) gave the same error at every tolerance: it does"
+                     % (model_name(model), mb[("default", res["tols"][0])].get("integrator")))
+            L.append("  not follow atol and rtol, so this build has no automatic choice to measure")
+    L.append("")
     for k, name in ((4, "whole processes"), (5, "the integration alone")):
         n = sum(1 for v in verdict if v[k] and v[k] >= v[3])
         m = sum(1 for v in verdict if v[k])
