@@ -12,6 +12,7 @@
 #   4. each adaptive case of the study, run as the study runs it, completes
 #      to t = 2 s and its error falls from atol = rtol = 1e-3 to 1e-6 (the
 #      study's tolerance reaches the scheme).
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 cd "$top" || exit 1
 
