@@ -428,4 +428,21 @@ ok = n2 > 1.0 and n2 >= 0.8 * n1 and m2 <= 0.6 * m1
 msg = 'samples %.3g, %.3g N; two-step means %.3g, %.3g N' % (n1, n2, m1, m2)
 "
 
+# The same undamped oscillation grows on tests/statics/compound_pendulum.yaml
+# (a body hanging at rest on an oblique hinge): newmark stops at step 13
+# whatever the step (32.8-fold at h = 1e-3 and 1e-5; the growth is of the
+# scheme, not of the step), and the message names the damped choices;
+# hht, its alpha = 0 twin with damping, runs.
+cp=$top/tests/statics/compound_pendulum.yaml
+for h in 1e-3 1e-5; do
+	expect_rc 1 "compound pendulum, newmark at $h: stops (growth)" "$MBSIM" run "$cp" \
+		--set integrator.method=newmark --set integrator.step=$h --set time.end=0.05 \
+		-o "$tmp/cp_$h.h5"
+	grep -q "growth detected at t = [0-9.e-]* (step 13, .*gamma > 1/2, hht or genalpha damp them" "$tmp/err" &&
+		ok "compound pendulum, newmark at $h: step 13, the damped schemes named" ||
+		bad "compound pendulum, newmark at $h: step 13, the damped schemes named" "$(cat "$tmp/err")"
+done
+expect_rc 0 "compound pendulum, hht: runs" "$MBSIM" run "$cp" --set integrator.method=hht \
+	--set time.end=0.05 -o "$tmp/cp_hht.h5"
+
 finish

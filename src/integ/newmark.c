@@ -103,7 +103,8 @@ int nm_growth_message(const struct nm_growth *gr, const struct model *m, int st,
 		 "of the last %d steps, %.3g-fold in all; reduce integrator.step (below the "
 		 "bound of eq. 11 of doi:10.1007/s11012-021-01433-0 with tangent_newmark) or, with newmark, take "
 		 "beta >= gamma/2 (beta < gamma/2 is unstable at any step on a constrained "
-		 "model)", t, step, h, gr && gr->body >= 0 ? m->bodies[gr->body].name : "?",
+		 "model); gamma = 1/2 does not damp the multipliers, whose oscillation can "
+		 "grow at any step: gamma > 1/2, hht or genalpha damp them", t, step, h, gr && gr->body >= 0 ? m->bodies[gr->body].name : "?",
 		 gr ? gr->trip_run : 0, gr ? gr->trip_growth : 0.0);
 	return 0;
 }
