@@ -58,7 +58,7 @@ struct elem_ops {
 	 * U V^T with U = [q; 0] and V = [d q; w] in the unknowns (6 nb
 	 * velocity-level, nc multipliers lam): -dF/du = (d / cv) q q^T,
 	 * -dF/dlam = q w^T, and the band of q . u its law changes over
-	 * (ra_lr_damp).  q (6 nb) and w (nc) zeroed before; returns 1 when
+	 * (ra_lr_correct).  q (6 nb) and w (nc) zeroed before; returns 1 when
 	 * it has one. */
 	int (*lowrank)(const struct ra *s, const struct ra_state *x, int i, const double *lam,
 		       double cv, double *q, double *w, double *d, double *band);

@@ -155,18 +155,19 @@ int ra_accel(struct ra *s, struct kkt *k, double *W, double *F, double *g, struc
 /* The rank-one parts of the Newton matrix of the elements that have them
  * (friction: elem.h lowrank; ra_lowrank.c): made at x with the true
  * multipliers lam and the velocity coefficient cv (d u / d unknown) after
- * k was factored; ra_lr_apply turns a solve y = K0^-1 r with k's factors
- * (dg: 6 nb, dl: nc, in place) into the solve with K0 + U V^T.  make
- * returns 0, or -1 when a solve or the small LU fails. */
+ * k was factored; returns 0, or -1 when a solve or the small LU fails.
+ * ra_lr_correct turns a Newton correction y = K0^-1 r from k's factors
+ * (dg: 6 nb, dl: nc, in place) into the one with K0 + U V^T, shortened
+ * where it would carry a sliding velocity (velocities move by cv dg)
+ * across zero past its law's band; returns the factor it was shortened
+ * by (1: not; < 1: make the matrix anew and do not test convergence on
+ * it).  Both do nothing without such elements (s->lr NULL). */
 struct ra_lr *ra_lr_new(const struct ra *s);
 void ra_lr_free(struct ra_lr **L);
 int ra_lr_make(struct ra *s, struct kkt *k, const struct ra_state *x, const double *lam,
 	       double cv);
-void ra_lr_apply(const struct ra *s, double *dg, double *dl);
-/* The factor (<= 1) to shorten a correction dg (6 nb; velocities move by
- * cv dg) with: < 1 where it would carry a sliding velocity across zero
- * past its law's band (ra_lowrank.c). */
-double ra_lr_damp(const struct ra *s, const struct ra_state *y, const double *dg, double cv);
+double ra_lr_correct(const struct ra *s, const struct ra_state *y, double *dg, double *dl,
+		     double cv);
 /* ra_accel_solve's part with such elements (ra_lowrank.c). */
 void ra_lr_accel(struct ra *s, struct kkt *k, double *F, double *g, struct ra_state *x);
 /* Its two halves: the factorization at x's positions (Jacobian and gamma

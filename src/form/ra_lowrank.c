@@ -143,7 +143,7 @@ int ra_lr_make(struct ra *s, struct kkt *k, const struct ra_state *x, const doub
  * beyond the band on the other side is shortened to land it on zero,
  * where the law's slope is steepest and the next linearization (made
  * anew: returns < 1) holds the damper.  The factor for (dg, dl). */
-double ra_lr_damp(const struct ra *s, const struct ra_state *y, const double *dg, double cv)
+static double damp(const struct ra *s, const struct ra_state *y, const double *dg, double cv)
 {
 	struct ra_lr *L = s->lr;
 	double alpha = 1.0;
@@ -164,7 +164,7 @@ double ra_lr_damp(const struct ra *s, const struct ra_state *y, const double *dg
 	return alpha;
 }
 
-void ra_lr_apply(const struct ra *s, double *dg, double *dl)
+static void apply(const struct ra *s, double *dg, double *dl)
 {
 	struct ra_lr *L = s->lr;
 	if (!L || !L->n)
@@ -180,6 +180,22 @@ void ra_lr_apply(const struct ra *s, double *dg, double *dl)
 		for (int c = 0; c < nc; c++)
 			dl[c] -= L->t[a] * Zl[c];
 	}
+}
+
+double ra_lr_correct(const struct ra *s, const struct ra_state *y, double *dg, double *dl,
+		     double cv)
+{
+	if (!s->lr)
+		return 1.0;
+	apply(s, dg, dl);
+	double a = damp(s, y, dg, cv);
+	if (a < 1.0) {
+		for (int i = 0; i < s->ng; i++)
+			dg[i] *= a;
+		for (int k = 0; k < s->nc; k++)
+			dl[k] *= a;
+	}
+	return a;
 }
 
 /* The index-1 acceleration solve with forces that read the multipliers:
@@ -210,7 +226,7 @@ void ra_lr_accel(struct ra *s, struct kkt *k, double *F, double *g, struct ra_st
 		for (int c = 0; c < nc; c++)
 			x->lam[c] -= L->lk[c];
 		if (ra_lr_make(s, k, x, L->lk, 0.0) == 0)
-			ra_lr_apply(s, g, x->lam);
+			apply(s, g, x->lam);
 		double dmax = 0.0, lmax = 0.0;
 		for (int c = 0; c < nc; c++) {
 			dmax = fmax(dmax, fabs(x->lam[c]));

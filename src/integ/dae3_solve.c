@@ -374,19 +374,10 @@ int dae3_solve(struct integ *it, struct dae3 *E, const struct solve_in *in, stru
 			E->fth = in->theta;
 		}
 		kkt_solve(it->kkt, e, it->dl, it->dg, it->dl2);
-		int damped = 0;	/* shortened: no test of convergence */
-		if (!E->Wc && s->lr) {
-			ra_lr_apply(s, it->dg, it->dl2);
-			double a = ra_lr_damp(s, y, it->dg, in->cv);
-			if (a < 1.0) {
-				damped = 1;
-				for (int i = 0; i < ng; i++)
-					it->dg[i] *= a;
-				for (int k = 0; k < nc; k++)
-					it->dl2[k] *= a;
-				refactor = 1;
-			}
-		}
+		/* shortened: no test of convergence */
+		int damped = !E->Wc && ra_lr_correct(s, y, it->dg, it->dl2, in->cv) < 1.0;
+		if (damped)
+			refactor = 1;
 		if (E->Wc)	/* d g_w = T^-1 u (beam_chart) */
 			for (int b = 0; b < nb; b++) {
 				double *u = it->dg + 6 * b + 3, o[3];
@@ -509,4 +500,3 @@ int dae3_solve(struct integ *it, struct dae3 *E, const struct solve_in *in, stru
 		y->lam[k] = lam[k] / in->theta;
 	return INTEG_OK;
 }
-

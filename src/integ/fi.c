@@ -110,15 +110,9 @@ static int newton(struct integ *it, const struct ra_state *x, struct ra_state *y
 		}
 		double *dl = it->dl2;
 		kkt_solve(it->kkt, e, it->dl, it->dg, dl);
-		ra_lr_apply(s, it->dg, dl);
-		double a = ra_lr_damp(s, y, it->dg, h);	/* 1 without friction */
-		if (a < 1.0) {
-			for (int i = 0; i < ng; i++)
-				it->dg[i] *= a;
-			for (int k = 0; k < nc; k++)
-				dl[k] *= a;
+		double a = ra_lr_correct(s, y, it->dg, dl, h);	/* 1 without friction */
+		if (a < 1.0)
 			refactor = 1;
-		}
 		for (int i = 0; i < ng; i++)
 			g[i] += it->dg[i];
 		for (int k = 0; k < nc; k++)
