@@ -95,8 +95,10 @@ static double dot(const double *a, const double *b, int n)
 	return r;
 }
 
-int ra_lr_make(struct ra *s, struct kkt *k, const struct ra_state *x, const double *lam,
-	       double cv)
+/* ra_lr_make, with Z = K0^-1 U solved anew (solve) or kept from the last
+ * make with the same factors and positions (U does not change with lam). */
+static int make(struct ra *s, struct kkt *k, const struct ra_state *x, const double *lam,
+		double cv, int solve)
 {
 	struct ra_lr *L = s->lr;
 	if (!L)
@@ -112,9 +114,11 @@ int ra_lr_make(struct ra *s, struct kkt *k, const struct ra_state *x, const doub
 			continue;
 		memcpy(L->Qg + (size_t)n * ng, Vg, (size_t)ng * sizeof(double));
 		double *Zg = L->Zg + (size_t)n * ng, *Zl = L->Zl + (size_t)n * nc;
-		memset(Zl, 0, (size_t)nc * sizeof(double));	/* dropped rows keep theirs */
-		if (kkt_solve(k, Vg, L->zero, Zg, Zl))
-			return -1;
+		if (solve) {
+			memset(Zl, 0, (size_t)nc * sizeof(double));	/* dropped rows keep theirs */
+			if (kkt_solve(k, Vg, L->zero, Zg, Zl))
+				return -1;
+		}
 		for (int c = 0; c < ng; c++)
 			Vg[c] *= d;
 		n++;
@@ -133,6 +137,12 @@ int ra_lr_make(struct ra *s, struct kkt *k, const struct ra_state *x, const doub
 		return -1;
 	}
 	return 0;
+}
+
+int ra_lr_make(struct ra *s, struct kkt *k, const struct ra_state *x, const double *lam,
+	       double cv)
+{
+	return make(s, k, x, lam, cv, 1);
 }
 
 /* Newton's linearization of tanh(v / band) at a sliding velocity far
@@ -202,7 +212,9 @@ double ra_lr_correct(const struct ra *s, const struct ra_state *y, double *dg, d
  * M g + P^T lam = F(lam) + gyro, P g = gamma, by Newton's method in lam
  * from x->lam (the last solve's, a close guess along a run): each step
  * the solve with F at the iterate's lam (a fixed-point step of K0) and
- * its Woodbury correction (d = 0: the velocities are given).  Without it
+ * its Woodbury correction (d = 0: the velocities are given; Z = K0^-1 U
+ * solved at the first step only, as neither K0 nor U moves with lam, so
+ * a step redoes the n x n LU only).  Without it
  * the friction of a state-space scheme (rp) read the multipliers of the
  * last call: the normal force of another state (matrix.md finding 4,
  * 0.028 N in adams' friction effort whatever the tolerance).  Stops when
@@ -212,7 +224,7 @@ double ra_lr_correct(const struct ra *s, const struct ra_state *y, double *dg, d
 void ra_lr_accel(struct ra *s, struct kkt *k, double *F, double *g, struct ra_state *x)
 {
 	struct ra_lr *L = s->lr;
-	int ng = s->ng, nc = s->nc;
+	int ng = s->ng, nc = s->nc, zmade = 0;	/* Z of k and x made */
 	for (int it = 0; it < RA_LR_ITER; it++) {
 		memcpy(L->lk, x->lam, (size_t)nc * sizeof(double));
 		ra_forces(s, x, x->t, L->lk, F);
@@ -225,8 +237,10 @@ void ra_lr_accel(struct ra *s, struct kkt *k, double *F, double *g, struct ra_st
 			g[c] -= L->gk[c];
 		for (int c = 0; c < nc; c++)
 			x->lam[c] -= L->lk[c];
-		if (ra_lr_make(s, k, x, L->lk, 0.0) == 0)
+		if (make(s, k, x, L->lk, 0.0, !zmade) == 0) {
+			zmade = 1;
 			apply(s, g, x->lam);
+		}
 		double dmax = 0.0, lmax = 0.0;
 		for (int c = 0; c < nc; c++) {
 			dmax = fmax(dmax, fabs(x->lam[c]));
