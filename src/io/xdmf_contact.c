@@ -41,18 +41,23 @@ void xdmf_contacts_release(struct xdmf_contacts *c)
 	c->present = 0;
 }
 
-/* A dataset of /contacts with rows rows and cols columns into *d. */
-static int xc_need(struct h5in *f, const char *path, long rows, int cols, struct h5r_data *d,
-		   char *err, size_t n)
+/* Whether d, read from path, has rows rows and cols columns. */
+static int xc_shape(const char *path, const struct h5r_data *d, long rows, int cols, char *err,
+		    size_t n)
 {
-	if (h5r_read(f, path, d, err, n))
-		return -1;
 	if (d->rows != rows || d->cols != cols) {
 		snprintf(err, n, "%s has %ld x %d values, expected %ld x %d (as /contacts/count "
 			 "says)", path, d->rows, d->cols, rows, cols);
 		return -1;
 	}
 	return 0;
+}
+
+/* A dataset of /contacts with rows rows and cols columns into *d. */
+static int xc_need(struct h5in *f, const char *path, long rows, int cols, struct h5r_data *d,
+		   char *err, size_t n)
+{
+	return h5r_read(f, path, d, err, n) || xc_shape(path, d, rows, cols, err, n) ? -1 : 0;
 }
 
 int xdmf_contacts_read(struct h5in *f, long ns, struct xdmf_contacts *c, char *err, size_t n)
@@ -83,15 +88,15 @@ int xdmf_contacts_read(struct h5in *f, long ns, struct xdmf_contacts *c, char *e
 	}
 	long R = c->off[ns];
 	/* the nonsmooth model writes impulses where the smooth one writes
-	 * forces */
-	c->impulse = h5r_read(f, "/contacts/normal_force", &d[5], e, sizeof e) != 0;
-	h5r_data_release(&d[5]);
+	 * forces: the normal forces when they are there, else the impulses */
 	static const char *const force[2][2] = {
 		{ "/contacts/normal_force", "/contacts/friction_force" },
 		{ "/contacts/normal_impulse", "/contacts/friction_impulse" } };
+	c->impulse = h5r_read(f, force[0][0], &d[2], e, sizeof e) != 0;
 	if (xc_need(f, "/contacts/point", R, 3, &d[0], err, n) ||
 	    xc_need(f, "/contacts/normal", R, 3, &d[1], err, n) ||
-	    xc_need(f, force[c->impulse][0], R, 1, &d[2], err, n) ||
+	    (c->impulse ? xc_need(f, force[1][0], R, 1, &d[2], err, n)
+			: xc_shape(force[0][0], &d[2], R, 1, err, n)) ||
 	    xc_need(f, force[c->impulse][1], R, 3, &d[3], err, n) ||
 	    xc_need(f, "/contacts/gap", R, 1, &d[4], err, n) ||
 	    xc_need(f, "/contacts/sliding", R, 1, &d[5], err, n))
