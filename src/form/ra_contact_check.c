@@ -83,7 +83,6 @@ int ra_contact_check(const struct model *m, int adaptive, double step, struct di
 {
 	const struct model_contact *mc = m->contact;
 	int bad = 0;
-	double le = -1, lc = 0;	/* the last restitution and its c (a pile's are one) */
 	if (!mc || mc->model != CONTACT_SMOOTH)
 		return 0;
 	for (int b = 0; b < m->nbodies && b < mc->nb; b++) {
@@ -95,10 +94,7 @@ int ra_contact_check(const struct model *m, int adaptive, double step, struct di
 		if (!(K > 0))	/* Hertz: a sphere or capsule, R its radius */
 			K = 4.0 / 3.0 * c->E / (1 - c->nu * c->nu) * sqrt(s->size[0]);
 		double v = impact_speed(m, b, s);
-		if (c->e != le) {
-			le = c->e;
-			lc = contact_damping_coef(mc->damping, le);
-		}
+		double lc = contact_damping_coef(mc->damping, c->e);
 		/* the contact by the body's mass needs STEPS_MIN steps; by its
 		 * corner's effective mass (shortest, rotation free: a joint
 		 * may hold it, so not for the base count), STEPS_PER_C c */
