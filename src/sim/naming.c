@@ -65,16 +65,16 @@ void sim_fail_message(const struct integ *it, int st, double t, long step, doubl
 	default: {
 		/* the equations of motion's residual too: a constraint residual
 		 * at round-off alone does not make a converged step */
-		char eom[400] = "";
+		char eom[400] = "", fr[300] = "";
 		if (it->eom_body >= 0) {
 			int fi = lambda_force_on(m, it->eom_body);
+			if (fi >= 0)
+				snprintf(fr, sizeof fr, ", where friction '%s' in joint '%s' acts (its "
+					 "law may be what stalls: raise its velocity_threshold or "
+					 "reduce integrator.step)", m->forces[fi].name,
+					 m->joints[m->forces[fi].joint].name);
 			snprintf(eom, sizeof eom, "; largest equation-of-motion residual %.3g on body "
-				 "'%s'%s%s%s%s%s", it->eom_value, m->bodies[it->eom_body].name,
-				 fi < 0 ? "" : ", where friction '", fi < 0 ? "" : m->forces[fi].name,
-				 fi < 0 ? "" : "' in joint '",
-				 fi < 0 ? "" : m->joints[m->forces[fi].joint].name,
-				 fi < 0 ? "" : "' acts (its law may be what stalls: raise its "
-					       "velocity_threshold or reduce integrator.step)");
+				 "'%s'%s", it->eom_value, m->bodies[it->eom_body].name, fr);
 		}
 		snprintf(msg, n,
 			 "Newton did not converge at t = %.9g (step %ld, h = %g) in %d iterations "
