@@ -7,13 +7,11 @@ rtol = atol = 1e-12) with the same regularization, -mu N tanh(v / v_eps).
         vertical at omega, r'' = omega^2 r - mu sqrt((2 omega r')^2 + g^2)
         tanh(r' / v_eps) (the rod's normal force: Coriolis and weight per
         unit mass; the centripetal direction is the rod's free one).
-  incline  tests/friction/incline.yaml: a block on a slope of angle th
-        pushed up it at v0, s'' = -g sin th - mu g cos th tanh(s' / v_eps):
-        it stops at t_s = v0 / (g (sin th + mu cos th)) and, with tan th <
-        mu, stays (it creeps at v_eps atanh(tan th / mu)).
 
-Prints "t s v" rows at the times given: friction_ref.py bead|incline
-T1 [T2 ...] [--set name=value ...]."""
+(tests/friction/incline.yaml has closed forms: t-friction.sh case 1.)
+
+Prints "t r v" rows at the times given: friction_ref.py bead T1 [T2 ...]
+[--set name=value ...]."""
 import sys
 
 import numpy as np
@@ -31,17 +29,8 @@ def bead(p):
     return f, [p["r0"], p["v0"]]
 
 
-def incline(p):
-    th, mu, ve = np.radians(p["theta_deg"]), p["mu"], p["v_eps"]
-
-    def f(t, y):
-        return [y[1], -G * np.sin(th) - mu * G * np.cos(th) * np.tanh(y[1] / ve)]
-    return f, [0.0, p["v0"]]
-
-
 DEFAULTS = {
     "bead": {"omega": 5.0, "mu": 0.3, "r0": 0.5, "v0": -1.0, "v_eps": 1e-5},
-    "incline": {"theta_deg": 10.0, "mu": 0.3, "v0": 1.0, "v_eps": 1e-5},
 }
 
 
@@ -56,7 +45,7 @@ def main(argv):
             p[k] = float(v)
         else:
             times.append(float(a))
-    f, y0 = {"bead": bead, "incline": incline}[kind](p)
+    f, y0 = {"bead": bead}[kind](p)
     sol = solve_ivp(f, (0.0, max(times)), y0, method="Radau", rtol=1e-12, atol=1e-12,
                     t_eval=sorted(times), dense_output=False)
     if not sol.success:
