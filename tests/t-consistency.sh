@@ -153,7 +153,8 @@ msg = 'static %r, JSON %r, run %r .. %r' % tuple(got)"
 json_check "run --json: no nonfinite on a complete run; what does not apply is null" "
 'nonfinite' not in j and j['status'] == 'complete' and
 sorted(k for k, v in j.items() if v is None) == sorted(['omega_max', 'stable_step_bound',
- 'rhs_evaluations', 'jacobian_evaluations', 'analytic_jacobians', 'repartitions'])"
+ 'rhs_evaluations', 'jacobian_evaluations', 'analytic_jacobians', 'repartitions',
+ 'method_chosen', 'global_error_position', 'global_error_velocity', 'global_error_factor'])"
 
 # 5. energy balance: a run that contradicts itself warns
 pp=$fd/pid_pendulum_energy.yaml
