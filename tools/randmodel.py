@@ -58,10 +58,9 @@ import tempfile
 import time
 import types
 
-import numpy as np
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import matrix as mx  # noqa: E402
+import matrix as mx  # noqa: E402  (first: it limits numpy's BLAS threads)
+import numpy as np  # noqa: E402
 
 TREE_JOINTS = ["revolute", "spherical", "universal", "cylindrical", "translational",
                "planar", "fixed"]
@@ -801,12 +800,6 @@ def main():
 def check_many(args):
     mbsim = os.path.abspath(args.mbsim)
     mx.CPU_LIMIT = args.cpu_limit
-    # one OpenMP thread per mbsim process (a linked library's): with the
-    # default, two seeds at a time under load made the modes property
-    # fail on seeds 19, 27 or 41 of t-matrix's 2-4 bodies by 1.2e-3 to
-    # 1.4e-3, each agreeing to 1e-4 alone or with one thread (open: the
-    # lead's to chase, docs/results/matrix.md item 14)
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
     sch = mx.schemes(mbsim)
     byname = {s[0]: s for s in sch}
     fixed = [("lms2", "ra"), ("rn4", "rp"), ("rn4", "tree")]
