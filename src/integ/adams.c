@@ -41,11 +41,7 @@ static int adams_f(realtype t, N_Vector Y, N_Vector Yd, void *user)
 {
 	struct odeint *O = user;
 	struct adams *A = O->mem;
-	int n = O->n;
-	const double *y = N_VGetArrayPointer(Y);
-	double *out = N_VGetArrayPointer(Yd);
-	memcpy(out, y + n, (size_t)n * sizeof(double));
-	int st = odeint_rhs(O, t, y, y + n, out + n);
+	int st = odeint_f1(O, t, N_VGetArrayPointer(Y), N_VGetArrayPointer(Yd));
 	if (st) {
 		A->fail = st;
 		return 1;	/* recoverable: CVODE shrinks the step */
@@ -119,7 +115,6 @@ static int adams_start(struct odeint *O)
 static int internal_step(struct odeint *O, double tout)
 {
 	struct adams *A = O->mem;
-	int n = O->n;
 	realtype tret = O->t;
 	if (A->tstop != tout) {
 		CVodeSetStopTime(A->mem, tout);
@@ -137,22 +132,7 @@ static int internal_step(struct odeint *O, double tout)
 			return A->fail ? A->fail : INTEG_NEWTON_FAIL;
 		}
 	}
-	const double *y = N_VGetArrayPointer(A->Y);
-	memcpy(O->y, y, (size_t)n * sizeof(double));
-	memcpy(O->yd, y + n, (size_t)n * sizeof(double));
-	O->t = tret;
-	if (O->sys->want_new && O->sys->want_new(O->sys->ctx)) {
-		int st = odeint_rhs(O, O->t, O->y, O->yd, O->ydd);
-		if (st)
-			return st;
-		O->restart = 0;
-		int c = O->sys->accept(O->sys->ctx, O->t, O->y, O->yd);
-		if (c < 0)
-			return -c == ODE_SINGULAR ? INTEG_SINGULAR : INTEG_NEWTON_FAIL;
-		if (c > 0 && (st = adams_start(O)))
-			return st;
-	}
-	return INTEG_OK;
+	return odeint_reached(O, tret, N_VGetArrayPointer(A->Y), adams_start);
 }
 
 int adams_step_ode(struct odeint *O, double h, double *t1, double *h_next)
@@ -172,15 +152,10 @@ int adams_step_ode(struct odeint *O, double h, double *t1, double *h_next)
 	}
 	do {
 		st = internal_step(O, tout);
-		if ((st == INTEG_SINGULAR || st == INTEG_NEWTON_FAIL) && O->sys->renew) {
-			/* new coordinates at the last accepted state, and
-			 * CVODE again from there */
-			odeint_keep_why(O);
-			int c = O->sys->renew(O->sys->ctx, O->t, O->y, O->yd, O->ydd);
-			O->nrhs++;
-			if (c > 0 && (st = adams_start(O)) == INTEG_OK)
-				st = internal_step(O, tout);
-		}
+		/* new coordinates at the last accepted state, and CVODE
+		 * again from there */
+		if (st && (st = odeint_renew(O, st, adams_start)) == INTEG_OK)
+			st = internal_step(O, tout);
 		if (st)
 			return st;
 	} while (!O->adaptive && O->t < tout);

@@ -59,11 +59,7 @@ static int erk_f(realtype t, N_Vector Y, N_Vector Yd, void *user)
 {
 	struct odeint *O = user;
 	struct erk *E = O->mem;
-	int n = O->n;
-	const double *y = N_VGetArrayPointer(Y);
-	double *out = N_VGetArrayPointer(Yd);
-	memcpy(out, y + n, (size_t)n * sizeof(double));
-	int st = odeint_rhs(O, t, y, y + n, out + n);
+	int st = odeint_f1(O, t, N_VGetArrayPointer(Y), N_VGetArrayPointer(Yd));
 	if (st) {
 		E->fail = st;
 		return -1;	/* ERKStep has no recovery from f */
@@ -131,7 +127,6 @@ static int erk_start(struct odeint *O)
 static int internal_step(struct odeint *O, double tout)
 {
 	struct erk *E = O->mem;
-	int n = O->n;
 	realtype tret = O->t;
 	/* ARKODE forgets a stop time once reached: set it every call */
 	ERKStepSetStopTime(E->mem, tout);
@@ -145,22 +140,7 @@ static int internal_step(struct odeint *O, double tout)
 		return flag == ARK_TOO_CLOSE || flag == ARK_TOO_MUCH_ACC ||
 		       flag == ARK_ERR_FAILURE ? INTEG_STEP_TOO_SMALL : INTEG_NEWTON_FAIL;
 	}
-	const double *y = N_VGetArrayPointer(E->Y);
-	memcpy(O->y, y, (size_t)n * sizeof(double));
-	memcpy(O->yd, y + n, (size_t)n * sizeof(double));
-	O->t = tret;
-	if (O->sys->want_new && O->sys->want_new(O->sys->ctx)) {
-		int st = odeint_rhs(O, O->t, O->y, O->yd, O->ydd);
-		if (st)
-			return st;
-		O->restart = 0;
-		int c = O->sys->accept(O->sys->ctx, O->t, O->y, O->yd);
-		if (c < 0)
-			return -c == ODE_SINGULAR ? INTEG_SINGULAR : INTEG_NEWTON_FAIL;
-		if (c > 0 && (st = erk_start(O)))
-			return st;
-	}
-	return INTEG_OK;
+	return odeint_reached(O, tret, N_VGetArrayPointer(E->Y), erk_start);
 }
 
 static int erk_step_ode(struct odeint *O, double h, double *t1, double *h_next)
@@ -179,13 +159,8 @@ static int erk_step_ode(struct odeint *O, double h, double *t1, double *h_next)
 		return INTEG_OK;
 	}
 	st = internal_step(O, tout);
-	if ((st == INTEG_SINGULAR || st == INTEG_NEWTON_FAIL) && O->sys->renew) {
-		odeint_keep_why(O);
-		int c = O->sys->renew(O->sys->ctx, O->t, O->y, O->yd, O->ydd);
-		O->nrhs++;
-		if (c > 0 && (st = erk_start(O)) == INTEG_OK)
-			st = internal_step(O, tout);
-	}
+	if (st && (st = odeint_renew(O, st, erk_start)) == INTEG_OK)
+		st = internal_step(O, tout);
 	if (st)
 		return st;
 	struct erk *E = O->mem;

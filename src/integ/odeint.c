@@ -143,6 +143,41 @@ const char *odeint_why(struct odeint *O)
 	return w && w[0] ? w : O->why;
 }
 
+int odeint_f1(struct odeint *O, double t, const double *y, double *out)
+{
+	int n = O->n;
+	memcpy(out, y + n, (size_t)n * sizeof(double));
+	return odeint_rhs(O, t, y, y + n, out + n);
+}
+
+int odeint_reached(struct odeint *O, double t, const double *Y, int (*start)(struct odeint *O))
+{
+	int n = O->n;
+	memcpy(O->y, Y, (size_t)n * sizeof(double));
+	memcpy(O->yd, Y + n, (size_t)n * sizeof(double));
+	O->t = t;
+	if (!O->sys->want_new || !O->sys->want_new(O->sys->ctx))
+		return INTEG_OK;
+	int st = odeint_rhs(O, O->t, O->y, O->yd, O->ydd);
+	if (st)
+		return st;
+	O->restart = 0;
+	int c = O->sys->accept(O->sys->ctx, O->t, O->y, O->yd);
+	if (c < 0)
+		return -c == ODE_SINGULAR ? INTEG_SINGULAR : INTEG_NEWTON_FAIL;
+	return c > 0 ? start(O) : INTEG_OK;
+}
+
+int odeint_renew(struct odeint *O, int st, int (*start)(struct odeint *O))
+{
+	if ((st != INTEG_SINGULAR && st != INTEG_NEWTON_FAIL) || !O->sys->renew)
+		return st;
+	odeint_keep_why(O);
+	int c = O->sys->renew(O->sys->ctx, O->t, O->y, O->yd, O->ydd);
+	O->nrhs++;
+	return c > 0 ? start(O) : st;
+}
+
 int odeint_step(struct integ *it, double h, struct ra_state *x, struct ra_state *y,
 		odeint_kernel kernel)
 {

@@ -103,6 +103,23 @@ int odeint_status(int st);
 /* f with its count; maps the formulation's failures to integ statuses. */
 int odeint_rhs(struct odeint *O, double t, const double *y, const double *yd, double *ydd);
 
+/* The pieces of a scheme that SUNDIALS steps on the first-order form
+ * Y = (y, y') (adams.c: CVODE, erk.c: ARKODE's ERKStep); start makes the
+ * library's integrator at the accepted state (O->t, O->y, O->yd), or
+ * starts it again there.
+ * odeint_f1: Y' = (y', f(t, y, y')) into out from y (2 O->n each), f
+ * counted; an integ status.
+ * odeint_reached: a step of the library reached (t, Y): the state into
+ * O, and where the formulation wants new coordinates there, f at it, the
+ * change (accept) and start.  An integ status.
+ * odeint_renew: a step failed with st: where that is the formulation's
+ * (singular, not converged) and it can renew its coordinates, new ones
+ * at the last accepted state and start there; INTEG_OK then, to try the
+ * step once more, st otherwise (or start's failure). */
+int odeint_f1(struct odeint *O, double t, const double *y, double *out);
+int odeint_reached(struct odeint *O, double t, const double *Y, int (*start)(struct odeint *O));
+int odeint_renew(struct odeint *O, int st, int (*start)(struct odeint *O));
+
 /* Keep what the formulation said of the last failure (before a renew
  * that may clear it); odeint_why: the formulation's word now, or the one
  * kept when it has none. */
