@@ -321,10 +321,9 @@ static void summary(const struct run_opts *ro, const char *out, const struct sim
 		return;
 	/* a run whose scheme chose its steps: their mean, not integrator.step */
 	const struct integ_info *info = integ_find(o->method);
-	int chosen = o->adaptive || (info && info->ops->own_steps);
 	char steps[96], file[1200];
 	output_text(file, sizeof file, out, r->samples, bytes);
-	if (chosen)
+	if (integ_chooses_steps(info, o))
 		snprintf(steps, sizeof steps, "%ld step%s (mean %.3g s)", r->steps,
 			 r->steps == 1 ? "" : "s",
 			 r->steps > 0 ? (r->t_reached - o->t0) / (double)r->steps : 0.0);

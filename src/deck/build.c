@@ -256,7 +256,7 @@ static void build_integrator(struct bctx *b, const struct dnode *v, struct sim_o
 	build_newmark(b, v, o);
 	/* the assessment compares two runs of steps the scheme chose */
 	const struct integ_info *info = integ_find(o->method);
-	if (o->assess_error && info && !o->adaptive && !info->ops->own_steps)
+	if (o->assess_error && info && !integ_chooses_steps(info, o))
 		diag_error(b->d, &dn_get(v, "assess_error")->pos, "integrator.assess_error "
 			   "(--assess-error) assesses a run whose scheme chooses its steps, and "
 			   "integrator '%s' takes fixed steps here: set integrator.adaptive with "

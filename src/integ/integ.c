@@ -106,6 +106,11 @@ int integ_check_contact(const struct model *m, const struct integ_info *info,
 	return -1;
 }
 
+int integ_chooses_steps(const struct integ_info *info, const struct sim_options *o)
+{
+	return o->adaptive || (info && info->ops->own_steps);
+}
+
 int integ_check(const struct model *m, const struct integ_info *info,
 		const struct sim_options *o, struct diag *d)
 {

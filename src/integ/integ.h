@@ -179,6 +179,10 @@ struct integ {
  * or -1 with a record in d. */
 int integ_check(const struct model *m, const struct integ_info *info,
 		const struct sim_options *o, struct diag *d);
+/* 1 when the run's steps are the scheme's choice, not integrator.step:
+ * adaptive, or a scheme with internal steps of its own (own_steps:
+ * adams, bdf).  info may be NULL (not a scheme). */
+int integ_chooses_steps(const struct integ_info *info, const struct sim_options *o);
 /* The saddle-point solver of a run on sys (integrator.linear_solver). */
 struct kkt *integ_kkt_new(const struct ra *sys, const struct sim_options *o);
 /* Create for scheme info on system sys with the solver kkt (taken over)

@@ -732,8 +732,7 @@ enum sim_status sim_run(const struct sim_args *a, struct sim_result *r, struct d
 	/* the global error assessment of a run whose steps a scheme chose
 	 * (assess.h); a restart's first part is not at hand */
 	struct assess as = { 0 };
-	int chosen = a->o->adaptive || (info && info->ops->own_steps);
-	if (a->o->assess_error && chosen && !a->restart && !a->at_start)
+	if (a->o->assess_error && integ_chooses_steps(info, a->o) && !a->restart && !a->at_start)
 		R.as = &as;
 	double w0 = now();
 	int rc = setup(&R, &x, d);
