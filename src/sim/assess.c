@@ -47,10 +47,8 @@ void assess_record(struct assess *as, const struct ra *s, const struct ra_state 
 	memcpy(row, x->r, 3 * (size_t)s->nb * sizeof(double));
 	memcpy(row + 3 * s->nb, x->v, 3 * (size_t)s->nb * sizeof(double));
 	as->pending = 1;
-	for (int i = 0; i < 3 * s->nb; i++) {
+	for (int i = 0; i < 3 * s->nb; i++)
 		as->ymax = fmax(as->ymax, fabs(x->r[i]));
-		as->vmax = fmax(as->vmax, fabs(x->v[i]));
-	}
 }
 
 void assess_compare(void *ctx, const struct ra *s, const struct ra_state *x)
@@ -109,8 +107,8 @@ void assess_run(const struct sim_args *a, struct assess *as, struct sim_result *
 	o2.assess_error = 0;
 	o2.times = as->t;
 	o2.ntimes = as->n;
-	struct sim_args a2 = { a->m, &o2, NULL, NULL, NULL, 0, a->stop, NULL, NULL, NULL, 0,
-			       NULL, 0, NULL, 0, assess_compare, as };
+	struct sim_args a2 = { .m = a->m, .o = &o2, .stop = a->stop,
+			       .on_sample = assess_compare, .on_sample_ctx = as };
 	struct sim_result *r2 = xmalloc(sizeof(*r2));
 	struct diag d;
 	diag_init(&d);
@@ -131,7 +129,6 @@ void assess_run(const struct sim_args *a, struct assess *as, struct sim_result *
 		r->gerr_vel = as->dvel;
 		r->gerr_t = as->tpos;
 		r->gerr_factor = as->dpos / (o->atol + o->rtol * as->ymax);
-		r->gerr_vfactor = as->dvel / (o->atol + o->rtol * as->vmax);
 		r->gerr_scale = as->ymax;
 		snprintf(r->gerr_body, sizeof r->gerr_body, "%s", a->m->bodies[as->bpos].name);
 		if (r->gerr_factor > ASSESS_WARN) {

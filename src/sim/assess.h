@@ -27,7 +27,7 @@ struct assess {
 	double *s;		/* n x 6 nb: centroid positions, then velocities */
 	long j;			/* the next recorded sample the second run meets */
 	long met;		/* samples compared */
-	double ymax, vmax;	/* largest |coordinate| of the positions, velocities */
+	double ymax;		/* largest |position coordinate| */
 	double dpos, dvel;	/* largest differences, m and m/s */
 	double tpos;		/* where the position's was */
 	int bpos;		/* and its body */

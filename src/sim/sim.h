@@ -102,11 +102,10 @@ struct sim_result {
 	 * differences from the run at a tenth of atol and rtol at the
 	 * samples, of the bodies' centroid positions (m, at gerr_t in body
 	 * gerr_body) and velocities (m/s); the first in units of atol + rtol
-	 * gerr_scale (the largest |position coordinate| of the run), the
-	 * second of atol + rtol times the largest |velocity coordinate|; the
+	 * gerr_scale (the largest |position coordinate| of the run); the
 	 * second run's wall time, s */
 	int gerr_done;
-	double gerr_pos, gerr_vel, gerr_factor, gerr_vfactor, gerr_scale, gerr_t, gerr_wall;
+	double gerr_pos, gerr_vel, gerr_factor, gerr_scale, gerr_t, gerr_wall;
 	char gerr_body[64];
 };
 
