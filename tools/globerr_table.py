@@ -5,11 +5,12 @@ against the true error (man mbsim-run(1), GLOBAL ERROR; bench/README.md).
 For each case: the adaptive run with integrator.assess_error (its estimate,
 the largest difference of the bodies' centroid positions from a run at a
 tenth of atol and rtol over its samples), then a reference stepping onto
-the same sample times (at most 3000 of them, always the estimate's time and
-the end): adams on the tree formulation at atol = rtol = 1e-12 - an
-independent scheme and formulation, checked against rn4 on rp at 1e-10
-(Newton 1e-13) once per model - and the true error, the largest position
-difference from it (`mbsim compare`).  Factors are in units of atol +
+the same sample times (at most 3000 of them, evenly strided, and the end):
+adams on the tree formulation at atol = rtol = 1e-12 - another scheme and
+formulation, not checked here against an independent solution (t-globerr.sh
+checks it on the double pendulum against tools/double_pendulum_ref.py) -
+and the true error, the largest position difference from it
+(`mbsim compare`).  Factors are in units of atol +
 rtol Y, Y the largest |position coordinate| of the run.
 
 Usage: /usr/bin/python3 tools/globerr_table.py [--mbsim build/mbsim]
