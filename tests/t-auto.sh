@@ -17,6 +17,9 @@
 #          stiff)                                         bdf on tree
 #        the same at step 1e-4 s (0.32 <= 1)              dopri5 on tree
 #        decks/four_link.yaml (a closed loop, no springs) adams on rp
+#        decks/andrews_squeezer.yaml (closed loops; spring: sqrt(c0/m3) =
+#          sqrt(4530 / 0.02373) = 437 rad/s, times step 1e-2 s = 4.4 > 1:
+#          stiff)                                         rn4 on rp
 #      and the note at set-up names the scheme and the reason.
 #   2. A deck that names no scheme keeps the default hi, and method_chosen
 #      is null (tests/user/wheels.yaml): auto is asked for, never implied.
@@ -49,6 +52,8 @@ chosen "a tree with a stiff spring (3.2 > 1)" "$decks/coupled_oscillators.yaml" 
 chosen "the same at step 1e-4 s (0.32 <= 1)" "$decks/coupled_oscillators.yaml" dopri5 tree \
 	"fastest spring" --set integrator.step=1e-4
 chosen "a closed loop" "$decks/four_link.yaml" adams rp "not a tree"
+chosen "closed loops with a stiff spring (4.4 > 1)" "$decks/andrews_squeezer.yaml" rn4 rp \
+	"stiff spring" --set integrator.step=1e-2
 "$MBSIM" run "$decks/double_pendulum.yaml" --set integrator.method=auto --set time.end=0.01 \
 	-o "$tmp/a.h5" --force --quiet 2>"$tmp/err"
 grep -q "note: integrator.method: auto chose dopri5 on tree, adaptive: a tree rooted at the ground" \
