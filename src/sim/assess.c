@@ -141,5 +141,4 @@ void assess_run(const struct sim_args *a, struct assess *as, struct sim_result *
 	}
 	diag_release(&d);
 	free(r2);
-	assess_release(as);
 }

@@ -40,7 +40,8 @@ void assess_record(struct assess *as, const struct ra *s, const struct ra_state 
 void assess_compare(void *ctx, const struct ra *s, const struct ra_state *x);
 /* The second run of the run a made, its result compared into r
  * (gerr_*; a warning when the estimate is above ASSESS_WARN times the
- * tolerance, or when it could not be made).  Frees what as holds. */
+ * tolerance, or when it could not be made).  as is the caller's to
+ * release (assess_release), assessed or not. */
 void assess_run(const struct sim_args *a, struct assess *as, struct sim_result *r);
 void assess_release(struct assess *as);
 /* The warning of a complete restarted run that asked for the assessment. */
