@@ -241,11 +241,6 @@ void integ_drop_rows(struct integ *it, const int *rows, int n);
 #define INTEG_SINGULAR_LEVELS 2
 int integ_singular_retry(struct integ *it, int level);
 
-/* Residual of the implicit solves of fi and dae3 at y (time t) for the
- * accelerations g = (r-ddot, w-dot) and multipliers lam: it->rhs = theta F
- * - P^T lam - (M r-ddot, J w-dot), F the applied forces (friction from
- * lamf) less w x J w, and it->dl = -Phi / cq.  Leaves Phi and its
- * Jacobian at y evaluated in it->sys. */
 /* The multipliers the forces read in a Newton iteration whose unknowns
  * are lam = theta lambda: with friction (s->needs_lambda) the iterate's
  * own, copied to y->lam (the Newton blocks and ra_lr_make read them
@@ -253,6 +248,11 @@ int integ_singular_retry(struct integ *it, int level);
  * and not of the last step (matrix.md finding 4); without it, lagged. */
 const double *integ_lamf(struct integ *it, struct ra_state *y, const double *lam, double theta,
 			 const double *lagged);
+/* Residual of the implicit solves of fi and dae3 at y (time t) for the
+ * accelerations g = (r-ddot, w-dot) and multipliers lam: it->rhs = theta F
+ * - P^T lam - (M r-ddot, J w-dot), F the applied forces (friction from
+ * lamf) less w x J w, and it->dl = -Phi / cq.  Leaves Phi and its
+ * Jacobian at y evaluated in it->sys. */
 void integ_residual(struct integ *it, const struct ra_state *y, double t, const double *lamf,
 		    const double *g, const double *lam, double theta, double cq);
 
