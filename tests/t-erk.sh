@@ -26,7 +26,10 @@
 #      for its body state).
 #   6. Refused at the deck, exit 2 naming the schemes that can: the
 #      nonsmooth contact model (moreau), a closed loop on tree (rp), and
-#      bdf on rp (dopri5 among the ODE schemes listed).
+#      bdf on rp (dopri5 among the ODE schemes listed).  The smooth contact
+#      model at fixed steps is refused to the schemes with internal steps
+#      of their own (adams, bdf: t-contact.sh), not to dopri5, whose fixed
+#      step is the run's.
 #   7. A fixed step beyond the explicit stability limit fails, exit 1,
 #      naming time, step and element, and leaves a readable file whose
 #      status begins "failed:" (tests/matrix/pid_pendulum.yaml at h = 0.3 s:
@@ -146,6 +149,9 @@ expect_rc 2 "bdf on rp: exit 2" "$MBSIM" run "$decks/chain.yaml" \
 	--set integrator.method=bdf --set integrator.formulation=rp -o "$tmp/x.h5"
 grep -q "rp needs one of the ODE schemes .*dopri5" "$tmp/err" &&
 	ok "... listing dopri5" || bad "... listing dopri5" "$(cat "$tmp/err")"
+
+expect_rc 0 "dopri5 at fixed steps on smooth contact: accepted" "$MBSIM" check \
+	"$decks/contact_ball_drop.yaml" --set integrator.method=dopri5
 
 # 7. beyond the stability limit
 expect_rc 1 "pid pendulum at h = 0.3 s: exit 1" "$MBSIM" run "$top/tests/matrix/pid_pendulum.yaml" \

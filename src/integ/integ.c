@@ -77,8 +77,7 @@ int integ_check_contact(const struct model *m, const struct integ_info *info,
 			const struct sim_options *o, struct diag *d)
 {
 	const struct model_contact *mc = m->contact;
-	if (mc && info && mc->model == CONTACT_SMOOTH && !o->adaptive &&
-	    (strcmp(info->family, "adams") == 0 || strcmp(info->family, "ida") == 0)) {
+	if (mc && info && mc->model == CONTACT_SMOOTH && !o->adaptive && info->ops->own_steps) {
 		/* without adaptive, one step of these is many internal steps of
 		 * SUNDIALS, and the contacts' state (onset speed, friction
 		 * anchors) is kept only at the step's end: an impact shorter than
