@@ -38,6 +38,15 @@
 #      dopri5's stability function R(z) = sum_{k<=5} z^k/k! + z^6/600 has
 #      |R(0.3 s)| = 122 > 1; the acceleration of joint 'pin' goes
 #      non-finite).
+#   8. A stage whose f fails is a step too long, recovered (issue 37): the
+#      double pendulum on rp, adaptive at atol = rtol = 1e-3 to 2 s, where
+#      the step grows to 1.43 s at t = 0.575 and rp's dependent-coordinate
+#      solve fails in a stage (the run failed there, exit 1, before ERKStep
+#      restarted at a quarter of the step), completes, and ends within
+#      twice the error of the same run capped at integrator.max_step = 0.1
+#      (which takes no step that fails; both against the DOP853 reference
+#      of 2. and 3.; measured 0.066 against 0.12 m: rp's error at this
+#      tolerance, also 0.061 m at 1e-4, is above the tree's 0.032 m).
 # Events, the controller's integral state and run --restart are checked
 # with the other schemes in t-events.sh, t-pid.sh and t-restart.sh.
 # Prints "N passed, N failed, N skipped"; exits 1 on any failure.
@@ -163,6 +172,27 @@ if grep -q "at t = [0-9.e+-]* (step [0-9]*, h = 0.3): non-finite acceleration of
 else
 	bad "... naming time, step and joint; the file's status failed" \
 		"$(cat "$tmp/err")" "status: $(h5attr "$tmp/f.h5" status)"
+fi
+
+
+# 8. a failing stage retried at a quarter of the step
+if [ -f "$tmp/dpref.h5" ]; then
+	rp3() { dp "$@" --set integrator.formulation=rp --set integrator.adaptive=true \
+		--set integrator.atol=1e-3 --set integrator.rtol=1e-3; }
+	if rp3 "$tmp/rp.h5" && [ "$(h5attr "$tmp/rp.h5" status)" = complete ] &&
+		rp3 "$tmp/rpcap.h5" --set integrator.max_step=0.1; then
+		e=$(err_of "$tmp/rp.h5") ecap=$(err_of "$tmp/rpcap.h5")
+		if [ -n "$e" ] && [ -n "$ecap" ] && le "$e" "$(awk -v c="$ecap" 'BEGIN { print 2 * c }')"
+		then
+			ok "double pendulum, rp at 1e-3: recovered from a failing stage, error $e m (capped step: $ecap m)"
+		else
+			bad "double pendulum, rp at 1e-3: error within twice the capped step's" "$e, $ecap"
+		fi
+	else
+		bad "double pendulum, rp at 1e-3: run failed" "$(cat "$tmp/err")"
+	fi
+else
+	skip "double pendulum, rp at 1e-3: no reference (scipy)"
 fi
 
 finish
