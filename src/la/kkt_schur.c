@@ -565,6 +565,8 @@ static void chol_solve_many(const struct kkt *k, size_t m, double *y)
 int kkt_solve_many(struct kkt *k, int nrhs, const double *a, const double *b, double *x)
 {
 	int nb = k->nb, nc = k->nc, ng = 6 * nb;
+	if (nrhs <= 0)	/* no columns: nothing to solve, and no buffer to clear */
+		return 0;
 	size_t m = (size_t)nrhs;
 	int sweep = k->mode == KKT_DENSE ? k->chol : k->mode == KKT_SPARSE && k->use_spf;
 	size_t need = sweep ? 2 * (size_t)nc * m : (size_t)ng + 2 * (size_t)nc + (size_t)ng;
