@@ -31,22 +31,24 @@ import h5py
 import numpy as np
 
 
-def deck(n):
+def pile(n, gap, head, material, z0, dz):
+    """N spheres of radius 0.05 m in columns of about ten inside four wall
+    planes on a floor: sideways pitch 2 R + GAP with random offsets of up
+    to 5 mm, the first layer's centres at Z0, layers DZ apart; HEAD the
+    deck's lines before the planes, MATERIAL the spheres' contact mapping."""
     side = max(1, round(math.sqrt(n / 10)))
     cols = side * side
     layers = math.ceil(n / cols)
-    R, gap = 0.05, 0.001
+    R = 0.05
     pitch = 2 * R + gap
     L = side * pitch / 2
     rng = np.random.default_rng(1)
-    lines = ["title: pile of %d spheres (bench/contact_pile.py)" % n,
-             "time: {end: 0.022}", "integrator: {method: hi, step: 1e-4}",
-             "output: {every: 100}", "contact: {model: smooth}", "contact_planes:",
-             "  - {normal: [0, 0, 1]}",
-             "  - {point: [%g, 0, 0], normal: [1, 0, 0]}" % -L,
-             "  - {point: [%g, 0, 0], normal: [-1, 0, 0]}" % L,
-             "  - {point: [0, %g, 0], normal: [0, 1, 0]}" % -L,
-             "  - {point: [0, %g, 0], normal: [0, -1, 0]}" % L, "bodies:"]
+    lines = head + ["contact_planes:",
+                    "  - {normal: [0, 0, 1]}",
+                    "  - {point: [%g, 0, 0], normal: [1, 0, 0]}" % -L,
+                    "  - {point: [%g, 0, 0], normal: [-1, 0, 0]}" % L,
+                    "  - {point: [0, %g, 0], normal: [0, 1, 0]}" % -L,
+                    "  - {point: [0, %g, 0], normal: [0, -1, 0]}" % L, "bodies:"]
     k = 0
     for z in range(layers):
         for c in range(cols):
@@ -56,10 +58,21 @@ def deck(n):
             y = -L + pitch * (c // side + 0.5) + 0.005 * rng.uniform(-1, 1)
             lines.append("  - {name: s%d, mass: 0.1, inertia: [1e-4, 1e-4, 1e-4], "
                          "position: [%.6f, %.6f, %.6f], shape: {type: sphere, radius: %g}, "
-                         "contact: {stiffness: 1e5, mu_s: 0.5, mu_d: 0.5, restitution: 0.5}}"
-                         % (k, x, y, R - 1e-4 + z * (2 * R - 1e-4), R))
+                         "contact: %s}" % (k, x, y, z0 + z * dz, R, material))
             k += 1
     return "\n".join(lines) + "\n"
+
+
+def deck(n):
+    """The smooth pile: every sphere touching its neighbours (1 mm gaps
+    sideways, layers overlapping by 0.1 mm) from the first step."""
+    R = 0.05
+    return pile(n, 0.001,
+                ["title: pile of %d spheres (bench/contact_pile.py)" % n,
+                 "time: {end: 0.022}", "integrator: {method: hi, step: 1e-4}",
+                 "output: {every: 100}", "contact: {model: smooth}"],
+                "{stiffness: 1e5, mu_s: 0.5, mu_d: 0.5, restitution: 0.5}",
+                R - 1e-4, 2 * R - 1e-4)
 
 
 def deck_nonsmooth(n, end=0.022):
@@ -69,35 +82,14 @@ def deck_nonsmooth(n, end=0.022):
     overlapping bodies apart): layers 1 mm apart, sideways pitch 2 R + 12 mm
     with the same random offsets of up to 5 mm, so that neighbours and walls
     start at least 1 mm apart and the columns lean as they settle."""
-    side = max(1, round(math.sqrt(n / 10)))
-    cols = side * side
-    layers = math.ceil(n / cols)
-    R, gap = 0.05, 0.012
-    pitch = 2 * R + gap
-    L = side * pitch / 2
-    rng = np.random.default_rng(1)
-    lines = ["title: pile of %d spheres, nonsmooth (bench/contact_pile.py)" % n,
-             "gravity: [0, 0, -9.81]",
-             "time: {end: %g}" % end, "integrator: {method: moreau, step: 1e-3}",
-             "output: {every: 10}", "contact: {model: nonsmooth}", "contact_planes:",
-             "  - {normal: [0, 0, 1]}",
-             "  - {point: [%g, 0, 0], normal: [1, 0, 0]}" % -L,
-             "  - {point: [%g, 0, 0], normal: [-1, 0, 0]}" % L,
-             "  - {point: [0, %g, 0], normal: [0, 1, 0]}" % -L,
-             "  - {point: [0, %g, 0], normal: [0, -1, 0]}" % L, "bodies:"]
-    k = 0
-    for z in range(layers):
-        for c in range(cols):
-            if k == n:
-                break
-            x = -L + pitch * (c % side + 0.5) + 0.005 * rng.uniform(-1, 1)
-            y = -L + pitch * (c // side + 0.5) + 0.005 * rng.uniform(-1, 1)
-            lines.append("  - {name: s%d, mass: 0.1, inertia: [1e-4, 1e-4, 1e-4], "
-                         "position: [%.6f, %.6f, %.6f], shape: {type: sphere, radius: %g}, "
-                         "contact: {mu_s: 0.5, mu_d: 0.5, restitution: 0.5}}"
-                         % (k, x, y, R + 0.001 + z * (2 * R + 0.001), R))
-            k += 1
-    return "\n".join(lines) + "\n"
+    R = 0.05
+    return pile(n, 0.012,
+                ["title: pile of %d spheres, nonsmooth (bench/contact_pile.py)" % n,
+                 "gravity: [0, 0, -9.81]",
+                 "time: {end: %g}" % end, "integrator: {method: moreau, step: 1e-3}",
+                 "output: {every: 10}", "contact: {model: nonsmooth}"],
+                "{mu_s: 0.5, mu_d: 0.5, restitution: 0.5}",
+                R + 0.001, 2 * R + 0.001)
 
 
 def run(mbsim, path, d, steps, h):
