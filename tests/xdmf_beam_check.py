@@ -27,8 +27,9 @@ import numpy as np
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import xdmf_check  # noqa: E402  (its check(), xdmf_render, rotation, dsa)
-from xdmf_check import check, dsa, rotation, xdmf_render  # noqa: E402
+import checks  # noqa: E402
+from checks import check  # noqa: E402
+from xdmf_check import dsa, rotation, xdmf_render  # noqa: E402  (its imports)
 from mbsimlib import text  # noqa: E402
 
 
@@ -102,7 +103,7 @@ def main():
                     for x in range(max(x0 - 2, 0), min(x0 + 3, wd)))
         check(drawn, "png: beam %s drawn at its middle node %s (%.0f, %.0f)"
               % (b[0], b[len(b) // 2], px[0], px[1]))
-    return 1 if xdmf_check.fails else 0
+    return 1 if checks.fails else 0
 
 
 if __name__ == "__main__":

@@ -31,17 +31,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import xdmf_render  # noqa: E402
 from mbsimlib import rotation  # noqa: E402
 from vtk.numpy_interface import dataset_adapter as dsa  # noqa: E402
-
-fails = 0
-
-
-def check(cond, name, detail=""):
-    global fails
-    if cond:
-        print("ok   " + name)
-    else:
-        fails += 1
-        print("FAIL " + name + ("\n     " + detail if detail else ""))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checks  # noqa: E402
+from checks import check  # noqa: E402
 
 
 def main():
@@ -104,7 +96,7 @@ def main():
               % (b, pix[b][0], pix[b][1]), "pixel there: %s" % im[int(pix[b][1]), int(pix[b][0])])
     check(near((1, 1), (1, 1, 1)) and not near((1, 1), xdmf_render.COLOURS[0]),
           "png: a corner is background, not a body")
-    return 1 if fails else 0
+    return 1 if checks.fails else 0
 
 
 if __name__ == "__main__":

@@ -29,16 +29,9 @@ import xml.etree.ElementTree as ET
 import h5py
 import numpy as np
 
-fails = 0
-
-
-def check(cond, name, detail=""):
-    global fails
-    if cond:
-        print("ok   " + name)
-    else:
-        fails += 1
-        print("FAIL " + name + ("\n     " + str(detail)[:600] if detail else ""))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checks  # noqa: E402
+from checks import check  # noqa: E402
 
 
 def expected(f):
@@ -161,7 +154,7 @@ def pv_checks(xdmf, h5):
 def main():
     mode, xdmf, h5 = sys.argv[1:4]
     (xml_checks if mode == "xml" else pv_checks)(xdmf, h5)
-    sys.exit(1 if fails else 0)
+    sys.exit(1 if checks.fails else 0)
 
 
 if __name__ == "__main__":
