@@ -475,10 +475,11 @@ int ra_accel_factor_jac(struct ra *s, struct kkt *k, double *W)
 	return kkt_factor(k, W, s->jac);
 }
 
-void ra_accel_solve(struct ra *s, struct kkt *k, double *F, double *g, struct ra_state *x)
+int ra_accel_solve(struct ra *s, struct kkt *k, double *F, double *g, struct ra_state *x)
 {
+	int rc = 0;
 	if (s->lr) {	/* forces of the multipliers they make */
-		ra_lr_accel(s, k, F, g, x);
+		rc = ra_lr_accel(s, k, F, g, x);
 	} else {
 		ra_forces(s, x, x->t, x->lam, F);
 		ra_gyro(s, x, F);
@@ -488,6 +489,7 @@ void ra_accel_solve(struct ra *s, struct kkt *k, double *F, double *g, struct ra
 		v3_copy(x->a + 3 * b, g + 6 * b);
 		v3_copy(x->wd + 3 * b, g + 6 * b + 3);
 	}
+	return rc;
 }
 
 int ra_accel(struct ra *s, struct kkt *k, double *W, double *F, double *g, struct ra_state *x)
@@ -495,6 +497,5 @@ int ra_accel(struct ra *s, struct kkt *k, double *W, double *F, double *g, struc
 	int rc = ra_accel_factor(s, k, W, x);
 	if (rc)
 		return rc;
-	ra_accel_solve(s, k, F, g, x);
-	return 0;
+	return ra_accel_solve(s, k, F, g, x);
 }

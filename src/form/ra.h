@@ -149,7 +149,9 @@ void ra_gyro(const struct ra *s, const struct ra_state *x, double *F);
 
 /* The index-1 acceleration solve at x with the saddle-point solver k
  * (made for s): fills x->a, x->wd, x->lam.  Scratch W (18 nb), F, g
- * (6 nb).  Returns kkt_factor's code (0, or < 0: singular). */
+ * (6 nb).  Returns kkt_factor's code (0, or < 0: singular), or 1 when
+ * forces that read the multipliers (friction) found none that agree with
+ * them (ra_accel_solve). */
 struct kkt;
 int ra_accel(struct ra *s, struct kkt *k, double *W, double *F, double *g, struct ra_state *x);
 /* The rank-one parts of the Newton matrix of the elements that have them
@@ -169,11 +171,11 @@ int ra_lr_make(struct ra *s, struct kkt *k, const struct ra_state *x, const doub
 double ra_lr_correct(const struct ra *s, const struct ra_state *y, double *dg, double *dl,
 		     double cv);
 /* ra_accel_solve's part with such elements (ra_lowrank.c). */
-void ra_lr_accel(struct ra *s, struct kkt *k, double *F, double *g, struct ra_state *x);
+int ra_lr_accel(struct ra *s, struct kkt *k, double *F, double *g, struct ra_state *x);
 /* Its two halves: the factorization at x's positions (Jacobian and gamma
  * evaluated), and the solve at x's velocities (s->gamma current). */
 int ra_accel_factor(struct ra *s, struct kkt *k, double *W, const struct ra_state *x);
-void ra_accel_solve(struct ra *s, struct kkt *k, double *F, double *g, struct ra_state *x);
+int ra_accel_solve(struct ra *s, struct kkt *k, double *F, double *g, struct ra_state *x);
 /* The factorization with the Jacobian already in s (of x's positions). */
 int ra_accel_factor_jac(struct ra *s, struct kkt *k, double *W);
 

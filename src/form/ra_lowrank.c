@@ -32,7 +32,6 @@ struct ra_lr {
 	int *piv;
 	double *t, *zero;	/* cap; nc */
 	double *gk, *lk;	/* ng, nc: ra_lr_accel's iterate */
-	long stalls;		/* ra_lr_accel's solves that did not converge */
 };
 
 struct ra_lr *ra_lr_new(const struct ra *s)
@@ -219,9 +218,10 @@ double ra_lr_correct(const struct ra *s, const struct ra_state *y, double *dg, d
  * last call: the normal force of another state (matrix.md finding 4,
  * 0.028 N in adams' friction effort whatever the tolerance).  Stops when
  * the correction is at round-off of lam, else after RA_LR_ITER
- * iterations with the last iterate (counted in s->lr->stalls). */
+ * iterations: 1, and the caller fails the evaluation (a step control
+ * shortens the step), rather than go on with an unconverged force. */
 #define RA_LR_ITER 30
-void ra_lr_accel(struct ra *s, struct kkt *k, double *F, double *g, struct ra_state *x)
+int ra_lr_accel(struct ra *s, struct kkt *k, double *F, double *g, struct ra_state *x)
 {
 	struct ra_lr *L = s->lr;
 	int ng = s->ng, nc = s->nc, zmade = 0;	/* Z of k and x made */
@@ -251,7 +251,7 @@ void ra_lr_accel(struct ra *s, struct kkt *k, double *F, double *g, struct ra_st
 			g[c] += L->gk[c];
 		memcpy(L->gk, g, (size_t)ng * sizeof(double));
 		if (dmax <= 1e-14 * fmax(1.0, lmax))
-			return;
+			return 0;
 	}
-	L->stalls++;
+	return 1;
 }

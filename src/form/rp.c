@@ -499,7 +499,12 @@ static int finish(struct rp *p, double t, const double *yd, double *ydd, int sam
 		snprintf(p->why, sizeof p->why, "the acceleration solve is singular");
 		return ODE_SINGULAR;
 	}
-	ra_accel_solve(p->s, p->k, p->F, p->g, &p->x);
+	if (ra_accel_solve(p->s, p->k, p->F, p->g, &p->x)) {
+		p->pos_ok = 0;
+		snprintf(p->why, sizeof p->why, "the multipliers of the friction forces did not "
+			 "converge in the acceleration solve");
+		return ODE_NEWTON_FAIL;
+	}
 	for (int b2 = 0; b2 < p->nb; b2++) {
 		int c = p->qo[b2];
 		v3_copy(p->qdd + c, p->x.a + 3 * b2);

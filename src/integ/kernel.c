@@ -13,6 +13,8 @@ int integ_accel_index1(struct integ *it, struct ra_state *x)
 {
 	int rc = ra_accel(it->sys, it->kkt, it->W, it->F, it->g, x);
 	it->factorizations++;
+	if (rc > 0)	/* friction's multipliers did not converge */
+		return INTEG_NEWTON_FAIL;
 	if (rc) {
 		it->bad_row = kkt_bad_row(it->kkt);
 		return INTEG_SINGULAR;
