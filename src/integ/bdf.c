@@ -460,5 +460,5 @@ static int bdf_stats(const struct integ *it, const struct sim_options *o, double
 
 const struct integ_ops bdf_ops = {
 	ODEINT_OPS, .step = bdf_step, .accel = bdf_begin, .stat_keys = bdf_keys,
-	.stats = bdf_stats, .own_steps = 1
+	.stats = bdf_stats, .own_steps = 1, .resid = 1
 };

@@ -125,6 +125,9 @@ struct integ_ops {
 	int own_steps;
 	/* 1 when its Newton matrix takes the coupling blocks of beams */
 	int beams;
+	/* 1 when it steps the formulation's residual form (ode_sys.resid),
+	 * which only tree offers: it does not take rp (integ_takes) */
+	int resid;
 	/* 1 when it steps the nonsmooth contact model (impulses), and the
 	 * contacts of its last step (NULL: none kept) */
 	int nonsmooth;

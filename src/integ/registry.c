@@ -1,6 +1,8 @@
 /* registry.c - expands registry.def into the integrator table. */
 #include "registry.h"
 
+#include "integ.h"
+
 #include <string.h>
 
 /* each family's operations, defined in its file */
@@ -33,6 +35,5 @@ int integ_takes(const struct integ_info *info, const char *form)
 {
 	if (strcmp(info->formulation, form) == 0)
 		return 1;
-	return on_ode_seam(info->formulation) && on_ode_seam(form) &&
-	       strcmp(info->family, "ida") != 0;
+	return on_ode_seam(info->formulation) && on_ode_seam(form) && !info->ops->resid;
 }

@@ -24,8 +24,8 @@ struct integ_info {
 extern const struct integ_info integ_table[INTEG_COUNT];
 /* 1 when the scheme can step formulation form ("ra", "rp", "tree"):
  * its own, and for a scheme on the ODE seam of form/ode.h (registry
- * formulation rp or tree) the other ODE formulation too, except the
- * residual family ida (bdf), which needs the residual form only tree
+ * formulation rp or tree) the other ODE formulation too, except a
+ * scheme on the residual form (its ops' resid: bdf), which only tree
  * offers. */
 int integ_takes(const struct integ_info *info, const char *form);
 /* Row by name, or NULL. */
