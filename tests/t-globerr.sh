@@ -34,8 +34,8 @@
 # the error follows the tolerance as tol^a, that is e (1 - 10^-a): 0.9 e
 # for a = 1, and at least e/2 for any a >= 0.3 (a scheme whose error
 # falls by less than 2x for a 10x tighter tolerance does not keep its
-# tolerance at all); above 2 e only if the tighter run's error were larger
-# than the looser one's and of opposite sign.  So [0.5, 2] is what a
+# tolerance at all); above 2 e only if the tighter run's error were
+# larger than the looser one's.  So [0.5, 2] is what a
 # tolerance-proportional scheme gives, not a fit to the measured 0.6-1.1.
 # Run time about 15 s.  Prints "N passed, N failed, N skipped"; exits 1 on any failure.
 
